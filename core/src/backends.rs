@@ -1,0 +1,63 @@
+//! Opens the backends that the services run on.
+
+use crate::embedded::{EmbeddedLog, EmbeddedStore, MemoryTimelines};
+use crate::error::{Error, ErrorKind, Result};
+use crate::feed::Stores;
+use crate::ports::{ContentStore, EventLog, GraphStore, Outbox, TimelineStore};
+use std::path::PathBuf;
+use std::sync::Arc;
+
+/// Settings of the embedded default.
+#[derive(Debug, Clone)]
+pub struct EmbeddedConfig {
+    /// Holds `content.redb` and `log.redb`.
+    pub data_dir: PathBuf,
+    /// Entries kept in each active user's timeline cache.
+    pub cache_size: usize,
+    /// Events the log keeps behind its slowest consumer group.
+    pub log_retention: u64,
+}
+
+/// Every port, opened.
+#[derive(Clone)]
+pub struct Backends {
+    pub content: Arc<dyn ContentStore>,
+    pub graph: Arc<dyn GraphStore>,
+    pub outbox: Arc<dyn Outbox>,
+    pub log: Arc<dyn EventLog>,
+    pub timelines: Arc<dyn TimelineStore>,
+    /// The embedded log itself, for replays and tests.
+    pub embedded_log: Arc<EmbeddedLog>,
+}
+
+impl Backends {
+    pub fn embedded(config: &EmbeddedConfig) -> Result<Backends> {
+        if config.cache_size == 0 {
+            return Err(Error::invalid("invalid_config", "cache size must be at least 1"));
+        }
+        std::fs::create_dir_all(&config.data_dir).map_err(|e| {
+            Error::backend(ErrorKind::Unavailable, &format!("creating data directory {}", config.data_dir.display()), e)
+        })?;
+        let in_use = |e: Error| {
+            Error::new(
+                ErrorKind::Unavailable,
+                "data_dir_unavailable",
+                format!("cannot open the data directory {} ({}); is another socialite using it?", config.data_dir.display(), e.chain()),
+            )
+        };
+        let store = Arc::new(EmbeddedStore::open(&config.data_dir.join("content.redb")).map_err(in_use)?);
+        let log = Arc::new(EmbeddedLog::open(&config.data_dir.join("log.redb"), config.log_retention).map_err(in_use)?);
+        Ok(Backends {
+            content: store.clone(),
+            graph: store.clone(),
+            outbox: store,
+            log: log.clone(),
+            timelines: Arc::new(MemoryTimelines::new(config.cache_size)),
+            embedded_log: log,
+        })
+    }
+
+    pub fn stores(&self) -> Stores {
+        Stores { content: self.content.clone(), graph: self.graph.clone(), timelines: self.timelines.clone() }
+    }
+}

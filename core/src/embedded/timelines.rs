@@ -1,0 +1,129 @@
+//! The embedded timeline store: every active user's cache in memory, in
+//! sharded maps. It is a cache in the strict sense: after a restart all users
+//! are dormant again and their first read rebuilds the cache by a read-time
+//! merge from the persistent content store, so nothing is lost with it.
+
+use crate::error::Result;
+use crate::feed::cache::Cache;
+use crate::ids::{PostId, UserId};
+use crate::model::Entry;
+use crate::ports::{CacheRead, Coverage, TimelineStore};
+use async_trait::async_trait;
+use std::collections::hash_map::{DefaultHasher, Entry as MapEntry};
+use std::collections::HashMap;
+use std::hash::{Hash, Hasher};
+use std::sync::Mutex;
+
+const SHARDS: usize = 64;
+
+pub struct MemoryTimelines {
+    capacity: usize,
+    shards: Vec<Mutex<HashMap<UserId, Cache>>>,
+}
+
+impl MemoryTimelines {
+    pub fn new(capacity: usize) -> MemoryTimelines {
+        MemoryTimelines { capacity, shards: (0..SHARDS).map(|_| Mutex::new(HashMap::new())).collect() }
+    }
+
+    fn shard_of(&self, user: &UserId) -> usize {
+        let mut h = DefaultHasher::new();
+        user.hash(&mut h);
+        (h.finish() as usize) % SHARDS
+    }
+
+    fn with<R>(&self, user: &UserId, f: impl FnOnce(&mut HashMap<UserId, Cache>) -> R) -> R {
+        let mut shard = self.shards[self.shard_of(user)].lock().unwrap_or_else(|p| p.into_inner());
+        f(&mut shard)
+    }
+
+    fn with_cache(&self, user: &UserId, f: impl FnOnce(&mut Cache)) {
+        self.with(user, |m| {
+            if let Some(c) = m.get_mut(user) {
+                f(c)
+            }
+        })
+    }
+
+    /// How many users have a cache.
+    pub fn active_users(&self) -> usize {
+        self.shards.iter().map(|s| s.lock().unwrap_or_else(|p| p.into_inner()).len()).sum()
+    }
+}
+
+#[async_trait]
+impl TimelineStore for MemoryTimelines {
+    fn capacity(&self) -> usize {
+        self.capacity
+    }
+
+    async fn read(&self, user: &UserId, before: Option<PostId>, limit: usize) -> Result<CacheRead> {
+        Ok(self.with(user, |m| match m.get(user) {
+            None => CacheRead::Absent,
+            Some(c) if !c.is_ready() => CacheRead::Warming,
+            Some(c) => CacheRead::Ready { entries: c.page(before, limit), coverage: c.coverage() },
+        }))
+    }
+
+    async fn create(&self, user: &UserId) -> Result<()> {
+        self.with(user, |m| {
+            if let MapEntry::Vacant(v) = m.entry(user.clone()) {
+                v.insert(Cache::warming());
+            }
+        });
+        Ok(())
+    }
+
+    async fn fill(&self, user: &UserId, entries: Vec<Entry>, coverage: Coverage) -> Result<()> {
+        self.with_cache(user, |c| c.fill(entries, coverage, self.capacity));
+        Ok(())
+    }
+
+    async fn deliver(&self, deliveries: &[(UserId, Entry)]) -> Result<usize> {
+        // Group by shard so that each lock is taken once per batch.
+        let mut by_shard: Vec<Vec<&(UserId, Entry)>> = vec![Vec::new(); SHARDS];
+        for d in deliveries {
+            by_shard[self.shard_of(&d.0)].push(d);
+        }
+        let mut delivered = 0;
+        for (shard, items) in self.shards.iter().zip(by_shard) {
+            if items.is_empty() {
+                continue;
+            }
+            let mut map = shard.lock().unwrap_or_else(|p| p.into_inner());
+            for (user, entry) in items {
+                if let Some(c) = map.get_mut(user) {
+                    c.insert(entry.clone(), self.capacity);
+                    delivered += 1;
+                }
+            }
+        }
+        Ok(delivered)
+    }
+
+    async fn coverage(&self, user: &UserId) -> Result<Option<Coverage>> {
+        Ok(self.with(user, |m| m.get(user).map(Cache::coverage)))
+    }
+
+    async fn backfill(&self, user: &UserId, author: &UserId, entries: Vec<Entry>) -> Result<()> {
+        self.with_cache(user, |c| c.backfill(author, entries, self.capacity));
+        Ok(())
+    }
+
+    async fn purge_author(&self, user: &UserId, author: &UserId) -> Result<()> {
+        self.with_cache(user, |c| c.purge_author(author));
+        Ok(())
+    }
+
+    async fn retract_post(&self, users: &[UserId], post: PostId) -> Result<()> {
+        for u in users {
+            self.with_cache(u, |c| c.retract(post));
+        }
+        Ok(())
+    }
+
+    async fn drop_timeline(&self, user: &UserId) -> Result<()> {
+        self.with(user, |m| m.remove(user));
+        Ok(())
+    }
+}

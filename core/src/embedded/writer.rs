@@ -1,0 +1,126 @@
+//! Group commit for a redb database: one thread owns the write side, takes the
+//! writes that queued up while the previous commit was syncing, applies them in
+//! one transaction and syncs once. Each caller is answered only after the
+//! commit that covers its write is durable, so acknowledgement implies
+//! durability at the cost of one fsync per batch rather than per request.
+
+use crate::error::{Error, ErrorKind, Result};
+use redb::{Database, WriteTransaction};
+use std::sync::mpsc;
+use std::sync::Arc;
+use tokio::sync::oneshot;
+
+/// Most writes folded into one transaction.
+const MAX_BATCH: usize = 1024;
+
+/// What a job sees: the open transaction and the writer's own state (sequence
+/// counters and the like), which only the writer thread touches.
+pub(crate) struct WriteCtx<'t, S> {
+    pub txn: &'t WriteTransaction,
+    pub state: &'t mut S,
+}
+
+type Completion = Box<dyn FnOnce(Option<&Error>) + Send>;
+/// Runs the write in the given transaction, or, given none (the transaction
+/// could not begin), fails it; returns its completion and whether it failed
+/// in a way that must abort the batch.
+type Job<S> = Box<dyn FnOnce(Option<&mut WriteCtx<'_, S>>) -> (Completion, bool) + Send>;
+
+pub(crate) struct Writer<S> {
+    jobs: mpsc::Sender<Job<S>>,
+}
+
+impl<S: Send + 'static> Writer<S> {
+    /// Starts the writer thread. `after_commit` runs after each durable commit
+    /// (e.g. to wake readers of what was written).
+    pub fn spawn(
+        name: &str,
+        db: Arc<Database>,
+        mut state: S,
+        after_commit: impl Fn(&mut S) + Send + 'static,
+    ) -> Writer<S> {
+        let (tx, rx) = mpsc::channel::<Job<S>>();
+        std::thread::Builder::new()
+            .name(format!("{name}-writer"))
+            .spawn(move || {
+                while let Ok(first) = rx.recv() {
+                    let mut jobs = vec![first];
+                    while jobs.len() < MAX_BATCH {
+                        match rx.try_recv() {
+                            Ok(j) => jobs.push(j),
+                            Err(_) => break,
+                        }
+                    }
+                    commit_batch(&db, &mut state, jobs);
+                    after_commit(&mut state);
+                }
+            })
+            .expect("spawn writer thread");
+        Writer { jobs: tx }
+    }
+
+    /// Runs `f` inside the next group transaction and returns its result once
+    /// that transaction is durable. A job must return domain errors (invalid,
+    /// not found, conflict) before it writes anything; any other error aborts
+    /// the whole batch.
+    pub async fn write<R: Send + 'static>(
+        &self,
+        f: impl FnOnce(&mut WriteCtx<'_, S>) -> Result<R> + Send + 'static,
+    ) -> Result<R> {
+        let (tx, rx) = oneshot::channel();
+        let job: Job<S> = Box::new(move |ctx| {
+            let result = match ctx {
+                Some(ctx) => f(ctx),
+                None => Err(Error::unavailable("the embedded store could not begin a transaction")),
+            };
+            let fatal = matches!(&result, Err(e) if matches!(e.kind(), ErrorKind::Internal | ErrorKind::Unavailable));
+            let done: Completion = Box::new(move |failure| {
+                let out = match (failure, result) {
+                    (_, Err(e)) => Err(e),
+                    (Some(f), Ok(_)) => Err(f.duplicate()),
+                    (None, ok) => ok,
+                };
+                let _ = tx.send(out);
+            });
+            (done, fatal)
+        });
+        self.jobs.send(job).map_err(|_| Error::unavailable("the store is shut down"))?;
+        rx.await.map_err(|_| Error::internal("the store's writer stopped"))?
+    }
+}
+
+fn commit_batch<S>(db: &Database, state: &mut S, jobs: Vec<Job<S>>) {
+    let txn = match db.begin_write() {
+        Ok(t) => t,
+        Err(e) => {
+            tracing::error!(error = %e, "embedded store could not begin a transaction");
+            for job in jobs {
+                let (done, _) = job(None);
+                done(None);
+            }
+            return;
+        }
+    };
+    let mut completions = Vec::with_capacity(jobs.len());
+    let mut abort = false;
+    {
+        let mut ctx = WriteCtx { txn: &txn, state };
+        for job in jobs {
+            let (done, fatal) = job(Some(&mut ctx));
+            abort |= fatal;
+            completions.push(done);
+        }
+    }
+    let failure = if abort {
+        let _ = txn.abort();
+        Some(Error::unavailable("write aborted: another write in its batch failed; retry"))
+    } else {
+        txn.commit().err().map(|e| Error::backend(ErrorKind::Unavailable, "commit", e))
+    };
+    if let Some(f) = &failure {
+        tracing::error!(error = %f.chain(), "embedded store commit failed");
+    }
+    for done in completions {
+        done(failure.as_ref());
+    }
+}

@@ -1,0 +1,79 @@
+//! Applies log events to timeline caches. Deliveries of consecutive posts are
+//! gathered and written in one bulk call; any other event first flushes them,
+//! so that each user's cache sees events in log order.
+
+use super::merge::all_followers;
+use super::Stores;
+use crate::error::Result;
+use crate::event::Event;
+use crate::ids::UserId;
+use crate::model::Entry;
+use crate::ports::IdRange;
+
+/// What one batch did.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub struct FanoutStats {
+    pub events: usize,
+    /// (follower, post) pairs looked at.
+    pub candidates: usize,
+    /// Pairs written into a cache; the rest were dormant followers.
+    pub delivered: usize,
+}
+
+pub async fn apply(stores: &Stores, events: &[Event]) -> Result<FanoutStats> {
+    let mut stats = FanoutStats { events: events.len(), ..Default::default() };
+    let mut pending: Vec<(UserId, Entry)> = Vec::new();
+    for event in events {
+        if let Event::PostCreated { post, author } = event {
+            let entry = Entry { post: *post, author: author.clone() };
+            for f in all_followers(&*stores.graph, author).await? {
+                pending.push((f, entry.clone()));
+            }
+            continue;
+        }
+        flush(stores, &mut pending, &mut stats).await?;
+        match event {
+            Event::PostCreated { .. } => unreachable!("handled above"),
+            Event::PostDeleted { post, author } => {
+                let followers = all_followers(&*stores.graph, author).await?;
+                stores.timelines.retract_post(&followers, *post).await?;
+            }
+            Event::Followed { follower, followee } => backfill(stores, follower, followee).await?,
+            Event::Unfollowed { follower, followee } => {
+                stores.timelines.purge_author(follower, followee).await?;
+            }
+            Event::AuthorRetracted { author, followers } => {
+                for f in followers {
+                    stores.timelines.purge_author(f, author).await?;
+                }
+            }
+            Event::TimelineDropped { user } => stores.timelines.drop_timeline(user).await?,
+        }
+    }
+    flush(stores, &mut pending, &mut stats).await?;
+    Ok(stats)
+}
+
+async fn flush(stores: &Stores, pending: &mut Vec<(UserId, Entry)>, stats: &mut FanoutStats) -> Result<()> {
+    if pending.is_empty() {
+        return Ok(());
+    }
+    stats.candidates += pending.len();
+    stats.delivered += stores.timelines.deliver(pending).await?;
+    pending.clear();
+    Ok(())
+}
+
+/// Copies the followee's posts that the follower's cache covers into it.
+async fn backfill(stores: &Stores, follower: &UserId, followee: &UserId) -> Result<()> {
+    let Some(coverage) = stores.timelines.coverage(follower).await? else {
+        return Ok(()); // dormant: the first read will merge
+    };
+    let from = match coverage {
+        crate::ports::Coverage::All => None,
+        crate::ports::Coverage::From(f) => Some(f),
+    };
+    let cap = stores.timelines.capacity();
+    let entries = stores.content.post_ids_by(std::slice::from_ref(followee), IdRange { below: None, from }, cap).await?;
+    stores.timelines.backfill(follower, followee, entries).await
+}

@@ -1,0 +1,80 @@
+//! Fanout on read: a timeline computed from the followees' posts at read time.
+//! It serves dormant users, pages past the end of a cache, fills new caches,
+//! and is the oracle that every stored feed model must agree with.
+
+use super::Stores;
+use crate::error::Result;
+use crate::ids::UserId;
+use crate::model::Entry;
+use crate::ports::{GraphStore, IdRange};
+
+/// Edges read per call when walking a whole edge list.
+const EDGE_PAGE: usize = 10_000;
+
+/// Everyone `user` follows.
+pub async fn all_following(graph: &dyn GraphStore, user: &UserId) -> Result<Vec<UserId>> {
+    walk_edges(|after, limit| async move { graph.following(user, after.as_ref(), limit).await }).await
+}
+
+/// Everyone who follows `user`.
+pub async fn all_followers(graph: &dyn GraphStore, user: &UserId) -> Result<Vec<UserId>> {
+    walk_edges(|after, limit| async move { graph.followers(user, after.as_ref(), limit).await }).await
+}
+
+async fn walk_edges<F, Fut>(mut page: F) -> Result<Vec<UserId>>
+where
+    F: FnMut(Option<UserId>, usize) -> Fut,
+    Fut: std::future::Future<Output = Result<Vec<UserId>>>,
+{
+    let mut all: Vec<UserId> = Vec::new();
+    loop {
+        let batch = page(all.last().cloned(), EDGE_PAGE).await?;
+        let done = batch.len() < EDGE_PAGE;
+        all.extend(batch);
+        if done {
+            return Ok(all);
+        }
+    }
+}
+
+/// The newest `limit` entries of `user`'s timeline within `range`, newest
+/// first: each followee contributes at most `limit` candidates, and the best
+/// `limit` of all candidates win.
+pub async fn merge(stores: &Stores, user: &UserId, range: IdRange, limit: usize) -> Result<Vec<Entry>> {
+    if limit == 0 {
+        return Ok(Vec::new());
+    }
+    let followees = all_following(&*stores.graph, user).await?;
+    if followees.is_empty() {
+        return Ok(Vec::new());
+    }
+    let candidates = stores.content.post_ids_by(&followees, range, limit).await?;
+    Ok(newest(candidates, limit))
+}
+
+/// The `limit` newest entries, newest first.
+pub fn newest(mut entries: Vec<Entry>, limit: usize) -> Vec<Entry> {
+    if entries.len() > limit {
+        entries.select_nth_unstable_by(limit, |a, b| b.post.cmp(&a.post));
+        entries.truncate(limit);
+    }
+    entries.sort_unstable_by(|a, b| b.post.cmp(&a.post));
+    entries
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ids::PostId;
+
+    #[test]
+    fn newest_keeps_the_top_in_order() {
+        let a = UserId::parse("a").unwrap();
+        let entries: Vec<Entry> =
+            [5u64, 9, 1, 7, 3].iter().map(|&p| Entry { post: PostId(p), author: a.clone() }).collect();
+        let top: Vec<u64> = newest(entries.clone(), 3).iter().map(|e| e.post.0).collect();
+        assert_eq!(top, vec![9, 7, 5]);
+        let all: Vec<u64> = newest(entries, 10).iter().map(|e| e.post.0).collect();
+        assert_eq!(all, vec![9, 7, 5, 3, 1]);
+    }
+}

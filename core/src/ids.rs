@@ -1,0 +1,203 @@
+//! Identifiers: user ids chosen by clients, and time-ordered post ids.
+
+use crate::error::{Error, Result};
+use std::fmt;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+use std::time::{SystemTime, UNIX_EPOCH};
+
+/// Longest user id, in bytes.
+pub const MAX_USER_ID_LEN: usize = 64;
+
+/// A user id: 1 to 64 characters of `[A-Za-z0-9_.-]`. Cheap to clone, because
+/// the same id is held by many timeline entries and edge lists.
+#[derive(Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct UserId(Arc<str>);
+
+impl UserId {
+    pub fn parse(s: &str) -> Result<UserId> {
+        let ok = !s.is_empty()
+            && s.len() <= MAX_USER_ID_LEN
+            && s.bytes().all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b'-'));
+        if ok {
+            Ok(UserId(Arc::from(s)))
+        } else {
+            Err(Error::invalid(
+                "invalid_user_id",
+                format!(
+                    "user id {:?} must be 1 to {MAX_USER_ID_LEN} characters of A-Z a-z 0-9 _ . -",
+                    truncate_for_message(s)
+                ),
+            ))
+        }
+    }
+
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+impl fmt::Display for UserId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl fmt::Debug for UserId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Debug::fmt(&*self.0, f)
+    }
+}
+
+fn truncate_for_message(s: &str) -> String {
+    s.chars().take(80).collect()
+}
+
+/// Milliseconds of the post id epoch, 2024-01-01T00:00:00Z.
+const EPOCH_MS: u64 = 1_704_067_200_000;
+const NODE_BITS: u32 = 10;
+const SEQ_BITS: u32 = 12;
+
+/// A post id: 42 bits of milliseconds since 2024, 12 bits of sequence within the
+/// millisecond, 10 bits of producer node. Ids sort by time, so they order
+/// timelines and serve as paging cursors. Printed as 16 hex digits, which sort
+/// the same way as the numbers.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct PostId(pub u64);
+
+impl PostId {
+    pub fn parse(s: &str) -> Result<PostId> {
+        if s.len() == 16 && s.bytes().all(|b| b.is_ascii_hexdigit()) {
+            if let Ok(v) = u64::from_str_radix(s, 16) {
+                return Ok(PostId(v));
+            }
+        }
+        Err(Error::invalid(
+            "invalid_post_id",
+            format!("post id {:?} must be 16 hex digits", truncate_for_message(s)),
+        ))
+    }
+
+    /// Milliseconds since the Unix epoch at which the id was made.
+    pub fn unix_ms(self) -> u64 {
+        (self.0 >> (NODE_BITS + SEQ_BITS)) + EPOCH_MS
+    }
+}
+
+impl fmt::Display for PostId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{:016x}", self.0)
+    }
+}
+
+impl fmt::Debug for PostId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "PostId({:016x})", self.0)
+    }
+}
+
+/// Makes strictly increasing post ids for one producer node.
+pub struct PostIdGen {
+    node: u64,
+    /// The last (milliseconds << SEQ_BITS | sequence) handed out. When a
+    /// millisecond's sequence overflows it borrows the next millisecond, so ids
+    /// stay unique and increasing at any rate.
+    last: AtomicU64,
+}
+
+impl PostIdGen {
+    /// `node` tells producers apart (0..1024); several producers need distinct nodes.
+    pub fn new(node: u16) -> PostIdGen {
+        PostIdGen { node: u64::from(node) & ((1 << NODE_BITS) - 1), last: AtomicU64::new(0) }
+    }
+
+    pub fn next(&self) -> PostId {
+        let now = now_ms().saturating_sub(EPOCH_MS) << SEQ_BITS;
+        let mut prev = self.last.load(Ordering::Relaxed);
+        loop {
+            let candidate = now.max(prev + 1);
+            match self.last.compare_exchange_weak(prev, candidate, Ordering::Relaxed, Ordering::Relaxed) {
+                Ok(_) => return PostId(candidate << NODE_BITS | self.node),
+                Err(actual) => prev = actual,
+            }
+        }
+    }
+
+    /// Continue above `id`, e.g. the newest id found in the store at start-up,
+    /// so a clock that moved backwards across a restart never repeats ids.
+    pub fn advance_past(&self, id: PostId) {
+        self.last.fetch_max(id.0 >> NODE_BITS, Ordering::Relaxed);
+    }
+}
+
+pub fn now_ms() -> u64 {
+    SystemTime::now().duration_since(UNIX_EPOCH).map(|d| d.as_millis() as u64).unwrap_or(0)
+}
+
+/// Opaque paging cursor over user ids: the hex of the last id of the page.
+pub fn encode_user_cursor(last: &UserId) -> String {
+    last.as_str().bytes().map(|b| format!("{b:02x}")).collect()
+}
+
+pub fn decode_user_cursor(cursor: &str) -> Result<UserId> {
+    let bad = || Error::invalid("invalid_cursor", "cursor is not one this API issued");
+    if cursor.len() % 2 != 0 || !cursor.is_ascii() {
+        return Err(bad());
+    }
+    let bytes: Option<Vec<u8>> = (0..cursor.len())
+        .step_by(2)
+        .map(|i| u8::from_str_radix(&cursor[i..i + 2], 16).ok())
+        .collect();
+    let text = bytes.and_then(|b| String::from_utf8(b).ok()).ok_or_else(bad)?;
+    UserId::parse(&text).map_err(|_| bad())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn user_ids_are_validated() {
+        assert!(UserId::parse("alice_01.x-y").is_ok());
+        assert!(UserId::parse(&"a".repeat(64)).is_ok());
+        for bad in ["", "a b", "ä", "a/b", &"a".repeat(65)] {
+            let e = UserId::parse(bad).unwrap_err();
+            assert_eq!(e.code(), "invalid_user_id", "{bad:?}");
+        }
+    }
+
+    #[test]
+    fn post_ids_increase_and_round_trip() {
+        let g = PostIdGen::new(3);
+        let mut prev = g.next();
+        for _ in 0..10_000 {
+            let id = g.next();
+            assert!(id > prev);
+            assert_eq!(PostId::parse(&id.to_string()).unwrap(), id);
+            prev = id;
+        }
+        let age = now_ms().abs_diff(prev.unix_ms());
+        assert!(age < 60_000, "id time is {age} ms from now");
+        assert_eq!(prev.0 & 1023, 3);
+    }
+
+    #[test]
+    fn post_ids_stay_above_a_restored_maximum() {
+        let g = PostIdGen::new(0);
+        let future = PostId((now_ms() - EPOCH_MS + 3_600_000) << 22);
+        g.advance_past(future);
+        assert!(g.next() > future);
+    }
+
+    #[test]
+    fn bad_post_ids_and_cursors_are_refused() {
+        for bad in ["", "123", "zzzzzzzzzzzzzzzz", "00000000000000001"] {
+            assert_eq!(PostId::parse(bad).unwrap_err().code(), "invalid_post_id");
+        }
+        let u = UserId::parse("bob").unwrap();
+        assert_eq!(decode_user_cursor(&encode_user_cursor(&u)).unwrap(), u);
+        for bad in ["x", "zz", "2f2f", "ff"] {
+            assert_eq!(decode_user_cursor(bad).unwrap_err().code(), "invalid_cursor");
+        }
+    }
+}

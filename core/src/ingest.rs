@@ -1,0 +1,73 @@
+//! Ingestion: validates writes and stores them. The stores queue the matching
+//! events in their outbox in the same transaction; the relay takes them to the
+//! log. Everything here is shared by the REST and gRPC transports.
+
+use crate::error::{Error, Result};
+use crate::ids::{PostId, PostIdGen, UserId};
+use crate::model::{json_object, validate_message, Post, User};
+use crate::ports::{ContentStore, GraphStore};
+use serde_json::Value;
+use std::sync::Arc;
+
+pub struct Ingest {
+    content: Arc<dyn ContentStore>,
+    graph: Arc<dyn GraphStore>,
+    ids: PostIdGen,
+}
+
+impl Ingest {
+    /// `node` tells producers apart in post ids (0..1024).
+    pub async fn new(content: Arc<dyn ContentStore>, graph: Arc<dyn GraphStore>, node: u16) -> Result<Ingest> {
+        let ids = PostIdGen::new(node);
+        if let Some(newest) = content.newest_post_id().await? {
+            ids.advance_past(newest);
+        }
+        Ok(Ingest { content, graph, ids })
+    }
+
+    /// Creates the user, or replaces the profile of an existing one.
+    pub async fn put_user(&self, id: &str, profile: Option<Value>) -> Result<(User, bool)> {
+        let id = UserId::parse(id)?;
+        let profile = profile.map(|p| json_object("profile", p)).transpose()?;
+        self.content.put_user(&id, profile).await
+    }
+
+    pub async fn delete_user(&self, id: &str) -> Result<()> {
+        let id = UserId::parse(id)?;
+        if self.content.delete_user(&id).await? {
+            Ok(())
+        } else {
+            Err(crate::reads::user_not_found(&id))
+        }
+    }
+
+    /// Returns whether the edge is new.
+    pub async fn follow(&self, user: &str, target: &str) -> Result<bool> {
+        let (u, t) = (UserId::parse(user)?, UserId::parse(target)?);
+        self.graph.follow(&u, &t).await
+    }
+
+    /// Returns whether there was an edge to remove.
+    pub async fn unfollow(&self, user: &str, target: &str) -> Result<bool> {
+        let (u, t) = (UserId::parse(user)?, UserId::parse(target)?);
+        self.graph.unfollow(&u, &t).await
+    }
+
+    pub async fn create_post(&self, author: &str, message: String, data: Option<Value>) -> Result<Post> {
+        let author = UserId::parse(author)?;
+        validate_message(&message)?;
+        let data = data.map(|d| json_object("data", d)).transpose()?;
+        let post = Post { id: self.ids.next(), author, message, data };
+        self.content.create_post(post.clone()).await?;
+        Ok(post)
+    }
+
+    pub async fn delete_post(&self, id: &str) -> Result<Post> {
+        let id = PostId::parse(id)?;
+        self.content.delete_post(id).await?.ok_or_else(|| post_not_found(id))
+    }
+}
+
+pub(crate) fn post_not_found(id: PostId) -> Error {
+    Error::not_found("post_not_found", format!("post {id} does not exist"))
+}

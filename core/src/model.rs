@@ -1,0 +1,152 @@
+//! The domain's records and the documented limits that guard them.
+
+use crate::error::{Error, Result};
+use crate::ids::{PostId, UserId};
+use serde_json::{Map, Value};
+
+/// Largest message, in bytes of UTF-8.
+pub const MAX_MESSAGE_BYTES: usize = 4096;
+/// Largest post `data` or user `profile`, as serialized JSON.
+pub const MAX_JSON_BYTES: usize = 16 * 1024;
+/// Page size when a request names none.
+pub const DEFAULT_PAGE_SIZE: usize = 20;
+/// Largest page a request may ask for.
+pub const MAX_PAGE_SIZE: usize = 200;
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct User {
+    pub id: UserId,
+    pub followers: u64,
+    pub following: u64,
+    /// A JSON object, or `None`.
+    pub profile: Option<Map<String, Value>>,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Post {
+    pub id: PostId,
+    pub author: UserId,
+    pub message: String,
+    /// Application data: a JSON object, or `None`.
+    pub data: Option<Map<String, Value>>,
+}
+
+impl Post {
+    /// The creation time is the one encoded in the id.
+    pub fn created_at_ms(&self) -> u64 {
+        self.id.unix_ms()
+    }
+}
+
+/// One entry of a home timeline: the post and its author (linking; the post is
+/// hydrated from the content store when a page is served).
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct Entry {
+    pub post: PostId,
+    pub author: UserId,
+}
+
+/// One page of a list, newest first, with the cursor of the next page.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Page<T, C> {
+    pub items: Vec<T>,
+    pub next_cursor: Option<C>,
+}
+
+/// The validated `limit` of a paged request.
+pub fn page_size(limit: Option<u64>) -> Result<usize> {
+    match limit {
+        None => Ok(DEFAULT_PAGE_SIZE),
+        Some(n) if (1..=MAX_PAGE_SIZE as u64).contains(&n) => Ok(n as usize),
+        Some(n) => Err(Error::invalid(
+            "invalid_limit",
+            format!("limit {n} is outside 1..={MAX_PAGE_SIZE}"),
+        )),
+    }
+}
+
+pub fn validate_message(message: &str) -> Result<()> {
+    if message.trim().is_empty() {
+        return Err(Error::invalid("empty_message", "message must not be empty"));
+    }
+    if message.len() > MAX_MESSAGE_BYTES {
+        return Err(Error::invalid(
+            "message_too_long",
+            format!(
+                "message is {} bytes; the limit is {MAX_MESSAGE_BYTES} bytes of UTF-8",
+                message.len()
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// Checks that `value` is a JSON object within the size limit; `field` names it
+/// in the error.
+pub fn json_object(field: &'static str, value: Value) -> Result<Map<String, Value>> {
+    let Value::Object(map) = value else {
+        return Err(Error::invalid("invalid_json_field", format!("{field} must be a JSON object")));
+    };
+    let size = serde_json::to_vec(&map).map(|v| v.len()).unwrap_or(usize::MAX);
+    if size > MAX_JSON_BYTES {
+        return Err(Error::invalid(
+            "json_field_too_large",
+            format!("{field} is {size} bytes; the limit is {MAX_JSON_BYTES}"),
+        ));
+    }
+    Ok(map)
+}
+
+/// RFC 3339 in UTC with milliseconds, e.g. `2026-11-21T06:40:00.123Z`.
+pub fn rfc3339_ms(unix_ms: u64) -> String {
+    let secs = unix_ms / 1000;
+    let (days, rem) = (secs / 86_400, secs % 86_400);
+    let (y, m, d) = civil_from_days(days as i64);
+    format!(
+        "{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}.{:03}Z",
+        rem / 3600,
+        rem / 60 % 60,
+        rem % 60,
+        unix_ms % 1000
+    )
+}
+
+/// Gregorian date of a day count since 1970-01-01 (proleptic calendar, by
+/// eras of 400 years).
+fn civil_from_days(z: i64) -> (i64, u32, u32) {
+    let z = z + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = (doy - (153 * mp + 2) / 5 + 1) as u32;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
+    (yoe + era * 400 + i64::from(m <= 2), m, d)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn formats_rfc3339() {
+        assert_eq!(rfc3339_ms(0), "1970-01-01T00:00:00.000Z");
+        assert_eq!(rfc3339_ms(951_782_400_000), "2000-02-29T00:00:00.000Z");
+        assert_eq!(rfc3339_ms(1_795_243_200_123), "2026-11-21T06:40:00.123Z");
+    }
+
+    #[test]
+    fn limits_are_enforced() {
+        assert_eq!(page_size(None).unwrap(), DEFAULT_PAGE_SIZE);
+        assert_eq!(page_size(Some(200)).unwrap(), 200);
+        assert_eq!(page_size(Some(0)).unwrap_err().code(), "invalid_limit");
+        assert_eq!(page_size(Some(201)).unwrap_err().code(), "invalid_limit");
+        assert_eq!(validate_message("  ").unwrap_err().code(), "empty_message");
+        assert!(validate_message(&"é".repeat(2048)).is_ok());
+        assert_eq!(validate_message(&"x".repeat(4097)).unwrap_err().code(), "message_too_long");
+        assert!(json_object("data", serde_json::json!([1])).is_err());
+        let big = serde_json::json!({ "k": "x".repeat(MAX_JSON_BYTES) });
+        assert_eq!(json_object("data", big).unwrap_err().code(), "json_field_too_large");
+    }
+}

@@ -1,0 +1,158 @@
+//! The ports: one trait per capability, taking and returning the project's own
+//! types. Adapters (embedded here; MongoDB and Kafka elsewhere) implement them,
+//! and no driver type crosses them.
+
+use crate::error::Result;
+use crate::event::Event;
+use crate::ids::{PostId, UserId};
+use crate::model::{Entry, Post, User};
+use async_trait::async_trait;
+use serde_json::{Map, Value};
+use std::sync::Arc;
+use std::time::Duration;
+use tokio::sync::Notify;
+
+/// Users and posts. Every write that other parts must learn of queues its
+/// event in the store's outbox in the same transaction, so an acknowledged
+/// change always reaches the log (see [`Outbox`]).
+#[async_trait]
+pub trait ContentStore: Send + Sync + 'static {
+    /// Creates the user, or replaces the profile of an existing one (`None`
+    /// keeps it). Returns the user and whether it was created.
+    async fn put_user(&self, id: &UserId, profile: Option<Map<String, Value>>) -> Result<(User, bool)>;
+    async fn get_user(&self, id: &UserId) -> Result<Option<User>>;
+    /// Deletes the user, their posts and their edges, fixes the counts of the
+    /// accounts at the other ends, and queues `AuthorRetracted` (in chunks) and
+    /// `TimelineDropped`. Returns false if there was no such user.
+    async fn delete_user(&self, id: &UserId) -> Result<bool>;
+    /// Stores the post and queues `PostCreated`. `NotFound` if the author is unknown.
+    async fn create_post(&self, post: Post) -> Result<()>;
+    /// The posts that exist among `ids`, in the order of `ids`.
+    async fn get_posts(&self, ids: &[PostId]) -> Result<Vec<Post>>;
+    /// Deletes the post and queues `PostDeleted`; returns it, or `None` if absent.
+    async fn delete_post(&self, id: PostId) -> Result<Option<Post>>;
+    /// For each author, the newest `limit_each` of their post ids in `range`,
+    /// as timeline entries in no particular order. One call for many authors,
+    /// so a read-time merge costs one round trip.
+    async fn post_ids_by(&self, authors: &[UserId], range: IdRange, limit_each: usize) -> Result<Vec<Entry>>;
+    /// The newest post id ever stored, so a restarted producer keeps ids increasing.
+    async fn newest_post_id(&self) -> Result<Option<PostId>>;
+}
+
+/// A window of post ids: `below` is exclusive, `from` inclusive.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct IdRange {
+    pub below: Option<PostId>,
+    pub from: Option<PostId>,
+}
+
+impl IdRange {
+    pub fn contains(&self, id: PostId) -> bool {
+        self.below.is_none_or(|b| id < b) && self.from.is_none_or(|f| id >= f)
+    }
+}
+
+/// The follow graph, with maintained follower and following counts.
+#[async_trait]
+pub trait GraphStore: Send + Sync + 'static {
+    /// Adds the edge and queues `Followed`; returns false if it existed.
+    /// `NotFound` if either user is unknown, `Conflict` for a self-follow.
+    async fn follow(&self, follower: &UserId, followee: &UserId) -> Result<bool>;
+    /// Removes the edge and queues `Unfollowed`; returns false if there was none.
+    async fn unfollow(&self, follower: &UserId, followee: &UserId) -> Result<bool>;
+    /// Who follows `user`, in id order, after `after`, at most `limit`.
+    async fn followers(&self, user: &UserId, after: Option<&UserId>, limit: usize) -> Result<Vec<UserId>>;
+    /// Whom `user` follows, in id order, after `after`, at most `limit`.
+    async fn following(&self, user: &UserId, after: Option<&UserId>, limit: usize) -> Result<Vec<UserId>>;
+}
+
+/// Events queued by the stores' writes, waiting for the relay to put them on
+/// the log. Sequence numbers increase in commit order.
+#[async_trait]
+pub trait Outbox: Send + Sync + 'static {
+    async fn pending(&self, limit: usize) -> Result<Vec<(u64, Event)>>;
+    /// Forgets every event up to and including `through`.
+    async fn ack(&self, through: u64) -> Result<()>;
+    /// Notified after a write queued events.
+    fn notifier(&self) -> Arc<Notify>;
+}
+
+/// The durable event log, consumed at least once by groups of consumers.
+#[async_trait]
+pub trait EventLog: Send + Sync + 'static {
+    /// Appends in order; durable when it returns.
+    async fn append(&self, events: &[Event]) -> Result<()>;
+    /// Joins consumer `group`, resuming after its last commit.
+    async fn consumer(&self, group: &str) -> Result<Box<dyn LogConsumer>>;
+}
+
+#[async_trait]
+pub trait LogConsumer: Send {
+    /// Up to `max` events in log order; waits at most `wait` for the first.
+    async fn poll(&mut self, max: usize, wait: Duration) -> Result<Vec<Event>>;
+    /// Durably records that every event polled so far is processed.
+    async fn commit(&mut self) -> Result<()>;
+    /// Events on the log that this group has not committed.
+    async fn backlog(&self) -> Result<u64>;
+}
+
+/// Which part of a timeline a cache holds exactly: all of it, or every entry
+/// from a post id up. Below that a read continues with a read-time merge.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Coverage {
+    All,
+    From(PostId),
+}
+
+impl Coverage {
+    pub fn covers(self, id: PostId) -> bool {
+        match self {
+            Coverage::All => true,
+            Coverage::From(floor) => id >= floor,
+        }
+    }
+}
+
+/// What a cache read found.
+#[derive(Debug, Clone, PartialEq)]
+pub enum CacheRead {
+    /// No cache: the user is dormant.
+    Absent,
+    /// Being built by a read-time merge; not yet complete.
+    Warming,
+    /// Entries below the cursor, newest first, and what the cache covers.
+    Ready { entries: Vec<Entry>, coverage: Coverage },
+}
+
+/// Per-user timeline caches: a capped list of entries for each *active* user.
+/// Every write is idempotent (an entry is held once whatever the deliveries),
+/// and entries stay ordered by post id, newest first.
+///
+/// A cache is created *warming*, before the read-time merge that fills it, so
+/// that fanout delivers to it while the merge runs; purges and retractions that
+/// reach a warming cache are remembered and applied to the merge's entries
+/// when they arrive with [`TimelineStore::fill`]. That closes the races between
+/// activation and concurrent posts, follows, unfollows and deletions.
+#[async_trait]
+pub trait TimelineStore: Send + Sync + 'static {
+    /// Entries kept per cache.
+    fn capacity(&self) -> usize;
+    async fn read(&self, user: &UserId, before: Option<PostId>, limit: usize) -> Result<CacheRead>;
+    /// Creates a warming cache unless the user has one.
+    async fn create(&self, user: &UserId) -> Result<()>;
+    /// Completes a warming cache with a merge's entries, exact over `coverage`.
+    /// Does nothing to a cache that is ready or gone.
+    async fn fill(&self, user: &UserId, entries: Vec<Entry>, coverage: Coverage) -> Result<()>;
+    /// Delivers entries into the caches that exist; returns how many landed in
+    /// a cache (dormant users are skipped; duplicates count once).
+    async fn deliver(&self, deliveries: &[(UserId, Entry)]) -> Result<usize>;
+    /// The coverage of the user's cache, or `None` if there is none.
+    async fn coverage(&self, user: &UserId) -> Result<Option<Coverage>>;
+    /// Inserts a newly followed author's recent posts.
+    async fn backfill(&self, user: &UserId, author: &UserId, entries: Vec<Entry>) -> Result<()>;
+    /// Removes every entry by `author` from the user's cache.
+    async fn purge_author(&self, user: &UserId, author: &UserId) -> Result<()>;
+    /// Removes the post from these users' caches.
+    async fn retract_post(&self, users: &[UserId], post: PostId) -> Result<()>;
+    async fn drop_timeline(&self, user: &UserId) -> Result<()>;
+}

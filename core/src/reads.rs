@@ -1,0 +1,96 @@
+//! Reads: profiles, the graph, posts and home timelines, with paging. Shared
+//! by the REST and gRPC transports.
+
+use crate::error::{Error, Result};
+use crate::feed::timeline::{read_home, ReadSource};
+use crate::feed::Stores;
+use crate::ids::{decode_user_cursor, encode_user_cursor, PostId, UserId};
+use crate::ingest::post_not_found;
+use crate::model::{page_size, Entry, Page, Post, User};
+use crate::ports::IdRange;
+
+pub struct Reads {
+    stores: Stores,
+}
+
+/// Which edge list to page through.
+#[derive(Debug, Clone, Copy)]
+pub enum Direction {
+    Followers,
+    Following,
+}
+
+impl Reads {
+    pub fn new(stores: Stores) -> Reads {
+        Reads { stores }
+    }
+
+    pub async fn user(&self, id: &str) -> Result<User> {
+        let id = UserId::parse(id)?;
+        self.stores.content.get_user(&id).await?.ok_or_else(|| user_not_found(&id))
+    }
+
+    pub async fn edges(
+        &self,
+        id: &str,
+        direction: Direction,
+        limit: Option<u64>,
+        cursor: Option<&str>,
+    ) -> Result<Page<UserId, String>> {
+        let user = self.user(id).await?;
+        let limit = page_size(limit)?;
+        let after = cursor.map(decode_user_cursor).transpose()?;
+        let graph = &self.stores.graph;
+        let mut ids = match direction {
+            Direction::Followers => graph.followers(&user.id, after.as_ref(), limit + 1).await?,
+            Direction::Following => graph.following(&user.id, after.as_ref(), limit + 1).await?,
+        };
+        let next_cursor = (ids.len() > limit).then(|| encode_user_cursor(&ids[limit - 1]));
+        ids.truncate(limit);
+        Ok(Page { items: ids, next_cursor })
+    }
+
+    pub async fn post(&self, id: &str) -> Result<Post> {
+        let id = PostId::parse(id)?;
+        self.stores.content.get_posts(&[id]).await?.pop().ok_or_else(|| post_not_found(id))
+    }
+
+    /// A user's own posts, newest first.
+    pub async fn posts_by(&self, id: &str, limit: Option<u64>, before: Option<&str>) -> Result<Page<Post, PostId>> {
+        let user = self.user(id).await?;
+        let limit = page_size(limit)?;
+        let before = before.map(PostId::parse).transpose()?;
+        let range = IdRange { below: before, from: None };
+        let mut entries = self.stores.content.post_ids_by(&[user.id], range, limit + 1).await?;
+        entries.sort_unstable_by(|a, b| b.post.cmp(&a.post));
+        self.hydrate(entries, limit).await
+    }
+
+    /// The home timeline, newest first.
+    pub async fn timeline(
+        &self,
+        id: &str,
+        limit: Option<u64>,
+        before: Option<&str>,
+    ) -> Result<(Page<Post, PostId>, ReadSource)> {
+        let user = self.user(id).await?;
+        let limit = page_size(limit)?;
+        let before = before.map(PostId::parse).transpose()?;
+        let page = read_home(&self.stores, &user.id, before, limit).await?;
+        Ok((self.hydrate(page.entries, limit).await?, page.source))
+    }
+
+    /// Loads the posts of the first `limit` entries in one batched read. The
+    /// cursor comes from the entries, so a post deleted meanwhile shortens the
+    /// page without breaking the paging.
+    async fn hydrate(&self, entries: Vec<Entry>, limit: usize) -> Result<Page<Post, PostId>> {
+        let next_cursor = (entries.len() > limit).then(|| entries[limit - 1].post);
+        let ids: Vec<PostId> = entries.iter().take(limit).map(|e| e.post).collect();
+        let items = self.stores.content.get_posts(&ids).await?;
+        Ok(Page { items, next_cursor })
+    }
+}
+
+pub(crate) fn user_not_found(id: &UserId) -> Error {
+    Error::not_found("user_not_found", format!("user {id} does not exist"))
+}

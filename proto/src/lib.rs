@@ -1,0 +1,7 @@
+//! Protobuf messages of Socialite, generated at build time from `proto/`:
+//! the events on the log (`events.proto`) and the gRPC API (`api.proto`).
+
+#[allow(clippy::all, missing_docs)]
+pub mod v1 {
+    tonic::include_proto!("socialite.v1");
+}
