@@ -148,8 +148,10 @@ pub trait TimelineStore: Send + Sync + 'static {
     async fn deliver(&self, deliveries: &[(UserId, Entry)]) -> Result<usize>;
     /// The coverage of the user's cache, or `None` if there is none.
     async fn coverage(&self, user: &UserId) -> Result<Option<Coverage>>;
-    /// Inserts a newly followed author's recent posts.
-    async fn backfill(&self, user: &UserId, author: &UserId, entries: Vec<Entry>) -> Result<()>;
+    /// Inserts a newly followed author's recent posts, which are exact over
+    /// `coverage` (the author may have older ones): the cache's floor rises to
+    /// it if needed.
+    async fn backfill(&self, user: &UserId, author: &UserId, entries: Vec<Entry>, coverage: Coverage) -> Result<()>;
     /// Removes every entry by `author` from the user's cache.
     async fn purge_author(&self, user: &UserId, author: &UserId) -> Result<()>;
     /// Removes the post from these users' caches.

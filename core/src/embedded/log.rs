@@ -52,13 +52,17 @@ impl EmbeddedLog {
         Ok(EmbeddedLog { inner: Arc::new(Inner { db, writer, head: rx, retention }) })
     }
 
-    /// Moves a group's offset so that it consumes again from `next` (replays).
+    /// Moves a group's offset back so that it consumes again from `next`
+    /// (a replay). It never moves forward: skipping events would lose them.
+    /// Consumers of the group that are open keep their own position.
     pub async fn rewind(&self, group: &str, next: u64) -> Result<()> {
         let group = group.to_owned();
         self.inner
             .writer
             .write(move |ctx| {
-                ctx.txn.open_table(OFFSETS).store()?.insert(group.as_str(), next.max(1)).store()?;
+                let mut offsets = ctx.txn.open_table(OFFSETS).store()?;
+                let current = offsets.get(group.as_str()).store()?.map(|g| g.value()).unwrap_or(1);
+                offsets.insert(group.as_str(), next.clamp(1, current)).store()?;
                 Ok(())
             })
             .await

@@ -105,8 +105,8 @@ impl TimelineStore for MemoryTimelines {
         Ok(self.with(user, |m| m.get(user).map(Cache::coverage)))
     }
 
-    async fn backfill(&self, user: &UserId, author: &UserId, entries: Vec<Entry>) -> Result<()> {
-        self.with_cache(user, |c| c.backfill(author, entries, self.capacity));
+    async fn backfill(&self, user: &UserId, author: &UserId, entries: Vec<Entry>, coverage: Coverage) -> Result<()> {
+        self.with_cache(user, |c| c.backfill(author, entries, coverage, self.capacity));
         Ok(())
     }
 

@@ -46,6 +46,14 @@ impl Cache {
         self.entries.is_empty()
     }
 
+    /// Narrows what the cache claims to hold exactly, dropping what falls below.
+    fn raise_floor(&mut self, coverage: Coverage) {
+        if coverage > self.coverage {
+            self.coverage = coverage;
+            self.entries.retain(|e| coverage.covers(e.post));
+        }
+    }
+
     /// Inserts in order; returns false for a duplicate or an entry below the
     /// coverage floor (a read-time merge serves those).
     pub fn insert(&mut self, entry: Entry, cap: usize) -> bool {
@@ -75,9 +83,7 @@ impl Cache {
     /// leaving out what was purged or retracted while the merge ran.
     pub fn fill(&mut self, merged: Vec<Entry>, coverage: Coverage, cap: usize) {
         let Some(warming) = self.warming.take() else { return };
-        self.coverage = self.coverage.max(coverage);
-        let floor = self.coverage;
-        self.entries.retain(|e| floor.covers(e.post));
+        self.raise_floor(coverage);
         for e in merged {
             if !warming.purged.contains(&e.author) && !warming.retracted.contains(&e.post) {
                 self.insert(e, cap);
@@ -85,10 +91,12 @@ impl Cache {
         }
     }
 
-    pub fn backfill(&mut self, author: &UserId, entries: Vec<Entry>, cap: usize) {
+    /// Inserts an author's posts that are exact over `coverage`.
+    pub fn backfill(&mut self, author: &UserId, entries: Vec<Entry>, coverage: Coverage, cap: usize) {
         if let Some(w) = self.warming.as_mut() {
             w.purged.remove(author);
         }
+        self.raise_floor(coverage);
         for e in entries {
             self.insert(e, cap);
         }
@@ -166,9 +174,19 @@ mod tests {
         let mut c = Cache::warming();
         let a = UserId::parse("a").unwrap();
         c.purge_author(&a);
-        c.backfill(&a, vec![e(2, "a")], 5);
+        c.backfill(&a, vec![e(2, "a")], Coverage::All, 5);
         c.fill(vec![e(2, "a"), e(1, "a")], Coverage::All, 5);
         assert_eq!(ids(&c), vec![2, 1]);
+    }
+
+    #[test]
+    fn a_partial_backfill_raises_the_floor() {
+        let mut c = Cache::warming();
+        c.fill(vec![e(3, "x")], Coverage::All, 5);
+        // The author has more posts than the two copied: below 8 is unknown.
+        c.backfill(&UserId::parse("a").unwrap(), vec![e(9, "a"), e(8, "a")], Coverage::From(PostId(8)), 5);
+        assert_eq!(ids(&c), vec![9, 8]);
+        assert_eq!(c.coverage(), Coverage::From(PostId(8)));
     }
 
     #[test]

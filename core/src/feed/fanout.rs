@@ -2,7 +2,7 @@
 //! gathered and written in one bulk call; any other event first flushes them,
 //! so that each user's cache sees events in log order.
 
-use super::merge::all_followers;
+use super::merge::{all_followers, newest_exact};
 use super::Stores;
 use crate::error::Result;
 use crate::event::Event;
@@ -74,6 +74,8 @@ async fn backfill(stores: &Stores, follower: &UserId, followee: &UserId) -> Resu
         crate::ports::Coverage::From(f) => Some(f),
     };
     let cap = stores.timelines.capacity();
-    let entries = stores.content.post_ids_by(std::slice::from_ref(followee), IdRange { below: None, from }, cap).await?;
-    stores.timelines.backfill(follower, followee, entries).await
+    let range = IdRange { below: None, from };
+    let entries = stores.content.post_ids_by(std::slice::from_ref(followee), range, cap + 1).await?;
+    let (entries, exact) = newest_exact(entries, cap);
+    stores.timelines.backfill(follower, followee, entries, exact).await
 }

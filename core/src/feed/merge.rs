@@ -6,7 +6,7 @@ use super::Stores;
 use crate::error::Result;
 use crate::ids::UserId;
 use crate::model::Entry;
-use crate::ports::{GraphStore, IdRange};
+use crate::ports::{Coverage, GraphStore, IdRange};
 
 /// Edges read per call when walking a whole edge list.
 const EDGE_PAGE: usize = 10_000;
@@ -60,6 +60,20 @@ pub fn newest(mut entries: Vec<Entry>, limit: usize) -> Vec<Entry> {
     }
     entries.sort_unstable_by(|a, b| b.post.cmp(&a.post));
     entries
+}
+
+/// The `cap` newest of `candidates` (fetched with one more than `cap` per
+/// source), and what they cover exactly: everything, or, when more exist, only
+/// down to the last one kept.
+pub fn newest_exact(candidates: Vec<Entry>, cap: usize) -> (Vec<Entry>, Coverage) {
+    let mut top = newest(candidates, cap + 1);
+    if top.len() > cap {
+        top.truncate(cap);
+        let floor = top.last().map(|e| e.post).expect("cap is at least 1");
+        (top, Coverage::From(floor))
+    } else {
+        (top, Coverage::All)
+    }
 }
 
 #[cfg(test)]

@@ -2,12 +2,13 @@
 //! building their cache from a read-time merge; continue past the end of the
 //! cache with a merge below it.
 
-use super::merge::merge;
+use super::merge::{merge, newest_exact};
 use super::Stores;
 use crate::error::Result;
 use crate::ids::{PostId, UserId};
 use crate::model::Entry;
 use crate::ports::{CacheRead, Coverage, IdRange};
+
 
 /// Where a page came from, for metrics and logs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -72,12 +73,7 @@ pub async fn read_home(stores: &Stores, user: &UserId, before: Option<PostId>, l
 pub async fn activate(stores: &Stores, user: &UserId) -> Result<()> {
     let cap = stores.timelines.capacity();
     stores.timelines.create(user).await?;
-    let mut merged = merge(stores, user, IdRange::default(), cap + 1).await?;
-    let coverage = if merged.len() > cap {
-        merged.truncate(cap);
-        Coverage::From(merged[cap - 1].post)
-    } else {
-        Coverage::All
-    };
-    stores.timelines.fill(user, merged, coverage).await
+    let merged = merge(stores, user, IdRange::default(), cap + 1).await?;
+    let (entries, coverage) = newest_exact(merged, cap);
+    stores.timelines.fill(user, entries, coverage).await
 }
