@@ -1,1 +1,36 @@
+//! The fanout worker: a consumer-group member that applies log events to
+//! followers' timeline caches. The logic is `socialite_core::feed::fanout` and
+//! `socialite_core::worker`; this crate is configuration and wiring.
 
+use clap::Args;
+use socialite_core::feed::Stores;
+use socialite_core::ports::EventLog;
+use socialite_core::shutdown::Shutdown;
+use socialite_core::worker::{run_worker, WorkerConfig};
+use std::sync::Arc;
+
+#[derive(Debug, Clone, Args)]
+pub struct WorkerArgs {
+    /// Most log events a fanout batch takes.
+    #[arg(long, env = "SOCIALITE_FANOUT_BATCH", default_value_t = 1000, value_parser = clap::value_parser!(u64).range(1..=100_000))]
+    pub fanout_batch: u64,
+    /// Consumer group of the fanout workers.
+    #[arg(long, env = "SOCIALITE_FANOUT_GROUP", default_value = "fanout")]
+    pub fanout_group: String,
+}
+
+impl WorkerArgs {
+    pub fn config(&self) -> WorkerConfig {
+        WorkerConfig { group: self.fanout_group.clone(), batch: self.fanout_batch as usize }
+    }
+}
+
+/// Starts a fanout worker.
+pub fn spawn_worker(
+    stores: Stores,
+    log: Arc<dyn EventLog>,
+    config: WorkerConfig,
+    shutdown: Shutdown,
+) -> tokio::task::JoinHandle<socialite_core::Result<()>> {
+    tokio::spawn(run_worker(stores, log, config, shutdown))
+}

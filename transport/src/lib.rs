@@ -1,1 +1,18 @@
+//! REST and gRPC glue shared by Socialite's services: one mapping from
+//! [`socialite_core::Error`] to HTTP and gRPC responses, JSON and query
+//! extractors whose rejections use the API's error body, the JSON shapes, and
+//! serving with a shutdown signal.
 
+pub mod config;
+pub mod error;
+pub mod extract;
+pub mod grpc;
+pub mod json;
+pub mod serve;
+pub mod telemetry;
+
+pub use error::ApiError;
+
+/// Largest request body, REST and gRPC alike. A post of the longest message
+/// with the largest data fits with room to spare.
+pub const MAX_BODY_BYTES: usize = 64 * 1024;

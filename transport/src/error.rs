@@ -1,0 +1,52 @@
+//! Errors as responses: `{"error":{"code":"...","message":"..."}}` with the
+//! status the error's kind decides, and the matching gRPC status.
+
+use axum::http::StatusCode;
+use axum::response::{IntoResponse, Response};
+use axum::Json;
+use serde_json::json;
+use socialite_core::{Error, ErrorKind};
+
+/// An error on its way to a REST client.
+#[derive(Debug)]
+pub struct ApiError(pub Error);
+
+impl From<Error> for ApiError {
+    fn from(e: Error) -> Self {
+        ApiError(e)
+    }
+}
+
+impl ApiError {
+    pub fn new(kind: ErrorKind, code: &'static str, message: impl Into<String>) -> Self {
+        ApiError(Error::new(kind, code, message))
+    }
+}
+
+impl IntoResponse for ApiError {
+    fn into_response(self) -> Response {
+        let e = self.0;
+        if matches!(e.kind(), ErrorKind::Internal | ErrorKind::Unavailable) {
+            tracing::error!(code = e.code(), error = %e.chain(), "request failed");
+        }
+        let status = StatusCode::from_u16(e.kind().http_status()).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
+        let body = json!({ "error": { "code": e.code(), "message": e.message() } });
+        (status, Json(body)).into_response()
+    }
+}
+
+/// The gRPC status for an error; the code is carried in the message prefix.
+pub fn to_status(e: Error) -> tonic::Status {
+    use tonic::Code;
+    let code = match e.kind() {
+        ErrorKind::Invalid | ErrorKind::TooLarge => Code::InvalidArgument,
+        ErrorKind::NotFound => Code::NotFound,
+        ErrorKind::Conflict => Code::FailedPrecondition,
+        ErrorKind::Unavailable => Code::Unavailable,
+        ErrorKind::Internal => Code::Internal,
+    };
+    if matches!(e.kind(), ErrorKind::Internal | ErrorKind::Unavailable) {
+        tracing::error!(code = e.code(), error = %e.chain(), "grpc request failed");
+    }
+    tonic::Status::new(code, format!("{}: {}", e.code(), e.message()))
+}

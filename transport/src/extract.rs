@@ -1,0 +1,105 @@
+//! Extractors whose rejections speak the API's error format.
+
+use crate::error::ApiError;
+use axum::extract::rejection::{JsonRejection, QueryRejection};
+use axum::extract::{FromRequest, FromRequestParts, Request};
+use axum::http::request::Parts;
+use axum::http::StatusCode;
+use serde::de::DeserializeOwned;
+use socialite_core::ErrorKind;
+
+/// A JSON body. Malformed JSON, a wrong shape, a missing content type and an
+/// oversized body are refused with a 4xx naming the problem.
+pub struct Json<T>(pub T);
+
+impl<S: Send + Sync, T: DeserializeOwned> FromRequest<S> for Json<T> {
+    type Rejection = ApiError;
+
+    async fn from_request(req: Request, state: &S) -> Result<Self, ApiError> {
+        match axum::Json::<T>::from_request(req, state).await {
+            Ok(axum::Json(v)) => Ok(Json(v)),
+            Err(r) => Err(json_rejection(r)),
+        }
+    }
+}
+
+fn json_rejection(r: JsonRejection) -> ApiError {
+    let detail = r.body_text();
+    match r {
+        JsonRejection::JsonSyntaxError(_) => ApiError::new(ErrorKind::Invalid, "invalid_json", detail),
+        JsonRejection::JsonDataError(_) => ApiError::new(ErrorKind::Invalid, "invalid_body", detail),
+        JsonRejection::MissingJsonContentType(_) => ApiError::new(
+            ErrorKind::Invalid,
+            "unsupported_media_type",
+            "the body must be JSON with Content-Type: application/json",
+        ),
+        other if other.status() == StatusCode::PAYLOAD_TOO_LARGE => ApiError::new(
+            ErrorKind::TooLarge,
+            "body_too_large",
+            format!("the request body is over the limit of {} bytes", crate::MAX_BODY_BYTES),
+        ),
+        other => ApiError::new(ErrorKind::Invalid, "invalid_body", other.body_text()),
+    }
+}
+
+/// A body that may be empty; when present it must be JSON of shape `T`.
+pub fn optional_json_body<T: DeserializeOwned>(body: &[u8]) -> Result<Option<T>, ApiError> {
+    if body.iter().all(u8::is_ascii_whitespace) {
+        return Ok(None);
+    }
+    serde_json::from_slice(body).map(Some).map_err(|e| {
+        let code = if e.is_data() { "invalid_body" } else { "invalid_json" };
+        ApiError::new(ErrorKind::Invalid, code, format!("the body is not valid: {e}"))
+    })
+}
+
+/// Path parameters; a malformed one is refused with `invalid_path`.
+pub struct Path<T>(pub T);
+
+impl<S: Send + Sync, T: DeserializeOwned + Send> FromRequestParts<S> for Path<T> {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, ApiError> {
+        match axum::extract::Path::<T>::from_request_parts(parts, state).await {
+            Ok(axum::extract::Path(v)) => Ok(Path(v)),
+            Err(r) => Err(ApiError::new(ErrorKind::Invalid, "invalid_path", r.body_text())),
+        }
+    }
+}
+
+/// Query parameters; a malformed one is refused with `invalid_query`.
+pub struct Query<T>(pub T);
+
+impl<S: Send + Sync, T: DeserializeOwned> FromRequestParts<S> for Query<T> {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, ApiError> {
+        match axum::extract::Query::<T>::from_request_parts(parts, state).await {
+            Ok(axum::extract::Query(v)) => Ok(Query(v)),
+            Err(r) => Err(query_rejection(r)),
+        }
+    }
+}
+
+fn query_rejection(r: QueryRejection) -> ApiError {
+    ApiError::new(ErrorKind::Invalid, "invalid_query", r.body_text())
+}
+
+/// `limit` plus a cursor, the parameters of every list.
+#[derive(Debug, Default, serde::Deserialize)]
+pub struct PageParams {
+    pub limit: Option<u64>,
+    pub cursor: Option<String>,
+    pub before: Option<String>,
+}
+
+impl PageParams {
+    /// An empty parameter counts as absent.
+    pub fn cursor(&self) -> Option<&str> {
+        self.cursor.as_deref().filter(|s| !s.is_empty())
+    }
+
+    pub fn before(&self) -> Option<&str> {
+        self.before.as_deref().filter(|s| !s.is_empty())
+    }
+}

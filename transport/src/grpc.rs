@@ -1,0 +1,61 @@
+//! Conversions between the domain and the gRPC messages.
+
+use crate::error::to_status;
+use serde_json::Value;
+use socialite_core::ids::{PostId, UserId};
+use socialite_core::model::{rfc3339_ms, Page, Post, User};
+use socialite_core::Error;
+use socialite_proto::v1 as pb;
+
+pub fn user(u: &User) -> pb::User {
+    pb::User {
+        id: u.id.to_string(),
+        followers: u.followers,
+        following: u.following,
+        profile_json: u.profile.as_ref().map(|p| Value::Object(p.clone()).to_string()).unwrap_or_default(),
+    }
+}
+
+pub fn post(p: &Post) -> pb::Post {
+    pb::Post {
+        id: p.id.to_string(),
+        author: p.author.to_string(),
+        message: p.message.clone(),
+        data_json: p.data.as_ref().map(|d| Value::Object(d.clone()).to_string()).unwrap_or_default(),
+        created_at: rfc3339_ms(p.created_at_ms()),
+    }
+}
+
+pub fn post_page(page: &Page<Post, PostId>) -> pb::PostList {
+    pb::PostList {
+        posts: page.items.iter().map(post).collect(),
+        next_cursor: page.next_cursor.map(|c| c.to_string()).unwrap_or_default(),
+    }
+}
+
+pub fn user_page(page: Page<UserId, String>) -> pb::UserList {
+    pb::UserList {
+        users: page.items.iter().map(|u| u.to_string()).collect(),
+        next_cursor: page.next_cursor.unwrap_or_default(),
+    }
+}
+
+/// An optional JSON field: empty means absent.
+pub fn optional_json(field: &'static str, text: &str) -> Result<Option<Value>, tonic::Status> {
+    if text.is_empty() {
+        return Ok(None);
+    }
+    serde_json::from_str(text)
+        .map(Some)
+        .map_err(|e| to_status(Error::invalid("invalid_json", format!("{field} is not valid JSON: {e}"))))
+}
+
+/// A page size: 0 means the default.
+pub fn limit(n: u32) -> Option<u64> {
+    (n != 0).then_some(u64::from(n))
+}
+
+/// An optional string: empty means absent.
+pub fn optional(s: &str) -> Option<&str> {
+    (!s.is_empty()).then_some(s)
+}
