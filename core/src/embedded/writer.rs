@@ -27,7 +27,8 @@ type Completion = Box<dyn FnOnce(Option<&Error>) + Send>;
 type Job<S> = Box<dyn FnOnce(Option<&mut WriteCtx<'_, S>>) -> (Completion, bool) + Send>;
 
 pub(crate) struct Writer<S> {
-    jobs: mpsc::Sender<Job<S>>,
+    jobs: Option<mpsc::Sender<Job<S>>>,
+    thread: Option<std::thread::JoinHandle<()>>,
 }
 
 impl<S: Send + 'static> Writer<S> {
@@ -40,7 +41,7 @@ impl<S: Send + 'static> Writer<S> {
         after_commit: impl Fn(&mut S) + Send + 'static,
     ) -> Writer<S> {
         let (tx, rx) = mpsc::channel::<Job<S>>();
-        std::thread::Builder::new()
+        let thread = std::thread::Builder::new()
             .name(format!("{name}-writer"))
             .spawn(move || {
                 while let Ok(first) = rx.recv() {
@@ -56,7 +57,7 @@ impl<S: Send + 'static> Writer<S> {
                 }
             })
             .expect("spawn writer thread");
-        Writer { jobs: tx }
+        Writer { jobs: Some(tx), thread: Some(thread) }
     }
 
     /// Runs `f` inside the next group transaction and returns its result once
@@ -84,8 +85,20 @@ impl<S: Send + 'static> Writer<S> {
             });
             (done, fatal)
         });
-        self.jobs.send(job).map_err(|_| Error::unavailable("the store is shut down"))?;
+        let jobs = self.jobs.as_ref().ok_or_else(|| Error::unavailable("the store is shut down"))?;
+        jobs.send(job).map_err(|_| Error::unavailable("the store is shut down"))?;
         rx.await.map_err(|_| Error::internal("the store's writer stopped"))?
+    }
+}
+
+impl<S> Drop for Writer<S> {
+    /// Lets the thread finish the writes already queued, and waits for it, so
+    /// that the database file is closed when the store is dropped.
+    fn drop(&mut self) {
+        drop(self.jobs.take());
+        if let Some(t) = self.thread.take() {
+            let _ = t.join();
+        }
     }
 }
 

@@ -1,0 +1,180 @@
+//! `spawn_app()`: the all-in-one app on port 0 over a fresh data directory,
+//! with a typed REST client. Waiting is polling with a deadline, never a sleep
+//! standing in for synchronisation.
+#![allow(dead_code)]
+
+use reqwest::{Client, Method, StatusCode};
+use serde_json::{json, Value};
+use socialite::{start, App, AppConfig};
+use socialite_core::backends::EmbeddedConfig;
+use socialite_core::worker::WorkerConfig;
+use std::future::Future;
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+pub const DEADLINE: Duration = Duration::from_secs(20);
+
+pub struct TestApp {
+    pub app: Option<App>,
+    pub base: String,
+    pub grpc: String,
+    pub http: Client,
+    pub dir: tempfile::TempDir,
+    pub cache_size: usize,
+}
+
+pub fn config(dir: &Path, cache_size: usize) -> AppConfig {
+    AppConfig {
+        storage: EmbeddedConfig { data_dir: dir.to_path_buf(), cache_size, log_retention: 1_000_000 },
+        worker: WorkerConfig { group: "fanout".into(), batch: 500 },
+        node_id: 0,
+    }
+}
+
+pub async fn spawn_app() -> TestApp {
+    spawn_app_with(50).await
+}
+
+pub async fn spawn_app_with(cache_size: usize) -> TestApp {
+    spawn_app_in(tempfile::tempdir().unwrap(), cache_size).await
+}
+
+/// The app over an existing data directory.
+pub async fn spawn_app_in(dir: tempfile::TempDir, cache_size: usize) -> TestApp {
+    let mut t = TestApp { app: None, base: String::new(), grpc: String::new(), http: Client::new(), dir, cache_size };
+    t.start().await;
+    t
+}
+
+impl TestApp {
+    pub async fn start(&mut self) {
+        let rest = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let grpc = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let app = start(&config(self.dir.path(), self.cache_size), rest, grpc).await.unwrap();
+        self.base = format!("http://{}", app.rest_addr);
+        self.grpc = format!("http://{}", app.grpc_addr);
+        self.app = Some(app);
+    }
+
+    /// Stops the app in order and starts it again over the same data.
+    pub async fn restart(&mut self) {
+        self.app.take().unwrap().shutdown().await;
+        self.start().await;
+    }
+
+    pub async fn call(&self, method: Method, path: &str, body: Option<Value>) -> (StatusCode, Value) {
+        let mut req = self.http.request(method, format!("{}{}", self.base, path));
+        if let Some(b) = body {
+            req = req.json(&b);
+        }
+        let resp = req.send().await.unwrap();
+        let status = resp.status();
+        let text = resp.text().await.unwrap();
+        let value = if text.is_empty() { Value::Null } else { serde_json::from_str(&text).unwrap_or(Value::String(text)) };
+        (status, value)
+    }
+
+    pub async fn get(&self, path: &str) -> (StatusCode, Value) {
+        self.call(Method::GET, path, None).await
+    }
+
+    pub async fn put_user(&self, id: &str) {
+        let (s, b) = self.call(Method::PUT, &format!("/users/{id}"), None).await;
+        assert!(s.is_success(), "PUT /users/{id}: {s} {b}");
+    }
+
+    pub async fn follow(&self, user: &str, target: &str) {
+        let (s, b) = self.call(Method::PUT, &format!("/users/{user}/following/{target}"), None).await;
+        assert_eq!(s, StatusCode::OK, "{user} follows {target}: {b}");
+    }
+
+    pub async fn unfollow(&self, user: &str, target: &str) {
+        let (s, b) = self.call(Method::DELETE, &format!("/users/{user}/following/{target}"), None).await;
+        assert_eq!(s, StatusCode::OK, "{user} unfollows {target}: {b}");
+    }
+
+    /// Posts and returns the new post id.
+    pub async fn post(&self, author: &str, message: &str) -> String {
+        let (s, b) = self.call(Method::POST, &format!("/users/{author}/posts"), Some(json!({ "message": message }))).await;
+        assert_eq!(s, StatusCode::CREATED, "post by {author}: {b}");
+        b["id"].as_str().unwrap().to_owned()
+    }
+
+    pub async fn delete(&self, path: &str) {
+        let (s, b) = self.call(Method::DELETE, path, None).await;
+        assert_eq!(s, StatusCode::NO_CONTENT, "DELETE {path}: {b}");
+    }
+
+    /// One timeline page: post ids, next cursor, and the source header.
+    pub async fn timeline_page(&self, user: &str, limit: usize, before: Option<&str>) -> (Vec<String>, Option<String>, String) {
+        let mut url = format!("{}/users/{user}/timeline?limit={limit}", self.base);
+        if let Some(b) = before {
+            url.push_str(&format!("&before={b}"));
+        }
+        let resp = self.http.get(url).send().await.unwrap();
+        assert_eq!(resp.status(), StatusCode::OK);
+        let source = resp.headers()["x-timeline-source"].to_str().unwrap().to_owned();
+        let body: Value = resp.json().await.unwrap();
+        (ids(&body["posts"]), body["next_cursor"].as_str().map(str::to_owned), source)
+    }
+
+    /// The whole timeline, paging with `limit`.
+    pub async fn timeline(&self, user: &str, limit: usize) -> Vec<String> {
+        let mut all = Vec::new();
+        let mut before: Option<String> = None;
+        loop {
+            let (page, next, _) = self.timeline_page(user, limit, before.as_deref()).await;
+            assert!(page.len() <= limit);
+            all.extend(page);
+            match next {
+                Some(n) => before = Some(n),
+                None => return all,
+            }
+        }
+    }
+
+    /// Waits until every acknowledged write has been relayed and fanned out.
+    pub async fn wait_idle(&self) {
+        let b = &self.app.as_ref().unwrap().backends;
+        eventually("the pipeline to drain", || async {
+            let outbox_empty = b.outbox.pending(1).await.unwrap().is_empty();
+            let backlog = b.log.consumer("fanout").await.unwrap().backlog().await.unwrap();
+            outbox_empty && backlog == 0
+        })
+        .await;
+    }
+
+    /// Whether the user has a timeline cache.
+    pub async fn is_active(&self, user: &str) -> bool {
+        let b = &self.app.as_ref().unwrap().backends;
+        let id = socialite_core::ids::UserId::parse(user).unwrap();
+        b.timelines.coverage(&id).await.unwrap().is_some()
+    }
+}
+
+pub fn ids(posts: &Value) -> Vec<String> {
+    posts.as_array().unwrap().iter().map(|p| p["id"].as_str().unwrap().to_owned()).collect()
+}
+
+/// Polls `check` until it holds, failing after [`DEADLINE`].
+pub async fn eventually<F, Fut>(what: &str, mut check: F)
+where
+    F: FnMut() -> Fut,
+    Fut: Future<Output = bool>,
+{
+    let start = Instant::now();
+    loop {
+        if check().await {
+            return;
+        }
+        assert!(start.elapsed() < DEADLINE, "timed out waiting for {what}");
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+}
+
+/// Newest first, as timelines are.
+pub fn newest_first(mut ids: Vec<String>) -> Vec<String> {
+    ids.sort();
+    ids.reverse();
+    ids
+}
