@@ -33,20 +33,35 @@ pub struct Backends {
 impl Backends {
     pub fn embedded(config: &EmbeddedConfig) -> Result<Backends> {
         if config.cache_size == 0 {
-            return Err(Error::invalid("invalid_config", "cache size must be at least 1"));
+            return Err(Error::invalid(
+                "invalid_config",
+                "cache size must be at least 1",
+            ));
         }
         std::fs::create_dir_all(&config.data_dir).map_err(|e| {
-            Error::backend(ErrorKind::Unavailable, &format!("creating data directory {}", config.data_dir.display()), e)
+            Error::backend(
+                ErrorKind::Unavailable,
+                &format!("creating data directory {}", config.data_dir.display()),
+                e,
+            )
         })?;
         let in_use = |e: Error| {
             Error::new(
                 ErrorKind::Unavailable,
                 "data_dir_unavailable",
-                format!("cannot open the data directory {} ({}); is another socialite using it?", config.data_dir.display(), e.chain()),
+                format!(
+                    "cannot open the data directory {} ({}); is another socialite using it?",
+                    config.data_dir.display(),
+                    e.chain()
+                ),
             )
         };
-        let store = Arc::new(EmbeddedStore::open(&config.data_dir.join("content.redb")).map_err(in_use)?);
-        let log = Arc::new(EmbeddedLog::open(&config.data_dir.join("log.redb"), config.log_retention).map_err(in_use)?);
+        let store =
+            Arc::new(EmbeddedStore::open(&config.data_dir.join("content.redb")).map_err(in_use)?);
+        let log = Arc::new(
+            EmbeddedLog::open(&config.data_dir.join("log.redb"), config.log_retention)
+                .map_err(in_use)?,
+        );
         Ok(Backends {
             content: store.clone(),
             graph: store.clone(),
@@ -58,6 +73,10 @@ impl Backends {
     }
 
     pub fn stores(&self) -> Stores {
-        Stores { content: self.content.clone(), graph: self.graph.clone(), timelines: self.timelines.clone() }
+        Stores {
+            content: self.content.clone(),
+            graph: self.graph.clone(),
+            timelines: self.timelines.clone(),
+        }
     }
 }

@@ -52,7 +52,12 @@ pub type Result<T, E = Error> = std::result::Result<T, E>;
 
 impl Error {
     pub fn new(kind: ErrorKind, code: &'static str, message: impl Into<String>) -> Self {
-        Error { kind, code, message: message.into(), source: None }
+        Error {
+            kind,
+            code,
+            message: message.into(),
+            source: None,
+        }
     }
 
     pub fn invalid(code: &'static str, message: impl Into<String>) -> Self {
@@ -73,8 +78,17 @@ impl Error {
         what: &str,
         source: impl std::error::Error + Send + Sync + 'static,
     ) -> Self {
-        let code = if kind == ErrorKind::Unavailable { "unavailable" } else { "internal" };
-        Error { kind, code, message: format!("{what} failed"), source: Some(Box::new(source)) }
+        let code = if kind == ErrorKind::Unavailable {
+            "unavailable"
+        } else {
+            "internal"
+        };
+        Error {
+            kind,
+            code,
+            message: format!("{what} failed"),
+            source: Some(Box::new(source)),
+        }
     }
 
     pub fn internal(message: impl Into<String>) -> Self {
@@ -124,6 +138,8 @@ impl fmt::Display for Error {
 
 impl std::error::Error for Error {
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
-        self.source.as_deref().map(|e| e as &(dyn std::error::Error + 'static))
+        self.source
+            .as_deref()
+            .map(|e| e as &(dyn std::error::Error + 'static))
     }
 }

@@ -18,7 +18,8 @@ impl UserId {
     pub fn parse(s: &str) -> Result<UserId> {
         let ok = !s.is_empty()
             && s.len() <= MAX_USER_ID_LEN
-            && s.bytes().all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b'-'));
+            && s.bytes()
+                .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b'-'));
         if ok {
             Ok(UserId(Arc::from(s)))
         } else {
@@ -74,7 +75,10 @@ impl PostId {
         }
         Err(Error::invalid(
             "invalid_post_id",
-            format!("post id {:?} must be 16 hex digits", truncate_for_message(s)),
+            format!(
+                "post id {:?} must be 16 hex digits",
+                truncate_for_message(s)
+            ),
         ))
     }
 
@@ -108,7 +112,10 @@ pub struct PostIdGen {
 impl PostIdGen {
     /// `node` tells producers apart (0..1024); several producers need distinct nodes.
     pub fn new(node: u16) -> PostIdGen {
-        PostIdGen { node: u64::from(node) & ((1 << NODE_BITS) - 1), last: AtomicU64::new(0) }
+        PostIdGen {
+            node: u64::from(node) & ((1 << NODE_BITS) - 1),
+            last: AtomicU64::new(0),
+        }
     }
 
     pub fn next(&self) -> PostId {
@@ -116,7 +123,12 @@ impl PostIdGen {
         let mut prev = self.last.load(Ordering::Relaxed);
         loop {
             let candidate = now.max(prev + 1);
-            match self.last.compare_exchange_weak(prev, candidate, Ordering::Relaxed, Ordering::Relaxed) {
+            match self.last.compare_exchange_weak(
+                prev,
+                candidate,
+                Ordering::Relaxed,
+                Ordering::Relaxed,
+            ) {
                 Ok(_) => return PostId(candidate << NODE_BITS | self.node),
                 Err(actual) => prev = actual,
             }
@@ -131,7 +143,10 @@ impl PostIdGen {
 }
 
 pub fn now_ms() -> u64 {
-    SystemTime::now().duration_since(UNIX_EPOCH).map(|d| d.as_millis() as u64).unwrap_or(0)
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|d| d.as_millis() as u64)
+        .unwrap_or(0)
 }
 
 /// Opaque paging cursor over user ids: the hex of the last id of the page.
@@ -141,14 +156,16 @@ pub fn encode_user_cursor(last: &UserId) -> String {
 
 pub fn decode_user_cursor(cursor: &str) -> Result<UserId> {
     let bad = || Error::invalid("invalid_cursor", "cursor is not one this API issued");
-    if cursor.len() % 2 != 0 || !cursor.is_ascii() {
+    if !cursor.len().is_multiple_of(2) || !cursor.is_ascii() {
         return Err(bad());
     }
     let bytes: Option<Vec<u8>> = (0..cursor.len())
         .step_by(2)
         .map(|i| u8::from_str_radix(&cursor[i..i + 2], 16).ok())
         .collect();
-    let text = bytes.and_then(|b| String::from_utf8(b).ok()).ok_or_else(bad)?;
+    let text = bytes
+        .and_then(|b| String::from_utf8(b).ok())
+        .ok_or_else(bad)?;
     UserId::parse(&text).map_err(|_| bad())
 }
 
@@ -197,7 +214,10 @@ mod tests {
         let u = UserId::parse("bob").unwrap();
         assert_eq!(decode_user_cursor(&encode_user_cursor(&u)).unwrap(), u);
         for bad in ["x", "zz", "2f2f", "ff"] {
-            assert_eq!(decode_user_cursor(bad).unwrap_err().code(), "invalid_cursor");
+            assert_eq!(
+                decode_user_cursor(bad).unwrap_err().code(),
+                "invalid_cursor"
+            );
         }
     }
 }

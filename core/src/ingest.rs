@@ -17,12 +17,20 @@ pub struct Ingest {
 
 impl Ingest {
     /// `node` tells producers apart in post ids (0..1024).
-    pub async fn new(content: Arc<dyn ContentStore>, graph: Arc<dyn GraphStore>, node: u16) -> Result<Ingest> {
+    pub async fn new(
+        content: Arc<dyn ContentStore>,
+        graph: Arc<dyn GraphStore>,
+        node: u16,
+    ) -> Result<Ingest> {
         let ids = PostIdGen::new(node);
         if let Some(newest) = content.newest_post_id().await? {
             ids.advance_past(newest);
         }
-        Ok(Ingest { content, graph, ids })
+        Ok(Ingest {
+            content,
+            graph,
+            ids,
+        })
     }
 
     /// Creates the user, or replaces the profile of an existing one.
@@ -53,18 +61,31 @@ impl Ingest {
         self.graph.unfollow(&u, &t).await
     }
 
-    pub async fn create_post(&self, author: &str, message: String, data: Option<Value>) -> Result<Post> {
+    pub async fn create_post(
+        &self,
+        author: &str,
+        message: String,
+        data: Option<Value>,
+    ) -> Result<Post> {
         let author = UserId::parse(author)?;
         validate_message(&message)?;
         let data = data.map(|d| json_object("data", d)).transpose()?;
-        let post = Post { id: self.ids.next(), author, message, data };
+        let post = Post {
+            id: self.ids.next(),
+            author,
+            message,
+            data,
+        };
         self.content.create_post(post.clone()).await?;
         Ok(post)
     }
 
     pub async fn delete_post(&self, id: &str) -> Result<Post> {
         let id = PostId::parse(id)?;
-        self.content.delete_post(id).await?.ok_or_else(|| post_not_found(id))
+        self.content
+            .delete_post(id)
+            .await?
+            .ok_or_else(|| post_not_found(id))
     }
 }
 

@@ -85,9 +85,14 @@ pub fn validate_message(message: &str) -> Result<()> {
 /// in the error.
 pub fn json_object(field: &'static str, value: Value) -> Result<Map<String, Value>> {
     let Value::Object(map) = value else {
-        return Err(Error::invalid("invalid_json_field", format!("{field} must be a JSON object")));
+        return Err(Error::invalid(
+            "invalid_json_field",
+            format!("{field} must be a JSON object"),
+        ));
     };
-    let size = serde_json::to_vec(&map).map(|v| v.len()).unwrap_or(usize::MAX);
+    let size = serde_json::to_vec(&map)
+        .map(|v| v.len())
+        .unwrap_or(usize::MAX);
     if size > MAX_JSON_BYTES {
         return Err(Error::invalid(
             "json_field_too_large",
@@ -144,9 +149,15 @@ mod tests {
         assert_eq!(page_size(Some(201)).unwrap_err().code(), "invalid_limit");
         assert_eq!(validate_message("  ").unwrap_err().code(), "empty_message");
         assert!(validate_message(&"é".repeat(2048)).is_ok());
-        assert_eq!(validate_message(&"x".repeat(4097)).unwrap_err().code(), "message_too_long");
+        assert_eq!(
+            validate_message(&"x".repeat(4097)).unwrap_err().code(),
+            "message_too_long"
+        );
         assert!(json_object("data", serde_json::json!([1])).is_err());
         let big = serde_json::json!({ "k": "x".repeat(MAX_JSON_BYTES) });
-        assert_eq!(json_object("data", big).unwrap_err().code(), "json_field_too_large");
+        assert_eq!(
+            json_object("data", big).unwrap_err().code(),
+            "json_field_too_large"
+        );
     }
 }

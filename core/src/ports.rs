@@ -19,7 +19,11 @@ use tokio::sync::Notify;
 pub trait ContentStore: Send + Sync + 'static {
     /// Creates the user, or replaces the profile of an existing one (`None`
     /// keeps it). Returns the user and whether it was created.
-    async fn put_user(&self, id: &UserId, profile: Option<Map<String, Value>>) -> Result<(User, bool)>;
+    async fn put_user(
+        &self,
+        id: &UserId,
+        profile: Option<Map<String, Value>>,
+    ) -> Result<(User, bool)>;
     async fn get_user(&self, id: &UserId) -> Result<Option<User>>;
     /// Deletes the user, their posts and their edges, fixes the counts of the
     /// accounts at the other ends, and queues `AuthorRetracted` (in chunks) and
@@ -34,7 +38,12 @@ pub trait ContentStore: Send + Sync + 'static {
     /// For each author, the newest `limit_each` of their post ids in `range`,
     /// as timeline entries in no particular order. One call for many authors,
     /// so a read-time merge costs one round trip.
-    async fn post_ids_by(&self, authors: &[UserId], range: IdRange, limit_each: usize) -> Result<Vec<Entry>>;
+    async fn post_ids_by(
+        &self,
+        authors: &[UserId],
+        range: IdRange,
+        limit_each: usize,
+    ) -> Result<Vec<Entry>>;
     /// The newest post id ever stored, so a restarted producer keeps ids increasing.
     async fn newest_post_id(&self) -> Result<Option<PostId>>;
 }
@@ -61,9 +70,19 @@ pub trait GraphStore: Send + Sync + 'static {
     /// Removes the edge and queues `Unfollowed`; returns false if there was none.
     async fn unfollow(&self, follower: &UserId, followee: &UserId) -> Result<bool>;
     /// Who follows `user`, in id order, after `after`, at most `limit`.
-    async fn followers(&self, user: &UserId, after: Option<&UserId>, limit: usize) -> Result<Vec<UserId>>;
+    async fn followers(
+        &self,
+        user: &UserId,
+        after: Option<&UserId>,
+        limit: usize,
+    ) -> Result<Vec<UserId>>;
     /// Whom `user` follows, in id order, after `after`, at most `limit`.
-    async fn following(&self, user: &UserId, after: Option<&UserId>, limit: usize) -> Result<Vec<UserId>>;
+    async fn following(
+        &self,
+        user: &UserId,
+        after: Option<&UserId>,
+        limit: usize,
+    ) -> Result<Vec<UserId>>;
 }
 
 /// Events queued by the stores' writes, waiting for the relay to put them on
@@ -121,7 +140,10 @@ pub enum CacheRead {
     /// Being built by a read-time merge; not yet complete.
     Warming,
     /// Entries below the cursor, newest first, and what the cache covers.
-    Ready { entries: Vec<Entry>, coverage: Coverage },
+    Ready {
+        entries: Vec<Entry>,
+        coverage: Coverage,
+    },
 }
 
 /// Per-user timeline caches: a capped list of entries for each *active* user.
@@ -151,7 +173,13 @@ pub trait TimelineStore: Send + Sync + 'static {
     /// Inserts a newly followed author's recent posts, which are exact over
     /// `coverage` (the author may have older ones): the cache's floor rises to
     /// it if needed.
-    async fn backfill(&self, user: &UserId, author: &UserId, entries: Vec<Entry>, coverage: Coverage) -> Result<()>;
+    async fn backfill(
+        &self,
+        user: &UserId,
+        author: &UserId,
+        entries: Vec<Entry>,
+        coverage: Coverage,
+    ) -> Result<()>;
     /// Removes every entry by `author` from the user's cache.
     async fn purge_author(&self, user: &UserId, author: &UserId) -> Result<()>;
     /// Removes the post from these users' caches.

@@ -2,6 +2,7 @@
 //! by the REST and gRPC transports.
 
 use crate::error::{Error, Result};
+use crate::feed::merge::newest;
 use crate::feed::timeline::{read_home, ReadSource};
 use crate::feed::Stores;
 use crate::ids::{decode_user_cursor, encode_user_cursor, PostId, UserId};
@@ -27,7 +28,11 @@ impl Reads {
 
     pub async fn user(&self, id: &str) -> Result<User> {
         let id = UserId::parse(id)?;
-        self.stores.content.get_user(&id).await?.ok_or_else(|| user_not_found(&id))
+        self.stores
+            .content
+            .get_user(&id)
+            .await?
+            .ok_or_else(|| user_not_found(&id))
     }
 
     pub async fn edges(
@@ -47,23 +52,42 @@ impl Reads {
         };
         let next_cursor = (ids.len() > limit).then(|| encode_user_cursor(&ids[limit - 1]));
         ids.truncate(limit);
-        Ok(Page { items: ids, next_cursor })
+        Ok(Page {
+            items: ids,
+            next_cursor,
+        })
     }
 
     pub async fn post(&self, id: &str) -> Result<Post> {
         let id = PostId::parse(id)?;
-        self.stores.content.get_posts(&[id]).await?.pop().ok_or_else(|| post_not_found(id))
+        self.stores
+            .content
+            .get_posts(&[id])
+            .await?
+            .pop()
+            .ok_or_else(|| post_not_found(id))
     }
 
     /// A user's own posts, newest first.
-    pub async fn posts_by(&self, id: &str, limit: Option<u64>, before: Option<&str>) -> Result<Page<Post, PostId>> {
+    pub async fn posts_by(
+        &self,
+        id: &str,
+        limit: Option<u64>,
+        before: Option<&str>,
+    ) -> Result<Page<Post, PostId>> {
         let user = self.user(id).await?;
         let limit = page_size(limit)?;
         let before = before.map(PostId::parse).transpose()?;
-        let range = IdRange { below: before, from: None };
-        let mut entries = self.stores.content.post_ids_by(&[user.id], range, limit + 1).await?;
-        entries.sort_unstable_by(|a, b| b.post.cmp(&a.post));
-        self.hydrate(entries, limit).await
+        let range = IdRange {
+            below: before,
+            from: None,
+        };
+        let entries = self
+            .stores
+            .content
+            .post_ids_by(&[user.id], range, limit + 1)
+            .await?;
+        self.hydrate(newest(entries, limit + 1), limit).await
     }
 
     /// The home timeline, newest first.
@@ -77,17 +101,32 @@ impl Reads {
         let limit = page_size(limit)?;
         let before = before.map(PostId::parse).transpose()?;
         let page = read_home(&self.stores, &user.id, before, limit).await?;
-        Ok((self.hydrate(page.entries, limit).await?, page.source))
+        let items = self.load(&page.entries).await?;
+        Ok((
+            Page {
+                items,
+                next_cursor: page.next,
+            },
+            page.source,
+        ))
     }
 
-    /// Loads the posts of the first `limit` entries in one batched read. The
-    /// cursor comes from the entries, so a post deleted meanwhile shortens the
-    /// page without breaking the paging.
-    async fn hydrate(&self, entries: Vec<Entry>, limit: usize) -> Result<Page<Post, PostId>> {
+    /// Pages up to `limit + 1` entries and loads the posts of the first
+    /// `limit`. The cursor comes from the entries, so a post deleted meanwhile
+    /// shortens the page without breaking the paging.
+    async fn hydrate(&self, mut entries: Vec<Entry>, limit: usize) -> Result<Page<Post, PostId>> {
         let next_cursor = (entries.len() > limit).then(|| entries[limit - 1].post);
-        let ids: Vec<PostId> = entries.iter().take(limit).map(|e| e.post).collect();
-        let items = self.stores.content.get_posts(&ids).await?;
-        Ok(Page { items, next_cursor })
+        entries.truncate(limit);
+        Ok(Page {
+            items: self.load(&entries).await?,
+            next_cursor,
+        })
+    }
+
+    /// The posts of `entries`, in one batched read; deleted ones are left out.
+    async fn load(&self, entries: &[Entry]) -> Result<Vec<Post>> {
+        let ids: Vec<PostId> = entries.iter().map(|e| e.post).collect();
+        self.stores.content.get_posts(&ids).await
     }
 }
 

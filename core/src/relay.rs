@@ -14,7 +14,11 @@ const BATCH: usize = 1000;
 const IDLE_POLL: Duration = Duration::from_secs(1);
 const MAX_BACKOFF: Duration = Duration::from_secs(5);
 
-pub async fn run_relay(outbox: Arc<dyn Outbox>, log: Arc<dyn EventLog>, mut shutdown: Shutdown) -> Result<()> {
+pub async fn run_relay(
+    outbox: Arc<dyn Outbox>,
+    log: Arc<dyn EventLog>,
+    mut shutdown: Shutdown,
+) -> Result<()> {
     let ready = outbox.notifier();
     let mut backoff = Duration::from_millis(50);
     loop {
@@ -43,7 +47,9 @@ pub async fn run_relay(outbox: Arc<dyn Outbox>, log: Arc<dyn EventLog>, mut shut
 /// Relays one batch; returns how many events it moved.
 pub async fn relay_once(outbox: &dyn Outbox, log: &dyn EventLog) -> Result<usize> {
     let pending = outbox.pending(BATCH).await?;
-    let Some(&(last, _)) = pending.last() else { return Ok(0) };
+    let Some(&(last, _)) = pending.last() else {
+        return Ok(0);
+    };
     let events: Vec<_> = pending.into_iter().map(|(_, e)| e).collect();
     log.append(&events).await?;
     outbox.ack(last).await?;

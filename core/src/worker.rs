@@ -19,7 +19,10 @@ pub struct WorkerConfig {
 
 impl Default for WorkerConfig {
     fn default() -> Self {
-        WorkerConfig { group: "fanout".into(), batch: 1000 }
+        WorkerConfig {
+            group: "fanout".into(),
+            batch: 1000,
+        }
     }
 }
 

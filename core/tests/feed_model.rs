@@ -67,23 +67,42 @@ struct Harness {
 impl Harness {
     async fn new(cache_size: usize) -> Harness {
         let dir = tempfile::tempdir().unwrap();
-        let config = EmbeddedConfig { data_dir: dir.path().into(), cache_size, log_retention: 1_000_000 };
+        let config = EmbeddedConfig {
+            data_dir: dir.path().into(),
+            cache_size,
+            log_retention: 1_000_000,
+        };
         let backends = Backends::embedded(&config).unwrap();
-        let ingest = Ingest::new(backends.content.clone(), backends.graph.clone(), 1).await.unwrap();
+        let ingest = Ingest::new(backends.content.clone(), backends.graph.clone(), 1)
+            .await
+            .unwrap();
         let reads = Reads::new(backends.stores());
         let consumer = backends.log.consumer("fanout").await.unwrap();
-        Harness { backends, ingest, reads, consumer, model: Model::default(), _dir: dir }
+        Harness {
+            backends,
+            ingest,
+            reads,
+            consumer,
+            model: Model::default(),
+            _dir: dir,
+        }
     }
 
     /// Relays and fans out until nothing is left.
     async fn drain(&mut self) {
-        while relay_once(&*self.backends.outbox, &*self.backends.log).await.unwrap() > 0 {}
+        while relay_once(&*self.backends.outbox, &*self.backends.log)
+            .await
+            .unwrap()
+            > 0
+        {}
         loop {
             let events = self.consumer.poll(7, Duration::ZERO).await.unwrap();
             if events.is_empty() {
                 break;
             }
-            fanout::apply(&self.backends.stores(), &events).await.unwrap();
+            fanout::apply(&self.backends.stores(), &events)
+                .await
+                .unwrap();
             self.consumer.commit().await.unwrap();
         }
     }
@@ -91,7 +110,11 @@ impl Harness {
     /// Makes the group consume again from `from` (a replay).
     async fn replay_from(&mut self, from: u64) {
         self.consumer.commit().await.unwrap();
-        self.backends.embedded_log.rewind("fanout", from).await.unwrap();
+        self.backends
+            .embedded_log
+            .rewind("fanout", from)
+            .await
+            .unwrap();
         self.consumer = self.backends.log.consumer("fanout").await.unwrap();
         self.drain().await;
     }
@@ -105,16 +128,26 @@ impl Harness {
             let mut got = Vec::new();
             let mut before: Option<String> = None;
             loop {
-                let (page, _) = self.reads.timeline(u, Some(limit), before.as_deref()).await.unwrap();
+                let (page, _) = self
+                    .reads
+                    .timeline(u, Some(limit), before.as_deref())
+                    .await
+                    .unwrap();
                 assert!(page.items.len() <= limit as usize);
                 got.extend(page.items.iter().map(|p| p.id));
                 match page.next_cursor {
                     Some(c) => before = Some(c.to_string()),
                     None => break,
                 }
-                assert!(got.len() <= expected.len() + 1, "seed {seed} step {step}: paging does not end for {u}");
+                assert!(
+                    got.len() <= expected.len() + 1,
+                    "seed {seed} step {step}: paging does not end for {u}"
+                );
             }
-            assert_eq!(got, expected, "seed {seed} step {step}: timeline of {u} at page size {limit}");
+            assert_eq!(
+                got, expected,
+                "seed {seed} step {step}: timeline of {u} at page size {limit}"
+            );
         }
     }
 }
@@ -152,7 +185,12 @@ async fn run(seed: u64, steps: usize, cache_size: usize) {
                 }
             }
             75..=81 => {
-                if let Some((&p, _)) = h.model.posts.iter().nth(rng.below(h.model.posts.len().max(1))) {
+                if let Some((&p, _)) = h
+                    .model
+                    .posts
+                    .iter()
+                    .nth(rng.below(h.model.posts.len().max(1)))
+                {
                     h.ingest.delete_post(&p.to_string()).await.unwrap();
                     h.model.posts.remove(&p);
                 }
@@ -212,9 +250,15 @@ async fn a_post_reaches_an_active_follower() {
     h.model.posts.insert(p.id, "u2".into());
     h.drain().await;
     let uid = socialite_core::ids::UserId::parse("u4").unwrap();
-    assert_eq!(h.backends.timelines.read(&uid, None, 10).await.unwrap(), socialite_core::ports::CacheRead::Ready {
-        entries: vec![socialite_core::model::Entry { post: p.id, author: socialite_core::ids::UserId::parse("u2").unwrap() }],
-        coverage: socialite_core::ports::Coverage::All,
-    });
+    assert_eq!(
+        h.backends.timelines.read(&uid, None, 10).await.unwrap(),
+        socialite_core::ports::CacheRead::Ready {
+            entries: vec![socialite_core::model::Entry {
+                post: p.id,
+                author: socialite_core::ids::UserId::parse("u2").unwrap()
+            }],
+            coverage: socialite_core::ports::Coverage::All,
+        }
+    );
     h.check_all(0, 1).await;
 }

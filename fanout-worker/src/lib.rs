@@ -21,7 +21,10 @@ pub struct WorkerArgs {
 
 impl WorkerArgs {
     pub fn config(&self) -> WorkerConfig {
-        WorkerConfig { group: self.fanout_group.clone(), batch: self.fanout_batch as usize }
+        WorkerConfig {
+            group: self.fanout_group.clone(),
+            batch: self.fanout_batch as usize,
+        }
     }
 }
 

@@ -10,7 +10,11 @@ use socialite_transport::serve::shutdown_signal;
 use std::process::ExitCode;
 
 #[derive(Parser)]
-#[command(name = "socialite-fanout-worker", version, about = "Socialite fanout: log events into timeline caches")]
+#[command(
+    name = "socialite-fanout-worker",
+    version,
+    about = "Socialite fanout: log events into timeline caches"
+)]
 struct Cli {
     #[command(flatten)]
     storage: StorageArgs,
@@ -36,9 +40,17 @@ async fn main() -> ExitCode {
 async fn run(cli: Cli) -> Result<(), String> {
     let backends = Backends::embedded(&cli.storage.embedded()).map_err(|e| e.chain())?;
     let (stop, stopped) = socialite_core::shutdown::channel();
-    let worker = spawn_worker(backends.stores(), backends.log.clone(), cli.worker.config(), stopped);
+    let worker = spawn_worker(
+        backends.stores(),
+        backends.log.clone(),
+        cli.worker.config(),
+        stopped,
+    );
     tracing::info!(group = %cli.worker.fanout_group, "fanout worker running");
     shutdown_signal().await;
     stop.trigger();
-    worker.await.map_err(|e| e.to_string())?.map_err(|e| e.chain())
+    worker
+        .await
+        .map_err(|e| e.to_string())?
+        .map_err(|e| e.chain())
 }

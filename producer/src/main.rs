@@ -12,7 +12,11 @@ use std::process::ExitCode;
 use std::sync::Arc;
 
 #[derive(Parser)]
-#[command(name = "socialite-producer", version, about = "Socialite ingestion: users, follows, posts")]
+#[command(
+    name = "socialite-producer",
+    version,
+    about = "Socialite ingestion: users, follows, posts"
+)]
 struct Cli {
     /// REST listen address.
     #[arg(long, env = "SOCIALITE_REST_ADDR", default_value = "127.0.0.1:8081")]
@@ -45,11 +49,26 @@ async fn main() -> ExitCode {
 async fn run(cli: Cli) -> Result<(), String> {
     let backends = Backends::embedded(&cli.storage.embedded()).map_err(|e| e.chain())?;
     let ingest = Arc::new(
-        Ingest::new(backends.content.clone(), backends.graph.clone(), cli.node_id).await.map_err(|e| e.chain())?,
+        Ingest::new(
+            backends.content.clone(),
+            backends.graph.clone(),
+            cli.node_id,
+        )
+        .await
+        .map_err(|e| e.chain())?,
     );
     let (stop, stopped) = socialite_core::shutdown::channel();
-    let relay = socialite_producer::spawn_relay(backends.outbox.clone(), backends.log.clone(), stopped);
+    let relay =
+        socialite_producer::spawn_relay(backends.outbox.clone(), backends.log.clone(), stopped);
     let grpc = tonic::service::Routes::new(socialite_producer::grpc_service(ingest.clone()));
-    run_until_signal((cli.rest_addr, socialite_producer::rest_routes(ingest)), (cli.grpc_addr, grpc), stop).await?;
-    relay.await.map_err(|e| e.to_string())?.map_err(|e| e.chain())
+    run_until_signal(
+        (cli.rest_addr, socialite_producer::rest_routes(ingest)),
+        (cli.grpc_addr, grpc),
+        stop,
+    )
+    .await?;
+    relay
+        .await
+        .map_err(|e| e.to_string())?
+        .map_err(|e| e.chain())
 }

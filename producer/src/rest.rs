@@ -18,7 +18,10 @@ type App = State<Arc<Ingest>>;
 pub fn rest_routes(ingest: Arc<Ingest>) -> Router {
     Router::new()
         .route("/users/{id}", put(put_user).delete(delete_user))
-        .route("/users/{id}/following/{target}", put(follow).delete(unfollow))
+        .route(
+            "/users/{id}/following/{target}",
+            put(follow).delete(unfollow),
+        )
         .route("/users/{id}/posts", post(create_post))
         .route("/posts/{id}", delete(delete_post))
         .with_state(ingest)
@@ -32,10 +35,18 @@ struct PutUserBody {
 
 /// Creates the user (201) or replaces their profile (200). The body,
 /// `{"profile": {...}}`, is optional.
-async fn put_user(State(ingest): App, Path(id): Path<String>, body: Bytes) -> Result<Response, ApiError> {
+async fn put_user(
+    State(ingest): App,
+    Path(id): Path<String>,
+    body: Bytes,
+) -> Result<Response, ApiError> {
     let body: Option<PutUserBody> = optional_json_body(&body)?;
     let (user, created) = ingest.put_user(&id, body.and_then(|b| b.profile)).await?;
-    let status = if created { StatusCode::CREATED } else { StatusCode::OK };
+    let status = if created {
+        StatusCode::CREATED
+    } else {
+        StatusCode::OK
+    };
     Ok((status, axum::Json(json::user(&user))).into_response())
 }
 
@@ -44,12 +55,18 @@ async fn delete_user(State(ingest): App, Path(id): Path<String>) -> Result<Statu
     Ok(StatusCode::NO_CONTENT)
 }
 
-async fn follow(State(ingest): App, Path((id, target)): Path<(String, String)>) -> Result<Response, ApiError> {
+async fn follow(
+    State(ingest): App,
+    Path((id, target)): Path<(String, String)>,
+) -> Result<Response, ApiError> {
     let changed = ingest.follow(&id, &target).await?;
     Ok(axum::Json(json!({ "following": true, "changed": changed })).into_response())
 }
 
-async fn unfollow(State(ingest): App, Path((id, target)): Path<(String, String)>) -> Result<Response, ApiError> {
+async fn unfollow(
+    State(ingest): App,
+    Path((id, target)): Path<(String, String)>,
+) -> Result<Response, ApiError> {
     let changed = ingest.unfollow(&id, &target).await?;
     Ok(axum::Json(json!({ "following": false, "changed": changed })).into_response())
 }
@@ -68,7 +85,12 @@ async fn create_post(
 ) -> Result<Response, ApiError> {
     let post = ingest.create_post(&id, body.message, body.data).await?;
     let location = format!("/posts/{}", post.id);
-    Ok((StatusCode::CREATED, [(header::LOCATION, location)], axum::Json(json::post(&post))).into_response())
+    Ok((
+        StatusCode::CREATED,
+        [(header::LOCATION, location)],
+        axum::Json(json::post(&post)),
+    )
+        .into_response())
 }
 
 async fn delete_post(State(ingest): App, Path(id): Path<String>) -> Result<StatusCode, ApiError> {

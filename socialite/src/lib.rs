@@ -35,16 +35,31 @@ pub struct App {
 }
 
 /// Opens the backends and starts every part on the given listeners.
-pub async fn start(config: &AppConfig, rest: TcpListener, grpc: TcpListener) -> socialite_core::Result<App> {
+pub async fn start(
+    config: &AppConfig,
+    rest: TcpListener,
+    grpc: TcpListener,
+) -> socialite_core::Result<App> {
     let backends = Backends::embedded(&config.storage)?;
-    let ingest = Arc::new(Ingest::new(backends.content.clone(), backends.graph.clone(), config.node_id).await?);
+    let ingest = Arc::new(
+        Ingest::new(
+            backends.content.clone(),
+            backends.graph.clone(),
+            config.node_id,
+        )
+        .await?,
+    );
     let reads = Arc::new(Reads::new(backends.stores()));
 
     let (servers, server_shutdown) = shutdown::channel();
     let (pipeline, pipeline_shutdown) = shutdown::channel();
 
-    let rest_addr = rest.local_addr().map_err(|e| socialite_core::Error::internal(e.to_string()))?;
-    let grpc_addr = grpc.local_addr().map_err(|e| socialite_core::Error::internal(e.to_string()))?;
+    let rest_addr = rest
+        .local_addr()
+        .map_err(|e| socialite_core::Error::internal(e.to_string()))?;
+    let grpc_addr = grpc
+        .local_addr()
+        .map_err(|e| socialite_core::Error::internal(e.to_string()))?;
     let router = finish_router(
         Router::new()
             .merge(socialite_producer::rest_routes(ingest.clone()))
@@ -69,7 +84,11 @@ pub async fn start(config: &AppConfig, rest: TcpListener, grpc: TcpListener) -> 
         }),
     ];
     let pipeline_tasks = vec![
-        socialite_producer::spawn_relay(backends.outbox.clone(), backends.log.clone(), pipeline_shutdown.clone()),
+        socialite_producer::spawn_relay(
+            backends.outbox.clone(),
+            backends.log.clone(),
+            pipeline_shutdown.clone(),
+        ),
         socialite_fanout_worker::spawn_worker(
             backends.stores(),
             backends.log.clone(),
@@ -78,7 +97,15 @@ pub async fn start(config: &AppConfig, rest: TcpListener, grpc: TcpListener) -> 
         ),
     ];
     tracing::info!(%rest_addr, %grpc_addr, data_dir = %config.storage.data_dir.display(), "socialite is up");
-    Ok(App { rest_addr, grpc_addr, backends, servers, pipeline, server_tasks, pipeline_tasks })
+    Ok(App {
+        rest_addr,
+        grpc_addr,
+        backends,
+        servers,
+        pipeline,
+        server_tasks,
+        pipeline_tasks,
+    })
 }
 
 impl App {
@@ -91,13 +118,17 @@ impl App {
         }
         // One last relay pass, so that what was just acknowledged is on the log
         // (it would be relayed at the next start anyway: the outbox is durable).
-        if let Err(e) = socialite_core::relay::relay_once(&*self.backends.outbox, &*self.backends.log).await {
+        if let Err(e) =
+            socialite_core::relay::relay_once(&*self.backends.outbox, &*self.backends.log).await
+        {
             tracing::warn!(error = %e.chain(), "final relay pass failed; the outbox keeps the events");
         }
         self.pipeline.trigger();
         for t in self.pipeline_tasks {
             match t.await {
-                Ok(Err(e)) => tracing::warn!(error = %e.chain(), "pipeline task ended with an error"),
+                Ok(Err(e)) => {
+                    tracing::warn!(error = %e.chain(), "pipeline task ended with an error")
+                }
                 Err(e) => tracing::warn!(error = %e, "pipeline task panicked"),
                 Ok(Ok(())) => {}
             }

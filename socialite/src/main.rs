@@ -9,7 +9,11 @@ use std::net::SocketAddr;
 use std::process::ExitCode;
 
 #[derive(Parser)]
-#[command(name = "socialite", version, about = "Socialite: a timeline (news feed) service")]
+#[command(
+    name = "socialite",
+    version,
+    about = "Socialite: a timeline (news feed) service"
+)]
 struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -59,9 +63,18 @@ async fn up(args: UpArgs) -> Result<(), String> {
     socialite_transport::telemetry::init_logging(args.log.log_json);
     let rest = bind("REST (--rest-addr)", args.rest_addr).await?;
     let grpc = bind("gRPC (--grpc-addr)", args.grpc_addr).await?;
-    let config = AppConfig { storage: args.storage.embedded(), worker: args.worker.config(), node_id: args.node_id };
+    let config = AppConfig {
+        storage: args.storage.embedded(),
+        worker: args.worker.config(),
+        node_id: args.node_id,
+    };
     let app = start(&config, rest, grpc).await.map_err(|e| e.chain())?;
-    println!("socialite is up: REST http://{} gRPC {} data {}", app.rest_addr, app.grpc_addr, config.storage.data_dir.display());
+    println!(
+        "socialite is up: REST http://{} gRPC {} data {}",
+        app.rest_addr,
+        app.grpc_addr,
+        config.storage.data_dir.display()
+    );
     shutdown_signal().await;
     tracing::info!("shutting down");
     app.shutdown().await;

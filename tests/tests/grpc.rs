@@ -10,7 +10,10 @@ use tonic::transport::Channel;
 use tonic::Code;
 
 async fn clients(t: &TestApp) -> (IngestClient<Channel>, ReadsClient<Channel>) {
-    (IngestClient::connect(t.grpc.clone()).await.unwrap(), ReadsClient::connect(t.grpc.clone()).await.unwrap())
+    (
+        IngestClient::connect(t.grpc.clone()).await.unwrap(),
+        ReadsClient::connect(t.grpc.clone()).await.unwrap(),
+    )
 }
 
 fn user(id: &str) -> pb::UserRef {
@@ -18,11 +21,18 @@ fn user(id: &str) -> pb::UserRef {
 }
 
 fn edge(user: &str, target: &str) -> pb::FollowRequest {
-    pb::FollowRequest { user: user.into(), target: target.into() }
+    pb::FollowRequest {
+        user: user.into(),
+        target: target.into(),
+    }
 }
 
 fn timeline(user: &str, limit: u32, before: &str) -> pb::ListPostsRequest {
-    pb::ListPostsRequest { user: user.into(), limit, before: before.into() }
+    pb::ListPostsRequest {
+        user: user.into(),
+        limit,
+        before: before.into(),
+    }
 }
 
 #[tokio::test]
@@ -30,31 +40,79 @@ async fn the_whole_api_over_grpc() {
     let t = spawn_app_with(3).await;
     let (mut w, mut r) = clients(&t).await;
     let alice = w
-        .put_user(pb::PutUserRequest { id: "alice".into(), profile_json: r#"{"name":"Alice"}"#.into() })
+        .put_user(pb::PutUserRequest {
+            id: "alice".into(),
+            profile_json: r#"{"name":"Alice"}"#.into(),
+        })
         .await
         .unwrap()
         .into_inner();
-    assert_eq!((alice.id.as_str(), alice.profile_json.as_str()), ("alice", r#"{"name":"Alice"}"#));
+    assert_eq!(
+        (alice.id.as_str(), alice.profile_json.as_str()),
+        ("alice", r#"{"name":"Alice"}"#)
+    );
     for u in ["bob", "carol"] {
-        w.put_user(pb::PutUserRequest { id: u.into(), profile_json: String::new() }).await.unwrap();
+        w.put_user(pb::PutUserRequest {
+            id: u.into(),
+            profile_json: String::new(),
+        })
+        .await
+        .unwrap();
     }
-    assert!(w.follow(edge("bob", "alice")).await.unwrap().into_inner().changed);
-    assert!(!w.follow(edge("bob", "alice")).await.unwrap().into_inner().changed);
+    assert!(
+        w.follow(edge("bob", "alice"))
+            .await
+            .unwrap()
+            .into_inner()
+            .changed
+    );
+    assert!(
+        !w.follow(edge("bob", "alice"))
+            .await
+            .unwrap()
+            .into_inner()
+            .changed
+    );
     w.follow(edge("bob", "carol")).await.unwrap();
-    assert_eq!(r.follower_count(user("alice")).await.unwrap().into_inner().count, 1);
-    assert_eq!(r.following_count(user("bob")).await.unwrap().into_inner().count, 2);
+    assert_eq!(
+        r.follower_count(user("alice"))
+            .await
+            .unwrap()
+            .into_inner()
+            .count,
+        1
+    );
+    assert_eq!(
+        r.following_count(user("bob"))
+            .await
+            .unwrap()
+            .into_inner()
+            .count,
+        2
+    );
     let followers = r
-        .list_following(pb::ListUsersRequest { user: "bob".into(), limit: 1, cursor: String::new() })
+        .list_following(pb::ListUsersRequest {
+            user: "bob".into(),
+            limit: 1,
+            cursor: String::new(),
+        })
         .await
         .unwrap()
         .into_inner();
     assert_eq!(followers.users, vec!["alice"]);
     let rest = r
-        .list_following(pb::ListUsersRequest { user: "bob".into(), limit: 1, cursor: followers.next_cursor })
+        .list_following(pb::ListUsersRequest {
+            user: "bob".into(),
+            limit: 1,
+            cursor: followers.next_cursor,
+        })
         .await
         .unwrap()
         .into_inner();
-    assert_eq!((rest.users, rest.next_cursor.as_str()), (vec!["carol".to_string()], ""));
+    assert_eq!(
+        (rest.users, rest.next_cursor.as_str()),
+        (vec!["carol".to_string()], "")
+    );
 
     // Activate bob, then post: fanout reaches him; paging crosses the cache.
     r.get_timeline(timeline("bob", 5, "")).await.unwrap();
@@ -62,7 +120,11 @@ async fn the_whole_api_over_grpc() {
     for i in 0..7 {
         let author = if i % 2 == 0 { "alice" } else { "carol" };
         let p = w
-            .create_post(pb::CreatePostRequest { author: author.into(), message: format!("m{i}"), data_json: r#"{"i":1}"#.into() })
+            .create_post(pb::CreatePostRequest {
+                author: author.into(),
+                message: format!("m{i}"),
+                data_json: r#"{"i":1}"#.into(),
+            })
             .await
             .unwrap()
             .into_inner();
@@ -73,7 +135,11 @@ async fn the_whole_api_over_grpc() {
     let mut seen = Vec::new();
     let mut before = String::new();
     loop {
-        let page = r.get_timeline(timeline("bob", 2, &before)).await.unwrap().into_inner();
+        let page = r
+            .get_timeline(timeline("bob", 2, &before))
+            .await
+            .unwrap()
+            .into_inner();
         seen.extend(page.posts.iter().map(|p| p.id.clone()));
         if page.next_cursor.is_empty() {
             break;
@@ -81,57 +147,170 @@ async fn the_whole_api_over_grpc() {
         before = page.next_cursor;
     }
     assert_eq!(seen, newest_first(posted.clone()));
-    let own = r.list_posts(timeline("alice", 10, "")).await.unwrap().into_inner();
+    let own = r
+        .list_posts(timeline("alice", 10, ""))
+        .await
+        .unwrap()
+        .into_inner();
     assert_eq!(own.posts.len(), 4);
-    let one = r.get_post(pb::PostRef { id: posted[0].clone() }).await.unwrap().into_inner();
+    let one = r
+        .get_post(pb::PostRef {
+            id: posted[0].clone(),
+        })
+        .await
+        .unwrap()
+        .into_inner();
     assert_eq!((one.author.as_str(), one.message.as_str()), ("alice", "m0"));
 
     // Deletions over gRPC.
-    w.delete_post(pb::PostRef { id: posted[6].clone() }).await.unwrap();
+    w.delete_post(pb::PostRef {
+        id: posted[6].clone(),
+    })
+    .await
+    .unwrap();
     w.unfollow(edge("bob", "carol")).await.unwrap();
     t.wait_idle().await;
-    let page = r.get_timeline(timeline("bob", 10, "")).await.unwrap().into_inner();
+    let page = r
+        .get_timeline(timeline("bob", 10, ""))
+        .await
+        .unwrap()
+        .into_inner();
     let ids: Vec<String> = page.posts.iter().map(|p| p.id.clone()).collect();
-    assert_eq!(ids, newest_first(vec![posted[0].clone(), posted[2].clone(), posted[4].clone()]));
+    assert_eq!(
+        ids,
+        newest_first(vec![
+            posted[0].clone(),
+            posted[2].clone(),
+            posted[4].clone()
+        ])
+    );
     w.delete_user(user("alice")).await.unwrap();
-    assert_eq!(r.get_user(user("alice")).await.unwrap_err().code(), Code::NotFound);
+    assert_eq!(
+        r.get_user(user("alice")).await.unwrap_err().code(),
+        Code::NotFound
+    );
 }
 
 #[tokio::test]
 async fn bad_input_gets_a_clear_grpc_status() {
     let t = spawn_app().await;
     let (mut w, mut r) = clients(&t).await;
-    w.put_user(pb::PutUserRequest { id: "u".into(), profile_json: String::new() }).await.unwrap();
+    w.put_user(pb::PutUserRequest {
+        id: "u".into(),
+        profile_json: String::new(),
+    })
+    .await
+    .unwrap();
     let post = |author: &str, message: String, data: &str| pb::CreatePostRequest {
         author: author.into(),
         message,
         data_json: data.into(),
     };
     let cases: Vec<(tonic::Status, Code, &str)> = vec![
-        (w.create_post(post("u", String::new(), "")).await.unwrap_err(), Code::InvalidArgument, "empty_message"),
-        (w.create_post(post("u", "x".repeat(4097), "")).await.unwrap_err(), Code::InvalidArgument, "message_too_long"),
-        (w.create_post(post("u", "m".into(), "{")).await.unwrap_err(), Code::InvalidArgument, "invalid_json"),
-        (w.create_post(post("u", "m".into(), "[1]")).await.unwrap_err(), Code::InvalidArgument, "invalid_json_field"),
-        (w.create_post(post("ghost", "m".into(), "")).await.unwrap_err(), Code::NotFound, "user_not_found"),
-        (w.create_post(post("b d", "m".into(), "")).await.unwrap_err(), Code::InvalidArgument, "invalid_user_id"),
-        (w.follow(edge("u", "u")).await.unwrap_err(), Code::FailedPrecondition, "cannot_follow_self"),
-        (w.follow(edge("u", "ghost")).await.unwrap_err(), Code::NotFound, "user_not_found"),
-        (w.delete_post(pb::PostRef { id: "nope".into() }).await.unwrap_err(), Code::InvalidArgument, "invalid_post_id"),
-        (r.get_timeline(timeline("u", 201, "")).await.unwrap_err(), Code::InvalidArgument, "invalid_limit"),
-        (r.get_timeline(timeline("u", 10, "zz")).await.unwrap_err(), Code::InvalidArgument, "invalid_post_id"),
-        (r.get_timeline(timeline("ghost", 10, "")).await.unwrap_err(), Code::NotFound, "user_not_found"),
         (
-            r.list_followers(pb::ListUsersRequest { user: "u".into(), limit: 5, cursor: "zz".into() }).await.unwrap_err(),
+            w.create_post(post("u", String::new(), ""))
+                .await
+                .unwrap_err(),
+            Code::InvalidArgument,
+            "empty_message",
+        ),
+        (
+            w.create_post(post("u", "x".repeat(4097), ""))
+                .await
+                .unwrap_err(),
+            Code::InvalidArgument,
+            "message_too_long",
+        ),
+        (
+            w.create_post(post("u", "m".into(), "{")).await.unwrap_err(),
+            Code::InvalidArgument,
+            "invalid_json",
+        ),
+        (
+            w.create_post(post("u", "m".into(), "[1]"))
+                .await
+                .unwrap_err(),
+            Code::InvalidArgument,
+            "invalid_json_field",
+        ),
+        (
+            w.create_post(post("ghost", "m".into(), ""))
+                .await
+                .unwrap_err(),
+            Code::NotFound,
+            "user_not_found",
+        ),
+        (
+            w.create_post(post("b d", "m".into(), ""))
+                .await
+                .unwrap_err(),
+            Code::InvalidArgument,
+            "invalid_user_id",
+        ),
+        (
+            w.follow(edge("u", "u")).await.unwrap_err(),
+            Code::FailedPrecondition,
+            "cannot_follow_self",
+        ),
+        (
+            w.follow(edge("u", "ghost")).await.unwrap_err(),
+            Code::NotFound,
+            "user_not_found",
+        ),
+        (
+            w.delete_post(pb::PostRef { id: "nope".into() })
+                .await
+                .unwrap_err(),
+            Code::InvalidArgument,
+            "invalid_post_id",
+        ),
+        (
+            r.get_timeline(timeline("u", 201, "")).await.unwrap_err(),
+            Code::InvalidArgument,
+            "invalid_limit",
+        ),
+        (
+            r.get_timeline(timeline("u", 10, "zz")).await.unwrap_err(),
+            Code::InvalidArgument,
+            "invalid_post_id",
+        ),
+        (
+            r.get_timeline(timeline("ghost", 10, "")).await.unwrap_err(),
+            Code::NotFound,
+            "user_not_found",
+        ),
+        (
+            r.list_followers(pb::ListUsersRequest {
+                user: "u".into(),
+                limit: 5,
+                cursor: "zz".into(),
+            })
+            .await
+            .unwrap_err(),
             Code::InvalidArgument,
             "invalid_cursor",
         ),
-        (r.get_post(pb::PostRef { id: "0000000000000001".into() }).await.unwrap_err(), Code::NotFound, "post_not_found"),
+        (
+            r.get_post(pb::PostRef {
+                id: "0000000000000001".into(),
+            })
+            .await
+            .unwrap_err(),
+            Code::NotFound,
+            "post_not_found",
+        ),
     ];
     for (status, code, prefix) in cases {
         assert_eq!(status.code(), code, "{status:?}");
-        assert!(status.message().starts_with(prefix), "{status:?} should start with {prefix}");
+        assert!(
+            status.message().starts_with(prefix),
+            "{status:?} should start with {prefix}"
+        );
     }
     // A message over the size limit is refused before it is decoded.
-    let err = w.create_post(post("u", "z".repeat(100_000), "")).await.unwrap_err();
+    let err = w
+        .create_post(post("u", "z".repeat(100_000), ""))
+        .await
+        .unwrap_err();
     assert_eq!(err.code(), Code::OutOfRange, "{err:?}");
 }

@@ -82,7 +82,10 @@ async fn a_restart_keeps_data_and_resumes_fanout() {
     let p2 = t.post("a", "after restart").await;
     t.wait_idle().await;
     let (page, _, source) = t.timeline_page("r", 10, None).await;
-    assert_eq!((page, source.as_str()), (vec![p2.clone(), p1.clone()], "cache"));
+    assert_eq!(
+        (page, source.as_str()),
+        (vec![p2.clone(), p1.clone()], "cache")
+    );
     // Post ids keep increasing across restarts.
     assert!(p2 > p1);
 }
@@ -92,11 +95,15 @@ async fn a_restart_keeps_data_and_resumes_fanout() {
 #[tokio::test]
 #[ignore = "run as a child process by a_crash_loses_no_acknowledged_write"]
 async fn child_server() {
-    let Some(dir) = std::env::var_os("SOCIALITE_E2E_CHILD_DIR") else { return };
+    let Some(dir) = std::env::var_os("SOCIALITE_E2E_CHILD_DIR") else {
+        return;
+    };
     let dir = std::path::PathBuf::from(dir);
     let rest = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let grpc = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let app = socialite::start(&config(&dir, 50), rest, grpc).await.unwrap();
+    let app = socialite::start(&config(&dir, 50), rest, grpc)
+        .await
+        .unwrap();
     std::fs::write(dir.join("addr.tmp"), app.rest_addr.to_string()).unwrap();
     std::fs::rename(dir.join("addr.tmp"), dir.join("addr")).unwrap();
     std::future::pending::<()>().await;
@@ -117,10 +124,25 @@ async fn a_crash_loses_no_acknowledged_write() {
     let base = format!("http://{}", std::fs::read_to_string(&addr_file).unwrap());
     let http = reqwest::Client::new();
     for u in ["a", "r"] {
-        http.put(format!("{base}/users/{u}")).send().await.unwrap().error_for_status().unwrap();
+        http.put(format!("{base}/users/{u}"))
+            .send()
+            .await
+            .unwrap()
+            .error_for_status()
+            .unwrap();
     }
-    http.put(format!("{base}/users/r/following/a")).send().await.unwrap().error_for_status().unwrap();
-    http.get(format!("{base}/users/r/timeline")).send().await.unwrap().error_for_status().unwrap();
+    http.put(format!("{base}/users/r/following/a"))
+        .send()
+        .await
+        .unwrap()
+        .error_for_status()
+        .unwrap();
+    http.get(format!("{base}/users/r/timeline"))
+        .send()
+        .await
+        .unwrap()
+        .error_for_status()
+        .unwrap();
 
     // Post from several tasks; kill -9 the server while they are in flight.
     let (acked_tx, mut acked_rx) = tokio::sync::mpsc::unbounded_channel();
@@ -166,8 +188,15 @@ async fn a_crash_loses_no_acknowledged_write() {
     let timeline = t.timeline("r", 200).await;
     let unique: BTreeSet<String> = timeline.iter().cloned().collect();
     assert_eq!(unique.len(), timeline.len(), "a post shows twice");
-    assert!(acked.is_subset(&unique), "{} acknowledged posts are missing", acked.difference(&unique).count());
+    assert!(
+        acked.is_subset(&unique),
+        "{} acknowledged posts are missing",
+        acked.difference(&unique).count()
+    );
     let (_, own) = t.get("/users/a/posts?limit=200").await;
     let stored = ids(&own["posts"]);
-    assert_eq!(timeline, stored, "the timeline is exactly the author's stored posts");
+    assert_eq!(
+        timeline, stored,
+        "the timeline is exactly the author's stored posts"
+    );
 }

@@ -10,11 +10,26 @@ use serde_json::json;
 #[tokio::test]
 async fn users_profiles_and_counts() {
     let t = spawn_app().await;
-    let (s, b) = t.call(Method::PUT, "/users/alice", Some(json!({ "profile": { "name": "Alice" } }))).await;
+    let (s, b) = t
+        .call(
+            Method::PUT,
+            "/users/alice",
+            Some(json!({ "profile": { "name": "Alice" } })),
+        )
+        .await;
     assert_eq!(s, StatusCode::CREATED);
-    assert_eq!(b, json!({ "id": "alice", "followers": 0, "following": 0, "profile": { "name": "Alice" } }));
+    assert_eq!(
+        b,
+        json!({ "id": "alice", "followers": 0, "following": 0, "profile": { "name": "Alice" } })
+    );
     // PUT again updates the profile and is not a creation; no body keeps it.
-    let (s, b) = t.call(Method::PUT, "/users/alice", Some(json!({ "profile": { "name": "Al" } }))).await;
+    let (s, b) = t
+        .call(
+            Method::PUT,
+            "/users/alice",
+            Some(json!({ "profile": { "name": "Al" } })),
+        )
+        .await;
     assert_eq!((s, &b["profile"]["name"]), (StatusCode::OK, &json!("Al")));
     let (s, b) = t.call(Method::PUT, "/users/alice", None).await;
     assert_eq!((s, &b["profile"]["name"]), (StatusCode::OK, &json!("Al")));
@@ -24,24 +39,55 @@ async fn users_profiles_and_counts() {
     t.follow("carol", "alice").await;
     t.follow("bob", "carol").await;
     let (_, b) = t.get("/users/alice").await;
-    assert_eq!((b["followers"].as_u64(), b["following"].as_u64()), (Some(2), Some(0)));
-    assert_eq!(t.get("/users/bob/following_count").await.1, json!({ "count": 2 }));
-    assert_eq!(t.get("/users/alice/follower_count").await.1, json!({ "count": 2 }));
+    assert_eq!(
+        (b["followers"].as_u64(), b["following"].as_u64()),
+        (Some(2), Some(0))
+    );
+    assert_eq!(
+        t.get("/users/bob/following_count").await.1,
+        json!({ "count": 2 })
+    );
+    assert_eq!(
+        t.get("/users/alice/follower_count").await.1,
+        json!({ "count": 2 })
+    );
     // Follow and unfollow are idempotent and keep counts exact.
-    let (_, b) = t.call(Method::PUT, "/users/bob/following/alice", None).await;
+    let (_, b) = t
+        .call(Method::PUT, "/users/bob/following/alice", None)
+        .await;
     assert_eq!(b["changed"], json!(false));
     t.unfollow("bob", "alice").await;
-    let (_, b) = t.call(Method::DELETE, "/users/bob/following/alice", None).await;
+    let (_, b) = t
+        .call(Method::DELETE, "/users/bob/following/alice", None)
+        .await;
     assert_eq!(b["changed"], json!(false));
-    assert_eq!(t.get("/users/alice/follower_count").await.1, json!({ "count": 1 }));
-    assert_eq!(t.get("/users/bob/following_count").await.1, json!({ "count": 1 }));
+    assert_eq!(
+        t.get("/users/alice/follower_count").await.1,
+        json!({ "count": 1 })
+    );
+    assert_eq!(
+        t.get("/users/bob/following_count").await.1,
+        json!({ "count": 1 })
+    );
     // Deleting a user removes their edges and fixes the counts at the other ends.
     t.delete("/users/carol").await;
     assert_eq!(t.get("/users/carol").await.0, StatusCode::NOT_FOUND);
-    assert_eq!(t.get("/users/alice/follower_count").await.1, json!({ "count": 0 }));
-    assert_eq!(t.get("/users/bob/following_count").await.1, json!({ "count": 0 }));
-    assert_eq!(t.get("/users/alice/followers").await.1, json!({ "users": [], "next_cursor": null }));
-    assert_eq!(t.call(Method::DELETE, "/users/carol", None).await.0, StatusCode::NOT_FOUND);
+    assert_eq!(
+        t.get("/users/alice/follower_count").await.1,
+        json!({ "count": 0 })
+    );
+    assert_eq!(
+        t.get("/users/bob/following_count").await.1,
+        json!({ "count": 0 })
+    );
+    assert_eq!(
+        t.get("/users/alice/followers").await.1,
+        json!({ "users": [], "next_cursor": null })
+    );
+    assert_eq!(
+        t.call(Method::DELETE, "/users/carol", None).await.0,
+        StatusCode::NOT_FOUND
+    );
 }
 
 #[tokio::test]
@@ -57,9 +103,17 @@ async fn follower_lists_page_with_cursors() {
     let mut seen = Vec::new();
     let mut cursor = String::new();
     loop {
-        let (s, b) = t.get(&format!("/users/star/followers?limit=10&cursor={cursor}")).await;
+        let (s, b) = t
+            .get(&format!("/users/star/followers?limit=10&cursor={cursor}"))
+            .await;
         assert_eq!(s, StatusCode::OK);
-        seen.extend(b["users"].as_array().unwrap().iter().map(|u| u.as_str().unwrap().to_owned()));
+        seen.extend(
+            b["users"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|u| u.as_str().unwrap().to_owned()),
+        );
         match b["next_cursor"].as_str() {
             Some(c) => cursor = c.to_owned(),
             None => break,
@@ -75,7 +129,11 @@ async fn posts_are_stored_listed_and_deleted() {
     let t = spawn_app().await;
     t.put_user("ann").await;
     let (s, b) = t
-        .call(Method::POST, "/users/ann/posts", Some(json!({ "message": "hi", "data": { "lang": "en" } })))
+        .call(
+            Method::POST,
+            "/users/ann/posts",
+            Some(json!({ "message": "hi", "data": { "lang": "en" } })),
+        )
         .await;
     assert_eq!(s, StatusCode::CREATED);
     let id = b["id"].as_str().unwrap().to_owned();
@@ -90,14 +148,24 @@ async fn posts_are_stored_listed_and_deleted() {
     let expected = newest_first(ids.clone());
     let (_, page1) = t.get("/users/ann/posts?limit=4").await;
     let cursor = page1["next_cursor"].as_str().unwrap().to_owned();
-    let (_, page2) = t.get(&format!("/users/ann/posts?limit=4&before={cursor}")).await;
+    let (_, page2) = t
+        .get(&format!("/users/ann/posts?limit=4&before={cursor}"))
+        .await;
     assert!(page2["next_cursor"].is_null());
     let mut listed = common::ids(&page1["posts"]);
     listed.extend(common::ids(&page2["posts"]));
     assert_eq!(listed, expected);
     t.delete(&format!("/posts/{id}")).await;
-    assert_eq!(t.get(&format!("/posts/{id}")).await.0, StatusCode::NOT_FOUND);
-    assert_eq!(t.call(Method::DELETE, &format!("/posts/{id}"), None).await.0, StatusCode::NOT_FOUND);
+    assert_eq!(
+        t.get(&format!("/posts/{id}")).await.0,
+        StatusCode::NOT_FOUND
+    );
+    assert_eq!(
+        t.call(Method::DELETE, &format!("/posts/{id}"), None)
+            .await
+            .0,
+        StatusCode::NOT_FOUND
+    );
 }
 
 #[tokio::test]
@@ -115,7 +183,10 @@ async fn fanout_reaches_active_followers_and_skips_dormant_ones() {
     let p2 = t.post("author", "two").await;
     t.wait_idle().await;
     let (page, next, source) = t.timeline_page("reader", 10, None).await;
-    assert_eq!((page, next, source.as_str()), (vec![p2.clone(), p1.clone()], None, "cache"));
+    assert_eq!(
+        (page, next, source.as_str()),
+        (vec![p2.clone(), p1.clone()], None, "cache")
+    );
     // The sleeper never read: fanout left them alone; their first read merges.
     assert!(!t.is_active("sleeper").await);
     let (page, _, source) = t.timeline_page("sleeper", 10, None).await;
@@ -133,11 +204,17 @@ async fn scrolling_past_the_cache_reaches_the_first_post() {
     t.follow("r", "b").await;
     let mut all = Vec::new();
     for i in 0..9 {
-        all.push(t.post(if i % 2 == 0 { "a" } else { "b" }, &format!("old {i}")).await);
+        all.push(
+            t.post(if i % 2 == 0 { "a" } else { "b" }, &format!("old {i}"))
+                .await,
+        );
     }
     t.timeline_page("r", 3, None).await; // activate
     for i in 0..8 {
-        all.push(t.post(if i % 3 == 0 { "a" } else { "b" }, &format!("new {i}")).await);
+        all.push(
+            t.post(if i % 3 == 0 { "a" } else { "b" }, &format!("new {i}"))
+                .await,
+        );
     }
     t.wait_idle().await;
     let expected = newest_first(all);
@@ -164,7 +241,10 @@ async fn follow_backfills_and_unfollow_purges() {
     t.follow("r", "b").await;
     t.wait_idle().await;
     let (page, _, source) = t.timeline_page("r", 10, None).await;
-    assert_eq!((page, source.as_str()), (newest_first(vec![pa.clone(), pb1, pb2]), "cache"));
+    assert_eq!(
+        (page, source.as_str()),
+        (newest_first(vec![pa.clone(), pb1, pb2]), "cache")
+    );
     t.unfollow("r", "b").await;
     t.wait_idle().await;
     let (page, _, _) = t.timeline_page("r", 10, None).await;
@@ -186,16 +266,25 @@ async fn deletions_are_retracted_from_timelines() {
     let pb = t.post("b", "b1").await;
     let pb2 = t.post("b", "b2").await;
     t.wait_idle().await;
-    assert_eq!(t.timeline("r", 10).await, newest_first(vec![pa.clone(), pb.clone(), pb2.clone()]));
+    assert_eq!(
+        t.timeline("r", 10).await,
+        newest_first(vec![pa.clone(), pb.clone(), pb2.clone()])
+    );
     t.delete(&format!("/posts/{pb}")).await;
     t.wait_idle().await;
-    assert_eq!(t.timeline("r", 10).await, newest_first(vec![pa.clone(), pb2.clone()]));
+    assert_eq!(
+        t.timeline("r", 10).await,
+        newest_first(vec![pa.clone(), pb2.clone()])
+    );
     // Deleting b retracts b's posts from every follower's cache.
     t.delete("/users/b").await;
     t.wait_idle().await;
     assert_eq!(t.timeline("r", 10).await, vec![pa]);
     assert_eq!(t.timeline("a", 10).await, Vec::<String>::new());
-    assert_eq!(t.get(&format!("/posts/{pb2}")).await.0, StatusCode::NOT_FOUND);
+    assert_eq!(
+        t.get(&format!("/posts/{pb2}")).await.0,
+        StatusCode::NOT_FOUND
+    );
     // A deleted reader's cache is dropped.
     t.delete("/users/r").await;
     t.wait_idle().await;
@@ -211,53 +300,270 @@ async fn bad_input_gets_a_4xx_with_an_error_body() {
     let long = format!("{{\"message\": \"{}\"}}", "x".repeat(4097));
     let huge = format!("{{\"message\": \"{}\"}}", "y".repeat(70_000));
     let cases: Vec<(Method, String, Option<&str>, u16, &str)> = vec![
-        (Method::POST, "/users/u/posts".into(), Some("{\"message\": "), 400, "invalid_json"),
-        (Method::POST, "/users/u/posts".into(), Some("{}"), 400, "invalid_body"),
-        (Method::POST, "/users/u/posts".into(), Some("{\"message\": 5}"), 400, "invalid_body"),
-        (Method::POST, "/users/u/posts".into(), Some("{\"message\": \"\"}"), 400, "empty_message"),
-        (Method::POST, "/users/u/posts".into(), Some("{\"message\": \"  \"}"), 400, "empty_message"),
-        (Method::POST, "/users/u/posts".into(), Some(&long), 400, "message_too_long"),
-        (Method::POST, "/users/u/posts".into(), Some(&huge), 413, "body_too_large"),
-        (Method::POST, "/users/u/posts".into(), Some("{\"message\": \"m\", \"data\": [1]}"), 400, "invalid_json_field"),
-        (Method::POST, "/users/u/posts".into(), Some("{\"message\": \"m\", \"extra\": 1}"), 400, "invalid_body"),
-        (Method::POST, "/users/nobody/posts".into(), Some("{\"message\": \"m\"}"), 404, "user_not_found"),
-        (Method::POST, "/users/bad%20id/posts".into(), Some("{\"message\": \"m\"}"), 400, "invalid_user_id"),
-        (Method::PUT, format!("/users/{}", "a".repeat(65)), None, 400, "invalid_user_id"),
-        (Method::PUT, "/users/u".into(), Some("{\"profile\": 3}"), 400, "invalid_json_field"),
-        (Method::PUT, "/users/u".into(), Some("not json"), 400, "invalid_json"),
-        (Method::PUT, "/users/u/following/u".into(), None, 409, "cannot_follow_self"),
-        (Method::PUT, "/users/u/following/ghost".into(), None, 404, "user_not_found"),
-        (Method::PUT, "/users/ghost/following/u".into(), None, 404, "user_not_found"),
-        (Method::DELETE, "/users/u/following/ghost".into(), None, 404, "user_not_found"),
-        (Method::GET, "/users/ghost".into(), None, 404, "user_not_found"),
-        (Method::GET, "/users/ghost/timeline".into(), None, 404, "user_not_found"),
-        (Method::GET, "/users/u/timeline?limit=0".into(), None, 400, "invalid_limit"),
-        (Method::GET, "/users/u/timeline?limit=201".into(), None, 400, "invalid_limit"),
-        (Method::GET, "/users/u/timeline?limit=-1".into(), None, 400, "invalid_query"),
-        (Method::GET, "/users/u/timeline?limit=ten".into(), None, 400, "invalid_query"),
-        (Method::GET, "/users/u/timeline?before=zz".into(), None, 400, "invalid_post_id"),
-        (Method::GET, "/users/u/posts?before=123".into(), None, 400, "invalid_post_id"),
-        (Method::GET, "/users/u/followers?cursor=zz".into(), None, 400, "invalid_cursor"),
-        (Method::GET, "/users/u/following?limit=500".into(), None, 400, "invalid_limit"),
-        (Method::GET, "/posts/not-an-id".into(), None, 400, "invalid_post_id"),
-        (Method::GET, "/posts/0000000000000001".into(), None, 404, "post_not_found"),
-        (Method::DELETE, "/posts/0000000000000001".into(), None, 404, "post_not_found"),
-        (Method::GET, "/no/such/route".into(), None, 404, "no_such_route"),
-        (Method::PATCH, "/users/u".into(), None, 405, "method_not_allowed"),
+        (
+            Method::POST,
+            "/users/u/posts".into(),
+            Some("{\"message\": "),
+            400,
+            "invalid_json",
+        ),
+        (
+            Method::POST,
+            "/users/u/posts".into(),
+            Some("{}"),
+            400,
+            "invalid_body",
+        ),
+        (
+            Method::POST,
+            "/users/u/posts".into(),
+            Some("{\"message\": 5}"),
+            400,
+            "invalid_body",
+        ),
+        (
+            Method::POST,
+            "/users/u/posts".into(),
+            Some("{\"message\": \"\"}"),
+            400,
+            "empty_message",
+        ),
+        (
+            Method::POST,
+            "/users/u/posts".into(),
+            Some("{\"message\": \"  \"}"),
+            400,
+            "empty_message",
+        ),
+        (
+            Method::POST,
+            "/users/u/posts".into(),
+            Some(&long),
+            400,
+            "message_too_long",
+        ),
+        (
+            Method::POST,
+            "/users/u/posts".into(),
+            Some(&huge),
+            413,
+            "body_too_large",
+        ),
+        (
+            Method::POST,
+            "/users/u/posts".into(),
+            Some("{\"message\": \"m\", \"data\": [1]}"),
+            400,
+            "invalid_json_field",
+        ),
+        (
+            Method::POST,
+            "/users/u/posts".into(),
+            Some("{\"message\": \"m\", \"extra\": 1}"),
+            400,
+            "invalid_body",
+        ),
+        (
+            Method::POST,
+            "/users/nobody/posts".into(),
+            Some("{\"message\": \"m\"}"),
+            404,
+            "user_not_found",
+        ),
+        (
+            Method::POST,
+            "/users/bad%20id/posts".into(),
+            Some("{\"message\": \"m\"}"),
+            400,
+            "invalid_user_id",
+        ),
+        (
+            Method::PUT,
+            format!("/users/{}", "a".repeat(65)),
+            None,
+            400,
+            "invalid_user_id",
+        ),
+        (
+            Method::PUT,
+            "/users/u".into(),
+            Some("{\"profile\": 3}"),
+            400,
+            "invalid_json_field",
+        ),
+        (
+            Method::PUT,
+            "/users/u".into(),
+            Some("not json"),
+            400,
+            "invalid_json",
+        ),
+        (
+            Method::PUT,
+            "/users/u/following/u".into(),
+            None,
+            409,
+            "cannot_follow_self",
+        ),
+        (
+            Method::PUT,
+            "/users/u/following/ghost".into(),
+            None,
+            404,
+            "user_not_found",
+        ),
+        (
+            Method::PUT,
+            "/users/ghost/following/u".into(),
+            None,
+            404,
+            "user_not_found",
+        ),
+        (
+            Method::DELETE,
+            "/users/u/following/ghost".into(),
+            None,
+            404,
+            "user_not_found",
+        ),
+        (
+            Method::GET,
+            "/users/ghost".into(),
+            None,
+            404,
+            "user_not_found",
+        ),
+        (
+            Method::GET,
+            "/users/ghost/timeline".into(),
+            None,
+            404,
+            "user_not_found",
+        ),
+        (
+            Method::GET,
+            "/users/u/timeline?limit=0".into(),
+            None,
+            400,
+            "invalid_limit",
+        ),
+        (
+            Method::GET,
+            "/users/u/timeline?limit=201".into(),
+            None,
+            400,
+            "invalid_limit",
+        ),
+        (
+            Method::GET,
+            "/users/u/timeline?limit=-1".into(),
+            None,
+            400,
+            "invalid_query",
+        ),
+        (
+            Method::GET,
+            "/users/u/timeline?limit=ten".into(),
+            None,
+            400,
+            "invalid_query",
+        ),
+        (
+            Method::GET,
+            "/users/u/timeline?before=zz".into(),
+            None,
+            400,
+            "invalid_post_id",
+        ),
+        (
+            Method::GET,
+            "/users/u/posts?before=123".into(),
+            None,
+            400,
+            "invalid_post_id",
+        ),
+        (
+            Method::GET,
+            "/users/u/followers?cursor=zz".into(),
+            None,
+            400,
+            "invalid_cursor",
+        ),
+        (
+            Method::GET,
+            "/users/u/following?limit=500".into(),
+            None,
+            400,
+            "invalid_limit",
+        ),
+        (
+            Method::GET,
+            "/posts/not-an-id".into(),
+            None,
+            400,
+            "invalid_post_id",
+        ),
+        (
+            Method::GET,
+            "/posts/0000000000000001".into(),
+            None,
+            404,
+            "post_not_found",
+        ),
+        (
+            Method::DELETE,
+            "/posts/0000000000000001".into(),
+            None,
+            404,
+            "post_not_found",
+        ),
+        (
+            Method::GET,
+            "/no/such/route".into(),
+            None,
+            404,
+            "no_such_route",
+        ),
+        (
+            Method::PATCH,
+            "/users/u".into(),
+            None,
+            405,
+            "method_not_allowed",
+        ),
     ];
     for (method, path, body, status, code) in cases {
-        let mut req = t.http.request(method.clone(), format!("{}{}", t.base, path));
+        let mut req = t
+            .http
+            .request(method.clone(), format!("{}{}", t.base, path));
         if let Some(b) = body {
-            req = req.header("content-type", "application/json").body(b.to_owned());
+            req = req
+                .header("content-type", "application/json")
+                .body(b.to_owned());
         }
         let resp = req.send().await.unwrap();
         let got = resp.status().as_u16();
         let v: serde_json::Value = resp.json().await.unwrap_or_default();
-        assert_eq!((got, v["error"]["code"].as_str()), (status, Some(code)), "{method} {path}: {v}");
-        assert!(v["error"]["message"].as_str().is_some_and(|m| !m.is_empty()), "{method} {path}: {v}");
+        assert_eq!(
+            (got, v["error"]["code"].as_str()),
+            (status, Some(code)),
+            "{method} {path}: {v}"
+        );
+        assert!(
+            v["error"]["message"]
+                .as_str()
+                .is_some_and(|m| !m.is_empty()),
+            "{method} {path}: {v}"
+        );
     }
     // A body without a JSON content type is refused too.
-    let resp = t.http.post(format!("{}/users/u/posts", t.base)).body("{\"message\":\"m\"}").send().await.unwrap();
+    let resp = t
+        .http
+        .post(format!("{}/users/u/posts", t.base))
+        .body("{\"message\":\"m\"}")
+        .send()
+        .await
+        .unwrap();
     assert_eq!(resp.status(), StatusCode::BAD_REQUEST);
     // After all that, the service is fine.
     assert_eq!(t.get("/healthz").await.0, StatusCode::OK);

@@ -16,8 +16,16 @@ pub fn grpc_service(reads: Arc<Reads>) -> ReadsServer<ReadsGrpc> {
 pub struct ReadsGrpc(Arc<Reads>);
 
 impl ReadsGrpc {
-    async fn edges(&self, r: pb::ListUsersRequest, d: Direction) -> Result<Response<pb::UserList>, Status> {
-        let page = self.0.edges(&r.user, d, limit(r.limit), optional(&r.cursor)).await.map_err(to_status)?;
+    async fn edges(
+        &self,
+        r: pb::ListUsersRequest,
+        d: Direction,
+    ) -> Result<Response<pb::UserList>, Status> {
+        let page = self
+            .0
+            .edges(&r.user, d, limit(r.limit), optional(&r.cursor))
+            .await
+            .map_err(to_status)?;
         Ok(Response::new(user_page(page)))
     }
 }
@@ -29,20 +37,32 @@ impl pb::reads_server::Reads for ReadsGrpc {
         Ok(Response::new(user(&u)))
     }
 
-    async fn list_followers(&self, req: Request<pb::ListUsersRequest>) -> Result<Response<pb::UserList>, Status> {
+    async fn list_followers(
+        &self,
+        req: Request<pb::ListUsersRequest>,
+    ) -> Result<Response<pb::UserList>, Status> {
         self.edges(req.into_inner(), Direction::Followers).await
     }
 
-    async fn list_following(&self, req: Request<pb::ListUsersRequest>) -> Result<Response<pb::UserList>, Status> {
+    async fn list_following(
+        &self,
+        req: Request<pb::ListUsersRequest>,
+    ) -> Result<Response<pb::UserList>, Status> {
         self.edges(req.into_inner(), Direction::Following).await
     }
 
-    async fn follower_count(&self, req: Request<pb::UserRef>) -> Result<Response<pb::Count>, Status> {
+    async fn follower_count(
+        &self,
+        req: Request<pb::UserRef>,
+    ) -> Result<Response<pb::Count>, Status> {
         let u = self.0.user(&req.into_inner().id).await.map_err(to_status)?;
         Ok(Response::new(pb::Count { count: u.followers }))
     }
 
-    async fn following_count(&self, req: Request<pb::UserRef>) -> Result<Response<pb::Count>, Status> {
+    async fn following_count(
+        &self,
+        req: Request<pb::UserRef>,
+    ) -> Result<Response<pb::Count>, Status> {
         let u = self.0.user(&req.into_inner().id).await.map_err(to_status)?;
         Ok(Response::new(pb::Count { count: u.following }))
     }
@@ -52,15 +72,29 @@ impl pb::reads_server::Reads for ReadsGrpc {
         Ok(Response::new(post(&p)))
     }
 
-    async fn list_posts(&self, req: Request<pb::ListPostsRequest>) -> Result<Response<pb::PostList>, Status> {
+    async fn list_posts(
+        &self,
+        req: Request<pb::ListPostsRequest>,
+    ) -> Result<Response<pb::PostList>, Status> {
         let r = req.into_inner();
-        let page = self.0.posts_by(&r.user, limit(r.limit), optional(&r.before)).await.map_err(to_status)?;
+        let page = self
+            .0
+            .posts_by(&r.user, limit(r.limit), optional(&r.before))
+            .await
+            .map_err(to_status)?;
         Ok(Response::new(post_page(&page)))
     }
 
-    async fn get_timeline(&self, req: Request<pb::ListPostsRequest>) -> Result<Response<pb::PostList>, Status> {
+    async fn get_timeline(
+        &self,
+        req: Request<pb::ListPostsRequest>,
+    ) -> Result<Response<pb::PostList>, Status> {
         let r = req.into_inner();
-        let (page, _) = self.0.timeline(&r.user, limit(r.limit), optional(&r.before)).await.map_err(to_status)?;
+        let (page, _) = self
+            .0
+            .timeline(&r.user, limit(r.limit), optional(&r.before))
+            .await
+            .map_err(to_status)?;
         Ok(Response::new(post_page(&page)))
     }
 }

@@ -12,7 +12,11 @@ use std::process::ExitCode;
 use std::sync::Arc;
 
 #[derive(Parser)]
-#[command(name = "socialite-timeline-api", version, about = "Socialite reads: profiles, graph, posts, timelines")]
+#[command(
+    name = "socialite-timeline-api",
+    version,
+    about = "Socialite reads: profiles, graph, posts, timelines"
+)]
 struct Cli {
     /// REST listen address.
     #[arg(long, env = "SOCIALITE_REST_ADDR", default_value = "127.0.0.1:8082")]
@@ -44,5 +48,10 @@ async fn run(cli: Cli) -> Result<(), String> {
     let reads = Arc::new(Reads::new(backends.stores()));
     let (stop, _) = socialite_core::shutdown::channel();
     let grpc = tonic::service::Routes::new(socialite_timeline_api::grpc_service(reads.clone()));
-    run_until_signal((cli.rest_addr, socialite_timeline_api::rest_routes(reads)), (cli.grpc_addr, grpc), stop).await
+    run_until_signal(
+        (cli.rest_addr, socialite_timeline_api::rest_routes(reads)),
+        (cli.grpc_addr, grpc),
+        stop,
+    )
+    .await
 }

@@ -29,13 +29,25 @@ async fn get_user(State(reads): App, Path(id): Path<String>) -> Result<Response,
     Ok(Json(json::user(&reads.user(&id).await?)).into_response())
 }
 
-async fn followers(State(reads): App, Path(id): Path<String>, Query(q): Query<PageParams>) -> Result<Response, ApiError> {
-    let page = reads.edges(&id, Direction::Followers, q.limit, q.cursor()).await?;
+async fn followers(
+    State(reads): App,
+    Path(id): Path<String>,
+    Query(q): Query<PageParams>,
+) -> Result<Response, ApiError> {
+    let page = reads
+        .edges(&id, Direction::Followers, q.limit, q.cursor())
+        .await?;
     Ok(Json(json::user_page(&page)).into_response())
 }
 
-async fn following(State(reads): App, Path(id): Path<String>, Query(q): Query<PageParams>) -> Result<Response, ApiError> {
-    let page = reads.edges(&id, Direction::Following, q.limit, q.cursor()).await?;
+async fn following(
+    State(reads): App,
+    Path(id): Path<String>,
+    Query(q): Query<PageParams>,
+) -> Result<Response, ApiError> {
+    let page = reads
+        .edges(&id, Direction::Following, q.limit, q.cursor())
+        .await?;
     Ok(Json(json::user_page(&page)).into_response())
 }
 
@@ -47,7 +59,11 @@ async fn following_count(State(reads): App, Path(id): Path<String>) -> Result<Re
     Ok(Json(json::count(reads.user(&id).await?.following)).into_response())
 }
 
-async fn posts_by(State(reads): App, Path(id): Path<String>, Query(q): Query<PageParams>) -> Result<Response, ApiError> {
+async fn posts_by(
+    State(reads): App,
+    Path(id): Path<String>,
+    Query(q): Query<PageParams>,
+) -> Result<Response, ApiError> {
     let page = reads.posts_by(&id, q.limit, q.before()).await?;
     Ok(Json(json::post_page(&page)).into_response())
 }
@@ -55,10 +71,17 @@ async fn posts_by(State(reads): App, Path(id): Path<String>, Query(q): Query<Pag
 /// The home timeline. `X-Timeline-Source` tells whether the cache served it
 /// (`cache`), the cache and a merge below it (`past_cache`), or a read-time
 /// merge (`merge`).
-async fn timeline(State(reads): App, Path(id): Path<String>, Query(q): Query<PageParams>) -> Result<Response, ApiError> {
+async fn timeline(
+    State(reads): App,
+    Path(id): Path<String>,
+    Query(q): Query<PageParams>,
+) -> Result<Response, ApiError> {
     let (page, source) = reads.timeline(&id, q.limit, q.before()).await?;
     let mut resp = Json(json::post_page(&page)).into_response();
-    resp.headers_mut().insert("x-timeline-source", HeaderValue::from_static(source.as_str()));
+    resp.headers_mut().insert(
+        "x-timeline-source",
+        HeaderValue::from_static(source.as_str()),
+    );
     Ok(resp)
 }
 

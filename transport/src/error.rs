@@ -29,7 +29,8 @@ impl IntoResponse for ApiError {
         if matches!(e.kind(), ErrorKind::Internal | ErrorKind::Unavailable) {
             tracing::error!(code = e.code(), error = %e.chain(), "request failed");
         }
-        let status = StatusCode::from_u16(e.kind().http_status()).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
+        let status = StatusCode::from_u16(e.kind().http_status())
+            .unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
         let body = json!({ "error": { "code": e.code(), "message": e.message() } });
         (status, Json(body)).into_response()
     }

@@ -26,8 +26,12 @@ impl<S: Send + Sync, T: DeserializeOwned> FromRequest<S> for Json<T> {
 fn json_rejection(r: JsonRejection) -> ApiError {
     let detail = r.body_text();
     match r {
-        JsonRejection::JsonSyntaxError(_) => ApiError::new(ErrorKind::Invalid, "invalid_json", detail),
-        JsonRejection::JsonDataError(_) => ApiError::new(ErrorKind::Invalid, "invalid_body", detail),
+        JsonRejection::JsonSyntaxError(_) => {
+            ApiError::new(ErrorKind::Invalid, "invalid_json", detail)
+        }
+        JsonRejection::JsonDataError(_) => {
+            ApiError::new(ErrorKind::Invalid, "invalid_body", detail)
+        }
         JsonRejection::MissingJsonContentType(_) => ApiError::new(
             ErrorKind::Invalid,
             "unsupported_media_type",
@@ -36,7 +40,10 @@ fn json_rejection(r: JsonRejection) -> ApiError {
         other if other.status() == StatusCode::PAYLOAD_TOO_LARGE => ApiError::new(
             ErrorKind::TooLarge,
             "body_too_large",
-            format!("the request body is over the limit of {} bytes", crate::MAX_BODY_BYTES),
+            format!(
+                "the request body is over the limit of {} bytes",
+                crate::MAX_BODY_BYTES
+            ),
         ),
         other => ApiError::new(ErrorKind::Invalid, "invalid_body", other.body_text()),
     }
@@ -48,8 +55,16 @@ pub fn optional_json_body<T: DeserializeOwned>(body: &[u8]) -> Result<Option<T>,
         return Ok(None);
     }
     serde_json::from_slice(body).map(Some).map_err(|e| {
-        let code = if e.is_data() { "invalid_body" } else { "invalid_json" };
-        ApiError::new(ErrorKind::Invalid, code, format!("the body is not valid: {e}"))
+        let code = if e.is_data() {
+            "invalid_body"
+        } else {
+            "invalid_json"
+        };
+        ApiError::new(
+            ErrorKind::Invalid,
+            code,
+            format!("the body is not valid: {e}"),
+        )
     })
 }
 
@@ -62,7 +77,11 @@ impl<S: Send + Sync, T: DeserializeOwned + Send> FromRequestParts<S> for Path<T>
     async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, ApiError> {
         match axum::extract::Path::<T>::from_request_parts(parts, state).await {
             Ok(axum::extract::Path(v)) => Ok(Path(v)),
-            Err(r) => Err(ApiError::new(ErrorKind::Invalid, "invalid_path", r.body_text())),
+            Err(r) => Err(ApiError::new(
+                ErrorKind::Invalid,
+                "invalid_path",
+                r.body_text(),
+            )),
         }
     }
 }

@@ -12,7 +12,11 @@ pub fn user(u: &User) -> pb::User {
         id: u.id.to_string(),
         followers: u.followers,
         following: u.following,
-        profile_json: u.profile.as_ref().map(|p| Value::Object(p.clone()).to_string()).unwrap_or_default(),
+        profile_json: u
+            .profile
+            .as_ref()
+            .map(|p| Value::Object(p.clone()).to_string())
+            .unwrap_or_default(),
     }
 }
 
@@ -21,7 +25,11 @@ pub fn post(p: &Post) -> pb::Post {
         id: p.id.to_string(),
         author: p.author.to_string(),
         message: p.message.clone(),
-        data_json: p.data.as_ref().map(|d| Value::Object(d.clone()).to_string()).unwrap_or_default(),
+        data_json: p
+            .data
+            .as_ref()
+            .map(|d| Value::Object(d.clone()).to_string())
+            .unwrap_or_default(),
         created_at: rfc3339_ms(p.created_at_ms()),
     }
 }
@@ -45,9 +53,12 @@ pub fn optional_json(field: &'static str, text: &str) -> Result<Option<Value>, t
     if text.is_empty() {
         return Ok(None);
     }
-    serde_json::from_str(text)
-        .map(Some)
-        .map_err(|e| to_status(Error::invalid("invalid_json", format!("{field} is not valid JSON: {e}"))))
+    serde_json::from_str(text).map(Some).map_err(|e| {
+        to_status(Error::invalid(
+            "invalid_json",
+            format!("{field} is not valid JSON: {e}"),
+        ))
+    })
 }
 
 /// A page size: 0 means the default.

@@ -23,8 +23,14 @@ pub fn finish_router(routes: Router) -> Router {
         .layer(DefaultBodyLimit::max(MAX_BODY_BYTES))
 }
 
-pub async fn serve_http(listener: TcpListener, router: Router, mut shutdown: Shutdown) -> std::io::Result<()> {
-    axum::serve(listener, router).with_graceful_shutdown(async move { shutdown.wait().await }).await
+pub async fn serve_http(
+    listener: TcpListener,
+    router: Router,
+    mut shutdown: Shutdown,
+) -> std::io::Result<()> {
+    axum::serve(listener, router)
+        .with_graceful_shutdown(async move { shutdown.wait().await })
+        .await
 }
 
 pub async fn serve_grpc(
@@ -63,7 +69,9 @@ pub async fn shutdown_signal() {
 
 /// Binds a listener, naming the setting in the error.
 pub async fn bind(what: &str, addr: std::net::SocketAddr) -> Result<TcpListener, String> {
-    TcpListener::bind(addr).await.map_err(|e| format!("cannot listen for {what} on {addr}: {e}"))
+    TcpListener::bind(addr)
+        .await
+        .map_err(|e| format!("cannot listen for {what} on {addr}: {e}"))
 }
 
 /// Serves REST and gRPC until SIGINT/SIGTERM, then stops taking requests,
@@ -76,7 +84,11 @@ pub async fn run_until_signal(
     let rest_listener = bind("REST (--rest-addr)", rest.0).await?;
     let grpc_listener = bind("gRPC (--grpc-addr)", grpc.0).await?;
     let (trigger, shutdown) = socialite_core::shutdown::channel();
-    let http = tokio::spawn(serve_http(rest_listener, finish_router(rest.1), shutdown.clone()));
+    let http = tokio::spawn(serve_http(
+        rest_listener,
+        finish_router(rest.1),
+        shutdown.clone(),
+    ));
     let rpc = tokio::spawn(serve_grpc(grpc_listener, grpc.1, shutdown));
     tracing::info!(rest = %rest.0, grpc = %grpc.0, "serving");
     shutdown_signal().await;

@@ -49,13 +49,21 @@ impl EmbeddedStore {
         };
         txn.commit().store()?;
         let outbox_ready = Arc::new(Notify::new());
-        let state = State { next_outbox_seq, queued: false, outbox_ready: outbox_ready.clone() };
+        let state = State {
+            next_outbox_seq,
+            queued: false,
+            outbox_ready: outbox_ready.clone(),
+        };
         let writer = Writer::spawn("content", db.clone(), state, |s| {
             if std::mem::take(&mut s.queued) {
                 s.outbox_ready.notify_one();
             }
         });
-        Ok(EmbeddedStore { db, writer, outbox_ready })
+        Ok(EmbeddedStore {
+            db,
+            writer,
+            outbox_ready,
+        })
     }
 
     fn read<R>(&self, f: impl FnOnce(&ReadTransaction) -> Result<R>) -> Result<R> {
@@ -76,7 +84,11 @@ impl EmbeddedStore {
 
 fn emit(ctx: &mut Ctx<'_>, event: &Event) -> Result<()> {
     let seq = ctx.state.next_outbox_seq;
-    ctx.txn.open_table(OUTBOX).store()?.insert(seq, event.encode().as_slice()).store()?;
+    ctx.txn
+        .open_table(OUTBOX)
+        .store()?
+        .insert(seq, event.encode().as_slice())
+        .store()?;
     ctx.state.next_outbox_seq += 1;
     ctx.state.queued = true;
     Ok(())
@@ -94,12 +106,14 @@ fn require_user(txn: &WriteTransaction, id: &UserId) -> Result<()> {
     }
 }
 
-
 /// Adds `followers` and `following` to a user's counts.
 fn add_counts(txn: &WriteTransaction, id: &str, followers: i64, following: i64) -> Result<()> {
     let mut counts = txn.open_table(COUNTS).store()?;
     let (a, b) = counts.get(id).store()?.map(|g| g.value()).unwrap_or((0, 0));
-    let (a, b) = (a.saturating_add_signed(followers), b.saturating_add_signed(following));
+    let (a, b) = (
+        a.saturating_add_signed(followers),
+        b.saturating_add_signed(following),
+    );
     counts.insert(id, (a, b)).store()?;
     Ok(())
 }
@@ -128,30 +142,53 @@ fn edges_of<T: ReadableTable<(&'static str, &'static str), ()>>(
 }
 
 fn to_user_ids(ids: Vec<String>) -> Result<Vec<UserId>> {
-    ids.iter().map(|s| UserId::parse(s).map_err(|e| Error::internal(format!("stored id: {e}")))).collect()
+    ids.iter()
+        .map(|s| UserId::parse(s).map_err(|e| Error::internal(format!("stored id: {e}"))))
+        .collect()
 }
 
 fn load_user(txn: &ReadTransaction, id: &UserId) -> Result<Option<User>> {
     let users = txn.open_table(USERS).store()?;
-    let Some(profile) = users.get(id.as_str()).store()? else { return Ok(None) };
+    let Some(profile) = users.get(id.as_str()).store()? else {
+        return Ok(None);
+    };
     let profile = match profile.value() {
         [] => None,
         bytes => Some(decode::<Map<String, Value>>(bytes)?),
     };
     let counts = txn.open_table(COUNTS).store()?;
-    let (followers, following) = counts.get(id.as_str()).store()?.map(|g| g.value()).unwrap_or((0, 0));
-    Ok(Some(User { id: id.clone(), followers, following, profile }))
+    let (followers, following) = counts
+        .get(id.as_str())
+        .store()?
+        .map(|g| g.value())
+        .unwrap_or((0, 0));
+    Ok(Some(User {
+        id: id.clone(),
+        followers,
+        following,
+        profile,
+    }))
 }
 
 fn to_post(id: u64, bytes: &[u8]) -> Result<Post> {
     let r: PostRecord = decode(bytes)?;
-    let author = UserId::parse(&r.author).map_err(|e| Error::internal(format!("stored author: {e}")))?;
-    Ok(Post { id: PostId(id), author, message: r.message, data: r.data })
+    let author =
+        UserId::parse(&r.author).map_err(|e| Error::internal(format!("stored author: {e}")))?;
+    Ok(Post {
+        id: PostId(id),
+        author,
+        message: r.message,
+        data: r.data,
+    })
 }
 
 #[async_trait]
 impl ContentStore for EmbeddedStore {
-    async fn put_user(&self, id: &UserId, profile: Option<Map<String, Value>>) -> Result<(User, bool)> {
+    async fn put_user(
+        &self,
+        id: &UserId,
+        profile: Option<Map<String, Value>>,
+    ) -> Result<(User, bool)> {
         let id2 = id.clone();
         let created = self
             .writer
@@ -166,7 +203,11 @@ impl ContentStore for EmbeddedStore {
                 };
                 users.insert(id2.as_str(), bytes.as_slice()).store()?;
                 if created {
-                    ctx.txn.open_table(COUNTS).store()?.insert(id2.as_str(), (0, 0)).store()?;
+                    ctx.txn
+                        .open_table(COUNTS)
+                        .store()?
+                        .insert(id2.as_str(), (0, 0))
+                        .store()?;
                 }
                 Ok(created)
             })
@@ -187,8 +228,10 @@ impl ContentStore for EmbeddedStore {
                 if !user_exists(ctx.txn, u)? {
                     return Ok(false);
                 }
-                let followers = edges_of(&ctx.txn.open_table(FOLLOWERS).store()?, u, None, usize::MAX)?;
-                let following = edges_of(&ctx.txn.open_table(FOLLOWING).store()?, u, None, usize::MAX)?;
+                let followers =
+                    edges_of(&ctx.txn.open_table(FOLLOWERS).store()?, u, None, usize::MAX)?;
+                let following =
+                    edges_of(&ctx.txn.open_table(FOLLOWING).store()?, u, None, usize::MAX)?;
                 {
                     let mut fwing = ctx.txn.open_table(FOLLOWING).store()?;
                     let mut fwers = ctx.txn.open_table(FOLLOWERS).store()?;
@@ -225,7 +268,13 @@ impl ContentStore for EmbeddedStore {
                 ctx.txn.open_table(COUNTS).store()?.remove(u).store()?;
                 for chunk in followers.chunks(RETRACT_CHUNK) {
                     let followers = to_user_ids(chunk.to_vec())?;
-                    emit(ctx, &Event::AuthorRetracted { author: id.clone(), followers })?;
+                    emit(
+                        ctx,
+                        &Event::AuthorRetracted {
+                            author: id.clone(),
+                            followers,
+                        },
+                    )?;
                 }
                 emit(ctx, &Event::TimelineDropped { user: id.clone() })?;
                 Ok(true)
@@ -242,9 +291,23 @@ impl ContentStore for EmbeddedStore {
                     message: post.message,
                     data: post.data,
                 };
-                ctx.txn.open_table(POSTS).store()?.insert(post.id.0, encode(&record).as_slice()).store()?;
-                ctx.txn.open_table(AUTHOR_POSTS).store()?.insert((post.author.as_str(), post.id.0), ()).store()?;
-                emit(ctx, &Event::PostCreated { post: post.id, author: post.author })
+                ctx.txn
+                    .open_table(POSTS)
+                    .store()?
+                    .insert(post.id.0, encode(&record).as_slice())
+                    .store()?;
+                ctx.txn
+                    .open_table(AUTHOR_POSTS)
+                    .store()?
+                    .insert((post.author.as_str(), post.id.0), ())
+                    .store()?;
+                emit(
+                    ctx,
+                    &Event::PostCreated {
+                        post: post.id,
+                        author: post.author,
+                    },
+                )
             })
             .await
     }
@@ -267,18 +330,35 @@ impl ContentStore for EmbeddedStore {
             .write(move |ctx| {
                 let post = {
                     let posts = ctx.txn.open_table(POSTS).store()?;
-                    let Some(bytes) = posts.get(id.0).store()? else { return Ok(None) };
+                    let Some(bytes) = posts.get(id.0).store()? else {
+                        return Ok(None);
+                    };
                     to_post(id.0, bytes.value())?
                 };
                 ctx.txn.open_table(POSTS).store()?.remove(id.0).store()?;
-                ctx.txn.open_table(AUTHOR_POSTS).store()?.remove((post.author.as_str(), id.0)).store()?;
-                emit(ctx, &Event::PostDeleted { post: id, author: post.author.clone() })?;
+                ctx.txn
+                    .open_table(AUTHOR_POSTS)
+                    .store()?
+                    .remove((post.author.as_str(), id.0))
+                    .store()?;
+                emit(
+                    ctx,
+                    &Event::PostDeleted {
+                        post: id,
+                        author: post.author.clone(),
+                    },
+                )?;
                 Ok(Some(post))
             })
             .await
     }
 
-    async fn post_ids_by(&self, authors: &[UserId], range: IdRange, limit: usize) -> Result<Vec<Entry>> {
+    async fn post_ids_by(
+        &self,
+        authors: &[UserId],
+        range: IdRange,
+        limit: usize,
+    ) -> Result<Vec<Entry>> {
         let hi = match range.below {
             Some(PostId(0)) => return Ok(Vec::new()),
             Some(PostId(b)) => b - 1,
@@ -293,9 +373,17 @@ impl ContentStore for EmbeddedStore {
             let table = txn.open_table(AUTHOR_POSTS).store()?;
             let mut out = Vec::new();
             for a in &authors {
-                for item in table.range((a.as_str(), lo)..=(a.as_str(), hi)).store()?.rev().take(limit) {
+                for item in table
+                    .range((a.as_str(), lo)..=(a.as_str(), hi))
+                    .store()?
+                    .rev()
+                    .take(limit)
+                {
                     let (k, _) = item.store()?;
-                    out.push(Entry { post: PostId(k.value().1), author: a.clone() });
+                    out.push(Entry {
+                        post: PostId(k.value().1),
+                        author: a.clone(),
+                    });
                 }
             }
             Ok(out)
@@ -304,7 +392,14 @@ impl ContentStore for EmbeddedStore {
     }
 
     async fn newest_post_id(&self) -> Result<Option<PostId>> {
-        self.read(|txn| Ok(txn.open_table(POSTS).store()?.last().store()?.map(|(k, _)| PostId(k.value()))))
+        self.read(|txn| {
+            Ok(txn
+                .open_table(POSTS)
+                .store()?
+                .last()
+                .store()?
+                .map(|(k, _)| PostId(k.value())))
+        })
     }
 }
 
@@ -312,7 +407,10 @@ impl ContentStore for EmbeddedStore {
 impl GraphStore for EmbeddedStore {
     async fn follow(&self, follower: &UserId, followee: &UserId) -> Result<bool> {
         if follower == followee {
-            return Err(Error::conflict("cannot_follow_self", "a user cannot follow themselves"));
+            return Err(Error::conflict(
+                "cannot_follow_self",
+                "a user cannot follow themselves",
+            ));
         }
         let (f, t) = (follower.clone(), followee.clone());
         self.writer
@@ -325,10 +423,20 @@ impl GraphStore for EmbeddedStore {
                 }
                 following.insert((f.as_str(), t.as_str()), ()).store()?;
                 drop(following);
-                ctx.txn.open_table(FOLLOWERS).store()?.insert((t.as_str(), f.as_str()), ()).store()?;
+                ctx.txn
+                    .open_table(FOLLOWERS)
+                    .store()?
+                    .insert((t.as_str(), f.as_str()), ())
+                    .store()?;
                 add_counts(ctx.txn, f.as_str(), 0, 1)?;
                 add_counts(ctx.txn, t.as_str(), 1, 0)?;
-                emit(ctx, &Event::Followed { follower: f, followee: t })?;
+                emit(
+                    ctx,
+                    &Event::Followed {
+                        follower: f,
+                        followee: t,
+                    },
+                )?;
                 Ok(true)
             })
             .await
@@ -341,34 +449,68 @@ impl GraphStore for EmbeddedStore {
                 require_user(ctx.txn, &f)?;
                 require_user(ctx.txn, &t)?;
                 let mut following = ctx.txn.open_table(FOLLOWING).store()?;
-                if following.remove((f.as_str(), t.as_str())).store()?.is_none() {
+                if following
+                    .remove((f.as_str(), t.as_str()))
+                    .store()?
+                    .is_none()
+                {
                     return Ok(false);
                 }
                 drop(following);
-                ctx.txn.open_table(FOLLOWERS).store()?.remove((t.as_str(), f.as_str())).store()?;
+                ctx.txn
+                    .open_table(FOLLOWERS)
+                    .store()?
+                    .remove((t.as_str(), f.as_str()))
+                    .store()?;
                 add_counts(ctx.txn, f.as_str(), 0, -1)?;
                 add_counts(ctx.txn, t.as_str(), -1, 0)?;
-                emit(ctx, &Event::Unfollowed { follower: f, followee: t })?;
+                emit(
+                    ctx,
+                    &Event::Unfollowed {
+                        follower: f,
+                        followee: t,
+                    },
+                )?;
                 Ok(true)
             })
             .await
     }
 
-    async fn followers(&self, user: &UserId, after: Option<&UserId>, limit: usize) -> Result<Vec<UserId>> {
+    async fn followers(
+        &self,
+        user: &UserId,
+        after: Option<&UserId>,
+        limit: usize,
+    ) -> Result<Vec<UserId>> {
         let (u, after) = (user.clone(), after.cloned());
         let ids = self
             .read_blocking(move |txn| {
-                edges_of(&txn.open_table(FOLLOWERS).store()?, u.as_str(), after.as_ref().map(|a| a.as_str()), limit)
+                edges_of(
+                    &txn.open_table(FOLLOWERS).store()?,
+                    u.as_str(),
+                    after.as_ref().map(|a| a.as_str()),
+                    limit,
+                )
             })
             .await?;
         to_user_ids(ids)
     }
 
-    async fn following(&self, user: &UserId, after: Option<&UserId>, limit: usize) -> Result<Vec<UserId>> {
+    async fn following(
+        &self,
+        user: &UserId,
+        after: Option<&UserId>,
+        limit: usize,
+    ) -> Result<Vec<UserId>> {
         let (u, after) = (user.clone(), after.cloned());
         let ids = self
             .read_blocking(move |txn| {
-                edges_of(&txn.open_table(FOLLOWING).store()?, u.as_str(), after.as_ref().map(|a| a.as_str()), limit)
+                edges_of(
+                    &txn.open_table(FOLLOWING).store()?,
+                    u.as_str(),
+                    after.as_ref().map(|a| a.as_str()),
+                    limit,
+                )
             })
             .await?;
         to_user_ids(ids)
@@ -392,7 +534,11 @@ impl Outbox for EmbeddedStore {
     async fn ack(&self, through: u64) -> Result<()> {
         self.writer
             .write(move |ctx| {
-                ctx.txn.open_table(OUTBOX).store()?.retain_in(..=through, |_, _| false).store()?;
+                ctx.txn
+                    .open_table(OUTBOX)
+                    .store()?
+                    .retain_in(..=through, |_, _| false)
+                    .store()?;
                 Ok(())
             })
             .await

@@ -47,9 +47,17 @@ impl EmbeddedLog {
         txn.commit().store()?;
         let (tx, rx) = watch::channel(head);
         let writer = Writer::spawn("log", db.clone(), LogState { head, notify: tx }, |s| {
-            s.notify.send_if_modified(|h| std::mem::replace(h, s.head) != s.head);
+            s.notify
+                .send_if_modified(|h| std::mem::replace(h, s.head) != s.head);
         });
-        Ok(EmbeddedLog { inner: Arc::new(Inner { db, writer, head: rx, retention }) })
+        Ok(EmbeddedLog {
+            inner: Arc::new(Inner {
+                db,
+                writer,
+                head: rx,
+                retention,
+            }),
+        })
     }
 
     /// Moves a group's offset back so that it consumes again from `next`
@@ -61,8 +69,14 @@ impl EmbeddedLog {
             .writer
             .write(move |ctx| {
                 let mut offsets = ctx.txn.open_table(OFFSETS).store()?;
-                let current = offsets.get(group.as_str()).store()?.map(|g| g.value()).unwrap_or(1);
-                offsets.insert(group.as_str(), next.clamp(1, current)).store()?;
+                let current = offsets
+                    .get(group.as_str())
+                    .store()?
+                    .map(|g| g.value())
+                    .unwrap_or(1);
+                offsets
+                    .insert(group.as_str(), next.clamp(1, current))
+                    .store()?;
                 Ok(())
             })
             .await
@@ -71,7 +85,13 @@ impl EmbeddedLog {
     /// The oldest sequence still on the log.
     pub fn first_retained(&self) -> Result<u64> {
         let txn = self.inner.db.begin_read().store()?;
-        Ok(txn.open_table(LOG).store()?.first().store()?.map(|(k, _)| k.value()).unwrap_or(0))
+        Ok(txn
+            .open_table(LOG)
+            .store()?
+            .first()
+            .store()?
+            .map(|(k, _)| k.value())
+            .unwrap_or(0))
     }
 }
 
@@ -96,8 +116,19 @@ impl EventLog for EmbeddedLog {
 
     async fn consumer(&self, group: &str) -> Result<Box<dyn LogConsumer>> {
         let txn = self.inner.db.begin_read().store()?;
-        let next = txn.open_table(OFFSETS).store()?.get(group).store()?.map(|g| g.value()).unwrap_or(1);
-        Ok(Box::new(Consumer { inner: self.inner.clone(), group: group.to_owned(), next, committed: next }))
+        let next = txn
+            .open_table(OFFSETS)
+            .store()?
+            .get(group)
+            .store()?
+            .map(|g| g.value())
+            .unwrap_or(1);
+        Ok(Box::new(Consumer {
+            inner: self.inner.clone(),
+            group: group.to_owned(),
+            next,
+            committed: next,
+        }))
     }
 }
 
@@ -181,4 +212,3 @@ impl Drop for Consumer {
         }
     }
 }
-

@@ -38,7 +38,8 @@ pub fn encode<T: Serialize>(v: &T) -> Vec<u8> {
 }
 
 pub fn decode<'a, T: Deserialize<'a>>(bytes: &'a [u8]) -> Result<T> {
-    serde_json::from_slice(bytes).map_err(|e| Error::backend(ErrorKind::Internal, "decoding a stored record", e))
+    serde_json::from_slice(bytes)
+        .map_err(|e| Error::backend(ErrorKind::Internal, "decoding a stored record", e))
 }
 
 /// Maps redb's error types into the port error.

@@ -23,7 +23,10 @@ pub struct MemoryTimelines {
 
 impl MemoryTimelines {
     pub fn new(capacity: usize) -> MemoryTimelines {
-        MemoryTimelines { capacity, shards: (0..SHARDS).map(|_| Mutex::new(HashMap::new())).collect() }
+        MemoryTimelines {
+            capacity,
+            shards: (0..SHARDS).map(|_| Mutex::new(HashMap::new())).collect(),
+        }
     }
 
     fn shard_of(&self, user: &UserId) -> usize {
@@ -33,7 +36,9 @@ impl MemoryTimelines {
     }
 
     fn with<R>(&self, user: &UserId, f: impl FnOnce(&mut HashMap<UserId, Cache>) -> R) -> R {
-        let mut shard = self.shards[self.shard_of(user)].lock().unwrap_or_else(|p| p.into_inner());
+        let mut shard = self.shards[self.shard_of(user)]
+            .lock()
+            .unwrap_or_else(|p| p.into_inner());
         f(&mut shard)
     }
 
@@ -47,7 +52,10 @@ impl MemoryTimelines {
 
     /// How many users have a cache.
     pub fn active_users(&self) -> usize {
-        self.shards.iter().map(|s| s.lock().unwrap_or_else(|p| p.into_inner()).len()).sum()
+        self.shards
+            .iter()
+            .map(|s| s.lock().unwrap_or_else(|p| p.into_inner()).len())
+            .sum()
     }
 }
 
@@ -61,7 +69,10 @@ impl TimelineStore for MemoryTimelines {
         Ok(self.with(user, |m| match m.get(user) {
             None => CacheRead::Absent,
             Some(c) if !c.is_ready() => CacheRead::Warming,
-            Some(c) => CacheRead::Ready { entries: c.page(before, limit), coverage: c.coverage() },
+            Some(c) => CacheRead::Ready {
+                entries: c.page(before, limit),
+                coverage: c.coverage(),
+            },
         }))
     }
 
@@ -105,8 +116,16 @@ impl TimelineStore for MemoryTimelines {
         Ok(self.with(user, |m| m.get(user).map(Cache::coverage)))
     }
 
-    async fn backfill(&self, user: &UserId, author: &UserId, entries: Vec<Entry>, coverage: Coverage) -> Result<()> {
-        self.with_cache(user, |c| c.backfill(author, entries, coverage, self.capacity));
+    async fn backfill(
+        &self,
+        user: &UserId,
+        author: &UserId,
+        entries: Vec<Entry>,
+        coverage: Coverage,
+    ) -> Result<()> {
+        self.with_cache(user, |c| {
+            c.backfill(author, entries, coverage, self.capacity)
+        });
         Ok(())
     }
 

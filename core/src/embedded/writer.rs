@@ -57,7 +57,10 @@ impl<S: Send + 'static> Writer<S> {
                 }
             })
             .expect("spawn writer thread");
-        Writer { jobs: Some(tx), thread: Some(thread) }
+        Writer {
+            jobs: Some(tx),
+            thread: Some(thread),
+        }
     }
 
     /// Runs `f` inside the next group transaction and returns its result once
@@ -72,7 +75,9 @@ impl<S: Send + 'static> Writer<S> {
         let job: Job<S> = Box::new(move |ctx| {
             let result = match ctx {
                 Some(ctx) => f(ctx),
-                None => Err(Error::unavailable("the embedded store could not begin a transaction")),
+                None => Err(Error::unavailable(
+                    "the embedded store could not begin a transaction",
+                )),
             };
             let fatal = matches!(&result, Err(e) if matches!(e.kind(), ErrorKind::Internal | ErrorKind::Unavailable));
             let done: Completion = Box::new(move |failure| {
@@ -85,9 +90,14 @@ impl<S: Send + 'static> Writer<S> {
             });
             (done, fatal)
         });
-        let jobs = self.jobs.as_ref().ok_or_else(|| Error::unavailable("the store is shut down"))?;
-        jobs.send(job).map_err(|_| Error::unavailable("the store is shut down"))?;
-        rx.await.map_err(|_| Error::internal("the store's writer stopped"))?
+        let jobs = self
+            .jobs
+            .as_ref()
+            .ok_or_else(|| Error::unavailable("the store is shut down"))?;
+        jobs.send(job)
+            .map_err(|_| Error::unavailable("the store is shut down"))?;
+        rx.await
+            .map_err(|_| Error::internal("the store's writer stopped"))?
     }
 }
 
@@ -126,9 +136,13 @@ fn commit_batch<S>(db: &Database, state: &mut S, jobs: Vec<Job<S>>) {
     }
     let failure = if abort {
         let _ = txn.abort();
-        Some(Error::unavailable("write aborted: another write in its batch failed; retry"))
+        Some(Error::unavailable(
+            "write aborted: another write in its batch failed; retry",
+        ))
     } else {
-        txn.commit().err().map(|e| Error::backend(ErrorKind::Unavailable, "commit", e))
+        txn.commit()
+            .err()
+            .map(|e| Error::backend(ErrorKind::Unavailable, "commit", e))
     };
     if let Some(f) = &failure {
         tracing::error!(error = %f.chain(), "embedded store commit failed");

@@ -27,7 +27,11 @@ impl Cache {
     /// A new cache waiting for its merge. It covers everything until then, so
     /// deliveries that arrive meanwhile are kept.
     pub fn warming() -> Cache {
-        Cache { entries: Vec::new(), coverage: Coverage::All, warming: Some(Box::default()) }
+        Cache {
+            entries: Vec::new(),
+            coverage: Coverage::All,
+            warming: Some(Box::default()),
+        }
     }
 
     pub fn is_ready(&self) -> bool {
@@ -82,7 +86,9 @@ impl Cache {
     /// Completes a warming cache with a merge that is exact over `coverage`,
     /// leaving out what was purged or retracted while the merge ran.
     pub fn fill(&mut self, merged: Vec<Entry>, coverage: Coverage, cap: usize) {
-        let Some(warming) = self.warming.take() else { return };
+        let Some(warming) = self.warming.take() else {
+            return;
+        };
         self.raise_floor(coverage);
         for e in merged {
             if !warming.purged.contains(&e.author) && !warming.retracted.contains(&e.post) {
@@ -92,7 +98,13 @@ impl Cache {
     }
 
     /// Inserts an author's posts that are exact over `coverage`.
-    pub fn backfill(&mut self, author: &UserId, entries: Vec<Entry>, coverage: Coverage, cap: usize) {
+    pub fn backfill(
+        &mut self,
+        author: &UserId,
+        entries: Vec<Entry>,
+        coverage: Coverage,
+        cap: usize,
+    ) {
         if let Some(w) = self.warming.as_mut() {
             w.purged.remove(author);
         }
@@ -133,7 +145,10 @@ mod tests {
     use super::*;
 
     fn e(post: u64, author: &str) -> Entry {
-        Entry { post: PostId(post), author: UserId::parse(author).unwrap() }
+        Entry {
+            post: PostId(post),
+            author: UserId::parse(author).unwrap(),
+        }
     }
 
     fn ids(c: &Cache) -> Vec<u64> {
@@ -149,7 +164,10 @@ mod tests {
         }
         assert_eq!(ids(&c), vec![9, 7, 5]);
         assert_eq!(c.coverage(), Coverage::From(PostId(5)));
-        assert!(!c.insert(e(4, "a"), 3), "below the floor is the merge's business");
+        assert!(
+            !c.insert(e(4, "a"), 3),
+            "below the floor is the merge's business"
+        );
         assert!(c.insert(e(6, "a"), 3));
         assert_eq!(ids(&c), vec![9, 7, 6]);
         assert_eq!(c.coverage(), Coverage::From(PostId(6)));
@@ -162,7 +180,11 @@ mod tests {
         c.insert(e(10, "b"), 5);
         c.purge_author(&UserId::parse("a").unwrap());
         c.retract(PostId(3));
-        c.fill(vec![e(8, "a"), e(4, "c"), e(3, "c"), e(10, "b")], Coverage::All, 5);
+        c.fill(
+            vec![e(8, "a"), e(4, "c"), e(3, "c"), e(10, "b")],
+            Coverage::All,
+            5,
+        );
         assert_eq!(ids(&c), vec![10, 4]);
         assert!(c.is_ready());
         c.fill(vec![e(8, "a")], Coverage::All, 5);
@@ -184,7 +206,12 @@ mod tests {
         let mut c = Cache::warming();
         c.fill(vec![e(3, "x")], Coverage::All, 5);
         // The author has more posts than the two copied: below 8 is unknown.
-        c.backfill(&UserId::parse("a").unwrap(), vec![e(9, "a"), e(8, "a")], Coverage::From(PostId(8)), 5);
+        c.backfill(
+            &UserId::parse("a").unwrap(),
+            vec![e(9, "a"), e(8, "a")],
+            Coverage::From(PostId(8)),
+            5,
+        );
         assert_eq!(ids(&c), vec![9, 8]);
         assert_eq!(c.coverage(), Coverage::From(PostId(8)));
     }

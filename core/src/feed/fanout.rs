@@ -21,11 +21,17 @@ pub struct FanoutStats {
 }
 
 pub async fn apply(stores: &Stores, events: &[Event]) -> Result<FanoutStats> {
-    let mut stats = FanoutStats { events: events.len(), ..Default::default() };
+    let mut stats = FanoutStats {
+        events: events.len(),
+        ..Default::default()
+    };
     let mut pending: Vec<(UserId, Entry)> = Vec::new();
     for event in events {
         if let Event::PostCreated { post, author } = event {
-            let entry = Entry { post: *post, author: author.clone() };
+            let entry = Entry {
+                post: *post,
+                author: author.clone(),
+            };
             for f in all_followers(&*stores.graph, author).await? {
                 pending.push((f, entry.clone()));
             }
@@ -54,7 +60,11 @@ pub async fn apply(stores: &Stores, events: &[Event]) -> Result<FanoutStats> {
     Ok(stats)
 }
 
-async fn flush(stores: &Stores, pending: &mut Vec<(UserId, Entry)>, stats: &mut FanoutStats) -> Result<()> {
+async fn flush(
+    stores: &Stores,
+    pending: &mut Vec<(UserId, Entry)>,
+    stats: &mut FanoutStats,
+) -> Result<()> {
     if pending.is_empty() {
         return Ok(());
     }
@@ -75,7 +85,13 @@ async fn backfill(stores: &Stores, follower: &UserId, followee: &UserId) -> Resu
     };
     let cap = stores.timelines.capacity();
     let range = IdRange { below: None, from };
-    let entries = stores.content.post_ids_by(std::slice::from_ref(followee), range, cap + 1).await?;
+    let entries = stores
+        .content
+        .post_ids_by(std::slice::from_ref(followee), range, cap + 1)
+        .await?;
     let (entries, exact) = newest_exact(entries, cap);
-    stores.timelines.backfill(follower, followee, entries, exact).await
+    stores
+        .timelines
+        .backfill(follower, followee, entries, exact)
+        .await
 }

@@ -13,12 +13,14 @@ const EDGE_PAGE: usize = 10_000;
 
 /// Everyone `user` follows.
 pub async fn all_following(graph: &dyn GraphStore, user: &UserId) -> Result<Vec<UserId>> {
-    walk_edges(|after, limit| async move { graph.following(user, after.as_ref(), limit).await }).await
+    walk_edges(|after, limit| async move { graph.following(user, after.as_ref(), limit).await })
+        .await
 }
 
 /// Everyone who follows `user`.
 pub async fn all_followers(graph: &dyn GraphStore, user: &UserId) -> Result<Vec<UserId>> {
-    walk_edges(|after, limit| async move { graph.followers(user, after.as_ref(), limit).await }).await
+    walk_edges(|after, limit| async move { graph.followers(user, after.as_ref(), limit).await })
+        .await
 }
 
 async fn walk_edges<F, Fut>(mut page: F) -> Result<Vec<UserId>>
@@ -40,7 +42,12 @@ where
 /// The newest `limit` entries of `user`'s timeline within `range`, newest
 /// first: each followee contributes at most `limit` candidates, and the best
 /// `limit` of all candidates win.
-pub async fn merge(stores: &Stores, user: &UserId, range: IdRange, limit: usize) -> Result<Vec<Entry>> {
+pub async fn merge(
+    stores: &Stores,
+    user: &UserId,
+    range: IdRange,
+    limit: usize,
+) -> Result<Vec<Entry>> {
     if limit == 0 {
         return Ok(Vec::new());
     }
@@ -58,7 +65,7 @@ pub fn newest(mut entries: Vec<Entry>, limit: usize) -> Vec<Entry> {
         entries.select_nth_unstable_by(limit, |a, b| b.post.cmp(&a.post));
         entries.truncate(limit);
     }
-    entries.sort_unstable_by(|a, b| b.post.cmp(&a.post));
+    entries.sort_unstable_by_key(|e| std::cmp::Reverse(e.post));
     entries
 }
 
@@ -84,9 +91,17 @@ mod tests {
     #[test]
     fn newest_keeps_the_top_in_order() {
         let a = UserId::parse("a").unwrap();
-        let entries: Vec<Entry> =
-            [5u64, 9, 1, 7, 3].iter().map(|&p| Entry { post: PostId(p), author: a.clone() }).collect();
-        let top: Vec<u64> = newest(entries.clone(), 3).iter().map(|e| e.post.0).collect();
+        let entries: Vec<Entry> = [5u64, 9, 1, 7, 3]
+            .iter()
+            .map(|&p| Entry {
+                post: PostId(p),
+                author: a.clone(),
+            })
+            .collect();
+        let top: Vec<u64> = newest(entries.clone(), 3)
+            .iter()
+            .map(|e| e.post.0)
+            .collect();
         assert_eq!(top, vec![9, 7, 5]);
         let all: Vec<u64> = newest(entries, 10).iter().map(|e| e.post.0).collect();
         assert_eq!(all, vec![9, 7, 5, 3, 1]);

@@ -9,7 +9,6 @@ use crate::ids::{PostId, UserId};
 use crate::model::Entry;
 use crate::ports::{CacheRead, Coverage, IdRange};
 
-
 /// Where a page came from, for metrics and logs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ReadSource {
@@ -31,14 +30,20 @@ impl ReadSource {
     }
 }
 
-/// Entries of a page, newest first: up to `limit + 1`, the extra one telling
-/// that another page follows.
+/// Entries of a page, newest first, and the cursor of the next page.
 pub struct EntryPage {
     pub entries: Vec<Entry>,
+    pub next: Option<PostId>,
     pub source: ReadSource,
 }
 
-pub async fn read_home(stores: &Stores, user: &UserId, before: Option<PostId>, limit: usize) -> Result<EntryPage> {
+pub async fn read_home(
+    stores: &Stores,
+    user: &UserId,
+    before: Option<PostId>,
+    limit: usize,
+) -> Result<EntryPage> {
+    // One more than the page tells whether another page follows.
     let want = limit + 1;
     let mut source = ReadSource::Cache;
     let mut read = stores.timelines.read(user, before, want).await?;
@@ -47,23 +52,53 @@ pub async fn read_home(stores: &Stores, user: &UserId, before: Option<PostId>, l
         source = ReadSource::Merge;
         read = stores.timelines.read(user, before, want).await?;
     }
-    let CacheRead::Ready { mut entries, coverage } = read else {
+    let (mut entries, coverage) = match read {
+        CacheRead::Ready { entries, coverage } => (entries, coverage),
         // The cache vanished meanwhile (its user was deleted): merge only.
-        let entries = merge(stores, user, IdRange { below: before, from: None }, want).await?;
-        return Ok(EntryPage { entries, source: ReadSource::Merge });
-    };
-    if entries.len() < want {
-        if let Coverage::From(floor) = coverage {
-            // Below the cache's floor only a merge knows the timeline.
-            let below = before.map_or(floor, |b| b.min(floor));
-            let more = merge(stores, user, IdRange { below: Some(below), from: None }, want - entries.len()).await?;
-            if !more.is_empty() && source == ReadSource::Cache {
-                source = ReadSource::PastCache;
-            }
-            entries.extend(more);
+        _ => {
+            let range = IdRange {
+                below: before,
+                from: None,
+            };
+            let entries = merge(stores, user, range, want).await?;
+            return Ok(page(entries, limit, ReadSource::Merge));
         }
+    };
+    if let (true, Coverage::From(floor)) = (entries.len() < want, coverage) {
+        if entries.len() == limit {
+            // The page is full and older entries exist below the cache: the
+            // next page will merge them, this one need not.
+            let next = entries.last().map(|e| e.post);
+            return Ok(EntryPage {
+                entries,
+                next,
+                source,
+            });
+        }
+        // Below the cache's floor only a merge knows the timeline.
+        let below = before.map_or(floor, |b| b.min(floor));
+        let range = IdRange {
+            below: Some(below),
+            from: None,
+        };
+        let more = merge(stores, user, range, want - entries.len()).await?;
+        if !more.is_empty() && source == ReadSource::Cache {
+            source = ReadSource::PastCache;
+        }
+        entries.extend(more);
     }
-    Ok(EntryPage { entries, source })
+    Ok(page(entries, limit, source))
+}
+
+/// Cuts up to `limit + 1` entries to a page of `limit`.
+fn page(mut entries: Vec<Entry>, limit: usize, source: ReadSource) -> EntryPage {
+    let next = (entries.len() > limit).then(|| entries[limit - 1].post);
+    entries.truncate(limit);
+    EntryPage {
+        entries,
+        next,
+        source,
+    }
 }
 
 /// Builds a dormant user's cache. The cache is created (warming) *before* the

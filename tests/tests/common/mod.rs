@@ -25,8 +25,15 @@ pub struct TestApp {
 
 pub fn config(dir: &Path, cache_size: usize) -> AppConfig {
     AppConfig {
-        storage: EmbeddedConfig { data_dir: dir.to_path_buf(), cache_size, log_retention: 1_000_000 },
-        worker: WorkerConfig { group: "fanout".into(), batch: 500 },
+        storage: EmbeddedConfig {
+            data_dir: dir.to_path_buf(),
+            cache_size,
+            log_retention: 1_000_000,
+        },
+        worker: WorkerConfig {
+            group: "fanout".into(),
+            batch: 500,
+        },
         node_id: 0,
     }
 }
@@ -41,7 +48,14 @@ pub async fn spawn_app_with(cache_size: usize) -> TestApp {
 
 /// The app over an existing data directory.
 pub async fn spawn_app_in(dir: tempfile::TempDir, cache_size: usize) -> TestApp {
-    let mut t = TestApp { app: None, base: String::new(), grpc: String::new(), http: Client::new(), dir, cache_size };
+    let mut t = TestApp {
+        app: None,
+        base: String::new(),
+        grpc: String::new(),
+        http: Client::new(),
+        dir,
+        cache_size,
+    };
     t.start().await;
     t
 }
@@ -50,7 +64,9 @@ impl TestApp {
     pub async fn start(&mut self) {
         let rest = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
         let grpc = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-        let app = start(&config(self.dir.path(), self.cache_size), rest, grpc).await.unwrap();
+        let app = start(&config(self.dir.path(), self.cache_size), rest, grpc)
+            .await
+            .unwrap();
         self.base = format!("http://{}", app.rest_addr);
         self.grpc = format!("http://{}", app.grpc_addr);
         self.app = Some(app);
@@ -62,7 +78,12 @@ impl TestApp {
         self.start().await;
     }
 
-    pub async fn call(&self, method: Method, path: &str, body: Option<Value>) -> (StatusCode, Value) {
+    pub async fn call(
+        &self,
+        method: Method,
+        path: &str,
+        body: Option<Value>,
+    ) -> (StatusCode, Value) {
         let mut req = self.http.request(method, format!("{}{}", self.base, path));
         if let Some(b) = body {
             req = req.json(&b);
@@ -70,7 +91,11 @@ impl TestApp {
         let resp = req.send().await.unwrap();
         let status = resp.status();
         let text = resp.text().await.unwrap();
-        let value = if text.is_empty() { Value::Null } else { serde_json::from_str(&text).unwrap_or(Value::String(text)) };
+        let value = if text.is_empty() {
+            Value::Null
+        } else {
+            serde_json::from_str(&text).unwrap_or(Value::String(text))
+        };
         (status, value)
     }
 
@@ -84,18 +109,36 @@ impl TestApp {
     }
 
     pub async fn follow(&self, user: &str, target: &str) {
-        let (s, b) = self.call(Method::PUT, &format!("/users/{user}/following/{target}"), None).await;
+        let (s, b) = self
+            .call(
+                Method::PUT,
+                &format!("/users/{user}/following/{target}"),
+                None,
+            )
+            .await;
         assert_eq!(s, StatusCode::OK, "{user} follows {target}: {b}");
     }
 
     pub async fn unfollow(&self, user: &str, target: &str) {
-        let (s, b) = self.call(Method::DELETE, &format!("/users/{user}/following/{target}"), None).await;
+        let (s, b) = self
+            .call(
+                Method::DELETE,
+                &format!("/users/{user}/following/{target}"),
+                None,
+            )
+            .await;
         assert_eq!(s, StatusCode::OK, "{user} unfollows {target}: {b}");
     }
 
     /// Posts and returns the new post id.
     pub async fn post(&self, author: &str, message: &str) -> String {
-        let (s, b) = self.call(Method::POST, &format!("/users/{author}/posts"), Some(json!({ "message": message }))).await;
+        let (s, b) = self
+            .call(
+                Method::POST,
+                &format!("/users/{author}/posts"),
+                Some(json!({ "message": message })),
+            )
+            .await;
         assert_eq!(s, StatusCode::CREATED, "post by {author}: {b}");
         b["id"].as_str().unwrap().to_owned()
     }
@@ -106,16 +149,28 @@ impl TestApp {
     }
 
     /// One timeline page: post ids, next cursor, and the source header.
-    pub async fn timeline_page(&self, user: &str, limit: usize, before: Option<&str>) -> (Vec<String>, Option<String>, String) {
+    pub async fn timeline_page(
+        &self,
+        user: &str,
+        limit: usize,
+        before: Option<&str>,
+    ) -> (Vec<String>, Option<String>, String) {
         let mut url = format!("{}/users/{user}/timeline?limit={limit}", self.base);
         if let Some(b) = before {
             url.push_str(&format!("&before={b}"));
         }
         let resp = self.http.get(url).send().await.unwrap();
         assert_eq!(resp.status(), StatusCode::OK);
-        let source = resp.headers()["x-timeline-source"].to_str().unwrap().to_owned();
+        let source = resp.headers()["x-timeline-source"]
+            .to_str()
+            .unwrap()
+            .to_owned();
         let body: Value = resp.json().await.unwrap();
-        (ids(&body["posts"]), body["next_cursor"].as_str().map(str::to_owned), source)
+        (
+            ids(&body["posts"]),
+            body["next_cursor"].as_str().map(str::to_owned),
+            source,
+        )
     }
 
     /// The whole timeline, paging with `limit`.
@@ -138,7 +193,14 @@ impl TestApp {
         let b = &self.app.as_ref().unwrap().backends;
         eventually("the pipeline to drain", || async {
             let outbox_empty = b.outbox.pending(1).await.unwrap().is_empty();
-            let backlog = b.log.consumer("fanout").await.unwrap().backlog().await.unwrap();
+            let backlog = b
+                .log
+                .consumer("fanout")
+                .await
+                .unwrap()
+                .backlog()
+                .await
+                .unwrap();
             outbox_empty && backlog == 0
         })
         .await;
@@ -153,7 +215,12 @@ impl TestApp {
 }
 
 pub fn ids(posts: &Value) -> Vec<String> {
-    posts.as_array().unwrap().iter().map(|p| p["id"].as_str().unwrap().to_owned()).collect()
+    posts
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["id"].as_str().unwrap().to_owned())
+        .collect()
 }
 
 /// Polls `check` until it holds, failing after [`DEADLINE`].
