@@ -262,3 +262,100 @@ async fn a_post_reaches_an_active_follower() {
     );
     h.check_all(0, 1).await;
 }
+
+fn uid(s: &str) -> socialite_core::ids::UserId {
+    socialite_core::ids::UserId::parse(s).unwrap()
+}
+
+async fn setup_two_authors(h: &mut Harness) -> (PostId, PostId) {
+    for u in ["a", "b", "r"] {
+        h.ingest.put_user(u, None).await.unwrap();
+    }
+    h.ingest.follow("r", "a").await.unwrap();
+    h.ingest.follow("r", "b").await.unwrap();
+    let pa = h
+        .ingest
+        .create_post("a", "from a".into(), None)
+        .await
+        .unwrap()
+        .id;
+    let pb = h
+        .ingest
+        .create_post("b", "from b".into(), None)
+        .await
+        .unwrap()
+        .id;
+    h.drain().await;
+    (pa, pb)
+}
+
+#[tokio::test]
+async fn an_interrupted_activation_is_completed_by_the_next_read() {
+    use socialite_core::feed::timeline::ReadSource;
+    use socialite_core::ports::CacheRead;
+    let mut h = Harness::new(5).await;
+    let (pa, pb) = setup_two_authors(&mut h).await;
+    // A read that created the cache and was cut off before filling it.
+    h.backends.timelines.create(&uid("r")).await.unwrap();
+    let (page, source) = h.reads.timeline("r", None, None).await.unwrap();
+    assert_eq!(source, ReadSource::Merge);
+    assert_eq!(
+        page.items.iter().map(|p| p.id).collect::<Vec<_>>(),
+        vec![pb, pa]
+    );
+    let read = h
+        .backends
+        .timelines
+        .read(&uid("r"), None, 10)
+        .await
+        .unwrap();
+    assert!(matches!(read, CacheRead::Ready { .. }), "{read:?}");
+    let (_, source) = h.reads.timeline("r", None, None).await.unwrap();
+    assert_eq!(source, ReadSource::Cache);
+}
+
+#[tokio::test]
+async fn an_unfollow_that_reaches_a_warming_cache_stays_out_of_its_fill() {
+    use socialite_core::model::Entry;
+    use socialite_core::ports::{CacheRead, Coverage};
+    let mut h = Harness::new(5).await;
+    let (pa, pb) = setup_two_authors(&mut h).await;
+    let r = uid("r");
+    // Activation has created the cache and its merge has read both authors...
+    h.backends.timelines.create(&r).await.unwrap();
+    let merged = vec![
+        Entry {
+            post: pb,
+            author: uid("b"),
+        },
+        Entry {
+            post: pa,
+            author: uid("a"),
+        },
+    ];
+    // ...when r unfollows b and the purge is applied before the fill lands.
+    h.ingest.unfollow("r", "b").await.unwrap();
+    h.drain().await;
+    h.backends
+        .timelines
+        .fill(&r, merged, Coverage::All)
+        .await
+        .unwrap();
+    let read = h.backends.timelines.read(&r, None, 10).await.unwrap();
+    assert_eq!(
+        read,
+        CacheRead::Ready {
+            entries: vec![Entry {
+                post: pa,
+                author: uid("a")
+            }],
+            coverage: Coverage::All
+        }
+    );
+    h.model.users.extend(["a", "b", "r"].map(String::from));
+    h.model.follows.insert(("r".into(), "a".into()));
+    h.model
+        .posts
+        .extend([(pa, "a".to_string()), (pb, "b".to_string())]);
+    h.check_all(0, 0).await;
+}
