@@ -6,7 +6,7 @@ use clap::Parser;
 use socialite_core::backends::Backends;
 use socialite_fanout_worker::{spawn_worker, WorkerArgs};
 use socialite_transport::config::{LogArgs, StorageArgs};
-use socialite_transport::serve::shutdown_signal;
+use socialite_transport::serve::{exit_code, shutdown_signal};
 use std::process::ExitCode;
 
 #[derive(Parser)]
@@ -28,13 +28,7 @@ struct Cli {
 async fn main() -> ExitCode {
     let cli = Cli::parse();
     socialite_transport::telemetry::init_logging(cli.log.log_json);
-    match run(cli).await {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(e) => {
-            eprintln!("socialite-fanout-worker: {e}");
-            ExitCode::FAILURE
-        }
-    }
+    exit_code("socialite-fanout-worker", run(cli).await)
 }
 
 async fn run(cli: Cli) -> Result<(), String> {

@@ -4,7 +4,7 @@ use clap::{Args, Parser, Subcommand};
 use socialite::{start, AppConfig};
 use socialite_fanout_worker::WorkerArgs;
 use socialite_transport::config::{LogArgs, StorageArgs};
-use socialite_transport::serve::{bind, shutdown_signal};
+use socialite_transport::serve::{bind, exit_code, shutdown_signal};
 use std::net::SocketAddr;
 use std::process::ExitCode;
 
@@ -49,13 +49,7 @@ struct UpArgs {
 async fn main() -> ExitCode {
     let cli = Cli::parse();
     match cli.command {
-        Command::Up(args) => match up(args).await {
-            Ok(()) => ExitCode::SUCCESS,
-            Err(e) => {
-                eprintln!("socialite: {e}");
-                ExitCode::FAILURE
-            }
-        },
+        Command::Up(args) => exit_code("socialite", up(args).await),
     }
 }
 

@@ -6,7 +6,7 @@ use clap::Parser;
 use socialite_core::backends::Backends;
 use socialite_core::reads::Reads;
 use socialite_transport::config::{LogArgs, StorageArgs};
-use socialite_transport::serve::run_until_signal;
+use socialite_transport::serve::{exit_code, run_until_signal};
 use std::net::SocketAddr;
 use std::process::ExitCode;
 use std::sync::Arc;
@@ -34,13 +34,7 @@ struct Cli {
 async fn main() -> ExitCode {
     let cli = Cli::parse();
     socialite_transport::telemetry::init_logging(cli.log.log_json);
-    match run(cli).await {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(e) => {
-            eprintln!("socialite-timeline-api: {e}");
-            ExitCode::FAILURE
-        }
-    }
+    exit_code("socialite-timeline-api", run(cli).await)
 }
 
 async fn run(cli: Cli) -> Result<(), String> {

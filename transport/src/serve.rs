@@ -99,3 +99,14 @@ pub async fn run_until_signal(
     on_stop.trigger();
     Ok(())
 }
+
+/// A binary's exit: success, or the error on stderr and a failure code.
+pub fn exit_code(binary: &str, result: Result<(), String>) -> std::process::ExitCode {
+    match result {
+        Ok(()) => std::process::ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("{binary}: {e}");
+            std::process::ExitCode::FAILURE
+        }
+    }
+}

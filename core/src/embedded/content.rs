@@ -3,13 +3,14 @@
 //! write that others must learn of queues its event in the outbox within the
 //! same transaction.
 
+use super::graph::{add_counts, edges_of, to_user_ids};
 use super::tables::*;
 use super::writer::{WriteCtx, Writer};
 use crate::error::{Error, Result};
 use crate::event::{Event, RETRACT_CHUNK};
 use crate::ids::{PostId, UserId};
 use crate::model::{Entry, Post, User};
-use crate::ports::{ContentStore, GraphStore, IdRange, Outbox};
+use crate::ports::{ContentStore, IdRange, Outbox};
 use crate::reads::user_not_found;
 use async_trait::async_trait;
 use redb::{Database, ReadTransaction, ReadableDatabase, ReadableTable, WriteTransaction};
@@ -20,12 +21,12 @@ use tokio::sync::Notify;
 
 pub struct EmbeddedStore {
     db: Arc<Database>,
-    writer: Writer<State>,
+    pub(super) writer: Writer<State>,
     outbox_ready: Arc<Notify>,
 }
 
 /// Owned by the writer thread.
-struct State {
+pub(super) struct State {
     next_outbox_seq: u64,
     queued: bool,
     outbox_ready: Arc<Notify>,
@@ -66,12 +67,12 @@ impl EmbeddedStore {
         })
     }
 
-    fn read<R>(&self, f: impl FnOnce(&ReadTransaction) -> Result<R>) -> Result<R> {
+    pub(super) fn read<R>(&self, f: impl FnOnce(&ReadTransaction) -> Result<R>) -> Result<R> {
         f(&self.db.begin_read().store()?)
     }
 
     /// Runs a larger read off the async runtime.
-    async fn read_blocking<R: Send + 'static>(
+    pub(super) async fn read_blocking<R: Send + 'static>(
         &self,
         f: impl FnOnce(&ReadTransaction) -> Result<R> + Send + 'static,
     ) -> Result<R> {
@@ -82,7 +83,7 @@ impl EmbeddedStore {
     }
 }
 
-fn emit(ctx: &mut Ctx<'_>, event: &Event) -> Result<()> {
+pub(super) fn emit(ctx: &mut Ctx<'_>, event: &Event) -> Result<()> {
     let seq = ctx.state.next_outbox_seq;
     ctx.txn
         .open_table(OUTBOX)
@@ -98,7 +99,7 @@ fn user_exists(txn: &WriteTransaction, id: &str) -> Result<bool> {
     Ok(txn.open_table(USERS).store()?.get(id).store()?.is_some())
 }
 
-fn require_user(txn: &WriteTransaction, id: &UserId) -> Result<()> {
+pub(super) fn require_user(txn: &WriteTransaction, id: &UserId) -> Result<()> {
     if user_exists(txn, id.as_str())? {
         Ok(())
     } else {
@@ -107,46 +108,6 @@ fn require_user(txn: &WriteTransaction, id: &UserId) -> Result<()> {
 }
 
 /// Adds `followers` and `following` to a user's counts.
-fn add_counts(txn: &WriteTransaction, id: &str, followers: i64, following: i64) -> Result<()> {
-    let mut counts = txn.open_table(COUNTS).store()?;
-    let (a, b) = counts.get(id).store()?.map(|g| g.value()).unwrap_or((0, 0));
-    let (a, b) = (
-        a.saturating_add_signed(followers),
-        b.saturating_add_signed(following),
-    );
-    counts.insert(id, (a, b)).store()?;
-    Ok(())
-}
-
-/// The second members of the tuple keys that start with `first`.
-fn edges_of<T: ReadableTable<(&'static str, &'static str), ()>>(
-    table: &T,
-    first: &str,
-    after: Option<&str>,
-    limit: usize,
-) -> Result<Vec<String>> {
-    let start = (first, after.unwrap_or(""));
-    let mut out = Vec::new();
-    for item in table.range(start..).store()? {
-        let (k, _) = item.store()?;
-        let (a, b) = k.value();
-        if a != first || out.len() >= limit {
-            break;
-        }
-        if Some(b) == after {
-            continue;
-        }
-        out.push(b.to_owned());
-    }
-    Ok(out)
-}
-
-fn to_user_ids(ids: Vec<String>) -> Result<Vec<UserId>> {
-    ids.iter()
-        .map(|s| UserId::parse(s).map_err(|e| Error::internal(format!("stored id: {e}"))))
-        .collect()
-}
-
 fn load_user(txn: &ReadTransaction, id: &UserId) -> Result<Option<User>> {
     let users = txn.open_table(USERS).store()?;
     let Some(profile) = users.get(id.as_str()).store()? else {
@@ -400,120 +361,6 @@ impl ContentStore for EmbeddedStore {
                 .store()?
                 .map(|(k, _)| PostId(k.value())))
         })
-    }
-}
-
-#[async_trait]
-impl GraphStore for EmbeddedStore {
-    async fn follow(&self, follower: &UserId, followee: &UserId) -> Result<bool> {
-        if follower == followee {
-            return Err(Error::conflict(
-                "cannot_follow_self",
-                "a user cannot follow themselves",
-            ));
-        }
-        let (f, t) = (follower.clone(), followee.clone());
-        self.writer
-            .write(move |ctx| {
-                require_user(ctx.txn, &f)?;
-                require_user(ctx.txn, &t)?;
-                let mut following = ctx.txn.open_table(FOLLOWING).store()?;
-                if following.get((f.as_str(), t.as_str())).store()?.is_some() {
-                    return Ok(false);
-                }
-                following.insert((f.as_str(), t.as_str()), ()).store()?;
-                drop(following);
-                ctx.txn
-                    .open_table(FOLLOWERS)
-                    .store()?
-                    .insert((t.as_str(), f.as_str()), ())
-                    .store()?;
-                add_counts(ctx.txn, f.as_str(), 0, 1)?;
-                add_counts(ctx.txn, t.as_str(), 1, 0)?;
-                emit(
-                    ctx,
-                    &Event::Followed {
-                        follower: f,
-                        followee: t,
-                    },
-                )?;
-                Ok(true)
-            })
-            .await
-    }
-
-    async fn unfollow(&self, follower: &UserId, followee: &UserId) -> Result<bool> {
-        let (f, t) = (follower.clone(), followee.clone());
-        self.writer
-            .write(move |ctx| {
-                require_user(ctx.txn, &f)?;
-                require_user(ctx.txn, &t)?;
-                let mut following = ctx.txn.open_table(FOLLOWING).store()?;
-                if following
-                    .remove((f.as_str(), t.as_str()))
-                    .store()?
-                    .is_none()
-                {
-                    return Ok(false);
-                }
-                drop(following);
-                ctx.txn
-                    .open_table(FOLLOWERS)
-                    .store()?
-                    .remove((t.as_str(), f.as_str()))
-                    .store()?;
-                add_counts(ctx.txn, f.as_str(), 0, -1)?;
-                add_counts(ctx.txn, t.as_str(), -1, 0)?;
-                emit(
-                    ctx,
-                    &Event::Unfollowed {
-                        follower: f,
-                        followee: t,
-                    },
-                )?;
-                Ok(true)
-            })
-            .await
-    }
-
-    async fn followers(
-        &self,
-        user: &UserId,
-        after: Option<&UserId>,
-        limit: usize,
-    ) -> Result<Vec<UserId>> {
-        let (u, after) = (user.clone(), after.cloned());
-        let ids = self
-            .read_blocking(move |txn| {
-                edges_of(
-                    &txn.open_table(FOLLOWERS).store()?,
-                    u.as_str(),
-                    after.as_ref().map(|a| a.as_str()),
-                    limit,
-                )
-            })
-            .await?;
-        to_user_ids(ids)
-    }
-
-    async fn following(
-        &self,
-        user: &UserId,
-        after: Option<&UserId>,
-        limit: usize,
-    ) -> Result<Vec<UserId>> {
-        let (u, after) = (user.clone(), after.cloned());
-        let ids = self
-            .read_blocking(move |txn| {
-                edges_of(
-                    &txn.open_table(FOLLOWING).store()?,
-                    u.as_str(),
-                    after.as_ref().map(|a| a.as_str()),
-                    limit,
-                )
-            })
-            .await?;
-        to_user_ids(ids)
     }
 }
 

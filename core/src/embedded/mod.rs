@@ -4,6 +4,7 @@
 //! and timeline caches live in memory.
 
 mod content;
+mod graph;
 mod log;
 mod tables;
 mod timelines;
