@@ -3,6 +3,7 @@
 use crate::embedded::{EmbeddedLog, EmbeddedStore, MemoryTimelines};
 use crate::error::{Error, ErrorKind, Result};
 use crate::feed::Stores;
+use crate::metered::Metered;
 use crate::ports::{ContentStore, EventLog, GraphStore, Outbox, TimelineStore};
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -62,12 +63,17 @@ impl Backends {
             EmbeddedLog::open(&config.data_dir.join("log.redb"), config.log_retention)
                 .map_err(in_use)?,
         );
+        let content: Arc<dyn ContentStore> = store.clone();
+        let graph: Arc<dyn GraphStore> = store.clone();
+        let outbox: Arc<dyn Outbox> = store;
+        let event_log: Arc<dyn EventLog> = log.clone();
+        let timelines: Arc<dyn TimelineStore> = Arc::new(MemoryTimelines::new(config.cache_size));
         Ok(Backends {
-            content: store.clone(),
-            graph: store.clone(),
-            outbox: store,
-            log: log.clone(),
-            timelines: Arc::new(MemoryTimelines::new(config.cache_size)),
+            content: Arc::new(Metered(content)),
+            graph: Arc::new(Metered(graph)),
+            outbox: Arc::new(Metered(outbox)),
+            log: Arc::new(Metered(event_log)),
+            timelines: Arc::new(Metered(timelines)),
             embedded_log: log,
         })
     }

@@ -4,6 +4,7 @@
 
 use crate::error::{Error, Result};
 use crate::ids::{PostId, PostIdGen, UserId};
+use crate::metrics::metrics;
 use crate::model::{json_object, validate_message, Post, User};
 use crate::ports::{ContentStore, GraphStore};
 use serde_json::Value;
@@ -77,6 +78,7 @@ impl Ingest {
             data,
         };
         self.content.create_post(post.clone()).await?;
+        metrics().posts_ingested.inc();
         Ok(post)
     }
 

@@ -92,6 +92,8 @@ pub trait Outbox: Send + Sync + 'static {
     async fn pending(&self, limit: usize) -> Result<Vec<(u64, Event)>>;
     /// Forgets every event up to and including `through`.
     async fn ack(&self, through: u64) -> Result<()>;
+    /// How many events wait.
+    async fn backlog(&self) -> Result<u64>;
     /// Notified after a write queued events.
     fn notifier(&self) -> Arc<Notify>;
 }
@@ -101,12 +103,14 @@ pub trait Outbox: Send + Sync + 'static {
 pub trait EventLog: Send + Sync + 'static {
     /// Appends in order; durable when it returns.
     async fn append(&self, events: &[Event]) -> Result<()>;
+    /// Whether the log answers, for readiness probes.
+    async fn ping(&self) -> Result<()>;
     /// Joins consumer `group`, resuming after its last commit.
     async fn consumer(&self, group: &str) -> Result<Box<dyn LogConsumer>>;
 }
 
 #[async_trait]
-pub trait LogConsumer: Send {
+pub trait LogConsumer: Send + Sync {
     /// Up to `max` events in log order; waits at most `wait` for the first.
     async fn poll(&mut self, max: usize, wait: Duration) -> Result<Vec<Event>>;
     /// Durably records that every event polled so far is processed.

@@ -7,6 +7,7 @@ use crate::feed::timeline::{read_home, ReadSource};
 use crate::feed::Stores;
 use crate::ids::{decode_user_cursor, encode_user_cursor, PostId, UserId};
 use crate::ingest::post_not_found;
+use crate::metrics::metrics;
 use crate::model::{page_size, Entry, Page, Post, User};
 use crate::ports::IdRange;
 
@@ -101,6 +102,7 @@ impl Reads {
         let limit = page_size(limit)?;
         let before = before.map(PostId::parse).transpose()?;
         let page = read_home(&self.stores, &user.id, before, limit).await?;
+        metrics().timeline_read(page.source.as_str());
         let items = self.load(&page.entries).await?;
         Ok((
             Page {

@@ -4,6 +4,7 @@
 //! the two steps appends a batch twice; fanout is idempotent).
 
 use crate::error::Result;
+use crate::metrics::metrics;
 use crate::ports::{EventLog, Outbox};
 use crate::shutdown::Shutdown;
 use std::sync::Arc;
@@ -22,7 +23,11 @@ pub async fn run_relay(
     let ready = outbox.notifier();
     let mut backoff = Duration::from_millis(50);
     loop {
-        match relay_once(&*outbox, &*log).await {
+        let moved = relay_once(&*outbox, &*log).await;
+        if moved.is_err() {
+            metrics().event_publish_failures.inc();
+        }
+        match moved {
             Ok(0) => {
                 backoff = Duration::from_millis(50);
                 tokio::select! {
@@ -48,10 +53,13 @@ pub async fn run_relay(
 pub async fn relay_once(outbox: &dyn Outbox, log: &dyn EventLog) -> Result<usize> {
     let pending = outbox.pending(BATCH).await?;
     let Some(&(last, _)) = pending.last() else {
+        metrics().outbox_pending.set(0);
         return Ok(0);
     };
     let events: Vec<_> = pending.into_iter().map(|(_, e)| e).collect();
     log.append(&events).await?;
     outbox.ack(last).await?;
+    metrics().events_published.inc_by(events.len() as u64);
+    metrics().outbox_pending.set(outbox.backlog().await? as i64);
     Ok(events.len())
 }

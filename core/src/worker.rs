@@ -3,11 +3,15 @@
 //! harmless because every write is idempotent).
 
 use crate::error::Result;
+use crate::event::Event;
 use crate::feed::{fanout, Stores};
+use crate::metrics::metrics;
 use crate::ports::EventLog;
 use crate::shutdown::Shutdown;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
+use tracing::Instrument;
 
 #[derive(Debug, Clone)]
 pub struct WorkerConfig {
@@ -30,53 +34,81 @@ const POLL_WAIT: Duration = Duration::from_millis(500);
 const MAX_BACKOFF: Duration = Duration::from_secs(5);
 
 /// Runs until `shutdown` fires. A batch in progress is finished and committed
-/// first; a failing batch is retried (never skipped) with backoff.
+/// first; a failing batch is retried (never skipped) with backoff. `assigned`
+/// tells readiness probes that the worker holds its place in the group.
 pub async fn run_worker(
     stores: Stores,
     log: Arc<dyn EventLog>,
     config: WorkerConfig,
+    assigned: Arc<AtomicBool>,
     mut shutdown: Shutdown,
 ) -> Result<()> {
     let mut consumer = log.consumer(&config.group).await?;
+    assigned.store(true, Ordering::Relaxed);
+    tracing::info!(group = %config.group, batch = config.batch, "fanout worker joined its group");
     loop {
-        let events = tokio::select! {
+        let polled = tokio::select! {
             _ = shutdown.wait() => break,
             polled = consumer.poll(config.batch, POLL_WAIT) => polled,
         };
-        let events = match events {
-            Ok(e) if e.is_empty() => continue,
-            Ok(e) => e,
+        let events = match polled {
+            Ok(events) => events,
             Err(e) => {
                 tracing::warn!(error = %e.chain(), "polling the log failed");
                 tokio::time::sleep(Duration::from_millis(200)).await;
                 continue;
             }
         };
-        let mut backoff = Duration::from_millis(50);
-        loop {
-            let started = std::time::Instant::now();
-            match fanout::apply(&stores, &events).await {
-                Ok(stats) => {
+        if !events.is_empty() {
+            apply_until_done(&stores, &events).await;
+            while let Err(e) = consumer.commit().await {
+                tracing::warn!(error = %e.chain(), "committing the log offset failed");
+                tokio::time::sleep(Duration::from_millis(200)).await;
+            }
+        }
+        if let Ok(backlog) = consumer.backlog().await {
+            metrics().log_backlog.set(backlog as i64);
+        }
+    }
+    assigned.store(false, Ordering::Relaxed);
+    consumer.commit().await
+}
+
+/// Applies a batch, retrying with backoff until it succeeds: skipping it
+/// would lose deliveries, and every write in it is idempotent.
+async fn apply_until_done(stores: &Stores, events: &[Event]) {
+    let span =
+        tracing::info_span!("fanout_batch", events = events.len(), first_key = %events[0].key());
+    let mut backoff = Duration::from_millis(50);
+    loop {
+        let started = Instant::now();
+        match fanout::apply(stores, events).instrument(span.clone()).await {
+            Ok(stats) => {
+                let m = metrics();
+                m.fanout_batches.inc();
+                m.fanout_events.inc_by(stats.events as u64);
+                m.fanout_deliveries.inc_by(stats.delivered as u64);
+                m.fanout_skipped_dormant
+                    .inc_by((stats.candidates - stats.delivered) as u64);
+                m.fanout_batch_duration
+                    .observe(started.elapsed().as_secs_f64());
+                span.in_scope(|| {
                     tracing::debug!(
-                        events = stats.events,
                         candidates = stats.candidates,
                         delivered = stats.delivered,
                         micros = started.elapsed().as_micros() as u64,
                         "fanout batch applied"
-                    );
-                    break;
-                }
-                Err(e) => {
-                    tracing::warn!(error = %e.chain(), retry_in_ms = backoff.as_millis() as u64, "fanout batch failed");
-                    tokio::time::sleep(backoff).await;
-                    backoff = (backoff * 2).min(MAX_BACKOFF);
-                }
+                    )
+                });
+                return;
+            }
+            Err(e) => {
+                span.in_scope(|| {
+                    tracing::warn!(error = %e.chain(), retry_in_ms = backoff.as_millis() as u64, "fanout batch failed")
+                });
+                tokio::time::sleep(backoff).await;
+                backoff = (backoff * 2).min(MAX_BACKOFF);
             }
         }
-        while let Err(e) = consumer.commit().await {
-            tracing::warn!(error = %e.chain(), "committing the log offset failed");
-            tokio::time::sleep(Duration::from_millis(200)).await;
-        }
     }
-    consumer.commit().await
 }

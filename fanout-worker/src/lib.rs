@@ -7,6 +7,7 @@ use socialite_core::feed::Stores;
 use socialite_core::ports::EventLog;
 use socialite_core::shutdown::Shutdown;
 use socialite_core::worker::{run_worker, WorkerConfig};
+use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 
 #[derive(Debug, Clone, Args)]
@@ -28,12 +29,13 @@ impl WorkerArgs {
     }
 }
 
-/// Starts a fanout worker.
+/// Starts a fanout worker; `assigned` turns true once it has joined its group.
 pub fn spawn_worker(
     stores: Stores,
     log: Arc<dyn EventLog>,
     config: WorkerConfig,
+    assigned: Arc<AtomicBool>,
     shutdown: Shutdown,
 ) -> tokio::task::JoinHandle<socialite_core::Result<()>> {
-    tokio::spawn(run_worker(stores, log, config, shutdown))
+    tokio::spawn(run_worker(stores, log, config, assigned, shutdown))
 }

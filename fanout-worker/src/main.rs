@@ -2,12 +2,17 @@
 //! belong to one process at a time; with them, run the pipeline with
 //! `socialite up`.
 
+use axum::Router;
 use clap::Parser;
 use socialite_core::backends::Backends;
+use socialite_core::health::Health;
 use socialite_fanout_worker::{spawn_worker, WorkerArgs};
 use socialite_transport::config::{LogArgs, StorageArgs};
-use socialite_transport::serve::{exit_code, shutdown_signal};
+use socialite_transport::serve::{bind, exit_code, finish_router, serve_http, shutdown_signal};
+use std::net::SocketAddr;
 use std::process::ExitCode;
+use std::sync::atomic::AtomicBool;
+use std::sync::Arc;
 
 #[derive(Parser)]
 #[command(
@@ -16,6 +21,9 @@ use std::process::ExitCode;
     about = "Socialite fanout: log events into timeline caches"
 )]
 struct Cli {
+    /// Listen address of /healthz, /readyz, /metrics and the status page.
+    #[arg(long, env = "SOCIALITE_OPS_ADDR", default_value = "127.0.0.1:8083")]
+    ops_addr: SocketAddr,
     #[command(flatten)]
     storage: StorageArgs,
     #[command(flatten)]
@@ -33,16 +41,30 @@ async fn main() -> ExitCode {
 
 async fn run(cli: Cli) -> Result<(), String> {
     let backends = Backends::embedded(&cli.storage.embedded()).map_err(|e| e.chain())?;
+    let listener = bind("operations HTTP (--ops-addr)", cli.ops_addr).await?;
     let (stop, stopped) = socialite_core::shutdown::channel();
+    let assigned = Arc::new(AtomicBool::new(false));
+    let health = Health::new(
+        backends.content.clone(),
+        backends.log.clone(),
+        Some(assigned.clone()),
+    );
+    let ops = tokio::spawn(serve_http(
+        listener,
+        finish_router(Router::new(), health),
+        stopped.clone(),
+    ));
     let worker = spawn_worker(
         backends.stores(),
         backends.log.clone(),
         cli.worker.config(),
+        assigned,
         stopped,
     );
-    tracing::info!(group = %cli.worker.fanout_group, "fanout worker running");
+    tracing::info!(ops = %cli.ops_addr, group = %cli.worker.fanout_group, "fanout worker running");
     shutdown_signal().await;
     stop.trigger();
+    let _ = ops.await;
     worker
         .await
         .map_err(|e| e.to_string())?

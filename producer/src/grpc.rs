@@ -9,6 +9,9 @@ use socialite_transport::MAX_BODY_BYTES;
 use std::sync::Arc;
 use tonic::{Request, Response, Status};
 
+/// The gRPC service name, as health checks report it.
+pub const GRPC_NAME: &str = <IngestServer<IngestGrpc> as tonic::server::NamedService>::NAME;
+
 pub fn grpc_service(ingest: Arc<Ingest>) -> IngestServer<IngestGrpc> {
     IngestServer::new(IngestGrpc(ingest)).max_decoding_message_size(MAX_BODY_BYTES)
 }

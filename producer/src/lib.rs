@@ -5,7 +5,7 @@
 mod grpc;
 mod rest;
 
-pub use grpc::grpc_service;
+pub use grpc::{grpc_service, GRPC_NAME};
 pub use rest::rest_routes;
 
 use socialite_core::ports::{EventLog, Outbox};

@@ -4,6 +4,7 @@
 
 use clap::Parser;
 use socialite_core::backends::Backends;
+use socialite_core::health::Health;
 use socialite_core::ingest::Ingest;
 use socialite_transport::config::{LogArgs, StorageArgs};
 use socialite_transport::serve::{exit_code, run_until_signal};
@@ -55,9 +56,11 @@ async fn run(cli: Cli) -> Result<(), String> {
     let relay =
         socialite_producer::spawn_relay(backends.outbox.clone(), backends.log.clone(), stopped);
     let grpc = tonic::service::Routes::new(socialite_producer::grpc_service(ingest.clone()));
+    let health = Health::new(backends.content.clone(), backends.log.clone(), None);
     run_until_signal(
         (cli.rest_addr, socialite_producer::rest_routes(ingest)),
-        (cli.grpc_addr, grpc),
+        (cli.grpc_addr, grpc, &[socialite_producer::GRPC_NAME]),
+        health,
         stop,
     )
     .await?;

@@ -5,11 +5,21 @@
 
 use axum::Router;
 use socialite_core::backends::{Backends, EmbeddedConfig};
+use socialite_core::health::Health;
 use socialite_core::ingest::Ingest;
 use socialite_core::reads::Reads;
 use socialite_core::shutdown::{self, ShutdownTrigger};
 use socialite_core::worker::WorkerConfig;
-use socialite_transport::serve::{finish_router, serve_grpc, serve_http};
+use socialite_transport::serve::{finish_router, grpc_routes, serve_grpc, serve_http};
+use std::sync::atomic::AtomicBool;
+use tonic_health::server::HealthReporter;
+use tonic_health::ServingStatus;
+
+/// The gRPC services this process serves, as health checks name them.
+const GRPC_SERVICES: [&str; 2] = [
+    socialite_producer::GRPC_NAME,
+    socialite_timeline_api::GRPC_NAME,
+];
 use std::net::SocketAddr;
 use std::sync::Arc;
 use tokio::net::TcpListener;
@@ -28,6 +38,7 @@ pub struct App {
     pub rest_addr: SocketAddr,
     pub grpc_addr: SocketAddr,
     pub backends: Backends,
+    grpc_health: HealthReporter,
     servers: ShutdownTrigger,
     pipeline: ShutdownTrigger,
     server_tasks: Vec<JoinHandle<()>>,
@@ -60,15 +71,21 @@ pub async fn start(
     let grpc_addr = grpc
         .local_addr()
         .map_err(|e| socialite_core::Error::internal(e.to_string()))?;
+    let assigned = Arc::new(AtomicBool::new(false));
+    let health = Health::new(
+        backends.content.clone(),
+        backends.log.clone(),
+        Some(assigned.clone()),
+    );
     let router = finish_router(
         Router::new()
             .merge(socialite_producer::rest_routes(ingest.clone()))
             .merge(socialite_timeline_api::rest_routes(reads.clone())),
+        health,
     );
-    let mut grpc_routes = tonic::service::Routes::default();
-    grpc_routes = grpc_routes
-        .add_service(socialite_producer::grpc_service(ingest))
+    let routes = tonic::service::Routes::new(socialite_producer::grpc_service(ingest))
         .add_service(socialite_timeline_api::grpc_service(reads));
+    let (grpc_routes, grpc_health) = grpc_routes(routes, &GRPC_SERVICES).await;
 
     let http_shutdown = server_shutdown.clone();
     let server_tasks = vec![
@@ -93,6 +110,7 @@ pub async fn start(
             backends.stores(),
             backends.log.clone(),
             config.worker.clone(),
+            assigned,
             pipeline_shutdown,
         ),
     ];
@@ -101,6 +119,7 @@ pub async fn start(
         rest_addr,
         grpc_addr,
         backends,
+        grpc_health,
         servers,
         pipeline,
         server_tasks,
@@ -112,6 +131,11 @@ impl App {
     /// Ordered shutdown: stop taking requests and finish those in flight, then
     /// let the relay and the worker finish their batch and commit.
     pub async fn shutdown(self) {
+        for name in GRPC_SERVICES.iter().copied().chain([""]) {
+            self.grpc_health
+                .set_service_status(name, ServingStatus::NotServing)
+                .await;
+        }
         self.servers.trigger();
         for t in self.server_tasks {
             let _ = t.await;

@@ -9,6 +9,9 @@ use socialite_transport::MAX_BODY_BYTES;
 use std::sync::Arc;
 use tonic::{Request, Response, Status};
 
+/// The gRPC service name, as health checks report it.
+pub const GRPC_NAME: &str = <ReadsServer<ReadsGrpc> as tonic::server::NamedService>::NAME;
+
 pub fn grpc_service(reads: Arc<Reads>) -> ReadsServer<ReadsGrpc> {
     ReadsServer::new(ReadsGrpc(reads)).max_decoding_message_size(MAX_BODY_BYTES)
 }

@@ -5,5 +5,5 @@
 mod grpc;
 mod rest;
 
-pub use grpc::grpc_service;
+pub use grpc::{grpc_service, GRPC_NAME};
 pub use rest::rest_routes;

@@ -4,6 +4,7 @@
 
 use clap::Parser;
 use socialite_core::backends::Backends;
+use socialite_core::health::Health;
 use socialite_core::reads::Reads;
 use socialite_transport::config::{LogArgs, StorageArgs};
 use socialite_transport::serve::{exit_code, run_until_signal};
@@ -42,9 +43,11 @@ async fn run(cli: Cli) -> Result<(), String> {
     let reads = Arc::new(Reads::new(backends.stores()));
     let (stop, _) = socialite_core::shutdown::channel();
     let grpc = tonic::service::Routes::new(socialite_timeline_api::grpc_service(reads.clone()));
+    let health = Health::new(backends.content.clone(), backends.log.clone(), None);
     run_until_signal(
         (cli.rest_addr, socialite_timeline_api::rest_routes(reads)),
-        (cli.grpc_addr, grpc),
+        (cli.grpc_addr, grpc, &[socialite_timeline_api::GRPC_NAME]),
+        health,
         stop,
     )
     .await

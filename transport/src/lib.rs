@@ -8,6 +8,7 @@ pub mod error;
 pub mod extract;
 pub mod grpc;
 pub mod json;
+pub mod observe;
 pub mod serve;
 pub mod telemetry;
 

@@ -13,7 +13,10 @@ use crate::model::{Entry, Post, User};
 use crate::ports::{ContentStore, IdRange, Outbox};
 use crate::reads::user_not_found;
 use async_trait::async_trait;
-use redb::{Database, ReadTransaction, ReadableDatabase, ReadableTable, WriteTransaction};
+use redb::{
+    Database, ReadTransaction, ReadableDatabase, ReadableTable, ReadableTableMetadata,
+    WriteTransaction,
+};
 use serde_json::{Map, Value};
 use std::path::Path;
 use std::sync::Arc;
@@ -389,6 +392,10 @@ impl Outbox for EmbeddedStore {
                 Ok(())
             })
             .await
+    }
+
+    async fn backlog(&self) -> Result<u64> {
+        self.read(|txn| txn.open_table(OUTBOX).store()?.len().store())
     }
 
     fn notifier(&self) -> Arc<Notify> {

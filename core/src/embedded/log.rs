@@ -114,6 +114,12 @@ impl EventLog for EmbeddedLog {
             .await
     }
 
+    async fn ping(&self) -> Result<()> {
+        let txn = self.inner.db.begin_read().store()?;
+        txn.open_table(OFFSETS).store()?;
+        Ok(())
+    }
+
     async fn consumer(&self, group: &str) -> Result<Box<dyn LogConsumer>> {
         let txn = self.inner.db.begin_read().store()?;
         let next = txn

@@ -6,7 +6,8 @@ use super::merge::{all_followers, newest_exact};
 use super::Stores;
 use crate::error::Result;
 use crate::event::Event;
-use crate::ids::UserId;
+use crate::ids::{now_ms, PostId, UserId};
+use crate::metrics::metrics;
 use crate::model::Entry;
 use crate::ports::IdRange;
 
@@ -26,8 +27,10 @@ pub async fn apply(stores: &Stores, events: &[Event]) -> Result<FanoutStats> {
         ..Default::default()
     };
     let mut pending: Vec<(UserId, Entry)> = Vec::new();
+    let mut posts: Vec<PostId> = Vec::new();
     for event in events {
         if let Event::PostCreated { post, author } = event {
+            posts.push(*post);
             let entry = Entry {
                 post: *post,
                 author: author.clone(),
@@ -37,7 +40,7 @@ pub async fn apply(stores: &Stores, events: &[Event]) -> Result<FanoutStats> {
             }
             continue;
         }
-        flush(stores, &mut pending, &mut stats).await?;
+        flush(stores, &mut pending, &mut posts, &mut stats).await?;
         match event {
             Event::PostCreated { .. } => unreachable!("handled above"),
             Event::PostDeleted { post, author } => {
@@ -56,21 +59,29 @@ pub async fn apply(stores: &Stores, events: &[Event]) -> Result<FanoutStats> {
             Event::TimelineDropped { user } => stores.timelines.drop_timeline(user).await?,
         }
     }
-    flush(stores, &mut pending, &mut stats).await?;
+    flush(stores, &mut pending, &mut posts, &mut stats).await?;
     Ok(stats)
 }
 
+/// Writes the gathered deliveries, then records how long after their
+/// creation the posts became visible.
 async fn flush(
     stores: &Stores,
     pending: &mut Vec<(UserId, Entry)>,
+    posts: &mut Vec<PostId>,
     stats: &mut FanoutStats,
 ) -> Result<()> {
-    if pending.is_empty() {
-        return Ok(());
+    if !pending.is_empty() {
+        stats.candidates += pending.len();
+        stats.delivered += stores.timelines.deliver(pending).await?;
+        pending.clear();
     }
-    stats.candidates += pending.len();
-    stats.delivered += stores.timelines.deliver(pending).await?;
-    pending.clear();
+    let now = now_ms();
+    for p in posts.drain(..) {
+        metrics()
+            .post_visible
+            .observe(now.saturating_sub(p.unix_ms()) as f64 / 1000.0);
+    }
     Ok(())
 }
 

@@ -1,0 +1,203 @@
+//! Store metrics for any backend: wrappers that time every port call and
+//! count its failures (`socialite_store_operation_duration_seconds`,
+//! `socialite_store_errors_total`), labelled by store and operation.
+
+use crate::error::Result;
+use crate::event::Event;
+use crate::ids::{PostId, UserId};
+use crate::metrics::metrics;
+use crate::model::{Entry, Post, User};
+use crate::ports::*;
+use async_trait::async_trait;
+use serde_json::{Map, Value};
+use std::future::Future;
+use std::sync::Arc;
+use std::time::Instant;
+use tokio::sync::Notify;
+
+async fn timed<T>(
+    store: &'static str,
+    op: &'static str,
+    call: impl Future<Output = Result<T>>,
+) -> Result<T> {
+    let start = Instant::now();
+    let result = call.await;
+    metrics().observe_store(store, op, start.elapsed(), result.is_err());
+    result
+}
+
+/// A port with every call metered.
+pub struct Metered<T: ?Sized>(pub Arc<T>);
+
+#[async_trait]
+impl ContentStore for Metered<dyn ContentStore> {
+    async fn put_user(
+        &self,
+        id: &UserId,
+        profile: Option<Map<String, Value>>,
+    ) -> Result<(User, bool)> {
+        timed("content", "put_user", self.0.put_user(id, profile)).await
+    }
+    async fn get_user(&self, id: &UserId) -> Result<Option<User>> {
+        timed("content", "get_user", self.0.get_user(id)).await
+    }
+    async fn delete_user(&self, id: &UserId) -> Result<bool> {
+        timed("content", "delete_user", self.0.delete_user(id)).await
+    }
+    async fn create_post(&self, post: Post) -> Result<()> {
+        timed("content", "create_post", self.0.create_post(post)).await
+    }
+    async fn get_posts(&self, ids: &[PostId]) -> Result<Vec<Post>> {
+        timed("content", "get_posts", self.0.get_posts(ids)).await
+    }
+    async fn delete_post(&self, id: PostId) -> Result<Option<Post>> {
+        timed("content", "delete_post", self.0.delete_post(id)).await
+    }
+    async fn post_ids_by(
+        &self,
+        authors: &[UserId],
+        range: IdRange,
+        limit_each: usize,
+    ) -> Result<Vec<Entry>> {
+        timed(
+            "content",
+            "post_ids_by",
+            self.0.post_ids_by(authors, range, limit_each),
+        )
+        .await
+    }
+    async fn newest_post_id(&self) -> Result<Option<PostId>> {
+        timed("content", "newest_post_id", self.0.newest_post_id()).await
+    }
+}
+
+#[async_trait]
+impl GraphStore for Metered<dyn GraphStore> {
+    async fn follow(&self, follower: &UserId, followee: &UserId) -> Result<bool> {
+        timed("graph", "follow", self.0.follow(follower, followee)).await
+    }
+    async fn unfollow(&self, follower: &UserId, followee: &UserId) -> Result<bool> {
+        timed("graph", "unfollow", self.0.unfollow(follower, followee)).await
+    }
+    async fn followers(
+        &self,
+        user: &UserId,
+        after: Option<&UserId>,
+        limit: usize,
+    ) -> Result<Vec<UserId>> {
+        timed("graph", "followers", self.0.followers(user, after, limit)).await
+    }
+    async fn following(
+        &self,
+        user: &UserId,
+        after: Option<&UserId>,
+        limit: usize,
+    ) -> Result<Vec<UserId>> {
+        timed("graph", "following", self.0.following(user, after, limit)).await
+    }
+}
+
+#[async_trait]
+impl Outbox for Metered<dyn Outbox> {
+    async fn pending(&self, limit: usize) -> Result<Vec<(u64, Event)>> {
+        timed("outbox", "pending", self.0.pending(limit)).await
+    }
+    async fn ack(&self, through: u64) -> Result<()> {
+        timed("outbox", "ack", self.0.ack(through)).await
+    }
+    async fn backlog(&self) -> Result<u64> {
+        timed("outbox", "backlog", self.0.backlog()).await
+    }
+    fn notifier(&self) -> Arc<Notify> {
+        self.0.notifier()
+    }
+}
+
+#[async_trait]
+impl EventLog for Metered<dyn EventLog> {
+    async fn append(&self, events: &[Event]) -> Result<()> {
+        timed("log", "append", self.0.append(events)).await
+    }
+    async fn ping(&self) -> Result<()> {
+        timed("log", "ping", self.0.ping()).await
+    }
+    async fn consumer(&self, group: &str) -> Result<Box<dyn LogConsumer>> {
+        let inner = timed("log", "join", self.0.consumer(group)).await?;
+        Ok(Box::new(MeteredConsumer(inner)))
+    }
+}
+
+struct MeteredConsumer(Box<dyn LogConsumer>);
+
+#[async_trait]
+impl LogConsumer for MeteredConsumer {
+    async fn poll(&mut self, max: usize, wait: std::time::Duration) -> Result<Vec<Event>> {
+        // Waiting for events is not store latency: only failures are counted.
+        let result = self.0.poll(max, wait).await;
+        if result.is_err() {
+            metrics().observe_store("log", "poll", Default::default(), true);
+        }
+        result
+    }
+    async fn commit(&mut self) -> Result<()> {
+        timed("log", "commit", self.0.commit()).await
+    }
+    async fn backlog(&self) -> Result<u64> {
+        timed("log", "backlog", self.0.backlog()).await
+    }
+}
+
+#[async_trait]
+impl TimelineStore for Metered<dyn TimelineStore> {
+    fn capacity(&self) -> usize {
+        self.0.capacity()
+    }
+    async fn read(&self, user: &UserId, before: Option<PostId>, limit: usize) -> Result<CacheRead> {
+        timed("timelines", "read", self.0.read(user, before, limit)).await
+    }
+    async fn create(&self, user: &UserId) -> Result<()> {
+        timed("timelines", "create", self.0.create(user)).await
+    }
+    async fn fill(&self, user: &UserId, entries: Vec<Entry>, coverage: Coverage) -> Result<()> {
+        timed("timelines", "fill", self.0.fill(user, entries, coverage)).await
+    }
+    async fn deliver(&self, deliveries: &[(UserId, Entry)]) -> Result<usize> {
+        timed("timelines", "deliver", self.0.deliver(deliveries)).await
+    }
+    async fn coverage(&self, user: &UserId) -> Result<Option<Coverage>> {
+        timed("timelines", "coverage", self.0.coverage(user)).await
+    }
+    async fn backfill(
+        &self,
+        user: &UserId,
+        author: &UserId,
+        entries: Vec<Entry>,
+        coverage: Coverage,
+    ) -> Result<()> {
+        timed(
+            "timelines",
+            "backfill",
+            self.0.backfill(user, author, entries, coverage),
+        )
+        .await
+    }
+    async fn purge_author(&self, user: &UserId, author: &UserId) -> Result<()> {
+        timed(
+            "timelines",
+            "purge_author",
+            self.0.purge_author(user, author),
+        )
+        .await
+    }
+    async fn retract_post(&self, users: &[UserId], post: PostId) -> Result<()> {
+        timed(
+            "timelines",
+            "retract_post",
+            self.0.retract_post(users, post),
+        )
+        .await
+    }
+    async fn drop_timeline(&self, user: &UserId) -> Result<()> {
+        timed("timelines", "drop_timeline", self.0.drop_timeline(user)).await
+    }
+}

@@ -1,0 +1,253 @@
+//! Every metric Socialite exports, defined in this one module. Names follow
+//! `socialite_<thing>_<unit>` (counters gain `_total` when rendered); labels
+//! come from small fixed sets, never raw ids or error text. All processes
+//! share the layout; each renders its own values at `/metrics`.
+
+use prometheus_client::encoding::text::encode;
+use prometheus_client::metrics::counter::Counter;
+use prometheus_client::metrics::family::Family;
+use prometheus_client::metrics::gauge::Gauge;
+use prometheus_client::metrics::histogram::{exponential_buckets, Histogram};
+use prometheus_client::registry::{Registry, Unit};
+use std::sync::OnceLock;
+use std::time::Duration;
+
+type Labels = Vec<(&'static str, String)>;
+type Histograms = Family<Labels, Histogram, fn() -> Histogram>;
+
+/// Latency buckets from 50 µs to about 3.3 s.
+fn latency() -> Histogram {
+    Histogram::new(exponential_buckets(0.000_05, 2.0, 17))
+}
+
+pub struct Metrics {
+    registry: Registry,
+    pub http_requests: Family<Labels, Counter>,
+    pub http_duration: Histograms,
+    pub grpc_requests: Family<Labels, Counter>,
+    pub grpc_duration: Histograms,
+    pub posts_ingested: Counter,
+    pub events_published: Counter,
+    pub event_publish_failures: Counter,
+    pub outbox_pending: Gauge,
+    pub fanout_batches: Counter,
+    pub fanout_events: Counter,
+    pub fanout_deliveries: Counter,
+    pub fanout_skipped_dormant: Counter,
+    pub fanout_batch_duration: Histogram,
+    pub log_backlog: Gauge,
+    pub timeline_reads: Family<Labels, Counter>,
+    pub post_visible: Histogram,
+    pub store_duration: Histograms,
+    pub store_errors: Family<Labels, Counter>,
+}
+
+impl Metrics {
+    fn new() -> Metrics {
+        let m = Metrics {
+            registry: Registry::with_prefix("socialite"),
+            http_requests: Family::default(),
+            http_duration: Family::new_with_constructor(latency),
+            grpc_requests: Family::default(),
+            grpc_duration: Family::new_with_constructor(latency),
+            posts_ingested: Counter::default(),
+            events_published: Counter::default(),
+            event_publish_failures: Counter::default(),
+            outbox_pending: Gauge::default(),
+            fanout_batches: Counter::default(),
+            fanout_events: Counter::default(),
+            fanout_deliveries: Counter::default(),
+            fanout_skipped_dormant: Counter::default(),
+            fanout_batch_duration: latency(),
+            log_backlog: Gauge::default(),
+            timeline_reads: Family::default(),
+            post_visible: Histogram::new(exponential_buckets(0.000_5, 2.0, 16)),
+            store_duration: Family::new_with_constructor(latency),
+            store_errors: Family::default(),
+        };
+        m.register()
+    }
+
+    fn register(mut self) -> Metrics {
+        let r = &mut self.registry;
+        r.register(
+            "http_requests",
+            "REST requests by route, method and status",
+            self.http_requests.clone(),
+        );
+        r.register_with_unit(
+            "http_request_duration",
+            "REST request latency by route and method",
+            Unit::Seconds,
+            self.http_duration.clone(),
+        );
+        r.register(
+            "grpc_requests",
+            "gRPC requests by method and status code",
+            self.grpc_requests.clone(),
+        );
+        r.register_with_unit(
+            "grpc_request_duration",
+            "gRPC request latency by method",
+            Unit::Seconds,
+            self.grpc_duration.clone(),
+        );
+        r.register(
+            "posts_ingested",
+            "Posts stored and acknowledged",
+            self.posts_ingested.clone(),
+        );
+        r.register(
+            "events_published",
+            "Events relayed from the outbox to the log",
+            self.events_published.clone(),
+        );
+        r.register(
+            "event_publish_failures",
+            "Failed attempts to relay events to the log",
+            self.event_publish_failures.clone(),
+        );
+        r.register_with_unit(
+            "outbox_pending",
+            "Events in the outbox not yet on the log",
+            Unit::Other("events".into()),
+            self.outbox_pending.clone(),
+        );
+        r.register(
+            "fanout_batches",
+            "Fanout batches applied",
+            self.fanout_batches.clone(),
+        );
+        r.register(
+            "fanout_events",
+            "Log events applied by fanout",
+            self.fanout_events.clone(),
+        );
+        r.register(
+            "fanout_deliveries",
+            "Entries written into active users' timeline caches",
+            self.fanout_deliveries.clone(),
+        );
+        r.register(
+            "fanout_skipped_dormant",
+            "Deliveries skipped because the follower is dormant",
+            self.fanout_skipped_dormant.clone(),
+        );
+        r.register_with_unit(
+            "fanout_batch_duration",
+            "Time to apply one fanout batch",
+            Unit::Seconds,
+            self.fanout_batch_duration.clone(),
+        );
+        r.register_with_unit(
+            "log_backlog",
+            "Events on the log that the fanout group has not committed",
+            Unit::Other("events".into()),
+            self.log_backlog.clone(),
+        );
+        r.register(
+            "timeline_reads",
+            "Home timeline reads by source (cache, past_cache, merge)",
+            self.timeline_reads.clone(),
+        );
+        r.register_with_unit(
+            "post_visible",
+            "Time from a post's creation to its delivery into followers' caches",
+            Unit::Seconds,
+            self.post_visible.clone(),
+        );
+        r.register_with_unit(
+            "store_operation_duration",
+            "Store operation latency by store and operation",
+            Unit::Seconds,
+            self.store_duration.clone(),
+        );
+        r.register(
+            "store_errors",
+            "Failed store operations by store and operation",
+            self.store_errors.clone(),
+        );
+        self
+    }
+
+    /// The Prometheus text exposition of every metric.
+    pub fn render(&self) -> String {
+        let mut out = String::new();
+        encode(&mut out, &self.registry).expect("writing to a String cannot fail");
+        out
+    }
+
+    pub fn observe_store(
+        &self,
+        store: &'static str,
+        op: &'static str,
+        took: Duration,
+        failed: bool,
+    ) {
+        let labels = vec![("store", store.to_owned()), ("op", op.to_owned())];
+        self.store_duration
+            .get_or_create(&labels)
+            .observe(took.as_secs_f64());
+        if failed {
+            self.store_errors.get_or_create(&labels).inc();
+        }
+    }
+
+    pub fn observe_http(&self, route: String, method: &str, status: u16, took: Duration) {
+        let labels = vec![
+            ("route", route.clone()),
+            ("method", method.to_owned()),
+            ("status", status.to_string()),
+        ];
+        self.http_requests.get_or_create(&labels).inc();
+        let labels = vec![("route", route), ("method", method.to_owned())];
+        self.http_duration
+            .get_or_create(&labels)
+            .observe(took.as_secs_f64());
+    }
+
+    pub fn observe_grpc(&self, method: String, code: &str, took: Duration) {
+        self.grpc_requests
+            .get_or_create(&vec![("method", method.clone()), ("code", code.to_owned())])
+            .inc();
+        self.grpc_duration
+            .get_or_create(&vec![("method", method)])
+            .observe(took.as_secs_f64());
+    }
+
+    pub fn timeline_read(&self, source: &'static str) {
+        self.timeline_reads
+            .get_or_create(&vec![("source", source.to_owned())])
+            .inc();
+    }
+}
+
+/// The process's metrics.
+pub fn metrics() -> &'static Metrics {
+    static METRICS: OnceLock<Metrics> = OnceLock::new();
+    METRICS.get_or_init(Metrics::new)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn renders_prometheus_text_with_units_and_totals() {
+        let m = metrics();
+        m.fanout_deliveries.inc_by(3);
+        m.observe_store("content", "get_user", Duration::from_micros(120), true);
+        m.timeline_read("cache");
+        let text = m.render();
+        for needle in [
+            "socialite_fanout_deliveries_total ",
+            "socialite_store_operation_duration_seconds_bucket{",
+            "socialite_store_errors_total{store=\"content\",op=\"get_user\"} ",
+            "socialite_timeline_reads_total{source=\"cache\"} ",
+            "# TYPE socialite_post_visible_seconds histogram",
+            "socialite_log_backlog_events ",
+        ] {
+            assert!(text.contains(needle), "{needle} missing from\n{text}");
+        }
+    }
+}
