@@ -7,8 +7,8 @@ use clap::Parser;
 use socialite_core::backends::Backends;
 use socialite_core::health::Health;
 use socialite_fanout_worker::{spawn_worker, WorkerArgs};
-use socialite_transport::config::{LogArgs, StorageArgs};
-use socialite_transport::serve::{bind, exit_code, finish_router, serve_http, shutdown_signal};
+use socialite_transport::config::{ConfigFileArg, LogArgs, StorageArgs};
+use socialite_transport::serve::{bind, finish_router, run_main, serve_http, shutdown_signal};
 use std::net::SocketAddr;
 use std::process::ExitCode;
 use std::sync::atomic::AtomicBool;
@@ -30,16 +30,16 @@ struct Cli {
     worker: WorkerArgs,
     #[command(flatten)]
     log: LogArgs,
+    #[command(flatten)]
+    config: ConfigFileArg,
 }
 
-#[tokio::main]
-async fn main() -> ExitCode {
-    let cli = Cli::parse();
-    socialite_transport::telemetry::init_logging(cli.log.log_json);
-    exit_code("socialite-fanout-worker", run(cli).await)
+fn main() -> ExitCode {
+    run_main("socialite-fanout-worker", run)
 }
 
 async fn run(cli: Cli) -> Result<(), String> {
+    socialite_transport::telemetry::init_logging(cli.log.log_json);
     let backends = Backends::embedded(&cli.storage.embedded()).map_err(|e| e.chain())?;
     let listener = bind("operations HTTP (--ops-addr)", cli.ops_addr).await?;
     let (stop, stopped) = socialite_core::shutdown::channel();

@@ -6,8 +6,8 @@ use clap::Parser;
 use socialite_core::backends::Backends;
 use socialite_core::health::Health;
 use socialite_core::ingest::Ingest;
-use socialite_transport::config::{LogArgs, StorageArgs};
-use socialite_transport::serve::{exit_code, run_until_signal};
+use socialite_transport::config::{ConfigFileArg, LogArgs, StorageArgs};
+use socialite_transport::serve::{run_main, run_until_signal};
 use std::net::SocketAddr;
 use std::process::ExitCode;
 use std::sync::Arc;
@@ -32,16 +32,16 @@ struct Cli {
     storage: StorageArgs,
     #[command(flatten)]
     log: LogArgs,
+    #[command(flatten)]
+    config: ConfigFileArg,
 }
 
-#[tokio::main]
-async fn main() -> ExitCode {
-    let cli = Cli::parse();
-    socialite_transport::telemetry::init_logging(cli.log.log_json);
-    exit_code("socialite-producer", run(cli).await)
+fn main() -> ExitCode {
+    run_main("socialite-producer", run)
 }
 
 async fn run(cli: Cli) -> Result<(), String> {
+    socialite_transport::telemetry::init_logging(cli.log.log_json);
     let backends = Backends::embedded(&cli.storage.embedded()).map_err(|e| e.chain())?;
     let ingest = Arc::new(
         Ingest::new(

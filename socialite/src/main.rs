@@ -3,8 +3,8 @@
 use clap::{Args, Parser, Subcommand};
 use socialite::{start, AppConfig};
 use socialite_fanout_worker::WorkerArgs;
-use socialite_transport::config::{LogArgs, StorageArgs};
-use socialite_transport::serve::{bind, exit_code, shutdown_signal};
+use socialite_transport::config::{ConfigFileArg, LogArgs, StorageArgs};
+use socialite_transport::serve::{bind, run_main, shutdown_signal};
 use std::net::SocketAddr;
 use std::process::ExitCode;
 
@@ -43,14 +43,16 @@ struct UpArgs {
     worker: WorkerArgs,
     #[command(flatten)]
     log: LogArgs,
+    #[command(flatten)]
+    config: ConfigFileArg,
 }
 
-#[tokio::main]
-async fn main() -> ExitCode {
-    let cli = Cli::parse();
-    match cli.command {
-        Command::Up(args) => exit_code("socialite", up(args).await),
-    }
+fn main() -> ExitCode {
+    run_main("socialite", |cli: Cli| async move {
+        match cli.command {
+            Command::Up(args) => up(args).await,
+        }
+    })
 }
 
 async fn up(args: UpArgs) -> Result<(), String> {

@@ -176,3 +176,27 @@ pub fn exit_code(binary: &str, result: Result<(), String>) -> std::process::Exit
         }
     }
 }
+
+/// The `main` of every binary: applies the settings file, parses the command
+/// line, then runs `body` on a multi-threaded runtime and turns its result
+/// into the exit code.
+pub fn run_main<C, F, Fut>(binary: &str, body: F) -> std::process::ExitCode
+where
+    C: clap::Parser,
+    F: FnOnce(C) -> Fut,
+    Fut: std::future::Future<Output = Result<(), String>>,
+{
+    // Before any thread exists: the file's values become environment variables.
+    if let Err(e) = crate::config::load_settings_file::<C>() {
+        return exit_code(binary, Err(e));
+    }
+    let cli = C::parse();
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(r) => r,
+        Err(e) => return exit_code(binary, Err(format!("cannot start the runtime: {e}"))),
+    };
+    exit_code(binary, runtime.block_on(body(cli)))
+}
