@@ -2,7 +2,8 @@
 
 use crate::embedded::{EmbeddedLog, EmbeddedStore, MemoryTimelines};
 use crate::error::{Error, ErrorKind, Result};
-use crate::feed::Stores;
+use crate::feed::config::FeedConfig;
+use crate::feed::{NoTimelines, Stores};
 use crate::metered::Metered;
 use crate::ports::{ContentStore, EventLog, GraphStore, Outbox, TimelineStore};
 use std::path::PathBuf;
@@ -13,10 +14,10 @@ use std::sync::Arc;
 pub struct EmbeddedConfig {
     /// Holds `content.redb` and `log.redb`.
     pub data_dir: PathBuf,
-    /// Entries kept in each active user's timeline cache.
-    pub cache_size: usize,
     /// Events the log keeps behind its slowest consumer group.
     pub log_retention: u64,
+    /// The feed model and its parameters.
+    pub feed: FeedConfig,
 }
 
 /// Every port, opened.
@@ -29,16 +30,12 @@ pub struct Backends {
     pub timelines: Arc<dyn TimelineStore>,
     /// The embedded log itself, for replays and tests.
     pub embedded_log: Arc<EmbeddedLog>,
+    pub feed: FeedConfig,
 }
 
 impl Backends {
     pub fn embedded(config: &EmbeddedConfig) -> Result<Backends> {
-        if config.cache_size == 0 {
-            return Err(Error::invalid(
-                "invalid_config",
-                "cache size must be at least 1",
-            ));
-        }
+        config.feed.validate()?;
         std::fs::create_dir_all(&config.data_dir).map_err(|e| {
             Error::backend(
                 ErrorKind::Unavailable,
@@ -67,7 +64,10 @@ impl Backends {
         let graph: Arc<dyn GraphStore> = store.clone();
         let outbox: Arc<dyn Outbox> = store;
         let event_log: Arc<dyn EventLog> = log.clone();
-        let timelines: Arc<dyn TimelineStore> = Arc::new(MemoryTimelines::new(config.cache_size));
+        let timelines: Arc<dyn TimelineStore> = match config.feed.layout() {
+            Some(layout) => Arc::new(MemoryTimelines::new(layout, config.feed.cache_size)),
+            None => Arc::new(NoTimelines),
+        };
         Ok(Backends {
             content: Arc::new(Metered(content)),
             graph: Arc::new(Metered(graph)),
@@ -75,6 +75,7 @@ impl Backends {
             log: Arc::new(Metered(event_log)),
             timelines: Arc::new(Metered(timelines)),
             embedded_log: log,
+            feed: config.feed,
         })
     }
 
@@ -83,6 +84,7 @@ impl Backends {
             content: self.content.clone(),
             graph: self.graph.clone(),
             timelines: self.timelines.clone(),
+            feed: self.feed,
         }
     }
 }

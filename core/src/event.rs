@@ -2,7 +2,9 @@
 
 use crate::error::{Error, Result};
 use crate::ids::{PostId, UserId};
+use crate::model::Post;
 use prost::Message;
+use serde_json::Value;
 use socialite_proto::v1 as pb;
 
 /// How many followers one `AuthorRetracted` event names at most, so that no
@@ -12,8 +14,7 @@ pub const RETRACT_CHUNK: usize = 1000;
 #[derive(Debug, Clone, PartialEq)]
 pub enum Event {
     PostCreated {
-        post: PostId,
-        author: UserId,
+        post: Post,
     },
     PostDeleted {
         post: PostId,
@@ -41,9 +42,8 @@ impl Event {
     /// key, so a partitioned log keeps them in order.
     pub fn key(&self) -> &UserId {
         match self {
-            Event::PostCreated { author, .. }
-            | Event::PostDeleted { author, .. }
-            | Event::AuthorRetracted { author, .. } => author,
+            Event::PostCreated { post } => &post.author,
+            Event::PostDeleted { author, .. } | Event::AuthorRetracted { author, .. } => author,
             Event::Followed { followee, .. } | Event::Unfollowed { followee, .. } => followee,
             Event::TimelineDropped { user } => user,
         }
@@ -53,9 +53,15 @@ impl Event {
         use pb::event::Kind;
         let s = |u: &UserId| u.as_str().to_owned();
         let kind = match self {
-            Event::PostCreated { post, author } => Kind::PostCreated(pb::PostCreated {
-                post_id: post.0,
-                author: s(author),
+            Event::PostCreated { post } => Kind::PostCreated(pb::PostCreated {
+                post_id: post.id.0,
+                author: s(&post.author),
+                message: post.message.clone(),
+                data_json: post
+                    .data
+                    .as_ref()
+                    .map(|d| Value::Object(d.clone()).to_string())
+                    .unwrap_or_default(),
             }),
             Event::PostDeleted { post, author } => Kind::PostDeleted(pb::PostDeleted {
                 post_id: post.0,
@@ -88,10 +94,24 @@ impl Event {
         let msg = pb::Event::decode(bytes).map_err(|e| bad(e.to_string()))?;
         let u = |s: &str| UserId::parse(s).map_err(|e| bad(e.to_string()));
         Ok(match msg.kind.ok_or_else(|| bad("no kind".into()))? {
-            Kind::PostCreated(e) => Event::PostCreated {
-                post: PostId(e.post_id),
-                author: u(&e.author)?,
-            },
+            Kind::PostCreated(e) => {
+                let data = match e.data_json.as_str() {
+                    "" => None,
+                    text => match serde_json::from_str(text) {
+                        Ok(Value::Object(map)) => Some(map),
+                        _ => return Err(bad("post data is not a JSON object".into())),
+                    },
+                };
+                let author = u(&e.author)?;
+                Event::PostCreated {
+                    post: Post {
+                        id: PostId(e.post_id),
+                        author,
+                        message: e.message,
+                        data,
+                    },
+                }
+            }
             Kind::PostDeleted(e) => Event::PostDeleted {
                 post: PostId(e.post_id),
                 author: u(&e.author)?,
@@ -123,8 +143,12 @@ mod tests {
         let b = UserId::parse("b").unwrap();
         let events = [
             Event::PostCreated {
-                post: PostId(7),
-                author: a.clone(),
+                post: Post {
+                    id: PostId(7),
+                    author: a.clone(),
+                    message: "hi".into(),
+                    data: serde_json::json!({ "k": [1] }).as_object().cloned(),
+                },
             },
             Event::PostDeleted {
                 post: PostId(u64::MAX),

@@ -3,6 +3,7 @@
 use crate::error::{Error, Result};
 use crate::ids::{PostId, UserId};
 use serde_json::{Map, Value};
+use std::sync::Arc;
 
 /// Largest message, in bytes of UTF-8.
 pub const MAX_MESSAGE_BYTES: usize = 4096;
@@ -38,12 +39,54 @@ impl Post {
     }
 }
 
-/// One entry of a home timeline: the post and its author (linking; the post is
-/// hydrated from the content store when a page is served).
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+/// One entry of a home timeline: the post and its author, and with embedding
+/// also the post's content. A linked entry (no body) is hydrated from the
+/// content store when a page is served.
+#[derive(Debug, Clone, PartialEq)]
 pub struct Entry {
     pub post: PostId,
     pub author: UserId,
+    pub body: Option<Arc<Body>>,
+}
+
+/// The content an embedded entry carries.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Body {
+    pub message: String,
+    pub data: Option<Map<String, Value>>,
+}
+
+impl Entry {
+    pub fn linked(post: PostId, author: UserId) -> Entry {
+        Entry {
+            post,
+            author,
+            body: None,
+        }
+    }
+
+    /// An entry that carries the post's content.
+    pub fn embedded(post: &Post) -> Entry {
+        let body = Body {
+            message: post.message.clone(),
+            data: post.data.clone(),
+        };
+        Entry {
+            post: post.id,
+            author: post.author.clone(),
+            body: Some(Arc::new(body)),
+        }
+    }
+
+    /// The post, when the entry carries it.
+    pub fn to_post(&self) -> Option<Post> {
+        self.body.as_ref().map(|b| Post {
+            id: self.post,
+            author: self.author.clone(),
+            message: b.message.clone(),
+            data: b.data.clone(),
+        })
+    }
 }
 
 /// One page of a list, newest first, with the cursor of the next page.

@@ -10,6 +10,7 @@ use crate::ingest::post_not_found;
 use crate::metrics::metrics;
 use crate::model::{page_size, Entry, Page, Post, User};
 use crate::ports::IdRange;
+use std::collections::HashMap;
 
 pub struct Reads {
     stores: Stores,
@@ -125,10 +126,29 @@ impl Reads {
         })
     }
 
-    /// The posts of `entries`, in one batched read; deleted ones are left out.
+    /// The posts of `entries`: embedded ones carry theirs, linked ones are
+    /// loaded in one batched read; deleted ones are left out.
     async fn load(&self, entries: &[Entry]) -> Result<Vec<Post>> {
-        let ids: Vec<PostId> = entries.iter().map(|e| e.post).collect();
-        self.stores.content.get_posts(&ids).await
+        let linked: Vec<PostId> = entries
+            .iter()
+            .filter(|e| e.body.is_none())
+            .map(|e| e.post)
+            .collect();
+        let mut loaded: HashMap<PostId, Post> = if linked.is_empty() {
+            HashMap::new()
+        } else {
+            self.stores
+                .content
+                .get_posts(&linked)
+                .await?
+                .into_iter()
+                .map(|p| (p.id, p))
+                .collect()
+        };
+        Ok(entries
+            .iter()
+            .filter_map(|e| e.to_post().or_else(|| loaded.remove(&e.post)))
+            .collect())
     }
 }
 

@@ -1,14 +1,17 @@
-//! Differential test of the feed logic on the embedded backends: random
-//! interleavings of every write, of reads (which activate dormant users) and
-//! of log replays, checked against an independent model of the timeline at
-//! several page sizes. Seeded: a failure prints the seed, and
+//! Differential test of the feed logic on the embedded backends: for every
+//! feed model, linked and embedded, random interleavings of every write, of
+//! reads (which activate dormant users) and of log replays over graphs with
+//! Zipf-distributed follower counts, checked against an independent model of
+//! the timeline (what fanout on read must return) at several page sizes.
+//! Seeded: a failure prints the seed and the configuration, and
 //! `SOCIALITE_SEED=<n>` reproduces it.
 
 use socialite_core::backends::{Backends, EmbeddedConfig};
+use socialite_core::feed::config::{FeedConfig, FeedModel};
 use socialite_core::feed::fanout;
 use socialite_core::ids::PostId;
 use socialite_core::ingest::Ingest;
-use socialite_core::ports::LogConsumer;
+use socialite_core::ports::{CacheRead, LogConsumer};
 use socialite_core::reads::Reads;
 use socialite_core::relay::relay_once;
 use std::collections::{BTreeMap, BTreeSet};
@@ -28,10 +31,27 @@ impl Rng {
     fn below(&mut self, n: usize) -> usize {
         (self.next() % n as u64) as usize
     }
-    /// Skewed pick: low indexes much more often, like popular accounts.
-    fn skewed(&mut self, n: usize) -> usize {
-        let a = self.below(n);
-        self.below(a + 1)
+}
+
+/// Picks index i with probability proportional to 1/(i+1)^s: a few accounts
+/// gain most of the follows, as in real networks.
+struct Zipf(Vec<f64>);
+
+impl Zipf {
+    fn new(n: usize, s: f64) -> Zipf {
+        let mut acc = 0.0;
+        Zipf(
+            (0..n)
+                .map(|i| {
+                    acc += 1.0 / ((i + 1) as f64).powf(s);
+                    acc
+                })
+                .collect(),
+        )
+    }
+    fn pick(&self, rng: &mut Rng) -> usize {
+        let x = (rng.next() as f64 / u64::MAX as f64) * self.0.last().unwrap();
+        self.0.partition_point(|&c| c < x).min(self.0.len() - 1)
     }
 }
 
@@ -39,7 +59,8 @@ impl Rng {
 struct Model {
     users: BTreeSet<String>,
     follows: BTreeSet<(String, String)>,
-    posts: BTreeMap<PostId, String>,
+    /// Post → (author, message).
+    posts: BTreeMap<PostId, (String, String)>,
 }
 
 impl Model {
@@ -47,7 +68,7 @@ impl Model {
         let mut v: Vec<PostId> = self
             .posts
             .iter()
-            .filter(|(_, a)| self.follows.contains(&(user.to_owned(), (*a).clone())))
+            .filter(|(_, (a, _))| self.follows.contains(&(user.to_owned(), a.clone())))
             .map(|(p, _)| *p)
             .collect();
         v.reverse();
@@ -61,16 +82,17 @@ struct Harness {
     reads: Reads,
     consumer: Box<dyn LogConsumer>,
     model: Model,
+    feed: FeedConfig,
     _dir: tempfile::TempDir,
 }
 
 impl Harness {
-    async fn new(cache_size: usize) -> Harness {
+    async fn new(feed: FeedConfig) -> Harness {
         let dir = tempfile::tempdir().unwrap();
         let config = EmbeddedConfig {
             data_dir: dir.path().into(),
-            cache_size,
             log_retention: 1_000_000,
+            feed,
         };
         let backends = Backends::embedded(&config).unwrap();
         let ingest = Ingest::new(backends.content.clone(), backends.graph.clone(), 1)
@@ -84,6 +106,7 @@ impl Harness {
             reads,
             consumer,
             model: Model::default(),
+            feed,
             _dir: dir,
         }
     }
@@ -122,6 +145,7 @@ impl Harness {
     async fn check_all(&mut self, seed: u64, step: usize) {
         self.drain().await;
         let users: Vec<String> = self.model.users.iter().cloned().collect();
+        let config = format!("{} embed={}", self.feed.model, self.feed.embed);
         for (i, u) in users.iter().enumerate() {
             let expected = self.model.timeline(u);
             let limit = [1u64, 2, 3, 7, 50][i % 5];
@@ -134,6 +158,14 @@ impl Harness {
                     .await
                     .unwrap();
                 assert!(page.items.len() <= limit as usize);
+                for p in &page.items {
+                    let (author, message) = &self.model.posts[&p.id];
+                    assert_eq!(
+                        (p.author.as_str(), &p.message),
+                        (author.as_str(), message),
+                        "seed {seed} {config}"
+                    );
+                }
                 got.extend(page.items.iter().map(|p| p.id));
                 match page.next_cursor {
                     Some(c) => before = Some(c.to_string()),
@@ -141,23 +173,41 @@ impl Harness {
                 }
                 assert!(
                     got.len() <= expected.len() + 1,
-                    "seed {seed} step {step}: paging does not end for {u}"
+                    "seed {seed} step {step} {config}: paging does not end for {u}"
                 );
             }
             assert_eq!(
                 got, expected,
-                "seed {seed} step {step}: timeline of {u} at page size {limit}"
+                "seed {seed} step {step} {config}: timeline of {u} at page size {limit}"
             );
+            // Embedding is a storage choice: the stored entries must carry content.
+            let uid = socialite_core::ids::UserId::parse(u).unwrap();
+            let stored = self
+                .backends
+                .timelines
+                .read(&uid, None, usize::MAX)
+                .await
+                .unwrap();
+            if let CacheRead::Ready { entries, .. } = stored {
+                let embedded = entries.iter().filter(|e| e.body.is_some()).count();
+                let want = if self.feed.embed { entries.len() } else { 0 };
+                assert_eq!(
+                    embedded, want,
+                    "seed {seed} {config}: entries of {u} with content"
+                );
+            }
         }
     }
 }
 
-async fn run(seed: u64, steps: usize, cache_size: usize) {
+/// One random history of `steps` operations over `users` accounts.
+async fn run(seed: u64, steps: usize, users: usize, feed: FeedConfig) {
     let mut rng = Rng(seed);
-    let mut h = Harness::new(cache_size).await;
-    let names: Vec<String> = (0..12).map(|i| format!("u{i}")).collect();
+    let mut h = Harness::new(feed).await;
+    let names: Vec<String> = (0..users).map(|i| format!("u{i}")).collect();
+    let popular = Zipf::new(users, 1.1);
     for step in 0..steps {
-        let a = names[rng.skewed(names.len())].clone();
+        let a = names[popular.pick(&mut rng)].clone();
         let b = names[rng.below(names.len())].clone();
         let op = rng.below(100);
         if std::env::var_os("SOCIALITE_TRACE").is_some() {
@@ -165,11 +215,11 @@ async fn run(seed: u64, steps: usize, cache_size: usize) {
         }
         match op {
             0..=9 => {
-                h.ingest.put_user(&a, None).await.unwrap();
-                h.model.users.insert(a);
+                h.ingest.put_user(&b, None).await.unwrap();
+                h.model.users.insert(b);
             }
             10..=34 => {
-                // Follow: a popular account (skewed pick) gains a follower.
+                // Follow: a popular account (Zipf pick) gains a follower.
                 if h.ingest.follow(&b, &a).await.is_ok() {
                     h.model.follows.insert((b, a));
                 }
@@ -180,8 +230,9 @@ async fn run(seed: u64, steps: usize, cache_size: usize) {
                 }
             }
             45..=74 => {
-                if let Ok(p) = h.ingest.create_post(&a, format!("post {step}"), None).await {
-                    h.model.posts.insert(p.id, a);
+                let message = format!("post {step} by {a}");
+                if let Ok(p) = h.ingest.create_post(&a, message.clone(), None).await {
+                    h.model.posts.insert(p.id, (a, message));
                 }
             }
             75..=81 => {
@@ -196,16 +247,16 @@ async fn run(seed: u64, steps: usize, cache_size: usize) {
                 }
             }
             82..=83 => {
-                if h.ingest.delete_user(&a).await.is_ok() {
-                    h.model.users.remove(&a);
-                    h.model.follows.retain(|(f, t)| f != &a && t != &a);
-                    h.model.posts.retain(|_, author| author != &a);
+                if h.ingest.delete_user(&b).await.is_ok() {
+                    h.model.users.remove(&b);
+                    h.model.follows.retain(|(f, t)| f != &b && t != &b);
+                    h.model.posts.retain(|_, (author, _)| author != &b);
                 }
             }
             84..=93 => {
                 // A read activates a dormant user, possibly with events still
-                // in flight: exactly the race the warming cache must survive.
-                let _ = h.reads.timeline(&a, Some(3), None).await;
+                // in flight: exactly the race the warming state must survive.
+                let _ = h.reads.timeline(&b, Some(3), None).await;
             }
             94..=96 => {
                 // Replay from a random earlier point (rewind never skips ahead).
@@ -221,24 +272,41 @@ async fn run(seed: u64, steps: usize, cache_size: usize) {
     h.check_all(seed, steps).await;
 }
 
-fn seeds() -> Vec<u64> {
-    match std::env::var("SOCIALITE_SEED") {
-        Ok(s) => vec![s.parse().expect("SOCIALITE_SEED is a number")],
-        Err(_) => (1..=24).collect(),
+/// Small sizes force floors, truncation, bucket retention and paging past
+/// what is stored; they vary with the seed.
+fn feed(model: FeedModel, embed: bool, seed: u64) -> FeedConfig {
+    FeedConfig {
+        model,
+        embed,
+        cache_size: 1 + (seed as usize % 4),
+        time_bucket_ms: 1 + seed % 3,
+        bucket_size: 1 + (seed as usize % 3),
+        bucket_retention: 1 + (seed as usize / 3 % 3),
     }
 }
 
+fn seeds() -> Vec<u64> {
+    match std::env::var("SOCIALITE_SEED") {
+        Ok(s) => vec![s.parse().expect("SOCIALITE_SEED is a number")],
+        Err(_) => (1..=12).collect(),
+    }
+}
+
+/// Every model, linked and embedded, returns what fanout on read returns.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn cache_model_matches_the_oracle_on_random_histories() {
+async fn every_feed_model_matches_the_oracle_on_random_histories() {
     for seed in seeds() {
-        // Tiny caches force floors, truncation and paging past the cache.
-        run(seed, 300, 1 + (seed as usize % 4)).await;
+        for model in FeedModel::ALL {
+            for embed in [false, true] {
+                run(seed, 250, 12, feed(model, embed, seed)).await;
+            }
+        }
     }
 }
 
 #[tokio::test]
 async fn a_post_reaches_an_active_follower() {
-    let mut h = Harness::new(2).await;
+    let mut h = Harness::new(feed(FeedModel::Cache, false, 1)).await;
     for u in ["u2", "u4"] {
         h.ingest.put_user(u, None).await.unwrap();
         h.model.users.insert(u.into());
@@ -247,16 +315,16 @@ async fn a_post_reaches_an_active_follower() {
     h.model.follows.insert(("u4".into(), "u2".into()));
     h.check_all(0, 0).await;
     let p = h.ingest.create_post("u2", "hi".into(), None).await.unwrap();
-    h.model.posts.insert(p.id, "u2".into());
+    h.model.posts.insert(p.id, ("u2".into(), "hi".into()));
     h.drain().await;
     let uid = socialite_core::ids::UserId::parse("u4").unwrap();
     assert_eq!(
         h.backends.timelines.read(&uid, None, 10).await.unwrap(),
         socialite_core::ports::CacheRead::Ready {
-            entries: vec![socialite_core::model::Entry {
-                post: p.id,
-                author: socialite_core::ids::UserId::parse("u2").unwrap()
-            }],
+            entries: vec![socialite_core::model::Entry::linked(
+                p.id,
+                socialite_core::ids::UserId::parse("u2").unwrap()
+            )],
             coverage: socialite_core::ports::Coverage::All,
         }
     );
@@ -285,6 +353,8 @@ async fn setup_two_authors(h: &mut Harness) -> (PostId, PostId) {
         .await
         .unwrap()
         .id;
+    h.model.posts.insert(pa, ("a".into(), "from a".into()));
+    h.model.posts.insert(pb, ("b".into(), "from b".into()));
     h.drain().await;
     (pa, pb)
 }
@@ -293,7 +363,11 @@ async fn setup_two_authors(h: &mut Harness) -> (PostId, PostId) {
 async fn an_interrupted_activation_is_completed_by_the_next_read() {
     use socialite_core::feed::timeline::ReadSource;
     use socialite_core::ports::CacheRead;
-    let mut h = Harness::new(5).await;
+    let mut h = Harness::new(FeedConfig {
+        cache_size: 5,
+        ..FeedConfig::default()
+    })
+    .await;
     let (pa, pb) = setup_two_authors(&mut h).await;
     // A read that created the cache and was cut off before filling it.
     h.backends.timelines.create(&uid("r")).await.unwrap();
@@ -318,21 +392,16 @@ async fn an_interrupted_activation_is_completed_by_the_next_read() {
 async fn an_unfollow_that_reaches_a_warming_cache_stays_out_of_its_fill() {
     use socialite_core::model::Entry;
     use socialite_core::ports::{CacheRead, Coverage};
-    let mut h = Harness::new(5).await;
+    let mut h = Harness::new(FeedConfig {
+        cache_size: 5,
+        ..FeedConfig::default()
+    })
+    .await;
     let (pa, pb) = setup_two_authors(&mut h).await;
     let r = uid("r");
     // Activation has created the cache and its merge has read both authors...
     h.backends.timelines.create(&r).await.unwrap();
-    let merged = vec![
-        Entry {
-            post: pb,
-            author: uid("b"),
-        },
-        Entry {
-            post: pa,
-            author: uid("a"),
-        },
-    ];
+    let merged = vec![Entry::linked(pb, uid("b")), Entry::linked(pa, uid("a"))];
     // ...when r unfollows b and the purge is applied before the fill lands.
     h.ingest.unfollow("r", "b").await.unwrap();
     h.drain().await;
@@ -345,17 +414,11 @@ async fn an_unfollow_that_reaches_a_warming_cache_stays_out_of_its_fill() {
     assert_eq!(
         read,
         CacheRead::Ready {
-            entries: vec![Entry {
-                post: pa,
-                author: uid("a")
-            }],
+            entries: vec![Entry::linked(pa, uid("a"))],
             coverage: Coverage::All
         }
     );
     h.model.users.extend(["a", "b", "r"].map(String::from));
     h.model.follows.insert(("r".into(), "a".into()));
-    h.model
-        .posts
-        .extend([(pa, "a".to_string()), (pb, "b".to_string())]);
     h.check_all(0, 0).await;
 }

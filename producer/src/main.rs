@@ -6,7 +6,7 @@ use clap::Parser;
 use socialite_core::backends::Backends;
 use socialite_core::health::Health;
 use socialite_core::ingest::Ingest;
-use socialite_transport::config::{ConfigFileArg, LogArgs, StorageArgs};
+use socialite_transport::config::{ConfigFileArg, FeedArgs, LogArgs, StorageArgs};
 use socialite_transport::serve::{run_main, run_until_signal};
 use std::net::SocketAddr;
 use std::process::ExitCode;
@@ -31,6 +31,8 @@ struct Cli {
     #[command(flatten)]
     storage: StorageArgs,
     #[command(flatten)]
+    feed: FeedArgs,
+    #[command(flatten)]
     log: LogArgs,
     #[command(flatten)]
     config: ConfigFileArg,
@@ -42,7 +44,7 @@ fn main() -> ExitCode {
 
 async fn run(cli: Cli) -> Result<(), String> {
     socialite_transport::telemetry::init_logging(cli.log.log_json);
-    let backends = Backends::embedded(&cli.storage.embedded()).map_err(|e| e.chain())?;
+    let backends = Backends::embedded(&cli.storage.embedded(&cli.feed)).map_err(|e| e.chain())?;
     let ingest = Arc::new(
         Ingest::new(
             backends.content.clone(),

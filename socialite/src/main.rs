@@ -3,7 +3,7 @@
 use clap::{Args, Parser, Subcommand};
 use socialite::{start, AppConfig};
 use socialite_fanout_worker::WorkerArgs;
-use socialite_transport::config::{ConfigFileArg, LogArgs, StorageArgs};
+use socialite_transport::config::{ConfigFileArg, FeedArgs, LogArgs, StorageArgs};
 use socialite_transport::serve::{bind, run_main, shutdown_signal};
 use std::net::SocketAddr;
 use std::process::ExitCode;
@@ -40,6 +40,8 @@ struct UpArgs {
     #[command(flatten)]
     storage: StorageArgs,
     #[command(flatten)]
+    feed: FeedArgs,
+    #[command(flatten)]
     worker: WorkerArgs,
     #[command(flatten)]
     log: LogArgs,
@@ -60,7 +62,7 @@ async fn up(args: UpArgs) -> Result<(), String> {
     let rest = bind("REST (--rest-addr)", args.rest_addr).await?;
     let grpc = bind("gRPC (--grpc-addr)", args.grpc_addr).await?;
     let config = AppConfig {
-        storage: args.storage.embedded(),
+        storage: args.storage.embedded(&args.feed),
         worker: args.worker.config(),
         node_id: args.node_id,
     };

@@ -6,7 +6,7 @@ use clap::Parser;
 use socialite_core::backends::Backends;
 use socialite_core::health::Health;
 use socialite_core::reads::Reads;
-use socialite_transport::config::{ConfigFileArg, LogArgs, StorageArgs};
+use socialite_transport::config::{ConfigFileArg, FeedArgs, LogArgs, StorageArgs};
 use socialite_transport::serve::{run_main, run_until_signal};
 use std::net::SocketAddr;
 use std::process::ExitCode;
@@ -28,6 +28,8 @@ struct Cli {
     #[command(flatten)]
     storage: StorageArgs,
     #[command(flatten)]
+    feed: FeedArgs,
+    #[command(flatten)]
     log: LogArgs,
     #[command(flatten)]
     config: ConfigFileArg,
@@ -39,7 +41,7 @@ fn main() -> ExitCode {
 
 async fn run(cli: Cli) -> Result<(), String> {
     socialite_transport::telemetry::init_logging(cli.log.log_json);
-    let backends = Backends::embedded(&cli.storage.embedded()).map_err(|e| e.chain())?;
+    let backends = Backends::embedded(&cli.storage.embedded(&cli.feed)).map_err(|e| e.chain())?;
     let reads = Arc::new(Reads::new(backends.stores()));
     let (stop, _) = socialite_core::shutdown::channel();
     let grpc = tonic::service::Routes::new(socialite_timeline_api::grpc_service(reads.clone()));

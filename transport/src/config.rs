@@ -4,6 +4,7 @@
 use clap::Args;
 use socialite_core::backends::EmbeddedConfig;
 use socialite_core::embedded::DEFAULT_RETENTION;
+use socialite_core::feed::config::{FeedConfig, FeedModel};
 use std::path::PathBuf;
 
 #[derive(Debug, Clone, Args)]
@@ -11,20 +12,54 @@ pub struct StorageArgs {
     /// Directory of the embedded stores (content.redb, log.redb); created if missing.
     #[arg(long, env = "SOCIALITE_DATA_DIR", default_value = "./data")]
     pub data_dir: PathBuf,
-    /// Entries kept in each active user's timeline cache.
-    #[arg(long, env = "SOCIALITE_CACHE_SIZE", default_value_t = 50, value_parser = clap::value_parser!(u64).range(1..=10_000))]
-    pub cache_size: u64,
     /// Events the log keeps behind its slowest consumer group, for replays.
     #[arg(long, env = "SOCIALITE_LOG_RETENTION", default_value_t = DEFAULT_RETENTION)]
     pub log_retention: u64,
 }
 
+/// The feed model and its parameters (see docs/feed-models.md).
+#[derive(Debug, Clone, Args)]
+pub struct FeedArgs {
+    /// Feed model: read (fanout on read), time-buckets, sized-buckets or cache.
+    #[arg(long, env = "SOCIALITE_FEED_MODEL", default_value = "cache")]
+    pub feed_model: FeedModel,
+    /// Cache model: entries in each active user's cache. Every stored model:
+    /// entries copied in by a dormant user's first read and by a follow.
+    #[arg(long, env = "SOCIALITE_CACHE_SIZE", default_value_t = 50, value_parser = clap::value_parser!(u64).range(1..=10_000))]
+    pub cache_size: u64,
+    /// Time-buckets model: seconds of post time per bucket.
+    #[arg(long, env = "SOCIALITE_TIME_BUCKET_SECS", default_value_t = 86_400, value_parser = clap::value_parser!(u64).range(1..=31_536_000))]
+    pub time_bucket_secs: u64,
+    /// Sized-buckets model: entries per bucket.
+    #[arg(long, env = "SOCIALITE_BUCKET_SIZE", default_value_t = 50, value_parser = clap::value_parser!(u64).range(1..=10_000))]
+    pub bucket_size: u64,
+    /// Bucket models: buckets kept per user; older posts are served by merge.
+    #[arg(long, env = "SOCIALITE_BUCKET_RETENTION", default_value_t = 30, value_parser = clap::value_parser!(u64).range(1..=10_000))]
+    pub bucket_retention: u64,
+    /// Embed the message and data in timeline entries instead of linking to the post.
+    #[arg(long, env = "SOCIALITE_EMBED")]
+    pub embed: bool,
+}
+
+impl FeedArgs {
+    pub fn config(&self) -> FeedConfig {
+        FeedConfig {
+            model: self.feed_model,
+            cache_size: self.cache_size as usize,
+            time_bucket_ms: self.time_bucket_secs * 1000,
+            bucket_size: self.bucket_size as usize,
+            bucket_retention: self.bucket_retention as usize,
+            embed: self.embed,
+        }
+    }
+}
+
 impl StorageArgs {
-    pub fn embedded(&self) -> EmbeddedConfig {
+    pub fn embedded(&self, feed: &FeedArgs) -> EmbeddedConfig {
         EmbeddedConfig {
             data_dir: self.data_dir.clone(),
-            cache_size: self.cache_size as usize,
             log_retention: self.log_retention,
+            feed: feed.config(),
         }
     }
 }

@@ -252,8 +252,8 @@ impl ContentStore for EmbeddedStore {
                 require_user(ctx.txn, &post.author)?;
                 let record = PostRecord {
                     author: post.author.to_string(),
-                    message: post.message,
-                    data: post.data,
+                    message: post.message.clone(),
+                    data: post.data.clone(),
                 };
                 ctx.txn
                     .open_table(POSTS)
@@ -265,13 +265,7 @@ impl ContentStore for EmbeddedStore {
                     .store()?
                     .insert((post.author.as_str(), post.id.0), ())
                     .store()?;
-                emit(
-                    ctx,
-                    &Event::PostCreated {
-                        post: post.id,
-                        author: post.author,
-                    },
-                )
+                emit(ctx, &Event::PostCreated { post })
             })
             .await
     }
@@ -344,10 +338,7 @@ impl ContentStore for EmbeddedStore {
                     .take(limit)
                 {
                     let (k, _) = item.store()?;
-                    out.push(Entry {
-                        post: PostId(k.value().1),
-                        author: a.clone(),
-                    });
+                    out.push(Entry::linked(PostId(k.value().1), a.clone()));
                 }
             }
             Ok(out)

@@ -1,10 +1,12 @@
-//! The embedded timeline store: every active user's cache in memory, in
-//! sharded maps. It is a cache in the strict sense: after a restart all users
-//! are dormant again and their first read rebuilds the cache by a read-time
-//! merge from the persistent content store, so nothing is lost with it.
+//! The embedded timeline store: every active user's stored timeline in
+//! memory, in sharded maps, in the layout of the configured feed model. It is
+//! a cache in the strict sense: after a restart all users are dormant again
+//! and their first read rebuilds it by a read-time merge from the persistent
+//! content store, so nothing is lost with it.
 
 use crate::error::Result;
-use crate::feed::cache::Cache;
+use crate::feed::layout::LayoutSpec;
+use crate::feed::stored::StoredTimeline as Cache;
 use crate::ids::{PostId, UserId};
 use crate::model::Entry;
 use crate::ports::{CacheRead, Coverage, TimelineStore};
@@ -17,16 +19,29 @@ use std::sync::Mutex;
 const SHARDS: usize = 64;
 
 pub struct MemoryTimelines {
-    capacity: usize,
+    layout: LayoutSpec,
+    /// Entries a fill or a backfill copies in.
+    fill: usize,
     shards: Vec<Mutex<HashMap<UserId, Cache>>>,
 }
 
 impl MemoryTimelines {
-    pub fn new(capacity: usize) -> MemoryTimelines {
+    pub fn new(layout: LayoutSpec, fill: usize) -> MemoryTimelines {
         MemoryTimelines {
-            capacity,
+            layout,
+            fill,
             shards: (0..SHARDS).map(|_| Mutex::new(HashMap::new())).collect(),
         }
+    }
+
+    /// Entries and documents (arrays or buckets) held, over every user.
+    pub fn footprint(&self) -> (usize, usize) {
+        self.shards.iter().fold((0, 0), |(n, d), s| {
+            let m = s.lock().unwrap_or_else(|p| p.into_inner());
+            m.values().fold((n, d), |(n, d), c| {
+                (n + c.layout().len(), d + c.layout().documents())
+            })
+        })
     }
 
     fn shard_of(&self, user: &UserId) -> usize {
@@ -62,7 +77,7 @@ impl MemoryTimelines {
 #[async_trait]
 impl TimelineStore for MemoryTimelines {
     fn capacity(&self) -> usize {
-        self.capacity
+        self.fill
     }
 
     async fn read(&self, user: &UserId, before: Option<PostId>, limit: usize) -> Result<CacheRead> {
@@ -79,14 +94,14 @@ impl TimelineStore for MemoryTimelines {
     async fn create(&self, user: &UserId) -> Result<()> {
         self.with(user, |m| {
             if let MapEntry::Vacant(v) = m.entry(user.clone()) {
-                v.insert(Cache::warming());
+                v.insert(Cache::warming(self.layout));
             }
         });
         Ok(())
     }
 
     async fn fill(&self, user: &UserId, entries: Vec<Entry>, coverage: Coverage) -> Result<()> {
-        self.with_cache(user, |c| c.fill(entries, coverage, self.capacity));
+        self.with_cache(user, |c| c.fill(entries, coverage));
         Ok(())
     }
 
@@ -104,7 +119,7 @@ impl TimelineStore for MemoryTimelines {
             let mut map = shard.lock().unwrap_or_else(|p| p.into_inner());
             for (user, entry) in items {
                 if let Some(c) = map.get_mut(user) {
-                    c.insert(entry.clone(), self.capacity);
+                    c.insert(entry.clone());
                     delivered += 1;
                 }
             }
@@ -123,9 +138,7 @@ impl TimelineStore for MemoryTimelines {
         entries: Vec<Entry>,
         coverage: Coverage,
     ) -> Result<()> {
-        self.with_cache(user, |c| {
-            c.backfill(author, entries, coverage, self.capacity)
-        });
+        self.with_cache(user, |c| c.backfill(author, entries, coverage));
         Ok(())
     }
 

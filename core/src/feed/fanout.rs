@@ -26,16 +26,20 @@ pub async fn apply(stores: &Stores, events: &[Event]) -> Result<FanoutStats> {
         events: events.len(),
         ..Default::default()
     };
+    if !stores.stores_timelines() {
+        return Ok(stats); // fanout on read: nothing is stored per reader
+    }
     let mut pending: Vec<(UserId, Entry)> = Vec::new();
     let mut posts: Vec<PostId> = Vec::new();
     for event in events {
-        if let Event::PostCreated { post, author } = event {
-            posts.push(*post);
-            let entry = Entry {
-                post: *post,
-                author: author.clone(),
+        if let Event::PostCreated { post } = event {
+            posts.push(post.id);
+            let entry = if stores.feed.embed {
+                Entry::embedded(post)
+            } else {
+                Entry::linked(post.id, post.author.clone())
             };
-            for f in all_followers(&*stores.graph, author).await? {
+            for f in all_followers(&*stores.graph, &post.author).await? {
                 pending.push((f, entry.clone()));
             }
             continue;
@@ -101,6 +105,7 @@ async fn backfill(stores: &Stores, follower: &UserId, followee: &UserId) -> Resu
         .post_ids_by(std::slice::from_ref(followee), range, cap + 1)
         .await?;
     let (entries, exact) = newest_exact(entries, cap);
+    let entries = stores.prepare(entries).await?;
     stores
         .timelines
         .backfill(follower, followee, entries, exact)

@@ -93,10 +93,7 @@ mod tests {
         let a = UserId::parse("a").unwrap();
         let entries: Vec<Entry> = [5u64, 9, 1, 7, 3]
             .iter()
-            .map(|&p| Entry {
-                post: PostId(p),
-                author: a.clone(),
-            })
+            .map(|&p| Entry::linked(PostId(p), a.clone()))
             .collect();
         let top: Vec<u64> = newest(entries.clone(), 3)
             .iter()

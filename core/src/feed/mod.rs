@@ -3,18 +3,93 @@
 //! activation ([`timeline`]), delivery of log events to caches ([`fanout`]),
 //! and the cache structure the embedded store keeps ([`cache`]).
 
-pub mod cache;
+pub mod config;
 pub mod fanout;
+pub mod layout;
 pub mod merge;
+pub mod stored;
 pub mod timeline;
 
-use crate::ports::{ContentStore, GraphStore, TimelineStore};
+use crate::error::Result;
+use crate::ids::{PostId, UserId};
+use crate::model::Entry;
+use crate::ports::{CacheRead, ContentStore, Coverage, GraphStore, TimelineStore};
+use config::{FeedConfig, FeedModel};
+use std::collections::HashMap;
 use std::sync::Arc;
 
-/// The stores the feed logic reads and writes.
+/// The stores the feed logic reads and writes, and the model it follows.
 #[derive(Clone)]
 pub struct Stores {
     pub content: Arc<dyn ContentStore>,
     pub graph: Arc<dyn GraphStore>,
     pub timelines: Arc<dyn TimelineStore>,
+    pub feed: FeedConfig,
+}
+
+impl Stores {
+    /// Whether timelines are stored at all (every model but fanout on read).
+    pub fn stores_timelines(&self) -> bool {
+        self.feed.model != FeedModel::FanoutOnRead
+    }
+
+    /// With embedding, gives linked entries their posts' content (one batched
+    /// read), leaving out posts deleted meanwhile; with linking, returns them
+    /// as they are.
+    pub async fn prepare(&self, entries: Vec<Entry>) -> Result<Vec<Entry>> {
+        if !self.feed.embed || entries.iter().all(|e| e.body.is_some()) {
+            return Ok(entries);
+        }
+        let ids: Vec<PostId> = entries.iter().map(|e| e.post).collect();
+        let posts: HashMap<PostId, _> = self
+            .content
+            .get_posts(&ids)
+            .await?
+            .into_iter()
+            .map(|p| (p.id, p))
+            .collect();
+        Ok(entries
+            .iter()
+            .filter_map(|e| posts.get(&e.post).map(Entry::embedded))
+            .collect())
+    }
+}
+
+/// The timeline store of fanout on read: nothing is stored and every user
+/// stays dormant. The feed logic does not call it (it merges at read time);
+/// it answers as an empty store would, should anything ask.
+pub struct NoTimelines;
+
+#[async_trait::async_trait]
+impl TimelineStore for NoTimelines {
+    fn capacity(&self) -> usize {
+        0
+    }
+    async fn read(&self, _: &UserId, _: Option<PostId>, _: usize) -> Result<CacheRead> {
+        Ok(CacheRead::Absent)
+    }
+    async fn create(&self, _: &UserId) -> Result<()> {
+        Ok(())
+    }
+    async fn fill(&self, _: &UserId, _: Vec<Entry>, _: Coverage) -> Result<()> {
+        Ok(())
+    }
+    async fn deliver(&self, _: &[(UserId, Entry)]) -> Result<usize> {
+        Ok(0)
+    }
+    async fn coverage(&self, _: &UserId) -> Result<Option<Coverage>> {
+        Ok(None)
+    }
+    async fn backfill(&self, _: &UserId, _: &UserId, _: Vec<Entry>, _: Coverage) -> Result<()> {
+        Ok(())
+    }
+    async fn purge_author(&self, _: &UserId, _: &UserId) -> Result<()> {
+        Ok(())
+    }
+    async fn retract_post(&self, _: &[UserId], _: PostId) -> Result<()> {
+        Ok(())
+    }
+    async fn drop_timeline(&self, _: &UserId) -> Result<()> {
+        Ok(())
+    }
 }

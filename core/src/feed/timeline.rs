@@ -45,6 +45,14 @@ pub async fn read_home(
 ) -> Result<EntryPage> {
     // One more than the page tells whether another page follows.
     let want = limit + 1;
+    if !stores.stores_timelines() {
+        let range = IdRange {
+            below: before,
+            from: None,
+        };
+        let entries = merge(stores, user, range, want).await?;
+        return Ok(page(entries, limit, ReadSource::Merge));
+    }
     let mut source = ReadSource::Cache;
     let mut read = stores.timelines.read(user, before, want).await?;
     if !matches!(read, CacheRead::Ready { .. }) {
@@ -110,5 +118,6 @@ pub async fn activate(stores: &Stores, user: &UserId) -> Result<()> {
     stores.timelines.create(user).await?;
     let merged = merge(stores, user, IdRange::default(), cap + 1).await?;
     let (entries, coverage) = newest_exact(merged, cap);
+    let entries = stores.prepare(entries).await?;
     stores.timelines.fill(user, entries, coverage).await
 }

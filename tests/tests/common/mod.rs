@@ -7,6 +7,7 @@ use reqwest::{Client, Method, StatusCode};
 use serde_json::{json, Value};
 use socialite::{start, App, AppConfig};
 use socialite_core::backends::EmbeddedConfig;
+use socialite_core::feed::config::FeedConfig;
 use socialite_core::worker::WorkerConfig;
 use std::future::Future;
 use std::path::Path;
@@ -27,8 +28,11 @@ pub fn config(dir: &Path, cache_size: usize) -> AppConfig {
     AppConfig {
         storage: EmbeddedConfig {
             data_dir: dir.to_path_buf(),
-            cache_size,
             log_retention: 1_000_000,
+            feed: FeedConfig {
+                cache_size,
+                ..FeedConfig::default()
+            },
         },
         worker: WorkerConfig {
             group: "fanout".into(),

@@ -1,19 +1,20 @@
-//! One user's capped timeline cache as a plain data structure, with the rules
-//! that keep it exact: ordered and deduplicated entries, a coverage floor that
-//! only rises, and a warming state that remembers purges until the filling
-//! merge arrives.
+//! One user's stored timeline, whatever its layout, with the rules that keep
+//! it exact: deduplicated entries, a coverage floor that only rises (the
+//! timeline is held completely from the floor up; below it a read-time merge
+//! serves), and a warming state that remembers purges and retractions until
+//! the activating merge's entries arrive.
 
+use super::layout::{Layout, LayoutSpec};
 use crate::ids::{PostId, UserId};
 use crate::model::Entry;
 use crate::ports::Coverage;
 use std::collections::HashSet;
 
 #[derive(Debug, Clone)]
-pub struct Cache {
-    /// Newest first, unique post ids.
-    entries: Vec<Entry>,
+pub struct StoredTimeline {
+    layout: Layout,
     coverage: Coverage,
-    /// Present while the cache waits for its filling merge.
+    /// Present while the timeline waits for its filling merge.
     warming: Option<Box<Warming>>,
 }
 
@@ -23,12 +24,12 @@ struct Warming {
     retracted: HashSet<PostId>,
 }
 
-impl Cache {
-    /// A new cache waiting for its merge. It covers everything until then, so
-    /// deliveries that arrive meanwhile are kept.
-    pub fn warming() -> Cache {
-        Cache {
-            entries: Vec::new(),
+impl StoredTimeline {
+    /// A new timeline waiting for its merge. It covers everything until then,
+    /// so deliveries that arrive meanwhile are kept.
+    pub fn warming(spec: LayoutSpec) -> StoredTimeline {
+        StoredTimeline {
+            layout: Layout::new(spec),
             coverage: Coverage::All,
             warming: Some(Box::default()),
         }
@@ -42,75 +43,52 @@ impl Cache {
         self.coverage
     }
 
-    pub fn len(&self) -> usize {
-        self.entries.len()
+    pub fn layout(&self) -> &Layout {
+        &self.layout
     }
 
-    pub fn is_empty(&self) -> bool {
-        self.entries.is_empty()
-    }
-
-    /// Narrows what the cache claims to hold exactly, dropping what falls below.
+    /// Narrows what the timeline claims to hold exactly, dropping what falls below.
     fn raise_floor(&mut self, coverage: Coverage) {
         if coverage > self.coverage {
             self.coverage = coverage;
-            self.entries.retain(|e| coverage.covers(e.post));
+            self.layout.retain(|e| coverage.covers(e.post));
         }
     }
 
-    /// Inserts in order; returns false for a duplicate or an entry below the
-    /// coverage floor (a read-time merge serves those).
-    pub fn insert(&mut self, entry: Entry, cap: usize) -> bool {
-        if !self.coverage.covers(entry.post) {
+    /// Stores an entry; false for a duplicate or an entry below the coverage
+    /// floor (a read-time merge serves those).
+    pub fn insert(&mut self, entry: Entry) -> bool {
+        if !self.coverage.covers(entry.post) || !self.layout.insert(entry) {
             return false;
         }
-        match self.entries.binary_search_by(|e| entry.post.cmp(&e.post)) {
-            Ok(_) => false,
-            Err(at) => {
-                self.entries.insert(at, entry);
-                self.truncate(cap);
-                true
-            }
+        if let Some(floor) = self.layout.enforce_retention() {
+            self.raise_floor(Coverage::From(floor));
         }
+        true
     }
 
-    fn truncate(&mut self, cap: usize) {
-        if self.entries.len() > cap {
-            self.entries.truncate(cap);
-            if let Some(last) = self.entries.last() {
-                self.coverage = self.coverage.max(Coverage::From(last.post));
-            }
-        }
-    }
-
-    /// Completes a warming cache with a merge that is exact over `coverage`,
-    /// leaving out what was purged or retracted while the merge ran.
-    pub fn fill(&mut self, merged: Vec<Entry>, coverage: Coverage, cap: usize) {
+    /// Completes a warming timeline with a merge that is exact over
+    /// `coverage`, leaving out what was purged or retracted while it ran.
+    pub fn fill(&mut self, merged: Vec<Entry>, coverage: Coverage) {
         let Some(warming) = self.warming.take() else {
             return;
         };
         self.raise_floor(coverage);
         for e in merged {
             if !warming.purged.contains(&e.author) && !warming.retracted.contains(&e.post) {
-                self.insert(e, cap);
+                self.insert(e);
             }
         }
     }
 
     /// Inserts an author's posts that are exact over `coverage`.
-    pub fn backfill(
-        &mut self,
-        author: &UserId,
-        entries: Vec<Entry>,
-        coverage: Coverage,
-        cap: usize,
-    ) {
+    pub fn backfill(&mut self, author: &UserId, entries: Vec<Entry>, coverage: Coverage) {
         if let Some(w) = self.warming.as_mut() {
             w.purged.remove(author);
         }
         self.raise_floor(coverage);
         for e in entries {
-            self.insert(e, cap);
+            self.insert(e);
         }
     }
 
@@ -118,25 +96,19 @@ impl Cache {
         if let Some(w) = self.warming.as_mut() {
             w.purged.insert(author.clone());
         }
-        self.entries.retain(|e| &e.author != author);
+        self.layout.retain(|e| &e.author != author);
     }
 
     pub fn retract(&mut self, post: PostId) {
         if let Some(w) = self.warming.as_mut() {
             w.retracted.insert(post);
         }
-        if let Ok(at) = self.entries.binary_search_by(|e| post.cmp(&e.post)) {
-            self.entries.remove(at);
-        }
+        self.layout.retain(|e| e.post != post);
     }
 
     /// Up to `limit` entries older than `before`, newest first.
     pub fn page(&self, before: Option<PostId>, limit: usize) -> Vec<Entry> {
-        let start = match before {
-            None => 0,
-            Some(b) => self.entries.partition_point(|e| e.post >= b),
-        };
-        self.entries[start..].iter().take(limit).cloned().collect()
+        self.layout.page(before, limit)
     }
 }
 
@@ -144,31 +116,30 @@ impl Cache {
 mod tests {
     use super::*;
 
+    const CAP: LayoutSpec = LayoutSpec::Capped { cap: 3 };
+
     fn e(post: u64, author: &str) -> Entry {
-        Entry {
-            post: PostId(post),
-            author: UserId::parse(author).unwrap(),
-        }
+        Entry::linked(PostId(post), UserId::parse(author).unwrap())
     }
 
-    fn ids(c: &Cache) -> Vec<u64> {
+    fn ids(c: &StoredTimeline) -> Vec<u64> {
         c.page(None, usize::MAX).iter().map(|e| e.post.0).collect()
     }
 
     #[test]
     fn keeps_order_dedupes_and_caps() {
-        let mut c = Cache::warming();
-        c.fill(vec![], Coverage::All, 3);
+        let mut c = StoredTimeline::warming(CAP);
+        c.fill(vec![], Coverage::All);
         for p in [5, 1, 9, 5, 7] {
-            c.insert(e(p, "a"), 3);
+            c.insert(e(p, "a"));
         }
         assert_eq!(ids(&c), vec![9, 7, 5]);
         assert_eq!(c.coverage(), Coverage::From(PostId(5)));
         assert!(
-            !c.insert(e(4, "a"), 3),
+            !c.insert(e(4, "a")),
             "below the floor is the merge's business"
         );
-        assert!(c.insert(e(6, "a"), 3));
+        assert!(c.insert(e(6, "a")));
         assert_eq!(ids(&c), vec![9, 7, 6]);
         assert_eq!(c.coverage(), Coverage::From(PostId(6)));
         assert_eq!(c.page(Some(PostId(7)), 5).len(), 1);
@@ -176,41 +147,39 @@ mod tests {
 
     #[test]
     fn fill_leaves_out_what_was_purged_while_warming() {
-        let mut c = Cache::warming();
-        c.insert(e(10, "b"), 5);
+        let mut c = StoredTimeline::warming(LayoutSpec::Capped { cap: 5 });
+        c.insert(e(10, "b"));
         c.purge_author(&UserId::parse("a").unwrap());
         c.retract(PostId(3));
         c.fill(
             vec![e(8, "a"), e(4, "c"), e(3, "c"), e(10, "b")],
             Coverage::All,
-            5,
         );
         assert_eq!(ids(&c), vec![10, 4]);
         assert!(c.is_ready());
-        c.fill(vec![e(8, "a")], Coverage::All, 5);
+        c.fill(vec![e(8, "a")], Coverage::All);
         assert_eq!(ids(&c), vec![10, 4], "a second fill changes nothing");
     }
 
     #[test]
     fn backfill_after_a_purge_restores_the_author() {
-        let mut c = Cache::warming();
+        let mut c = StoredTimeline::warming(LayoutSpec::Capped { cap: 5 });
         let a = UserId::parse("a").unwrap();
         c.purge_author(&a);
-        c.backfill(&a, vec![e(2, "a")], Coverage::All, 5);
-        c.fill(vec![e(2, "a"), e(1, "a")], Coverage::All, 5);
+        c.backfill(&a, vec![e(2, "a")], Coverage::All);
+        c.fill(vec![e(2, "a"), e(1, "a")], Coverage::All);
         assert_eq!(ids(&c), vec![2, 1]);
     }
 
     #[test]
     fn a_partial_backfill_raises_the_floor() {
-        let mut c = Cache::warming();
-        c.fill(vec![e(3, "x")], Coverage::All, 5);
+        let mut c = StoredTimeline::warming(LayoutSpec::Capped { cap: 5 });
+        c.fill(vec![e(3, "x")], Coverage::All);
         // The author has more posts than the two copied: below 8 is unknown.
         c.backfill(
             &UserId::parse("a").unwrap(),
             vec![e(9, "a"), e(8, "a")],
             Coverage::From(PostId(8)),
-            5,
         );
         assert_eq!(ids(&c), vec![9, 8]);
         assert_eq!(c.coverage(), Coverage::From(PostId(8)));
@@ -218,11 +187,26 @@ mod tests {
 
     #[test]
     fn fill_raises_the_floor_and_drops_what_is_below() {
-        let mut c = Cache::warming();
-        c.insert(e(1, "x"), 5);
-        c.insert(e(20, "x"), 5);
-        c.fill(vec![e(9, "a"), e(7, "a")], Coverage::From(PostId(7)), 5);
+        let mut c = StoredTimeline::warming(LayoutSpec::Capped { cap: 5 });
+        c.insert(e(1, "x"));
+        c.insert(e(20, "x"));
+        c.fill(vec![e(9, "a"), e(7, "a")], Coverage::From(PostId(7)));
         assert_eq!(ids(&c), vec![20, 9, 7]);
         assert_eq!(c.coverage(), Coverage::From(PostId(7)));
+    }
+
+    #[test]
+    fn sized_bucket_retention_drops_entries_below_the_new_floor() {
+        let mut c = StoredTimeline::warming(LayoutSpec::SizedBuckets { size: 2, keep: 1 });
+        c.fill(vec![], Coverage::All);
+        // Arrivals 9, 2 fill a bucket; 5 opens a second, dropping the first.
+        for p in [9, 2, 5] {
+            c.insert(e(p, "a"));
+        }
+        assert_eq!(c.coverage(), Coverage::From(PostId(10)));
+        assert!(
+            ids(&c).is_empty(),
+            "5 is below the floor and must not be served twice"
+        );
     }
 }
