@@ -30,6 +30,7 @@ pub mod ports;
 pub mod reads;
 pub mod relay;
 pub mod shutdown;
+pub mod sim;
 pub mod worker;
 
 pub use error::{Error, ErrorKind, Result};

@@ -200,4 +200,7 @@ impl TimelineStore for Metered<dyn TimelineStore> {
     async fn drop_timeline(&self, user: &UserId) -> Result<()> {
         timed("timelines", "drop_timeline", self.0.drop_timeline(user)).await
     }
+    async fn footprint(&self) -> Result<Footprint> {
+        self.0.footprint().await
+    }
 }

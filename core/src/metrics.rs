@@ -40,6 +40,8 @@ pub struct Metrics {
     pub post_visible: Histogram,
     pub store_duration: Histograms,
     pub store_errors: Family<Labels, Counter>,
+    pub resident_memory: Gauge,
+    pub peak_resident_memory: Gauge,
 }
 
 impl Metrics {
@@ -64,6 +66,8 @@ impl Metrics {
             post_visible: Histogram::new(exponential_buckets(0.000_5, 2.0, 16)),
             store_duration: Family::new_with_constructor(latency),
             store_errors: Family::default(),
+            resident_memory: Gauge::default(),
+            peak_resident_memory: Gauge::default(),
         };
         m.register()
     }
@@ -167,11 +171,27 @@ impl Metrics {
             "Failed store operations by store and operation",
             self.store_errors.clone(),
         );
+        r.register_with_unit(
+            "process_resident_memory",
+            "Resident memory of this process",
+            Unit::Bytes,
+            self.resident_memory.clone(),
+        );
+        r.register_with_unit(
+            "process_peak_resident_memory",
+            "Highest resident memory of this process so far",
+            Unit::Bytes,
+            self.peak_resident_memory.clone(),
+        );
         self
     }
 
     /// The Prometheus text exposition of every metric.
     pub fn render(&self) -> String {
+        if let Some((rss, peak)) = process_memory() {
+            self.resident_memory.set(rss as i64);
+            self.peak_resident_memory.set(peak as i64);
+        }
         let mut out = String::new();
         encode(&mut out, &self.registry).expect("writing to a String cannot fail");
         out
@@ -220,6 +240,17 @@ impl Metrics {
             .get_or_create(&vec![("source", source.to_owned())])
             .inc();
     }
+}
+
+/// Resident and peak resident memory in bytes, from `/proc/self/status`
+/// (Linux; `None` elsewhere).
+pub fn process_memory() -> Option<(u64, u64)> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let kib = |key: &str| -> Option<u64> {
+        let line = status.lines().find(|l| l.starts_with(key))?;
+        line.split_whitespace().nth(1)?.parse().ok()
+    };
+    Some((kib("VmRSS:")? * 1024, kib("VmHWM:")? * 1024))
 }
 
 /// The process's metrics.

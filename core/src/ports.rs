@@ -189,4 +189,19 @@ pub trait TimelineStore: Send + Sync + 'static {
     /// Removes the post from these users' caches.
     async fn retract_post(&self, users: &[UserId], post: PostId) -> Result<()>;
     async fn drop_timeline(&self, user: &UserId) -> Result<()>;
+    /// What the store holds, for capacity planning and the benchmark.
+    async fn footprint(&self) -> Result<Footprint>;
+}
+
+/// Size of a timeline store.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Footprint {
+    /// Users with a stored timeline (active users).
+    pub users: u64,
+    pub entries: u64,
+    /// Arrays or buckets: what a document store holds as documents.
+    pub documents: u64,
+    /// The entries serialized as a document store keeps them (ids, author,
+    /// and with embedding the message and data), plus per-document keys.
+    pub serialized_bytes: u64,
 }

@@ -14,46 +14,9 @@ use socialite_core::ingest::Ingest;
 use socialite_core::ports::{CacheRead, LogConsumer};
 use socialite_core::reads::Reads;
 use socialite_core::relay::relay_once;
+use socialite_core::sim::{Rng, Zipf};
 use std::collections::{BTreeMap, BTreeSet};
 use std::time::Duration;
-
-/// splitmix64: a small deterministic generator, enough for test data.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
-}
-
-/// Picks index i with probability proportional to 1/(i+1)^s: a few accounts
-/// gain most of the follows, as in real networks.
-struct Zipf(Vec<f64>);
-
-impl Zipf {
-    fn new(n: usize, s: f64) -> Zipf {
-        let mut acc = 0.0;
-        Zipf(
-            (0..n)
-                .map(|i| {
-                    acc += 1.0 / ((i + 1) as f64).powf(s);
-                    acc
-                })
-                .collect(),
-        )
-    }
-    fn pick(&self, rng: &mut Rng) -> usize {
-        let x = (rng.next() as f64 / u64::MAX as f64) * self.0.last().unwrap();
-        self.0.partition_point(|&c| c < x).min(self.0.len() - 1)
-    }
-}
 
 #[derive(Default)]
 struct Model {
@@ -202,7 +165,7 @@ impl Harness {
 
 /// One random history of `steps` operations over `users` accounts.
 async fn run(seed: u64, steps: usize, users: usize, feed: FeedConfig) {
-    let mut rng = Rng(seed);
+    let mut rng = Rng::new(seed);
     let mut h = Harness::new(feed).await;
     let names: Vec<String> = (0..users).map(|i| format!("u{i}")).collect();
     let popular = Zipf::new(users, 1.1);

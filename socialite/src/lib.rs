@@ -3,6 +3,8 @@
 //! reads), on the embedded backends. REST routes of both services share one
 //! listener, gRPC services the other.
 
+pub mod bench;
+
 use axum::Router;
 use socialite_core::backends::{Backends, EmbeddedConfig};
 use socialite_core::health::Health;
@@ -38,6 +40,9 @@ pub struct App {
     pub rest_addr: SocketAddr,
     pub grpc_addr: SocketAddr,
     pub backends: Backends,
+    /// The services the APIs call, for in-process callers (the benchmark).
+    pub ingest: Arc<Ingest>,
+    pub reads: Arc<Reads>,
     grpc_health: HealthReporter,
     servers: ShutdownTrigger,
     pipeline: ShutdownTrigger,
@@ -83,8 +88,8 @@ pub async fn start(
             .merge(socialite_timeline_api::rest_routes(reads.clone())),
         health,
     );
-    let routes = tonic::service::Routes::new(socialite_producer::grpc_service(ingest))
-        .add_service(socialite_timeline_api::grpc_service(reads));
+    let routes = tonic::service::Routes::new(socialite_producer::grpc_service(ingest.clone()))
+        .add_service(socialite_timeline_api::grpc_service(reads.clone()));
     let (grpc_routes, grpc_health) = grpc_routes(routes, &GRPC_SERVICES).await;
 
     let http_shutdown = server_shutdown.clone();
@@ -119,6 +124,8 @@ pub async fn start(
         rest_addr,
         grpc_addr,
         backends,
+        ingest,
+        reads,
         grpc_health,
         servers,
         pipeline,

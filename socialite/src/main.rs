@@ -1,6 +1,8 @@
 //! `socialite up`: the whole pipeline in one process, on the embedded default.
 
 use clap::{Args, Parser, Subcommand};
+use socialite::bench::load::{run_load, LoadArgs};
+use socialite::bench::{run_bench, BenchArgs};
 use socialite::{start, AppConfig};
 use socialite_fanout_worker::WorkerArgs;
 use socialite_transport::config::{ConfigFileArg, FeedArgs, LogArgs, StorageArgs};
@@ -24,6 +26,12 @@ enum Command {
     /// Run the whole pipeline (producer, fanout worker, timeline-api) in one
     /// process on the embedded, persistent stores.
     Up(UpArgs),
+    /// Fill a data directory with a generated network (Zipf-distributed
+    /// follower counts) or an imported edge list, through the bulk paths.
+    Load(LoadArgs),
+    /// Drive Socialite with a realistic workload and report throughput,
+    /// latency, fanout, freshness and memory (text, JSON and an SVG plot).
+    Bench(BenchArgs),
 }
 
 #[derive(Args)]
@@ -53,6 +61,8 @@ fn main() -> ExitCode {
     run_main("socialite", |cli: Cli| async move {
         match cli.command {
             Command::Up(args) => up(args).await,
+            Command::Load(args) => load(args).await,
+            Command::Bench(args) => run_bench(args).await,
         }
     })
 }
@@ -76,5 +86,18 @@ async fn up(args: UpArgs) -> Result<(), String> {
     shutdown_signal().await;
     tracing::info!("shutting down");
     app.shutdown().await;
+    Ok(())
+}
+
+async fn load(args: LoadArgs) -> Result<(), String> {
+    let loaded = run_load(&args).await?;
+    println!(
+        "loaded {} users, {} follows, {} posts into {} in {:.1}s",
+        loaded.users,
+        loaded.edges,
+        loaded.posts,
+        args.data_dir.display(),
+        loaded.seconds
+    );
     Ok(())
 }

@@ -5,6 +5,7 @@
 
 mod content;
 mod graph;
+mod import;
 mod log;
 mod tables;
 mod timelines;

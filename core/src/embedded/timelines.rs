@@ -9,7 +9,7 @@ use crate::feed::layout::LayoutSpec;
 use crate::feed::stored::StoredTimeline as Cache;
 use crate::ids::{PostId, UserId};
 use crate::model::Entry;
-use crate::ports::{CacheRead, Coverage, TimelineStore};
+use crate::ports::{CacheRead, Coverage, Footprint, TimelineStore};
 use async_trait::async_trait;
 use std::collections::hash_map::{DefaultHasher, Entry as MapEntry};
 use std::collections::HashMap;
@@ -32,16 +32,6 @@ impl MemoryTimelines {
             fill,
             shards: (0..SHARDS).map(|_| Mutex::new(HashMap::new())).collect(),
         }
-    }
-
-    /// Entries and documents (arrays or buckets) held, over every user.
-    pub fn footprint(&self) -> (usize, usize) {
-        self.shards.iter().fold((0, 0), |(n, d), s| {
-            let m = s.lock().unwrap_or_else(|p| p.into_inner());
-            m.values().fold((n, d), |(n, d), c| {
-                (n + c.layout().len(), d + c.layout().documents())
-            })
-        })
     }
 
     fn shard_of(&self, user: &UserId) -> usize {
@@ -152,6 +142,20 @@ impl TimelineStore for MemoryTimelines {
             self.with_cache(u, |c| c.retract(post));
         }
         Ok(())
+    }
+
+    async fn footprint(&self) -> Result<Footprint> {
+        let mut f = Footprint::default();
+        for shard in &self.shards {
+            let map = shard.lock().unwrap_or_else(|p| p.into_inner());
+            for t in map.values() {
+                f.users += 1;
+                f.entries += t.layout().len() as u64;
+                f.documents += t.layout().documents() as u64;
+                f.serialized_bytes += t.layout().serialized_bytes() as u64;
+            }
+        }
+        Ok(f)
     }
 
     async fn drop_timeline(&self, user: &UserId) -> Result<()> {

@@ -209,6 +209,27 @@ impl Layout {
         self.len() == 0
     }
 
+    /// The entries serialized as a document store keeps them: id, author and
+    /// any embedded content per entry, and a key per document.
+    pub fn serialized_bytes(&self) -> usize {
+        let entry = |e: &Entry| {
+            let body = e.body.as_ref().map_or(0, |b| {
+                b.message.len()
+                    + b.data
+                        .as_ref()
+                        .map_or(0, |d| serde_json::to_string(d).map_or(0, |s| s.len()))
+            });
+            8 + e.author.as_str().len() + body
+        };
+        let entries: usize = match self {
+            Layout::Capped { entries, .. } => entries.iter().map(entry).sum(),
+            Layout::TimeBuckets { buckets, .. } => buckets.values().flatten().map(entry).sum(),
+            Layout::SizedBuckets { buckets, .. } => buckets.iter().flatten().map(entry).sum(),
+        };
+        // A document's key: user id and bucket key, about 24 bytes.
+        entries + 24 * self.documents()
+    }
+
     /// How many documents (arrays, buckets) the layout uses.
     pub fn documents(&self) -> usize {
         match self {

@@ -92,4 +92,7 @@ impl TimelineStore for NoTimelines {
     async fn drop_timeline(&self, _: &UserId) -> Result<()> {
         Ok(())
     }
+    async fn footprint(&self) -> Result<crate::ports::Footprint> {
+        Ok(Default::default())
+    }
 }

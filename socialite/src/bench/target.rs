@@ -1,0 +1,294 @@
+//! What the benchmark drives: the engine in this process (no network), or a
+//! running server over REST or gRPC. Each answers the same operations.
+
+use socialite_core::ingest::Ingest;
+use socialite_core::reads::Reads;
+use socialite_proto::v1 as pb;
+use socialite_proto::v1::ingest_client::IngestClient;
+use socialite_proto::v1::reads_client::ReadsClient;
+use std::sync::Arc;
+use tonic::transport::Channel;
+
+pub type OpResult<T> = Result<T, String>;
+
+/// A page of a timeline: post ids and the next cursor.
+pub type TimelinePage = (Vec<String>, Option<String>);
+
+#[tonic::async_trait]
+pub trait Target: Send + Sync {
+    async fn put_user(&self, id: &str) -> OpResult<()>;
+    /// Returns the new post's id.
+    async fn post(&self, author: &str, message: &str) -> OpResult<String>;
+    async fn timeline(
+        &self,
+        user: &str,
+        limit: usize,
+        before: Option<&str>,
+    ) -> OpResult<TimelinePage>;
+    async fn follow(&self, user: &str, target: &str) -> OpResult<()>;
+    async fn unfollow(&self, user: &str, target: &str) -> OpResult<()>;
+    /// The server's Prometheus text.
+    async fn metrics(&self) -> OpResult<String>;
+}
+
+/// The core's services, called directly: measures the engine.
+pub struct InProcess {
+    pub ingest: Arc<Ingest>,
+    pub reads: Arc<Reads>,
+}
+
+#[tonic::async_trait]
+impl Target for InProcess {
+    async fn put_user(&self, id: &str) -> OpResult<()> {
+        self.ingest
+            .put_user(id, None)
+            .await
+            .map(|_| ())
+            .map_err(|e| e.chain())
+    }
+    async fn post(&self, author: &str, message: &str) -> OpResult<String> {
+        let p = self
+            .ingest
+            .create_post(author, message.to_owned(), None)
+            .await
+            .map_err(|e| e.chain())?;
+        Ok(p.id.to_string())
+    }
+    async fn timeline(
+        &self,
+        user: &str,
+        limit: usize,
+        before: Option<&str>,
+    ) -> OpResult<TimelinePage> {
+        let (page, _) = self
+            .reads
+            .timeline(user, Some(limit as u64), before)
+            .await
+            .map_err(|e| e.chain())?;
+        Ok((
+            page.items.iter().map(|p| p.id.to_string()).collect(),
+            page.next_cursor.map(|c| c.to_string()),
+        ))
+    }
+    async fn follow(&self, user: &str, target: &str) -> OpResult<()> {
+        self.ingest
+            .follow(user, target)
+            .await
+            .map(|_| ())
+            .map_err(|e| e.chain())
+    }
+    async fn unfollow(&self, user: &str, target: &str) -> OpResult<()> {
+        self.ingest
+            .unfollow(user, target)
+            .await
+            .map(|_| ())
+            .map_err(|e| e.chain())
+    }
+    async fn metrics(&self) -> OpResult<String> {
+        Ok(socialite_core::metrics::metrics().render())
+    }
+}
+
+/// A server's REST API: measures the service.
+pub struct Rest {
+    pub http: reqwest::Client,
+    pub base: String,
+}
+
+impl Rest {
+    pub fn new(base: &str) -> Rest {
+        let http = reqwest::Client::builder()
+            .pool_max_idle_per_host(1024)
+            .build()
+            .expect("an HTTP client");
+        Rest {
+            http,
+            base: base.trim_end_matches('/').to_owned(),
+        }
+    }
+
+    async fn send(&self, req: reqwest::RequestBuilder) -> OpResult<serde_json::Value> {
+        let resp = req.send().await.map_err(|e| e.to_string())?;
+        let status = resp.status();
+        let body = resp.bytes().await.map_err(|e| e.to_string())?;
+        if !status.is_success() {
+            return Err(format!("{status}: {}", String::from_utf8_lossy(&body)));
+        }
+        if body.is_empty() {
+            return Ok(serde_json::Value::Null);
+        }
+        serde_json::from_slice(&body).map_err(|e| e.to_string())
+    }
+}
+
+#[tonic::async_trait]
+impl Target for Rest {
+    async fn put_user(&self, id: &str) -> OpResult<()> {
+        self.send(self.http.put(format!("{}/users/{id}", self.base)))
+            .await
+            .map(|_| ())
+    }
+    async fn post(&self, author: &str, message: &str) -> OpResult<String> {
+        let req = self
+            .http
+            .post(format!("{}/users/{author}/posts", self.base))
+            .json(&serde_json::json!({ "message": message }));
+        let v = self.send(req).await?;
+        v["id"]
+            .as_str()
+            .map(str::to_owned)
+            .ok_or_else(|| "no id in the answer".into())
+    }
+    async fn timeline(
+        &self,
+        user: &str,
+        limit: usize,
+        before: Option<&str>,
+    ) -> OpResult<TimelinePage> {
+        let mut url = format!("{}/users/{user}/timeline?limit={limit}", self.base);
+        if let Some(b) = before {
+            url.push_str("&before=");
+            url.push_str(b);
+        }
+        let v = self.send(self.http.get(url)).await?;
+        let ids = v["posts"]
+            .as_array()
+            .map(|a| {
+                a.iter()
+                    .filter_map(|p| p["id"].as_str().map(str::to_owned))
+                    .collect()
+            })
+            .unwrap_or_default();
+        Ok((ids, v["next_cursor"].as_str().map(str::to_owned)))
+    }
+    async fn follow(&self, user: &str, target: &str) -> OpResult<()> {
+        self.send(
+            self.http
+                .put(format!("{}/users/{user}/following/{target}", self.base)),
+        )
+        .await
+        .map(|_| ())
+    }
+    async fn unfollow(&self, user: &str, target: &str) -> OpResult<()> {
+        self.send(
+            self.http
+                .delete(format!("{}/users/{user}/following/{target}", self.base)),
+        )
+        .await
+        .map(|_| ())
+    }
+    async fn metrics(&self) -> OpResult<String> {
+        let resp = self
+            .http
+            .get(format!("{}/metrics", self.base))
+            .send()
+            .await
+            .map_err(|e| e.to_string())?;
+        resp.text().await.map_err(|e| e.to_string())
+    }
+}
+
+/// A server's gRPC API (metrics still come from its REST port).
+pub struct Grpc {
+    pub ingest: IngestClient<Channel>,
+    pub reads: ReadsClient<Channel>,
+    pub rest: Rest,
+}
+
+impl Grpc {
+    pub async fn connect(url: &str, rest: &str) -> OpResult<Grpc> {
+        let channel = Channel::from_shared(url.to_owned())
+            .map_err(|e| e.to_string())?
+            .connect()
+            .await
+            .map_err(|e| format!("cannot reach {url}: {e}"))?;
+        Ok(Grpc {
+            ingest: IngestClient::new(channel.clone()),
+            reads: ReadsClient::new(channel),
+            rest: Rest::new(rest),
+        })
+    }
+}
+
+fn status(s: tonic::Status) -> String {
+    format!("{:?}: {}", s.code(), s.message())
+}
+
+#[tonic::async_trait]
+impl Target for Grpc {
+    async fn put_user(&self, id: &str) -> OpResult<()> {
+        let req = pb::PutUserRequest {
+            id: id.into(),
+            profile_json: String::new(),
+        };
+        self.ingest
+            .clone()
+            .put_user(req)
+            .await
+            .map(|_| ())
+            .map_err(status)
+    }
+    async fn post(&self, author: &str, message: &str) -> OpResult<String> {
+        let req = pb::CreatePostRequest {
+            author: author.into(),
+            message: message.into(),
+            data_json: String::new(),
+        };
+        Ok(self
+            .ingest
+            .clone()
+            .create_post(req)
+            .await
+            .map_err(status)?
+            .into_inner()
+            .id)
+    }
+    async fn timeline(
+        &self,
+        user: &str,
+        limit: usize,
+        before: Option<&str>,
+    ) -> OpResult<TimelinePage> {
+        let req = pb::ListPostsRequest {
+            user: user.into(),
+            limit: limit as u32,
+            before: before.unwrap_or("").into(),
+        };
+        let page = self
+            .reads
+            .clone()
+            .get_timeline(req)
+            .await
+            .map_err(status)?
+            .into_inner();
+        let next = (!page.next_cursor.is_empty()).then_some(page.next_cursor);
+        Ok((page.posts.into_iter().map(|p| p.id).collect(), next))
+    }
+    async fn follow(&self, user: &str, target: &str) -> OpResult<()> {
+        let req = pb::FollowRequest {
+            user: user.into(),
+            target: target.into(),
+        };
+        self.ingest
+            .clone()
+            .follow(req)
+            .await
+            .map(|_| ())
+            .map_err(status)
+    }
+    async fn unfollow(&self, user: &str, target: &str) -> OpResult<()> {
+        let req = pb::FollowRequest {
+            user: user.into(),
+            target: target.into(),
+        };
+        self.ingest
+            .clone()
+            .unfollow(req)
+            .await
+            .map(|_| ())
+            .map_err(status)
+    }
+    async fn metrics(&self) -> OpResult<String> {
+        self.rest.metrics().await
+    }
+}
