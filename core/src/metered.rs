@@ -161,7 +161,7 @@ impl TimelineStore for Metered<dyn TimelineStore> {
     async fn fill(&self, user: &UserId, entries: Vec<Entry>, coverage: Coverage) -> Result<()> {
         timed("timelines", "fill", self.0.fill(user, entries, coverage)).await
     }
-    async fn deliver(&self, deliveries: &[(UserId, Entry)]) -> Result<usize> {
+    async fn deliver(&self, deliveries: &[Delivery]) -> Result<usize> {
         timed("timelines", "deliver", self.0.deliver(deliveries)).await
     }
     async fn coverage(&self, user: &UserId) -> Result<Option<Coverage>> {

@@ -26,8 +26,9 @@ pub trait ContentStore: Send + Sync + 'static {
     ) -> Result<(User, bool)>;
     async fn get_user(&self, id: &UserId) -> Result<Option<User>>;
     /// Deletes the user, their posts and their edges, fixes the counts of the
-    /// accounts at the other ends, and queues `AuthorRetracted` (in chunks) and
-    /// `TimelineDropped`. Returns false if there was no such user.
+    /// accounts at the other ends, and queues `AuthorRetracted` (in chunks),
+    /// `Unfollowed` for each account they followed, and `TimelineDropped`.
+    /// Returns false if there was no such user.
     async fn delete_user(&self, id: &UserId) -> Result<bool>;
     /// Stores the post and queues `PostCreated`. `NotFound` if the author is unknown.
     async fn create_post(&self, post: Post) -> Result<()>;
@@ -119,6 +120,9 @@ pub trait LogConsumer: Send + Sync {
     async fn backlog(&self) -> Result<u64>;
 }
 
+/// One post's entry and the followers it goes to.
+pub type Delivery = (Entry, Arc<Vec<UserId>>);
+
 /// Which part of a timeline a cache holds exactly: all of it, or every entry
 /// from a post id up. Below that a read continues with a read-time merge.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -169,9 +173,9 @@ pub trait TimelineStore: Send + Sync + 'static {
     /// Completes a warming cache with a merge's entries, exact over `coverage`.
     /// Does nothing to a cache that is ready or gone.
     async fn fill(&self, user: &UserId, entries: Vec<Entry>, coverage: Coverage) -> Result<()>;
-    /// Delivers entries into the caches that exist; returns how many landed in
-    /// a cache (dormant users are skipped; duplicates count once).
-    async fn deliver(&self, deliveries: &[(UserId, Entry)]) -> Result<usize>;
+    /// Delivers each entry to its followers' timelines where they exist;
+    /// returns how many landed in a timeline (dormant users are skipped).
+    async fn deliver(&self, deliveries: &[Delivery]) -> Result<usize>;
     /// The coverage of the user's cache, or `None` if there is none.
     async fn coverage(&self, user: &UserId) -> Result<Option<Coverage>>;
     /// Inserts a newly followed author's recent posts, which are exact over

@@ -4,6 +4,7 @@
 
 use crate::error::Result;
 use crate::event::Event;
+use crate::feed::followers::FollowerIndex;
 use crate::feed::{fanout, Stores};
 use crate::metrics::metrics;
 use crate::ports::EventLog;
@@ -44,6 +45,7 @@ pub async fn run_worker(
     mut shutdown: Shutdown,
 ) -> Result<()> {
     let mut consumer = log.consumer(&config.group).await?;
+    let followers = FollowerIndex::new();
     assigned.store(true, Ordering::Relaxed);
     tracing::info!(group = %config.group, batch = config.batch, "fanout worker joined its group");
     loop {
@@ -60,7 +62,7 @@ pub async fn run_worker(
             }
         };
         if !events.is_empty() {
-            apply_until_done(&stores, &events).await;
+            apply_until_done(&stores, &followers, &events).await;
             while let Err(e) = consumer.commit().await {
                 tracing::warn!(error = %e.chain(), "committing the log offset failed");
                 tokio::time::sleep(Duration::from_millis(200)).await;
@@ -76,13 +78,16 @@ pub async fn run_worker(
 
 /// Applies a batch, retrying with backoff until it succeeds: skipping it
 /// would lose deliveries, and every write in it is idempotent.
-async fn apply_until_done(stores: &Stores, events: &[Event]) {
+async fn apply_until_done(stores: &Stores, followers: &FollowerIndex, events: &[Event]) {
     let span =
         tracing::info_span!("fanout_batch", events = events.len(), first_key = %events[0].key());
     let mut backoff = Duration::from_millis(50);
     loop {
         let started = Instant::now();
-        match fanout::apply(stores, events).instrument(span.clone()).await {
+        match fanout::apply(stores, followers, events)
+            .instrument(span.clone())
+            .await
+        {
             Ok(stats) => {
                 let m = metrics();
                 m.fanout_batches.inc();

@@ -9,6 +9,7 @@
 use socialite_core::backends::{Backends, EmbeddedConfig};
 use socialite_core::feed::config::{FeedConfig, FeedModel};
 use socialite_core::feed::fanout;
+use socialite_core::feed::followers::FollowerIndex;
 use socialite_core::ids::PostId;
 use socialite_core::ingest::Ingest;
 use socialite_core::ports::{CacheRead, LogConsumer};
@@ -46,6 +47,7 @@ struct Harness {
     consumer: Box<dyn LogConsumer>,
     model: Model,
     feed: FeedConfig,
+    followers: FollowerIndex,
     _dir: tempfile::TempDir,
 }
 
@@ -70,6 +72,7 @@ impl Harness {
             consumer,
             model: Model::default(),
             feed,
+            followers: FollowerIndex::new(),
             _dir: dir,
         }
     }
@@ -86,7 +89,7 @@ impl Harness {
             if events.is_empty() {
                 break;
             }
-            fanout::apply(&self.backends.stores(), &events)
+            fanout::apply(&self.backends.stores(), &self.followers, &events)
                 .await
                 .unwrap();
             self.consumer.commit().await.unwrap();

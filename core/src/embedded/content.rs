@@ -240,6 +240,16 @@ impl ContentStore for EmbeddedStore {
                         },
                     )?;
                 }
+                // Fanout workers keep follower lists: tell them who lost a follower.
+                for t in to_user_ids(following)? {
+                    emit(
+                        ctx,
+                        &Event::Unfollowed {
+                            follower: id.clone(),
+                            followee: t,
+                        },
+                    )?;
+                }
                 emit(ctx, &Event::TimelineDropped { user: id.clone() })?;
                 Ok(true)
             })

@@ -9,20 +9,22 @@ use crate::feed::layout::LayoutSpec;
 use crate::feed::stored::StoredTimeline as Cache;
 use crate::ids::{PostId, UserId};
 use crate::model::Entry;
-use crate::ports::{CacheRead, Coverage, Footprint, TimelineStore};
+use crate::ports::{CacheRead, Coverage, Delivery, Footprint, TimelineStore};
 use async_trait::async_trait;
-use std::collections::hash_map::{DefaultHasher, Entry as MapEntry};
-use std::collections::HashMap;
+use rustc_hash::{FxHashMap, FxHasher};
+use std::collections::hash_map::Entry as MapEntry;
 use std::hash::{Hash, Hasher};
 use std::sync::Mutex;
 
 const SHARDS: usize = 64;
+/// Batches with more deliveries than this are spread over the cores.
+const PARALLEL_DELIVERIES: usize = 20_000;
 
 pub struct MemoryTimelines {
     layout: LayoutSpec,
     /// Entries a fill or a backfill copies in.
     fill: usize,
-    shards: Vec<Mutex<HashMap<UserId, Cache>>>,
+    shards: Vec<Mutex<FxHashMap<UserId, Cache>>>,
 }
 
 impl MemoryTimelines {
@@ -30,17 +32,39 @@ impl MemoryTimelines {
         MemoryTimelines {
             layout,
             fill,
-            shards: (0..SHARDS).map(|_| Mutex::new(HashMap::new())).collect(),
+            shards: (0..SHARDS)
+                .map(|_| Mutex::new(FxHashMap::default()))
+                .collect(),
         }
     }
 
     fn shard_of(&self, user: &UserId) -> usize {
-        let mut h = DefaultHasher::new();
+        let mut h = FxHasher::default();
         user.hash(&mut h);
-        (h.finish() as usize) % SHARDS
+        // Re-mixed top bits: the maps use the low ones for their buckets.
+        (h.finish().wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 58) as usize % SHARDS
     }
 
-    fn with<R>(&self, user: &UserId, f: impl FnOnce(&mut HashMap<UserId, Cache>) -> R) -> R {
+    /// Delivers to the followers whose shard falls in part `part` of `parts`.
+    fn deliver_part(&self, deliveries: &[Delivery], part: usize, parts: usize) -> usize {
+        let mut delivered = 0;
+        for (entry, followers) in deliveries {
+            for f in followers.iter() {
+                let shard = self.shard_of(f);
+                if shard % parts != part {
+                    continue;
+                }
+                let mut map = self.shards[shard].lock().unwrap_or_else(|p| p.into_inner());
+                if let Some(t) = map.get_mut(f) {
+                    t.insert(entry.clone());
+                    delivered += 1;
+                }
+            }
+        }
+        delivered
+    }
+
+    fn with<R>(&self, user: &UserId, f: impl FnOnce(&mut FxHashMap<UserId, Cache>) -> R) -> R {
         let mut shard = self.shards[self.shard_of(user)]
             .lock()
             .unwrap_or_else(|p| p.into_inner());
@@ -95,26 +119,30 @@ impl TimelineStore for MemoryTimelines {
         Ok(())
     }
 
-    async fn deliver(&self, deliveries: &[(UserId, Entry)]) -> Result<usize> {
-        // Group by shard so that each lock is taken once per batch.
-        let mut by_shard: Vec<Vec<&(UserId, Entry)>> = vec![Vec::new(); SHARDS];
-        for d in deliveries {
-            by_shard[self.shard_of(&d.0)].push(d);
+    async fn deliver(&self, deliveries: &[Delivery]) -> Result<usize> {
+        let total: usize = deliveries.iter().map(|(_, f)| f.len()).sum();
+        let multi_thread = tokio::runtime::Handle::try_current()
+            .is_ok_and(|h| h.runtime_flavor() == tokio::runtime::RuntimeFlavor::MultiThread);
+        if total < PARALLEL_DELIVERIES || !multi_thread {
+            return Ok(self.deliver_part(deliveries, 0, 1));
         }
-        let mut delivered = 0;
-        for (shard, items) in self.shards.iter().zip(by_shard) {
-            if items.is_empty() {
-                continue;
-            }
-            let mut map = shard.lock().unwrap_or_else(|p| p.into_inner());
-            for (user, entry) in items {
-                if let Some(c) = map.get_mut(user) {
-                    c.insert(entry.clone());
-                    delivered += 1;
-                }
-            }
-        }
-        Ok(delivered)
+        // A large batch uses every core: each thread takes its share of the
+        // shards, so the threads never wait on each other's locks.
+        let parts = std::thread::available_parallelism()
+            .map_or(2, |n| n.get())
+            .min(8);
+        Ok(tokio::task::block_in_place(|| {
+            std::thread::scope(|scope| {
+                let helpers: Vec<_> = (1..parts)
+                    .map(|p| scope.spawn(move || self.deliver_part(deliveries, p, parts)))
+                    .collect();
+                let mine = self.deliver_part(deliveries, 0, parts);
+                mine + helpers
+                    .into_iter()
+                    .map(|h| h.join().unwrap_or(0))
+                    .sum::<usize>()
+            })
+        }))
     }
 
     async fn coverage(&self, user: &UserId) -> Result<Option<Coverage>> {

@@ -2,13 +2,15 @@
 //! gathered and written in one bulk call; any other event first flushes them,
 //! so that each user's cache sees events in log order.
 
-use super::merge::{all_followers, newest_exact};
+use super::followers::FollowerIndex;
+use super::merge::newest_exact;
 use super::Stores;
 use crate::error::Result;
 use crate::event::Event;
 use crate::ids::{now_ms, PostId, UserId};
 use crate::metrics::metrics;
 use crate::model::Entry;
+use crate::ports::Delivery;
 use crate::ports::IdRange;
 
 /// What one batch did.
@@ -21,7 +23,13 @@ pub struct FanoutStats {
     pub delivered: usize,
 }
 
-pub async fn apply(stores: &Stores, events: &[Event]) -> Result<FanoutStats> {
+/// Applies `events` in order. `followers` is the worker's follower index;
+/// it is kept in step with the follow events applied here.
+pub async fn apply(
+    stores: &Stores,
+    followers: &FollowerIndex,
+    events: &[Event],
+) -> Result<FanoutStats> {
     let mut stats = FanoutStats {
         events: events.len(),
         ..Default::default()
@@ -29,7 +37,7 @@ pub async fn apply(stores: &Stores, events: &[Event]) -> Result<FanoutStats> {
     if !stores.stores_timelines() {
         return Ok(stats); // fanout on read: nothing is stored per reader
     }
-    let mut pending: Vec<(UserId, Entry)> = Vec::new();
+    let mut pending: Vec<Delivery> = Vec::new();
     let mut posts: Vec<PostId> = Vec::new();
     for event in events {
         if let Event::PostCreated { post } = event {
@@ -39,24 +47,33 @@ pub async fn apply(stores: &Stores, events: &[Event]) -> Result<FanoutStats> {
             } else {
                 Entry::linked(post.id, post.author.clone())
             };
-            for f in all_followers(&*stores.graph, &post.author).await? {
-                pending.push((f, entry.clone()));
-            }
+            pending.push((
+                entry,
+                followers.followers(&*stores.graph, &post.author).await?,
+            ));
             continue;
         }
         flush(stores, &mut pending, &mut posts, &mut stats).await?;
         match event {
             Event::PostCreated { .. } => unreachable!("handled above"),
             Event::PostDeleted { post, author } => {
-                let followers = all_followers(&*stores.graph, author).await?;
-                stores.timelines.retract_post(&followers, *post).await?;
+                let list = followers.followers(&*stores.graph, author).await?;
+                stores.timelines.retract_post(&list, *post).await?;
             }
-            Event::Followed { follower, followee } => backfill(stores, follower, followee).await?,
+            Event::Followed { follower, followee } => {
+                followers.followed(follower, followee);
+                backfill(stores, follower, followee).await?
+            }
             Event::Unfollowed { follower, followee } => {
+                followers.unfollowed(follower, followee);
                 stores.timelines.purge_author(follower, followee).await?;
             }
-            Event::AuthorRetracted { author, followers } => {
-                for f in followers {
+            Event::AuthorRetracted {
+                author,
+                followers: former,
+            } => {
+                followers.forget(author);
+                for f in former {
                     stores.timelines.purge_author(f, author).await?;
                 }
             }
@@ -71,12 +88,12 @@ pub async fn apply(stores: &Stores, events: &[Event]) -> Result<FanoutStats> {
 /// creation the posts became visible.
 async fn flush(
     stores: &Stores,
-    pending: &mut Vec<(UserId, Entry)>,
+    pending: &mut Vec<Delivery>,
     posts: &mut Vec<PostId>,
     stats: &mut FanoutStats,
 ) -> Result<()> {
     if !pending.is_empty() {
-        stats.candidates += pending.len();
+        stats.candidates += pending.iter().map(|(_, f)| f.len()).sum::<usize>();
         stats.delivered += stores.timelines.deliver(pending).await?;
         pending.clear();
     }

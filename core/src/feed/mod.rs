@@ -5,6 +5,7 @@
 
 pub mod config;
 pub mod fanout;
+pub mod followers;
 pub mod layout;
 pub mod merge;
 pub mod stored;
@@ -74,7 +75,7 @@ impl TimelineStore for NoTimelines {
     async fn fill(&self, _: &UserId, _: Vec<Entry>, _: Coverage) -> Result<()> {
         Ok(())
     }
-    async fn deliver(&self, _: &[(UserId, Entry)]) -> Result<usize> {
+    async fn deliver(&self, _: &[crate::ports::Delivery]) -> Result<usize> {
         Ok(0)
     }
     async fn coverage(&self, _: &UserId) -> Result<Option<Coverage>> {

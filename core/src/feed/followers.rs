@@ -1,0 +1,68 @@
+//! The fanout worker's follower index: each author's followers, loaded from
+//! the graph store the first time the author is fanned out, then kept in step
+//! by the follow events the worker applies in log order. It spares every post
+//! a scan of the graph store; for the log position being processed it holds
+//! what reading the store would (loading may see edges that later events
+//! repeat, and every update is idempotent).
+
+use super::merge::all_followers;
+use crate::error::Result;
+use crate::ids::UserId;
+use crate::ports::GraphStore;
+use rustc_hash::FxHashMap;
+use std::sync::{Arc, Mutex};
+
+#[derive(Default)]
+pub struct FollowerIndex {
+    /// Author → followers, sorted by id.
+    lists: Mutex<FxHashMap<UserId, Arc<Vec<UserId>>>>,
+}
+
+impl FollowerIndex {
+    pub fn new() -> FollowerIndex {
+        FollowerIndex::default()
+    }
+
+    fn lists(&self) -> std::sync::MutexGuard<'_, FxHashMap<UserId, Arc<Vec<UserId>>>> {
+        self.lists.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// The author's followers, loading them on first use.
+    pub async fn followers(
+        &self,
+        graph: &dyn GraphStore,
+        author: &UserId,
+    ) -> Result<Arc<Vec<UserId>>> {
+        if let Some(list) = self.lists().get(author) {
+            return Ok(list.clone());
+        }
+        let mut loaded = all_followers(graph, author).await?;
+        loaded.sort_unstable();
+        Ok(self
+            .lists()
+            .entry(author.clone())
+            .or_insert_with(|| Arc::new(loaded))
+            .clone())
+    }
+
+    pub fn followed(&self, follower: &UserId, followee: &UserId) {
+        if let Some(list) = self.lists().get_mut(followee) {
+            if let Err(at) = list.binary_search(follower) {
+                Arc::make_mut(list).insert(at, follower.clone());
+            }
+        }
+    }
+
+    pub fn unfollowed(&self, follower: &UserId, followee: &UserId) {
+        if let Some(list) = self.lists().get_mut(followee) {
+            if let Ok(at) = list.binary_search(follower) {
+                Arc::make_mut(list).remove(at);
+            }
+        }
+    }
+
+    /// Forgets a deleted author's list.
+    pub fn forget(&self, author: &UserId) {
+        self.lists().remove(author);
+    }
+}
