@@ -388,3 +388,30 @@ async fn an_unfollow_that_reaches_a_warming_cache_stays_out_of_its_fill() {
     h.model.follows.insert(("r".into(), "a".into()));
     h.check_all(0, 0).await;
 }
+
+#[tokio::test]
+async fn a_user_deleted_and_created_again_inherits_no_follows() {
+    let mut h = Harness::new(FeedConfig::default()).await;
+    for u in ["a", "x"] {
+        h.ingest.put_user(u, None).await.unwrap();
+    }
+    h.ingest.follow("x", "a").await.unwrap();
+    h.reads.timeline("x", None, None).await.unwrap();
+    h.ingest
+        .create_post("a", "before".into(), None)
+        .await
+        .unwrap();
+    h.drain().await; // the worker now knows a's followers
+    h.ingest.delete_user("x").await.unwrap();
+    h.ingest.put_user("x", None).await.unwrap();
+    h.drain().await;
+    h.reads.timeline("x", None, None).await.unwrap(); // active again, following nobody
+    let p = h
+        .ingest
+        .create_post("a", "after".into(), None)
+        .await
+        .unwrap();
+    h.model.users.extend(["a", "x"].map(String::from));
+    h.model.posts.insert(p.id, ("a".into(), "after".into()));
+    h.check_all(0, 0).await;
+}
