@@ -11,8 +11,22 @@ pub const MAX_USER_ID_LEN: usize = 64;
 
 /// A user id: 1 to 64 characters of `[A-Za-z0-9_.-]`. Cheap to clone, because
 /// the same id is held by many timeline entries and edge lists.
-#[derive(Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(Clone, Eq, PartialOrd, Ord)]
 pub struct UserId(Arc<str>);
+
+impl PartialEq for UserId {
+    /// Copies of one id share their text, so most comparisons end at the pointer.
+    fn eq(&self, other: &UserId) -> bool {
+        Arc::ptr_eq(&self.0, &other.0) || self.0 == other.0
+    }
+}
+
+impl std::hash::Hash for UserId {
+    /// By the text, as equality is.
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        self.0.hash(state)
+    }
+}
 
 impl UserId {
     pub fn parse(s: &str) -> Result<UserId> {

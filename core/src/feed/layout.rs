@@ -11,7 +11,7 @@ use std::collections::{BTreeMap, HashSet, VecDeque};
 /// Which layout, with its parameters.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum LayoutSpec {
-    /// One array of at most `cap` entries, newest first.
+    /// One array of at most `cap` entries.
     Capped { cap: usize },
     /// One bucket per `span_ms` of post time; at most `keep` buckets.
     TimeBuckets { span_ms: u64, keep: usize },
@@ -23,14 +23,15 @@ pub enum LayoutSpec {
 pub enum Layout {
     Capped {
         cap: usize,
-        /// Newest first.
-        entries: Vec<Entry>,
+        /// Oldest first, so that the usual delivery (the newest post) appends
+        /// and the cap drops from the front, both without moving entries.
+        entries: VecDeque<Entry>,
     },
     TimeBuckets {
         span_ms: u64,
         keep: usize,
-        /// Bucket start (ms) → entries, newest first.
-        buckets: BTreeMap<u64, Vec<Entry>>,
+        /// Bucket start (ms) → entries, oldest first.
+        buckets: BTreeMap<u64, VecDeque<Entry>>,
     },
     SizedBuckets {
         size: usize,
@@ -43,8 +44,13 @@ pub enum Layout {
 }
 
 /// Inserts into a newest-first vector; false if the id is there.
-fn insert_sorted(v: &mut Vec<Entry>, e: Entry) -> bool {
-    match v.binary_search_by(|x| e.post.cmp(&x.post)) {
+/// Inserts into an oldest-first deque; false if the id is there.
+fn insert_sorted(v: &mut VecDeque<Entry>, e: Entry) -> bool {
+    if v.back().is_none_or(|last| last.post < e.post) {
+        v.push_back(e);
+        return true;
+    }
+    match v.binary_search_by(|x| x.post.cmp(&e.post)) {
         Ok(_) => false,
         Err(at) => {
             v.insert(at, e);
@@ -53,12 +59,22 @@ fn insert_sorted(v: &mut Vec<Entry>, e: Entry) -> bool {
     }
 }
 
+/// Up to `limit` entries of an oldest-first deque older than `before`, newest first.
+fn newest_below(
+    v: &VecDeque<Entry>,
+    before: Option<PostId>,
+    limit: usize,
+) -> impl Iterator<Item = &Entry> {
+    let end = before.map_or(v.len(), |b| v.partition_point(|e| e.post < b));
+    v.range(..end).rev().take(limit)
+}
+
 impl Layout {
     pub fn new(spec: LayoutSpec) -> Layout {
         match spec {
             LayoutSpec::Capped { cap } => Layout::Capped {
                 cap,
-                entries: Vec::new(),
+                entries: VecDeque::new(),
             },
             LayoutSpec::TimeBuckets { span_ms, keep } => Layout::TimeBuckets {
                 span_ms,
@@ -111,8 +127,9 @@ impl Layout {
                 if entries.len() <= *cap {
                     return None;
                 }
-                entries.truncate(*cap);
-                entries.last().map(|e| e.post)
+                let excess = entries.len() - *cap;
+                entries.drain(..excess);
+                entries.front().map(|e| e.post)
             }
             Layout::TimeBuckets { keep, buckets, .. } => {
                 if buckets.len() <= *keep {
@@ -126,7 +143,7 @@ impl Layout {
                 buckets
                     .values()
                     .next()
-                    .and_then(|b| b.last())
+                    .and_then(|b| b.front())
                     .map(|e| e.post)
             }
             Layout::SizedBuckets {
@@ -170,11 +187,9 @@ impl Layout {
 
     /// Up to `limit` entries older than `before`, newest first.
     pub fn page(&self, before: Option<PostId>, limit: usize) -> Vec<Entry> {
-        let below = |e: &&Entry| before.is_none_or(|b| e.post < b);
         match self {
             Layout::Capped { entries, .. } => {
-                let start = before.map_or(0, |b| entries.partition_point(|e| e.post >= b));
-                entries[start..].iter().take(limit).cloned().collect()
+                newest_below(entries, before, limit).cloned().collect()
             }
             Layout::TimeBuckets {
                 span_ms, buckets, ..
@@ -183,14 +198,14 @@ impl Layout {
                 buckets
                     .range(..=last_key)
                     .rev()
-                    .flat_map(|(_, b)| b.iter())
-                    .filter(below)
+                    .flat_map(|(_, b)| newest_below(b, before, usize::MAX))
                     .take(limit)
                     .cloned()
                     .collect()
             }
             Layout::SizedBuckets { buckets, .. } => {
                 // Every bucket may hold any id: gather, then order.
+                let below = |e: &&Entry| before.is_none_or(|b| e.post < b);
                 let all: Vec<Entry> = buckets.iter().flatten().filter(below).cloned().collect();
                 super::merge::newest(all, limit)
             }
@@ -200,7 +215,7 @@ impl Layout {
     pub fn len(&self) -> usize {
         match self {
             Layout::Capped { entries, .. } => entries.len(),
-            Layout::TimeBuckets { buckets, .. } => buckets.values().map(Vec::len).sum(),
+            Layout::TimeBuckets { buckets, .. } => buckets.values().map(VecDeque::len).sum(),
             Layout::SizedBuckets { ids, .. } => ids.len(),
         }
     }
