@@ -166,7 +166,16 @@ pub async fn run_bench(args: BenchArgs) -> Result<(), String> {
     };
     let active = active_users(&plan);
     eprintln!("activating {} users", active.len());
+    let resident = |text: &str| report::metric_sum(text, "socialite_process_resident_memory_bytes");
+    let cold = resident(&target.metrics().await?);
     warm_up(target.clone(), &active, args.concurrency).await?;
+    let warm = resident(&target.metrics().await?);
+    let warm_up_memory = json!({
+        "activated_users": active.len(),
+        "resident_before_bytes": cold,
+        "resident_after_bytes": warm,
+        "bytes_per_activated_user": ((warm - cold) / active.len() as f64).round(),
+    });
     // The probe follows the most followed account and is active.
     let probe = format!("bench-probe-{}", plan.seed);
     target.put_user(&probe).await?;
@@ -186,7 +195,8 @@ pub async fn run_bench(args: BenchArgs) -> Result<(), String> {
         ),
         None => None,
     };
-    let report = report::build(&plan, &recorded, &before, &after, config, stored);
+    let mut report = report::build(&plan, &recorded, &before, &after, config, stored);
+    report["warm_up_memory"] = warm_up_memory;
     let text = report::text(&report);
     print!("{text}");
     let write = |ext: &str, body: &str| {

@@ -162,7 +162,7 @@ pub fn build(
         "stored_timelines": stored.map(|f| json!({
             "active_users": f.users, "entries": f.entries, "documents": f.documents,
             "serialized_bytes": f.serialized_bytes,
-            "serialized_bytes_per_user": if f.users > 0 { f.serialized_bytes / f.users } else { 0 },
+            "serialized_bytes_per_user": f.serialized_bytes.checked_div(f.users).unwrap_or(0),
         })),
         "memory": {
             "peak_resident_bytes": metric_sum(after, "socialite_process_peak_resident_memory_bytes"),
@@ -293,15 +293,15 @@ pub fn svg(rec: &Recorded, title: &str) -> String {
     {
         let top = 40.0 + i as f64 * (h + 10.0);
         let max = data.iter().flatten().cloned().fold(0.0, f64::max).max(1e-9);
-        let _ = write!(
+        let _ = writeln!(
             out,
-            "<text x=\"{pad}\" y=\"{}\">{label} (max {:.1})</text>\n",
+            "<text x=\"{pad}\" y=\"{}\">{label} (max {:.1})</text>",
             top + 12.0,
             max
         );
-        let _ = write!(
+        let _ = writeln!(
             out,
-            "<line x1=\"{pad}\" y1=\"{0}\" x2=\"{1}\" y2=\"{0}\" stroke=\"#ccc\"/>\n",
+            "<line x1=\"{pad}\" y1=\"{0}\" x2=\"{1}\" y2=\"{0}\" stroke=\"#ccc\"/>",
             top + h - 20.0,
             w - 20.0
         );
@@ -318,22 +318,22 @@ pub fn svg(rec: &Recorded, title: &str) -> String {
                     format!("{px:.1},{py:.1}")
                 })
                 .collect();
-            let _ = write!(
+            let _ = writeln!(
                 out,
-                "<polyline fill=\"none\" stroke=\"{}\" stroke-width=\"2\" points=\"{}\"/>\n",
+                "<polyline fill=\"none\" stroke=\"{}\" stroke-width=\"2\" points=\"{}\"/>",
                 COLORS[k],
                 points.join(" ")
             );
-            let _ = write!(
+            let _ = writeln!(
                 out,
-                "<text x=\"{}\" y=\"{}\" fill=\"{}\">{}</text>\n",
+                "<text x=\"{}\" y=\"{}\" fill=\"{}\">{}</text>",
                 w - 90.0,
                 top + 30.0 + 14.0 * k as f64,
                 COLORS[k],
                 KINDS[k].name()
             );
         }
-        let _ = write!(out, "<text x=\"{pad}\" y=\"{}\" fill=\"#666\">0 s</text><text x=\"{}\" y=\"{}\" fill=\"#666\">{} s</text>\n", top + h - 5.0, w - 60.0, top + h - 5.0, seconds);
+        let _ = writeln!(out, "<text x=\"{pad}\" y=\"{}\" fill=\"#666\">0 s</text><text x=\"{}\" y=\"{}\" fill=\"#666\">{} s</text>", top + h - 5.0, w - 60.0, top + h - 5.0, seconds);
     }
     out.push_str("</svg>\n");
     out

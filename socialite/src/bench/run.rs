@@ -96,9 +96,9 @@ pub async fn warm_up(
     for t in tasks {
         t.await.map_err(|e| e.to_string())??;
     }
-    Arc::try_unwrap(progress)
-        .ok()
-        .map(|p| p.into_inner().unwrap().finish());
+    if let Ok(p) = Arc::try_unwrap(progress) {
+        p.into_inner().unwrap_or_else(|e| e.into_inner()).finish();
+    }
     Ok(())
 }
 
