@@ -248,6 +248,18 @@ pub fn text(r: &Value) -> String {
         "timeline reads: cache {} past_cache {} merge {}",
         tr["cache"], tr["past_cache"], tr["merge"]
     );
+    let w = &r["warm_up_memory"];
+    if w.is_object() {
+        let added = w["resident_after_bytes"].as_f64().unwrap_or(0.0)
+            - w["resident_before_bytes"].as_f64().unwrap_or(0.0);
+        let _ = writeln!(
+            out,
+            "activation: {} users added {:.1} MiB resident, {} bytes per user",
+            w["activated_users"],
+            added / 1048576.0,
+            w["bytes_per_activated_user"]
+        );
+    }
     let _ = writeln!(
         out,
         "memory: peak {:.1} MiB",
