@@ -1,6 +1,7 @@
 //! The REST API's JSON shapes.
 
-use serde_json::{json, Value};
+use serde::Serialize;
+use serde_json::{json, Map, Value};
 use socialite_core::ids::{PostId, UserId};
 use socialite_core::model::{rfc3339_ms, Page, Post, User};
 
@@ -13,21 +14,37 @@ pub fn user(u: &User) -> Value {
     })
 }
 
-pub fn post(p: &Post) -> Value {
-    json!({
-        "id": p.id.to_string(),
-        "author": p.author.as_str(),
-        "message": p.message,
-        "data": p.data,
-        "created_at": rfc3339_ms(p.created_at_ms()),
-    })
+/// A post as the API shows it. Typed, so a page serializes straight to bytes.
+#[derive(Serialize)]
+pub struct PostJson<'a> {
+    id: String,
+    author: &'a str,
+    message: &'a str,
+    data: &'a Option<Map<String, Value>>,
+    created_at: String,
 }
 
-pub fn post_page(page: &Page<Post, PostId>) -> Value {
-    json!({
-        "posts": page.items.iter().map(post).collect::<Vec<_>>(),
-        "next_cursor": page.next_cursor.map(|c| c.to_string()),
-    })
+pub fn post(p: &Post) -> PostJson<'_> {
+    PostJson {
+        id: p.id.to_string(),
+        author: p.author.as_str(),
+        message: &p.message,
+        data: &p.data,
+        created_at: rfc3339_ms(p.created_at_ms()),
+    }
+}
+
+#[derive(Serialize)]
+pub struct PostPageJson<'a> {
+    posts: Vec<PostJson<'a>>,
+    next_cursor: Option<String>,
+}
+
+pub fn post_page(page: &Page<Post, PostId>) -> PostPageJson<'_> {
+    PostPageJson {
+        posts: page.items.iter().map(post).collect(),
+        next_cursor: page.next_cursor.map(|c| c.to_string()),
+    }
 }
 
 pub fn user_page(page: &Page<UserId, String>) -> Value {

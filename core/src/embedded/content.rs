@@ -4,6 +4,7 @@
 //! same transaction.
 
 use super::graph::{add_counts, edges_of, to_user_ids};
+use super::post_cache::PostCache;
 use super::tables::*;
 use super::writer::{WriteCtx, Writer};
 use crate::error::{Error, Result};
@@ -26,7 +27,11 @@ pub struct EmbeddedStore {
     db: Arc<Database>,
     pub(super) writer: Writer<State>,
     outbox_ready: Arc<Notify>,
+    posts: PostCache,
 }
+
+/// Recent posts kept in memory for hydrating timelines.
+const POST_CACHE: usize = 200_000;
 
 /// Owned by the writer thread.
 pub(super) struct State {
@@ -67,6 +72,7 @@ impl EmbeddedStore {
             db,
             writer,
             outbox_ready,
+            posts: PostCache::new(POST_CACHE),
         })
     }
 
@@ -186,11 +192,12 @@ impl ContentStore for EmbeddedStore {
 
     async fn delete_user(&self, id: &UserId) -> Result<bool> {
         let id = id.clone();
-        self.writer
+        let removed = self
+            .writer
             .write(move |ctx| {
                 let u = id.as_str();
                 if !user_exists(ctx.txn, u)? {
-                    return Ok(false);
+                    return Ok(None);
                 }
                 let followers =
                     edges_of(&ctx.txn.open_table(FOLLOWERS).store()?, u, None, usize::MAX)?;
@@ -214,7 +221,7 @@ impl ContentStore for EmbeddedStore {
                 for t in &following {
                     add_counts(ctx.txn, t, -1, 0)?;
                 }
-                {
+                let removed_posts = {
                     let mut by_author = ctx.txn.open_table(AUTHOR_POSTS).store()?;
                     let mut posts = ctx.txn.open_table(POSTS).store()?;
                     let ids: Vec<u64> = by_author
@@ -223,11 +230,12 @@ impl ContentStore for EmbeddedStore {
                         .map(|r| r.map(|(k, _)| k.value().1))
                         .collect::<std::result::Result<_, _>>()
                         .store()?;
-                    for p in ids {
+                    for &p in &ids {
                         posts.remove(p).store()?;
                         by_author.remove((u, p)).store()?;
                     }
-                }
+                    ids
+                };
                 ctx.txn.open_table(USERS).store()?.remove(u).store()?;
                 ctx.txn.open_table(COUNTS).store()?.remove(u).store()?;
                 for chunk in followers.chunks(RETRACT_CHUNK) {
@@ -251,12 +259,17 @@ impl ContentStore for EmbeddedStore {
                     )?;
                 }
                 emit(ctx, &Event::TimelineDropped { user: id.clone() })?;
-                Ok(true)
+                Ok(Some(removed_posts))
             })
-            .await
+            .await?;
+        for p in removed.iter().flatten() {
+            self.posts.remove(PostId(*p));
+        }
+        Ok(removed.is_some())
     }
 
     async fn create_post(&self, post: Post) -> Result<()> {
+        let cached = Arc::new(post.clone());
         self.writer
             .write(move |ctx| {
                 require_user(ctx.txn, &post.author)?;
@@ -277,24 +290,40 @@ impl ContentStore for EmbeddedStore {
                     .store()?;
                 emit(ctx, &Event::PostCreated { post })
             })
-            .await
+            .await?;
+        self.posts.put(cached);
+        Ok(())
     }
 
     async fn get_posts(&self, ids: &[PostId]) -> Result<Vec<Post>> {
-        self.read(|txn| {
-            let posts = txn.open_table(POSTS).store()?;
-            let mut out = Vec::with_capacity(ids.len());
-            for id in ids {
-                if let Some(bytes) = posts.get(id.0).store()? {
-                    out.push(to_post(id.0, bytes.value())?);
+        let mut found: Vec<Option<Arc<Post>>> = ids.iter().map(|id| self.posts.get(*id)).collect();
+        if found.iter().any(Option::is_none) {
+            self.read(|txn| {
+                let posts = txn.open_table(POSTS).store()?;
+                for (id, slot) in ids
+                    .iter()
+                    .zip(found.iter_mut())
+                    .filter(|(_, s)| s.is_none())
+                {
+                    if let Some(bytes) = posts.get(id.0).store()? {
+                        let post = Arc::new(to_post(id.0, bytes.value())?);
+                        self.posts.put(post.clone());
+                        *slot = Some(post);
+                    }
                 }
-            }
-            Ok(out)
-        })
+                Ok(())
+            })?;
+        }
+        Ok(found
+            .into_iter()
+            .flatten()
+            .map(|p| Post::clone(&p))
+            .collect())
     }
 
     async fn delete_post(&self, id: PostId) -> Result<Option<Post>> {
-        self.writer
+        let deleted = self
+            .writer
             .write(move |ctx| {
                 let post = {
                     let posts = ctx.txn.open_table(POSTS).store()?;
@@ -318,7 +347,9 @@ impl ContentStore for EmbeddedStore {
                 )?;
                 Ok(Some(post))
             })
-            .await
+            .await?;
+        self.posts.remove(id);
+        Ok(deleted)
     }
 
     async fn post_ids_by(

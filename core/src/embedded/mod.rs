@@ -7,6 +7,7 @@ mod content;
 mod graph;
 mod import;
 mod log;
+mod post_cache;
 mod tables;
 mod timelines;
 mod writer;
