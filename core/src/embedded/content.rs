@@ -415,7 +415,7 @@ impl Outbox for EmbeddedStore {
 
     async fn ack(&self, through: u64) -> Result<()> {
         self.writer
-            .write(move |ctx| {
+            .write_lazy(move |ctx| {
                 ctx.txn
                     .open_table(OUTBOX)
                     .store()?

@@ -180,7 +180,7 @@ impl LogConsumer for Consumer {
         let (group, next, retention) = (self.group.clone(), self.next, self.inner.retention);
         self.inner
             .writer
-            .write(move |ctx| {
+            .write_lazy(move |ctx| {
                 let mut offsets = ctx.txn.open_table(OFFSETS).store()?;
                 offsets.insert(group.as_str(), next).store()?;
                 let mut slowest = next;

@@ -26,8 +26,11 @@ type Completion = Box<dyn FnOnce(Option<&Error>) + Send>;
 /// in a way that must abort the batch.
 type Job<S> = Box<dyn FnOnce(Option<&mut WriteCtx<'_, S>>) -> (Completion, bool) + Send>;
 
+/// A job, and whether it may skip the sync (see [`Writer::write_lazy`]).
+type Queued<S> = (Job<S>, bool);
+
 pub(crate) struct Writer<S> {
-    jobs: Option<mpsc::Sender<Job<S>>>,
+    jobs: Option<mpsc::Sender<Queued<S>>>,
     thread: Option<std::thread::JoinHandle<()>>,
 }
 
@@ -40,10 +43,12 @@ impl<S: Send + 'static> Writer<S> {
         mut state: S,
         after_commit: impl Fn(&mut S) + Send + 'static,
     ) -> Writer<S> {
-        let (tx, rx) = mpsc::channel::<Job<S>>();
+        let (tx, rx) = mpsc::channel::<Queued<S>>();
         let thread = std::thread::Builder::new()
             .name(format!("{name}-writer"))
             .spawn(move || {
+                // Whether a lazy batch has committed since the last synced one.
+                let mut unsynced = false;
                 while let Ok(first) = rx.recv() {
                     let mut jobs = vec![first];
                     while jobs.len() < MAX_BATCH {
@@ -52,8 +57,16 @@ impl<S: Send + 'static> Writer<S> {
                             Err(_) => break,
                         }
                     }
+                    let lazy = jobs.iter().all(|(_, lazy)| *lazy);
                     commit_batch(&db, &mut state, jobs);
+                    unsynced = lazy;
                     after_commit(&mut state);
+                }
+                // Closing: make lazy commits durable with one synced commit.
+                if unsynced {
+                    if let Ok(txn) = db.begin_write() {
+                        let _ = txn.commit();
+                    }
                 }
             })
             .expect("spawn writer thread");
@@ -70,6 +83,25 @@ impl<S: Send + 'static> Writer<S> {
     pub async fn write<R: Send + 'static>(
         &self,
         f: impl FnOnce(&mut WriteCtx<'_, S>) -> Result<R> + Send + 'static,
+    ) -> Result<R> {
+        self.submit(f, false).await
+    }
+
+    /// Like [`Writer::write`], for writes whose loss in a crash is harmless
+    /// (they are redone: an outbox acknowledgement, a consumer offset). A
+    /// batch of only such writes commits without syncing; redb makes it
+    /// durable with the next synced commit.
+    pub async fn write_lazy<R: Send + 'static>(
+        &self,
+        f: impl FnOnce(&mut WriteCtx<'_, S>) -> Result<R> + Send + 'static,
+    ) -> Result<R> {
+        self.submit(f, true).await
+    }
+
+    async fn submit<R: Send + 'static>(
+        &self,
+        f: impl FnOnce(&mut WriteCtx<'_, S>) -> Result<R> + Send + 'static,
+        lazy: bool,
     ) -> Result<R> {
         let (tx, rx) = oneshot::channel();
         let job: Job<S> = Box::new(move |ctx| {
@@ -94,7 +126,7 @@ impl<S: Send + 'static> Writer<S> {
             .jobs
             .as_ref()
             .ok_or_else(|| Error::unavailable("the store is shut down"))?;
-        jobs.send(job)
+        jobs.send((job, lazy))
             .map_err(|_| Error::unavailable("the store is shut down"))?;
         rx.await
             .map_err(|_| Error::internal("the store's writer stopped"))?
@@ -112,8 +144,10 @@ impl<S> Drop for Writer<S> {
     }
 }
 
-fn commit_batch<S>(db: &Database, state: &mut S, jobs: Vec<Job<S>>) {
-    let txn = match db.begin_write() {
+fn commit_batch<S>(db: &Database, state: &mut S, queued: Vec<Queued<S>>) {
+    let lazy = queued.iter().all(|(_, lazy)| *lazy);
+    let jobs: Vec<Job<S>> = queued.into_iter().map(|(job, _)| job).collect();
+    let mut txn = match db.begin_write() {
         Ok(t) => t,
         Err(e) => {
             tracing::error!(error = %e, "embedded store could not begin a transaction");
@@ -124,6 +158,10 @@ fn commit_batch<S>(db: &Database, state: &mut S, jobs: Vec<Job<S>>) {
             return;
         }
     };
+    if lazy {
+        // Not fatal if refused: the batch is then simply synced.
+        let _ = txn.set_durability(redb::Durability::None);
+    }
     let mut completions = Vec::with_capacity(jobs.len());
     let mut abort = false;
     {
