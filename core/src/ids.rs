@@ -47,6 +47,12 @@ impl UserId {
         }
     }
 
+    /// An id read back from a store, validated when it was written.
+    pub fn from_stored(id: String) -> UserId {
+        debug_assert!(UserId::parse(&id).is_ok(), "stored id {id:?} is invalid");
+        UserId(Arc::from(id))
+    }
+
     pub fn as_str(&self) -> &str {
         &self.0
     }

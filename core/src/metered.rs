@@ -95,6 +95,9 @@ impl GraphStore for Metered<dyn GraphStore> {
     ) -> Result<Vec<UserId>> {
         timed("graph", "following", self.0.following(user, after, limit)).await
     }
+    async fn followers_of(&self, users: &[UserId]) -> Result<Vec<Vec<UserId>>> {
+        timed("graph", "followers_of", self.0.followers_of(users)).await
+    }
 }
 
 #[async_trait]

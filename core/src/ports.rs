@@ -84,6 +84,14 @@ pub trait GraphStore: Send + Sync + 'static {
         after: Option<&UserId>,
         limit: usize,
     ) -> Result<Vec<UserId>>;
+    /// Every follower of each of `users`, in one go where the store can.
+    async fn followers_of(&self, users: &[UserId]) -> Result<Vec<Vec<UserId>>> {
+        let mut out = Vec::with_capacity(users.len());
+        for u in users {
+            out.push(crate::feed::merge::all_followers(self, u).await?);
+        }
+        Ok(out)
+    }
 }
 
 /// Events queued by the stores' writes, waiting for the relay to put them on
@@ -208,4 +216,8 @@ pub struct Footprint {
     /// The entries serialized as a document store keeps them (ids, author,
     /// and with embedding the message and data), plus per-document keys.
     pub serialized_bytes: u64,
+    /// Memory the timelines take in this process (zero for remote stores):
+    /// allocated entry slots, per-timeline state and map slots, not counting
+    /// post content shared with other timelines.
+    pub memory_bytes: u64,
 }

@@ -50,6 +50,11 @@ pub(super) fn edges_of<T: ReadableTable<(&'static str, &'static str), ()>>(
     Ok(out)
 }
 
+/// Ids read back from the store, validated when they were written.
+fn stored_ids(ids: Vec<String>) -> Vec<UserId> {
+    ids.into_iter().map(UserId::from_stored).collect()
+}
+
 pub(super) fn to_user_ids(ids: Vec<String>) -> Result<Vec<UserId>> {
     ids.iter()
         .map(|s| UserId::parse(s).map_err(|e| Error::internal(format!("stored id: {e}"))))
@@ -167,5 +172,17 @@ impl GraphStore for EmbeddedStore {
             })
             .await?;
         to_user_ids(ids)
+    }
+
+    async fn followers_of(&self, users: &[UserId]) -> Result<Vec<Vec<UserId>>> {
+        let users = users.to_vec();
+        self.read_blocking(move |txn| {
+            let table = txn.open_table(FOLLOWERS).store()?;
+            users
+                .iter()
+                .map(|u| edges_of(&table, u.as_str(), None, usize::MAX).map(stored_ids))
+                .collect()
+        })
+        .await
     }
 }

@@ -176,11 +176,19 @@ impl TimelineStore for MemoryTimelines {
         let mut f = Footprint::default();
         for shard in &self.shards {
             let map = shard.lock().unwrap_or_else(|p| p.into_inner());
+            // Map slots (key, timeline and a control byte) and each key's text.
+            let slot = std::mem::size_of::<(UserId, Cache)>() + 1;
+            f.memory_bytes += (map.capacity() * slot) as u64;
+            f.memory_bytes += map
+                .keys()
+                .map(|k| 16 + k.as_str().len() as u64)
+                .sum::<u64>();
             for t in map.values() {
                 f.users += 1;
                 f.entries += t.layout().len() as u64;
                 f.documents += t.layout().documents() as u64;
                 f.serialized_bytes += t.layout().serialized_bytes() as u64;
+                f.memory_bytes += t.layout().allocated_bytes() as u64;
             }
         }
         Ok(f)

@@ -37,6 +37,15 @@ pub async fn apply(
     if !stores.stores_timelines() {
         return Ok(stats); // fanout on read: nothing is stored per reader
     }
+    let authors: Vec<&UserId> = events
+        .iter()
+        .filter_map(|e| match e {
+            Event::PostCreated { post } => Some(&post.author),
+            Event::PostDeleted { author, .. } => Some(author),
+            _ => None,
+        })
+        .collect();
+    followers.preload(&*stores.graph, &authors).await?;
     let mut pending: Vec<Delivery> = Vec::new();
     let mut posts: Vec<PostId> = Vec::new();
     for event in events {

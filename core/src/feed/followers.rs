@@ -45,6 +45,30 @@ impl FollowerIndex {
             .clone())
     }
 
+    /// Loads, in one store call, the lists of the `authors` not yet known.
+    pub async fn preload(&self, graph: &dyn GraphStore, authors: &[&UserId]) -> Result<()> {
+        let mut missing: Vec<UserId> = {
+            let lists = self.lists();
+            authors
+                .iter()
+                .filter(|a| !lists.contains_key(**a))
+                .map(|a| (*a).clone())
+                .collect()
+        };
+        missing.sort_unstable();
+        missing.dedup();
+        if missing.is_empty() {
+            return Ok(());
+        }
+        let loaded = graph.followers_of(&missing).await?;
+        let mut lists = self.lists();
+        for (author, mut list) in missing.into_iter().zip(loaded) {
+            list.sort_unstable();
+            lists.entry(author).or_insert_with(|| Arc::new(list));
+        }
+        Ok(())
+    }
+
     pub fn followed(&self, follower: &UserId, followee: &UserId) {
         if let Some(list) = self.lists().get_mut(followee) {
             if let Err(at) = list.binary_search(follower) {

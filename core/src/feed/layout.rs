@@ -245,6 +245,26 @@ impl Layout {
         entries + 24 * self.documents()
     }
 
+    /// Bytes allocated for entries and buckets (not the layout value itself).
+    pub fn allocated_bytes(&self) -> usize {
+        let entry = std::mem::size_of::<Entry>();
+        match self {
+            Layout::Capped { entries, .. } => entries.capacity() * entry,
+            Layout::TimeBuckets { buckets, .. } => {
+                // A B-tree node per few buckets; count each bucket's key and deque.
+                buckets
+                    .values()
+                    .map(|b| b.capacity() * entry + 8 + std::mem::size_of::<VecDeque<Entry>>())
+                    .sum()
+            }
+            Layout::SizedBuckets { buckets, ids, .. } => {
+                buckets.iter().map(|b| b.capacity() * entry).sum::<usize>()
+                    + buckets.capacity() * std::mem::size_of::<Vec<Entry>>()
+                    + ids.capacity() * (std::mem::size_of::<PostId>() + 1)
+            }
+        }
+    }
+
     /// How many documents (arrays, buckets) the layout uses.
     pub fn documents(&self) -> usize {
         match self {

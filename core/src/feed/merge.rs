@@ -18,7 +18,10 @@ pub async fn all_following(graph: &dyn GraphStore, user: &UserId) -> Result<Vec<
 }
 
 /// Everyone who follows `user`.
-pub async fn all_followers(graph: &dyn GraphStore, user: &UserId) -> Result<Vec<UserId>> {
+pub async fn all_followers<G: GraphStore + ?Sized>(
+    graph: &G,
+    user: &UserId,
+) -> Result<Vec<UserId>> {
     walk_edges(|after, limit| async move { graph.followers(user, after.as_ref(), limit).await })
         .await
 }

@@ -163,6 +163,8 @@ pub fn build(
             "active_users": f.users, "entries": f.entries, "documents": f.documents,
             "serialized_bytes": f.serialized_bytes,
             "serialized_bytes_per_user": f.serialized_bytes.checked_div(f.users).unwrap_or(0),
+            "memory_bytes": f.memory_bytes,
+            "memory_bytes_per_user": f.memory_bytes.checked_div(f.users).unwrap_or(0),
         })),
         "memory": {
             "peak_resident_bytes": metric_sum(after, "socialite_process_peak_resident_memory_bytes"),
@@ -248,6 +250,19 @@ pub fn text(r: &Value) -> String {
         "timeline reads: cache {} past_cache {} merge {}",
         tr["cache"], tr["past_cache"], tr["merge"]
     );
+    if let Some(st) = r["stored_timelines"].as_object() {
+        let _ = writeln!(
+            out,
+            "stored timelines: {} users, {} entries in {} documents; {} bytes serialized ({} per user); {} bytes in memory ({} per user)",
+            st["active_users"],
+            st["entries"],
+            st["documents"],
+            st["serialized_bytes"],
+            st["serialized_bytes_per_user"],
+            st["memory_bytes"],
+            st["memory_bytes_per_user"]
+        );
+    }
     let w = &r["warm_up_memory"];
     if w.is_object() {
         let added = w["resident_after_bytes"].as_f64().unwrap_or(0.0)
