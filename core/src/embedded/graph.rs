@@ -61,6 +61,28 @@ pub(super) fn to_user_ids(ids: Vec<String>) -> Result<Vec<UserId>> {
         .collect()
 }
 
+type EdgeTable = redb::TableDefinition<'static, (&'static str, &'static str), ()>;
+
+impl EmbeddedStore {
+    /// One page of an edge table's second ids for `user`, after `after`.
+    async fn edge_page(
+        &self,
+        table: EdgeTable,
+        user: &UserId,
+        after: Option<&UserId>,
+        limit: usize,
+    ) -> Result<Vec<UserId>> {
+        let (u, after) = (user.clone(), after.cloned());
+        let ids = self
+            .read_blocking(move |txn| {
+                let t = txn.open_table(table).store()?;
+                edges_of(&t, u.as_str(), after.as_ref().map(|a| a.as_str()), limit)
+            })
+            .await?;
+        Ok(stored_ids(ids))
+    }
+}
+
 #[async_trait]
 impl GraphStore for EmbeddedStore {
     async fn follow(&self, follower: &UserId, followee: &UserId) -> Result<bool> {
@@ -140,18 +162,7 @@ impl GraphStore for EmbeddedStore {
         after: Option<&UserId>,
         limit: usize,
     ) -> Result<Vec<UserId>> {
-        let (u, after) = (user.clone(), after.cloned());
-        let ids = self
-            .read_blocking(move |txn| {
-                edges_of(
-                    &txn.open_table(FOLLOWERS).store()?,
-                    u.as_str(),
-                    after.as_ref().map(|a| a.as_str()),
-                    limit,
-                )
-            })
-            .await?;
-        to_user_ids(ids)
+        self.edge_page(FOLLOWERS, user, after, limit).await
     }
 
     async fn following(
@@ -160,18 +171,7 @@ impl GraphStore for EmbeddedStore {
         after: Option<&UserId>,
         limit: usize,
     ) -> Result<Vec<UserId>> {
-        let (u, after) = (user.clone(), after.cloned());
-        let ids = self
-            .read_blocking(move |txn| {
-                edges_of(
-                    &txn.open_table(FOLLOWING).store()?,
-                    u.as_str(),
-                    after.as_ref().map(|a| a.as_str()),
-                    limit,
-                )
-            })
-            .await?;
-        to_user_ids(ids)
+        self.edge_page(FOLLOWING, user, after, limit).await
     }
 
     async fn followers_of(&self, users: &[UserId]) -> Result<Vec<Vec<UserId>>> {
