@@ -5,7 +5,8 @@
 //! content store, so nothing is lost with it.
 
 use crate::error::Result;
-use crate::feed::layout::LayoutSpec;
+use crate::feed::authors::Authors;
+use crate::feed::layout::{LayoutSpec, Slot};
 use crate::feed::stored::StoredTimeline as Cache;
 use crate::ids::{PostId, UserId};
 use crate::model::Entry;
@@ -22,6 +23,7 @@ const PARALLEL_DELIVERIES: usize = 20_000;
 
 pub struct MemoryTimelines {
     layout: LayoutSpec,
+    authors: Authors,
     /// Entries a fill or a backfill copies in.
     fill: usize,
     shards: Vec<Mutex<FxHashMap<UserId, Cache>>>,
@@ -31,6 +33,7 @@ impl MemoryTimelines {
     pub fn new(layout: LayoutSpec, fill: usize) -> MemoryTimelines {
         MemoryTimelines {
             layout,
+            authors: Authors::new(),
             fill,
             shards: (0..SHARDS)
                 .map(|_| Mutex::new(FxHashMap::default()))
@@ -49,6 +52,10 @@ impl MemoryTimelines {
     fn deliver_part(&self, deliveries: &[Delivery], part: usize, parts: usize) -> usize {
         let mut delivered = 0;
         for (entry, followers) in deliveries {
+            let slot = Slot {
+                post: entry.post,
+                author: self.authors.intern(&entry.author),
+            };
             for f in followers.iter() {
                 let shard = self.shard_of(f);
                 if shard % parts != part {
@@ -56,7 +63,7 @@ impl MemoryTimelines {
                 }
                 let mut map = self.shards[shard].lock().unwrap_or_else(|p| p.into_inner());
                 if let Some(t) = map.get_mut(f) {
-                    t.insert(entry.clone());
+                    t.insert_slot(slot, entry.body.as_ref());
                     delivered += 1;
                 }
             }
@@ -99,7 +106,7 @@ impl TimelineStore for MemoryTimelines {
             None => CacheRead::Absent,
             Some(c) if !c.is_ready() => CacheRead::Warming,
             Some(c) => CacheRead::Ready {
-                entries: c.page(before, limit),
+                entries: c.page(before, limit, &self.authors),
                 coverage: c.coverage(),
             },
         }))
@@ -115,7 +122,7 @@ impl TimelineStore for MemoryTimelines {
     }
 
     async fn fill(&self, user: &UserId, entries: Vec<Entry>, coverage: Coverage) -> Result<()> {
-        self.with_cache(user, |c| c.fill(entries, coverage));
+        self.with_cache(user, |c| c.fill(entries, coverage, &self.authors));
         Ok(())
     }
 
@@ -156,12 +163,14 @@ impl TimelineStore for MemoryTimelines {
         entries: Vec<Entry>,
         coverage: Coverage,
     ) -> Result<()> {
-        self.with_cache(user, |c| c.backfill(author, entries, coverage));
+        self.with_cache(user, |c| {
+            c.backfill(author, entries, coverage, &self.authors)
+        });
         Ok(())
     }
 
     async fn purge_author(&self, user: &UserId, author: &UserId) -> Result<()> {
-        self.with_cache(user, |c| c.purge_author(author));
+        self.with_cache(user, |c| c.purge_author(author, &self.authors));
         Ok(())
     }
 
@@ -187,8 +196,8 @@ impl TimelineStore for MemoryTimelines {
                 f.users += 1;
                 f.entries += t.layout().len() as u64;
                 f.documents += t.layout().documents() as u64;
-                f.serialized_bytes += t.layout().serialized_bytes() as u64;
-                f.memory_bytes += t.layout().allocated_bytes() as u64;
+                f.serialized_bytes += t.serialized_bytes(&self.authors) as u64;
+                f.memory_bytes += t.allocated_bytes() as u64;
             }
         }
         Ok(f)

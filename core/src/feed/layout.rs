@@ -1,12 +1,19 @@
 //! How a stored feed model lays out one user's entries, after the reference
 //! design: one capped array (cache), one document per time bucket, or one
-//! document per N entries (sized buckets). A layout only stores; the rules
-//! that keep a timeline exact (coverage floor, warming) are in
-//! [`super::stored`], the same for every layout.
+//! document per N entries (sized buckets). A layout only stores slots; the
+//! rules that keep a timeline exact (coverage floor, warming) and the
+//! conversion to entries are in [`super::stored`], the same for every layout.
 
 use crate::ids::PostId;
-use crate::model::Entry;
 use std::collections::{BTreeMap, HashSet, VecDeque};
+
+/// A stored entry: the post and its author's interned number (see
+/// [`super::authors`]). 16 bytes, so a 50-entry cache fits in under a KiB.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Slot {
+    pub post: PostId,
+    pub author: u32,
+}
 
 /// Which layout, with its parameters.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -25,46 +32,49 @@ pub enum Layout {
         cap: usize,
         /// Oldest first, so that the usual delivery (the newest post) appends
         /// and the cap drops from the front, both without moving entries.
-        entries: VecDeque<Entry>,
+        entries: VecDeque<Slot>,
     },
     TimeBuckets {
         span_ms: u64,
         keep: usize,
         /// Bucket start (ms) → entries, oldest first.
-        buckets: BTreeMap<u64, VecDeque<Entry>>,
+        buckets: BTreeMap<u64, VecDeque<Slot>>,
     },
     SizedBuckets {
         size: usize,
         keep: usize,
         /// Oldest bucket first; entries in arrival order, as appends leave them.
-        buckets: VecDeque<Vec<Entry>>,
+        buckets: VecDeque<Vec<Slot>>,
         /// The ids held, so that a redelivery is recognised in any bucket.
         ids: HashSet<PostId>,
     },
 }
 
-/// Inserts into a newest-first vector; false if the id is there.
-/// Inserts into an oldest-first deque; false if the id is there.
-fn insert_sorted(v: &mut VecDeque<Entry>, e: Entry) -> bool {
-    if v.back().is_none_or(|last| last.post < e.post) {
-        v.push_back(e);
-        return true;
-    }
-    match v.binary_search_by(|x| x.post.cmp(&e.post)) {
-        Ok(_) => false,
-        Err(at) => {
-            v.insert(at, e);
-            true
+/// Inserts into an oldest-first deque that holds at most `bound` slots at a
+/// time (growing exactly up to it); false if the id is there.
+fn insert_sorted(v: &mut VecDeque<Slot>, s: Slot, bound: usize) -> bool {
+    let at = if v.back().is_none_or(|last| last.post < s.post) {
+        v.len()
+    } else {
+        match v.binary_search_by(|x| x.post.cmp(&s.post)) {
+            Ok(_) => return false,
+            Err(at) => at,
         }
+    };
+    if v.len() == v.capacity() {
+        let want = (v.len() * 2).max(4).min(bound.max(v.len() + 1));
+        v.reserve_exact(want - v.len());
     }
+    v.insert(at, s);
+    true
 }
 
-/// Up to `limit` entries of an oldest-first deque older than `before`, newest first.
+/// Up to `limit` slots of an oldest-first deque older than `before`, newest first.
 fn newest_below(
-    v: &VecDeque<Entry>,
+    v: &VecDeque<Slot>,
     before: Option<PostId>,
     limit: usize,
-) -> impl Iterator<Item = &Entry> {
+) -> impl Iterator<Item = &Slot> {
     let end = before.map_or(v.len(), |b| v.partition_point(|e| e.post < b));
     v.range(..end).rev().take(limit)
 }
@@ -90,32 +100,45 @@ impl Layout {
         }
     }
 
-    /// Stores the entry; false if it is already held.
-    pub fn insert(&mut self, e: Entry) -> bool {
+    /// Stores the slot; false if its post is already held.
+    pub fn insert(&mut self, s: Slot) -> bool {
         match self {
-            Layout::Capped { entries, .. } => insert_sorted(entries, e),
+            // The cap plus the one that is inserted before the cap drops one.
+            Layout::Capped { cap, entries } => insert_sorted(entries, s, *cap + 1),
             Layout::TimeBuckets {
                 span_ms, buckets, ..
             } => {
-                let key = e.post.unix_ms() / *span_ms * *span_ms;
-                insert_sorted(buckets.entry(key).or_default(), e)
+                let key = s.post.unix_ms() / *span_ms * *span_ms;
+                insert_sorted(buckets.entry(key).or_default(), s, usize::MAX)
             }
             Layout::SizedBuckets {
                 size, buckets, ids, ..
             } => {
-                if !ids.insert(e.post) {
+                if !ids.insert(s.post) {
                     return false;
                 }
                 match buckets.back_mut() {
-                    Some(b) if b.len() < *size => b.push(e),
+                    Some(b) if b.len() < *size => b.push(s),
                     _ => {
                         let mut b = Vec::with_capacity(*size);
-                        b.push(e);
+                        b.push(s);
                         buckets.push_back(b);
                     }
                 }
                 true
             }
+        }
+    }
+
+    pub fn contains(&self, post: PostId) -> bool {
+        match self {
+            Layout::Capped { entries, .. } => {
+                entries.binary_search_by(|x| x.post.cmp(&post)).is_ok()
+            }
+            Layout::TimeBuckets { buckets, .. } => buckets
+                .values()
+                .any(|b| b.binary_search_by(|x| x.post.cmp(&post)).is_ok()),
+            Layout::SizedBuckets { ids, .. } => ids.contains(&post),
         }
     }
 
@@ -163,7 +186,7 @@ impl Layout {
         }
     }
 
-    pub fn retain(&mut self, mut keep: impl FnMut(&Entry) -> bool) {
+    pub fn retain(&mut self, mut keep: impl FnMut(&Slot) -> bool) {
         match self {
             Layout::Capped { entries, .. } => entries.retain(keep),
             Layout::TimeBuckets { buckets, .. } => {
@@ -185,11 +208,11 @@ impl Layout {
         }
     }
 
-    /// Up to `limit` entries older than `before`, newest first.
-    pub fn page(&self, before: Option<PostId>, limit: usize) -> Vec<Entry> {
+    /// Up to `limit` slots older than `before`, newest first.
+    pub fn page(&self, before: Option<PostId>, limit: usize) -> Vec<Slot> {
         match self {
             Layout::Capped { entries, .. } => {
-                newest_below(entries, before, limit).cloned().collect()
+                newest_below(entries, before, limit).copied().collect()
             }
             Layout::TimeBuckets {
                 span_ms, buckets, ..
@@ -200,15 +223,29 @@ impl Layout {
                     .rev()
                     .flat_map(|(_, b)| newest_below(b, before, usize::MAX))
                     .take(limit)
-                    .cloned()
+                    .copied()
                     .collect()
             }
             Layout::SizedBuckets { buckets, .. } => {
                 // Every bucket may hold any id: gather, then order.
-                let below = |e: &&Entry| before.is_none_or(|b| e.post < b);
-                let all: Vec<Entry> = buckets.iter().flatten().filter(below).cloned().collect();
-                super::merge::newest(all, limit)
+                let mut all: Vec<Slot> = buckets
+                    .iter()
+                    .flatten()
+                    .filter(|e| before.is_none_or(|b| e.post < b))
+                    .copied()
+                    .collect();
+                all.sort_unstable_by_key(|s| std::cmp::Reverse(s.post));
+                all.truncate(limit);
+                all
             }
+        }
+    }
+
+    pub fn slots(&self) -> Box<dyn Iterator<Item = &Slot> + '_> {
+        match self {
+            Layout::Capped { entries, .. } => Box::new(entries.iter()),
+            Layout::TimeBuckets { buckets, .. } => Box::new(buckets.values().flatten()),
+            Layout::SizedBuckets { buckets, .. } => Box::new(buckets.iter().flatten()),
         }
     }
 
@@ -224,42 +261,18 @@ impl Layout {
         self.len() == 0
     }
 
-    /// The entries serialized as a document store keeps them: id, author and
-    /// any embedded content per entry, and a key per document.
-    pub fn serialized_bytes(&self) -> usize {
-        let entry = |e: &Entry| {
-            let body = e.body.as_ref().map_or(0, |b| {
-                b.message.len()
-                    + b.data
-                        .as_ref()
-                        .map_or(0, |d| serde_json::to_string(d).map_or(0, |s| s.len()))
-            });
-            8 + e.author.as_str().len() + body
-        };
-        let entries: usize = match self {
-            Layout::Capped { entries, .. } => entries.iter().map(entry).sum(),
-            Layout::TimeBuckets { buckets, .. } => buckets.values().flatten().map(entry).sum(),
-            Layout::SizedBuckets { buckets, .. } => buckets.iter().flatten().map(entry).sum(),
-        };
-        // A document's key: user id and bucket key, about 24 bytes.
-        entries + 24 * self.documents()
-    }
-
-    /// Bytes allocated for entries and buckets (not the layout value itself).
+    /// Bytes allocated for slots and buckets (not the layout value itself).
     pub fn allocated_bytes(&self) -> usize {
-        let entry = std::mem::size_of::<Entry>();
+        let slot = std::mem::size_of::<Slot>();
         match self {
-            Layout::Capped { entries, .. } => entries.capacity() * entry,
-            Layout::TimeBuckets { buckets, .. } => {
-                // A B-tree node per few buckets; count each bucket's key and deque.
-                buckets
-                    .values()
-                    .map(|b| b.capacity() * entry + 8 + std::mem::size_of::<VecDeque<Entry>>())
-                    .sum()
-            }
+            Layout::Capped { entries, .. } => entries.capacity() * slot,
+            Layout::TimeBuckets { buckets, .. } => buckets
+                .values()
+                .map(|b| b.capacity() * slot + 8 + std::mem::size_of::<VecDeque<Slot>>())
+                .sum(),
             Layout::SizedBuckets { buckets, ids, .. } => {
-                buckets.iter().map(|b| b.capacity() * entry).sum::<usize>()
-                    + buckets.capacity() * std::mem::size_of::<Vec<Entry>>()
+                buckets.iter().map(|b| b.capacity() * slot).sum::<usize>()
+                    + buckets.capacity() * std::mem::size_of::<Vec<Slot>>()
                     + ids.capacity() * (std::mem::size_of::<PostId>() + 1)
             }
         }
@@ -278,13 +291,12 @@ impl Layout {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::ids::UserId;
 
-    fn e(ms_since_2024: u64, seq: u64) -> Entry {
-        Entry::linked(
-            PostId((ms_since_2024 << 22) | (seq << 10)),
-            UserId::parse("a").unwrap(),
-        )
+    fn e(ms_since_2024: u64, seq: u64) -> Slot {
+        Slot {
+            post: PostId((ms_since_2024 << 22) | (seq << 10)),
+            author: 0,
+        }
     }
 
     fn ids(l: &Layout) -> Vec<u64> {
@@ -314,6 +326,10 @@ mod tests {
                 vec![e(12, 0).post, e(5, 0).post],
                 "{spec:?}"
             );
+            assert!(
+                l.contains(e(40, 2).post) && !l.contains(e(41, 0).post),
+                "{spec:?}"
+            );
         }
     }
 
@@ -336,5 +352,20 @@ mod tests {
         // Sized buckets [1,15] [25,27]: dropping the first leaves all above 15.
         assert_eq!(sized.enforce_retention(), Some(PostId(e(15, 0).post.0 + 1)));
         assert_eq!(ids(&sized).len(), 2);
+    }
+
+    #[test]
+    fn a_full_cache_of_fifty_takes_no_more_than_fifty_one_slots() {
+        let mut l = Layout::new(LayoutSpec::Capped { cap: 50 });
+        for t in 1..=500 {
+            l.insert(e(t, 0));
+            l.enforce_retention();
+        }
+        assert_eq!(l.len(), 50);
+        assert!(
+            l.allocated_bytes() <= 51 * 16,
+            "{} bytes",
+            l.allocated_bytes()
+        );
     }
 }

@@ -3,6 +3,7 @@
 //! activation ([`timeline`]), delivery of log events to caches ([`fanout`]),
 //! and the cache structure the embedded store keeps ([`cache`]).
 
+pub mod authors;
 pub mod config;
 pub mod fanout;
 pub mod followers;

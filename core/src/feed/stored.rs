@@ -2,13 +2,17 @@
 //! it exact: deduplicated entries, a coverage floor that only rises (the
 //! timeline is held completely from the floor up; below it a read-time merge
 //! serves), and a warming state that remembers purges and retractions until
-//! the activating merge's entries arrive.
+//! the activating merge's entries arrive. Entries are stored as compact slots
+//! (see [`super::layout::Slot`]); embedded content sits beside them.
 
-use super::layout::{Layout, LayoutSpec};
+use super::authors::Authors;
+use super::layout::{Layout, LayoutSpec, Slot};
 use crate::ids::{PostId, UserId};
-use crate::model::Entry;
+use crate::model::{Body, Entry};
 use crate::ports::Coverage;
+use rustc_hash::FxHashMap;
 use std::collections::HashSet;
+use std::sync::Arc;
 
 #[derive(Debug, Clone)]
 pub struct StoredTimeline {
@@ -16,6 +20,8 @@ pub struct StoredTimeline {
     coverage: Coverage,
     /// Present while the timeline waits for its filling merge.
     warming: Option<Box<Warming>>,
+    /// Embedded content by post, when entries embed.
+    bodies: Option<Box<FxHashMap<u64, Arc<Body>>>>,
 }
 
 #[derive(Debug, Clone, Default)]
@@ -32,6 +38,7 @@ impl StoredTimeline {
             layout: Layout::new(spec),
             coverage: Coverage::All,
             warming: Some(Box::default()),
+            bodies: None,
         }
     }
 
@@ -52,51 +59,85 @@ impl StoredTimeline {
         if coverage > self.coverage {
             self.coverage = coverage;
             self.layout.retain(|e| coverage.covers(e.post));
+            self.forget_dropped_bodies();
         }
     }
 
-    /// Stores an entry; false for a duplicate or an entry below the coverage
-    /// floor (a read-time merge serves those).
-    pub fn insert(&mut self, entry: Entry) -> bool {
-        if !self.coverage.covers(entry.post) || !self.layout.insert(entry) {
+    fn forget_dropped_bodies(&mut self) {
+        if let Some(bodies) = self.bodies.as_mut() {
+            if bodies.len() > self.layout.len() {
+                let layout = &self.layout;
+                bodies.retain(|p, _| layout.contains(PostId(*p)));
+            }
+        }
+    }
+
+    /// Stores an entry whose author is already interned as `slot.author`;
+    /// false for a duplicate or an entry below the coverage floor (a
+    /// read-time merge serves those).
+    pub fn insert_slot(&mut self, slot: Slot, body: Option<&Arc<Body>>) -> bool {
+        if !self.coverage.covers(slot.post) || !self.layout.insert(slot) {
             return false;
+        }
+        if let Some(b) = body {
+            self.bodies
+                .get_or_insert_with(Box::default)
+                .insert(slot.post.0, b.clone());
         }
         if let Some(floor) = self.layout.enforce_retention() {
             self.raise_floor(Coverage::From(floor));
+            self.forget_dropped_bodies();
         }
         true
     }
 
+    pub fn insert(&mut self, entry: &Entry, authors: &Authors) -> bool {
+        let slot = Slot {
+            post: entry.post,
+            author: authors.intern(&entry.author),
+        };
+        self.insert_slot(slot, entry.body.as_ref())
+    }
+
     /// Completes a warming timeline with a merge that is exact over
     /// `coverage`, leaving out what was purged or retracted while it ran.
-    pub fn fill(&mut self, merged: Vec<Entry>, coverage: Coverage) {
+    pub fn fill(&mut self, merged: Vec<Entry>, coverage: Coverage, authors: &Authors) {
         let Some(warming) = self.warming.take() else {
             return;
         };
         self.raise_floor(coverage);
         for e in merged {
             if !warming.purged.contains(&e.author) && !warming.retracted.contains(&e.post) {
-                self.insert(e);
+                self.insert(&e, authors);
             }
         }
     }
 
     /// Inserts an author's posts that are exact over `coverage`.
-    pub fn backfill(&mut self, author: &UserId, entries: Vec<Entry>, coverage: Coverage) {
+    pub fn backfill(
+        &mut self,
+        author: &UserId,
+        entries: Vec<Entry>,
+        coverage: Coverage,
+        authors: &Authors,
+    ) {
         if let Some(w) = self.warming.as_mut() {
             w.purged.remove(author);
         }
         self.raise_floor(coverage);
         for e in entries {
-            self.insert(e);
+            self.insert(&e, authors);
         }
     }
 
-    pub fn purge_author(&mut self, author: &UserId) {
+    pub fn purge_author(&mut self, author: &UserId, authors: &Authors) {
         if let Some(w) = self.warming.as_mut() {
             w.purged.insert(author.clone());
         }
-        self.layout.retain(|e| &e.author != author);
+        if let Some(n) = authors.lookup(author) {
+            self.layout.retain(|e| e.author != n);
+            self.forget_dropped_bodies();
+        }
     }
 
     pub fn retract(&mut self, post: PostId) {
@@ -104,17 +145,64 @@ impl StoredTimeline {
             w.retracted.insert(post);
         }
         self.layout.retain(|e| e.post != post);
+        if let Some(bodies) = self.bodies.as_mut() {
+            bodies.remove(&post.0);
+        }
     }
 
     /// Up to `limit` entries older than `before`, newest first.
-    pub fn page(&self, before: Option<PostId>, limit: usize) -> Vec<Entry> {
-        self.layout.page(before, limit)
+    pub fn page(&self, before: Option<PostId>, limit: usize, authors: &Authors) -> Vec<Entry> {
+        self.layout
+            .page(before, limit)
+            .into_iter()
+            .map(|s| Entry {
+                post: s.post,
+                author: authors.name(s.author),
+                body: self.bodies.as_ref().and_then(|b| b.get(&s.post.0).cloned()),
+            })
+            .collect()
+    }
+
+    /// The entries serialized as a document store keeps them: id, author and
+    /// any embedded content per entry, and a key per document.
+    pub fn serialized_bytes(&self, authors: &Authors) -> usize {
+        let body = |p: PostId| {
+            self.bodies
+                .as_ref()
+                .and_then(|b| b.get(&p.0))
+                .map_or(0, |b| {
+                    b.message.len()
+                        + b.data
+                            .as_ref()
+                            .map_or(0, |d| serde_json::to_string(d).map_or(0, |s| s.len()))
+                })
+        };
+        let entries: usize = self
+            .layout
+            .slots()
+            .map(|s| 8 + authors.name(s.author).as_str().len() + body(s.post))
+            .sum();
+        // A document's key: user id and bucket key, about 24 bytes.
+        entries + 24 * self.layout.documents()
+    }
+
+    /// Memory this timeline allocates beyond its own value: slots, buckets and
+    /// the embedded-content map (the content itself is shared).
+    pub fn allocated_bytes(&self) -> usize {
+        let bodies = self
+            .bodies
+            .as_ref()
+            .map_or(0, |b| b.capacity() * (8 + 8 + 1) + 32);
+        self.layout.allocated_bytes() + bodies
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::sync::LazyLock;
+
+    static A: LazyLock<Authors> = LazyLock::new(Authors::new);
 
     const CAP: LayoutSpec = LayoutSpec::Capped { cap: 3 };
 
@@ -123,41 +211,45 @@ mod tests {
     }
 
     fn ids(c: &StoredTimeline) -> Vec<u64> {
-        c.page(None, usize::MAX).iter().map(|e| e.post.0).collect()
+        c.page(None, usize::MAX, &A)
+            .iter()
+            .map(|e| e.post.0)
+            .collect()
     }
 
     #[test]
     fn keeps_order_dedupes_and_caps() {
         let mut c = StoredTimeline::warming(CAP);
-        c.fill(vec![], Coverage::All);
+        c.fill(vec![], Coverage::All, &A);
         for p in [5, 1, 9, 5, 7] {
-            c.insert(e(p, "a"));
+            c.insert(&e(p, "a"), &A);
         }
         assert_eq!(ids(&c), vec![9, 7, 5]);
         assert_eq!(c.coverage(), Coverage::From(PostId(5)));
         assert!(
-            !c.insert(e(4, "a")),
+            !c.insert(&e(4, "a"), &A),
             "below the floor is the merge's business"
         );
-        assert!(c.insert(e(6, "a")));
+        assert!(c.insert(&e(6, "a"), &A));
         assert_eq!(ids(&c), vec![9, 7, 6]);
         assert_eq!(c.coverage(), Coverage::From(PostId(6)));
-        assert_eq!(c.page(Some(PostId(7)), 5).len(), 1);
+        assert_eq!(c.page(Some(PostId(7)), 5, &A).len(), 1);
     }
 
     #[test]
     fn fill_leaves_out_what_was_purged_while_warming() {
         let mut c = StoredTimeline::warming(LayoutSpec::Capped { cap: 5 });
-        c.insert(e(10, "b"));
-        c.purge_author(&UserId::parse("a").unwrap());
+        c.insert(&e(10, "b"), &A);
+        c.purge_author(&UserId::parse("a").unwrap(), &A);
         c.retract(PostId(3));
         c.fill(
             vec![e(8, "a"), e(4, "c"), e(3, "c"), e(10, "b")],
             Coverage::All,
+            &A,
         );
         assert_eq!(ids(&c), vec![10, 4]);
         assert!(c.is_ready());
-        c.fill(vec![e(8, "a")], Coverage::All);
+        c.fill(vec![e(8, "a")], Coverage::All, &A);
         assert_eq!(ids(&c), vec![10, 4], "a second fill changes nothing");
     }
 
@@ -165,21 +257,22 @@ mod tests {
     fn backfill_after_a_purge_restores_the_author() {
         let mut c = StoredTimeline::warming(LayoutSpec::Capped { cap: 5 });
         let a = UserId::parse("a").unwrap();
-        c.purge_author(&a);
-        c.backfill(&a, vec![e(2, "a")], Coverage::All);
-        c.fill(vec![e(2, "a"), e(1, "a")], Coverage::All);
+        c.purge_author(&a, &A);
+        c.backfill(&a, vec![e(2, "a")], Coverage::All, &A);
+        c.fill(vec![e(2, "a"), e(1, "a")], Coverage::All, &A);
         assert_eq!(ids(&c), vec![2, 1]);
     }
 
     #[test]
     fn a_partial_backfill_raises_the_floor() {
         let mut c = StoredTimeline::warming(LayoutSpec::Capped { cap: 5 });
-        c.fill(vec![e(3, "x")], Coverage::All);
+        c.fill(vec![e(3, "x")], Coverage::All, &A);
         // The author has more posts than the two copied: below 8 is unknown.
         c.backfill(
             &UserId::parse("a").unwrap(),
             vec![e(9, "a"), e(8, "a")],
             Coverage::From(PostId(8)),
+            &A,
         );
         assert_eq!(ids(&c), vec![9, 8]);
         assert_eq!(c.coverage(), Coverage::From(PostId(8)));
@@ -188,9 +281,9 @@ mod tests {
     #[test]
     fn fill_raises_the_floor_and_drops_what_is_below() {
         let mut c = StoredTimeline::warming(LayoutSpec::Capped { cap: 5 });
-        c.insert(e(1, "x"));
-        c.insert(e(20, "x"));
-        c.fill(vec![e(9, "a"), e(7, "a")], Coverage::From(PostId(7)));
+        c.insert(&e(1, "x"), &A);
+        c.insert(&e(20, "x"), &A);
+        c.fill(vec![e(9, "a"), e(7, "a")], Coverage::From(PostId(7)), &A);
         assert_eq!(ids(&c), vec![20, 9, 7]);
         assert_eq!(c.coverage(), Coverage::From(PostId(7)));
     }
@@ -198,10 +291,10 @@ mod tests {
     #[test]
     fn sized_bucket_retention_drops_entries_below_the_new_floor() {
         let mut c = StoredTimeline::warming(LayoutSpec::SizedBuckets { size: 2, keep: 1 });
-        c.fill(vec![], Coverage::All);
+        c.fill(vec![], Coverage::All, &A);
         // Arrivals 9, 2 fill a bucket; 5 opens a second, dropping the first.
         for p in [9, 2, 5] {
-            c.insert(e(p, "a"));
+            c.insert(&e(p, "a"), &A);
         }
         assert_eq!(c.coverage(), Coverage::From(PostId(10)));
         assert!(
