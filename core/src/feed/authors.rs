@@ -42,6 +42,12 @@ impl Authors {
             .copied()
     }
 
+    /// The names of several numbers under one lock (a page's authors).
+    pub fn names(&self, ns: impl Iterator<Item = u32>) -> Vec<UserId> {
+        let t = self.table.read().unwrap_or_else(|p| p.into_inner());
+        ns.map(|n| t.1[n as usize].clone()).collect()
+    }
+
     pub fn name(&self, n: u32) -> UserId {
         self.table.read().unwrap_or_else(|p| p.into_inner()).1[n as usize].clone()
     }

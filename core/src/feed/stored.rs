@@ -152,12 +152,14 @@ impl StoredTimeline {
 
     /// Up to `limit` entries older than `before`, newest first.
     pub fn page(&self, before: Option<PostId>, limit: usize, authors: &Authors) -> Vec<Entry> {
-        self.layout
-            .page(before, limit)
+        let slots = self.layout.page(before, limit);
+        let names = authors.names(slots.iter().map(|s| s.author));
+        slots
             .into_iter()
-            .map(|s| Entry {
+            .zip(names)
+            .map(|(s, author)| Entry {
                 post: s.post,
-                author: authors.name(s.author),
+                author,
                 body: self.bodies.as_ref().and_then(|b| b.get(&s.post.0).cloned()),
             })
             .collect()
