@@ -7,7 +7,7 @@
 use crate::error::Result;
 use crate::feed::authors::Authors;
 use crate::feed::layout::{LayoutSpec, Slot};
-use crate::feed::stored::StoredTimeline as Cache;
+use crate::feed::stored::StoredTimeline;
 use crate::ids::{PostId, UserId};
 use crate::model::Entry;
 use crate::ports::{CacheRead, Coverage, Delivery, Footprint, TimelineStore};
@@ -26,7 +26,7 @@ pub struct MemoryTimelines {
     authors: Authors,
     /// Entries a fill or a backfill copies in.
     fill: usize,
-    shards: Vec<Mutex<FxHashMap<UserId, Cache>>>,
+    shards: Vec<Mutex<FxHashMap<UserId, StoredTimeline>>>,
 }
 
 impl MemoryTimelines {
@@ -71,14 +71,18 @@ impl MemoryTimelines {
         delivered
     }
 
-    fn with<R>(&self, user: &UserId, f: impl FnOnce(&mut FxHashMap<UserId, Cache>) -> R) -> R {
+    fn with<R>(
+        &self,
+        user: &UserId,
+        f: impl FnOnce(&mut FxHashMap<UserId, StoredTimeline>) -> R,
+    ) -> R {
         let mut shard = self.shards[self.shard_of(user)]
             .lock()
             .unwrap_or_else(|p| p.into_inner());
         f(&mut shard)
     }
 
-    fn with_cache(&self, user: &UserId, f: impl FnOnce(&mut Cache)) {
+    fn with_cache(&self, user: &UserId, f: impl FnOnce(&mut StoredTimeline)) {
         self.with(user, |m| {
             if let Some(c) = m.get_mut(user) {
                 f(c)
@@ -115,7 +119,7 @@ impl TimelineStore for MemoryTimelines {
     async fn create(&self, user: &UserId) -> Result<()> {
         self.with(user, |m| {
             if let MapEntry::Vacant(v) = m.entry(user.clone()) {
-                v.insert(Cache::warming(self.layout));
+                v.insert(StoredTimeline::warming(self.layout));
             }
         });
         Ok(())
@@ -153,7 +157,7 @@ impl TimelineStore for MemoryTimelines {
     }
 
     async fn coverage(&self, user: &UserId) -> Result<Option<Coverage>> {
-        Ok(self.with(user, |m| m.get(user).map(Cache::coverage)))
+        Ok(self.with(user, |m| m.get(user).map(StoredTimeline::coverage)))
     }
 
     async fn backfill(
@@ -186,7 +190,7 @@ impl TimelineStore for MemoryTimelines {
         for shard in &self.shards {
             let map = shard.lock().unwrap_or_else(|p| p.into_inner());
             // Map slots (key, timeline and a control byte) and each key's text.
-            let slot = std::mem::size_of::<(UserId, Cache)>() + 1;
+            let slot = std::mem::size_of::<(UserId, StoredTimeline)>() + 1;
             f.memory_bytes += (map.capacity() * slot) as u64;
             f.memory_bytes += map
                 .keys()
