@@ -11,10 +11,6 @@ use socialite_transport::config::{ConfigFileArg, FeedArgs, LogArgs, StorageArgs}
 use socialite_transport::serve::{bind, finish_router, run_main, serve_http, shutdown_signal};
 use std::net::SocketAddr;
 use std::process::ExitCode;
-
-/// The same allocator as the all-in-one binary (faster for many small objects).
-#[global_allocator]
-static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 

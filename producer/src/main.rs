@@ -10,10 +10,6 @@ use socialite_transport::config::{ConfigFileArg, FeedArgs, LogArgs, StorageArgs}
 use socialite_transport::serve::{run_main, run_until_signal};
 use std::net::SocketAddr;
 use std::process::ExitCode;
-
-/// The same allocator as the all-in-one binary (faster for many small objects).
-#[global_allocator]
-static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 use std::sync::Arc;
 
 #[derive(Parser)]

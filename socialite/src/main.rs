@@ -10,11 +10,6 @@ use socialite_transport::serve::{bind, run_main, shutdown_signal};
 use std::net::SocketAddr;
 use std::process::ExitCode;
 
-/// mimalloc: the request and fanout paths allocate many small, short-lived
-/// objects, which it serves faster than the system allocator.
-#[global_allocator]
-static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
-
 #[derive(Parser)]
 #[command(
     name = "socialite",

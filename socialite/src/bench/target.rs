@@ -210,6 +210,13 @@ impl Grpc {
     }
 }
 
+fn edge(user: &str, target: &str) -> pb::FollowRequest {
+    pb::FollowRequest {
+        user: user.into(),
+        target: target.into(),
+    }
+}
+
 fn status(s: tonic::Status) -> String {
     format!("{:?}: {}", s.code(), s.message())
 }
@@ -265,10 +272,7 @@ impl Target for Grpc {
         Ok((page.posts.into_iter().map(|p| p.id).collect(), next))
     }
     async fn follow(&self, user: &str, target: &str) -> OpResult<()> {
-        let req = pb::FollowRequest {
-            user: user.into(),
-            target: target.into(),
-        };
+        let req = edge(user, target);
         self.ingest
             .clone()
             .follow(req)
@@ -277,10 +281,7 @@ impl Target for Grpc {
             .map_err(status)
     }
     async fn unfollow(&self, user: &str, target: &str) -> OpResult<()> {
-        let req = pb::FollowRequest {
-            user: user.into(),
-            target: target.into(),
-        };
+        let req = edge(user, target);
         self.ingest
             .clone()
             .unfollow(req)
