@@ -105,8 +105,11 @@ impl Outbox for Metered<dyn Outbox> {
     async fn pending(&self, limit: usize) -> Result<Vec<(u64, Event)>> {
         timed("outbox", "pending", self.0.pending(limit)).await
     }
-    async fn ack(&self, through: u64) -> Result<()> {
-        timed("outbox", "ack", self.0.ack(through)).await
+    async fn ack(&self, seqs: &[u64]) -> Result<()> {
+        timed("outbox", "ack", self.0.ack(seqs)).await
+    }
+    async fn lease(&self) -> Result<bool> {
+        timed("outbox", "lease", self.0.lease()).await
     }
     async fn backlog(&self) -> Result<u64> {
         timed("outbox", "backlog", self.0.backlog()).await
@@ -134,9 +137,14 @@ struct MeteredConsumer(Box<dyn LogConsumer>);
 
 #[async_trait]
 impl LogConsumer for MeteredConsumer {
-    async fn poll(&mut self, max: usize, wait: std::time::Duration) -> Result<Vec<Event>> {
+    async fn poll(
+        &mut self,
+        max: usize,
+        wait: std::time::Duration,
+        linger: std::time::Duration,
+    ) -> Result<Vec<Event>> {
         // Waiting for events is not store latency: only failures are counted.
-        let result = self.0.poll(max, wait).await;
+        let result = self.0.poll(max, wait, linger).await;
         if result.is_err() {
             metrics().observe_store("log", "poll", Default::default(), true);
         }
@@ -147,6 +155,9 @@ impl LogConsumer for MeteredConsumer {
     }
     async fn backlog(&self) -> Result<u64> {
         timed("log", "backlog", self.0.backlog()).await
+    }
+    fn reassigned(&mut self) -> bool {
+        self.0.reassigned()
     }
 }
 

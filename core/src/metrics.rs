@@ -36,6 +36,10 @@ pub struct Metrics {
     pub fanout_skipped_dormant: Counter,
     pub fanout_batch_duration: Histogram,
     pub log_backlog: Gauge,
+    pub log_partition_lag: Family<Labels, Gauge>,
+    pub log_undecodable: Counter,
+    pub timeline_bulk_writes: Counter,
+    pub timeline_bulk_ops: Histogram,
     pub timeline_reads: Family<Labels, Counter>,
     pub post_visible: Histogram,
     pub store_duration: Histograms,
@@ -62,6 +66,10 @@ impl Metrics {
             fanout_skipped_dormant: Counter::default(),
             fanout_batch_duration: latency(),
             log_backlog: Gauge::default(),
+            log_partition_lag: Family::default(),
+            log_undecodable: Counter::default(),
+            timeline_bulk_writes: Counter::default(),
+            timeline_bulk_ops: Histogram::new(exponential_buckets(1.0, 2.0, 16)),
             timeline_reads: Family::default(),
             post_visible: Histogram::new(exponential_buckets(0.000_5, 2.0, 16)),
             store_duration: Family::new_with_constructor(latency),
@@ -148,6 +156,27 @@ impl Metrics {
             "Events on the log that the fanout group has not committed",
             Unit::Other("events".into()),
             self.log_backlog.clone(),
+        );
+        r.register_with_unit(
+            "log_partition_lag",
+            "Events per log partition that this worker has not processed (partitioned logs)",
+            Unit::Other("events".into()),
+            self.log_partition_lag.clone(),
+        );
+        r.register(
+            "log_undecodable_events",
+            "Events on the log that could not be decoded and were skipped",
+            self.log_undecodable.clone(),
+        );
+        r.register(
+            "timeline_bulk_writes",
+            "Round trips that wrote timeline deliveries to a remote store",
+            self.timeline_bulk_writes.clone(),
+        );
+        r.register(
+            "timeline_bulk_write_operations",
+            "Deliveries (follower, post) sent in one round trip to a remote timeline store",
+            self.timeline_bulk_ops.clone(),
         );
         r.register(
             "timeline_reads",

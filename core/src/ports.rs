@@ -95,12 +95,19 @@ pub trait GraphStore: Send + Sync + 'static {
 }
 
 /// Events queued by the stores' writes, waiting for the relay to put them on
-/// the log. Sequence numbers increase in commit order.
+/// the log. `pending` lists them oldest first by sequence number.
 #[async_trait]
 pub trait Outbox: Send + Sync + 'static {
     async fn pending(&self, limit: usize) -> Result<Vec<(u64, Event)>>;
-    /// Forgets every event up to and including `through`.
-    async fn ack(&self, through: u64) -> Result<()>;
+    /// Forgets these events (sequence numbers from `pending`), now on the log.
+    /// Named one by one: a store whose sequence numbers are not allocated in
+    /// commit order may still hold older ones that `pending` did not list.
+    async fn ack(&self, seqs: &[u64]) -> Result<()>;
+    /// Whether this process may relay now. Stores shared by several
+    /// producers grant one relay at a time, so the log keeps commit order.
+    async fn lease(&self) -> Result<bool> {
+        Ok(true)
+    }
     /// How many events wait.
     async fn backlog(&self) -> Result<u64>;
     /// Notified after a write queued events.
@@ -120,8 +127,14 @@ pub trait EventLog: Send + Sync + 'static {
 
 #[async_trait]
 pub trait LogConsumer: Send + Sync {
-    /// Up to `max` events in log order; waits at most `wait` for the first.
-    async fn poll(&mut self, max: usize, wait: Duration) -> Result<Vec<Event>>;
+    /// Up to `max` events in log order; waits at most `wait` for the first,
+    /// then at most `linger` for more to fill the batch.
+    async fn poll(&mut self, max: usize, wait: Duration, linger: Duration) -> Result<Vec<Event>>;
+    /// True once after the consumer's share of the log changed (a rebalance):
+    /// state kept from earlier events of other partitions may be stale.
+    fn reassigned(&mut self) -> bool {
+        false
+    }
     /// Durably records that every event polled so far is processed.
     async fn commit(&mut self) -> Result<()>;
     /// Events on the log that this group has not committed.

@@ -152,6 +152,6 @@ impl Reads {
     }
 }
 
-pub(crate) fn user_not_found(id: &UserId) -> Error {
+pub fn user_not_found(id: &UserId) -> Error {
     Error::not_found("user_not_found", format!("user {id} does not exist"))
 }

@@ -4,6 +4,7 @@
 //! the two steps appends a batch twice; fanout is idempotent).
 
 use crate::error::Result;
+use crate::event::Event;
 use crate::metrics::metrics;
 use crate::ports::{EventLog, Outbox};
 use crate::shutdown::Shutdown;
@@ -23,6 +24,20 @@ pub async fn run_relay(
     let ready = outbox.notifier();
     let mut backoff = Duration::from_millis(50);
     loop {
+        match outbox.lease().await {
+            Ok(true) => {}
+            held_or_failed => {
+                if let Err(e) = held_or_failed {
+                    tracing::warn!(error = %e.chain(), "taking the relay lease failed");
+                }
+                // Another producer's relay holds the lease: stand by.
+                tokio::select! {
+                    _ = shutdown.wait() => return Ok(()),
+                    _ = tokio::time::sleep(IDLE_POLL) => {}
+                }
+                continue;
+            }
+        }
         let moved = relay_once(&*outbox, &*log).await;
         if moved.is_err() {
             metrics().event_publish_failures.inc();
@@ -52,13 +67,13 @@ pub async fn run_relay(
 /// Relays one batch; returns how many events it moved.
 pub async fn relay_once(outbox: &dyn Outbox, log: &dyn EventLog) -> Result<usize> {
     let pending = outbox.pending(BATCH).await?;
-    let Some(&(last, _)) = pending.last() else {
+    if pending.is_empty() {
         metrics().outbox_pending.set(0);
         return Ok(0);
-    };
-    let events: Vec<_> = pending.into_iter().map(|(_, e)| e).collect();
+    }
+    let (seqs, events): (Vec<u64>, Vec<Event>) = pending.into_iter().unzip();
     log.append(&events).await?;
-    outbox.ack(last).await?;
+    outbox.ack(&seqs).await?;
     metrics().events_published.inc_by(events.len() as u64);
     metrics().outbox_pending.set(outbox.backlog().await? as i64);
     Ok(events.len())

@@ -20,6 +20,8 @@ pub struct WorkerConfig {
     pub group: String,
     /// Most events per batch.
     pub batch: usize,
+    /// How long a batch that has events waits for more to fill it.
+    pub linger: Duration,
 }
 
 impl Default for WorkerConfig {
@@ -27,6 +29,7 @@ impl Default for WorkerConfig {
         WorkerConfig {
             group: "fanout".into(),
             batch: 1000,
+            linger: Duration::from_millis(2),
         }
     }
 }
@@ -51,8 +54,14 @@ pub async fn run_worker(
     loop {
         let polled = tokio::select! {
             _ = shutdown.wait() => break,
-            polled = consumer.poll(config.batch, POLL_WAIT) => polled,
+            polled = consumer.poll(config.batch, POLL_WAIT, config.linger) => polled,
         };
+        if consumer.reassigned() {
+            // Lists of authors on partitions this worker did not hold may have
+            // missed follow events: reload them from the graph store.
+            followers.clear();
+            tracing::info!(group = %config.group, "partitions reassigned; follower index cleared");
+        }
         let events = match polled {
             Ok(events) => events,
             Err(e) => {

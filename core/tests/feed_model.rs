@@ -85,7 +85,11 @@ impl Harness {
             > 0
         {}
         loop {
-            let events = self.consumer.poll(7, Duration::ZERO).await.unwrap();
+            let events = self
+                .consumer
+                .poll(7, Duration::ZERO, Duration::ZERO)
+                .await
+                .unwrap();
             if events.is_empty() {
                 break;
             }
@@ -101,6 +105,8 @@ impl Harness {
         self.consumer.commit().await.unwrap();
         self.backends
             .embedded_log
+            .as_ref()
+            .unwrap()
             .rewind("fanout", from)
             .await
             .unwrap();
@@ -226,7 +232,13 @@ async fn run(seed: u64, steps: usize, users: usize, feed: FeedConfig) {
             }
             94..=96 => {
                 // Replay from a random earlier point (rewind never skips ahead).
-                let first = h.backends.embedded_log.first_retained().unwrap();
+                let first = h
+                    .backends
+                    .embedded_log
+                    .as_ref()
+                    .unwrap()
+                    .first_retained()
+                    .unwrap();
                 h.replay_from(first + rng.below(60) as u64).await;
             }
             _ => h.drain().await,

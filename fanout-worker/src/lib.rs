@@ -18,6 +18,9 @@ pub struct WorkerArgs {
     /// Consumer group of the fanout workers.
     #[arg(long, env = "SOCIALITE_FANOUT_GROUP", default_value = "fanout")]
     pub fanout_group: String,
+    /// Milliseconds a batch that has events waits for more to fill it.
+    #[arg(long, env = "SOCIALITE_FANOUT_LINGER_MS", default_value_t = 2, value_parser = clap::value_parser!(u64).range(0..=10_000))]
+    pub fanout_linger_ms: u64,
 }
 
 impl WorkerArgs {
@@ -25,6 +28,7 @@ impl WorkerArgs {
         WorkerConfig {
             group: self.fanout_group.clone(),
             batch: self.fanout_batch as usize,
+            linger: std::time::Duration::from_millis(self.fanout_linger_ms),
         }
     }
 }

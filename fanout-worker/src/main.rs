@@ -4,9 +4,9 @@
 
 use axum::Router;
 use clap::Parser;
-use socialite_core::backends::Backends;
 use socialite_core::health::Health;
 use socialite_fanout_worker::{spawn_worker, WorkerArgs};
+use socialite_transport::backends::open_backends;
 use socialite_transport::config::{ConfigFileArg, FeedArgs, LogArgs, StorageArgs};
 use socialite_transport::serve::{bind, finish_router, run_main, serve_http, shutdown_signal};
 use std::net::SocketAddr;
@@ -42,7 +42,9 @@ fn main() -> ExitCode {
 
 async fn run(cli: Cli) -> Result<(), String> {
     socialite_transport::telemetry::init_logging(cli.log.log_json);
-    let backends = Backends::embedded(&cli.storage.embedded(&cli.feed)).map_err(|e| e.chain())?;
+    let backends = open_backends(&cli.storage.backends(&cli.feed))
+        .await
+        .map_err(|e| e.chain())?;
     let listener = bind("operations HTTP (--ops-addr)", cli.ops_addr).await?;
     let (stop, stopped) = socialite_core::shutdown::channel();
     let assigned = Arc::new(AtomicBool::new(false));

@@ -6,12 +6,13 @@
 pub mod bench;
 
 use axum::Router;
-use socialite_core::backends::{Backends, EmbeddedConfig};
+use socialite_core::backends::Backends;
 use socialite_core::health::Health;
 use socialite_core::ingest::Ingest;
 use socialite_core::reads::Reads;
 use socialite_core::shutdown::{self, ShutdownTrigger};
 use socialite_core::worker::WorkerConfig;
+use socialite_transport::backends::{open_backends, BackendConfig};
 use socialite_transport::serve::{finish_router, grpc_routes, serve_grpc, serve_http};
 use std::sync::atomic::AtomicBool;
 use tonic_health::server::HealthReporter;
@@ -29,7 +30,7 @@ use tokio::task::JoinHandle;
 
 #[derive(Debug, Clone)]
 pub struct AppConfig {
-    pub storage: EmbeddedConfig,
+    pub storage: BackendConfig,
     pub worker: WorkerConfig,
     /// Producer node id, part of every post id (0..1024).
     pub node_id: u16,
@@ -56,7 +57,7 @@ pub async fn start(
     rest: TcpListener,
     grpc: TcpListener,
 ) -> socialite_core::Result<App> {
-    let backends = Backends::embedded(&config.storage)?;
+    let backends = open_backends(&config.storage).await?;
     let ingest = Arc::new(
         Ingest::new(
             backends.content.clone(),
@@ -119,7 +120,7 @@ pub async fn start(
             pipeline_shutdown,
         ),
     ];
-    tracing::info!(%rest_addr, %grpc_addr, data_dir = %config.storage.data_dir.display(), "socialite is up");
+    tracing::info!(%rest_addr, %grpc_addr, store = %config.storage.store, event_log = %config.storage.event_log, "socialite is up");
     Ok(App {
         rest_addr,
         grpc_addr,

@@ -72,16 +72,18 @@ async fn up(args: UpArgs) -> Result<(), String> {
     let rest = bind("REST (--rest-addr)", args.rest_addr).await?;
     let grpc = bind("gRPC (--grpc-addr)", args.grpc_addr).await?;
     let config = AppConfig {
-        storage: args.storage.embedded(&args.feed),
+        storage: args.storage.backends(&args.feed),
         worker: args.worker.config(),
         node_id: args.node_id,
     };
     let app = start(&config, rest, grpc).await.map_err(|e| e.chain())?;
     println!(
-        "socialite is up: REST http://{} gRPC {} data {}",
+        "socialite is up: REST http://{} gRPC {} store {} event log {} (data directory {})",
         app.rest_addr,
         app.grpc_addr,
-        config.storage.data_dir.display()
+        config.storage.store,
+        config.storage.event_log,
+        config.storage.embedded.data_dir.display()
     );
     shutdown_signal().await;
     tracing::info!("shutting down");

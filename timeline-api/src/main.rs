@@ -3,9 +3,9 @@
 //! own data directory, or run them all with `socialite up`.
 
 use clap::Parser;
-use socialite_core::backends::Backends;
 use socialite_core::health::Health;
 use socialite_core::reads::Reads;
+use socialite_transport::backends::open_backends;
 use socialite_transport::config::{ConfigFileArg, FeedArgs, LogArgs, StorageArgs};
 use socialite_transport::serve::{run_main, run_until_signal};
 use std::net::SocketAddr;
@@ -41,7 +41,9 @@ fn main() -> ExitCode {
 
 async fn run(cli: Cli) -> Result<(), String> {
     socialite_transport::telemetry::init_logging(cli.log.log_json);
-    let backends = Backends::embedded(&cli.storage.embedded(&cli.feed)).map_err(|e| e.chain())?;
+    let backends = open_backends(&cli.storage.backends(&cli.feed))
+        .await
+        .map_err(|e| e.chain())?;
     let reads = Arc::new(Reads::new(backends.stores()));
     let (stop, _) = socialite_core::shutdown::channel();
     let grpc = tonic::service::Routes::new(socialite_timeline_api::grpc_service(reads.clone()));

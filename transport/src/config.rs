@@ -1,6 +1,7 @@
 //! Settings shared by the binaries, as flags with `SOCIALITE_*` environment
 //! variables and documented defaults (`--help` lists them).
 
+use crate::backends::BackendConfig;
 use clap::Args;
 use socialite_core::backends::EmbeddedConfig;
 use socialite_core::embedded::DEFAULT_RETENTION;
@@ -15,6 +16,14 @@ pub struct StorageArgs {
     /// Events the log keeps behind its slowest consumer group, for replays.
     #[arg(long, env = "SOCIALITE_LOG_RETENTION", default_value_t = DEFAULT_RETENTION)]
     pub log_retention: u64,
+    /// Store of users, graph, posts, outbox and timeline caches:
+    /// `embedded://[PATH]` (PATH defaults to --data-dir) or `mongodb://HOST:PORT[/DB][?OPTIONS]`.
+    #[arg(long, env = "SOCIALITE_STORE", default_value = "embedded://")]
+    pub store: String,
+    /// Event log: `embedded://[PATH]` or
+    /// `kafka://HOST:PORT[,HOST:PORT][?partitions=8&replication=1&topic_prefix=socialite]`.
+    #[arg(long, env = "SOCIALITE_EVENT_LOG", default_value = "embedded://")]
+    pub event_log: String,
 }
 
 /// The feed model and its parameters (see docs/feed-models.md).
@@ -55,11 +64,15 @@ impl FeedArgs {
 }
 
 impl StorageArgs {
-    pub fn embedded(&self, feed: &FeedArgs) -> EmbeddedConfig {
-        EmbeddedConfig {
-            data_dir: self.data_dir.clone(),
-            log_retention: self.log_retention,
-            feed: feed.config(),
+    pub fn backends(&self, feed: &FeedArgs) -> BackendConfig {
+        BackendConfig {
+            embedded: EmbeddedConfig {
+                data_dir: self.data_dir.clone(),
+                log_retention: self.log_retention,
+                feed: feed.config(),
+            },
+            store: self.store.clone(),
+            event_log: self.event_log.clone(),
         }
     }
 }

@@ -3,6 +3,7 @@
 //! extractors whose rejections use the API's error body, the JSON shapes, and
 //! serving with a shutdown signal.
 
+pub mod backends;
 pub mod config;
 pub mod error;
 pub mod extract;

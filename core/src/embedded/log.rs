@@ -161,10 +161,16 @@ impl Consumer {
 
 #[async_trait]
 impl LogConsumer for Consumer {
-    async fn poll(&mut self, max: usize, wait: Duration) -> Result<Vec<Event>> {
+    async fn poll(&mut self, max: usize, wait: Duration, linger: Duration) -> Result<Vec<Event>> {
         let mut head = self.inner.head.clone();
         if *head.borrow_and_update() < self.next {
             let _ = tokio::time::timeout(wait, head.wait_for(|h| *h >= self.next)).await;
+        }
+        // Some events wait but not a full batch: give the rest `linger` to arrive.
+        let full = self.next + max as u64 - 1;
+        let known = *head.borrow();
+        if !linger.is_zero() && known >= self.next && known < full {
+            let _ = tokio::time::timeout(linger, head.wait_for(|h| *h >= full)).await;
         }
         let batch = self.read(max)?;
         if let Some((last, _)) = batch.last() {

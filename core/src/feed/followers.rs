@@ -85,6 +85,11 @@ impl FollowerIndex {
         }
     }
 
+    /// Forgets every list, after the worker's share of the log changed.
+    pub fn clear(&self) {
+        self.lists().clear();
+    }
+
     /// Forgets a deleted author's list.
     pub fn forget(&self, author: &UserId) {
         self.lists().remove(author);

@@ -110,14 +110,17 @@ pub async fn run_bench(args: BenchArgs) -> Result<(), String> {
                 );
             }
             let config = AppConfig {
-                storage: socialite_core::backends::EmbeddedConfig {
-                    data_dir: args.data_dir.clone(),
-                    log_retention: socialite_core::embedded::DEFAULT_RETENTION,
-                    feed: args.feed.config(),
-                },
+                storage: socialite_transport::backends::BackendConfig::embedded(
+                    socialite_core::backends::EmbeddedConfig {
+                        data_dir: args.data_dir.clone(),
+                        log_retention: socialite_core::embedded::DEFAULT_RETENTION,
+                        feed: args.feed.config(),
+                    },
+                ),
                 worker: WorkerConfig {
                     group: "fanout".into(),
                     batch: args.fanout_batch,
+                    ..WorkerConfig::default()
                 },
                 node_id: 7,
             };

@@ -9,6 +9,7 @@ use socialite::{start, App, AppConfig};
 use socialite_core::backends::EmbeddedConfig;
 use socialite_core::feed::config::FeedConfig;
 use socialite_core::worker::WorkerConfig;
+use socialite_transport::backends::BackendConfig;
 use std::future::Future;
 use std::path::Path;
 use std::time::{Duration, Instant};
@@ -26,17 +27,18 @@ pub struct TestApp {
 
 pub fn config(dir: &Path, cache_size: usize) -> AppConfig {
     AppConfig {
-        storage: EmbeddedConfig {
+        storage: BackendConfig::embedded(EmbeddedConfig {
             data_dir: dir.to_path_buf(),
             log_retention: 1_000_000,
             feed: FeedConfig {
                 cache_size,
                 ..FeedConfig::default()
             },
-        },
+        }),
         worker: WorkerConfig {
             group: "fanout".into(),
             batch: 500,
+            ..WorkerConfig::default()
         },
         node_id: 0,
     }

@@ -1,0 +1,104 @@
+//! The `kafka://` URI: brokers, topics and partitioning.
+
+use socialite_core::error::{Error, Result};
+
+/// Where the log lives on Kafka and how its topics are laid out.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct KafkaConfig {
+    /// `host:port[,host:port...]`.
+    pub brokers: String,
+    /// Topics are `<prefix>.posts` and `<prefix>.graph`.
+    pub topic_prefix: String,
+    /// Partitions of each topic when it is created at start-up.
+    pub partitions: i32,
+    /// Replication factor of each topic when it is created.
+    pub replication: i32,
+}
+
+impl KafkaConfig {
+    /// Parses `kafka://host:port[,host:port]?partitions=N&replication=N&topic_prefix=P`.
+    pub fn from_uri(uri: &str) -> Result<KafkaConfig> {
+        let bad = |why: &str| Error::invalid("invalid_log_uri", format!("{uri}: {why}"));
+        let rest = uri
+            .strip_prefix("kafka://")
+            .ok_or_else(|| bad("expected kafka://host:port"))?;
+        let (brokers, query) = rest.split_once('?').unwrap_or((rest, ""));
+        let brokers = brokers.trim_end_matches('/');
+        if brokers.is_empty() || brokers.split(',').any(|b| !b.contains(':')) {
+            return Err(bad("every broker needs host:port"));
+        }
+        let mut config = KafkaConfig {
+            brokers: brokers.to_owned(),
+            topic_prefix: "socialite".into(),
+            partitions: 8,
+            replication: 1,
+        };
+        for pair in query.split('&').filter(|p| !p.is_empty()) {
+            let (k, v) = pair
+                .split_once('=')
+                .ok_or_else(|| bad("query parameters are name=value"))?;
+            let number = |v: &str| -> Result<i32> {
+                v.parse::<i32>()
+                    .ok()
+                    .filter(|n| (1..=10_000).contains(n))
+                    .ok_or_else(|| bad(&format!("{k} must be a number from 1 to 10000")))
+            };
+            match k {
+                "partitions" => config.partitions = number(v)?,
+                "replication" => config.replication = number(v)?,
+                "topic_prefix" if !v.is_empty() && v.chars().all(topic_char) => {
+                    config.topic_prefix = v.to_owned()
+                }
+                "topic_prefix" => return Err(bad("topic_prefix takes [A-Za-z0-9._-]")),
+                other => return Err(bad(&format!("unknown parameter `{other}`"))),
+            }
+        }
+        Ok(config)
+    }
+
+    /// Post events, keyed by author.
+    pub fn posts_topic(&self) -> String {
+        format!("{}.posts", self.topic_prefix)
+    }
+
+    /// Follow, unfollow and account-removal events, keyed by the followed account.
+    pub fn graph_topic(&self) -> String {
+        format!("{}.graph", self.topic_prefix)
+    }
+}
+
+fn topic_char(c: char) -> bool {
+    c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-')
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_brokers_and_parameters() {
+        let c =
+            KafkaConfig::from_uri("kafka://a:9092,b:9093?partitions=3&topic_prefix=t1").unwrap();
+        assert_eq!(c.brokers, "a:9092,b:9093");
+        assert_eq!(c.partitions, 3);
+        assert_eq!(c.posts_topic(), "t1.posts");
+        assert_eq!(c.graph_topic(), "t1.graph");
+        assert_eq!(KafkaConfig::from_uri("kafka://h:1").unwrap().partitions, 8);
+    }
+
+    #[test]
+    fn rejects_what_it_cannot_use() {
+        for uri in [
+            "kafka://",
+            "kafka://host",
+            "http://h:1",
+            "kafka://h:1?partitions=0",
+            "kafka://h:1?partitions=x",
+            "kafka://h:1?colour=red",
+            "kafka://h:1?topic_prefix=a/b",
+        ] {
+            let e = KafkaConfig::from_uri(uri).unwrap_err();
+            assert_eq!(e.code(), "invalid_log_uri", "{uri}");
+        }
+    }
+}

@@ -1,0 +1,197 @@
+//! The connection, the collections and their indexes, and the plumbing every
+//! store shares: error mapping and transactions with retries.
+
+use mongodb::bson::{doc, Document};
+use mongodb::error::{
+    Error as DbError, ErrorKind as DbErrorKind, WriteFailure, TRANSIENT_TRANSACTION_ERROR,
+    UNKNOWN_TRANSACTION_COMMIT_RESULT,
+};
+use mongodb::options::IndexOptions;
+use mongodb::{Client, ClientSession, Collection, Database, IndexModel};
+use socialite_core::error::{Error, ErrorKind, Result};
+use std::future::Future;
+
+/// Collection names, after the reference design.
+pub const USERS: &str = "users";
+pub const FOLLOWERS: &str = "followers";
+pub const FOLLOWING: &str = "following";
+pub const CONTENT: &str = "content";
+pub const OUTBOX: &str = "outbox";
+pub const LEASES: &str = "leases";
+pub const TIMELINE_CACHE: &str = "timeline_cache";
+
+/// Transactions retried at most this often on transient errors (write
+/// conflicts between concurrent writers of the same documents).
+const TXN_ATTEMPTS: usize = 20;
+
+#[derive(Clone)]
+pub struct Db {
+    pub client: Client,
+    pub database: Database,
+    pub users: Collection<Document>,
+    pub followers: Collection<Document>,
+    pub following: Collection<Document>,
+    pub content: Collection<Document>,
+    pub outbox: Collection<Document>,
+    pub leases: Collection<Document>,
+    pub timelines: Collection<Document>,
+}
+
+pub fn db_err(what: &str) -> impl Fn(DbError) -> Error + '_ {
+    move |e| Error::backend(ErrorKind::Unavailable, what, e)
+}
+
+impl Db {
+    /// Connects to `uri` (a `mongodb://` URI; the database is its path, by
+    /// default `socialite`) and creates the indexes.
+    pub async fn connect(uri: &str) -> Result<Db> {
+        let client = Client::with_uri_str(uri)
+            .await
+            .map_err(|e| Error::invalid("invalid_store_uri", format!("{uri}: {e}")))?;
+        let name = client
+            .default_database()
+            .map(|d| d.name().to_owned())
+            .unwrap_or_else(|| "socialite".to_owned());
+        let database = client.database(&name);
+        let db = Db {
+            users: database.collection(USERS),
+            followers: database.collection(FOLLOWERS),
+            following: database.collection(FOLLOWING),
+            content: database.collection(CONTENT),
+            outbox: database.collection(OUTBOX),
+            leases: database.collection(LEASES),
+            timelines: database.collection(TIMELINE_CACHE),
+            client,
+            database,
+        };
+        db.create_indexes().await?;
+        Ok(db)
+    }
+
+    async fn create_indexes(&self) -> Result<()> {
+        let unique = |keys: Document, name: &str| {
+            IndexModel::builder()
+                .keys(keys)
+                .options(
+                    IndexOptions::builder()
+                        .unique(true)
+                        .name(name.to_owned())
+                        .build(),
+                )
+                .build()
+        };
+        // Edges: one per pair; followers and following lists are covered
+        // queries on these indexes, in id order.
+        self.followers
+            .create_index(unique(doc! { "user": 1, "follower": 1 }, "user_follower"))
+            .await
+            .map_err(db_err("creating the followers index"))?;
+        self.following
+            .create_index(unique(doc! { "user": 1, "followee": 1 }, "user_followee"))
+            .await
+            .map_err(db_err("creating the following index"))?;
+        // An author's posts newest first, for read-time merges and backfills.
+        self.content
+            .create_index(
+                IndexModel::builder()
+                    .keys(doc! { "author": 1, "_id": -1 })
+                    .options(IndexOptions::builder().name("author_id".to_owned()).build())
+                    .build(),
+            )
+            .await
+            .map_err(db_err("creating the content index"))?;
+        Ok(())
+    }
+
+    pub async fn ping(&self) -> Result<()> {
+        self.database
+            .run_command(doc! { "ping": 1 })
+            .await
+            .map(|_| ())
+            .map_err(db_err("pinging MongoDB"))
+    }
+
+    /// Runs `body` in a transaction, retrying the whole of it on transient
+    /// errors and the commit on an unknown commit result, as the driver
+    /// specification prescribes.
+    pub async fn transaction<T, F, Fut>(&self, what: &str, mut body: F) -> Result<T>
+    where
+        F: FnMut(ClientSession) -> Fut,
+        Fut: Future<Output = (ClientSession, Result<T, TxnError>)>,
+    {
+        let mut last = None;
+        for _ in 0..TXN_ATTEMPTS {
+            let mut session = self.client.start_session().await.map_err(db_err(what))?;
+            session.start_transaction().await.map_err(db_err(what))?;
+            let (mut session, result) = body(session).await;
+            let value = match result {
+                Ok(v) => v,
+                Err(TxnError::Domain(e)) => {
+                    let _ = session.abort_transaction().await;
+                    return Err(e);
+                }
+                Err(TxnError::Db(e)) => {
+                    let _ = session.abort_transaction().await;
+                    if e.contains_label(TRANSIENT_TRANSACTION_ERROR) {
+                        last = Some(e);
+                        continue;
+                    }
+                    return Err(db_err(what)(e));
+                }
+            };
+            loop {
+                match session.commit_transaction().await {
+                    Ok(()) => return Ok(value),
+                    Err(e) if e.contains_label(UNKNOWN_TRANSACTION_COMMIT_RESULT) => continue,
+                    Err(e) if e.contains_label(TRANSIENT_TRANSACTION_ERROR) => {
+                        last = Some(e);
+                        break;
+                    }
+                    Err(e) => return Err(db_err(what)(e)),
+                }
+            }
+        }
+        Err(match last {
+            Some(e) => db_err(what)(e),
+            None => Error::unavailable(format!("{what}: too many transaction conflicts")),
+        })
+    }
+}
+
+/// What a transaction body fails with: a store error (maybe worth a retry)
+/// or a domain answer such as "no such user" (ends the transaction).
+pub enum TxnError {
+    Db(DbError),
+    Domain(Error),
+}
+
+impl From<DbError> for TxnError {
+    fn from(e: DbError) -> Self {
+        TxnError::Db(e)
+    }
+}
+
+impl From<Error> for TxnError {
+    fn from(e: Error) -> Self {
+        TxnError::Domain(e)
+    }
+}
+
+/// Whether a write failed on a unique index.
+pub fn is_duplicate_key(e: &DbError) -> bool {
+    const DUPLICATE_KEY: i32 = 11000;
+    match &*e.kind {
+        DbErrorKind::Write(WriteFailure::WriteError(w)) => w.code == DUPLICATE_KEY,
+        DbErrorKind::Command(c) => c.code == DUPLICATE_KEY,
+        DbErrorKind::InsertMany(m) => m
+            .write_errors
+            .iter()
+            .flatten()
+            .any(|w| w.code == DUPLICATE_KEY),
+        _ => false,
+    }
+}
+
+/// Lists longer than this are split across `$in` queries and writes, so no
+/// command document approaches MongoDB's 16 MiB limit.
+pub const IN_CHUNK: usize = 10_000;

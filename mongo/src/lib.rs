@@ -1,0 +1,30 @@
+//! The MongoDB stores, behind the same ports as the embedded ones: users,
+//! the follow graph, posts and the outbox ([`MongoStore`]), and the timeline
+//! caches ([`MongoTimelines`]). Collections and indexes follow the reference
+//! design; the indexes are created at start-up.
+
+mod db;
+mod graph;
+mod store;
+mod timelines;
+
+pub use db::Db;
+pub use store::MongoStore;
+pub use timelines::MongoTimelines;
+
+use socialite_core::error::{Error, Result};
+use socialite_core::feed::config::{FeedConfig, FeedModel};
+
+/// Checks that MongoDB can hold timelines of this feed model: the capped
+/// cache (`timeline_cache`) or none (fanout on read).
+pub fn check_feed_model(feed: &FeedConfig) -> Result<()> {
+    match feed.model {
+        FeedModel::Cache | FeedModel::FanoutOnRead => Ok(()),
+        other => Err(Error::invalid(
+            "invalid_config",
+            format!(
+                "the {other} feed model runs on the embedded store; on MongoDB use `cache` or `read`"
+            ),
+        )),
+    }
+}

@@ -1,0 +1,521 @@
+//! Users, posts and the outbox on MongoDB. Every write that queues an event
+//! does so in the same transaction, so an acknowledged change always reaches
+//! the log.
+//!
+//! `users`: `{_id: user id, profile: JSON text, followers, following}`.
+//! `content`: `{_id: post id (Int64), author, message, data: JSON text}`,
+//! indexed by `{author, _id}`. Application JSON is kept as text: it round-trips
+//! exactly (numbers, key order, keys MongoDB would refuse).
+//! `outbox`: `{_id: sequence (Int64), event: protobuf bytes}`.
+//! `leases`: `{_id: "relay", owner, until}`: one relay at a time.
+
+use crate::db::{db_err, is_duplicate_key, Db, TxnError, IN_CHUNK};
+use async_trait::async_trait;
+use futures_util::{StreamExt, TryStreamExt};
+use mongodb::bson::{doc, spec::BinarySubtype, Binary, Bson, DateTime, Document};
+use mongodb::ClientSession;
+use serde_json::{Map, Value};
+use socialite_core::error::{Error, Result};
+use socialite_core::event::{Event, RETRACT_CHUNK};
+use socialite_core::ids::{now_ms, PostId, UserId};
+use socialite_core::model::{Entry, Post, User};
+use socialite_core::ports::{ContentStore, IdRange, Outbox};
+use socialite_core::reads::user_not_found;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+use tokio::sync::Notify;
+
+/// How long a relay's lease lasts without renewal.
+const LEASE: Duration = Duration::from_secs(10);
+/// Concurrent queries of a read-time merge over many authors.
+const MERGE_QUERIES: usize = 16;
+
+pub struct MongoStore {
+    pub(crate) db: Db,
+    outbox_ready: Arc<Notify>,
+    /// This process, as a lease owner.
+    owner: String,
+    last_seq: AtomicU64,
+}
+
+impl MongoStore {
+    pub fn new(db: Db) -> MongoStore {
+        let owner = format!(
+            "{}-{}-{}",
+            std::env::var("HOSTNAME").unwrap_or_else(|_| "host".into()),
+            std::process::id(),
+            now_ms()
+        );
+        MongoStore {
+            db,
+            outbox_ready: Arc::new(Notify::new()),
+            owner,
+            last_seq: AtomicU64::new(0),
+        }
+    }
+
+    /// A new outbox sequence number: milliseconds and a counter, increasing
+    /// in this process. Other producers interleave, which the relay's
+    /// acknowledgement by number allows for.
+    fn next_seq(&self) -> i64 {
+        let floor = now_ms() << 20;
+        let mut prev = self.last_seq.load(Ordering::Relaxed);
+        loop {
+            let next = floor.max(prev + 1);
+            match self
+                .last_seq
+                .compare_exchange(prev, next, Ordering::Relaxed, Ordering::Relaxed)
+            {
+                Ok(_) => return next as i64,
+                Err(seen) => prev = seen,
+            }
+        }
+    }
+
+    pub(crate) async fn emit(
+        &self,
+        s: &mut ClientSession,
+        events: &[Event],
+    ) -> Result<(), TxnError> {
+        if events.is_empty() {
+            return Ok(());
+        }
+        let docs: Vec<Document> = events
+            .iter()
+            .map(|e| {
+                doc! {
+                    "_id": self.next_seq(),
+                    "event": Binary { subtype: BinarySubtype::Generic, bytes: e.encode() },
+                }
+            })
+            .collect();
+        for chunk in docs.chunks(IN_CHUNK) {
+            self.db.outbox.insert_many(chunk).session(&mut *s).await?;
+        }
+        Ok(())
+    }
+
+    /// Call after a transaction that queued events committed.
+    pub(crate) fn queued(&self) {
+        self.outbox_ready.notify_one();
+    }
+
+    pub(crate) async fn require_users(
+        &self,
+        s: &mut ClientSession,
+        ids: &[&UserId],
+    ) -> Result<(), TxnError> {
+        for id in ids {
+            let found = self
+                .db
+                .users
+                .find_one(doc! { "_id": id.as_str() })
+                .projection(doc! { "_id": 1 })
+                .session(&mut *s)
+                .await?;
+            if found.is_none() {
+                return Err(user_not_found(id).into());
+            }
+        }
+        Ok(())
+    }
+}
+
+fn json_text(map: &Option<Map<String, Value>>) -> Bson {
+    match map {
+        Some(m) => Bson::String(Value::Object(m.clone()).to_string()),
+        None => Bson::Null,
+    }
+}
+
+fn json_map(doc: &Document, key: &str) -> Result<Option<Map<String, Value>>> {
+    match doc.get(key) {
+        Some(Bson::String(text)) => match serde_json::from_str(text) {
+            Ok(Value::Object(m)) => Ok(Some(m)),
+            _ => Err(Error::internal(format!(
+                "stored {key} is not a JSON object"
+            ))),
+        },
+        _ => Ok(None),
+    }
+}
+
+pub(crate) fn get_i64(doc: &Document, key: &str) -> i64 {
+    match doc.get(key) {
+        Some(Bson::Int64(n)) => *n,
+        Some(Bson::Int32(n)) => i64::from(*n),
+        Some(Bson::Double(n)) => *n as i64,
+        _ => 0,
+    }
+}
+
+pub(crate) fn get_str<'a>(doc: &'a Document, key: &str) -> Result<&'a str> {
+    doc.get_str(key)
+        .map_err(|_| Error::internal(format!("stored document lacks `{key}`")))
+}
+
+fn to_user(doc: &Document) -> Result<User> {
+    Ok(User {
+        id: UserId::from_stored(get_str(doc, "_id")?.to_owned()),
+        followers: get_i64(doc, "followers").max(0) as u64,
+        following: get_i64(doc, "following").max(0) as u64,
+        profile: json_map(doc, "profile")?,
+    })
+}
+
+fn to_post(doc: &Document) -> Result<Post> {
+    Ok(Post {
+        id: PostId(get_i64(doc, "_id") as u64),
+        author: UserId::from_stored(get_str(doc, "author")?.to_owned()),
+        message: get_str(doc, "message")?.to_owned(),
+        data: json_map(doc, "data")?,
+    })
+}
+
+/// Post ids are below 2^63 for the next 69 years; stored as Int64.
+pub(crate) fn id_bson(id: PostId) -> i64 {
+    id.0 as i64
+}
+
+#[async_trait]
+impl ContentStore for MongoStore {
+    async fn put_user(
+        &self,
+        id: &UserId,
+        profile: Option<Map<String, Value>>,
+    ) -> Result<(User, bool)> {
+        let mut update = doc! { "$setOnInsert": { "followers": 0_i64, "following": 0_i64 } };
+        match &profile {
+            Some(_) => {
+                update.insert("$set", doc! { "profile": json_text(&profile) });
+            }
+            None => {
+                update
+                    .get_document_mut("$setOnInsert")
+                    .expect("just inserted")
+                    .insert("profile", Bson::Null);
+            }
+        }
+        let result = self
+            .db
+            .users
+            .update_one(doc! { "_id": id.as_str() }, update)
+            .upsert(true)
+            .await
+            .map_err(db_err("storing a user"))?;
+        let user = self.get_user(id).await?.ok_or_else(|| user_not_found(id))?;
+        Ok((user, result.upserted_id.is_some()))
+    }
+
+    async fn get_user(&self, id: &UserId) -> Result<Option<User>> {
+        let found = self
+            .db
+            .users
+            .find_one(doc! { "_id": id.as_str() })
+            .await
+            .map_err(db_err("reading a user"))?;
+        found.as_ref().map(to_user).transpose()
+    }
+
+    async fn delete_user(&self, id: &UserId) -> Result<bool> {
+        let removed = self
+            .db
+            .transaction("deleting a user", |mut s| async move {
+                let r = self.delete_user_in(&mut s, id).await;
+                (s, r)
+            })
+            .await?;
+        if removed {
+            self.queued();
+        }
+        Ok(removed)
+    }
+
+    async fn create_post(&self, post: Post) -> Result<()> {
+        let post = &post;
+        self.db
+            .transaction("storing a post", |mut s| async move {
+                let r = async {
+                    self.require_users(&mut s, &[&post.author]).await?;
+                    let record = doc! {
+                        "_id": id_bson(post.id),
+                        "author": post.author.as_str(),
+                        "message": &post.message,
+                        "data": json_text(&post.data),
+                    };
+                    self.db.content.insert_one(record).session(&mut s).await?;
+                    self.emit(&mut s, &[Event::PostCreated { post: post.clone() }])
+                        .await
+                }
+                .await;
+                (s, r)
+            })
+            .await?;
+        self.queued();
+        Ok(())
+    }
+
+    async fn get_posts(&self, ids: &[PostId]) -> Result<Vec<Post>> {
+        let mut found = std::collections::HashMap::with_capacity(ids.len());
+        for chunk in ids.chunks(IN_CHUNK) {
+            let wanted: Vec<i64> = chunk.iter().map(|p| id_bson(*p)).collect();
+            let docs: Vec<Document> = self
+                .db
+                .content
+                .find(doc! { "_id": { "$in": wanted } })
+                .await
+                .map_err(db_err("reading posts"))?
+                .try_collect()
+                .await
+                .map_err(db_err("reading posts"))?;
+            for d in &docs {
+                let post = to_post(d)?;
+                found.insert(post.id, post);
+            }
+        }
+        Ok(ids.iter().filter_map(|id| found.remove(id)).collect())
+    }
+
+    async fn delete_post(&self, id: PostId) -> Result<Option<Post>> {
+        let deleted = self
+            .db
+            .transaction("deleting a post", |mut s| async move {
+                let r = async {
+                    let Some(d) = self
+                        .db
+                        .content
+                        .find_one_and_delete(doc! { "_id": id_bson(id) })
+                        .session(&mut s)
+                        .await?
+                    else {
+                        return Ok(None);
+                    };
+                    let post = to_post(&d)?;
+                    let event = Event::PostDeleted {
+                        post: id,
+                        author: post.author.clone(),
+                    };
+                    self.emit(&mut s, &[event]).await?;
+                    Ok(Some(post))
+                }
+                .await;
+                (s, r)
+            })
+            .await?;
+        if deleted.is_some() {
+            self.queued();
+        }
+        Ok(deleted)
+    }
+
+    async fn post_ids_by(
+        &self,
+        authors: &[UserId],
+        range: IdRange,
+        limit_each: usize,
+    ) -> Result<Vec<Entry>> {
+        if limit_each == 0 || range.below == Some(PostId(0)) {
+            return Ok(Vec::new());
+        }
+        let mut ids = doc! {};
+        if let Some(b) = range.below {
+            ids.insert("$lt", id_bson(b));
+        }
+        if let Some(f) = range.from {
+            ids.insert("$gte", id_bson(f));
+        }
+        // One indexed query per author (newest first, limited), run concurrently.
+        let content = &self.db.content;
+        let queries = authors.iter().cloned().map(|a| {
+            let mut filter = doc! { "author": a.as_str() };
+            if !ids.is_empty() {
+                filter.insert("_id", ids.clone());
+            }
+            async move {
+                let docs: Vec<Document> = content
+                    .find(filter)
+                    .projection(doc! { "_id": 1 })
+                    .sort(doc! { "author": 1, "_id": -1 })
+                    .limit(limit_each as i64)
+                    .await?
+                    .try_collect()
+                    .await?;
+                Ok::<_, mongodb::error::Error>(
+                    docs.iter()
+                        .map(|d| Entry::linked(PostId(get_i64(d, "_id") as u64), a.clone()))
+                        .collect::<Vec<_>>(),
+                )
+            }
+        });
+        let lists: Vec<Vec<Entry>> = futures_util::stream::iter(queries)
+            .buffer_unordered(MERGE_QUERIES)
+            .try_collect()
+            .await
+            .map_err(db_err("reading authors' posts"))?;
+        Ok(lists.into_iter().flatten().collect())
+    }
+
+    async fn newest_post_id(&self) -> Result<Option<PostId>> {
+        let newest = self
+            .db
+            .content
+            .find_one(doc! {})
+            .projection(doc! { "_id": 1 })
+            .sort(doc! { "_id": -1 })
+            .await
+            .map_err(db_err("reading the newest post"))?;
+        Ok(newest.map(|d| PostId(get_i64(&d, "_id") as u64)))
+    }
+}
+
+impl MongoStore {
+    async fn delete_user_in(&self, s: &mut ClientSession, id: &UserId) -> Result<bool, TxnError> {
+        let u = id.as_str();
+        let exists = self
+            .db
+            .users
+            .find_one(doc! { "_id": u })
+            .projection(doc! { "_id": 1 })
+            .session(&mut *s)
+            .await?;
+        if exists.is_none() {
+            return Ok(false);
+        }
+        let followers = self.edge_list(s, "followers", u).await?;
+        let following = self.edge_list(s, "following", u).await?;
+        let (fwers, fwing) = (&self.db.followers, &self.db.following);
+        fwers
+            .delete_many(doc! { "user": u })
+            .session(&mut *s)
+            .await?;
+        fwing
+            .delete_many(doc! { "user": u })
+            .session(&mut *s)
+            .await?;
+        for chunk in followers.chunks(IN_CHUNK) {
+            let ids: Vec<&str> = chunk.iter().map(UserId::as_str).collect();
+            fwing
+                .delete_many(doc! { "user": { "$in": &ids }, "followee": u })
+                .session(&mut *s)
+                .await?;
+            self.db
+                .users
+                .update_many(
+                    doc! { "_id": { "$in": &ids } },
+                    doc! { "$inc": { "following": -1_i64 } },
+                )
+                .session(&mut *s)
+                .await?;
+        }
+        for chunk in following.chunks(IN_CHUNK) {
+            let ids: Vec<&str> = chunk.iter().map(UserId::as_str).collect();
+            fwers
+                .delete_many(doc! { "user": { "$in": &ids }, "follower": u })
+                .session(&mut *s)
+                .await?;
+            self.db
+                .users
+                .update_many(
+                    doc! { "_id": { "$in": &ids } },
+                    doc! { "$inc": { "followers": -1_i64 } },
+                )
+                .session(&mut *s)
+                .await?;
+        }
+        self.db
+            .content
+            .delete_many(doc! { "author": u })
+            .session(&mut *s)
+            .await?;
+        self.db
+            .users
+            .delete_one(doc! { "_id": u })
+            .session(&mut *s)
+            .await?;
+        let mut events: Vec<Event> = followers
+            .chunks(RETRACT_CHUNK)
+            .map(|chunk| Event::AuthorRetracted {
+                author: id.clone(),
+                followers: chunk.to_vec(),
+            })
+            .collect();
+        // Fanout workers keep follower lists: tell them who lost a follower.
+        events.extend(following.into_iter().map(|t| Event::Unfollowed {
+            follower: id.clone(),
+            followee: t,
+        }));
+        events.push(Event::TimelineDropped { user: id.clone() });
+        self.emit(s, &events).await?;
+        Ok(true)
+    }
+}
+
+#[async_trait]
+impl Outbox for MongoStore {
+    async fn pending(&self, limit: usize) -> Result<Vec<(u64, Event)>> {
+        let docs: Vec<Document> = self
+            .db
+            .outbox
+            .find(doc! {})
+            .sort(doc! { "_id": 1 })
+            .limit(limit as i64)
+            .await
+            .map_err(db_err("reading the outbox"))?
+            .try_collect()
+            .await
+            .map_err(db_err("reading the outbox"))?;
+        docs.iter()
+            .map(|d| {
+                let bytes = d
+                    .get_binary_generic("event")
+                    .map_err(|_| Error::internal("outbox document without an event"))?;
+                Ok((get_i64(d, "_id") as u64, Event::decode(bytes)?))
+            })
+            .collect()
+    }
+
+    async fn ack(&self, seqs: &[u64]) -> Result<()> {
+        for chunk in seqs.chunks(IN_CHUNK) {
+            let ids: Vec<i64> = chunk.iter().map(|s| *s as i64).collect();
+            self.db
+                .outbox
+                .delete_many(doc! { "_id": { "$in": ids } })
+                .await
+                .map_err(db_err("acknowledging outbox events"))?;
+        }
+        Ok(())
+    }
+
+    async fn backlog(&self) -> Result<u64> {
+        self.db
+            .outbox
+            .count_documents(doc! {})
+            .await
+            .map_err(db_err("counting the outbox"))
+    }
+
+    fn notifier(&self) -> Arc<Notify> {
+        self.outbox_ready.clone()
+    }
+
+    async fn lease(&self) -> Result<bool> {
+        let now = DateTime::now();
+        let until = DateTime::from_millis(now.timestamp_millis() + LEASE.as_millis() as i64);
+        let taken = self
+            .db
+            .leases
+            .update_one(
+                doc! { "_id": "relay", "$or": [ { "owner": &self.owner }, { "until": { "$lt": now } } ] },
+                doc! { "$set": { "owner": &self.owner, "until": until } },
+            )
+            .upsert(true)
+            .await;
+        match taken {
+            Ok(_) => Ok(true),
+            // Held by another producer's relay: the upsert hit the unique _id.
+            Err(e) if is_duplicate_key(&e) => Ok(false),
+            Err(e) => Err(db_err("taking the relay lease")(e)),
+        }
+    }
+}

@@ -1,0 +1,530 @@
+//! Timeline caches on MongoDB: one `timeline_cache` document per active user,
+//! `{_id: user, entries: [{p, a[, m, d]}], floor, warming, wv, purged, retracted}`,
+//! entries newest first. Dormant users have no document, and every write is
+//! `upsert: false`, so fanout never creates one.
+//!
+//! The exactness rules are those of the embedded store (`feed::stored`),
+//! expressed as single-document atomic updates:
+//! - Delivery is `$push` with `$each`/`$sort`/`$slice`, filtered on the entry
+//!   not being there yet and on the floor, so a replay changes nothing.
+//! - When a full array drops its oldest entry, the cache still covers
+//!   everything from its oldest entry up. So the coverage floor is the larger
+//!   of `floor` and, when the array is full, its last entry. A removal
+//!   (purge, retraction) makes the array non-full, so it first seals that
+//!   bound into `floor`, in the same update, guarded by a filter on the very
+//!   entry it read.
+//! - Entries that a floor raise leaves below the floor are ignored on read
+//!   and are the first to go by `$slice`.
+//! - While warming, purges and retractions are also recorded in `purged` and
+//!   `retracted`, and bump `wv`; `fill` applies them to the merge's entries
+//!   and completes only if `wv` is unchanged, or reads again.
+
+use crate::db::{db_err, Db, IN_CHUNK};
+use crate::store::{get_i64, get_str, id_bson};
+use async_trait::async_trait;
+use futures_util::TryStreamExt;
+use mongodb::bson::{doc, Bson, Document, RawDocumentBuf};
+use serde_json::Value;
+use socialite_core::error::{Error, Result};
+use socialite_core::ids::{PostId, UserId};
+use socialite_core::metrics::metrics;
+use socialite_core::model::{Body, Entry};
+use socialite_core::ports::{CacheRead, Coverage, Delivery, Footprint, TimelineStore};
+use std::collections::HashSet;
+use std::sync::Arc;
+
+/// Deliveries sent in one `update` command at most.
+const MAX_OPS: usize = 10_000;
+/// And at most about this many bytes of them (MongoDB takes 16 MiB).
+const MAX_BATCH_BYTES: usize = 8 << 20;
+
+pub struct MongoTimelines {
+    db: Db,
+    cap: usize,
+}
+
+/// What a read of a cache document found.
+struct CacheState {
+    warming: bool,
+    wv: i64,
+    floor: u64,
+    /// Post ids, newest first, as stored.
+    ids: Vec<u64>,
+}
+
+impl CacheState {
+    fn from(doc: &Document) -> CacheState {
+        let ids = match doc.get_array("entries") {
+            Ok(entries) => entries
+                .iter()
+                .filter_map(|e| e.as_document().map(|d| get_i64(d, "p") as u64))
+                .collect(),
+            Err(_) => Vec::new(),
+        };
+        CacheState {
+            warming: doc.get_bool("warming").unwrap_or(false),
+            wv: get_i64(doc, "wv"),
+            floor: get_i64(doc, "floor") as u64,
+            ids,
+        }
+    }
+
+    /// The oldest entry of a full array: nothing at or above it was dropped.
+    fn full_bound(&self, cap: usize) -> Option<u64> {
+        (self.ids.len() >= cap)
+            .then(|| self.ids.last().copied())
+            .flatten()
+    }
+
+    fn floor(&self, cap: usize) -> u64 {
+        self.floor.max(self.full_bound(cap).unwrap_or(0))
+    }
+
+    fn coverage(&self, cap: usize) -> Coverage {
+        match self.floor(cap) {
+            0 => Coverage::All,
+            f => Coverage::From(PostId(f)),
+        }
+    }
+
+    /// The filter and seal of a removal from this state: the update applies
+    /// only if the array is still as full as it was read, with the same
+    /// oldest entry, and raises the floor to that entry first.
+    fn removal(&self, user: &UserId, cap: usize) -> (Document, Document) {
+        let mut filter = doc! { "_id": user.as_str(), "warming": self.warming };
+        let mut update = doc! {};
+        // Guards on the length read (not on `cap`, which a restart may change).
+        let len = self.ids.len();
+        filter.insert(format!("entries.{len}"), doc! { "$exists": false });
+        match self.full_bound(cap) {
+            Some(bound) => {
+                filter.insert(format!("entries.{}.p", len - 1), bound as i64);
+                update.insert("$max", doc! { "floor": bound as i64 });
+            }
+            None if len > 0 => {
+                filter.insert(format!("entries.{}", len - 1), doc! { "$exists": true });
+            }
+            None => {}
+        }
+        if self.warming {
+            filter.insert("wv", self.wv);
+            update.insert("$inc", doc! { "wv": 1_i64 });
+        }
+        (filter, update)
+    }
+}
+
+fn coverage_floor(c: Coverage) -> i64 {
+    match c {
+        Coverage::All => 0,
+        Coverage::From(p) => id_bson(p),
+    }
+}
+
+fn entry_doc(e: &Entry) -> Document {
+    let mut d = doc! { "p": id_bson(e.post), "a": e.author.as_str() };
+    if let Some(body) = &e.body {
+        d.insert("m", &body.message);
+        if let Some(data) = &body.data {
+            d.insert("d", Value::Object(data.clone()).to_string());
+        }
+    }
+    d
+}
+
+fn to_entry(d: &Document) -> Result<Entry> {
+    let post = PostId(get_i64(d, "p") as u64);
+    let author = UserId::from_stored(get_str(d, "a")?.to_owned());
+    let body = match d.get("m") {
+        Some(Bson::String(message)) => {
+            let data = match d.get("d") {
+                Some(Bson::String(text)) => match serde_json::from_str(text) {
+                    Ok(Value::Object(m)) => Some(m),
+                    _ => return Err(Error::internal("embedded post data is not a JSON object")),
+                },
+                _ => None,
+            };
+            Some(Arc::new(Body {
+                message: message.clone(),
+                data,
+            }))
+        }
+        _ => None,
+    };
+    Ok(Entry { post, author, body })
+}
+
+impl MongoTimelines {
+    pub fn new(db: Db, cap: usize) -> MongoTimelines {
+        MongoTimelines { db, cap }
+    }
+
+    fn push(&self, entries: Vec<Document>) -> Document {
+        doc! { "entries": { "$each": entries, "$sort": { "p": -1 }, "$slice": self.cap as i64 } }
+    }
+
+    async fn state(&self, user: &UserId) -> Result<Option<CacheState>> {
+        let found = self
+            .db
+            .timelines
+            .find_one(doc! { "_id": user.as_str() })
+            .projection(doc! { "warming": 1, "wv": 1, "floor": 1, "entries.p": 1 })
+            .await
+            .map_err(db_err("reading a timeline cache"))?;
+        Ok(found.as_ref().map(CacheState::from))
+    }
+
+    /// Runs `update` commands of many single-document updates, one round
+    /// trip per batch; returns how many documents they modified.
+    async fn bulk_update(&self, updates: Vec<Document>) -> Result<u64> {
+        let mut modified = 0;
+        let mut batch: Vec<Document> = Vec::new();
+        let mut bytes = 0;
+        let mut updates = updates.into_iter().peekable();
+        while let Some(u) = updates.next() {
+            bytes += RawDocumentBuf::from_document(&u).map_or(0, |r| r.as_bytes().len());
+            batch.push(u);
+            if batch.len() >= MAX_OPS || bytes >= MAX_BATCH_BYTES || updates.peek().is_none() {
+                let ops = batch.len();
+                let reply = self
+                    .db
+                    .database
+                    .run_command(doc! {
+                        "update": crate::db::TIMELINE_CACHE,
+                        "updates": std::mem::take(&mut batch),
+                        "ordered": false,
+                    })
+                    .await
+                    .map_err(db_err("writing timeline caches"))?;
+                if let Ok(errors) = reply.get_array("writeErrors") {
+                    if let Some(first) = errors.first() {
+                        return Err(Error::unavailable(format!(
+                            "writing timeline caches: {} of {ops} updates failed, first: {first}",
+                            errors.len()
+                        )));
+                    }
+                }
+                metrics().timeline_bulk_writes.inc();
+                metrics().timeline_bulk_ops.observe(ops as f64);
+                modified += get_i64(&reply, "nModified") as u64;
+                bytes = 0;
+            }
+        }
+        Ok(modified)
+    }
+
+    /// Which of `users` have a cache, with its state when `with_state`.
+    async fn active(&self, users: &[&str], filter: Document) -> Result<Vec<(UserId, CacheState)>> {
+        let mut out = Vec::new();
+        for chunk in users.chunks(IN_CHUNK) {
+            let mut f = filter.clone();
+            f.insert("_id", doc! { "$in": chunk });
+            let docs: Vec<Document> = self
+                .db
+                .timelines
+                .find(f)
+                .projection(doc! { "warming": 1, "wv": 1, "floor": 1, "entries.p": 1 })
+                .await
+                .map_err(db_err("reading timeline caches"))?
+                .try_collect()
+                .await
+                .map_err(db_err("reading timeline caches"))?;
+            for d in &docs {
+                out.push((
+                    UserId::from_stored(get_str(d, "_id")?.to_owned()),
+                    CacheState::from(d),
+                ));
+            }
+        }
+        Ok(out)
+    }
+
+    /// Removes what `pull` matches from the caches of `users` (all of them
+    /// when `filter` is empty, else those it selects), sealing floors and,
+    /// while warming, recording `remember`. Repeats for caches that changed
+    /// between the read and the write.
+    async fn remove(
+        &self,
+        users: &[&str],
+        filter: Document,
+        pull: Document,
+        remember: Document,
+    ) -> Result<()> {
+        let mut todo: Vec<String> = users.iter().map(|u| (*u).to_owned()).collect();
+        while !todo.is_empty() {
+            let names: Vec<&str> = todo.iter().map(String::as_str).collect();
+            let found = self.active(&names, filter.clone()).await?;
+            let updates: Vec<Document> = found
+                .iter()
+                .map(|(user, state)| {
+                    let (q, mut u) = state.removal(user, self.cap);
+                    u.insert("$pull", pull.clone());
+                    if state.warming {
+                        u.insert("$addToSet", remember.clone());
+                    }
+                    doc! { "q": q, "u": u, "upsert": false }
+                })
+                .collect();
+            let ops = updates.len() as u64;
+            if self.bulk_update_matched(updates).await? == ops {
+                return Ok(());
+            }
+            // Some cache changed under us: read them all again (doing the
+            // rest again is harmless).
+            todo = found.iter().map(|(u, _)| u.as_str().to_owned()).collect();
+        }
+        Ok(())
+    }
+
+    /// Like [`bulk_update`](Self::bulk_update) but counts matched documents.
+    async fn bulk_update_matched(&self, updates: Vec<Document>) -> Result<u64> {
+        let mut matched = 0;
+        for chunk in updates.chunks(MAX_OPS) {
+            let reply = self
+                .db
+                .database
+                .run_command(doc! {
+                    "update": crate::db::TIMELINE_CACHE,
+                    "updates": chunk.to_vec(),
+                    "ordered": false,
+                })
+                .await
+                .map_err(db_err("updating timeline caches"))?;
+            matched += get_i64(&reply, "n") as u64;
+        }
+        Ok(matched)
+    }
+}
+
+#[async_trait]
+impl TimelineStore for MongoTimelines {
+    fn capacity(&self) -> usize {
+        self.cap
+    }
+
+    async fn read(&self, user: &UserId, before: Option<PostId>, limit: usize) -> Result<CacheRead> {
+        let found = self
+            .db
+            .timelines
+            .find_one(doc! { "_id": user.as_str() })
+            .projection(doc! { "purged": 0, "retracted": 0 })
+            .await
+            .map_err(db_err("reading a timeline cache"))?;
+        let Some(d) = found else {
+            return Ok(CacheRead::Absent);
+        };
+        let state = CacheState::from(&d);
+        if state.warming {
+            return Ok(CacheRead::Warming);
+        }
+        let floor = state.floor(self.cap);
+        let mut entries = Vec::new();
+        let mut last = None;
+        for e in d
+            .get_array("entries")
+            .map_err(|_| Error::internal("cache without entries"))?
+        {
+            let Some(e) = e.as_document() else { continue };
+            let p = get_i64(e, "p") as u64;
+            // Newest first; duplicates (from racing writers) sit side by side.
+            if p < floor || last == Some(p) || before.is_some_and(|b| p >= b.0) {
+                continue;
+            }
+            last = Some(p);
+            entries.push(to_entry(e)?);
+            if entries.len() == limit {
+                break;
+            }
+        }
+        Ok(CacheRead::Ready {
+            entries,
+            coverage: state.coverage(self.cap),
+        })
+    }
+
+    async fn create(&self, user: &UserId) -> Result<()> {
+        self.db
+            .timelines
+            .update_one(
+                doc! { "_id": user.as_str() },
+                doc! { "$setOnInsert": {
+                    "warming": true, "wv": 0_i64, "floor": 0_i64,
+                    "entries": [], "purged": [], "retracted": [],
+                } },
+            )
+            .upsert(true)
+            .await
+            .map(|_| ())
+            .or_else(|e| {
+                // Two readers activating at once: the other one created it.
+                if crate::db::is_duplicate_key(&e) {
+                    Ok(())
+                } else {
+                    Err(db_err("creating a timeline cache")(e))
+                }
+            })
+    }
+
+    async fn fill(&self, user: &UserId, entries: Vec<Entry>, coverage: Coverage) -> Result<()> {
+        loop {
+            let found = self
+                .db
+                .timelines
+                .find_one(doc! { "_id": user.as_str(), "warming": true })
+                .projection(doc! { "wv": 1, "purged": 1, "retracted": 1 })
+                .await
+                .map_err(db_err("reading a warming timeline cache"))?;
+            let Some(d) = found else {
+                return Ok(()); // ready already, or gone
+            };
+            let purged: HashSet<&str> = d
+                .get_array("purged")
+                .map(|a| a.iter().filter_map(Bson::as_str).collect())
+                .unwrap_or_default();
+            let retracted: HashSet<i64> = d
+                .get_array("retracted")
+                .map(|a| a.iter().filter_map(Bson::as_i64).collect())
+                .unwrap_or_default();
+            let kept: Vec<Document> = entries
+                .iter()
+                .filter(|e| {
+                    !purged.contains(e.author.as_str()) && !retracted.contains(&id_bson(e.post))
+                })
+                .map(entry_doc)
+                .collect();
+            let done = self
+                .db
+                .timelines
+                .update_one(
+                    doc! { "_id": user.as_str(), "warming": true, "wv": get_i64(&d, "wv") },
+                    doc! {
+                        "$set": { "warming": false, "purged": [], "retracted": [] },
+                        "$max": { "floor": coverage_floor(coverage) },
+                        "$push": self.push(kept),
+                    },
+                )
+                .await
+                .map_err(db_err("filling a timeline cache"))?;
+            if done.matched_count == 1 {
+                return Ok(());
+            }
+        }
+    }
+
+    async fn deliver(&self, deliveries: &[Delivery]) -> Result<usize> {
+        // Only users with a cache get an update: ask which first, in chunks.
+        let mut candidates: Vec<&str> = deliveries
+            .iter()
+            .flat_map(|(_, followers)| followers.iter().map(UserId::as_str))
+            .collect();
+        candidates.sort_unstable();
+        candidates.dedup();
+        let active: HashSet<String> = self
+            .active(&candidates, doc! {})
+            .await?
+            .into_iter()
+            .map(|(u, _)| u.as_str().to_owned())
+            .collect();
+        if active.is_empty() {
+            return Ok(0);
+        }
+        let mut updates = Vec::new();
+        for (entry, followers) in deliveries {
+            let p = id_bson(entry.post);
+            let push = self.push(vec![entry_doc(entry)]);
+            for f in followers.iter().filter(|f| active.contains(f.as_str())) {
+                updates.push(doc! {
+                    "q": { "_id": f.as_str(), "entries.p": { "$ne": p }, "floor": { "$lte": p } },
+                    "u": { "$push": push.clone() },
+                    "upsert": false,
+                });
+            }
+        }
+        Ok(self.bulk_update(updates).await? as usize)
+    }
+
+    async fn coverage(&self, user: &UserId) -> Result<Option<Coverage>> {
+        Ok(self.state(user).await?.map(|s| s.coverage(self.cap)))
+    }
+
+    async fn backfill(
+        &self,
+        user: &UserId,
+        author: &UserId,
+        entries: Vec<Entry>,
+        coverage: Coverage,
+    ) -> Result<()> {
+        let docs: Vec<Document> = entries.iter().map(entry_doc).collect();
+        self.db
+            .timelines
+            .update_one(
+                doc! { "_id": user.as_str() },
+                doc! {
+                    "$pull": { "purged": author.as_str() },
+                    "$inc": { "wv": 1_i64 },
+                    "$max": { "floor": coverage_floor(coverage) },
+                    "$push": self.push(docs),
+                },
+            )
+            .await
+            .map(|_| ())
+            .map_err(db_err("backfilling a timeline cache"))
+    }
+
+    async fn purge_author(&self, user: &UserId, author: &UserId) -> Result<()> {
+        self.remove(
+            &[user.as_str()],
+            doc! {},
+            doc! { "entries": { "a": author.as_str() } },
+            doc! { "purged": author.as_str() },
+        )
+        .await
+    }
+
+    async fn retract_post(&self, users: &[UserId], post: PostId) -> Result<()> {
+        let ids: Vec<&str> = users.iter().map(UserId::as_str).collect();
+        let p = id_bson(post);
+        self.remove(
+            &ids,
+            doc! { "$or": [ { "entries.p": p }, { "warming": true } ] },
+            doc! { "entries": { "p": p } },
+            doc! { "retracted": p },
+        )
+        .await
+    }
+
+    async fn drop_timeline(&self, user: &UserId) -> Result<()> {
+        self.db
+            .timelines
+            .delete_one(doc! { "_id": user.as_str() })
+            .await
+            .map(|_| ())
+            .map_err(db_err("dropping a timeline cache"))
+    }
+
+    async fn footprint(&self) -> Result<Footprint> {
+        let raw = self
+            .db
+            .database
+            .collection::<RawDocumentBuf>(crate::db::TIMELINE_CACHE);
+        let mut cursor = raw
+            .find(doc! {})
+            .projection(doc! { "entries": 1 })
+            .await
+            .map_err(db_err("measuring timeline caches"))?;
+        let mut f = Footprint::default();
+        while let Some(d) = cursor
+            .try_next()
+            .await
+            .map_err(db_err("measuring timeline caches"))?
+        {
+            f.users += 1;
+            f.documents += 1;
+            f.serialized_bytes += d.as_bytes().len() as u64;
+            if let Ok(entries) = d.get_array("entries") {
+                f.entries += entries.into_iter().count() as u64;
+            }
+        }
+        Ok(f)
+    }
+}
