@@ -45,6 +45,7 @@ impl MongoStore {
             .edges(collection)
             .find(doc! { "user": user })
             .projection(doc! { "_id": 0, field: 1 })
+            .sort(doc! { "user": 1, field: 1 })
             .session(&mut *s)
             .await?;
         let mut out = Vec::new();

@@ -30,7 +30,7 @@ use socialite_core::ids::{PostId, UserId};
 use socialite_core::metrics::metrics;
 use socialite_core::model::{Body, Entry};
 use socialite_core::ports::{CacheRead, Coverage, Delivery, Footprint, TimelineStore};
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
 /// Deliveries sent in one `update` command at most.
@@ -419,20 +419,27 @@ impl TimelineStore for MongoTimelines {
             .collect();
         candidates.sort_unstable();
         candidates.dedup();
-        let active: HashSet<String> = self
+        let active: HashMap<String, CacheState> = self
             .active(&candidates, doc! {})
             .await?
             .into_iter()
-            .map(|(u, _)| u.as_str().to_owned())
+            .map(|(u, state)| (u.as_str().to_owned(), state))
             .collect();
         if active.is_empty() {
             return Ok(0);
         }
+        // Skips what the cache already holds or does not cover, as read; the
+        // update's filter checks both again against the document as it is.
+        let wanted = |f: &UserId, post: PostId| {
+            active
+                .get(f.as_str())
+                .is_some_and(|s| post.0 >= s.floor(self.cap) && !s.ids.contains(&post.0))
+        };
         let mut updates = Vec::new();
         for (entry, followers) in deliveries {
             let p = id_bson(entry.post);
             let push = self.push(vec![entry_doc(entry)]);
-            for f in followers.iter().filter(|f| active.contains(f.as_str())) {
+            for f in followers.iter().filter(|f| wanted(f, entry.post)) {
                 updates.push(doc! {
                     "q": { "_id": f.as_str(), "entries.p": { "$ne": p }, "floor": { "$lte": p } },
                     "u": { "$push": push.clone() },

@@ -3,6 +3,8 @@
 //! standing in for synchronisation.
 #![allow(dead_code)]
 
+pub mod servers;
+
 use reqwest::{Client, Method, StatusCode};
 use serde_json::{json, Value};
 use socialite::{start, App, AppConfig};

@@ -1,0 +1,564 @@
+//! One conformance suite for the ports, run on every backend: the embedded
+//! default, and MongoDB with Kafka (see `common/servers.rs`). Each check
+//! states what any adapter of the port must do; the suite knows the
+//! backends only by their URIs.
+
+mod common;
+
+use common::eventually;
+use common::servers::Servers;
+use serde_json::json;
+use socialite_core::backends::{Backends, EmbeddedConfig};
+use socialite_core::error::ErrorKind;
+use socialite_core::event::Event;
+use socialite_core::feed::config::FeedConfig;
+use socialite_core::ids::{PostId, UserId};
+use socialite_core::model::{Entry, Post};
+use socialite_core::ports::{CacheRead, Coverage, IdRange, LogConsumer};
+use socialite_transport::backends::{open_backends, BackendConfig};
+use std::collections::BTreeMap;
+use std::sync::Arc;
+use std::time::Duration;
+
+/// A backend under test, with what keeps it alive.
+struct Under {
+    backends: Backends,
+    _dir: tempfile::TempDir,
+}
+
+#[derive(Clone, Copy, Debug)]
+enum Kind {
+    Embedded,
+    MongoKafka,
+}
+
+async fn open(kind: Kind, feed: FeedConfig, test: &str) -> Option<Under> {
+    let dir = tempfile::tempdir().unwrap();
+    let mut config = BackendConfig::embedded(EmbeddedConfig {
+        data_dir: dir.path().into(),
+        log_retention: 1_000_000,
+        feed,
+    });
+    if let Kind::MongoKafka = kind {
+        let servers = Servers::from_env(test)?;
+        config.store = servers.mongodb_uri(&Servers::unique("conf"));
+        config.event_log = servers.kafka_uri(&Servers::unique("conf"), 3);
+    }
+    let backends = open_backends(&config).await.unwrap();
+    Some(Under {
+        backends,
+        _dir: dir,
+    })
+}
+
+fn u(s: &str) -> UserId {
+    UserId::parse(s).unwrap()
+}
+
+fn post(id: u64, author: &str, message: &str) -> Post {
+    Post {
+        id: PostId(id),
+        author: u(author),
+        message: message.into(),
+        data: json!({ "n": id, "tags": ["a", "b"], "nested": { "x": 1.5 } })
+            .as_object()
+            .cloned(),
+    }
+}
+
+fn ids(entries: &[Entry]) -> Vec<u64> {
+    entries.iter().map(|e| e.post.0).collect()
+}
+
+/// Drains the outbox, in order, acknowledging what it read.
+async fn drain_outbox(b: &Backends) -> Vec<Event> {
+    let mut out = Vec::new();
+    loop {
+        let pending = b.outbox.pending(1000).await.unwrap();
+        if pending.is_empty() {
+            return out;
+        }
+        let seqs: Vec<u64> = pending.iter().map(|(s, _)| *s).collect();
+        assert!(
+            seqs.windows(2).all(|w| w[0] < w[1]),
+            "pending is oldest first"
+        );
+        b.outbox.ack(&seqs).await.unwrap();
+        out.extend(pending.into_iter().map(|(_, e)| e));
+    }
+}
+
+async fn users_posts_and_outbox(kind: Kind) {
+    let Some(t) = open(kind, FeedConfig::default(), "users_posts_and_outbox").await else {
+        return;
+    };
+    let b = &t.backends;
+    assert!(
+        b.outbox.lease().await.unwrap(),
+        "a lone relay gets the lease"
+    );
+    drain_outbox(b).await;
+
+    // Users: created once, profile replaced or kept.
+    let profile = json!({ "name": "Ann", "n": 1 }).as_object().cloned();
+    let (user, created) = b
+        .content
+        .put_user(&u("ann"), profile.clone())
+        .await
+        .unwrap();
+    assert!(created);
+    assert_eq!(
+        (user.followers, user.following, &user.profile),
+        (0, 0, &profile)
+    );
+    let (user, created) = b.content.put_user(&u("ann"), None).await.unwrap();
+    assert!(!created);
+    assert_eq!(user.profile, profile, "no profile keeps the old one");
+    b.content.put_user(&u("bo"), None).await.unwrap();
+    assert_eq!(b.content.get_user(&u("nobody")).await.unwrap(), None);
+
+    // Posts: stored with their data exactly, unknown authors refused.
+    let err = b
+        .content
+        .create_post(post(5, "nobody", "x"))
+        .await
+        .unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::NotFound);
+    for (id, author) in [(10, "ann"), (20, "bo"), (30, "ann"), (40, "ann")] {
+        b.content
+            .create_post(post(id, author, &format!("m{id}")))
+            .await
+            .unwrap();
+    }
+    let got = b
+        .content
+        .get_posts(&[PostId(30), PostId(99), PostId(10)])
+        .await
+        .unwrap();
+    assert_eq!(got, vec![post(30, "ann", "m30"), post(10, "ann", "m10")]);
+    assert_eq!(b.content.newest_post_id().await.unwrap(), Some(PostId(40)));
+
+    // An author's posts, newest first per author, in a window.
+    let mut found = ids(&b
+        .content
+        .post_ids_by(
+            &[u("ann"), u("bo")],
+            IdRange {
+                below: Some(PostId(40)),
+                from: None,
+            },
+            10,
+        )
+        .await
+        .unwrap());
+    found.sort_unstable();
+    assert_eq!(found, vec![10, 20, 30]);
+    let newest = b
+        .content
+        .post_ids_by(
+            &[u("ann")],
+            IdRange {
+                below: None,
+                from: Some(PostId(20)),
+            },
+            1,
+        )
+        .await
+        .unwrap();
+    assert_eq!(ids(&newest), vec![40]);
+
+    // Deleting a post returns it once.
+    assert_eq!(
+        b.content.delete_post(PostId(30)).await.unwrap(),
+        Some(post(30, "ann", "m30"))
+    );
+    assert_eq!(b.content.delete_post(PostId(30)).await.unwrap(), None);
+
+    // Every change that others must learn of is queued, in commit order.
+    let events = drain_outbox(b).await;
+    let kinds: Vec<String> = events
+        .iter()
+        .map(|e| match e {
+            Event::PostCreated { post } => format!("created {}", post.id.0),
+            Event::PostDeleted { post, .. } => format!("deleted {}", post.0),
+            other => format!("{other:?}"),
+        })
+        .collect();
+    assert_eq!(
+        kinds,
+        [
+            "created 10",
+            "created 20",
+            "created 30",
+            "created 40",
+            "deleted 30"
+        ]
+    );
+    assert_eq!(
+        events[0],
+        Event::PostCreated {
+            post: post(10, "ann", "m10")
+        },
+        "content travels with the event"
+    );
+    assert_eq!(b.outbox.backlog().await.unwrap(), 0);
+}
+
+async fn follow_graph(kind: Kind) {
+    let Some(t) = open(kind, FeedConfig::default(), "follow_graph").await else {
+        return;
+    };
+    let (b, g) = (&t.backends, &t.backends.graph);
+    for name in ["a", "b", "c", "d"] {
+        b.content.put_user(&u(name), None).await.unwrap();
+    }
+    drain_outbox(b).await;
+    assert_eq!(
+        g.follow(&u("a"), &u("a")).await.unwrap_err().kind(),
+        ErrorKind::Conflict
+    );
+    assert_eq!(
+        g.follow(&u("a"), &u("zz")).await.unwrap_err().kind(),
+        ErrorKind::NotFound
+    );
+    assert!(g.follow(&u("b"), &u("a")).await.unwrap());
+    assert!(
+        !g.follow(&u("b"), &u("a")).await.unwrap(),
+        "a second follow changes nothing"
+    );
+    assert!(g.follow(&u("d"), &u("a")).await.unwrap());
+    assert!(g.follow(&u("c"), &u("a")).await.unwrap());
+    assert!(g.follow(&u("a"), &u("c")).await.unwrap());
+
+    let page = |v: Vec<UserId>| v.iter().map(|x| x.as_str().to_owned()).collect::<Vec<_>>();
+    assert_eq!(
+        page(g.followers(&u("a"), None, 10).await.unwrap()),
+        ["b", "c", "d"]
+    );
+    assert_eq!(
+        page(g.followers(&u("a"), Some(&u("b")), 1).await.unwrap()),
+        ["c"]
+    );
+    assert_eq!(page(g.following(&u("a"), None, 10).await.unwrap()), ["c"]);
+    let lists = g.followers_of(&[u("a"), u("b"), u("c")]).await.unwrap();
+    let mut first = page(lists[0].clone());
+    first.sort();
+    assert_eq!(
+        (first, lists[1].len(), page(lists[2].clone())),
+        (
+            vec!["b".to_owned(), "c".into(), "d".into()],
+            0,
+            vec!["a".to_owned()]
+        )
+    );
+    let a = b.content.get_user(&u("a")).await.unwrap().unwrap();
+    assert_eq!((a.followers, a.following), (3, 1));
+
+    assert!(g.unfollow(&u("d"), &u("a")).await.unwrap());
+    assert!(!g.unfollow(&u("d"), &u("a")).await.unwrap());
+    let events = drain_outbox(b).await;
+    let expected = [
+        ("Followed", "b", "a"),
+        ("Followed", "d", "a"),
+        ("Followed", "c", "a"),
+        ("Followed", "a", "c"),
+        ("Unfollowed", "d", "a"),
+    ];
+    let seen: Vec<(&str, String, String)> = events
+        .iter()
+        .map(|e| match e {
+            Event::Followed { follower, followee } => {
+                ("Followed", follower.to_string(), followee.to_string())
+            }
+            Event::Unfollowed { follower, followee } => {
+                ("Unfollowed", follower.to_string(), followee.to_string())
+            }
+            other => panic!("unexpected {other:?}"),
+        })
+        .collect();
+    let expected: Vec<(&str, String, String)> = expected
+        .iter()
+        .map(|(k, f, t)| (*k, f.to_string(), t.to_string()))
+        .collect();
+    assert_eq!(seen, expected);
+
+    // Deleting a user removes their posts and edges and fixes the counts.
+    b.content.create_post(post(7, "a", "bye")).await.unwrap();
+    assert!(b.content.delete_user(&u("a")).await.unwrap());
+    assert!(!b.content.delete_user(&u("a")).await.unwrap());
+    assert_eq!(b.content.get_posts(&[PostId(7)]).await.unwrap(), vec![]);
+    assert!(g.followers(&u("a"), None, 10).await.unwrap().is_empty());
+    assert!(g.following(&u("b"), None, 10).await.unwrap().is_empty());
+    let c = b.content.get_user(&u("c")).await.unwrap().unwrap();
+    assert_eq!((c.followers, c.following), (0, 0));
+    let events = drain_outbox(b).await;
+    assert!(events.contains(&Event::AuthorRetracted {
+        author: u("a"),
+        followers: vec![u("b"), u("c")]
+    }));
+    assert!(events.contains(&Event::Unfollowed {
+        follower: u("a"),
+        followee: u("c")
+    }));
+    assert_eq!(
+        events.last(),
+        Some(&Event::TimelineDropped { user: u("a") })
+    );
+}
+
+/// Polls `consumer` until `want` events arrived (or the deadline passes).
+async fn consume(consumer: &mut Box<dyn LogConsumer>, want: usize) -> Vec<Event> {
+    let mut got = Vec::new();
+    let deadline = std::time::Instant::now() + Duration::from_secs(60);
+    while got.len() < want && std::time::Instant::now() < deadline {
+        got.extend(
+            consumer
+                .poll(100, Duration::from_millis(200), Duration::ZERO)
+                .await
+                .unwrap(),
+        );
+    }
+    got
+}
+
+fn posted(author: &str, id: u64) -> Event {
+    Event::PostCreated {
+        post: post(id, author, "x"),
+    }
+}
+
+async fn event_log(kind: Kind) {
+    let Some(t) = open(kind, FeedConfig::default(), "event_log").await else {
+        return;
+    };
+    let log = &t.backends.log;
+    log.ping().await.unwrap();
+    // Three authors' posts interleaved, and graph events keyed by followee.
+    let mut appended = Vec::new();
+    for i in 0..30u64 {
+        let author = ["x", "y", "z"][(i % 3) as usize];
+        appended.push(posted(author, 100 + i));
+        if i % 10 == 0 {
+            appended.push(Event::Followed {
+                follower: u("f"),
+                followee: u(author),
+            });
+        }
+    }
+    log.append(&appended[..20]).await.unwrap();
+    log.append(&appended[20..]).await.unwrap();
+
+    let mut first = log.consumer("conformance").await.unwrap();
+    let got = consume(&mut first, appended.len()).await;
+    assert_eq!(got.len(), appended.len(), "every event arrives once");
+    // Each key's events arrive in the order appended.
+    let by_key = |events: &[Event]| {
+        let mut m: BTreeMap<String, Vec<Event>> = BTreeMap::new();
+        for e in events {
+            let family = matches!(e, Event::PostCreated { .. });
+            m.entry(format!("{}{}", e.key(), family))
+                .or_default()
+                .push(e.clone());
+        }
+        m
+    };
+    assert_eq!(by_key(&got), by_key(&appended));
+    first.commit().await.unwrap();
+    eventually("the committed group to have no backlog", || async {
+        first.backlog().await.unwrap() == 0
+    })
+    .await;
+    drop(first);
+
+    // The group resumes after its commit; another group reads from the start.
+    log.append(&[posted("x", 500)]).await.unwrap();
+    let mut again = log.consumer("conformance").await.unwrap();
+    let got = consume(&mut again, 1).await;
+    assert_eq!(got, vec![posted("x", 500)]);
+    again.commit().await.unwrap();
+    drop(again);
+    let mut other = log.consumer("another-group").await.unwrap();
+    assert_eq!(
+        consume(&mut other, appended.len() + 1).await.len(),
+        appended.len() + 1
+    );
+}
+
+fn entry(id: u64, author: &str) -> Entry {
+    Entry::linked(PostId(id), u(author))
+}
+
+async fn ready(b: &Backends, user: &str) -> (Vec<u64>, Coverage) {
+    match b.timelines.read(&u(user), None, 200).await.unwrap() {
+        CacheRead::Ready { entries, coverage } => (ids(&entries), coverage),
+        other => panic!("{user}: expected a ready cache, found {other:?}"),
+    }
+}
+
+async fn timeline_caches(kind: Kind, embed: bool) {
+    let feed = FeedConfig {
+        cache_size: 3,
+        embed,
+        ..FeedConfig::default()
+    };
+    let Some(t) = open(kind, feed, "timeline_caches").await else {
+        return;
+    };
+    let b = &t.backends;
+    let tl = &b.timelines;
+    assert_eq!(tl.capacity(), 3);
+    assert_eq!(tl.read(&u("r"), None, 10).await.unwrap(), CacheRead::Absent);
+    assert_eq!(tl.coverage(&u("r")).await.unwrap(), None);
+
+    // Warming: deliveries land, purges and retractions are remembered.
+    tl.create(&u("r")).await.unwrap();
+    tl.create(&u("r")).await.unwrap();
+    assert_eq!(
+        tl.read(&u("r"), None, 10).await.unwrap(),
+        CacheRead::Warming
+    );
+    let fans = Arc::new(vec![u("r"), u("dormant")]);
+    let body = Entry::embedded(&post(50, "a", "embedded"));
+    let landed = tl
+        .deliver(&[(
+            if embed { body.clone() } else { entry(50, "a") },
+            fans.clone(),
+        )])
+        .await
+        .unwrap();
+    assert_eq!(landed, 1, "the dormant follower gets nothing");
+    tl.purge_author(&u("r"), &u("gone")).await.unwrap();
+    tl.retract_post(&[u("r")], PostId(8)).await.unwrap();
+    tl.fill(
+        &u("r"),
+        vec![
+            entry(9, "a"),
+            entry(8, "a"),
+            entry(7, "gone"),
+            entry(6, "b"),
+        ],
+        Coverage::All,
+    )
+    .await
+    .unwrap();
+    let (entries, coverage) = ready(b, "r").await;
+    assert_eq!(entries, vec![50, 9, 6]);
+    assert!(
+        coverage <= Coverage::From(PostId(6)),
+        "a full cache covers at least its entries"
+    );
+    if embed {
+        let CacheRead::Ready { entries, .. } = tl.read(&u("r"), None, 1).await.unwrap() else {
+            panic!()
+        };
+        assert_eq!(entries, vec![body], "embedded content comes back whole");
+    }
+    tl.fill(&u("r"), vec![entry(1, "a")], Coverage::All)
+        .await
+        .unwrap();
+    assert_eq!(
+        ready(b, "r").await.0,
+        vec![50, 9, 6],
+        "a second fill changes nothing"
+    );
+
+    // Idempotent, capped deliveries; the floor follows what the cap drops.
+    // (How a repeat counts is the adapter's business; the cache is what matters.)
+    tl.deliver(&[(entry(50, "a"), fans.clone())]).await.unwrap();
+    tl.deliver(&[
+        (entry(60, "b"), fans.clone()),
+        (entry(55, "a"), fans.clone()),
+    ])
+    .await
+    .unwrap();
+    assert_eq!(
+        ready(b, "r").await,
+        (vec![60, 55, 50], Coverage::From(PostId(50)))
+    );
+    tl.deliver(&[(entry(40, "a"), fans.clone())]).await.unwrap();
+    assert_eq!(
+        ready(b, "r").await.0,
+        vec![60, 55, 50],
+        "below the floor: the merge serves it"
+    );
+    let CacheRead::Ready { entries, .. } = tl.read(&u("r"), Some(PostId(60)), 1).await.unwrap()
+    else {
+        panic!()
+    };
+    assert_eq!(ids(&entries), vec![55], "pages continue below the cursor");
+
+    // Removals keep the floor where the cap had put it.
+    tl.retract_post(&[u("r"), u("dormant")], PostId(55))
+        .await
+        .unwrap();
+    assert_eq!(
+        ready(b, "r").await,
+        (vec![60, 50], Coverage::From(PostId(50)))
+    );
+    tl.purge_author(&u("r"), &u("b")).await.unwrap();
+    assert_eq!(ready(b, "r").await, (vec![50], Coverage::From(PostId(50))));
+
+    // A backfill exact from 52 raises the floor.
+    tl.backfill(
+        &u("r"),
+        &u("c"),
+        vec![entry(58, "c"), entry(52, "c")],
+        Coverage::From(PostId(52)),
+    )
+    .await
+    .unwrap();
+    assert_eq!(
+        ready(b, "r").await,
+        (vec![58, 52], Coverage::From(PostId(52)))
+    );
+    assert_eq!(
+        tl.coverage(&u("r")).await.unwrap(),
+        Some(Coverage::From(PostId(52)))
+    );
+
+    let footprint = tl.footprint().await.unwrap();
+    assert_eq!((footprint.users, footprint.entries >= 2), (1, true));
+    tl.drop_timeline(&u("r")).await.unwrap();
+    assert_eq!(tl.read(&u("r"), None, 10).await.unwrap(), CacheRead::Absent);
+    assert_eq!(
+        tl.deliver(&[(entry(70, "a"), fans)]).await.unwrap(),
+        0,
+        "no cache is created by fanout"
+    );
+}
+
+macro_rules! suite {
+    ($name:ident, $kind:expr) => {
+        mod $name {
+            use super::*;
+
+            #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+            async fn users_posts_and_outbox() {
+                super::users_posts_and_outbox($kind).await
+            }
+
+            #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+            async fn follow_graph() {
+                super::follow_graph($kind).await
+            }
+
+            #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+            async fn event_log() {
+                super::event_log($kind).await
+            }
+
+            #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+            async fn timeline_caches_linked() {
+                super::timeline_caches($kind, false).await
+            }
+
+            #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+            async fn timeline_caches_embedded() {
+                super::timeline_caches($kind, true).await
+            }
+        }
+    };
+}
+
+suite!(embedded, Kind::Embedded);
+suite!(mongodb_kafka, Kind::MongoKafka);
