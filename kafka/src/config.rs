@@ -13,10 +13,17 @@ pub struct KafkaConfig {
     pub partitions: i32,
     /// Replication factor of each topic when it is created.
     pub replication: i32,
+    /// When set, a fanout worker that sees a partition of its group's topics
+    /// with events waiting, not assigned to it and not committed for this
+    /// long, leaves the group and joins again. Off by default: Kafka moves a
+    /// dead member's partitions by itself. For coordinators that keep a dead
+    /// member's assignment (tansu 0.6 does), this recovers them.
+    pub stale_partition_rejoin: Option<std::time::Duration>,
 }
 
 impl KafkaConfig {
-    /// Parses `kafka://host:port[,host:port]?partitions=N&replication=N&topic_prefix=P`.
+    /// Parses `kafka://host:port[,host:port]?partitions=N&replication=N&topic_prefix=P`
+    /// (and `stale_partition_rejoin_ms=N`, see the field).
     pub fn from_uri(uri: &str) -> Result<KafkaConfig> {
         let bad = |why: &str| Error::invalid("invalid_log_uri", format!("{uri}: {why}"));
         let rest = uri
@@ -32,6 +39,7 @@ impl KafkaConfig {
             topic_prefix: "socialite".into(),
             partitions: 8,
             replication: 1,
+            stale_partition_rejoin: None,
         };
         for pair in query.split('&').filter(|p| !p.is_empty()) {
             let (k, v) = pair
@@ -50,6 +58,16 @@ impl KafkaConfig {
                     config.topic_prefix = v.to_owned()
                 }
                 "topic_prefix" => return Err(bad("topic_prefix takes [A-Za-z0-9._-]")),
+                "stale_partition_rejoin_ms" => {
+                    let ms = v
+                        .parse::<u64>()
+                        .ok()
+                        .filter(|ms| (1000..=3_600_000).contains(ms));
+                    let ms = ms.ok_or_else(|| {
+                        bad("stale_partition_rejoin_ms must be from 1000 to 3600000")
+                    })?;
+                    config.stale_partition_rejoin = Some(std::time::Duration::from_millis(ms));
+                }
                 other => return Err(bad(&format!("unknown parameter `{other}`"))),
             }
         }
@@ -83,7 +101,13 @@ mod tests {
         assert_eq!(c.partitions, 3);
         assert_eq!(c.posts_topic(), "t1.posts");
         assert_eq!(c.graph_topic(), "t1.graph");
-        assert_eq!(KafkaConfig::from_uri("kafka://h:1").unwrap().partitions, 8);
+        let plain = KafkaConfig::from_uri("kafka://h:1").unwrap();
+        assert_eq!((plain.partitions, plain.stale_partition_rejoin), (8, None));
+        let c = KafkaConfig::from_uri("kafka://h:1?stale_partition_rejoin_ms=5000").unwrap();
+        assert_eq!(
+            c.stale_partition_rejoin,
+            Some(std::time::Duration::from_secs(5))
+        );
     }
 
     #[test]
@@ -96,6 +120,7 @@ mod tests {
             "kafka://h:1?partitions=x",
             "kafka://h:1?colour=red",
             "kafka://h:1?topic_prefix=a/b",
+            "kafka://h:1?stale_partition_rejoin_ms=5",
         ] {
             let e = KafkaConfig::from_uri(uri).unwrap_err();
             assert_eq!(e.code(), "invalid_log_uri", "{uri}");

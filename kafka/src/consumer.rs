@@ -81,6 +81,10 @@ fn ignore_nothing_stored(result: KafkaResult<()>) -> KafkaResult<()> {
 
 pub struct KafkaConsumer {
     inner: Arc<BaseConsumer<GroupContext>>,
+    config: KafkaConfig,
+    group: String,
+    topics: Vec<String>,
+    stale: Option<StaleWatch>,
     /// Highest offset handed out per partition since the last commit.
     handed_out: BTreeMap<(String, i32), i64>,
     /// When the lag was last measured, and the total then.
@@ -95,8 +99,95 @@ struct Fetched {
     event: Option<Event>,
 }
 
+/// Watches, when enabled, for partitions that nobody consumes (see
+/// [`KafkaConfig::stale_partition_rejoin`]).
+struct StaleWatch {
+    after: Duration,
+    checked: Instant,
+    /// Partitions with events waiting, by their committed offset, since when.
+    waiting: BTreeMap<(String, i32), (i64, Instant)>,
+}
+
+const STALE_CHECK_EVERY: Duration = Duration::from_secs(2);
+
+/// Whether some partition of `topics` outside this member's assignment has
+/// had events waiting at an unchanged committed offset for `after`.
+fn stale_partition(
+    consumer: &BaseConsumer<GroupContext>,
+    topics: &[String],
+    waiting: &mut BTreeMap<(String, i32), (i64, Instant)>,
+    after: Duration,
+) -> KafkaResult<Option<(String, i32)>> {
+    let timeout = Duration::from_secs(2);
+    let owned: BTreeSet<(String, i32)> = consumer
+        .assignment()?
+        .elements()
+        .iter()
+        .map(|e| (e.topic().to_owned(), e.partition()))
+        .collect();
+    let mut others = TopicPartitionList::new();
+    for topic in topics {
+        let metadata = consumer.fetch_metadata(Some(topic), timeout)?;
+        for t in metadata.topics() {
+            for p in t.partitions() {
+                if !owned.contains(&(t.name().to_owned(), p.id())) {
+                    others.add_partition(t.name(), p.id());
+                }
+            }
+        }
+    }
+    if others.count() == 0 {
+        waiting.clear();
+        return Ok(None);
+    }
+    let committed = consumer.committed_offsets(others, timeout)?;
+    let mut still = BTreeMap::new();
+    let mut stale = None;
+    for e in committed.elements() {
+        let key = (e.topic().to_owned(), e.partition());
+        let (low, high) = consumer.fetch_watermarks(e.topic(), e.partition(), timeout)?;
+        let at = match e.offset() {
+            Offset::Offset(o) => o,
+            _ => low,
+        };
+        if high <= at {
+            continue;
+        }
+        let since = match waiting.get(&key) {
+            Some(&(seen, since)) if seen == at => since,
+            _ => Instant::now(),
+        };
+        if since.elapsed() >= after {
+            stale = Some(key.clone());
+        }
+        still.insert(key, (at, since));
+    }
+    *waiting = still;
+    Ok(stale)
+}
+
 impl KafkaConsumer {
     pub fn join(config: &KafkaConfig, group: &str, topics: &[String]) -> Result<KafkaConsumer> {
+        Ok(KafkaConsumer {
+            inner: Arc::new(Self::subscribe(config, group, topics)?),
+            config: config.clone(),
+            group: group.to_owned(),
+            topics: topics.to_vec(),
+            stale: config.stale_partition_rejoin.map(|after| StaleWatch {
+                after,
+                checked: Instant::now(),
+                waiting: BTreeMap::new(),
+            }),
+            handed_out: BTreeMap::new(),
+            lag: std::sync::Mutex::new(None),
+        })
+    }
+
+    fn subscribe(
+        config: &KafkaConfig,
+        group: &str,
+        topics: &[String],
+    ) -> Result<BaseConsumer<GroupContext>> {
         let context = GroupContext {
             group: group.to_owned(),
             reassigned: AtomicBool::new(false),
@@ -119,11 +210,48 @@ impl KafkaConsumer {
         consumer
             .subscribe(&names)
             .map_err(|e| unavailable("subscribing to the Kafka topics", e))?;
-        Ok(KafkaConsumer {
-            inner: Arc::new(consumer),
-            handed_out: BTreeMap::new(),
-            lag: std::sync::Mutex::new(None),
-        })
+        Ok(consumer)
+    }
+
+    /// Leaves the group and joins again as a new member if a partition has
+    /// been left unconsumed for the configured time (off by default).
+    async fn rejoin_if_stale(&mut self) -> Result<()> {
+        let Some(watch) = self.stale.as_mut() else {
+            return Ok(());
+        };
+        if watch.checked.elapsed() < STALE_CHECK_EVERY {
+            return Ok(());
+        }
+        watch.checked = Instant::now();
+        let (after, mut waiting) = (watch.after, std::mem::take(&mut watch.waiting));
+        let topics = self.topics.clone();
+        let (found, waiting) = self
+            .blocking(move |c| {
+                let found = stale_partition(c, &topics, &mut waiting, after);
+                (found, waiting)
+            })
+            .await?;
+        let watch = self.stale.as_mut().expect("checked above");
+        watch.waiting = waiting;
+        let Some((topic, partition)) =
+            found.map_err(|e| unavailable("checking the group's partitions", e))?
+        else {
+            return Ok(());
+        };
+        tracing::warn!(group = %self.group, %topic, partition, waited_ms = after.as_millis() as u64, "a partition has events that nobody consumes; leaving the group and joining again");
+        watch.waiting.clear();
+        let fresh = Arc::new(Self::subscribe(&self.config, &self.group, &self.topics)?);
+        let old = std::mem::replace(&mut self.inner, fresh);
+        self.handed_out.clear();
+        // Dropping the old member commits what it stored and leaves the group.
+        tokio::task::spawn_blocking(move || leave(&old))
+            .await
+            .map_err(|e| Error::internal(format!("leaving the group: {e}")))?;
+        self.inner
+            .context()
+            .reassigned
+            .store(true, Ordering::SeqCst);
+        Ok(())
     }
 
     async fn blocking<T: Send + 'static>(
@@ -195,6 +323,7 @@ fn gather(
 #[async_trait]
 impl LogConsumer for KafkaConsumer {
     async fn poll(&mut self, max: usize, wait: Duration, linger: Duration) -> Result<Vec<Event>> {
+        self.rejoin_if_stale().await?;
         let fetched = self
             .blocking(move |c| gather(c, max, wait, linger))
             .await?
@@ -262,6 +391,12 @@ impl LogConsumer for KafkaConsumer {
     }
 }
 
+/// Commits what is stored and leaves the group.
+fn leave(consumer: &BaseConsumer<GroupContext>) {
+    let _ = ignore_nothing_stored(consumer.commit_consumer_state(CommitMode::Sync));
+    consumer.unsubscribe();
+}
+
 /// Unprocessed events per assigned partition: the high watermark less the
 /// consumer's position (or its committed offset before the first fetch).
 fn partition_lags(consumer: &BaseConsumer<GroupContext>) -> Result<Vec<((String, i32), u64)>> {
@@ -287,18 +422,14 @@ fn partition_lags(consumer: &BaseConsumer<GroupContext>) -> Result<Vec<((String,
 
 impl Drop for KafkaConsumer {
     fn drop(&mut self) {
-        // Commits what is stored and leaves the group, so the partitions move
-        // to the other workers at once rather than after the session timeout.
-        let leave = || {
-            let _ = ignore_nothing_stored(self.inner.commit_consumer_state(CommitMode::Sync));
-            self.inner.unsubscribe();
-        };
+        // Leaving at once moves the partitions to the other workers now
+        // rather than after the session timeout.
         let multi_thread = tokio::runtime::Handle::try_current()
             .is_ok_and(|h| h.runtime_flavor() == tokio::runtime::RuntimeFlavor::MultiThread);
         if multi_thread {
-            tokio::task::block_in_place(leave)
+            tokio::task::block_in_place(|| leave(&self.inner))
         } else {
-            leave()
+            leave(&self.inner)
         }
     }
 }

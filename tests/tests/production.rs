@@ -1,0 +1,372 @@
+//! The production topology, process by process, on Kafka and MongoDB (see
+//! `common/servers.rs`): the producer, two fanout workers in one consumer
+//! group and the timeline-api, each its own binary. Posts fan out while one
+//! worker is killed with SIGKILL mid-stream: every acknowledged post reaches
+//! every active follower's cache exactly once, because the survivor takes
+//! over the dead worker's partitions and replays what it had not committed.
+
+mod common;
+
+use common::servers::Servers;
+use futures_util::TryStreamExt;
+use mongodb::bson::{doc, Document};
+use reqwest::{Client, StatusCode};
+use serde_json::{json, Value};
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::PathBuf;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+const AUTHORS: usize = 12;
+const READERS: usize = 40;
+const POSTS: usize = 240;
+/// The worker is killed after this many posts.
+const KILL_AFTER: usize = 80;
+
+/// The service binaries, built by the test so that they match the code.
+fn service_binaries() -> PathBuf {
+    // target/<profile>/deps/production-<hash> → target/<profile>
+    let exe = std::env::current_exe().unwrap();
+    let profile_dir = exe.parent().unwrap().parent().unwrap().to_path_buf();
+    let target_dir = profile_dir.parent().unwrap();
+    let mut cmd = Command::new(env!("CARGO"));
+    cmd.args(["build", "--quiet", "--bins"])
+        .args([
+            "-p",
+            "socialite-producer",
+            "-p",
+            "socialite-fanout-worker",
+            "-p",
+            "socialite-timeline-api",
+        ])
+        .arg("--target-dir")
+        .arg(target_dir)
+        .current_dir(env!("CARGO_MANIFEST_DIR"));
+    if profile_dir.file_name().unwrap() == "release" {
+        cmd.arg("--release");
+    }
+    let status = cmd
+        .status()
+        .expect("running cargo to build the service binaries");
+    assert!(status.success(), "building the service binaries failed");
+    profile_dir
+}
+
+fn free_addr() -> String {
+    let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    l.local_addr().unwrap().to_string()
+}
+
+/// A child process, killed when the test ends however it ends.
+struct Service {
+    name: &'static str,
+    child: Child,
+    log: PathBuf,
+    /// The address serving /readyz.
+    http: String,
+}
+
+impl Service {
+    fn log_text(&self) -> String {
+        std::fs::read_to_string(&self.log).unwrap_or_default()
+    }
+}
+
+impl Drop for Service {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+struct Topology {
+    bin: PathBuf,
+    dir: tempfile::TempDir,
+    store: String,
+    event_log: String,
+}
+
+impl Topology {
+    fn spawn(&self, name: &'static str, binary: &str, args: &[&str], http: String) -> Service {
+        let data = self.dir.path().join(name);
+        let log = self.dir.path().join(format!("{name}.log"));
+        let child = Command::new(self.bin.join(binary))
+            .args(args)
+            .args(["--store", &self.store, "--event-log", &self.event_log])
+            .arg("--data-dir")
+            .arg(&data)
+            .args(["--cache-size", "500"])
+            .env("RUST_LOG", "info,librdkafka=warn,rdkafka=warn")
+            .stdout(Stdio::null())
+            .stderr(std::fs::File::create(&log).unwrap())
+            .spawn()
+            .unwrap_or_else(|e| panic!("starting {binary}: {e}"));
+        Service {
+            name,
+            child,
+            log,
+            http,
+        }
+    }
+}
+
+async fn wait_ready(http: &Client, services: &[&Service]) {
+    for s in services {
+        let deadline = Instant::now() + Duration::from_secs(60);
+        loop {
+            let ok = http
+                .get(format!("http://{}/readyz", s.http))
+                .send()
+                .await
+                .is_ok_and(|r| r.status() == StatusCode::OK);
+            if ok {
+                break;
+            }
+            assert!(
+                Instant::now() < deadline,
+                "{} never became ready; its log:\n{}",
+                s.name,
+                s.log_text()
+            );
+            tokio::time::sleep(Duration::from_millis(200)).await;
+        }
+    }
+}
+
+async fn send(http: &Client, method: reqwest::Method, url: String, body: Option<Value>) -> Value {
+    let mut req = http.request(method.clone(), &url);
+    if let Some(b) = body {
+        req = req.json(&b);
+    }
+    let resp = req.send().await.unwrap();
+    let status = resp.status();
+    let text = resp.text().await.unwrap();
+    assert!(status.is_success(), "{method} {url}: {status} {text}");
+    serde_json::from_str(&text).unwrap_or(Value::Null)
+}
+
+/// A reader's whole timeline through the timeline-api, and whether the
+/// first page came from the cache.
+async fn timeline(http: &Client, api: &str, user: &str) -> (Vec<String>, String) {
+    let resp = http
+        .get(format!("http://{api}/users/{user}/timeline?limit=200"))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(resp.status(), StatusCode::OK);
+    let source = resp.headers()["x-timeline-source"]
+        .to_str()
+        .unwrap()
+        .to_owned();
+    let body: Value = resp.json().await.unwrap();
+    let ids = body["posts"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["id"].as_str().unwrap().to_owned())
+        .collect();
+    (ids, source)
+}
+
+fn follows(reader: usize) -> [usize; 3] {
+    [
+        reader % AUTHORS,
+        (reader + 3) % AUTHORS,
+        (reader + 7) % AUTHORS,
+    ]
+}
+
+/// The partitions of the posts topic named by the last assignment a worker logged.
+fn last_assigned_posts_partitions(log: &str) -> usize {
+    log.lines()
+        .filter(|l| l.contains("partitions assigned"))
+        .last()
+        .map_or(0, |l| l.matches(".posts/").count())
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_killed_worker_loses_nothing_and_duplicates_nothing() {
+    let Some(servers) = Servers::from_env("a_killed_worker_loses_nothing_and_duplicates_nothing")
+    else {
+        return;
+    };
+    let db = Servers::unique("e2e");
+    let topo = Topology {
+        bin: service_binaries(),
+        dir: tempfile::tempdir().unwrap(),
+        store: servers.mongodb_uri(&db),
+        // tansu 0.6 keeps a dead member's assignment; the workers' opt-in
+        // watch for unconsumed partitions recovers them (Kafka needs none).
+        event_log: format!(
+            "{}&stale_partition_rejoin_ms=10000",
+            servers.kafka_uri(&Servers::unique("e2e"), 4)
+        ),
+    };
+    let (p_rest, api_rest) = (free_addr(), free_addr());
+    let producer = topo.spawn(
+        "producer",
+        "socialite-producer",
+        &[
+            "--rest-addr",
+            &p_rest,
+            "--grpc-addr",
+            &free_addr(),
+            "--node-id",
+            "1",
+        ],
+        p_rest.clone(),
+    );
+    // The first process creates the topics and indexes; then the rest start.
+    let http = Client::new();
+    wait_ready(&http, &[&producer]).await;
+    let api = topo.spawn(
+        "timeline-api",
+        "socialite-timeline-api",
+        &["--rest-addr", &api_rest, "--grpc-addr", &free_addr()],
+        api_rest.clone(),
+    );
+    let worker = |name: &'static str| {
+        let ops = free_addr();
+        topo.spawn(
+            name,
+            "socialite-fanout-worker",
+            &["--ops-addr", &ops, "--fanout-batch", "20"],
+            ops.clone(),
+        )
+    };
+    let mut doomed = worker("worker-a");
+    let survivor = worker("worker-b");
+    wait_ready(&http, &[&api, &doomed, &survivor]).await;
+    // Both workers hold a share of the partitions before the stream starts.
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while last_assigned_posts_partitions(&doomed.log_text()) == 0
+        || last_assigned_posts_partitions(&survivor.log_text()) == 0
+        || last_assigned_posts_partitions(&doomed.log_text())
+            + last_assigned_posts_partitions(&survivor.log_text())
+            != 4
+    {
+        assert!(
+            Instant::now() < deadline,
+            "the workers never shared the partitions:\n{}\n{}",
+            doomed.log_text(),
+            survivor.log_text()
+        );
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+
+    let p = |path: String| format!("http://{p_rest}{path}");
+    for a in 0..AUTHORS {
+        send(
+            &http,
+            reqwest::Method::PUT,
+            p(format!("/users/author{a}")),
+            None,
+        )
+        .await;
+    }
+    for r in 0..READERS {
+        send(
+            &http,
+            reqwest::Method::PUT,
+            p(format!("/users/reader{r}")),
+            None,
+        )
+        .await;
+        for a in follows(r) {
+            send(
+                &http,
+                reqwest::Method::PUT,
+                p(format!("/users/reader{r}/following/author{a}")),
+                None,
+            )
+            .await;
+        }
+        // A first read makes the reader active: fanout writes to their cache.
+        timeline(&http, &api_rest, &format!("reader{r}")).await;
+    }
+
+    let mut by_author: BTreeMap<usize, Vec<String>> = BTreeMap::new();
+    for i in 0..POSTS {
+        let a = (i * 7) % AUTHORS;
+        let body = send(
+            &http,
+            reqwest::Method::POST,
+            p(format!("/users/author{a}/posts")),
+            Some(json!({ "message": format!("post {i}") })),
+        )
+        .await;
+        by_author
+            .entry(a)
+            .or_default()
+            .push(body["id"].as_str().unwrap().to_owned());
+        if i + 1 == KILL_AFTER {
+            doomed.child.kill().unwrap(); // SIGKILL: no goodbye to the group
+            doomed.child.wait().unwrap();
+        }
+        tokio::time::sleep(Duration::from_millis(15)).await;
+    }
+
+    // Every reader's timeline ends up holding exactly their authors' posts,
+    // newest first, served from the cache.
+    let expected = |r: usize| {
+        let mut ids: Vec<String> = follows(r)
+            .iter()
+            .flat_map(|a| by_author[a].clone())
+            .collect();
+        ids.sort();
+        ids.reverse();
+        ids
+    };
+    let deadline = Instant::now() + Duration::from_secs(120);
+    for r in 0..READERS {
+        loop {
+            let (got, source) = timeline(&http, &api_rest, &format!("reader{r}")).await;
+            if got == expected(r) {
+                assert_eq!(source, "cache", "reader{r}");
+                break;
+            }
+            assert!(
+                Instant::now() < deadline,
+                "reader{r}: {} of {} posts; survivor's log:\n{}",
+                got.len(),
+                expected(r).len(),
+                survivor.log_text()
+            );
+            tokio::time::sleep(Duration::from_millis(250)).await;
+        }
+    }
+    assert_eq!(
+        last_assigned_posts_partitions(&survivor.log_text()),
+        4,
+        "the survivor holds every partition"
+    );
+
+    // The stored caches themselves hold no duplicate (reads would hide one).
+    let store = socialite_mongo::Db::connect(&servers.mongodb_uri(&db))
+        .await
+        .unwrap();
+    let caches: Vec<Document> = store
+        .timelines
+        .find(doc! {})
+        .await
+        .unwrap()
+        .try_collect()
+        .await
+        .unwrap();
+    assert_eq!(caches.len(), READERS);
+    for cache in &caches {
+        let entries = cache.get_array("entries").unwrap();
+        let ids: BTreeSet<i64> = entries
+            .iter()
+            .map(|e| e.as_document().unwrap().get_i64("p").unwrap())
+            .collect();
+        assert_eq!(
+            ids.len(),
+            entries.len(),
+            "duplicate entries in {:?}",
+            cache.get("_id")
+        );
+        assert_eq!(entries.len(), 3 * POSTS / AUTHORS, "{:?}", cache.get("_id"));
+    }
+    drop(producer);
+}
