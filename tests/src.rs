@@ -1,2 +1,5 @@
-//! End-to-end tests of Socialite live in `tests/`: they start the all-in-one
-//! app on port 0 and drive it over REST and gRPC. This library is empty.
+//! End-to-end tests of Socialite live in `tests/`: they start the app or its
+//! services and drive them over REST and gRPC. This library holds what those
+//! tests and the core crate's backend tests share: where the test servers are.
+
+pub mod servers;

@@ -16,6 +16,8 @@ use socialite_core::ports::{CacheRead, LogConsumer};
 use socialite_core::reads::Reads;
 use socialite_core::relay::relay_once;
 use socialite_core::sim::{Rng, Zipf};
+use socialite_e2e::servers::Servers;
+use socialite_transport::backends::{open_backends, BackendConfig};
 use std::collections::{BTreeMap, BTreeSet};
 use std::time::Duration;
 
@@ -53,13 +55,22 @@ struct Harness {
 
 impl Harness {
     async fn new(feed: FeedConfig) -> Harness {
+        Harness::on(feed, None).await
+    }
+
+    /// The stores of `store` (a URI; the embedded ones when `None`), always
+    /// with the embedded log, whose rewind the replays use.
+    async fn on(feed: FeedConfig, store: Option<String>) -> Harness {
         let dir = tempfile::tempdir().unwrap();
-        let config = EmbeddedConfig {
+        let mut config = BackendConfig::embedded(EmbeddedConfig {
             data_dir: dir.path().into(),
             log_retention: 1_000_000,
             feed,
-        };
-        let backends = Backends::embedded(&config).unwrap();
+        });
+        if let Some(store) = store {
+            config.store = store;
+        }
+        let backends = open_backends(&config).await.unwrap();
         let ingest = Ingest::new(backends.content.clone(), backends.graph.clone(), 1)
             .await
             .unwrap();
@@ -174,8 +185,12 @@ impl Harness {
 
 /// One random history of `steps` operations over `users` accounts.
 async fn run(seed: u64, steps: usize, users: usize, feed: FeedConfig) {
+    run_on(seed, steps, users, feed, None).await
+}
+
+async fn run_on(seed: u64, steps: usize, users: usize, feed: FeedConfig, store: Option<String>) {
     let mut rng = Rng::new(seed);
-    let mut h = Harness::new(feed).await;
+    let mut h = Harness::on(feed, store).await;
     let names: Vec<String> = (0..users).map(|i| format!("u{i}")).collect();
     let popular = Zipf::new(users, 1.1);
     for step in 0..steps {
@@ -278,6 +293,32 @@ async fn every_feed_model_matches_the_oracle_on_random_histories() {
             for embed in [false, true] {
                 run(seed, 250, 12, feed(model, embed, seed)).await;
             }
+        }
+    }
+}
+
+/// The same histories on MongoDB's timeline caches and stores (the cache
+/// model, and fanout on read, are the models MongoDB holds), fewer of them:
+/// the test server is slow.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_mongodb_stores_match_the_oracle_on_random_histories() {
+    let Some(servers) =
+        Servers::from_env("the_mongodb_stores_match_the_oracle_on_random_histories")
+    else {
+        return;
+    };
+    let seeds = match std::env::var("SOCIALITE_SEED") {
+        Ok(_) => seeds(),
+        Err(_) => (1..=4).collect(),
+    };
+    for seed in seeds {
+        for (model, embed) in [
+            (FeedModel::Cache, false),
+            (FeedModel::Cache, true),
+            (FeedModel::FanoutOnRead, false),
+        ] {
+            let db = servers.mongodb_uri(&Servers::unique("differential"));
+            run_on(seed, 250, 12, feed(model, embed, seed), Some(db)).await;
         }
     }
 }

@@ -3,7 +3,7 @@
 //! standing in for synchronisation.
 #![allow(dead_code)]
 
-pub mod servers;
+pub use socialite_e2e::servers;
 
 use reqwest::{Client, Method, StatusCode};
 use serde_json::{json, Value};
