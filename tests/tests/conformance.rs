@@ -465,6 +465,11 @@ async fn timeline_caches(kind: Kind, embed: bool) {
     // Idempotent, capped deliveries; the floor follows what the cap drops.
     // (How a repeat counts is the adapter's business; the cache is what matters.)
     tl.deliver(&[(entry(50, "a"), fans.clone())]).await.unwrap();
+    assert_eq!(
+        ready(b, "r").await.0,
+        vec![50, 9, 6],
+        "a repeat takes no slot"
+    );
     tl.deliver(&[
         (entry(60, "b"), fans.clone()),
         (entry(55, "a"), fans.clone()),
