@@ -1,6 +1,7 @@
 //! The Kafka and MongoDB servers that production-backend tests run against,
 //! named by `SOCIALITE_TEST_KAFKA` and `SOCIALITE_TEST_MONGODB` (host:port).
-//! Without them those tests say so on the terminal and pass, unless
+//! `SOCIALITE_TEST_TANSU` names the tansu binary for a test that runs a broker
+//! of its own. Without them those tests say so on the terminal and pass, unless
 //! `SOCIALITE_REQUIRE_SERVERS=1` (as in CI) makes their absence a failure.
 
 use std::io::Write;
@@ -9,6 +10,9 @@ use std::sync::atomic::{AtomicU32, Ordering};
 pub struct Servers {
     pub kafka: String,
     pub mongodb: String,
+    /// The tansu binary (`SOCIALITE_TEST_TANSU`), for tests that stop and
+    /// start a broker of their own.
+    pub tansu: Option<String>,
 }
 
 impl Servers {
@@ -17,7 +21,11 @@ impl Servers {
         let kafka = std::env::var("SOCIALITE_TEST_KAFKA").ok();
         let mongodb = std::env::var("SOCIALITE_TEST_MONGODB").ok();
         match (kafka, mongodb) {
-            (Some(kafka), Some(mongodb)) => Some(Servers { kafka, mongodb }),
+            (Some(kafka), Some(mongodb)) => Some(Servers {
+                kafka,
+                mongodb,
+                tansu: std::env::var("SOCIALITE_TEST_TANSU").ok(),
+            }),
             _ => {
                 if std::env::var("SOCIALITE_REQUIRE_SERVERS").as_deref() == Ok("1") {
                     panic!("{test}: SOCIALITE_REQUIRE_SERVERS=1 but SOCIALITE_TEST_KAFKA or SOCIALITE_TEST_MONGODB is unset");

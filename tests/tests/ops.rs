@@ -280,6 +280,9 @@ async fn the_grafana_dashboard_queries_only_exported_metrics() {
     m.observe_grpc("/probe".into(), "0", Duration::ZERO);
     m.observe_store("probe", "probe", Duration::ZERO, true);
     m.timeline_read("cache");
+    m.log_partition_lag
+        .get_or_create(&vec![("topic", "probe".into()), ("partition", "0".into())])
+        .set(0);
     let rendered = m.render();
     let mut checked = 0;
     for panel in dashboard["panels"].as_array().unwrap() {
@@ -289,7 +292,7 @@ async fn the_grafana_dashboard_queries_only_exported_metrics() {
                 .split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
                 .filter(|w| w.starts_with("socialite_"))
             {
-                let family = ["_bucket", "_total"]
+                let family = ["_bucket", "_sum", "_count", "_total"]
                     .iter()
                     .fold(name, |n, s| n.strip_suffix(s).unwrap_or(n));
                 assert!(

@@ -370,3 +370,186 @@ async fn a_killed_worker_loses_nothing_and_duplicates_nothing() {
     }
     drop(producer);
 }
+
+/// A tansu broker of the test's own, on a fixed port and data file, so it
+/// can be stopped and started again.
+struct Broker {
+    bin: String,
+    dir: PathBuf,
+    port: u16,
+    child: Option<Child>,
+}
+
+impl Broker {
+    fn start(&mut self) {
+        let url = format!("tcp://127.0.0.1:{}", self.port);
+        let log = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(self.dir.join("tansu.log"))
+            .unwrap();
+        // tansu takes the SQLite path relative to its working directory.
+        let child = Command::new(&self.bin)
+            .args([
+                "broker",
+                "--listener-url",
+                &url,
+                "--advertised-listener-url",
+                &url,
+            ])
+            .args(["--storage-engine", "sqlite://tansu.db"])
+            .current_dir(&self.dir)
+            .stdout(Stdio::null())
+            .stderr(log)
+            .spawn()
+            .expect("starting tansu");
+        self.child = Some(child);
+        let deadline = Instant::now() + Duration::from_secs(30);
+        while std::net::TcpStream::connect(("127.0.0.1", self.port)).is_err() {
+            assert!(Instant::now() < deadline, "tansu did not start");
+            std::thread::sleep(Duration::from_millis(100));
+        }
+    }
+
+    fn kill(&mut self) {
+        if let Some(mut c) = self.child.take() {
+            c.kill().unwrap();
+            c.wait().unwrap();
+        }
+    }
+}
+
+impl Drop for Broker {
+    fn drop(&mut self) {
+        self.kill();
+    }
+}
+
+/// The producer acknowledges a post once MongoDB holds it with its event in
+/// the outbox, so a Kafka outage delays fanout but loses nothing: the relay
+/// retries until the broker is back.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn posts_acknowledged_while_kafka_is_down_reach_the_timelines() {
+    let test = "posts_acknowledged_while_kafka_is_down_reach_the_timelines";
+    let Some(servers) = Servers::from_env(test) else {
+        return;
+    };
+    let Some(bin) = servers.tansu.clone() else {
+        if std::env::var("SOCIALITE_REQUIRE_SERVERS").as_deref() == Ok("1") {
+            panic!("{test}: SOCIALITE_TEST_TANSU is unset");
+        }
+        use std::io::Write;
+        let _ = writeln!(
+            std::io::stderr(),
+            "SKIPPED {test}: set SOCIALITE_TEST_TANSU to the tansu binary"
+        );
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let mut broker = Broker {
+        bin,
+        dir: dir.path().to_path_buf(),
+        port,
+        child: None,
+    };
+    broker.start();
+
+    let mut storage = socialite_transport::backends::BackendConfig::embedded(
+        socialite_core::backends::EmbeddedConfig {
+            data_dir: dir.path().join("app"),
+            log_retention: 1_000_000,
+            feed: Default::default(),
+        },
+    );
+    storage.store = servers.mongodb_uri(&Servers::unique("outage"));
+    storage.event_log = format!(
+        "kafka://127.0.0.1:{port}?partitions=2&topic_prefix={}",
+        Servers::unique("outage")
+    );
+    let config = socialite::AppConfig {
+        storage,
+        worker: socialite_core::worker::WorkerConfig::default(),
+        node_id: 5,
+    };
+    let rest = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let grpc = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let app = socialite::start(&config, rest, grpc).await.unwrap();
+    let base = app.rest_addr.to_string();
+    let http = Client::new();
+    let url = |path: &str| format!("http://{base}{path}");
+    send(&http, reqwest::Method::PUT, url("/users/alice"), None).await;
+    send(&http, reqwest::Method::PUT, url("/users/bob"), None).await;
+    send(
+        &http,
+        reqwest::Method::PUT,
+        url("/users/bob/following/alice"),
+        None,
+    )
+    .await;
+    timeline(&http, &base, "bob").await; // bob is active from now on
+    let post = |m: &str| {
+        let (http, url) = (http.clone(), url("/users/alice/posts"));
+        let body = json!({ "message": m });
+        async move {
+            let b = send(&http, reqwest::Method::POST, url, Some(body)).await;
+            b["id"].as_str().unwrap().to_owned()
+        }
+    };
+    let wait_for = |want: Vec<String>| {
+        let (http, base) = (http.clone(), base.clone());
+        async move {
+            let deadline = Instant::now() + Duration::from_secs(120);
+            loop {
+                let (got, _) = timeline(&http, &base, "bob").await;
+                if got == want {
+                    return;
+                }
+                assert!(
+                    Instant::now() < deadline,
+                    "bob sees {got:?}, expected {want:?}"
+                );
+                tokio::time::sleep(Duration::from_millis(200)).await;
+            }
+        }
+    };
+    let first = post("before the outage").await;
+    wait_for(vec![first.clone()]).await;
+
+    broker.kill();
+    let during = [
+        post("during the outage 1").await,
+        post("during the outage 2").await,
+    ];
+    // Acknowledged, and waiting in the outbox while the log is away: longer
+    // than the producer's delivery timeout, so the relay's append fails and
+    // is retried from the outbox.
+    let failures = || {
+        socialite_core::metrics::metrics()
+            .event_publish_failures
+            .get()
+    };
+    let failed_before = failures();
+    // (librdkafka gives up on a message after the 15 s delivery timeout.)
+    let deadline = Instant::now() + Duration::from_secs(45);
+    while failures() == failed_before && Instant::now() < deadline {
+        tokio::time::sleep(Duration::from_millis(250)).await;
+    }
+    assert!(
+        failures() > failed_before,
+        "the relay's append failed and will be retried"
+    );
+    assert!(
+        app.backends.outbox.backlog().await.unwrap() >= 2,
+        "the events wait in the outbox"
+    );
+    assert_eq!(timeline(&http, &base, "bob").await.0, vec![first.clone()]);
+
+    broker.start();
+    wait_for(vec![during[1].clone(), during[0].clone(), first]).await;
+    app.shutdown().await;
+}
