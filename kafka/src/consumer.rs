@@ -119,12 +119,7 @@ fn stale_partition(
     after: Duration,
 ) -> KafkaResult<Option<(String, i32)>> {
     let timeout = Duration::from_secs(2);
-    let owned: BTreeSet<(String, i32)> = consumer
-        .assignment()?
-        .elements()
-        .iter()
-        .map(|e| (e.topic().to_owned(), e.partition()))
-        .collect();
+    let owned = owned(consumer)?;
     let mut others = TopicPartitionList::new();
     for topic in topics {
         let metadata = consumer.fetch_metadata(Some(topic), timeout)?;
@@ -265,6 +260,16 @@ impl KafkaConsumer {
     }
 }
 
+/// The partitions assigned to this member.
+fn owned(consumer: &BaseConsumer<GroupContext>) -> KafkaResult<BTreeSet<(String, i32)>> {
+    Ok(consumer
+        .assignment()?
+        .elements()
+        .iter()
+        .map(|e| (e.topic().to_owned(), e.partition()))
+        .collect())
+}
+
 /// Polls up to `max` messages: waits `wait` for the first, `linger` for the rest.
 fn gather(
     consumer: &BaseConsumer<GroupContext>,
@@ -309,12 +314,7 @@ fn gather(
     if consumer.context().reassigned.load(Ordering::SeqCst) {
         // A rebalance ran during this poll: hand out only what this worker
         // still owns; the new owners resume from the committed offsets.
-        let owned: BTreeSet<(String, i32)> = consumer
-            .assignment()?
-            .elements()
-            .iter()
-            .map(|e| (e.topic().to_owned(), e.partition()))
-            .collect();
+        let owned = owned(consumer)?;
         out.retain(|f| owned.contains(&(f.topic.clone(), f.partition)));
     }
     Ok(out)

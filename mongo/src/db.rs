@@ -9,7 +9,10 @@ use mongodb::error::{
 use mongodb::options::IndexOptions;
 use mongodb::{Client, ClientSession, Collection, Database, IndexModel};
 use socialite_core::error::{Error, ErrorKind, Result};
+use socialite_core::ids::now_ms;
+use socialite_core::sim::Rng;
 use std::future::Future;
+use std::time::{Duration, Instant};
 
 /// Collection names, after the reference design.
 pub const USERS: &str = "users";
@@ -20,9 +23,11 @@ pub const OUTBOX: &str = "outbox";
 pub const LEASES: &str = "leases";
 pub const TIMELINE_CACHE: &str = "timeline_cache";
 
-/// Transactions retried at most this often on transient errors (write
-/// conflicts between concurrent writers of the same documents).
-const TXN_ATTEMPTS: usize = 20;
+/// How long a transaction keeps being retried on transient errors (write
+/// conflicts between concurrent writers of the same documents, such as the
+/// follower count of a popular account), with jittered exponential backoff.
+const TXN_RETRY_FOR: Duration = Duration::from_secs(30);
+const TXN_BACKOFF_MAX: Duration = Duration::from_millis(200);
 
 #[derive(Clone)]
 pub struct Db {
@@ -120,7 +125,19 @@ impl Db {
         Fut: Future<Output = (ClientSession, Result<T, TxnError>)>,
     {
         let mut last = None;
-        for _ in 0..TXN_ATTEMPTS {
+        let started = Instant::now();
+        let mut jitter = Rng::new(u64::from(std::process::id()) ^ now_ms());
+        for attempt in 0u32.. {
+            if attempt > 0 {
+                if started.elapsed() > TXN_RETRY_FOR {
+                    break;
+                }
+                // Full jitter: conflicting writers spread out instead of
+                // colliding again in step.
+                let cap =
+                    (Duration::from_millis(2) * 2u32.pow(attempt.min(7))).min(TXN_BACKOFF_MAX);
+                tokio::time::sleep(cap.mul_f64(jitter.below(1000) as f64 / 1000.0)).await;
+            }
             let mut session = self.client.start_session().await.map_err(db_err(what))?;
             session.start_transaction().await.map_err(db_err(what))?;
             let (mut session, result) = body(session).await;

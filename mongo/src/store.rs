@@ -393,36 +393,11 @@ impl MongoStore {
             .delete_many(doc! { "user": u })
             .session(&mut *s)
             .await?;
-        for chunk in followers.chunks(IN_CHUNK) {
-            let ids: Vec<&str> = chunk.iter().map(UserId::as_str).collect();
-            fwing
-                .delete_many(doc! { "user": { "$in": &ids }, "followee": u })
-                .session(&mut *s)
-                .await?;
-            self.db
-                .users
-                .update_many(
-                    doc! { "_id": { "$in": &ids } },
-                    doc! { "$inc": { "following": -1_i64 } },
-                )
-                .session(&mut *s)
-                .await?;
-        }
-        for chunk in following.chunks(IN_CHUNK) {
-            let ids: Vec<&str> = chunk.iter().map(UserId::as_str).collect();
-            fwers
-                .delete_many(doc! { "user": { "$in": &ids }, "follower": u })
-                .session(&mut *s)
-                .await?;
-            self.db
-                .users
-                .update_many(
-                    doc! { "_id": { "$in": &ids } },
-                    doc! { "$inc": { "followers": -1_i64 } },
-                )
-                .session(&mut *s)
-                .await?;
-        }
+        // The other ends: their reverse edges go, their counts drop.
+        self.cut_other_ends(s, &followers, fwing, "followee", u, "following")
+            .await?;
+        self.cut_other_ends(s, &following, fwers, "follower", u, "followers")
+            .await?;
         self.db
             .content
             .delete_many(doc! { "author": u })
@@ -448,6 +423,37 @@ impl MongoStore {
         events.push(Event::TimelineDropped { user: id.clone() });
         self.emit(s, &events).await?;
         Ok(true)
+    }
+}
+
+impl MongoStore {
+    /// For each of `others`, removes its edge to `u` from `edges` (whose
+    /// other-end field is `field`) and decrements its `count`.
+    async fn cut_other_ends(
+        &self,
+        s: &mut ClientSession,
+        others: &[UserId],
+        edges: &mongodb::Collection<Document>,
+        field: &str,
+        u: &str,
+        count: &str,
+    ) -> Result<(), TxnError> {
+        for chunk in others.chunks(IN_CHUNK) {
+            let ids: Vec<&str> = chunk.iter().map(UserId::as_str).collect();
+            edges
+                .delete_many(doc! { "user": { "$in": &ids }, field: u })
+                .session(&mut *s)
+                .await?;
+            self.db
+                .users
+                .update_many(
+                    doc! { "_id": { "$in": &ids } },
+                    doc! { "$inc": { count: -1_i64 } },
+                )
+                .session(&mut *s)
+                .await?;
+        }
+        Ok(())
     }
 }
 
