@@ -9,7 +9,7 @@ use rdkafka::admin::{AdminClient, AdminOptions, NewTopic, TopicReplication};
 use rdkafka::client::DefaultClientContext;
 use rdkafka::config::ClientConfig;
 use rdkafka::error::{KafkaError, RDKafkaErrorCode};
-use rdkafka::producer::{FutureProducer, FutureRecord, Producer};
+use rdkafka::producer::{FutureProducer, FutureRecord, Producer, PurgeConfig};
 use rdkafka::types::RDKafkaErrorCode as Code;
 use socialite_core::error::{Error, ErrorKind, Result};
 use socialite_core::event::Event;
@@ -23,7 +23,8 @@ const ADMIN_TIMEOUT: Duration = Duration::from_secs(10);
 
 pub struct KafkaLog {
     config: KafkaConfig,
-    producer: FutureProducer,
+    /// Replaced after a failed append (see [`KafkaLog::renew_producer`]).
+    producer: std::sync::RwLock<FutureProducer>,
     topics: [String; 2],
 }
 
@@ -31,28 +32,57 @@ pub(crate) fn unavailable(what: &str, e: KafkaError) -> Error {
     Error::backend(ErrorKind::Unavailable, what, e)
 }
 
+fn new_producer(config: &KafkaConfig) -> Result<FutureProducer> {
+    ClientConfig::new()
+        .set("bootstrap.servers", &config.brokers)
+        .set("enable.idempotence", "true")
+        .set("acks", "all")
+        .set("linger.ms", "2")
+        .set("compression.type", "lz4")
+        .set(
+            "message.timeout.ms",
+            DELIVERY_TIMEOUT.as_millis().to_string(),
+        )
+        .create()
+        .map_err(|e| unavailable("creating the Kafka producer", e))
+}
+
 impl KafkaLog {
     /// Connects, and creates the topics if they are missing.
     pub async fn open(config: KafkaConfig) -> Result<KafkaLog> {
-        let producer: FutureProducer = ClientConfig::new()
-            .set("bootstrap.servers", &config.brokers)
-            .set("enable.idempotence", "true")
-            .set("acks", "all")
-            .set("linger.ms", "2")
-            .set("compression.type", "lz4")
-            .set(
-                "message.timeout.ms",
-                DELIVERY_TIMEOUT.as_millis().to_string(),
-            )
-            .create()
-            .map_err(|e| unavailable("creating the Kafka producer", e))?;
         let log = KafkaLog {
             topics: [config.posts_topic(), config.graph_topic()],
+            producer: std::sync::RwLock::new(new_producer(&config)?),
             config,
-            producer,
         };
         log.create_topics().await?;
         Ok(log)
+    }
+
+    fn producer(&self) -> FutureProducer {
+        self.producer
+            .read()
+            .unwrap_or_else(|p| p.into_inner())
+            .clone()
+    }
+
+    /// A failed append starts over with a new producer: an idempotent
+    /// producer whose broker lost its state (a restart without it, a fatal
+    /// sequence error) may otherwise refuse every later message. The relay
+    /// appends the whole batch again, in order, so nothing is lost.
+    fn renew_producer(&self) {
+        match new_producer(&self.config) {
+            Ok(fresh) => {
+                let old = std::mem::replace(
+                    &mut *self.producer.write().unwrap_or_else(|p| p.into_inner()),
+                    fresh,
+                );
+                // Whatever the old one still holds is in the retried batch;
+                // dropped, so it cannot land after the retry and reorder.
+                old.purge(PurgeConfig::default().queue().inflight());
+            }
+            Err(e) => tracing::warn!(error = %e.chain(), "renewing the Kafka producer failed"),
+        }
     }
 
     pub fn config(&self) -> &KafkaConfig {
@@ -108,6 +138,37 @@ impl KafkaLog {
 #[async_trait]
 impl EventLog for KafkaLog {
     async fn append(&self, events: &[Event]) -> Result<()> {
+        let result = self.send_all(events).await;
+        if result.is_err() {
+            self.renew_producer();
+        }
+        result
+    }
+
+    async fn ping(&self) -> Result<()> {
+        let producer = self.producer();
+        let topic = self.topics[0].clone();
+        tokio::task::spawn_blocking(move || {
+            producer
+                .client()
+                .fetch_metadata(Some(&topic), Duration::from_secs(2))
+                .map(|_| ())
+                .map_err(|e| unavailable("asking Kafka for metadata", e))
+        })
+        .await
+        .map_err(|e| Error::internal(format!("metadata task: {e}")))?
+    }
+
+    async fn consumer(&self, group: &str) -> Result<Box<dyn LogConsumer>> {
+        let consumer = KafkaConsumer::join(&self.config, group, &self.topics)?;
+        Ok(Box::new(consumer))
+    }
+}
+
+impl KafkaLog {
+    /// Sends every event and waits for all of them to be acknowledged.
+    async fn send_all(&self, events: &[Event]) -> Result<()> {
+        let producer = self.producer();
         let mut deliveries = Vec::with_capacity(events.len());
         for event in events {
             let payload = event.encode();
@@ -117,7 +178,7 @@ impl EventLog for KafkaLog {
             // that order on each partition through retries.
             loop {
                 let record = FutureRecord::to(topic).key(key).payload(&payload);
-                match self.producer.send_result(record) {
+                match producer.send_result(record) {
                     Ok(delivery) => {
                         deliveries.push(delivery);
                         break;
@@ -138,30 +199,11 @@ impl EventLog for KafkaLog {
         }
         Ok(())
     }
-
-    async fn ping(&self) -> Result<()> {
-        let producer = self.producer.clone();
-        let topic = self.topics[0].clone();
-        tokio::task::spawn_blocking(move || {
-            producer
-                .client()
-                .fetch_metadata(Some(&topic), Duration::from_secs(2))
-                .map(|_| ())
-                .map_err(|e| unavailable("asking Kafka for metadata", e))
-        })
-        .await
-        .map_err(|e| Error::internal(format!("metadata task: {e}")))?
-    }
-
-    async fn consumer(&self, group: &str) -> Result<Box<dyn LogConsumer>> {
-        let consumer = KafkaConsumer::join(&self.config, group, &self.topics)?;
-        Ok(Box::new(consumer))
-    }
 }
 
 impl Drop for KafkaLog {
     fn drop(&mut self) {
         // Delivers what is queued; appends were awaited, so this is brief.
-        let _ = self.producer.flush(Duration::from_secs(5));
+        let _ = self.producer().flush(Duration::from_secs(5));
     }
 }

@@ -445,6 +445,9 @@ async fn posts_acknowledged_while_kafka_is_down_reach_the_timelines() {
         );
         return;
     };
+    if std::env::var_os("RUST_LOG").is_some() {
+        socialite_transport::telemetry::init_logging(false);
+    }
     let dir = tempfile::tempdir().unwrap();
     let port = std::net::TcpListener::bind("127.0.0.1:0")
         .unwrap()
@@ -509,9 +512,13 @@ async fn posts_acknowledged_while_kafka_is_down_reach_the_timelines() {
                 if got == want {
                     return;
                 }
+                let m = socialite_core::metrics::metrics();
                 assert!(
                     Instant::now() < deadline,
-                    "bob sees {got:?}, expected {want:?}"
+                    "bob sees {got:?}, expected {want:?}; events relayed {}, failed appends {}, log backlog {}",
+                    m.events_published.get(),
+                    m.event_publish_failures.get(),
+                    m.log_backlog.get()
                 );
                 tokio::time::sleep(Duration::from_millis(200)).await;
             }
