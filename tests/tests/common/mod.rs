@@ -3,6 +3,7 @@
 //! standing in for synchronisation.
 #![allow(dead_code)]
 
+#[allow(unused_imports)] // used by the tests that need servers only
 pub use socialite_e2e::servers;
 
 use reqwest::{Client, Method, StatusCode};
