@@ -114,6 +114,15 @@ impl CacheState {
     }
 }
 
+/// A filter that the cache holds none of `entries` (empty if there are none).
+fn none_of(entries: &[&Entry]) -> Document {
+    if entries.is_empty() {
+        return doc! {};
+    }
+    let ids: Vec<i64> = entries.iter().map(|e| id_bson(e.post)).collect();
+    doc! { "entries.p": { "$nin": ids } }
+}
+
 fn coverage_floor(c: Coverage) -> i64 {
     match c {
         Coverage::All => 0,
@@ -371,7 +380,7 @@ impl TimelineStore for MongoTimelines {
                 .db
                 .timelines
                 .find_one(doc! { "_id": user.as_str(), "warming": true })
-                .projection(doc! { "wv": 1, "purged": 1, "retracted": 1 })
+                .projection(doc! { "wv": 1, "purged": 1, "retracted": 1, "entries.p": 1 })
                 .await
                 .map_err(db_err("reading a warming timeline cache"))?;
             let Some(d) = found else {
@@ -385,18 +394,24 @@ impl TimelineStore for MongoTimelines {
                 .get_array("retracted")
                 .map(|a| a.iter().filter_map(Bson::as_i64).collect())
                 .unwrap_or_default();
-            let kept: Vec<Document> = entries
+            let held = CacheState::from(&d).ids;
+            let kept: Vec<&Entry> = entries
                 .iter()
                 .filter(|e| {
-                    !purged.contains(e.author.as_str()) && !retracted.contains(&id_bson(e.post))
+                    !purged.contains(e.author.as_str())
+                        && !retracted.contains(&id_bson(e.post))
+                        && !held.contains(&e.post.0)
                 })
-                .map(entry_doc)
                 .collect();
+            let mut filter =
+                doc! { "_id": user.as_str(), "warming": true, "wv": get_i64(&d, "wv") };
+            filter.extend(none_of(&kept));
+            let kept = kept.into_iter().map(entry_doc).collect();
             let done = self
                 .db
                 .timelines
                 .update_one(
-                    doc! { "_id": user.as_str(), "warming": true, "wv": get_i64(&d, "wv") },
+                    filter,
                     doc! {
                         "$set": { "warming": false, "purged": [], "retracted": [] },
                         "$max": { "floor": coverage_floor(coverage) },
@@ -436,10 +451,15 @@ impl TimelineStore for MongoTimelines {
                 .is_some_and(|s| post.0 >= s.floor(self.cap) && !s.ids.contains(&post.0))
         };
         let mut updates = Vec::new();
+        // A batch may carry a post twice (a log replay): one statement each.
+        let mut queued: HashSet<(&str, u64)> = HashSet::new();
         for (entry, followers) in deliveries {
             let p = id_bson(entry.post);
             let push = self.push(vec![entry_doc(entry)]);
             for f in followers.iter().filter(|f| wanted(f, entry.post)) {
+                if !queued.insert((f.as_str(), entry.post.0)) {
+                    continue;
+                }
                 updates.push(doc! {
                     "q": { "_id": f.as_str(), "entries.p": { "$ne": p }, "floor": { "$lte": p } },
                     "u": { "$push": push.clone() },
@@ -461,21 +481,37 @@ impl TimelineStore for MongoTimelines {
         entries: Vec<Entry>,
         coverage: Coverage,
     ) -> Result<()> {
-        let docs: Vec<Document> = entries.iter().map(entry_doc).collect();
-        self.db
-            .timelines
-            .update_one(
-                doc! { "_id": user.as_str() },
-                doc! {
-                    "$pull": { "purged": author.as_str() },
-                    "$inc": { "wv": 1_i64 },
-                    "$max": { "floor": coverage_floor(coverage) },
-                    "$push": self.push(docs),
-                },
-            )
-            .await
-            .map(|_| ())
-            .map_err(db_err("backfilling a timeline cache"))
+        // A replayed follow must not add what the cache holds already: push
+        // only the entries it lacks, on the condition that it still lacks them.
+        loop {
+            let Some(state) = self.state(user).await? else {
+                return Ok(()); // dormant: the first read merges
+            };
+            let missing: Vec<&Entry> = entries
+                .iter()
+                .filter(|e| !state.ids.contains(&e.post.0))
+                .collect();
+            let mut filter = doc! { "_id": user.as_str() };
+            filter.extend(none_of(&missing));
+            let docs = missing.into_iter().map(entry_doc).collect();
+            let done = self
+                .db
+                .timelines
+                .update_one(
+                    filter,
+                    doc! {
+                        "$pull": { "purged": author.as_str() },
+                        "$inc": { "wv": 1_i64 },
+                        "$max": { "floor": coverage_floor(coverage) },
+                        "$push": self.push(docs),
+                    },
+                )
+                .await
+                .map_err(db_err("backfilling a timeline cache"))?;
+            if done.matched_count == 1 {
+                return Ok(());
+            }
+        }
     }
 
     async fn purge_author(&self, user: &UserId, author: &UserId) -> Result<()> {

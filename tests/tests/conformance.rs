@@ -512,6 +512,21 @@ async fn timeline_caches(kind: Kind, embed: bool) {
     )
     .await
     .unwrap();
+    // A replayed follow adds nothing the cache holds.
+    let stored = tl.footprint().await.unwrap().entries;
+    tl.backfill(
+        &u("r"),
+        &u("c"),
+        vec![entry(58, "c"), entry(52, "c")],
+        Coverage::From(PostId(52)),
+    )
+    .await
+    .unwrap();
+    assert_eq!(
+        tl.footprint().await.unwrap().entries,
+        stored,
+        "a repeated backfill stores nothing twice"
+    );
     assert_eq!(
         ready(b, "r").await,
         (vec![58, 52], Coverage::From(PostId(52)))
