@@ -512,21 +512,23 @@ async fn timeline_caches(kind: Kind, embed: bool) {
     )
     .await
     .unwrap();
-    // A replayed follow adds nothing the cache holds.
+    // A replayed follow adds nothing the cache holds, full or not.
+    tl.create(&u("r2")).await.unwrap();
+    tl.fill(&u("r2"), vec![], Coverage::All).await.unwrap();
+    let two = || vec![entry(5, "c"), entry(4, "c")];
+    tl.backfill(&u("r2"), &u("c"), two(), Coverage::All)
+        .await
+        .unwrap();
     let stored = tl.footprint().await.unwrap().entries;
-    tl.backfill(
-        &u("r"),
-        &u("c"),
-        vec![entry(58, "c"), entry(52, "c")],
-        Coverage::From(PostId(52)),
-    )
-    .await
-    .unwrap();
+    tl.backfill(&u("r2"), &u("c"), two(), Coverage::All)
+        .await
+        .unwrap();
     assert_eq!(
         tl.footprint().await.unwrap().entries,
         stored,
         "a repeated backfill stores nothing twice"
     );
+    assert_eq!(ready(b, "r2").await, (vec![5, 4], Coverage::All));
     assert_eq!(
         ready(b, "r").await,
         (vec![58, 52], Coverage::From(PostId(52)))
@@ -537,7 +539,7 @@ async fn timeline_caches(kind: Kind, embed: bool) {
     );
 
     let footprint = tl.footprint().await.unwrap();
-    assert_eq!((footprint.users, footprint.entries >= 2), (1, true));
+    assert_eq!((footprint.users, footprint.entries >= 4), (2, true));
     tl.drop_timeline(&u("r")).await.unwrap();
     assert_eq!(tl.read(&u("r"), None, 10).await.unwrap(), CacheRead::Absent);
     assert_eq!(
