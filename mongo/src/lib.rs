@@ -3,8 +3,10 @@
 //! caches ([`MongoTimelines`]). Collections and indexes follow the reference
 //! design; the indexes are created at start-up.
 
+mod cache_doc;
 mod db;
 mod graph;
+mod outbox;
 mod store;
 mod timelines;
 

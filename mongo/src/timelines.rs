@@ -19,19 +19,18 @@
 //!   `retracted`, and bump `wv`; `fill` applies them to the merge's entries
 //!   and completes only if `wv` is unchanged, or reads again.
 
+use crate::cache_doc::{coverage_floor, entry_doc, none_of, to_entry, CacheState};
 use crate::db::{db_err, Db, IN_CHUNK};
 use crate::store::{get_i64, get_str, id_bson};
 use async_trait::async_trait;
 use futures_util::TryStreamExt;
 use mongodb::bson::{doc, Bson, Document, RawDocumentBuf};
-use serde_json::Value;
 use socialite_core::error::{Error, Result};
 use socialite_core::ids::{PostId, UserId};
 use socialite_core::metrics::metrics;
-use socialite_core::model::{Body, Entry};
+use socialite_core::model::Entry;
 use socialite_core::ports::{CacheRead, Coverage, Delivery, Footprint, TimelineStore};
 use std::collections::{HashMap, HashSet};
-use std::sync::Arc;
 
 /// Deliveries sent in one `update` command at most.
 const MAX_OPS: usize = 10_000;
@@ -41,126 +40,6 @@ const MAX_BATCH_BYTES: usize = 8 << 20;
 pub struct MongoTimelines {
     db: Db,
     cap: usize,
-}
-
-/// What a read of a cache document found.
-struct CacheState {
-    warming: bool,
-    wv: i64,
-    floor: u64,
-    /// Post ids, newest first, as stored.
-    ids: Vec<u64>,
-}
-
-impl CacheState {
-    fn from(doc: &Document) -> CacheState {
-        let ids = match doc.get_array("entries") {
-            Ok(entries) => entries
-                .iter()
-                .filter_map(|e| e.as_document().map(|d| get_i64(d, "p") as u64))
-                .collect(),
-            Err(_) => Vec::new(),
-        };
-        CacheState {
-            warming: doc.get_bool("warming").unwrap_or(false),
-            wv: get_i64(doc, "wv"),
-            floor: get_i64(doc, "floor") as u64,
-            ids,
-        }
-    }
-
-    /// The oldest entry of a full array: nothing at or above it was dropped.
-    fn full_bound(&self, cap: usize) -> Option<u64> {
-        (self.ids.len() >= cap)
-            .then(|| self.ids.last().copied())
-            .flatten()
-    }
-
-    fn floor(&self, cap: usize) -> u64 {
-        self.floor.max(self.full_bound(cap).unwrap_or(0))
-    }
-
-    fn coverage(&self, cap: usize) -> Coverage {
-        match self.floor(cap) {
-            0 => Coverage::All,
-            f => Coverage::From(PostId(f)),
-        }
-    }
-
-    /// The filter and seal of a removal from this state: the update applies
-    /// only if the array is still as full as it was read, with the same
-    /// oldest entry, and raises the floor to that entry first.
-    fn removal(&self, user: &UserId, cap: usize) -> (Document, Document) {
-        let mut filter = doc! { "_id": user.as_str(), "warming": self.warming };
-        let mut update = doc! {};
-        // Guards on the length read (not on `cap`, which a restart may change).
-        let len = self.ids.len();
-        filter.insert(format!("entries.{len}"), doc! { "$exists": false });
-        match self.full_bound(cap) {
-            Some(bound) => {
-                filter.insert(format!("entries.{}.p", len - 1), bound as i64);
-                update.insert("$max", doc! { "floor": bound as i64 });
-            }
-            None if len > 0 => {
-                filter.insert(format!("entries.{}", len - 1), doc! { "$exists": true });
-            }
-            None => {}
-        }
-        if self.warming {
-            filter.insert("wv", self.wv);
-            update.insert("$inc", doc! { "wv": 1_i64 });
-        }
-        (filter, update)
-    }
-}
-
-/// A filter that the cache holds none of `entries` (empty if there are none).
-fn none_of(entries: &[&Entry]) -> Document {
-    if entries.is_empty() {
-        return doc! {};
-    }
-    let ids: Vec<i64> = entries.iter().map(|e| id_bson(e.post)).collect();
-    doc! { "entries.p": { "$nin": ids } }
-}
-
-fn coverage_floor(c: Coverage) -> i64 {
-    match c {
-        Coverage::All => 0,
-        Coverage::From(p) => id_bson(p),
-    }
-}
-
-fn entry_doc(e: &Entry) -> Document {
-    let mut d = doc! { "p": id_bson(e.post), "a": e.author.as_str() };
-    if let Some(body) = &e.body {
-        d.insert("m", &body.message);
-        if let Some(data) = &body.data {
-            d.insert("d", Value::Object(data.clone()).to_string());
-        }
-    }
-    d
-}
-
-fn to_entry(d: &Document) -> Result<Entry> {
-    let post = PostId(get_i64(d, "p") as u64);
-    let author = UserId::from_stored(get_str(d, "a")?.to_owned());
-    let body = match d.get("m") {
-        Some(Bson::String(message)) => {
-            let data = match d.get("d") {
-                Some(Bson::String(text)) => match serde_json::from_str(text) {
-                    Ok(Value::Object(m)) => Some(m),
-                    _ => return Err(Error::internal("embedded post data is not a JSON object")),
-                },
-                _ => None,
-            };
-            Some(Arc::new(Body {
-                message: message.clone(),
-                data,
-            }))
-        }
-        _ => None,
-    };
-    Ok(Entry { post, author, body })
 }
 
 impl MongoTimelines {
