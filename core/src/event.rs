@@ -7,10 +7,6 @@ use prost::Message;
 use serde_json::Value;
 use socialite_proto::v1 as pb;
 
-/// How many followers one `AuthorRetracted` event names at most, so that no
-/// event grows with an account's follower count.
-pub const RETRACT_CHUNK: usize = 1000;
-
 #[derive(Debug, Clone, PartialEq)]
 pub enum Event {
     PostCreated {

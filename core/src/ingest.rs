@@ -2,11 +2,12 @@
 //! events in their outbox in the same transaction; the relay takes them to the
 //! log. Everything here is shared by the REST and gRPC transports.
 
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::ids::{PostId, PostIdGen, UserId};
 use crate::metrics::metrics;
 use crate::model::{json_object, validate_message, Post, User};
 use crate::ports::{ContentStore, GraphStore};
+use crate::rules::checks::{post_not_found, user_not_found, EdgeChange, EdgeOp};
 use serde_json::Value;
 use std::sync::Arc;
 
@@ -46,20 +47,24 @@ impl Ingest {
         if self.content.delete_user(&id).await? {
             Ok(())
         } else {
-            Err(crate::reads::user_not_found(&id))
+            Err(user_not_found(&id))
         }
     }
 
     /// Returns whether the edge is new.
     pub async fn follow(&self, user: &str, target: &str) -> Result<bool> {
-        let (u, t) = (UserId::parse(user)?, UserId::parse(target)?);
-        self.graph.follow(&u, &t).await
+        self.change_edge(user, target, EdgeOp::Follow).await
     }
 
     /// Returns whether there was an edge to remove.
     pub async fn unfollow(&self, user: &str, target: &str) -> Result<bool> {
+        self.change_edge(user, target, EdgeOp::Unfollow).await
+    }
+
+    async fn change_edge(&self, user: &str, target: &str, op: EdgeOp) -> Result<bool> {
         let (u, t) = (UserId::parse(user)?, UserId::parse(target)?);
-        self.graph.unfollow(&u, &t).await
+        let change = EdgeChange::new(u, t, op)?;
+        self.graph.change_edge(&change).await
     }
 
     pub async fn create_post(
@@ -89,8 +94,4 @@ impl Ingest {
             .await?
             .ok_or_else(|| post_not_found(id))
     }
-}
-
-pub(crate) fn post_not_found(id: PostId) -> Error {
-    Error::not_found("post_not_found", format!("post {id} does not exist"))
 }

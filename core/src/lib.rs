@@ -1,22 +1,30 @@
-//! Socialite's core: the domain, the ports, the feed logic and the embedded
-//! adapters. Services are thin shells around it.
+//! Socialite's core: the domain, the ports, every rule that decides what a
+//! timeline holds, and the use cases. Backends (embedded, MongoDB, Kafka)
+//! implement the ports in crates of their own; the API crate maps the use
+//! cases to REST and gRPC; the runtime crate opens backends from settings.
+//!
+//! Core must not know any backend, driver, transport or setting source: it
+//! depends on the protobuf event schema and nothing of the services.
 //!
 //! # Layout
 //!
 //! - [`model`], [`ids`], [`event`], [`error`]: the domain and its limits.
-//! - [`ports`]: one trait per store (`ContentStore`, `GraphStore`, `Outbox`,
-//!   `EventLog`, `TimelineStore`).
+//! - [`ports`]: one trait per capability (`ContentStore`, `GraphStore`,
+//!   `Outbox`, `EventLog`, `TimelineStore`), and [`backends`]: all of them
+//!   opened, metered by [`metered`].
+//! - [`rules`]: the checks that refuse writes, what a deletion tells the
+//!   pipeline, which entries a stored timeline accepts. Every backend obeys
+//!   them; the conformance suite proves it.
 //! - [`feed`]: what goes into whose timeline: read-time merge, the cached read
 //!   path with activation of dormant users, and fanout of log events.
 //! - [`ingest`] and [`reads`]: the operations the APIs offer, validated once
 //!   for REST and gRPC alike.
-//! - [`relay`] (outbox → log) and [`worker`] (log → caches): the two loops of
-//!   the pipeline.
-//! - [`embedded`]: the default backends, persistent, in one process.
-//! - [`backends`]: opens them.
+//! - [`relay`] (outbox → log) and [`worker`] (log → timelines): the two loops
+//!   of the pipeline; [`health`], [`metrics`], [`shutdown`] serve them.
+//! - [`sim`]: seeded random numbers and Zipf picks for tests, benchmarks and
+//!   retry jitter.
 
 pub mod backends;
-pub mod embedded;
 pub mod error;
 pub mod event;
 pub mod feed;
@@ -29,6 +37,7 @@ pub mod model;
 pub mod ports;
 pub mod reads;
 pub mod relay;
+pub mod rules;
 pub mod shutdown;
 pub mod sim;
 pub mod worker;

@@ -8,6 +8,7 @@ use crate::ids::{PostId, UserId};
 use crate::metrics::metrics;
 use crate::model::{Entry, Post, User};
 use crate::ports::*;
+use crate::rules::checks::{EdgeChange, EdgeOp};
 use async_trait::async_trait;
 use serde_json::{Map, Value};
 use std::future::Future;
@@ -73,11 +74,12 @@ impl ContentStore for Metered<dyn ContentStore> {
 
 #[async_trait]
 impl GraphStore for Metered<dyn GraphStore> {
-    async fn follow(&self, follower: &UserId, followee: &UserId) -> Result<bool> {
-        timed("graph", "follow", self.0.follow(follower, followee)).await
-    }
-    async fn unfollow(&self, follower: &UserId, followee: &UserId) -> Result<bool> {
-        timed("graph", "unfollow", self.0.unfollow(follower, followee)).await
+    async fn change_edge(&self, change: &EdgeChange) -> Result<bool> {
+        let op = match change.op() {
+            EdgeOp::Follow => "follow",
+            EdgeOp::Unfollow => "unfollow",
+        };
+        timed("graph", op, self.0.change_edge(change)).await
     }
     async fn followers(
         &self,

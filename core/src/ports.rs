@@ -1,11 +1,12 @@
 //! The ports: one trait per capability, taking and returning the project's own
-//! types. Adapters (embedded here; MongoDB and Kafka elsewhere) implement them,
+//! types. Adapters (the embedded, MongoDB and Kafka crates) implement them,
 //! and no driver type crosses them.
 
 use crate::error::Result;
 use crate::event::Event;
 use crate::ids::{PostId, UserId};
 use crate::model::{Entry, Post, User};
+use crate::rules::checks::EdgeChange;
 use async_trait::async_trait;
 use serde_json::{Map, Value};
 use std::sync::Arc;
@@ -62,14 +63,19 @@ impl IdRange {
     }
 }
 
+/// Edges read per call when walking a whole edge list.
+const EDGE_PAGE: usize = 10_000;
+
 /// The follow graph, with maintained follower and following counts.
 #[async_trait]
 pub trait GraphStore: Send + Sync + 'static {
-    /// Adds the edge and queues `Followed`; returns false if it existed.
-    /// `NotFound` if either user is unknown, `Conflict` for a self-follow.
-    async fn follow(&self, follower: &UserId, followee: &UserId) -> Result<bool>;
-    /// Removes the edge and queues `Unfollowed`; returns false if there was none.
-    async fn unfollow(&self, follower: &UserId, followee: &UserId) -> Result<bool>;
+    /// Applies a follow or an unfollow as the rules admitted it
+    /// ([`EdgeChange`]), atomically: checks that the users it requires exist
+    /// ([`EdgeChange::check_users`]), adds or removes both directions of the
+    /// edge if that changes the graph, moves the counts by
+    /// [`EdgeChange::count_step`] and queues [`EdgeChange::event`]. Returns
+    /// whether the graph changed.
+    async fn change_edge(&self, change: &EdgeChange) -> Result<bool>;
     /// Who follows `user`, in id order, after `after`, at most `limit`.
     async fn followers(
         &self,
@@ -88,9 +94,33 @@ pub trait GraphStore: Send + Sync + 'static {
     async fn followers_of(&self, users: &[UserId]) -> Result<Vec<Vec<UserId>>> {
         let mut out = Vec::with_capacity(users.len());
         for u in users {
-            out.push(crate::feed::merge::all_followers(self, u).await?);
+            out.push(self.all_followers(u).await?);
         }
         Ok(out)
+    }
+    /// Everyone who follows `user`, page by page.
+    async fn all_followers(&self, user: &UserId) -> Result<Vec<UserId>> {
+        let mut all: Vec<UserId> = Vec::new();
+        loop {
+            let page = self.followers(user, all.last(), EDGE_PAGE).await?;
+            let done = page.len() < EDGE_PAGE;
+            all.extend(page);
+            if done {
+                return Ok(all);
+            }
+        }
+    }
+    /// Everyone `user` follows, page by page.
+    async fn all_following(&self, user: &UserId) -> Result<Vec<UserId>> {
+        let mut all: Vec<UserId> = Vec::new();
+        loop {
+            let page = self.following(user, all.last(), EDGE_PAGE).await?;
+            let done = page.len() < EDGE_PAGE;
+            all.extend(page);
+            if done {
+                return Ok(all);
+            }
+        }
     }
 }
 
@@ -141,25 +171,20 @@ pub trait LogConsumer: Send + Sync {
     async fn backlog(&self) -> Result<u64>;
 }
 
+/// Rewinding a consumer group, where the log keeps what it consumed: the
+/// embedded log does, for replay tests and for operators who rebuild from it.
+#[async_trait]
+pub trait Rewind: Send + Sync + 'static {
+    /// The oldest sequence number still on the log.
+    fn first_retained(&self) -> Result<u64>;
+    /// Makes `group` consume again from sequence `next`.
+    async fn rewind(&self, group: &str, next: u64) -> Result<()>;
+}
+
 /// One post's entry and the followers it goes to.
 pub type Delivery = (Entry, Arc<Vec<UserId>>);
 
-/// Which part of a timeline a cache holds exactly: all of it, or every entry
-/// from a post id up. Below that a read continues with a read-time merge.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-pub enum Coverage {
-    All,
-    From(PostId),
-}
-
-impl Coverage {
-    pub fn covers(self, id: PostId) -> bool {
-        match self {
-            Coverage::All => true,
-            Coverage::From(floor) => id >= floor,
-        }
-    }
-}
+pub use crate::rules::accept::Coverage;
 
 /// What a cache read found.
 #[derive(Debug, Clone, PartialEq)]

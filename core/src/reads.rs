@@ -1,15 +1,15 @@
 //! Reads: profiles, the graph, posts and home timelines, with paging. Shared
 //! by the REST and gRPC transports.
 
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::feed::merge::newest;
 use crate::feed::timeline::{read_home, ReadSource};
 use crate::feed::Stores;
 use crate::ids::{decode_user_cursor, encode_user_cursor, PostId, UserId};
-use crate::ingest::post_not_found;
 use crate::metrics::metrics;
 use crate::model::{page_size, Entry, Page, Post, User};
 use crate::ports::IdRange;
+use crate::rules::checks::{post_not_found, user_not_found};
 use std::collections::HashMap;
 
 pub struct Reads {
@@ -150,8 +150,4 @@ impl Reads {
             .filter_map(|e| e.to_post().or_else(|| loaded.remove(&e.post)))
             .collect())
     }
-}
-
-pub fn user_not_found(id: &UserId) -> Error {
-    Error::not_found("user_not_found", format!("user {id} does not exist"))
 }

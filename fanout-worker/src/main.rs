@@ -1,18 +1,15 @@
-//! `socialite-fanout-worker`: one fanout worker on its own. The embedded stores
-//! belong to one process at a time; with them, run the pipeline with
-//! `socialite up`.
+//! `socialite-fanout-worker`: one fanout worker on its own, a member of the
+//! consumer group; it serves only the operators' endpoints. Run as many as
+//! the log has partitions. The embedded stores belong to one process at a
+//! time: with them, run the pipeline with `socialite up`.
 
-use axum::Router;
 use clap::Parser;
-use socialite_core::health::Health;
-use socialite_fanout_worker::{spawn_worker, WorkerArgs};
-use socialite_transport::backends::open_backends;
-use socialite_transport::config::{ConfigFileArg, FeedArgs, LogArgs, StorageArgs};
-use socialite_transport::serve::{bind, finish_router, run_main, serve_http, shutdown_signal};
+use socialite_runtime::process::{run_main, serve_until_signal, Listen};
+use socialite_runtime::settings::{FeedArgs, LogArgs, StorageArgs, WorkerArgs};
+use socialite_runtime::settings_file::ConfigFileArg;
+use socialite_runtime::{AppConfig, Service};
 use std::net::SocketAddr;
 use std::process::ExitCode;
-use std::sync::atomic::AtomicBool;
-use std::sync::Arc;
 
 #[derive(Parser)]
 #[command(
@@ -37,40 +34,25 @@ struct Cli {
 }
 
 fn main() -> ExitCode {
-    run_main("socialite-fanout-worker", run)
-}
-
-async fn run(cli: Cli) -> Result<(), String> {
-    socialite_transport::telemetry::init_logging(cli.log.log_json);
-    let backends = open_backends(&cli.storage.backends(&cli.feed))
+    run_main("socialite-fanout-worker", |cli: Cli| async move {
+        let listen = Listen {
+            rest: cli.ops_addr,
+            rest_flag: "--ops-addr",
+            grpc: None,
+        };
+        let config = AppConfig {
+            storage: cli.storage.backends(&cli.feed),
+            worker: cli.worker.config(),
+            node_id: 0,
+        };
+        let services = [Service::FanoutWorker];
+        serve_until_signal(
+            "socialite-fanout-worker",
+            &services,
+            listen,
+            config,
+            cli.log.log_json,
+        )
         .await
-        .map_err(|e| e.chain())?;
-    let listener = bind("operations HTTP (--ops-addr)", cli.ops_addr).await?;
-    let (stop, stopped) = socialite_core::shutdown::channel();
-    let assigned = Arc::new(AtomicBool::new(false));
-    let health = Health::new(
-        backends.content.clone(),
-        backends.log.clone(),
-        Some(assigned.clone()),
-    );
-    let ops = tokio::spawn(serve_http(
-        listener,
-        finish_router(Router::new(), health),
-        stopped.clone(),
-    ));
-    let worker = spawn_worker(
-        backends.stores(),
-        backends.log.clone(),
-        cli.worker.config(),
-        assigned,
-        stopped,
-    );
-    tracing::info!(ops = %cli.ops_addr, group = %cli.worker.fanout_group, "fanout worker running");
-    shutdown_signal().await;
-    stop.trigger();
-    let _ = ops.await;
-    worker
-        .await
-        .map_err(|e| e.to_string())?
-        .map_err(|e| e.chain())
+    })
 }

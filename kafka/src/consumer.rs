@@ -8,7 +8,7 @@
 //! were fetched but not yet handed out are abandoned for the new owner.
 
 use crate::config::KafkaConfig;
-use crate::log::unavailable;
+use crate::error::unavailable;
 use async_trait::async_trait;
 use rdkafka::config::ClientConfig;
 use rdkafka::consumer::{BaseConsumer, CommitMode, Consumer, ConsumerContext, Rebalance};

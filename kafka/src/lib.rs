@@ -1,9 +1,21 @@
 //! The event log on Kafka (rdkafka), behind the `EventLog` port: post events
 //! on `<prefix>.posts` keyed by author, follow and account events on
 //! `<prefix>.graph` keyed by the followed account, both created at start-up.
+//!
+//! This crate moves events; it decides nothing about timelines and must not
+//! know the stores, the transports or the other backends.
+//!
+//! # Layout
+//!
+//! - [`config`]: the `kafka://` URI and its settings.
+//! - `log`: the producer side (topics, idempotent appends) and the port.
+//! - `consumer`: the consumer-group member, offsets stored after the writes
+//!   they cover, rebalances.
+//! - `error`: Kafka errors as port errors.
 
-mod config;
+pub mod config;
 mod consumer;
+mod error;
 mod log;
 
 pub use config::KafkaConfig;

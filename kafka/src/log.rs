@@ -4,6 +4,7 @@
 
 use crate::config::KafkaConfig;
 use crate::consumer::KafkaConsumer;
+use crate::error::unavailable;
 use async_trait::async_trait;
 use rdkafka::admin::{AdminClient, AdminOptions, NewTopic, TopicReplication};
 use rdkafka::client::DefaultClientContext;
@@ -11,7 +12,7 @@ use rdkafka::config::ClientConfig;
 use rdkafka::error::{KafkaError, RDKafkaErrorCode};
 use rdkafka::producer::{FutureProducer, FutureRecord, Producer, PurgeConfig};
 use rdkafka::types::RDKafkaErrorCode as Code;
-use socialite_core::error::{Error, ErrorKind, Result};
+use socialite_core::error::{Error, Result};
 use socialite_core::event::Event;
 use socialite_core::ports::{EventLog, LogConsumer};
 use std::time::Duration;
@@ -26,10 +27,6 @@ pub struct KafkaLog {
     /// Replaced after a failed append (see [`KafkaLog::renew_producer`]).
     producer: std::sync::RwLock<FutureProducer>,
     topics: [String; 2],
-}
-
-pub(crate) fn unavailable(what: &str, e: KafkaError) -> Error {
-    Error::backend(ErrorKind::Unavailable, what, e)
 }
 
 fn new_producer(config: &KafkaConfig) -> Result<FutureProducer> {

@@ -1,5 +1,6 @@
 //! One `timeline_cache` document as the updates see it: its state as read,
-//! the removal guard that seals the floor, and entry conversion.
+//! judged by `socialite_core::rules::accept`, the removal guard that seals
+//! the floor, and entry conversion.
 
 use crate::store::{get_i64, get_str, id_bson};
 use mongodb::bson::{doc, Bson, Document};
@@ -7,7 +8,7 @@ use serde_json::Value;
 use socialite_core::error::{Error, Result};
 use socialite_core::ids::{PostId, UserId};
 use socialite_core::model::{Body, Entry};
-use socialite_core::ports::Coverage;
+use socialite_core::rules::accept::{capped_coverage, takes, Coverage};
 use std::sync::Arc;
 
 /// What a read of a cache document found.
@@ -43,15 +44,26 @@ impl CacheState {
             .flatten()
     }
 
-    pub(crate) fn floor(&self, cap: usize) -> u64 {
-        self.floor.max(self.full_bound(cap).unwrap_or(0))
-    }
-
+    /// The rule's coverage of a capped array: the sealed `floor`, raised to
+    /// the oldest entry of a full array.
     pub(crate) fn coverage(&self, cap: usize) -> Coverage {
-        match self.floor(cap) {
+        let sealed = match self.floor {
             0 => Coverage::All,
             f => Coverage::From(PostId(f)),
-        }
+        };
+        let oldest = self.ids.last().map(|p| PostId(*p));
+        capped_coverage(sealed, self.ids.len(), oldest, cap)
+    }
+
+    /// Whether a delivery of `post` is for this cache, as read: the rule
+    /// takes it and the cache does not hold it. The update's filter checks
+    /// both again against the document as it is then.
+    pub(crate) fn wants(&self, post: PostId, cap: usize) -> bool {
+        takes(self.coverage(cap), post) && !self.holds(post)
+    }
+
+    pub(crate) fn holds(&self, post: PostId) -> bool {
+        self.ids.contains(&post.0)
     }
 
     /// The filter and seal of a removal from this state: the update applies

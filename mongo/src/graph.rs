@@ -10,10 +10,10 @@ use async_trait::async_trait;
 use futures_util::TryStreamExt;
 use mongodb::bson::{doc, Document};
 use mongodb::{ClientSession, Collection};
-use socialite_core::error::{Error, Result};
-use socialite_core::event::Event;
+use socialite_core::error::Result;
 use socialite_core::ids::UserId;
 use socialite_core::ports::GraphStore;
+use socialite_core::rules::checks::EdgeChange;
 
 /// The field holding the other end of an edge in each edge collection.
 fn other_end(collection: &str) -> &'static str {
@@ -85,14 +85,13 @@ impl MongoStore {
             .collect()
     }
 
-    async fn change_edge(
+    async fn change_edge_in(
         &self,
         s: &mut ClientSession,
-        follower: &UserId,
-        followee: &UserId,
-        add: bool,
+        change: &EdgeChange,
     ) -> Result<bool, TxnError> {
-        let (a, b) = (follower.as_str(), followee.as_str());
+        self.check_users(s, change).await?;
+        let (a, b) = (change.follower().as_str(), change.followee().as_str());
         let edge = doc! { "user": a, "followee": b };
         let exists = self
             .db
@@ -102,12 +101,10 @@ impl MongoStore {
             .session(&mut *s)
             .await?
             .is_some();
-        if exists == add {
+        if exists == change.adds() {
             return Ok(false);
         }
-        let step = if add { 1_i64 } else { -1_i64 };
-        if add {
-            self.require_users(s, &[follower, followee]).await?;
+        if change.adds() {
             self.db.following.insert_one(edge).session(&mut *s).await?;
             self.db
                 .followers
@@ -122,6 +119,7 @@ impl MongoStore {
                 .session(&mut *s)
                 .await?;
         }
+        let step = change.count_step();
         self.db
             .users
             .update_one(doc! { "_id": a }, doc! { "$inc": { "following": step } })
@@ -132,27 +130,45 @@ impl MongoStore {
             .update_one(doc! { "_id": b }, doc! { "$inc": { "followers": step } })
             .session(&mut *s)
             .await?;
-        let (follower, followee) = (follower.clone(), followee.clone());
-        let event = if add {
-            Event::Followed { follower, followee }
-        } else {
-            Event::Unfollowed { follower, followee }
-        };
-        self.emit(s, &[event]).await?;
+        self.emit(s, &[change.event()]).await?;
         Ok(true)
     }
 
-    async fn edge_transaction(
+    /// The rule's existence check, with one query for both users.
+    async fn check_users(
         &self,
-        follower: &UserId,
-        followee: &UserId,
-        add: bool,
-    ) -> Result<bool> {
-        let what = if add { "following" } else { "unfollowing" };
+        s: &mut ClientSession,
+        change: &EdgeChange,
+    ) -> Result<(), TxnError> {
+        let ids: Vec<&str> = change.required().iter().map(|u| u.as_str()).collect();
+        let mut cursor = self
+            .db
+            .users
+            .find(doc! { "_id": { "$in": &ids } })
+            .projection(doc! { "_id": 1 })
+            .session(&mut *s)
+            .await?;
+        let mut found = std::collections::HashSet::new();
+        while let Some(d) = cursor.next(&mut *s).await {
+            found.insert(get_str(&d?, "_id")?.to_owned());
+        }
+        change.check_users(|u| Ok(found.contains(u.as_str())))?;
+        Ok(())
+    }
+}
+
+#[async_trait]
+impl GraphStore for MongoStore {
+    async fn change_edge(&self, change: &EdgeChange) -> Result<bool> {
+        let what = if change.adds() {
+            "following"
+        } else {
+            "unfollowing"
+        };
         let changed = self
             .db
             .transaction(what, |mut s| async move {
-                let r = self.change_edge(&mut s, follower, followee, add).await;
+                let r = self.change_edge_in(&mut s, change).await;
                 (s, r)
             })
             .await?;
@@ -160,23 +176,6 @@ impl MongoStore {
             self.queued();
         }
         Ok(changed)
-    }
-}
-
-#[async_trait]
-impl GraphStore for MongoStore {
-    async fn follow(&self, follower: &UserId, followee: &UserId) -> Result<bool> {
-        if follower == followee {
-            return Err(Error::conflict(
-                "cannot_follow_self",
-                "a user cannot follow themselves",
-            ));
-        }
-        self.edge_transaction(follower, followee, true).await
-    }
-
-    async fn unfollow(&self, follower: &UserId, followee: &UserId) -> Result<bool> {
-        self.edge_transaction(follower, followee, false).await
     }
 
     async fn followers(

@@ -16,11 +16,12 @@ use mongodb::bson::{doc, spec::BinarySubtype, Binary, Bson, Document};
 use mongodb::ClientSession;
 use serde_json::{Map, Value};
 use socialite_core::error::{Error, Result};
-use socialite_core::event::{Event, RETRACT_CHUNK};
+use socialite_core::event::Event;
 use socialite_core::ids::{now_ms, PostId, UserId};
 use socialite_core::model::{Entry, Post, User};
 use socialite_core::ports::{ContentStore, IdRange};
-use socialite_core::reads::user_not_found;
+use socialite_core::rules::cascade::{post_deleted, UserDeletion};
+use socialite_core::rules::checks::user_not_found;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use tokio::sync::Notify;
@@ -271,7 +272,8 @@ impl ContentStore for MongoStore {
                 found.insert(post.id, post);
             }
         }
-        Ok(ids.iter().filter_map(|id| found.remove(id)).collect())
+        // Each id asked for gets its post, repeats included, as on every store.
+        Ok(ids.iter().filter_map(|id| found.get(id).cloned()).collect())
     }
 
     async fn delete_post(&self, id: PostId) -> Result<Option<Post>> {
@@ -289,11 +291,7 @@ impl ContentStore for MongoStore {
                         return Ok(None);
                     };
                     let post = to_post(&d)?;
-                    let event = Event::PostDeleted {
-                        post: id,
-                        author: post.author.clone(),
-                    };
-                    self.emit(&mut s, &[event]).await?;
+                    self.emit(&mut s, &[post_deleted(id, &post.author)]).await?;
                     Ok(Some(post))
                 }
                 .await;
@@ -405,19 +403,12 @@ impl MongoStore {
             .delete_one(doc! { "_id": u })
             .session(&mut *s)
             .await?;
-        let mut events: Vec<Event> = followers
-            .chunks(RETRACT_CHUNK)
-            .map(|chunk| Event::AuthorRetracted {
-                author: id.clone(),
-                followers: chunk.to_vec(),
-            })
-            .collect();
-        // Fanout workers keep follower lists: tell them who lost a follower.
-        events.extend(following.into_iter().map(|t| Event::Unfollowed {
-            follower: id.clone(),
-            followee: t,
-        }));
-        events.push(Event::TimelineDropped { user: id.clone() });
+        let events = UserDeletion {
+            user: id,
+            followers: &followers,
+            following: &following,
+        }
+        .events();
         self.emit(s, &events).await?;
         Ok(true)
     }

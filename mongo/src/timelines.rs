@@ -3,8 +3,8 @@
 //! entries newest first. Dormant users have no document, and every write is
 //! `upsert: false`, so fanout never creates one.
 //!
-//! The exactness rules are those of the embedded store (`feed::stored`),
-//! expressed as single-document atomic updates:
+//! The exactness rules are `socialite_core::rules::accept`, the same the
+//! embedded store applies, expressed as single-document atomic updates:
 //! - Delivery is `$push` with `$each`/`$sort`/`$slice`, filtered on the entry
 //!   not being there yet and on the floor, so a replay changes nothing.
 //! - When a full array drops its oldest entry, the cache still covers
@@ -30,6 +30,7 @@ use socialite_core::ids::{PostId, UserId};
 use socialite_core::metrics::metrics;
 use socialite_core::model::Entry;
 use socialite_core::ports::{CacheRead, Coverage, Delivery, Footprint, TimelineStore};
+use socialite_core::rules::accept::{fill_entries, lacking, PageWindow, WarmingMemory};
 use std::collections::{HashMap, HashSet};
 
 /// Deliveries sent in one `update` command at most.
@@ -205,29 +206,22 @@ impl TimelineStore for MongoTimelines {
         if state.warming {
             return Ok(CacheRead::Warming);
         }
-        let floor = state.floor(self.cap);
+        let coverage = state.coverage(self.cap);
+        let mut window = PageWindow::new(coverage, before, limit);
         let mut entries = Vec::new();
-        let mut last = None;
         for e in d
             .get_array("entries")
             .map_err(|_| Error::internal("cache without entries"))?
         {
             let Some(e) = e.as_document() else { continue };
-            let p = get_i64(e, "p") as u64;
-            // Newest first; duplicates (from racing writers) sit side by side.
-            if p < floor || last == Some(p) || before.is_some_and(|b| p >= b.0) {
-                continue;
+            if window.admit(PostId(get_i64(e, "p") as u64)) {
+                entries.push(to_entry(e)?);
             }
-            last = Some(p);
-            entries.push(to_entry(e)?);
-            if entries.len() == limit {
+            if window.is_full() {
                 break;
             }
         }
-        Ok(CacheRead::Ready {
-            entries,
-            coverage: state.coverage(self.cap),
-        })
+        Ok(CacheRead::Ready { entries, coverage })
     }
 
     async fn create(&self, user: &UserId) -> Result<()> {
@@ -265,23 +259,9 @@ impl TimelineStore for MongoTimelines {
             let Some(d) = found else {
                 return Ok(()); // ready already, or gone
             };
-            let purged: HashSet<&str> = d
-                .get_array("purged")
-                .map(|a| a.iter().filter_map(Bson::as_str).collect())
-                .unwrap_or_default();
-            let retracted: HashSet<i64> = d
-                .get_array("retracted")
-                .map(|a| a.iter().filter_map(Bson::as_i64).collect())
-                .unwrap_or_default();
-            let held = CacheState::from(&d).ids;
-            let kept: Vec<&Entry> = entries
-                .iter()
-                .filter(|e| {
-                    !purged.contains(e.author.as_str())
-                        && !retracted.contains(&id_bson(e.post))
-                        && !held.contains(&e.post.0)
-                })
-                .collect();
+            let held = CacheState::from(&d);
+            let kept = fill_entries(entries.clone(), &warming_memory(&d), |p| held.holds(p));
+            let kept: Vec<&Entry> = kept.iter().collect();
             let mut filter =
                 doc! { "_id": user.as_str(), "warming": true, "wv": get_i64(&d, "wv") };
             filter.extend(none_of(&kept));
@@ -322,12 +302,10 @@ impl TimelineStore for MongoTimelines {
         if active.is_empty() {
             return Ok(0);
         }
-        // Skips what the cache already holds or does not cover, as read; the
-        // update's filter checks both again against the document as it is.
         let wanted = |f: &UserId, post: PostId| {
             active
                 .get(f.as_str())
-                .is_some_and(|s| post.0 >= s.floor(self.cap) && !s.ids.contains(&post.0))
+                .is_some_and(|s| s.wants(post, self.cap))
         };
         let mut updates = Vec::new();
         // A batch may carry a post twice (a log replay): one statement each.
@@ -366,10 +344,8 @@ impl TimelineStore for MongoTimelines {
             let Some(state) = self.state(user).await? else {
                 return Ok(()); // dormant: the first read merges
             };
-            let missing: Vec<&Entry> = entries
-                .iter()
-                .filter(|e| !state.ids.contains(&e.post.0))
-                .collect();
+            let missing = lacking(entries.clone(), |p| state.holds(p));
+            let missing: Vec<&Entry> = missing.iter().collect();
             let mut filter = doc! { "_id": user.as_str() };
             filter.extend(none_of(&missing));
             let docs = missing.into_iter().map(entry_doc).collect();
@@ -449,4 +425,27 @@ impl TimelineStore for MongoTimelines {
         }
         Ok(f)
     }
+}
+
+/// The purges and retractions a warming cache document recorded.
+fn warming_memory(d: &Document) -> WarmingMemory {
+    let purged = d
+        .get_array("purged")
+        .map(|a| {
+            a.iter()
+                .filter_map(Bson::as_str)
+                .map(|s| UserId::from_stored(s.to_owned()))
+                .collect()
+        })
+        .unwrap_or_else(|_| Vec::new());
+    let retracted = d
+        .get_array("retracted")
+        .map(|a| {
+            a.iter()
+                .filter_map(Bson::as_i64)
+                .map(|p| PostId(p as u64))
+                .collect()
+        })
+        .unwrap_or_else(|_| Vec::new());
+    WarmingMemory::new(purged, retracted)
 }

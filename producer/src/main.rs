@@ -1,16 +1,15 @@
-//! `socialite-producer`: the ingestion service on its own. The embedded stores
-//! belong to one process at a time; to run the services apart, give each its
-//! own data directory, or run them all with `socialite up`.
+//! `socialite-producer`: the ingestion service on its own (writes over REST
+//! and gRPC, the outbox relay). The embedded stores belong to one process at
+//! a time: run the services apart on MongoDB and Kafka, or all of them with
+//! `socialite up`.
 
 use clap::Parser;
-use socialite_core::health::Health;
-use socialite_core::ingest::Ingest;
-use socialite_transport::backends::open_backends;
-use socialite_transport::config::{ConfigFileArg, FeedArgs, LogArgs, StorageArgs};
-use socialite_transport::serve::{run_main, run_until_signal};
+use socialite_runtime::process::{run_main, serve_until_signal, Listen};
+use socialite_runtime::settings::{FeedArgs, LogArgs, StorageArgs};
+use socialite_runtime::settings_file::ConfigFileArg;
+use socialite_runtime::{AppConfig, Service};
 use std::net::SocketAddr;
 use std::process::ExitCode;
-use std::sync::Arc;
 
 #[derive(Parser)]
 #[command(
@@ -39,37 +38,25 @@ struct Cli {
 }
 
 fn main() -> ExitCode {
-    run_main("socialite-producer", run)
-}
-
-async fn run(cli: Cli) -> Result<(), String> {
-    socialite_transport::telemetry::init_logging(cli.log.log_json);
-    let backends = open_backends(&cli.storage.backends(&cli.feed))
-        .await
-        .map_err(|e| e.chain())?;
-    let ingest = Arc::new(
-        Ingest::new(
-            backends.content.clone(),
-            backends.graph.clone(),
-            cli.node_id,
+    run_main("socialite-producer", |cli: Cli| async move {
+        let listen = Listen {
+            rest: cli.rest_addr,
+            rest_flag: "--rest-addr",
+            grpc: Some(cli.grpc_addr),
+        };
+        let config = AppConfig {
+            storage: cli.storage.backends(&cli.feed),
+            worker: Default::default(),
+            node_id: cli.node_id,
+        };
+        let services = [Service::Producer];
+        serve_until_signal(
+            "socialite-producer",
+            &services,
+            listen,
+            config,
+            cli.log.log_json,
         )
         .await
-        .map_err(|e| e.chain())?,
-    );
-    let (stop, stopped) = socialite_core::shutdown::channel();
-    let relay =
-        socialite_producer::spawn_relay(backends.outbox.clone(), backends.log.clone(), stopped);
-    let grpc = tonic::service::Routes::new(socialite_producer::grpc_service(ingest.clone()));
-    let health = Health::new(backends.content.clone(), backends.log.clone(), None);
-    run_until_signal(
-        (cli.rest_addr, socialite_producer::rest_routes(ingest)),
-        (cli.grpc_addr, grpc, &[socialite_producer::GRPC_NAME]),
-        health,
-        stop,
-    )
-    .await?;
-    relay
-        .await
-        .map_err(|e| e.to_string())?
-        .map_err(|e| e.chain())
+    })
 }

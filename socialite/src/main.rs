@@ -1,12 +1,14 @@
-//! `socialite up`: the whole pipeline in one process, on the embedded default.
+//! `socialite`: the whole pipeline in one process (`up`, on the embedded
+//! default unless URIs name MongoDB and Kafka), and the tools around it
+//! (`load`, `bench`).
 
 use clap::{Args, Parser, Subcommand};
-use socialite::bench::load::{run_load, LoadArgs};
-use socialite::bench::{run_bench, BenchArgs};
-use socialite::{start, AppConfig};
-use socialite_fanout_worker::WorkerArgs;
-use socialite_transport::config::{ConfigFileArg, FeedArgs, LogArgs, StorageArgs};
-use socialite_transport::serve::{bind, run_main, shutdown_signal};
+use socialite_bench::load::{run_load, LoadArgs};
+use socialite_bench::{run_bench, BenchArgs};
+use socialite_runtime::process::{run_main, serve_until_signal, Listen};
+use socialite_runtime::settings::{FeedArgs, LogArgs, StorageArgs, WorkerArgs};
+use socialite_runtime::settings_file::ConfigFileArg;
+use socialite_runtime::{AppConfig, Service};
 use std::net::SocketAddr;
 use std::process::ExitCode;
 
@@ -68,27 +70,24 @@ fn main() -> ExitCode {
 }
 
 async fn up(args: UpArgs) -> Result<(), String> {
-    socialite_transport::telemetry::init_logging(args.log.log_json);
-    let rest = bind("REST (--rest-addr)", args.rest_addr).await?;
-    let grpc = bind("gRPC (--grpc-addr)", args.grpc_addr).await?;
+    let listen = Listen {
+        rest: args.rest_addr,
+        rest_flag: "--rest-addr",
+        grpc: Some(args.grpc_addr),
+    };
     let config = AppConfig {
         storage: args.storage.backends(&args.feed),
         worker: args.worker.config(),
         node_id: args.node_id,
     };
-    let app = start(&config, rest, grpc).await.map_err(|e| e.chain())?;
-    println!(
-        "socialite is up: REST http://{} gRPC {} store {} event log {} (data directory {})",
-        app.rest_addr,
-        app.grpc_addr,
-        config.storage.store,
-        config.storage.event_log,
-        config.storage.embedded.data_dir.display()
-    );
-    shutdown_signal().await;
-    tracing::info!("shutting down");
-    app.shutdown().await;
-    Ok(())
+    serve_until_signal(
+        "socialite",
+        &Service::ALL,
+        listen,
+        config,
+        args.log.log_json,
+    )
+    .await
 }
 
 async fn load(args: LoadArgs) -> Result<(), String> {

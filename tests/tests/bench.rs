@@ -2,8 +2,8 @@
 //! and a report that holds what the README promises.
 
 use clap::Parser;
-use socialite::bench::load::{run_load, LoadArgs};
-use socialite::bench::{run_bench, BenchArgs};
+use socialite_bench::load::{run_load, LoadArgs};
+use socialite_bench::{run_bench, BenchArgs};
 
 #[derive(Parser)]
 struct Cli {

@@ -8,14 +8,21 @@ mod common;
 use common::eventually;
 use common::servers::Servers;
 use serde_json::json;
-use socialite_core::backends::{Backends, EmbeddedConfig};
+use socialite_core::backends::Backends;
 use socialite_core::error::ErrorKind;
 use socialite_core::event::Event;
 use socialite_core::feed::config::FeedConfig;
+use socialite_core::feed::fanout;
+use socialite_core::feed::followers::FollowerIndex;
+use socialite_core::feed::timeline::{activate, read_home};
 use socialite_core::ids::{PostId, UserId};
+use socialite_core::ingest::Ingest;
 use socialite_core::model::{Entry, Post};
 use socialite_core::ports::{CacheRead, Coverage, IdRange, LogConsumer};
-use socialite_transport::backends::{open_backends, BackendConfig};
+use socialite_core::rules::cascade::UserDeletion;
+use socialite_core::rules::checks::{EdgeChange, EdgeOp};
+use socialite_embedded::EmbeddedConfig;
+use socialite_runtime::backends::{open_backends, BackendConfig};
 use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::time::Duration;
@@ -53,6 +60,10 @@ async fn open(kind: Kind, feed: FeedConfig, test: &str) -> Option<Under> {
 
 fn u(s: &str) -> UserId {
     UserId::parse(s).unwrap()
+}
+
+fn edge(follower: &str, followee: &str, op: EdgeOp) -> EdgeChange {
+    EdgeChange::new(u(follower), u(followee), op).unwrap()
 }
 
 fn post(id: u64, author: &str, message: &str) -> Post {
@@ -136,6 +147,12 @@ async fn users_posts_and_outbox(kind: Kind) {
         .await
         .unwrap();
     assert_eq!(got, vec![post(30, "ann", "m30"), post(10, "ann", "m10")]);
+    let repeated = b
+        .content
+        .get_posts(&[PostId(10), PostId(10)])
+        .await
+        .unwrap();
+    assert_eq!(repeated.len(), 2, "each id asked for gets its post");
     assert_eq!(b.content.newest_post_id().await.unwrap(), Some(PostId(40)));
 
     // An author's posts, newest first per author, in a window.
@@ -213,22 +230,68 @@ async fn follow_graph(kind: Kind) {
         b.content.put_user(&u(name), None).await.unwrap();
     }
     drain_outbox(b).await;
+    // The rules refuse a self-follow before any store is asked.
+    let ingest = Ingest::new(b.content.clone(), b.graph.clone(), 1)
+        .await
+        .unwrap();
+    let err = ingest.follow("a", "a").await.unwrap_err();
     assert_eq!(
-        g.follow(&u("a"), &u("a")).await.unwrap_err().kind(),
-        ErrorKind::Conflict
+        (err.kind(), err.code()),
+        (ErrorKind::Conflict, "cannot_follow_self")
     );
-    assert_eq!(
-        g.follow(&u("a"), &u("zz")).await.unwrap_err().kind(),
-        ErrorKind::NotFound
-    );
-    assert!(g.follow(&u("b"), &u("a")).await.unwrap());
+    // Both ends must exist, for a follow and an unfollow alike, and the
+    // first one missing is named: the same answer from every store.
+    for (f, t, op) in [
+        ("a", "zz", EdgeOp::Follow),
+        ("zz", "a", EdgeOp::Follow),
+        ("a", "zz", EdgeOp::Unfollow),
+        ("zz", "a", EdgeOp::Unfollow),
+        ("zz", "yy", EdgeOp::Unfollow),
+    ] {
+        let err = g.change_edge(&edge(f, t, op)).await.unwrap_err();
+        assert_eq!(
+            (err.kind(), err.code(), err.message()),
+            (
+                ErrorKind::NotFound,
+                "user_not_found",
+                format!("user {} does not exist", if f == "zz" { f } else { t }).as_str()
+            ),
+            "{op:?} {f} -> {t}"
+        );
+    }
     assert!(
-        !g.follow(&u("b"), &u("a")).await.unwrap(),
+        !g.change_edge(&edge("a", "b", EdgeOp::Unfollow))
+            .await
+            .unwrap(),
+        "unfollowing without an edge changes nothing"
+    );
+    assert!(!g
+        .change_edge(&edge("a", "a", EdgeOp::Unfollow))
+        .await
+        .unwrap());
+    assert!(drain_outbox(b).await.is_empty(), "refusals queue nothing");
+    assert!(g
+        .change_edge(&edge("b", "a", EdgeOp::Follow))
+        .await
+        .unwrap());
+    assert!(
+        !g.change_edge(&edge("b", "a", EdgeOp::Follow))
+            .await
+            .unwrap(),
         "a second follow changes nothing"
     );
-    assert!(g.follow(&u("d"), &u("a")).await.unwrap());
-    assert!(g.follow(&u("c"), &u("a")).await.unwrap());
-    assert!(g.follow(&u("a"), &u("c")).await.unwrap());
+    assert!(g
+        .change_edge(&edge("d", "a", EdgeOp::Follow))
+        .await
+        .unwrap());
+    assert!(g
+        .change_edge(&edge("c", "a", EdgeOp::Follow))
+        .await
+        .unwrap());
+    assert!(g
+        .change_edge(&edge("a", "c", EdgeOp::Follow))
+        .await
+        .unwrap());
 
     let page = |v: Vec<UserId>| v.iter().map(|x| x.as_str().to_owned()).collect::<Vec<_>>();
     assert_eq!(
@@ -254,8 +317,14 @@ async fn follow_graph(kind: Kind) {
     let a = b.content.get_user(&u("a")).await.unwrap().unwrap();
     assert_eq!((a.followers, a.following), (3, 1));
 
-    assert!(g.unfollow(&u("d"), &u("a")).await.unwrap());
-    assert!(!g.unfollow(&u("d"), &u("a")).await.unwrap());
+    assert!(g
+        .change_edge(&edge("d", "a", EdgeOp::Unfollow))
+        .await
+        .unwrap());
+    assert!(!g
+        .change_edge(&edge("d", "a", EdgeOp::Unfollow))
+        .await
+        .unwrap());
     let events = drain_outbox(b).await;
     let expected = [
         ("Followed", "b", "a"),
@@ -284,6 +353,7 @@ async fn follow_graph(kind: Kind) {
 
     // Deleting a user removes their posts and edges and fixes the counts.
     b.content.create_post(post(7, "a", "bye")).await.unwrap();
+    drain_outbox(b).await;
     assert!(b.content.delete_user(&u("a")).await.unwrap());
     assert!(!b.content.delete_user(&u("a")).await.unwrap());
     assert_eq!(b.content.get_posts(&[PostId(7)]).await.unwrap(), vec![]);
@@ -291,19 +361,13 @@ async fn follow_graph(kind: Kind) {
     assert!(g.following(&u("b"), None, 10).await.unwrap().is_empty());
     let c = b.content.get_user(&u("c")).await.unwrap().unwrap();
     assert_eq!((c.followers, c.following), (0, 0));
-    let events = drain_outbox(b).await;
-    assert!(events.contains(&Event::AuthorRetracted {
-        author: u("a"),
-        followers: vec![u("b"), u("c")]
-    }));
-    assert!(events.contains(&Event::Unfollowed {
-        follower: u("a"),
-        followee: u("c")
-    }));
-    assert_eq!(
-        events.last(),
-        Some(&Event::TimelineDropped { user: u("a") })
-    );
+    // The cascade queues exactly the events the rule decides, in its order.
+    let deletion = UserDeletion {
+        user: &u("a"),
+        followers: &[u("b"), u("c")],
+        following: &[u("c")],
+    };
+    assert_eq!(drain_outbox(b).await, deletion.events());
 }
 
 /// Polls `consumer` until `want` events arrived (or the deadline passes).
@@ -549,6 +613,49 @@ async fn timeline_caches(kind: Kind, embed: bool) {
     );
 }
 
+/// Applies what the outbox queued, as a fanout worker would.
+async fn fan_out(b: &Backends, index: &FollowerIndex) {
+    let events = drain_outbox(b).await;
+    fanout::apply(&b.stores(), index, &events).await.unwrap();
+}
+
+/// A reader found a user just before the user was deleted, and activates
+/// their cache after the worker dropped the deleted user's timeline: no
+/// cache may be left behind, neither for nobody nor for a user created again
+/// under the same id.
+async fn activation_racing_a_deletion(kind: Kind) {
+    let Some(t) = open(kind, FeedConfig::default(), "activation_racing_a_deletion").await else {
+        return;
+    };
+    let b = &t.backends;
+    let (stores, index) = (b.stores(), FollowerIndex::new());
+    for name in ["x", "f"] {
+        b.content.put_user(&u(name), None).await.unwrap();
+    }
+    b.graph
+        .change_edge(&edge("x", "f", EdgeOp::Follow))
+        .await
+        .unwrap();
+    b.content.create_post(post(10, "f", "old")).await.unwrap();
+    fan_out(b, &index).await;
+
+    assert!(b.content.delete_user(&u("x")).await.unwrap());
+    fan_out(b, &index).await; // TimelineDropped: there was no cache yet
+    activate(&stores, &u("x")).await.unwrap(); // the racing reader
+    assert_eq!(
+        b.timelines.read(&u("x"), None, 10).await.unwrap(),
+        CacheRead::Absent,
+        "no cache outlives its user"
+    );
+
+    b.content.put_user(&u("x"), None).await.unwrap();
+    b.content.create_post(post(20, "f", "new")).await.unwrap();
+    fan_out(b, &index).await;
+    let page = read_home(&stores, &u("x"), None, 10).await.unwrap();
+    assert!(page.entries.is_empty(), "the new x follows nobody");
+    assert_eq!(ready(b, "x").await, (vec![], Coverage::All));
+}
+
 macro_rules! suite {
     ($name:ident, $kind:expr) => {
         mod $name {
@@ -562,6 +669,11 @@ macro_rules! suite {
             #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
             async fn follow_graph() {
                 super::follow_graph($kind).await
+            }
+
+            #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+            async fn activation_racing_a_deletion() {
+                super::activation_racing_a_deletion($kind).await
             }
 
             #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -101,9 +101,14 @@ async fn child_server() {
     let dir = std::path::PathBuf::from(dir);
     let rest = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let grpc = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let app = socialite::start(&config(&dir, 50), rest, grpc)
-        .await
-        .unwrap();
+    let app = socialite_runtime::start(
+        &socialite_runtime::Service::ALL,
+        &config(&dir, 50),
+        rest,
+        Some(grpc),
+    )
+    .await
+    .unwrap();
     std::fs::write(dir.join("addr.tmp"), app.rest_addr.to_string()).unwrap();
     std::fs::rename(dir.join("addr.tmp"), dir.join("addr")).unwrap();
     std::future::pending::<()>().await;

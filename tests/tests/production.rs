@@ -446,7 +446,7 @@ async fn posts_acknowledged_while_kafka_is_down_reach_the_timelines() {
         return;
     };
     if std::env::var_os("RUST_LOG").is_some() {
-        socialite_transport::telemetry::init_logging(false);
+        socialite_runtime::telemetry::init_logging(false);
     }
     let dir = tempfile::tempdir().unwrap();
     let port = std::net::TcpListener::bind("127.0.0.1:0")
@@ -462,26 +462,27 @@ async fn posts_acknowledged_while_kafka_is_down_reach_the_timelines() {
     };
     broker.start();
 
-    let mut storage = socialite_transport::backends::BackendConfig::embedded(
-        socialite_core::backends::EmbeddedConfig {
+    let mut storage =
+        socialite_runtime::backends::BackendConfig::embedded(socialite_embedded::EmbeddedConfig {
             data_dir: dir.path().join("app"),
             log_retention: 1_000_000,
             feed: Default::default(),
-        },
-    );
+        });
     storage.store = servers.mongodb_uri(&Servers::unique("outage"));
     storage.event_log = format!(
         "kafka://127.0.0.1:{port}?partitions=2&topic_prefix={}",
         Servers::unique("outage")
     );
-    let config = socialite::AppConfig {
+    let config = socialite_runtime::AppConfig {
         storage,
         worker: socialite_core::worker::WorkerConfig::default(),
         node_id: 5,
     };
     let rest = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let grpc = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let app = socialite::start(&config, rest, grpc).await.unwrap();
+    let app = socialite_runtime::start(&socialite_runtime::Service::ALL, &config, rest, Some(grpc))
+        .await
+        .unwrap();
     let base = app.rest_addr.to_string();
     let http = Client::new();
     let url = |path: &str| format!("http://{base}{path}");

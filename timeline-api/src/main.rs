@@ -1,16 +1,14 @@
 //! `socialite-timeline-api`: the read service on its own. The embedded stores
-//! belong to one process at a time; to run the services apart, give each its
-//! own data directory, or run them all with `socialite up`.
+//! belong to one process at a time: run the services apart on MongoDB and
+//! Kafka, or all of them with `socialite up`.
 
 use clap::Parser;
-use socialite_core::health::Health;
-use socialite_core::reads::Reads;
-use socialite_transport::backends::open_backends;
-use socialite_transport::config::{ConfigFileArg, FeedArgs, LogArgs, StorageArgs};
-use socialite_transport::serve::{run_main, run_until_signal};
+use socialite_runtime::process::{run_main, serve_until_signal, Listen};
+use socialite_runtime::settings::{FeedArgs, LogArgs, StorageArgs};
+use socialite_runtime::settings_file::ConfigFileArg;
+use socialite_runtime::{AppConfig, Service};
 use std::net::SocketAddr;
 use std::process::ExitCode;
-use std::sync::Arc;
 
 #[derive(Parser)]
 #[command(
@@ -36,23 +34,25 @@ struct Cli {
 }
 
 fn main() -> ExitCode {
-    run_main("socialite-timeline-api", run)
-}
-
-async fn run(cli: Cli) -> Result<(), String> {
-    socialite_transport::telemetry::init_logging(cli.log.log_json);
-    let backends = open_backends(&cli.storage.backends(&cli.feed))
+    run_main("socialite-timeline-api", |cli: Cli| async move {
+        let listen = Listen {
+            rest: cli.rest_addr,
+            rest_flag: "--rest-addr",
+            grpc: Some(cli.grpc_addr),
+        };
+        let config = AppConfig {
+            storage: cli.storage.backends(&cli.feed),
+            worker: Default::default(),
+            node_id: 0,
+        };
+        let services = [Service::TimelineApi];
+        serve_until_signal(
+            "socialite-timeline-api",
+            &services,
+            listen,
+            config,
+            cli.log.log_json,
+        )
         .await
-        .map_err(|e| e.chain())?;
-    let reads = Arc::new(Reads::new(backends.stores()));
-    let (stop, _) = socialite_core::shutdown::channel();
-    let grpc = tonic::service::Routes::new(socialite_timeline_api::grpc_service(reads.clone()));
-    let health = Health::new(backends.content.clone(), backends.log.clone(), None);
-    run_until_signal(
-        (cli.rest_addr, socialite_timeline_api::rest_routes(reads)),
-        (cli.grpc_addr, grpc, &[socialite_timeline_api::GRPC_NAME]),
-        health,
-        stop,
-    )
-    .await
+    })
 }

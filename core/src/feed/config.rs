@@ -1,6 +1,5 @@
 //! Which feed model a deployment uses, and its parameters.
 
-use super::layout::LayoutSpec;
 use crate::error::{Error, Result};
 use std::fmt;
 use std::str::FromStr;
@@ -105,21 +104,8 @@ impl FeedConfig {
         Ok(())
     }
 
-    /// The layout of a stored model; `None` for fanout on read.
-    pub fn layout(&self) -> Option<LayoutSpec> {
-        match self.model {
-            FeedModel::FanoutOnRead => None,
-            FeedModel::Cache => Some(LayoutSpec::Capped {
-                cap: self.cache_size,
-            }),
-            FeedModel::TimeBuckets => Some(LayoutSpec::TimeBuckets {
-                span_ms: self.time_bucket_ms,
-                keep: self.bucket_retention,
-            }),
-            FeedModel::SizedBuckets => Some(LayoutSpec::SizedBuckets {
-                size: self.bucket_size,
-                keep: self.bucket_retention,
-            }),
-        }
+    /// Whether timelines are stored per reader (every model but fanout on read).
+    pub fn stores_timelines(&self) -> bool {
+        self.model != FeedModel::FanoutOnRead
     }
 }

@@ -120,10 +120,7 @@ async fn backfill(stores: &Stores, follower: &UserId, followee: &UserId) -> Resu
     let Some(coverage) = stores.timelines.coverage(follower).await? else {
         return Ok(()); // dormant: the first read will merge
     };
-    let from = match coverage {
-        crate::ports::Coverage::All => None,
-        crate::ports::Coverage::From(f) => Some(f),
-    };
+    let from = coverage.floor();
     let cap = stores.timelines.capacity();
     let range = IdRange { below: None, from };
     let entries = stores

@@ -5,7 +5,6 @@
 //! what reading the store would (loading may see edges that later events
 //! repeat, and every update is idempotent).
 
-use super::merge::all_followers;
 use crate::error::Result;
 use crate::ids::UserId;
 use crate::ports::GraphStore;
@@ -36,7 +35,7 @@ impl FollowerIndex {
         if let Some(list) = self.lists().get(author) {
             return Ok(list.clone());
         }
-        let mut loaded = all_followers(graph, author).await?;
+        let mut loaded = graph.all_followers(author).await?;
         loaded.sort_unstable();
         Ok(self
             .lists()

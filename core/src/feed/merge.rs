@@ -6,41 +6,7 @@ use super::Stores;
 use crate::error::Result;
 use crate::ids::UserId;
 use crate::model::Entry;
-use crate::ports::{Coverage, GraphStore, IdRange};
-
-/// Edges read per call when walking a whole edge list.
-const EDGE_PAGE: usize = 10_000;
-
-/// Everyone `user` follows.
-pub async fn all_following(graph: &dyn GraphStore, user: &UserId) -> Result<Vec<UserId>> {
-    walk_edges(|after, limit| async move { graph.following(user, after.as_ref(), limit).await })
-        .await
-}
-
-/// Everyone who follows `user`.
-pub async fn all_followers<G: GraphStore + ?Sized>(
-    graph: &G,
-    user: &UserId,
-) -> Result<Vec<UserId>> {
-    walk_edges(|after, limit| async move { graph.followers(user, after.as_ref(), limit).await })
-        .await
-}
-
-async fn walk_edges<F, Fut>(mut page: F) -> Result<Vec<UserId>>
-where
-    F: FnMut(Option<UserId>, usize) -> Fut,
-    Fut: std::future::Future<Output = Result<Vec<UserId>>>,
-{
-    let mut all: Vec<UserId> = Vec::new();
-    loop {
-        let batch = page(all.last().cloned(), EDGE_PAGE).await?;
-        let done = batch.len() < EDGE_PAGE;
-        all.extend(batch);
-        if done {
-            return Ok(all);
-        }
-    }
-}
+use crate::ports::{Coverage, IdRange};
 
 /// The newest `limit` entries of `user`'s timeline within `range`, newest
 /// first: each followee contributes at most `limit` candidates, and the best
@@ -54,7 +20,7 @@ pub async fn merge(
     if limit == 0 {
         return Ok(Vec::new());
     }
-    let followees = all_following(&*stores.graph, user).await?;
+    let followees = stores.graph.all_following(user).await?;
     if followees.is_empty() {
         return Ok(Vec::new());
     }

@@ -1,22 +1,21 @@
 //! What goes into whose timeline, decided once for every backend: the
 //! read-time merge ([`merge`]), the home timeline read path with cache
-//! activation ([`timeline`]), delivery of log events to caches ([`fanout`]),
-//! and the cache structure the embedded store keeps ([`cache`]).
+//! activation ([`timeline`]), delivery of log events to stored timelines
+//! ([`fanout`]) with the worker's follower index ([`followers`]), and the
+//! feed model's settings ([`config`]). What a stored timeline accepts is in
+//! [`crate::rules::accept`]; how a backend lays it out is the backend's.
 
-pub mod authors;
 pub mod config;
 pub mod fanout;
 pub mod followers;
-pub mod layout;
 pub mod merge;
-pub mod stored;
 pub mod timeline;
 
 use crate::error::Result;
 use crate::ids::{PostId, UserId};
 use crate::model::Entry;
 use crate::ports::{CacheRead, ContentStore, Coverage, GraphStore, TimelineStore};
-use config::{FeedConfig, FeedModel};
+use config::FeedConfig;
 use std::collections::HashMap;
 use std::sync::Arc;
 
@@ -32,7 +31,7 @@ pub struct Stores {
 impl Stores {
     /// Whether timelines are stored at all (every model but fanout on read).
     pub fn stores_timelines(&self) -> bool {
-        self.feed.model != FeedModel::FanoutOnRead
+        self.feed.stores_timelines()
     }
 
     /// With embedding, gives linked entries their posts' content (one batched

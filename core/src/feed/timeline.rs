@@ -113,11 +113,23 @@ fn page(mut entries: Vec<Entry>, limit: usize, source: ReadSource) -> EntryPage 
 /// merge reads anything, so every post or follow that the merge misses is
 /// delivered to the cache by fanout, and every unfollow or deletion that the
 /// merge still saw is remembered by the warming cache and kept out of the fill.
+///
+/// A reader may have found the user just before the user was deleted, and
+/// create the cache after the worker dropped the deleted user's timeline:
+/// nothing would ever drop that one, and a user created again under the same
+/// id would inherit it. So once filled, the cache stays only if the user
+/// still exists; if the user is gone it is dropped here. (If the deletion
+/// commits after this check, its `TimelineDropped` event comes later and
+/// drops the cache.)
 pub async fn activate(stores: &Stores, user: &UserId) -> Result<()> {
     let cap = stores.timelines.capacity();
     stores.timelines.create(user).await?;
     let merged = merge(stores, user, IdRange::default(), cap + 1).await?;
     let (entries, coverage) = newest_exact(merged, cap);
     let entries = stores.prepare(entries).await?;
-    stores.timelines.fill(user, entries, coverage).await
+    stores.timelines.fill(user, entries, coverage).await?;
+    if stores.content.get_user(user).await?.is_none() {
+        stores.timelines.drop_timeline(user).await?;
+    }
+    Ok(())
 }

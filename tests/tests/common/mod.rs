@@ -8,11 +8,11 @@ pub use socialite_e2e::servers;
 
 use reqwest::{Client, Method, StatusCode};
 use serde_json::{json, Value};
-use socialite::{start, App, AppConfig};
-use socialite_core::backends::EmbeddedConfig;
 use socialite_core::feed::config::FeedConfig;
 use socialite_core::worker::WorkerConfig;
-use socialite_transport::backends::BackendConfig;
+use socialite_embedded::EmbeddedConfig;
+use socialite_runtime::backends::BackendConfig;
+use socialite_runtime::{start, App, AppConfig, Service};
 use std::future::Future;
 use std::path::Path;
 use std::time::{Duration, Instant};
@@ -73,11 +73,16 @@ impl TestApp {
     pub async fn start(&mut self) {
         let rest = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
         let grpc = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-        let app = start(&config(self.dir.path(), self.cache_size), rest, grpc)
-            .await
-            .unwrap();
+        let app = start(
+            &Service::ALL,
+            &config(self.dir.path(), self.cache_size),
+            rest,
+            Some(grpc),
+        )
+        .await
+        .unwrap();
         self.base = format!("http://{}", app.rest_addr);
-        self.grpc = format!("http://{}", app.grpc_addr);
+        self.grpc = format!("http://{}", app.grpc_addr.expect("gRPC is served"));
         self.app = Some(app);
     }
 

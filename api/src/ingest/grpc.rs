@@ -1,0 +1,90 @@
+//! The gRPC `Ingest` service.
+
+use crate::error::to_status;
+use crate::pb::{optional_json, post, user};
+use crate::MAX_BODY_BYTES;
+use socialite_core::ingest::Ingest;
+use socialite_proto::v1 as pb;
+use socialite_proto::v1::ingest_server::IngestServer;
+use std::sync::Arc;
+use tonic::{Request, Response, Status};
+
+/// The gRPC service name, as health checks report it.
+pub const GRPC_NAME: &str = <IngestServer<IngestGrpc> as tonic::server::NamedService>::NAME;
+
+pub fn grpc_service(ingest: Arc<Ingest>) -> IngestServer<IngestGrpc> {
+    IngestServer::new(IngestGrpc(ingest)).max_decoding_message_size(MAX_BODY_BYTES)
+}
+
+pub struct IngestGrpc(Arc<Ingest>);
+
+#[tonic::async_trait]
+impl pb::ingest_server::Ingest for IngestGrpc {
+    async fn put_user(
+        &self,
+        req: Request<pb::PutUserRequest>,
+    ) -> Result<Response<pb::User>, Status> {
+        let r = req.into_inner();
+        let profile = optional_json("profile_json", &r.profile_json)?;
+        let (u, _) = self.0.put_user(&r.id, profile).await.map_err(to_status)?;
+        Ok(Response::new(user(&u)))
+    }
+
+    async fn delete_user(
+        &self,
+        req: Request<pb::UserRef>,
+    ) -> Result<Response<pb::Deleted>, Status> {
+        self.0
+            .delete_user(&req.into_inner().id)
+            .await
+            .map_err(to_status)?;
+        Ok(Response::new(pb::Deleted {}))
+    }
+
+    async fn follow(
+        &self,
+        req: Request<pb::FollowRequest>,
+    ) -> Result<Response<pb::FollowReply>, Status> {
+        let r = req.into_inner();
+        let changed = self.0.follow(&r.user, &r.target).await.map_err(to_status)?;
+        Ok(Response::new(pb::FollowReply { changed }))
+    }
+
+    async fn unfollow(
+        &self,
+        req: Request<pb::FollowRequest>,
+    ) -> Result<Response<pb::FollowReply>, Status> {
+        let r = req.into_inner();
+        let changed = self
+            .0
+            .unfollow(&r.user, &r.target)
+            .await
+            .map_err(to_status)?;
+        Ok(Response::new(pb::FollowReply { changed }))
+    }
+
+    async fn create_post(
+        &self,
+        req: Request<pb::CreatePostRequest>,
+    ) -> Result<Response<pb::Post>, Status> {
+        let r = req.into_inner();
+        let data = optional_json("data_json", &r.data_json)?;
+        let p = self
+            .0
+            .create_post(&r.author, r.message, data)
+            .await
+            .map_err(to_status)?;
+        Ok(Response::new(post(&p)))
+    }
+
+    async fn delete_post(
+        &self,
+        req: Request<pb::PostRef>,
+    ) -> Result<Response<pb::Deleted>, Status> {
+        self.0
+            .delete_post(&req.into_inner().id)
+            .await
+            .map_err(to_status)?;
+        Ok(Response::new(pb::Deleted {}))
+    }
+}

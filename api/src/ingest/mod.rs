@@ -1,0 +1,8 @@
+//! Ingestion over REST and gRPC: users, follows and posts, mapped onto
+//! `socialite_core::ingest::Ingest`.
+
+mod grpc;
+mod rest;
+
+pub use grpc::{grpc_service, IngestGrpc, GRPC_NAME};
+pub use rest::rest_routes;

@@ -1,0 +1,25 @@
+//! Socialite's APIs: the REST routes and gRPC services of ingestion
+//! ([`ingest`]) and reads ([`reads`]) over the core use cases, one mapping
+//! of core errors to HTTP and gRPC ([`error`]), extractors whose rejections
+//! use the API's error body ([`extract`]), the JSON and protobuf shapes
+//! ([`json`], [`pb`]), request metrics ([`observe`]), and serving on given
+//! listeners with the operators' endpoints ([`serve`]).
+//!
+//! This crate maps; it decides nothing. Validation and rules are in
+//! `socialite_core`; which services run where, settings and backends are in
+//! `socialite_runtime`. It must not know any backend.
+
+pub mod error;
+pub mod extract;
+pub mod ingest;
+pub mod json;
+pub mod observe;
+pub mod pb;
+pub mod reads;
+pub mod serve;
+
+pub use error::ApiError;
+
+/// Largest request body, REST and gRPC alike. A post of the longest message
+/// with the largest data fits with room to spare.
+pub const MAX_BODY_BYTES: usize = 64 * 1024;

@@ -1,0 +1,103 @@
+//! The gRPC `Reads` service.
+
+use crate::error::to_status;
+use crate::pb::{limit, optional, post, post_page, user, user_page};
+use crate::MAX_BODY_BYTES;
+use socialite_core::reads::{Direction, Reads};
+use socialite_proto::v1 as pb;
+use socialite_proto::v1::reads_server::ReadsServer;
+use std::sync::Arc;
+use tonic::{Request, Response, Status};
+
+/// The gRPC service name, as health checks report it.
+pub const GRPC_NAME: &str = <ReadsServer<ReadsGrpc> as tonic::server::NamedService>::NAME;
+
+pub fn grpc_service(reads: Arc<Reads>) -> ReadsServer<ReadsGrpc> {
+    ReadsServer::new(ReadsGrpc(reads)).max_decoding_message_size(MAX_BODY_BYTES)
+}
+
+pub struct ReadsGrpc(Arc<Reads>);
+
+impl ReadsGrpc {
+    async fn edges(
+        &self,
+        r: pb::ListUsersRequest,
+        d: Direction,
+    ) -> Result<Response<pb::UserList>, Status> {
+        let page = self
+            .0
+            .edges(&r.user, d, limit(r.limit), optional(&r.cursor))
+            .await
+            .map_err(to_status)?;
+        Ok(Response::new(user_page(page)))
+    }
+}
+
+#[tonic::async_trait]
+impl pb::reads_server::Reads for ReadsGrpc {
+    async fn get_user(&self, req: Request<pb::UserRef>) -> Result<Response<pb::User>, Status> {
+        let u = self.0.user(&req.into_inner().id).await.map_err(to_status)?;
+        Ok(Response::new(user(&u)))
+    }
+
+    async fn list_followers(
+        &self,
+        req: Request<pb::ListUsersRequest>,
+    ) -> Result<Response<pb::UserList>, Status> {
+        self.edges(req.into_inner(), Direction::Followers).await
+    }
+
+    async fn list_following(
+        &self,
+        req: Request<pb::ListUsersRequest>,
+    ) -> Result<Response<pb::UserList>, Status> {
+        self.edges(req.into_inner(), Direction::Following).await
+    }
+
+    async fn follower_count(
+        &self,
+        req: Request<pb::UserRef>,
+    ) -> Result<Response<pb::Count>, Status> {
+        let u = self.0.user(&req.into_inner().id).await.map_err(to_status)?;
+        Ok(Response::new(pb::Count { count: u.followers }))
+    }
+
+    async fn following_count(
+        &self,
+        req: Request<pb::UserRef>,
+    ) -> Result<Response<pb::Count>, Status> {
+        let u = self.0.user(&req.into_inner().id).await.map_err(to_status)?;
+        Ok(Response::new(pb::Count { count: u.following }))
+    }
+
+    async fn get_post(&self, req: Request<pb::PostRef>) -> Result<Response<pb::Post>, Status> {
+        let p = self.0.post(&req.into_inner().id).await.map_err(to_status)?;
+        Ok(Response::new(post(&p)))
+    }
+
+    async fn list_posts(
+        &self,
+        req: Request<pb::ListPostsRequest>,
+    ) -> Result<Response<pb::PostList>, Status> {
+        let r = req.into_inner();
+        let page = self
+            .0
+            .posts_by(&r.user, limit(r.limit), optional(&r.before))
+            .await
+            .map_err(to_status)?;
+        Ok(Response::new(post_page(&page)))
+    }
+
+    async fn get_timeline(
+        &self,
+        req: Request<pb::ListPostsRequest>,
+    ) -> Result<Response<pb::PostList>, Status> {
+        let r = req.into_inner();
+        let (page, _) = self
+            .0
+            .timeline(&r.user, limit(r.limit), optional(&r.before))
+            .await
+            .map_err(to_status)?;
+        Ok(Response::new(post_page(&page)))
+    }
+}

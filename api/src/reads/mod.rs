@@ -1,0 +1,8 @@
+//! Reads over REST and gRPC: profiles, the graph, posts and timelines,
+//! mapped onto `socialite_core::reads::Reads`.
+
+mod grpc;
+mod rest;
+
+pub use grpc::{grpc_service, ReadsGrpc, GRPC_NAME};
+pub use rest::rest_routes;

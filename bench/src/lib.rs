@@ -1,0 +1,228 @@
+//! `socialite load` and `socialite bench`: generate or import a network, then
+//! drive Socialite with a realistic workload and report what it achieved.
+
+pub mod load;
+mod progress;
+pub mod report;
+pub mod run;
+pub mod target;
+pub mod workload;
+
+use clap::{Args, ValueEnum};
+use load::{run_load, LoadArgs, NetworkArgs};
+use run::{active_users, warm_up, Plan};
+use serde_json::json;
+use socialite_core::worker::WorkerConfig;
+use socialite_runtime::settings::FeedArgs;
+use socialite_runtime::{start, AppConfig, Service};
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+use target::{Grpc, InProcess, Rest, Target};
+use workload::Mix;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum TargetKind {
+    /// The engine in this process, no network: measures the core.
+    Inprocess,
+    /// A running server's REST API: measures the service.
+    Rest,
+    /// A running server's gRPC API.
+    Grpc,
+}
+
+#[derive(Debug, Clone, Args)]
+pub struct BenchArgs {
+    /// What to drive.
+    #[arg(long, value_enum, default_value = "inprocess")]
+    pub target: TargetKind,
+    /// REST base URL of the server (rest and grpc targets; metrics come from it).
+    #[arg(long, default_value = "http://127.0.0.1:8080")]
+    pub url: String,
+    /// gRPC URL of the server (grpc target).
+    #[arg(long, default_value = "http://127.0.0.1:50051")]
+    pub grpc_url: String,
+    /// In-process target: data directory; a network is loaded into it first
+    /// if it holds none.
+    #[arg(long, default_value = "./bench-data")]
+    pub data_dir: PathBuf,
+    /// The network (must match what was loaded for rest and grpc targets).
+    #[command(flatten)]
+    pub network: NetworkArgs,
+    /// In-process target: the feed model and its parameters.
+    #[command(flatten)]
+    pub feed: FeedArgs,
+    /// In-process target: log events per fanout batch.
+    #[arg(long, default_value_t = 1000)]
+    pub fanout_batch: usize,
+    /// Seconds to run.
+    #[arg(long, default_value_t = 30.0)]
+    pub duration: f64,
+    /// Stop after this many operations (whichever comes first with --duration).
+    #[arg(long)]
+    pub ops: Option<u64>,
+    /// Target operations per second over all workers; 0 runs flat out.
+    #[arg(long, default_value_t = 0.0)]
+    pub rate: f64,
+    /// Concurrent workers.
+    #[arg(long, default_value_t = 32)]
+    pub concurrency: usize,
+    /// Operation mix in percent: post, read, scroll, follow, unfollow.
+    #[arg(long, default_value = "post=10,read=80,scroll=5,follow=3,unfollow=2")]
+    pub mix: Mix,
+    /// Share of users that read (activated before measuring).
+    #[arg(long, default_value_t = 0.5)]
+    pub active: f64,
+    /// Timeline page size.
+    #[arg(long, default_value_t = 50)]
+    pub page: usize,
+    /// Milliseconds between freshness probes by the most followed account.
+    #[arg(long, default_value_t = 200)]
+    pub probe_interval_ms: u64,
+    /// Write the report to PATH.json, PATH.txt and PATH.svg.
+    #[arg(long, default_value = "bench-report")]
+    pub report: PathBuf,
+}
+
+pub async fn run_bench(args: BenchArgs) -> Result<(), String> {
+    if !(0.0..=1.0).contains(&args.active) || args.active == 0.0 {
+        return Err("--active must be in (0, 1]".into());
+    }
+    let mut app = None;
+    let (target, config): (Arc<dyn Target>, _) = match args.target {
+        TargetKind::Inprocess => {
+            if !args.data_dir.join("content.redb").exists() {
+                eprintln!(
+                    "loading a network of {} users into {}",
+                    args.network.users,
+                    args.data_dir.display()
+                );
+                let load = LoadArgs {
+                    data_dir: args.data_dir.clone(),
+                    network: args.network.clone(),
+                    posts_per_user: 1,
+                    edges: None,
+                };
+                let loaded = run_load(&load).await?;
+                eprintln!(
+                    "loaded {} users, {} follows, {} posts in {:.1}s",
+                    loaded.users, loaded.edges, loaded.posts, loaded.seconds
+                );
+            }
+            let config = AppConfig {
+                storage: socialite_runtime::backends::BackendConfig::embedded(
+                    socialite_embedded::EmbeddedConfig {
+                        data_dir: args.data_dir.clone(),
+                        log_retention: socialite_embedded::DEFAULT_RETENTION,
+                        feed: args.feed.config(),
+                    },
+                ),
+                worker: WorkerConfig {
+                    group: "fanout".into(),
+                    batch: args.fanout_batch,
+                    ..WorkerConfig::default()
+                },
+                node_id: 7,
+            };
+            let rest = tokio::net::TcpListener::bind("127.0.0.1:0")
+                .await
+                .map_err(|e| e.to_string())?;
+            let grpc = tokio::net::TcpListener::bind("127.0.0.1:0")
+                .await
+                .map_err(|e| e.to_string())?;
+            let a = start(&Service::ALL, &config, rest, Some(grpc))
+                .await
+                .map_err(|e| e.chain())?;
+            let target = Arc::new(InProcess {
+                ingest: a.ingest.clone(),
+                reads: a.reads.clone(),
+            });
+            app = Some(a);
+            let f = args.feed.config();
+            (
+                target as Arc<dyn Target>,
+                json!({ "target": "inprocess", "feed_model": f.model.as_str(), "embed": f.embed, "cache_size": f.cache_size, "fanout_batch": args.fanout_batch }),
+            )
+        }
+        TargetKind::Rest => (
+            Arc::new(Rest::new(&args.url)) as Arc<dyn Target>,
+            json!({ "target": "rest", "url": args.url }),
+        ),
+        TargetKind::Grpc => {
+            let g = Grpc::connect(&args.grpc_url, &args.url).await?;
+            (
+                Arc::new(g) as Arc<dyn Target>,
+                json!({ "target": "grpc", "url": args.grpc_url }),
+            )
+        }
+    };
+    let plan = Plan {
+        users: args.network.users,
+        zipf: args.network.zipf,
+        seed: args.network.seed,
+        mix: args.mix,
+        concurrency: args.concurrency,
+        duration: Duration::from_secs_f64(args.duration),
+        ops: args.ops,
+        rate: args.rate,
+        active: args.active,
+        page: args.page,
+        probe_interval: Duration::from_millis(args.probe_interval_ms),
+    };
+    let active = active_users(&plan);
+    eprintln!("activating {} users", active.len());
+    let resident = |text: &str| report::metric_sum(text, "socialite_process_resident_memory_bytes");
+    let cold = resident(&target.metrics().await?);
+    warm_up(target.clone(), &active, args.concurrency).await?;
+    let warm = resident(&target.metrics().await?);
+    let warm_up_memory = json!({
+        "activated_users": active.len(),
+        "resident_before_bytes": cold,
+        "resident_after_bytes": warm,
+        "bytes_per_activated_user": ((warm - cold) / active.len() as f64).round(),
+    });
+    // The probe follows the most followed account and is active.
+    let probe = format!("bench-probe-{}", plan.seed);
+    target.put_user(&probe).await?;
+    target.follow(&probe, &load::user_name(0)).await?;
+    target.timeline(&probe, 1, None).await?;
+    let before = target.metrics().await?;
+    eprintln!("running {} for {:.0}s", plan.mix, args.duration);
+    let recorded = run::run(target.clone(), plan.clone(), active, probe).await;
+    let after = target.metrics().await?;
+    let stored = match &app {
+        Some(a) => Some(
+            a.backends
+                .timelines
+                .footprint()
+                .await
+                .map_err(|e| e.chain())?,
+        ),
+        None => None,
+    };
+    let mut report = report::build(&plan, &recorded, &before, &after, config, stored);
+    report["warm_up_memory"] = warm_up_memory;
+    let text = report::text(&report);
+    print!("{text}");
+    let write = |ext: &str, body: &str| {
+        let path = args.report.with_extension(ext);
+        std::fs::write(&path, body).map_err(|e| format!("cannot write {}: {e}", path.display()))
+    };
+    write(
+        "json",
+        &serde_json::to_string_pretty(&report).expect("json"),
+    )?;
+    write("txt", &text)?;
+    write(
+        "svg",
+        &report::svg(&recorded, &format!("socialite bench: {}", plan.mix)),
+    )?;
+    eprintln!(
+        "report written to {}.{{json,txt,svg}}",
+        args.report.display()
+    );
+    if let Some(app) = app {
+        app.shutdown().await;
+    }
+    Ok(())
+}

@@ -1,0 +1,389 @@
+//! The benchmark report: text for people, JSON for machines, and an SVG plot
+//! of throughput and latency over time. Server-side figures (fanout,
+//! freshness, memory, read sources) are the difference between the server's
+//! `/metrics` at the start and at the end of the run.
+
+use crate::run::{Plan, Recorded};
+use crate::workload::KINDS;
+use hdrhistogram::Histogram;
+use serde_json::{json, Value};
+use socialite_core::ports::Footprint;
+use std::collections::BTreeMap;
+use std::fmt::Write;
+
+/// Sum of every series of a metric (all label sets).
+pub fn metric_sum(text: &str, name: &str) -> f64 {
+    text.lines()
+        .filter(|l| {
+            l.starts_with(name) && matches!(l.as_bytes().get(name.len()), Some(b' ') | Some(b'{'))
+        })
+        .filter_map(|l| l.rsplit(' ').next()?.parse::<f64>().ok())
+        .sum()
+}
+
+/// One labelled series of a metric, e.g. `source="cache"`.
+pub fn metric_with(text: &str, name: &str, label: &str) -> f64 {
+    text.lines()
+        .filter(|l| l.starts_with(name) && l.contains(label))
+        .filter_map(|l| l.rsplit(' ').next()?.parse::<f64>().ok())
+        .sum()
+}
+
+fn buckets(text: &str, name: &str) -> BTreeMap<u64, f64> {
+    let mut out = BTreeMap::new();
+    let prefix = format!("{name}_bucket{{");
+    for l in text.lines().filter(|l| l.starts_with(&prefix)) {
+        let Some(le) = l.split("le=\"").nth(1).and_then(|r| r.split('"').next()) else {
+            continue;
+        };
+        let le = if le == "+Inf" {
+            f64::INFINITY
+        } else {
+            le.parse().unwrap_or(f64::INFINITY)
+        };
+        let v: f64 = l
+            .rsplit(' ')
+            .next()
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(0.0);
+        *out.entry(le.to_bits()).or_insert(0.0) += v;
+    }
+    out
+}
+
+/// A quantile of a Prometheus histogram between two scrapes, by linear
+/// interpolation inside the bucket; `None` without observations.
+pub fn histogram_quantile(before: &str, after: &str, name: &str, q: f64) -> Option<f64> {
+    let (b, a) = (buckets(before, name), buckets(after, name));
+    let mut rows: Vec<(f64, f64)> = a
+        .iter()
+        .map(|(le, v)| (f64::from_bits(*le), v - b.get(le).copied().unwrap_or(0.0)))
+        .collect();
+    rows.sort_by(|x, y| x.0.total_cmp(&y.0));
+    let total = rows.last()?.1;
+    if total <= 0.0 {
+        return None;
+    }
+    let want = q * total;
+    let (mut prev_le, mut prev_count) = (0.0, 0.0);
+    for (le, count) in rows {
+        if count >= want {
+            if le.is_infinite() {
+                return Some(prev_le);
+            }
+            let span = count - prev_count;
+            return Some(if span > 0.0 {
+                prev_le + (le - prev_le) * (want - prev_count) / span
+            } else {
+                le
+            });
+        }
+        (prev_le, prev_count) = (le, count);
+    }
+    Some(prev_le)
+}
+
+fn ms(micros: u64) -> f64 {
+    (micros as f64 / 1000.0 * 1000.0).round() / 1000.0
+}
+
+fn latency(h: &Histogram<u64>) -> Value {
+    json!({
+        "p50_ms": ms(h.value_at_quantile(0.5)),
+        "p90_ms": ms(h.value_at_quantile(0.9)),
+        "p99_ms": ms(h.value_at_quantile(0.99)),
+        "p999_ms": ms(h.value_at_quantile(0.999)),
+        "max_ms": ms(h.max()),
+    })
+}
+
+/// The report as JSON; `config` describes the target and the run.
+pub fn build(
+    plan: &Plan,
+    rec: &Recorded,
+    before: &str,
+    after: &str,
+    config: Value,
+    stored: Option<Footprint>,
+) -> Value {
+    let secs = rec.elapsed.as_secs_f64().max(1e-9);
+    let mut ops = serde_json::Map::new();
+    let mut total = 0u64;
+    for (k, h) in KINDS.iter().zip(&rec.overall) {
+        total += h.len();
+        if h.is_empty() && rec.errors[k.index()] == 0 {
+            continue;
+        }
+        let mut v = latency(h);
+        v["count"] = json!(h.len());
+        v["per_second"] = json!((h.len() as f64 / secs).round());
+        v["errors"] = json!(rec.errors[k.index()]);
+        ops.insert(k.name().to_owned(), v);
+    }
+    let delta = |name: &str| metric_sum(after, name) - metric_sum(before, name);
+    let quantile = |q| {
+        histogram_quantile(before, after, "socialite_post_visible_seconds", q)
+            .map(|s| (s * 1e6).round() / 1e3)
+    };
+    let reads = |source: &str| {
+        let label = format!("source=\"{source}\"");
+        metric_with(after, "socialite_timeline_reads_total", &label)
+            - metric_with(before, "socialite_timeline_reads_total", &label)
+    };
+    json!({
+        "config": config,
+        "plan": {
+            "users": plan.users, "zipf": plan.zipf, "seed": plan.seed, "mix": plan.mix.to_string(),
+            "concurrency": plan.concurrency, "duration_s": plan.duration.as_secs_f64(), "ops": plan.ops,
+            "rate": if plan.rate > 0.0 { json!(plan.rate) } else { json!("flat out") },
+            "active_share": plan.active, "page": plan.page,
+        },
+        "machine": machine(),
+        "elapsed_s": (secs * 1000.0).round() / 1000.0,
+        "throughput_ops_per_s": (total as f64 / secs).round(),
+        "ops": ops,
+        "errors_sample": rec.first_errors,
+        "fanout": {
+            "deliveries_per_s": (delta("socialite_fanout_deliveries_total") / secs).round(),
+            "skipped_dormant_per_s": (delta("socialite_fanout_skipped_dormant_total") / secs).round(),
+            "events_per_s": (delta("socialite_fanout_events_total") / secs).round(),
+            "backlog_at_end": metric_sum(after, "socialite_log_backlog_events"),
+        },
+        "freshness": {
+            "all_posts_p50_ms": quantile(0.5),
+            "all_posts_p99_ms": quantile(0.99),
+            "top_author": {
+                "samples": rec.probe.len(), "timeouts": rec.probe_timeouts,
+                "p50_ms": ms(rec.probe.value_at_quantile(0.5)), "p99_ms": ms(rec.probe.value_at_quantile(0.99)),
+                "max_ms": ms(rec.probe.max()),
+            },
+        },
+        "timeline_reads": { "cache": reads("cache"), "past_cache": reads("past_cache"), "merge": reads("merge") },
+        "stored_timelines": stored.map(|f| json!({
+            "active_users": f.users, "entries": f.entries, "documents": f.documents,
+            "serialized_bytes": f.serialized_bytes,
+            "serialized_bytes_per_user": f.serialized_bytes.checked_div(f.users).unwrap_or(0),
+            "memory_bytes": f.memory_bytes,
+            "memory_bytes_per_user": f.memory_bytes.checked_div(f.users).unwrap_or(0),
+        })),
+        "memory": {
+            "peak_resident_bytes": metric_sum(after, "socialite_process_peak_resident_memory_bytes"),
+            "resident_bytes": metric_sum(after, "socialite_process_resident_memory_bytes"),
+        },
+    })
+}
+
+pub fn machine() -> Value {
+    let mem_kib: u64 = std::fs::read_to_string("/proc/meminfo")
+        .ok()
+        .and_then(|m| {
+            m.lines()
+                .next()
+                .and_then(|l| l.split_whitespace().nth(1))
+                .and_then(|v| v.parse().ok())
+        })
+        .unwrap_or(0);
+    let cores = std::thread::available_parallelism()
+        .map(|n| n.get())
+        .unwrap_or(1);
+    json!({ "cores": cores, "memory_gib": (mem_kib as f64 / 1048576.0).round(), "os": std::env::consts::OS })
+}
+
+pub fn text(r: &Value) -> String {
+    let mut out = String::new();
+    let p = &r["plan"];
+    let _ = writeln!(
+        out,
+        "socialite bench: {} users, mix {}, concurrency {}, rate {}, {}s",
+        p["users"],
+        p["mix"].as_str().unwrap_or(""),
+        p["concurrency"],
+        p["rate"],
+        r["elapsed_s"]
+    );
+    let _ = writeln!(out, "config: {}", r["config"]);
+    let _ = writeln!(
+        out,
+        "machine: {} cores, {} GiB",
+        r["machine"]["cores"], r["machine"]["memory_gib"]
+    );
+    let cols = [
+        "count",
+        "per_second",
+        "p50_ms",
+        "p90_ms",
+        "p99_ms",
+        "p999_ms",
+        "max_ms",
+        "errors",
+    ];
+    let _ = writeln!(
+        out,
+        "\n{:<9}{}",
+        "op",
+        ["count", "ops/s", "p50 ms", "p90 ms", "p99 ms", "p99.9 ms", "max ms", "errors"]
+            .map(|h| format!("{h:>10}"))
+            .concat()
+    );
+    if let Some(ops) = r["ops"].as_object() {
+        for (k, v) in ops {
+            let row: String = cols
+                .iter()
+                .map(|c| format!("{:>10}", v[*c].to_string()))
+                .collect();
+            let _ = writeln!(out, "{k:<9}{row}");
+        }
+    }
+    let _ = writeln!(out, "\nthroughput: {} ops/s", r["throughput_ops_per_s"]);
+    let f = &r["fanout"];
+    let _ = writeln!(
+        out,
+        "fanout: {} deliveries/s, {} skipped (dormant)/s, backlog at end {}",
+        f["deliveries_per_s"], f["skipped_dormant_per_s"], f["backlog_at_end"]
+    );
+    let fr = &r["freshness"];
+    let _ = writeln!(out, "post -> visible: all posts p50 {} ms p99 {} ms; most followed author p50 {} ms p99 {} ms ({} samples, {} timeouts)",
+        fr["all_posts_p50_ms"], fr["all_posts_p99_ms"], fr["top_author"]["p50_ms"], fr["top_author"]["p99_ms"], fr["top_author"]["samples"], fr["top_author"]["timeouts"]);
+    let tr = &r["timeline_reads"];
+    let _ = writeln!(
+        out,
+        "timeline reads: cache {} past_cache {} merge {}",
+        tr["cache"], tr["past_cache"], tr["merge"]
+    );
+    if let Some(st) = r["stored_timelines"].as_object() {
+        let _ = writeln!(
+            out,
+            "stored timelines: {} users, {} entries in {} documents; {} bytes serialized ({} per user); {} bytes in memory ({} per user)",
+            st["active_users"],
+            st["entries"],
+            st["documents"],
+            st["serialized_bytes"],
+            st["serialized_bytes_per_user"],
+            st["memory_bytes"],
+            st["memory_bytes_per_user"]
+        );
+    }
+    let w = &r["warm_up_memory"];
+    if w.is_object() {
+        let added = w["resident_after_bytes"].as_f64().unwrap_or(0.0)
+            - w["resident_before_bytes"].as_f64().unwrap_or(0.0);
+        let _ = writeln!(
+            out,
+            "activation: {} users added {:.1} MiB resident, {} bytes per user",
+            w["activated_users"],
+            added / 1048576.0,
+            w["bytes_per_activated_user"]
+        );
+    }
+    let _ = writeln!(
+        out,
+        "memory: peak {:.1} MiB",
+        r["memory"]["peak_resident_bytes"].as_f64().unwrap_or(0.0) / 1048576.0
+    );
+    if let Some(errs) = r["errors_sample"].as_array().filter(|e| !e.is_empty()) {
+        let _ = writeln!(out, "first errors: {errs:?}");
+    }
+    out
+}
+
+const COLORS: [&str; 5] = ["#d35400", "#2e86de", "#27ae60", "#8e44ad", "#7f8c8d"];
+
+/// Two stacked charts: operations per second, and p99 latency per second,
+/// one line per operation kind.
+pub fn svg(rec: &Recorded, title: &str) -> String {
+    let (w, h, pad) = (900.0, 260.0, 50.0);
+    let seconds = rec.per_second.len().max(2);
+    let series = |f: &dyn Fn(&Histogram<u64>) -> f64| -> Vec<Vec<f64>> {
+        KINDS
+            .iter()
+            .map(|k| rec.per_second.iter().map(|s| f(&s[k.index()])).collect())
+            .collect()
+    };
+    let rates = series(&|h| h.len() as f64);
+    let p99 = series(&|h| {
+        if h.is_empty() {
+            0.0
+        } else {
+            h.value_at_quantile(0.99) as f64 / 1000.0
+        }
+    });
+    let mut out = format!(
+        "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{w}\" height=\"{}\" font-family=\"sans-serif\" font-size=\"12\">\n<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n<text x=\"{pad}\" y=\"20\" font-size=\"15\">{title}</text>\n",
+        2.0 * h + 60.0
+    );
+    for (i, (data, label)) in [
+        (&rates, "operations per second"),
+        (&p99, "p99 latency per second (ms)"),
+    ]
+    .iter()
+    .enumerate()
+    {
+        let top = 40.0 + i as f64 * (h + 10.0);
+        let max = data.iter().flatten().cloned().fold(0.0, f64::max).max(1e-9);
+        let _ = writeln!(
+            out,
+            "<text x=\"{pad}\" y=\"{}\">{label} (max {:.1})</text>",
+            top + 12.0,
+            max
+        );
+        let _ = writeln!(
+            out,
+            "<line x1=\"{pad}\" y1=\"{0}\" x2=\"{1}\" y2=\"{0}\" stroke=\"#ccc\"/>",
+            top + h - 20.0,
+            w - 20.0
+        );
+        for (k, line) in data.iter().enumerate() {
+            if line.iter().all(|v| *v == 0.0) {
+                continue;
+            }
+            let points: Vec<String> = line
+                .iter()
+                .enumerate()
+                .map(|(x, v)| {
+                    let px = pad + (w - pad - 20.0) * x as f64 / (seconds - 1) as f64;
+                    let py = top + h - 20.0 - (h - 40.0) * v / max;
+                    format!("{px:.1},{py:.1}")
+                })
+                .collect();
+            let _ = writeln!(
+                out,
+                "<polyline fill=\"none\" stroke=\"{}\" stroke-width=\"2\" points=\"{}\"/>",
+                COLORS[k],
+                points.join(" ")
+            );
+            let _ = writeln!(
+                out,
+                "<text x=\"{}\" y=\"{}\" fill=\"{}\">{}</text>",
+                w - 90.0,
+                top + 30.0 + 14.0 * k as f64,
+                COLORS[k],
+                KINDS[k].name()
+            );
+        }
+        let _ = writeln!(out, "<text x=\"{pad}\" y=\"{}\" fill=\"#666\">0 s</text><text x=\"{}\" y=\"{}\" fill=\"#666\">{} s</text>", top + h - 5.0, w - 60.0, top + h - 5.0, seconds);
+    }
+    out.push_str("</svg>\n");
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn quantiles_come_from_bucket_deltas() {
+        let before = "x_bucket{le=\"0.1\"} 0\nx_bucket{le=\"1\"} 0\nx_bucket{le=\"+Inf\"} 0\n";
+        let after = "x_bucket{le=\"0.1\"} 50\nx_bucket{le=\"1\"} 100\nx_bucket{le=\"+Inf\"} 100\n";
+        assert_eq!(histogram_quantile(before, after, "x", 0.5), Some(0.1));
+        let p75 = histogram_quantile(before, after, "x", 0.75).unwrap();
+        assert!((p75 - 0.55).abs() < 1e-9, "{p75}");
+        assert_eq!(histogram_quantile(after, after, "x", 0.5), None);
+        assert_eq!(
+            metric_sum(
+                "a_total{k=\"1\"} 2\na_total{k=\"2\"} 3\na_totalx 9\n",
+                "a_total"
+            ),
+            5.0
+        );
+    }
+}

@@ -1,0 +1,311 @@
+//! The benchmark driver: warms up a share of active users, then runs the
+//! operation mix with a given concurrency, flat out or at a target rate, for a
+//! duration or an operation count, recording every latency in HDR histograms,
+//! while a probe measures how long a post by the most followed account takes
+//! to become readable by a follower.
+
+use crate::load::user_name;
+use crate::progress::Progress;
+use crate::target::Target;
+use crate::workload::{Kind, Mix, KINDS};
+use hdrhistogram::Histogram;
+use socialite_core::sim::{Rng, Zipf};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+/// How a run is shaped.
+#[derive(Debug, Clone)]
+pub struct Plan {
+    pub users: usize,
+    pub zipf: f64,
+    pub seed: u64,
+    pub mix: Mix,
+    pub concurrency: usize,
+    pub duration: Duration,
+    /// Stop after this many operations, if set.
+    pub ops: Option<u64>,
+    /// Operations per second over all workers; 0 runs flat out.
+    pub rate: f64,
+    /// Share of users activated (read once) before measuring.
+    pub active: f64,
+    pub page: usize,
+    pub probe_interval: Duration,
+}
+
+/// Latencies in microseconds, overall and per second of the run.
+pub struct Recorded {
+    pub overall: Vec<Histogram<u64>>,
+    pub per_second: Vec<Vec<Histogram<u64>>>,
+    pub errors: [u64; 5],
+    pub first_errors: Vec<String>,
+    pub elapsed: Duration,
+    pub probe: Histogram<u64>,
+    pub probe_timeouts: u64,
+}
+
+fn histogram(sigfig: u8) -> Histogram<u64> {
+    Histogram::new_with_bounds(1, 3_600_000_000, sigfig).expect("valid bounds")
+}
+
+fn histograms(sigfig: u8) -> Vec<Histogram<u64>> {
+    KINDS.iter().map(|_| histogram(sigfig)).collect()
+}
+
+/// Users that read: a seeded sample of `share` of all users.
+pub fn active_users(plan: &Plan) -> Vec<String> {
+    let mut rng = Rng::new(plan.seed ^ 0xAC7);
+    let want = ((plan.users as f64) * plan.active).round() as usize;
+    let mut picked: Vec<usize> = (0..plan.users)
+        .filter(|_| rng.unit() < plan.active)
+        .collect();
+    picked.truncate(want.max(1));
+    picked.into_iter().map(user_name).collect()
+}
+
+/// Reads each active user's timeline once, so that they have a stored timeline.
+pub async fn warm_up(
+    target: Arc<dyn Target>,
+    active: &[String],
+    concurrency: usize,
+) -> Result<(), String> {
+    let next = Arc::new(AtomicU64::new(0));
+    let users = Arc::new(active.to_vec());
+    let progress = Arc::new(Mutex::new(Progress::new("activate", active.len() as u64)));
+    let mut tasks = Vec::new();
+    for _ in 0..concurrency.max(1) {
+        let (t, next, users, progress) = (
+            target.clone(),
+            next.clone(),
+            users.clone(),
+            progress.clone(),
+        );
+        tasks.push(tokio::spawn(async move {
+            loop {
+                let i = next.fetch_add(1, Ordering::Relaxed) as usize;
+                let Some(u) = users.get(i) else {
+                    return Ok::<_, String>(());
+                };
+                t.timeline(u, 1, None)
+                    .await
+                    .map_err(|e| format!("activating {u}: {e}"))?;
+                progress.lock().unwrap().add(1);
+            }
+        }));
+    }
+    for t in tasks {
+        t.await.map_err(|e| e.to_string())??;
+    }
+    if let Ok(p) = Arc::try_unwrap(progress) {
+        p.into_inner().unwrap_or_else(|e| e.into_inner()).finish();
+    }
+    Ok(())
+}
+
+struct Shared {
+    plan: Plan,
+    target: Arc<dyn Target>,
+    active: Vec<String>,
+    zipf: Zipf,
+    start: Instant,
+    tickets: AtomicU64,
+    done: AtomicU64,
+    stop: AtomicBool,
+    per_second: Mutex<Vec<Vec<Histogram<u64>>>>,
+}
+
+pub async fn run(
+    target: Arc<dyn Target>,
+    plan: Plan,
+    active: Vec<String>,
+    probe_user: String,
+) -> Recorded {
+    let shared = Arc::new(Shared {
+        zipf: Zipf::new(plan.users, plan.zipf),
+        target: target.clone(),
+        active,
+        start: Instant::now(),
+        tickets: AtomicU64::new(0),
+        done: AtomicU64::new(0),
+        stop: AtomicBool::new(false),
+        per_second: Mutex::new(Vec::new()),
+        plan: plan.clone(),
+    });
+    let probe = tokio::spawn(probe_loop(shared.clone(), probe_user));
+    let reporter = tokio::spawn(report_progress(shared.clone()));
+    let mut workers = Vec::new();
+    for w in 0..plan.concurrency.max(1) {
+        workers.push(tokio::spawn(worker(shared.clone(), w as u64)));
+    }
+    let mut overall = histograms(3);
+    let mut errors = [0u64; 5];
+    let mut first_errors = Vec::new();
+    for w in workers {
+        let (h, e, msgs) = w.await.expect("a worker panicked");
+        for (o, h) in overall.iter_mut().zip(&h) {
+            o.add(h).expect("same bounds");
+        }
+        for (t, e) in errors.iter_mut().zip(e) {
+            *t += e;
+        }
+        first_errors.extend(msgs);
+    }
+    let elapsed = shared.start.elapsed();
+    shared.stop.store(true, Ordering::Relaxed);
+    let _ = reporter.await;
+    let (probe, probe_timeouts) = probe.await.expect("the probe panicked");
+    first_errors.truncate(5);
+    let per_second = std::mem::take(&mut *shared.per_second.lock().unwrap());
+    Recorded {
+        overall,
+        per_second,
+        errors,
+        first_errors,
+        elapsed,
+        probe,
+        probe_timeouts,
+    }
+}
+
+type WorkerResult = (Vec<Histogram<u64>>, [u64; 5], Vec<String>);
+
+async fn worker(s: Arc<Shared>, id: u64) -> WorkerResult {
+    let mut rng = Rng::new(s.plan.seed.wrapping_mul(1_000_003).wrapping_add(id));
+    let mut overall = histograms(3);
+    let mut window = histograms(2);
+    let mut second = 0usize;
+    let mut errors = [0u64; 5];
+    let mut messages = Vec::new();
+    loop {
+        let ticket = s.tickets.fetch_add(1, Ordering::Relaxed);
+        if s.plan.ops.is_some_and(|n| ticket >= n) || s.start.elapsed() >= s.plan.duration {
+            break;
+        }
+        // At a target rate each operation has its slot; latency counts from
+        // the slot, so a slow server cannot hide queueing (coordinated omission).
+        let intended = if s.plan.rate > 0.0 {
+            let at = s.start + Duration::from_secs_f64(ticket as f64 / s.plan.rate);
+            tokio::time::sleep_until(at.into()).await;
+            at
+        } else {
+            Instant::now()
+        };
+        let kind = s.plan.mix.kind(rng.below(100) as u32);
+        let outcome = operate(&s, kind, &mut rng).await;
+        let micros = intended.elapsed().as_micros().max(1) as u64;
+        let now_second = s.start.elapsed().as_secs() as usize;
+        if now_second != second {
+            flush_window(&s, second, &mut window);
+            second = now_second;
+        }
+        match outcome {
+            Ok(()) => {
+                overall[kind.index()].saturating_record(micros);
+                window[kind.index()].saturating_record(micros);
+            }
+            Err(e) => {
+                errors[kind.index()] += 1;
+                if messages.len() < 5 {
+                    messages.push(format!("{}: {e}", kind.name()));
+                }
+            }
+        }
+        s.done.fetch_add(1, Ordering::Relaxed);
+    }
+    flush_window(&s, second, &mut window);
+    (overall, errors, messages)
+}
+
+fn flush_window(s: &Shared, second: usize, window: &mut [Histogram<u64>]) {
+    let mut all = s.per_second.lock().unwrap();
+    while all.len() <= second {
+        all.push(histograms(2));
+    }
+    for (into, h) in all[second].iter_mut().zip(window.iter_mut()) {
+        into.add(&*h).expect("same bounds");
+        h.reset();
+    }
+}
+
+async fn operate(s: &Shared, kind: Kind, rng: &mut Rng) -> Result<(), String> {
+    let t = &s.target;
+    let mut reader = || s.active[rng.below(s.active.len())].clone();
+    match kind {
+        Kind::Post => {
+            let author = user_name(s.zipf.pick(rng));
+            t.post(
+                &author,
+                "a benchmark post of an ordinary length, about eighty characters",
+            )
+            .await
+            .map(|_| ())
+        }
+        Kind::Read => t.timeline(&reader(), s.plan.page, None).await.map(|_| ()),
+        Kind::Scroll => {
+            let user = reader();
+            let (_, next) = t.timeline(&user, s.plan.page, None).await?;
+            match next {
+                Some(cursor) => t
+                    .timeline(&user, s.plan.page, Some(&cursor))
+                    .await
+                    .map(|_| ()),
+                None => Ok(()),
+            }
+        }
+        Kind::Follow | Kind::Unfollow => {
+            let user = reader();
+            let other = user_name(s.zipf.pick(rng));
+            if user == other {
+                return Ok(());
+            }
+            if kind == Kind::Follow {
+                t.follow(&user, &other).await
+            } else {
+                t.unfollow(&user, &other).await
+            }
+        }
+    }
+}
+
+/// Posts as the most followed account (u0) and polls a follower's first page
+/// until the post shows: time from acknowledgement to readable.
+async fn probe_loop(s: Arc<Shared>, probe_user: String) -> (Histogram<u64>, u64) {
+    let mut h = histogram(3);
+    let mut timeouts = 0;
+    while !s.stop.load(Ordering::Relaxed) && s.start.elapsed() < s.plan.duration {
+        tokio::time::sleep(s.plan.probe_interval).await;
+        let Ok(id) = s.target.post(&user_name(0), "probe").await else {
+            continue;
+        };
+        let acked = Instant::now();
+        loop {
+            if let Ok((ids, _)) = s.target.timeline(&probe_user, 10, None).await {
+                if ids.contains(&id) {
+                    h.saturating_record(acked.elapsed().as_micros().max(1) as u64);
+                    break;
+                }
+            }
+            if acked.elapsed() > Duration::from_secs(30) {
+                timeouts += 1;
+                break;
+            }
+            tokio::time::sleep(Duration::from_micros(500)).await;
+        }
+    }
+    (h, timeouts)
+}
+
+async fn report_progress(s: Arc<Shared>) {
+    let mut last = 0;
+    while !s.stop.load(Ordering::Relaxed) {
+        tokio::time::sleep(Duration::from_secs(1)).await;
+        let done = s.done.load(Ordering::Relaxed);
+        eprintln!(
+            "  {:>5.1}s  {:>9} ops  {:>8} ops/s",
+            s.start.elapsed().as_secs_f64(),
+            done,
+            done - last
+        );
+        last = done;
+    }
+}

@@ -1,0 +1,108 @@
+//! What deleting something tells the rest of the pipeline. A store deletes
+//! the user's or the post's records in one transaction and queues the events
+//! decided here in the same transaction, so every fanout worker retracts the
+//! same entries whatever the backend.
+
+use crate::event::Event;
+use crate::ids::{PostId, UserId};
+
+/// How many followers one `AuthorRetracted` event names at most, so that no
+/// event grows with an account's follower count.
+pub const RETRACT_CHUNK: usize = 1000;
+
+/// A user's deletion, with the edges the store held when it deleted them.
+/// The store removes the user, their posts, both directions of every edge,
+/// and moves the counts at the other ends (each follower follows one fewer,
+/// each followee has one follower fewer).
+#[derive(Debug, Clone, Copy)]
+pub struct UserDeletion<'a> {
+    pub user: &'a UserId,
+    /// Who followed the user, in id order.
+    pub followers: &'a [UserId],
+    /// Whom the user followed, in id order.
+    pub following: &'a [UserId],
+}
+
+impl UserDeletion<'_> {
+    /// The events the deletion queues, in this order:
+    /// - `AuthorRetracted` for the followers, in chunks of [`RETRACT_CHUNK`]:
+    ///   their timelines drop the user's posts;
+    /// - `Unfollowed` for every account the user followed: fanout workers
+    ///   keep follower lists, and those accounts lost a follower;
+    /// - `TimelineDropped` last: the user's own timeline goes.
+    pub fn events(&self) -> Vec<Event> {
+        let mut events: Vec<Event> = self
+            .followers
+            .chunks(RETRACT_CHUNK)
+            .map(|chunk| Event::AuthorRetracted {
+                author: self.user.clone(),
+                followers: chunk.to_vec(),
+            })
+            .collect();
+        events.extend(self.following.iter().map(|t| Event::Unfollowed {
+            follower: self.user.clone(),
+            followee: t.clone(),
+        }));
+        events.push(Event::TimelineDropped {
+            user: self.user.clone(),
+        });
+        events
+    }
+}
+
+/// The event a post's deletion queues: its author's followers' timelines
+/// retract it.
+pub fn post_deleted(post: PostId, author: &UserId) -> Event {
+    Event::PostDeleted {
+        post,
+        author: author.clone(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn u(s: &str) -> UserId {
+        UserId::parse(s).unwrap()
+    }
+
+    #[test]
+    fn a_deletion_retracts_in_chunks_then_unfollows_then_drops() {
+        let followers: Vec<UserId> = (0..RETRACT_CHUNK + 1)
+            .map(|i| u(&format!("f{i}")))
+            .collect();
+        let following = [u("t")];
+        let d = UserDeletion {
+            user: &u("x"),
+            followers: &followers,
+            following: &following,
+        };
+        let events = d.events();
+        assert_eq!(events.len(), 4);
+        assert!(
+            matches!(&events[0], Event::AuthorRetracted { followers, .. } if followers.len() == RETRACT_CHUNK)
+        );
+        assert!(
+            matches!(&events[1], Event::AuthorRetracted { followers, .. } if followers.len() == 1)
+        );
+        assert_eq!(
+            events[2],
+            Event::Unfollowed {
+                follower: u("x"),
+                followee: u("t")
+            }
+        );
+        assert_eq!(events[3], Event::TimelineDropped { user: u("x") });
+    }
+
+    #[test]
+    fn a_user_with_no_edges_only_drops_their_timeline() {
+        let d = UserDeletion {
+            user: &u("x"),
+            followers: &[],
+            following: &[],
+        };
+        assert_eq!(d.events(), vec![Event::TimelineDropped { user: u("x") }]);
+    }
+}

@@ -1,0 +1,16 @@
+//! Every rule that decides what the stores hold, decided here once for every
+//! backend: which checks refuse a write ([`checks`]), what deleting a user
+//! removes and tells the pipeline ([`cascade`]), and which entries a stored
+//! timeline accepts and keeps ([`accept`]).
+//!
+//! Adapters persist what these functions decide. Where a backend must
+//! express a rule as an atomic update (a MongoDB filter, say), it derives
+//! the update from the same function, and the conformance suite in
+//! `tests/tests/conformance.rs` proves every backend does what the rule says.
+//!
+//! This module knows the domain (ids, posts, entries, events) and nothing of
+//! ports, services or backends.
+
+pub mod accept;
+pub mod cascade;
+pub mod checks;

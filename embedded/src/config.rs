@@ -1,0 +1,92 @@
+//! Where the embedded stores live and how they are opened. A data directory
+//! belongs to one process at a time (redb locks its files).
+
+use crate::layout::LayoutSpec;
+use crate::log::EmbeddedLog;
+use crate::store::EmbeddedStore;
+use crate::timelines::MemoryTimelines;
+use socialite_core::error::{Error, ErrorKind, Result};
+use socialite_core::feed::config::{FeedConfig, FeedModel};
+use socialite_core::feed::NoTimelines;
+use socialite_core::ports::TimelineStore;
+use std::path::PathBuf;
+use std::sync::Arc;
+
+/// Settings of the embedded default.
+#[derive(Debug, Clone)]
+pub struct EmbeddedConfig {
+    /// Holds `content.redb` and `log.redb`.
+    pub data_dir: PathBuf,
+    /// Events the log keeps behind its slowest consumer group.
+    pub log_retention: u64,
+    /// The feed model and its parameters.
+    pub feed: FeedConfig,
+}
+
+impl EmbeddedConfig {
+    fn in_use(&self) -> impl Fn(Error) -> Error + '_ {
+        move |e: Error| {
+            Error::new(
+                ErrorKind::Unavailable,
+                "data_dir_unavailable",
+                format!(
+                    "cannot open the data directory {} ({}); is another socialite using it?",
+                    self.data_dir.display(),
+                    e.chain()
+                ),
+            )
+        }
+    }
+
+    fn create_dir(&self) -> Result<()> {
+        std::fs::create_dir_all(&self.data_dir).map_err(|e| {
+            Error::backend(
+                ErrorKind::Unavailable,
+                &format!("creating data directory {}", self.data_dir.display()),
+                e,
+            )
+        })
+    }
+
+    /// Opens `content.redb`: users, posts, the graph and the outbox.
+    pub fn open_store(&self) -> Result<Arc<EmbeddedStore>> {
+        self.create_dir()?;
+        let path = self.data_dir.join("content.redb");
+        Ok(Arc::new(EmbeddedStore::open(&path).map_err(self.in_use())?))
+    }
+
+    /// Opens `log.redb`, the event log.
+    pub fn open_log(&self) -> Result<Arc<EmbeddedLog>> {
+        self.create_dir()?;
+        let path = self.data_dir.join("log.redb");
+        Ok(Arc::new(
+            EmbeddedLog::open(&path, self.log_retention).map_err(self.in_use())?,
+        ))
+    }
+
+    /// The in-memory timelines of the configured feed model.
+    pub fn memory_timelines(&self) -> Arc<dyn TimelineStore> {
+        match layout_of(&self.feed) {
+            Some(layout) => Arc::new(MemoryTimelines::new(layout, self.feed.cache_size)),
+            None => Arc::new(NoTimelines),
+        }
+    }
+}
+
+/// The layout of a stored feed model; `None` for fanout on read.
+pub fn layout_of(feed: &FeedConfig) -> Option<LayoutSpec> {
+    match feed.model {
+        FeedModel::FanoutOnRead => None,
+        FeedModel::Cache => Some(LayoutSpec::Capped {
+            cap: feed.cache_size,
+        }),
+        FeedModel::TimeBuckets => Some(LayoutSpec::TimeBuckets {
+            span_ms: feed.time_bucket_ms,
+            keep: feed.bucket_retention,
+        }),
+        FeedModel::SizedBuckets => Some(LayoutSpec::SizedBuckets {
+            size: feed.bucket_size,
+            keep: feed.bucket_retention,
+        }),
+    }
+}

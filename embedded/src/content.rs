@@ -1,0 +1,283 @@
+//! Users and posts of the embedded store. A user's deletion removes their
+//! records in one transaction and queues the events that
+//! [`UserDeletion`] decides.
+
+use crate::store::{
+    add_counts, edges_of, emit, require_user, to_user_ids, user_exists, EmbeddedStore,
+};
+use crate::tables::*;
+use async_trait::async_trait;
+use redb::{ReadTransaction, ReadableTable};
+use serde_json::{Map, Value};
+use socialite_core::error::{Error, Result};
+use socialite_core::event::Event;
+use socialite_core::ids::{PostId, UserId};
+use socialite_core::model::{Entry, Post, User};
+use socialite_core::ports::{ContentStore, IdRange};
+use socialite_core::rules::cascade::{post_deleted, UserDeletion};
+use socialite_core::rules::checks::user_not_found;
+use std::sync::Arc;
+
+fn load_user(txn: &ReadTransaction, id: &UserId) -> Result<Option<User>> {
+    let users = txn.open_table(USERS).store()?;
+    let Some(profile) = users.get(id.as_str()).store()? else {
+        return Ok(None);
+    };
+    let profile = match profile.value() {
+        [] => None,
+        bytes => Some(decode::<Map<String, Value>>(bytes)?),
+    };
+    let counts = txn.open_table(COUNTS).store()?;
+    let (followers, following) = counts
+        .get(id.as_str())
+        .store()?
+        .map(|g| g.value())
+        .unwrap_or((0, 0));
+    Ok(Some(User {
+        id: id.clone(),
+        followers,
+        following,
+        profile,
+    }))
+}
+
+fn to_post(id: u64, bytes: &[u8]) -> Result<Post> {
+    let r: PostRecord = decode(bytes)?;
+    let author =
+        UserId::parse(&r.author).map_err(|e| Error::internal(format!("stored author: {e}")))?;
+    Ok(Post {
+        id: PostId(id),
+        author,
+        message: r.message,
+        data: r.data,
+    })
+}
+
+#[async_trait]
+impl ContentStore for EmbeddedStore {
+    async fn put_user(
+        &self,
+        id: &UserId,
+        profile: Option<Map<String, Value>>,
+    ) -> Result<(User, bool)> {
+        let id2 = id.clone();
+        let created = self
+            .writer
+            .write(move |ctx| {
+                let mut users = ctx.txn.open_table(USERS).store()?;
+                let existing = users.get(id2.as_str()).store()?.map(|g| g.value().to_vec());
+                let created = existing.is_none();
+                let bytes = match (&profile, existing) {
+                    (Some(p), _) => encode(p),
+                    (None, Some(old)) => old,
+                    (None, None) => Vec::new(),
+                };
+                users.insert(id2.as_str(), bytes.as_slice()).store()?;
+                if created {
+                    ctx.txn
+                        .open_table(COUNTS)
+                        .store()?
+                        .insert(id2.as_str(), (0, 0))
+                        .store()?;
+                }
+                Ok(created)
+            })
+            .await?;
+        let user = self.get_user(id).await?.ok_or_else(|| user_not_found(id))?;
+        Ok((user, created))
+    }
+
+    async fn get_user(&self, id: &UserId) -> Result<Option<User>> {
+        self.read(|txn| load_user(txn, id))
+    }
+
+    async fn delete_user(&self, id: &UserId) -> Result<bool> {
+        let id = id.clone();
+        let removed = self
+            .writer
+            .write(move |ctx| {
+                let u = id.as_str();
+                if !user_exists(ctx.txn, u)? {
+                    return Ok(None);
+                }
+                let followers =
+                    edges_of(&ctx.txn.open_table(FOLLOWERS).store()?, u, None, usize::MAX)?;
+                let following =
+                    edges_of(&ctx.txn.open_table(FOLLOWING).store()?, u, None, usize::MAX)?;
+                {
+                    let mut fwing = ctx.txn.open_table(FOLLOWING).store()?;
+                    let mut fwers = ctx.txn.open_table(FOLLOWERS).store()?;
+                    for f in &followers {
+                        fwing.remove((f.as_str(), u)).store()?;
+                        fwers.remove((u, f.as_str())).store()?;
+                    }
+                    for t in &following {
+                        fwers.remove((t.as_str(), u)).store()?;
+                        fwing.remove((u, t.as_str())).store()?;
+                    }
+                }
+                for f in &followers {
+                    add_counts(ctx.txn, f, 0, -1)?;
+                }
+                for t in &following {
+                    add_counts(ctx.txn, t, -1, 0)?;
+                }
+                let removed_posts = {
+                    let mut by_author = ctx.txn.open_table(AUTHOR_POSTS).store()?;
+                    let mut posts = ctx.txn.open_table(POSTS).store()?;
+                    let ids: Vec<u64> = by_author
+                        .range((u, 0)..=(u, u64::MAX))
+                        .store()?
+                        .map(|r| r.map(|(k, _)| k.value().1))
+                        .collect::<std::result::Result<_, _>>()
+                        .store()?;
+                    for &p in &ids {
+                        posts.remove(p).store()?;
+                        by_author.remove((u, p)).store()?;
+                    }
+                    ids
+                };
+                ctx.txn.open_table(USERS).store()?.remove(u).store()?;
+                ctx.txn.open_table(COUNTS).store()?.remove(u).store()?;
+                let (followers, following) = (to_user_ids(followers)?, to_user_ids(following)?);
+                let deletion = UserDeletion {
+                    user: &id,
+                    followers: &followers,
+                    following: &following,
+                };
+                for event in deletion.events() {
+                    emit(ctx, &event)?;
+                }
+                Ok(Some(removed_posts))
+            })
+            .await?;
+        for p in removed.iter().flatten() {
+            self.posts.remove(PostId(*p));
+        }
+        Ok(removed.is_some())
+    }
+
+    async fn create_post(&self, post: Post) -> Result<()> {
+        let cached = Arc::new(post.clone());
+        self.writer
+            .write(move |ctx| {
+                require_user(ctx.txn, &post.author)?;
+                let record = PostRecord {
+                    author: post.author.to_string(),
+                    message: post.message.clone(),
+                    data: post.data.clone(),
+                };
+                ctx.txn
+                    .open_table(POSTS)
+                    .store()?
+                    .insert(post.id.0, encode(&record).as_slice())
+                    .store()?;
+                ctx.txn
+                    .open_table(AUTHOR_POSTS)
+                    .store()?
+                    .insert((post.author.as_str(), post.id.0), ())
+                    .store()?;
+                emit(ctx, &Event::PostCreated { post })
+            })
+            .await?;
+        self.posts.put(cached);
+        Ok(())
+    }
+
+    async fn get_posts(&self, ids: &[PostId]) -> Result<Vec<Post>> {
+        let mut found: Vec<Option<Arc<Post>>> = ids.iter().map(|id| self.posts.get(*id)).collect();
+        if found.iter().any(Option::is_none) {
+            self.read(|txn| {
+                let posts = txn.open_table(POSTS).store()?;
+                for (id, slot) in ids
+                    .iter()
+                    .zip(found.iter_mut())
+                    .filter(|(_, s)| s.is_none())
+                {
+                    if let Some(bytes) = posts.get(id.0).store()? {
+                        let post = Arc::new(to_post(id.0, bytes.value())?);
+                        self.posts.put(post.clone());
+                        *slot = Some(post);
+                    }
+                }
+                Ok(())
+            })?;
+        }
+        Ok(found
+            .into_iter()
+            .flatten()
+            .map(|p| Post::clone(&p))
+            .collect())
+    }
+
+    async fn delete_post(&self, id: PostId) -> Result<Option<Post>> {
+        let deleted = self
+            .writer
+            .write(move |ctx| {
+                let post = {
+                    let posts = ctx.txn.open_table(POSTS).store()?;
+                    let Some(bytes) = posts.get(id.0).store()? else {
+                        return Ok(None);
+                    };
+                    to_post(id.0, bytes.value())?
+                };
+                ctx.txn.open_table(POSTS).store()?.remove(id.0).store()?;
+                ctx.txn
+                    .open_table(AUTHOR_POSTS)
+                    .store()?
+                    .remove((post.author.as_str(), id.0))
+                    .store()?;
+                emit(ctx, &post_deleted(id, &post.author))?;
+                Ok(Some(post))
+            })
+            .await?;
+        self.posts.remove(id);
+        Ok(deleted)
+    }
+
+    async fn post_ids_by(
+        &self,
+        authors: &[UserId],
+        range: IdRange,
+        limit: usize,
+    ) -> Result<Vec<Entry>> {
+        let hi = match range.below {
+            Some(PostId(0)) => return Ok(Vec::new()),
+            Some(PostId(b)) => b - 1,
+            None => u64::MAX,
+        };
+        let lo = range.from.map_or(0, |f| f.0);
+        if lo > hi || limit == 0 {
+            return Ok(Vec::new());
+        }
+        let authors = authors.to_vec();
+        self.read_blocking(move |txn| {
+            let table = txn.open_table(AUTHOR_POSTS).store()?;
+            let mut out = Vec::new();
+            for a in &authors {
+                for item in table
+                    .range((a.as_str(), lo)..=(a.as_str(), hi))
+                    .store()?
+                    .rev()
+                    .take(limit)
+                {
+                    let (k, _) = item.store()?;
+                    out.push(Entry::linked(PostId(k.value().1), a.clone()));
+                }
+            }
+            Ok(out)
+        })
+        .await
+    }
+
+    async fn newest_post_id(&self) -> Result<Option<PostId>> {
+        self.read(|txn| {
+            Ok(txn
+                .open_table(POSTS)
+                .store()?
+                .last()
+                .store()?
+                .map(|(k, _)| PostId(k.value())))
+        })
+    }
+}

@@ -1,0 +1,41 @@
+//! The embedded default: every port of the pipeline in one process with no
+//! servers. Users, the graph, posts and the outbox persist in `content.redb`,
+//! the event log in `log.redb` (both redb: pure Rust, ACID, crash-safe
+//! copy-on-write B-trees), and stored timelines live in memory, in the
+//! layout of the configured feed model.
+//!
+//! This crate stores and fetches. What a write checks, what a deletion
+//! queues and which entries a timeline accepts are `socialite_core::rules`,
+//! which every function here calls; it must not know MongoDB, Kafka,
+//! transports or settings sources.
+//!
+//! # Layout
+//!
+//! - [`config`]: the data directory and opening the stores.
+//! - `store` (the handle), `content`, `graph`, `outbox`, `import` (bulk
+//!   loading): `content.redb`, written through the group-commit `writer`.
+//! - `log`: the event log with consumer offsets.
+//! - `timelines` over `stored` (one user's timeline and its exactness
+//!   rules), `layout` (capped array, time buckets, sized buckets) and
+//!   `authors` (interned author ids).
+
+mod authors;
+pub mod config;
+mod content;
+mod graph;
+mod import;
+mod layout;
+mod log;
+mod outbox;
+mod post_cache;
+mod store;
+mod stored;
+mod tables;
+mod timelines;
+mod writer;
+
+pub use config::EmbeddedConfig;
+pub use layout::LayoutSpec;
+pub use log::{EmbeddedLog, DEFAULT_RETENTION};
+pub use store::EmbeddedStore;
+pub use timelines::MemoryTimelines;

@@ -1,0 +1,228 @@
+//! The embedded event log: a redb file (`log.redb`) of sequence-numbered
+//! events and one committed offset per consumer group. Appends and commits go
+//! through the group-commit writer, so both are durable when they return.
+
+use crate::tables::*;
+use crate::writer::Writer;
+use async_trait::async_trait;
+use redb::{Database, ReadableDatabase, ReadableTable};
+use socialite_core::error::Result;
+use socialite_core::event::Event;
+use socialite_core::ports::{EventLog, LogConsumer, Rewind};
+use std::path::Path;
+use std::sync::Arc;
+use std::time::Duration;
+use tokio::sync::watch;
+
+/// Events kept behind the slowest consumer group, for replays.
+pub const DEFAULT_RETENTION: u64 = 1_000_000;
+/// Most events deleted by one commit, to keep commits short.
+const TRUNCATE_STEP: u64 = 10_000;
+
+pub struct EmbeddedLog {
+    inner: Arc<Inner>,
+}
+
+struct Inner {
+    db: Arc<Database>,
+    writer: Writer<LogState>,
+    /// The sequence of the newest durable event.
+    head: watch::Receiver<u64>,
+    retention: u64,
+}
+
+struct LogState {
+    head: u64,
+    notify: watch::Sender<u64>,
+}
+
+impl EmbeddedLog {
+    pub fn open(path: &Path, retention: u64) -> Result<EmbeddedLog> {
+        let db = Arc::new(Database::create(path).store()?);
+        let txn = db.begin_write().store()?;
+        let head = {
+            txn.open_table(OFFSETS).store()?;
+            last_u64_key(&txn.open_table(LOG).store()?)?
+        };
+        txn.commit().store()?;
+        let (tx, rx) = watch::channel(head);
+        let writer = Writer::spawn("log", db.clone(), LogState { head, notify: tx }, |s| {
+            s.notify
+                .send_if_modified(|h| std::mem::replace(h, s.head) != s.head);
+        });
+        Ok(EmbeddedLog {
+            inner: Arc::new(Inner {
+                db,
+                writer,
+                head: rx,
+                retention,
+            }),
+        })
+    }
+}
+
+#[async_trait]
+impl Rewind for EmbeddedLog {
+    /// Moves a group's offset back so that it consumes again from `next`
+    /// (a replay). It never moves forward: skipping events would lose them.
+    /// Consumers of the group that are open keep their own position.
+    async fn rewind(&self, group: &str, next: u64) -> Result<()> {
+        let group = group.to_owned();
+        self.inner
+            .writer
+            .write(move |ctx| {
+                let mut offsets = ctx.txn.open_table(OFFSETS).store()?;
+                let current = offsets
+                    .get(group.as_str())
+                    .store()?
+                    .map(|g| g.value())
+                    .unwrap_or(1);
+                offsets
+                    .insert(group.as_str(), next.clamp(1, current))
+                    .store()?;
+                Ok(())
+            })
+            .await
+    }
+
+    fn first_retained(&self) -> Result<u64> {
+        let txn = self.inner.db.begin_read().store()?;
+        Ok(txn
+            .open_table(LOG)
+            .store()?
+            .first()
+            .store()?
+            .map(|(k, _)| k.value())
+            .unwrap_or(0))
+    }
+}
+
+#[async_trait]
+impl EventLog for EmbeddedLog {
+    async fn append(&self, events: &[Event]) -> Result<()> {
+        let encoded: Vec<Vec<u8>> = events.iter().map(Event::encode).collect();
+        self.inner
+            .writer
+            .write(move |ctx| {
+                let mut log = ctx.txn.open_table(LOG).store()?;
+                let mut seq = ctx.state.head;
+                for e in &encoded {
+                    seq += 1;
+                    log.insert(seq, e.as_slice()).store()?;
+                }
+                ctx.state.head = seq;
+                Ok(())
+            })
+            .await
+    }
+
+    async fn ping(&self) -> Result<()> {
+        let txn = self.inner.db.begin_read().store()?;
+        txn.open_table(OFFSETS).store()?;
+        Ok(())
+    }
+
+    async fn consumer(&self, group: &str) -> Result<Box<dyn LogConsumer>> {
+        let txn = self.inner.db.begin_read().store()?;
+        let next = txn
+            .open_table(OFFSETS)
+            .store()?
+            .get(group)
+            .store()?
+            .map(|g| g.value())
+            .unwrap_or(1);
+        Ok(Box::new(Consumer {
+            inner: self.inner.clone(),
+            group: group.to_owned(),
+            next,
+            committed: next,
+        }))
+    }
+}
+
+struct Consumer {
+    inner: Arc<Inner>,
+    group: String,
+    /// The next sequence to hand out.
+    next: u64,
+    committed: u64,
+}
+
+impl Consumer {
+    fn read(&self, max: usize) -> Result<Vec<(u64, Event)>> {
+        let txn = self.inner.db.begin_read().store()?;
+        let log = txn.open_table(LOG).store()?;
+        let mut out = Vec::new();
+        for item in log.range(self.next..).store()?.take(max) {
+            let (k, v) = item.store()?;
+            out.push((k.value(), Event::decode(v.value())?));
+        }
+        Ok(out)
+    }
+}
+
+#[async_trait]
+impl LogConsumer for Consumer {
+    async fn poll(&mut self, max: usize, wait: Duration, linger: Duration) -> Result<Vec<Event>> {
+        let mut head = self.inner.head.clone();
+        if *head.borrow_and_update() < self.next {
+            let _ = tokio::time::timeout(wait, head.wait_for(|h| *h >= self.next)).await;
+        }
+        // Some events wait but not a full batch: give the rest `linger` to arrive.
+        let full = self.next + max as u64 - 1;
+        let known = *head.borrow();
+        if !linger.is_zero() && known >= self.next && known < full {
+            let _ = tokio::time::timeout(linger, head.wait_for(|h| *h >= full)).await;
+        }
+        let batch = self.read(max)?;
+        if let Some((last, _)) = batch.last() {
+            self.next = last + 1;
+        }
+        Ok(batch.into_iter().map(|(_, e)| e).collect())
+    }
+
+    async fn commit(&mut self) -> Result<()> {
+        if self.next == self.committed {
+            return Ok(());
+        }
+        let (group, next, retention) = (self.group.clone(), self.next, self.inner.retention);
+        self.inner
+            .writer
+            .write_lazy(move |ctx| {
+                let mut offsets = ctx.txn.open_table(OFFSETS).store()?;
+                offsets.insert(group.as_str(), next).store()?;
+                let mut slowest = next;
+                for item in offsets.iter().store()? {
+                    slowest = slowest.min(item.store()?.1.value());
+                }
+                // Keep `retention` events behind the slowest group, deleting a
+                // bounded step per commit.
+                let keep_from = slowest.saturating_sub(retention);
+                let mut log = ctx.txn.open_table(LOG).store()?;
+                let first = log.first().store()?.map(|(k, _)| k.value());
+                if let Some(first) = first {
+                    let upto = keep_from.min(first + TRUNCATE_STEP);
+                    if upto > first {
+                        log.retain_in(first..upto, |_, _| false).store()?;
+                    }
+                }
+                Ok(())
+            })
+            .await?;
+        self.committed = next;
+        Ok(())
+    }
+
+    async fn backlog(&self) -> Result<u64> {
+        let head = *self.inner.head.borrow();
+        Ok((head + 1).saturating_sub(self.committed))
+    }
+}
+
+impl Drop for Consumer {
+    fn drop(&mut self) {
+        if self.next != self.committed {
+            tracing::debug!(group = %self.group, "consumer dropped with uncommitted events; they will be redelivered");
+        }
+    }
+}

@@ -1,0 +1,160 @@
+//! The embedded store's handle: one redb file (`content.redb`) holding users,
+//! the follow graph, posts and the outbox, written through the group-commit
+//! [`Writer`]. The port implementations are beside it (`content`, `graph`,
+//! `outbox`); this module holds what they share inside a write transaction:
+//! queuing events, existence checks, counts and edge scans.
+
+use crate::post_cache::PostCache;
+use crate::tables::*;
+use crate::writer::{WriteCtx, Writer};
+use redb::{Database, ReadTransaction, ReadableDatabase, ReadableTable, WriteTransaction};
+use socialite_core::error::{Error, Result};
+use socialite_core::event::Event;
+use socialite_core::ids::UserId;
+use socialite_core::rules::checks::user_not_found;
+use std::path::Path;
+use std::sync::Arc;
+use tokio::sync::Notify;
+
+pub struct EmbeddedStore {
+    db: Arc<Database>,
+    pub(crate) writer: Writer<State>,
+    pub(crate) outbox_ready: Arc<Notify>,
+    pub(crate) posts: PostCache,
+}
+
+/// Recent posts kept in memory for hydrating timelines.
+const POST_CACHE: usize = 200_000;
+
+/// Owned by the writer thread.
+pub(crate) struct State {
+    next_outbox_seq: u64,
+    queued: bool,
+    outbox_ready: Arc<Notify>,
+}
+
+pub(crate) type Ctx<'t> = WriteCtx<'t, State>;
+
+impl EmbeddedStore {
+    pub fn open(path: &Path) -> Result<EmbeddedStore> {
+        let db = Arc::new(Database::create(path).store()?);
+        let txn = db.begin_write().store()?;
+        let next_outbox_seq = {
+            // Create every table up front so that reads never meet a missing one.
+            txn.open_table(USERS).store()?;
+            txn.open_table(COUNTS).store()?;
+            txn.open_table(FOLLOWING).store()?;
+            txn.open_table(FOLLOWERS).store()?;
+            txn.open_table(POSTS).store()?;
+            txn.open_table(AUTHOR_POSTS).store()?;
+            last_u64_key(&txn.open_table(OUTBOX).store()?)? + 1
+        };
+        txn.commit().store()?;
+        let outbox_ready = Arc::new(Notify::new());
+        let state = State {
+            next_outbox_seq,
+            queued: false,
+            outbox_ready: outbox_ready.clone(),
+        };
+        let writer = Writer::spawn("content", db.clone(), state, |s| {
+            if std::mem::take(&mut s.queued) {
+                s.outbox_ready.notify_one();
+            }
+        });
+        Ok(EmbeddedStore {
+            db,
+            writer,
+            outbox_ready,
+            posts: PostCache::new(POST_CACHE),
+        })
+    }
+
+    pub(crate) fn read<R>(&self, f: impl FnOnce(&ReadTransaction) -> Result<R>) -> Result<R> {
+        f(&self.db.begin_read().store()?)
+    }
+
+    /// Runs a larger read off the async runtime.
+    pub(crate) async fn read_blocking<R: Send + 'static>(
+        &self,
+        f: impl FnOnce(&ReadTransaction) -> Result<R> + Send + 'static,
+    ) -> Result<R> {
+        let db = self.db.clone();
+        tokio::task::spawn_blocking(move || f(&db.begin_read().store()?))
+            .await
+            .map_err(|e| Error::internal(format!("store read task failed: {e}")))?
+    }
+}
+
+pub(crate) fn emit(ctx: &mut Ctx<'_>, event: &Event) -> Result<()> {
+    let seq = ctx.state.next_outbox_seq;
+    ctx.txn
+        .open_table(OUTBOX)
+        .store()?
+        .insert(seq, event.encode().as_slice())
+        .store()?;
+    ctx.state.next_outbox_seq += 1;
+    ctx.state.queued = true;
+    Ok(())
+}
+
+pub(crate) fn user_exists(txn: &WriteTransaction, id: &str) -> Result<bool> {
+    Ok(txn.open_table(USERS).store()?.get(id).store()?.is_some())
+}
+
+pub(crate) fn require_user(txn: &WriteTransaction, id: &UserId) -> Result<()> {
+    if user_exists(txn, id.as_str())? {
+        Ok(())
+    } else {
+        Err(user_not_found(id))
+    }
+}
+
+pub(crate) fn add_counts(
+    txn: &WriteTransaction,
+    id: &str,
+    followers: i64,
+    following: i64,
+) -> Result<()> {
+    let mut counts = txn.open_table(COUNTS).store()?;
+    let (a, b) = counts.get(id).store()?.map(|g| g.value()).unwrap_or((0, 0));
+    let (a, b) = (
+        a.saturating_add_signed(followers),
+        b.saturating_add_signed(following),
+    );
+    counts.insert(id, (a, b)).store()?;
+    Ok(())
+}
+
+/// The second members of the tuple keys that start with `first`.
+pub(crate) fn edges_of<T: ReadableTable<(&'static str, &'static str), ()>>(
+    table: &T,
+    first: &str,
+    after: Option<&str>,
+    limit: usize,
+) -> Result<Vec<String>> {
+    let start = (first, after.unwrap_or(""));
+    let mut out = Vec::new();
+    for item in table.range(start..).store()? {
+        let (k, _) = item.store()?;
+        let (a, b) = k.value();
+        if a != first || out.len() >= limit {
+            break;
+        }
+        if Some(b) == after {
+            continue;
+        }
+        out.push(b.to_owned());
+    }
+    Ok(out)
+}
+
+/// Ids read back from the store, validated when they were written.
+pub(crate) fn stored_ids(ids: Vec<String>) -> Vec<UserId> {
+    ids.into_iter().map(UserId::from_stored).collect()
+}
+
+pub(crate) fn to_user_ids(ids: Vec<String>) -> Result<Vec<UserId>> {
+    ids.iter()
+        .map(|s| UserId::parse(s).map_err(|e| Error::internal(format!("stored id: {e}"))))
+        .collect()
+}

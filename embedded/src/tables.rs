@@ -1,0 +1,59 @@
+//! The embedded store's tables and record encodings.
+
+use redb::{ReadableTable, TableDefinition};
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+use socialite_core::error::{Error, ErrorKind, Result};
+
+/// user id → profile JSON (empty when the user has none).
+pub const USERS: TableDefinition<&str, &[u8]> = TableDefinition::new("users");
+/// user id → (followers, following), maintained on every edge change.
+pub const COUNTS: TableDefinition<&str, (u64, u64)> = TableDefinition::new("counts");
+/// (follower, followee): whom a user follows, in id order.
+pub const FOLLOWING: TableDefinition<(&str, &str), ()> = TableDefinition::new("following");
+/// (followee, follower): who follows a user, in id order.
+pub const FOLLOWERS: TableDefinition<(&str, &str), ()> = TableDefinition::new("followers");
+/// post id → post record.
+pub const POSTS: TableDefinition<u64, &[u8]> = TableDefinition::new("posts");
+/// (author, post id): an author's posts in time order.
+pub const AUTHOR_POSTS: TableDefinition<(&str, u64), ()> = TableDefinition::new("author_posts");
+/// sequence → encoded event, waiting to be relayed to the log.
+pub const OUTBOX: TableDefinition<u64, &[u8]> = TableDefinition::new("outbox");
+
+/// sequence → encoded event: the embedded log.
+pub const LOG: TableDefinition<u64, &[u8]> = TableDefinition::new("log");
+/// consumer group → next sequence to consume.
+pub const OFFSETS: TableDefinition<&str, u64> = TableDefinition::new("offsets");
+
+#[derive(Serialize, Deserialize)]
+pub struct PostRecord {
+    pub author: String,
+    pub message: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub data: Option<Map<String, Value>>,
+}
+
+pub fn encode<T: Serialize>(v: &T) -> Vec<u8> {
+    serde_json::to_vec(v).expect("records serialize")
+}
+
+pub fn decode<'a, T: Deserialize<'a>>(bytes: &'a [u8]) -> Result<T> {
+    serde_json::from_slice(bytes)
+        .map_err(|e| Error::backend(ErrorKind::Internal, "decoding a stored record", e))
+}
+
+/// Maps redb's error types into the port error.
+pub trait StoreResult<T> {
+    fn store(self) -> Result<T>;
+}
+
+impl<T, E: std::error::Error + Send + Sync + 'static> StoreResult<T> for std::result::Result<T, E> {
+    fn store(self) -> Result<T> {
+        self.map_err(|e| Error::backend(ErrorKind::Internal, "embedded store", e))
+    }
+}
+
+/// The last key of a u64-keyed table, or 0.
+pub fn last_u64_key<T: ReadableTable<u64, &'static [u8]>>(table: &T) -> Result<u64> {
+    Ok(table.last().store()?.map(|(k, _)| k.value()).unwrap_or(0))
+}

@@ -1,0 +1,214 @@
+//! The embedded timeline store: every active user's stored timeline in
+//! memory, in sharded maps, in the layout of the configured feed model. It is
+//! a cache in the strict sense: after a restart all users are dormant again
+//! and their first read rebuilds it by a read-time merge from the persistent
+//! content store, so nothing is lost with it.
+
+use crate::authors::Authors;
+use crate::layout::{LayoutSpec, Slot};
+use crate::stored::StoredTimeline;
+use async_trait::async_trait;
+use rustc_hash::{FxHashMap, FxHasher};
+use socialite_core::error::Result;
+use socialite_core::ids::{PostId, UserId};
+use socialite_core::model::Entry;
+use socialite_core::ports::{CacheRead, Coverage, Delivery, Footprint, TimelineStore};
+use std::collections::hash_map::Entry as MapEntry;
+use std::hash::{Hash, Hasher};
+use std::sync::Mutex;
+
+const SHARDS: usize = 64;
+/// Batches with more deliveries than this are spread over the cores.
+const PARALLEL_DELIVERIES: usize = 20_000;
+
+pub struct MemoryTimelines {
+    layout: LayoutSpec,
+    authors: Authors,
+    /// Entries a fill or a backfill copies in.
+    fill: usize,
+    shards: Vec<Mutex<FxHashMap<UserId, StoredTimeline>>>,
+}
+
+impl MemoryTimelines {
+    pub fn new(layout: LayoutSpec, fill: usize) -> MemoryTimelines {
+        MemoryTimelines {
+            layout,
+            authors: Authors::new(),
+            fill,
+            shards: (0..SHARDS)
+                .map(|_| Mutex::new(FxHashMap::default()))
+                .collect(),
+        }
+    }
+
+    fn shard_of(&self, user: &UserId) -> usize {
+        let mut h = FxHasher::default();
+        user.hash(&mut h);
+        // Re-mixed top bits: the maps use the low ones for their buckets.
+        (h.finish().wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 58) as usize % SHARDS
+    }
+
+    /// Delivers to the followers whose shard falls in part `part` of `parts`.
+    fn deliver_part(&self, deliveries: &[Delivery], part: usize, parts: usize) -> usize {
+        let mut delivered = 0;
+        for (entry, followers) in deliveries {
+            let slot = Slot {
+                post: entry.post,
+                author: self.authors.intern(&entry.author),
+            };
+            for f in followers.iter() {
+                let shard = self.shard_of(f);
+                if shard % parts != part {
+                    continue;
+                }
+                let mut map = self.shards[shard].lock().unwrap_or_else(|p| p.into_inner());
+                if let Some(t) = map.get_mut(f) {
+                    t.insert_slot(slot, entry.body.as_ref());
+                    delivered += 1;
+                }
+            }
+        }
+        delivered
+    }
+
+    fn with<R>(
+        &self,
+        user: &UserId,
+        f: impl FnOnce(&mut FxHashMap<UserId, StoredTimeline>) -> R,
+    ) -> R {
+        let mut shard = self.shards[self.shard_of(user)]
+            .lock()
+            .unwrap_or_else(|p| p.into_inner());
+        f(&mut shard)
+    }
+
+    fn with_cache(&self, user: &UserId, f: impl FnOnce(&mut StoredTimeline)) {
+        self.with(user, |m| {
+            if let Some(c) = m.get_mut(user) {
+                f(c)
+            }
+        })
+    }
+
+    /// How many users have a cache.
+    pub fn active_users(&self) -> usize {
+        self.shards
+            .iter()
+            .map(|s| s.lock().unwrap_or_else(|p| p.into_inner()).len())
+            .sum()
+    }
+}
+
+#[async_trait]
+impl TimelineStore for MemoryTimelines {
+    fn capacity(&self) -> usize {
+        self.fill
+    }
+
+    async fn read(&self, user: &UserId, before: Option<PostId>, limit: usize) -> Result<CacheRead> {
+        Ok(self.with(user, |m| match m.get(user) {
+            None => CacheRead::Absent,
+            Some(c) if !c.is_ready() => CacheRead::Warming,
+            Some(c) => CacheRead::Ready {
+                entries: c.page(before, limit, &self.authors),
+                coverage: c.coverage(),
+            },
+        }))
+    }
+
+    async fn create(&self, user: &UserId) -> Result<()> {
+        self.with(user, |m| {
+            if let MapEntry::Vacant(v) = m.entry(user.clone()) {
+                v.insert(StoredTimeline::warming(self.layout));
+            }
+        });
+        Ok(())
+    }
+
+    async fn fill(&self, user: &UserId, entries: Vec<Entry>, coverage: Coverage) -> Result<()> {
+        self.with_cache(user, |c| c.fill(entries, coverage, &self.authors));
+        Ok(())
+    }
+
+    async fn deliver(&self, deliveries: &[Delivery]) -> Result<usize> {
+        let total: usize = deliveries.iter().map(|(_, f)| f.len()).sum();
+        let multi_thread = tokio::runtime::Handle::try_current()
+            .is_ok_and(|h| h.runtime_flavor() == tokio::runtime::RuntimeFlavor::MultiThread);
+        if total < PARALLEL_DELIVERIES || !multi_thread {
+            return Ok(self.deliver_part(deliveries, 0, 1));
+        }
+        // A large batch uses every core: each thread takes its share of the
+        // shards, so the threads never wait on each other's locks.
+        let parts = std::thread::available_parallelism()
+            .map_or(2, |n| n.get())
+            .min(8);
+        Ok(tokio::task::block_in_place(|| {
+            std::thread::scope(|scope| {
+                let helpers: Vec<_> = (1..parts)
+                    .map(|p| scope.spawn(move || self.deliver_part(deliveries, p, parts)))
+                    .collect();
+                let mine = self.deliver_part(deliveries, 0, parts);
+                mine + helpers
+                    .into_iter()
+                    .map(|h| h.join().unwrap_or(0))
+                    .sum::<usize>()
+            })
+        }))
+    }
+
+    async fn coverage(&self, user: &UserId) -> Result<Option<Coverage>> {
+        Ok(self.with(user, |m| m.get(user).map(StoredTimeline::coverage)))
+    }
+
+    async fn backfill(
+        &self,
+        user: &UserId,
+        author: &UserId,
+        entries: Vec<Entry>,
+        coverage: Coverage,
+    ) -> Result<()> {
+        self.with_cache(user, |c| {
+            c.backfill(author, entries, coverage, &self.authors)
+        });
+        Ok(())
+    }
+
+    async fn purge_author(&self, user: &UserId, author: &UserId) -> Result<()> {
+        self.with_cache(user, |c| c.purge_author(author, &self.authors));
+        Ok(())
+    }
+
+    async fn retract_post(&self, users: &[UserId], post: PostId) -> Result<()> {
+        for u in users {
+            self.with_cache(u, |c| c.retract(post));
+        }
+        Ok(())
+    }
+
+    async fn footprint(&self) -> Result<Footprint> {
+        let mut f = Footprint::default();
+        for shard in &self.shards {
+            let map = shard.lock().unwrap_or_else(|p| p.into_inner());
+            // Map slots (key, timeline and a control byte) and each key's text.
+            let slot = std::mem::size_of::<(UserId, StoredTimeline)>() + 1;
+            f.memory_bytes += (map.capacity() * slot) as u64;
+            f.memory_bytes += map
+                .keys()
+                .map(|k| 16 + k.as_str().len() as u64)
+                .sum::<u64>();
+            for t in map.values() {
+                f.users += 1;
+                f.entries += t.layout().len() as u64;
+                f.documents += t.layout().documents() as u64;
+                f.serialized_bytes += t.serialized_bytes(&self.authors) as u64;
+                f.memory_bytes += t.allocated_bytes() as u64;
+            }
+        }
+        Ok(f)
+    }
+
+    async fn drop_timeline(&self, user: &UserId) -> Result<()> {
+        self.with(user, |m| m.remove(user));
+        Ok(())
+    }
+}

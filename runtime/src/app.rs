@@ -1,0 +1,219 @@
+//! The service builder: turns settings into opened backends and running
+//! services on given listeners. Each binary names the services it runs:
+//! `socialite up` all three, `socialite-producer`, `socialite-fanout-worker`
+//! and `socialite-timeline-api` one each. Every process serves the
+//! operators' endpoints on its REST listener; gRPC is served when a service
+//! that has gRPC runs.
+
+use crate::backends::{open_backends, BackendConfig};
+use axum::Router;
+use socialite_api::serve::{finish_router, grpc_routes, serve_grpc, serve_http};
+use socialite_core::backends::Backends;
+use socialite_core::health::Health;
+use socialite_core::ingest::Ingest;
+use socialite_core::reads::Reads;
+use socialite_core::relay::run_relay;
+use socialite_core::shutdown::{self, ShutdownTrigger};
+use socialite_core::worker::{run_worker, WorkerConfig};
+use socialite_core::{Error, Result};
+use std::net::SocketAddr;
+use std::sync::atomic::AtomicBool;
+use std::sync::Arc;
+use tokio::net::TcpListener;
+use tokio::task::JoinHandle;
+use tonic_health::server::HealthReporter;
+use tonic_health::ServingStatus;
+
+/// The three services of the pipeline.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Service {
+    /// Writes over REST and gRPC, and the outbox relay to the log.
+    Producer,
+    /// A consumer-group member writing log events into stored timelines.
+    FanoutWorker,
+    /// Reads over REST and gRPC.
+    TimelineApi,
+}
+
+impl Service {
+    pub const ALL: [Service; 3] = [
+        Service::Producer,
+        Service::FanoutWorker,
+        Service::TimelineApi,
+    ];
+
+    /// The gRPC service it serves, as health checks name it.
+    fn grpc_name(self) -> Option<&'static str> {
+        match self {
+            Service::Producer => Some(socialite_api::ingest::GRPC_NAME),
+            Service::TimelineApi => Some(socialite_api::reads::GRPC_NAME),
+            Service::FanoutWorker => None,
+        }
+    }
+}
+
+#[derive(Debug, Clone)]
+pub struct AppConfig {
+    pub storage: BackendConfig,
+    pub worker: WorkerConfig,
+    /// Producer node id, part of every post id (0..1024).
+    pub node_id: u16,
+}
+
+/// Running services.
+pub struct App {
+    pub rest_addr: SocketAddr,
+    /// Where gRPC is served, when a service with gRPC runs.
+    pub grpc_addr: Option<SocketAddr>,
+    pub backends: Backends,
+    /// The use cases the APIs call, for in-process callers (the benchmark).
+    pub ingest: Arc<Ingest>,
+    pub reads: Arc<Reads>,
+    services: Vec<Service>,
+    grpc_health: Option<HealthReporter>,
+    servers: ShutdownTrigger,
+    pipeline: ShutdownTrigger,
+    server_tasks: Vec<JoinHandle<()>>,
+    pipeline_tasks: Vec<JoinHandle<Result<()>>>,
+}
+
+fn local_addr(l: &TcpListener) -> Result<SocketAddr> {
+    l.local_addr().map_err(|e| Error::internal(e.to_string()))
+}
+
+/// Opens the backends and starts `services` on the given listeners: REST
+/// (with the operators' endpoints) always, gRPC when given.
+pub async fn start(
+    services: &[Service],
+    config: &AppConfig,
+    rest: TcpListener,
+    grpc: Option<TcpListener>,
+) -> Result<App> {
+    let backends = open_backends(&config.storage).await?;
+    let runs = |s: Service| services.contains(&s);
+    let ingest = Arc::new(
+        Ingest::new(
+            backends.content.clone(),
+            backends.graph.clone(),
+            config.node_id,
+        )
+        .await?,
+    );
+    let reads = Arc::new(Reads::new(backends.stores()));
+    let (servers, server_shutdown) = shutdown::channel();
+    let (pipeline, pipeline_shutdown) = shutdown::channel();
+    let rest_addr = local_addr(&rest)?;
+    // Ready means the worker holds its group only where a worker runs.
+    let assigned = Arc::new(AtomicBool::new(false));
+    let health = Health::new(
+        backends.content.clone(),
+        backends.log.clone(),
+        runs(Service::FanoutWorker).then(|| assigned.clone()),
+    );
+
+    let mut router = Router::new();
+    let mut routes = tonic::service::Routes::default();
+    if runs(Service::Producer) {
+        router = router.merge(socialite_api::ingest::rest_routes(ingest.clone()));
+        routes = routes.add_service(socialite_api::ingest::grpc_service(ingest.clone()));
+    }
+    if runs(Service::TimelineApi) {
+        router = router.merge(socialite_api::reads::rest_routes(reads.clone()));
+        routes = routes.add_service(socialite_api::reads::grpc_service(reads.clone()));
+    }
+    let router = finish_router(router, health);
+    let http_shutdown = server_shutdown.clone();
+    let mut server_tasks = vec![tokio::spawn(async move {
+        if let Err(e) = serve_http(rest, router, http_shutdown).await {
+            tracing::error!(error = %e, "REST server failed");
+        }
+    })];
+    let names: Vec<&str> = services.iter().filter_map(|s| s.grpc_name()).collect();
+    let (mut grpc_addr, mut grpc_health) = (None, None);
+    if let (Some(listener), false) = (grpc, names.is_empty()) {
+        grpc_addr = Some(local_addr(&listener)?);
+        let (routes, reporter) = grpc_routes(routes, &names).await;
+        grpc_health = Some(reporter);
+        server_tasks.push(tokio::spawn(async move {
+            if let Err(e) = serve_grpc(listener, routes, server_shutdown).await {
+                tracing::error!(error = %e, "gRPC server failed");
+            }
+        }));
+    }
+
+    let mut pipeline_tasks = Vec::new();
+    if runs(Service::Producer) {
+        pipeline_tasks.push(tokio::spawn(run_relay(
+            backends.outbox.clone(),
+            backends.log.clone(),
+            pipeline_shutdown.clone(),
+        )));
+    }
+    if runs(Service::FanoutWorker) {
+        pipeline_tasks.push(tokio::spawn(run_worker(
+            backends.stores(),
+            backends.log.clone(),
+            config.worker.clone(),
+            assigned,
+            pipeline_shutdown,
+        )));
+    }
+    tracing::info!(
+        ?services, %rest_addr, grpc_addr = ?grpc_addr,
+        store = %config.storage.store, event_log = %config.storage.event_log,
+        "services are up"
+    );
+    Ok(App {
+        rest_addr,
+        grpc_addr,
+        backends,
+        ingest,
+        reads,
+        services: services.to_vec(),
+        grpc_health,
+        servers,
+        pipeline,
+        server_tasks,
+        pipeline_tasks,
+    })
+}
+
+impl App {
+    /// Ordered shutdown: gRPC health turns `NOT_SERVING`, the servers stop
+    /// taking requests and finish those in flight, the relay moves what was
+    /// acknowledged to the log, then the relay and the worker finish their
+    /// batch and commit.
+    pub async fn shutdown(self) {
+        if let Some(reporter) = &self.grpc_health {
+            let names = self.services.iter().filter_map(|s| s.grpc_name());
+            for name in names.chain([""]) {
+                reporter
+                    .set_service_status(name, ServingStatus::NotServing)
+                    .await;
+            }
+        }
+        self.servers.trigger();
+        for t in self.server_tasks {
+            let _ = t.await;
+        }
+        if self.services.contains(&Service::Producer) {
+            // One last relay pass, so that what was just acknowledged is on
+            // the log (the outbox is durable: the next start would relay it).
+            let (outbox, log) = (&*self.backends.outbox, &*self.backends.log);
+            if let Err(e) = socialite_core::relay::relay_once(outbox, log).await {
+                tracing::warn!(error = %e.chain(), "final relay pass failed; the outbox keeps the events");
+            }
+        }
+        self.pipeline.trigger();
+        for t in self.pipeline_tasks {
+            match t.await {
+                Ok(Err(e)) => {
+                    tracing::warn!(error = %e.chain(), "pipeline task ended with an error")
+                }
+                Err(e) => tracing::warn!(error = %e, "pipeline task panicked"),
+                Ok(Ok(())) => {}
+            }
+        }
+        tracing::info!("stopped");
+    }
+}

@@ -1,0 +1,110 @@
+//! Settings shared by the binaries, as flags with `SOCIALITE_*` environment
+//! variables and documented defaults (`--help` lists them). A settings file
+//! fills in what neither sets (see [`crate::settings_file`]).
+
+use crate::backends::BackendConfig;
+use clap::Args;
+use socialite_core::feed::config::{FeedConfig, FeedModel};
+use socialite_core::worker::WorkerConfig;
+use socialite_embedded::{EmbeddedConfig, DEFAULT_RETENTION};
+use std::path::PathBuf;
+
+#[derive(Debug, Clone, Args)]
+pub struct StorageArgs {
+    /// Directory of the embedded stores (content.redb, log.redb); created if missing.
+    #[arg(long, env = "SOCIALITE_DATA_DIR", default_value = "./data")]
+    pub data_dir: PathBuf,
+    /// Events the log keeps behind its slowest consumer group, for replays.
+    #[arg(long, env = "SOCIALITE_LOG_RETENTION", default_value_t = DEFAULT_RETENTION)]
+    pub log_retention: u64,
+    /// Store of users, graph, posts, outbox and timeline caches:
+    /// `embedded://[PATH]` (PATH defaults to --data-dir) or `mongodb://HOST:PORT[/DB][?OPTIONS]`.
+    #[arg(long, env = "SOCIALITE_STORE", default_value = "embedded://")]
+    pub store: String,
+    /// Event log: `embedded://[PATH]` or
+    /// `kafka://HOST:PORT[,HOST:PORT][?partitions=8&replication=1&topic_prefix=socialite]`.
+    #[arg(long, env = "SOCIALITE_EVENT_LOG", default_value = "embedded://")]
+    pub event_log: String,
+}
+
+/// The feed model and its parameters (see docs/feed-models.md).
+#[derive(Debug, Clone, Args)]
+pub struct FeedArgs {
+    /// Feed model: read (fanout on read), time-buckets, sized-buckets or cache.
+    #[arg(long, env = "SOCIALITE_FEED_MODEL", default_value = "cache")]
+    pub feed_model: FeedModel,
+    /// Cache model: entries in each active user's cache. Every stored model:
+    /// entries copied in by a dormant user's first read and by a follow.
+    #[arg(long, env = "SOCIALITE_CACHE_SIZE", default_value_t = 50, value_parser = clap::value_parser!(u64).range(1..=10_000))]
+    pub cache_size: u64,
+    /// Time-buckets model: seconds of post time per bucket.
+    #[arg(long, env = "SOCIALITE_TIME_BUCKET_SECS", default_value_t = 86_400, value_parser = clap::value_parser!(u64).range(1..=31_536_000))]
+    pub time_bucket_secs: u64,
+    /// Sized-buckets model: entries per bucket.
+    #[arg(long, env = "SOCIALITE_BUCKET_SIZE", default_value_t = 50, value_parser = clap::value_parser!(u64).range(1..=10_000))]
+    pub bucket_size: u64,
+    /// Bucket models: buckets kept per user; older posts are served by merge.
+    #[arg(long, env = "SOCIALITE_BUCKET_RETENTION", default_value_t = 30, value_parser = clap::value_parser!(u64).range(1..=10_000))]
+    pub bucket_retention: u64,
+    /// Embed the message and data in timeline entries instead of linking to the post.
+    #[arg(long, env = "SOCIALITE_EMBED")]
+    pub embed: bool,
+}
+
+impl FeedArgs {
+    pub fn config(&self) -> FeedConfig {
+        FeedConfig {
+            model: self.feed_model,
+            cache_size: self.cache_size as usize,
+            time_bucket_ms: self.time_bucket_secs * 1000,
+            bucket_size: self.bucket_size as usize,
+            bucket_retention: self.bucket_retention as usize,
+            embed: self.embed,
+        }
+    }
+}
+
+impl StorageArgs {
+    pub fn backends(&self, feed: &FeedArgs) -> BackendConfig {
+        BackendConfig {
+            embedded: EmbeddedConfig {
+                data_dir: self.data_dir.clone(),
+                log_retention: self.log_retention,
+                feed: feed.config(),
+            },
+            store: self.store.clone(),
+            event_log: self.event_log.clone(),
+        }
+    }
+}
+
+#[derive(Debug, Clone, Args)]
+pub struct LogArgs {
+    /// Log as JSON lines instead of text.
+    #[arg(long, env = "SOCIALITE_LOG_JSON")]
+    pub log_json: bool,
+}
+
+/// The fanout worker's settings.
+#[derive(Debug, Clone, Args)]
+pub struct WorkerArgs {
+    /// Most log events a fanout batch takes.
+    #[arg(long, env = "SOCIALITE_FANOUT_BATCH", default_value_t = 1000, value_parser = clap::value_parser!(u64).range(1..=100_000))]
+    pub fanout_batch: u64,
+    /// Consumer group of the fanout workers.
+    #[arg(long, env = "SOCIALITE_FANOUT_GROUP", default_value = "fanout")]
+    pub fanout_group: String,
+    /// Milliseconds a batch that has events waits for more to fill it.
+    #[arg(long, env = "SOCIALITE_FANOUT_LINGER_MS", default_value_t = 2, value_parser = clap::value_parser!(u64).range(0..=10_000))]
+    pub fanout_linger_ms: u64,
+}
+
+impl WorkerArgs {
+    pub fn config(&self) -> WorkerConfig {
+        WorkerConfig {
+            group: self.fanout_group.clone(),
+            batch: self.fanout_batch as usize,
+            linger: std::time::Duration::from_millis(self.fanout_linger_ms),
+        }
+    }
+}

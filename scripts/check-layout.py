@@ -1,0 +1,172 @@
+#!/usr/bin/env python3
+"""Checks the workspace's shape: lines of Rust per crate (no crate may hold
+more than MAX_SHARE of them) and import cycles between the modules of each
+crate (a module that imports another, directly or through others, may not be
+imported back by it). Run from the repository root; exits 1 on a violation.
+
+A module's imports are the paths it names: `use crate::a::b`, `use super::x`,
+`use child::y` of a child module, and `crate::`/`super::` paths in code. Each
+is resolved to the deepest module that exists. `mod` declarations are not
+imports, and neither is anything after a `#[cfg(test)]` at the start of a
+line (test modules import their parent by design)."""
+
+import re
+import sys
+import tomllib
+from pathlib import Path
+
+MAX_SHARE = 0.30
+
+
+def crates(root):
+    manifest = tomllib.loads((root / "Cargo.toml").read_text())
+    for member in manifest["workspace"]["members"]:
+        yield member, root / member
+
+
+def rust_lines(path):
+    return sum(1 for _ in path.open(encoding="utf-8"))
+
+
+def module_of(src, file):
+    rel = file.relative_to(src).with_suffix("")
+    parts = list(rel.parts)
+    if parts[-1] in ("mod", "lib", "main"):
+        parts = parts[:-1]
+    return tuple(parts)
+
+
+PATH = re.compile(r"\b(crate|super)((?:::[A-Za-z_][A-Za-z0-9_]*)+|::\{[^}]*\})")
+USE_REL = re.compile(r"^\s*(?:pub(?:\([a-z]+\))?\s+)?use\s+([a-z_][a-z0-9_]*)::")
+
+
+def code_of(file):
+    out = []
+    for line in file.read_text(encoding="utf-8").splitlines():
+        if line.startswith("#[cfg(test)]"):
+            break
+        out.append(line.split("//", 1)[0])
+    return "\n".join(out)
+
+
+def resolve(modules, base, names):
+    """The deepest existing module along `base + names`."""
+    best = None
+    path = tuple(base)
+    if path in modules:
+        best = path
+    for n in names:
+        path = path + (n,)
+        if path in modules:
+            best = path
+        else:
+            break
+    return best
+
+
+def imports(modules, mod, is_dir_module, code):
+    targets = set()
+    for m in PATH.finditer(code):
+        head, rest = m.group(1), m.group(2)
+        if rest.startswith("::{"):
+            groups = [g.strip() for g in rest[3:-1].split(",") if g.strip()]
+            paths = [g.split("::") for g in groups]
+        else:
+            paths = [rest[2:].split("::")]
+        if head == "crate":
+            base = ()
+        else:
+            # `super` of a file module is its parent; of a directory module
+            # (`x/mod.rs`) also its parent: both name the enclosing module.
+            base = mod[:-1]
+            for p in paths:
+                while p and p[0] == "super":
+                    base = base[:-1]
+                    p.pop(0)
+        for p in paths:
+            p = [x for x in p if re.match(r"^[A-Za-z_][A-Za-z0-9_]*$", x)]
+            t = resolve(modules, base, p)
+            if t is not None:
+                targets.add(t)
+    for line in code.splitlines():
+        m = USE_REL.match(line)
+        if m and m.group(1) not in ("crate", "super", "self", "std", "core"):
+            child = mod + (m.group(1),)
+            if child in modules:
+                targets.add(child)
+    targets.discard(mod)
+    return targets
+
+
+def cycles(graph):
+    """Strongly connected components with more than one module (Tarjan)."""
+    index, low, stack, on, out = {}, {}, [], set(), []
+    counter = [0]
+
+    def visit(v):
+        index[v] = low[v] = counter[0]
+        counter[0] += 1
+        stack.append(v)
+        on.add(v)
+        for w in graph.get(v, ()):
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            comp = []
+            while True:
+                w = stack.pop()
+                on.discard(w)
+                comp.append(w)
+                if w == v:
+                    break
+            if len(comp) > 1:
+                out.append(comp)
+
+    sys.setrecursionlimit(10000)
+    for v in list(graph):
+        if v not in index:
+            visit(v)
+    return out
+
+
+def main():
+    root = Path(__file__).resolve().parent.parent
+    counts = {}
+    failed = False
+    for name, path in crates(root):
+        files = [f for f in path.rglob("*.rs") if "target" not in f.parts]
+        counts[name] = sum(rust_lines(f) for f in files)
+        src = path / "src"
+        if not src.is_dir():
+            continue
+        mods = {}
+        for f in src.rglob("*.rs"):
+            mods[module_of(src, f)] = f
+        graph = {}
+        for mod, f in mods.items():
+            graph[mod] = imports(mods, mod, f.name == "mod.rs", code_of(f))
+        for comp in cycles(graph):
+            failed = True
+            names = sorted("::".join(m) or "(root)" for m in comp)
+            print(f"import cycle in {name}: {' <-> '.join(names)}")
+    total = sum(counts.values())
+    print(f"{'crate':<16}{'lines':>8}{'share':>8}")
+    for name, n in sorted(counts.items(), key=lambda kv: -kv[1]):
+        share = n / total
+        flag = ""
+        if share > MAX_SHARE:
+            failed = True
+            flag = f"  over {MAX_SHARE:.0%}"
+        print(f"{name:<16}{n:>8}{share:>8.1%}{flag}")
+    print(f"{'total':<16}{total:>8}")
+    if failed:
+        sys.exit(1)
+    print("layout ok: no import cycles, no crate over "
+          f"{MAX_SHARE:.0%} of the code")
+
+
+if __name__ == "__main__":
+    main()
