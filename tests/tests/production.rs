@@ -179,8 +179,7 @@ fn follows(reader: usize) -> [usize; 3] {
 /// The partitions of the posts topic named by the last assignment a worker logged.
 fn last_assigned_posts_partitions(log: &str) -> usize {
     log.lines()
-        .filter(|l| l.contains("partitions assigned"))
-        .last()
+        .rfind(|l| l.contains("partitions assigned"))
         .map_or(0, |l| l.matches(".posts/").count())
 }
 
