@@ -1,5 +1,8 @@
 //! `socialite load` and `socialite bench`: generate or import a network, then
 //! drive Socialite with a realistic workload and report what it achieved.
+//! It drives the pipeline from outside (in-process through the use cases, or
+//! over REST and gRPC) and must not reach into a backend's internals, save
+//! the embedded store's bulk import that `load` uses.
 
 pub mod load;
 mod progress;

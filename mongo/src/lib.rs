@@ -2,6 +2,12 @@
 //! the follow graph, posts and the outbox ([`MongoStore`]), and the timeline
 //! caches ([`MongoTimelines`]). Collections and indexes follow the reference
 //! design; the indexes are created at start-up.
+//!
+//! This crate stores and fetches. What a write checks, what a deletion
+//! queues and which entries a timeline accepts are `socialite_core::rules`;
+//! where MongoDB must express a rule as an atomic update, the update's
+//! filter is derived from the rule's function (see `timelines`). It must not
+//! know the other backends, transports or settings sources.
 
 mod cache_doc;
 mod db;
