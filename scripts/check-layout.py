@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """Checks the workspace's shape: lines of Rust per crate (no crate may hold
-more than MAX_SHARE of them) and import cycles between the modules of each
+more than MAX_SHARE of them), import cycles between the modules of each
 crate (a module that imports another, directly or through others, may not be
-imported back by it). Run from the repository root; exits 1 on a violation.
+imported back by it), and dependencies a crate declares but never names.
+Run from the repository root; exits 1 on a violation.
 
 A module's imports are the paths it names: `use crate::a::b`, `use super::x`,
 `use child::y` of a child module, and `crate::`/`super::` paths in code. Each
@@ -16,12 +17,25 @@ import tomllib
 from pathlib import Path
 
 MAX_SHARE = 0.30
+# Dependencies used only by generated code, which the sources do not name.
+USED_BY_GENERATED = {("proto", "tonic-prost")}
 
 
 def crates(root):
     manifest = tomllib.loads((root / "Cargo.toml").read_text())
     for member in manifest["workspace"]["members"]:
         yield member, root / member
+
+
+def unused_dependencies(name, path):
+    manifest = tomllib.loads((path / "Cargo.toml").read_text())
+    declared = set(manifest.get("dependencies", {})) | set(manifest.get("dev-dependencies", {}))
+    text = "\n".join(f.read_text(encoding="utf-8") for f in path.rglob("*.rs"))
+    for dep in sorted(declared):
+        if (name, dep) in USED_BY_GENERATED:
+            continue
+        if not re.search(r"\b" + re.escape(dep.replace("-", "_")) + r"\b", text):
+            yield dep
 
 
 def rust_lines(path):
@@ -139,6 +153,9 @@ def main():
     for name, path in crates(root):
         files = [f for f in path.rglob("*.rs") if "target" not in f.parts]
         counts[name] = sum(rust_lines(f) for f in files)
+        for dep in unused_dependencies(name, path):
+            failed = True
+            print(f"{name} declares {dep} and never uses it")
         src = path / "src"
         if not src.is_dir():
             continue
