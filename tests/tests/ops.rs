@@ -306,3 +306,43 @@ async fn the_grafana_dashboard_queries_only_exported_metrics() {
     }
     assert!(checked >= 15, "only {checked} metric references found");
 }
+
+/// Label values come from fixed sets: a client that sends hundreds of
+/// made-up methods and paths adds no series to `/metrics`.
+#[tokio::test]
+async fn made_up_methods_and_paths_add_no_metric_series() {
+    let t = spawn_app().await;
+    let count = |text: &str| {
+        text.lines()
+            .filter(|l| l.starts_with("socialite_http_requests_total{"))
+            .filter(|l| l.contains(r#"route="unmatched""#))
+            .count()
+    };
+    // Every label combination these requests can produce, once (tests share
+    // the process's metrics; only unmatched routes are counted).
+    for i in 0..3 {
+        let m = reqwest::Method::from_bytes(format!("WARMUP{i}").as_bytes()).unwrap();
+        t.http
+            .request(m, format!("{}/nowhere{i}", t.base))
+            .send()
+            .await
+            .unwrap();
+    }
+    let (_, before) = t.get("/metrics").await;
+    let before = count(before.as_str().unwrap());
+    for i in 0..300 {
+        let m = reqwest::Method::from_bytes(format!("M{i}X").as_bytes()).unwrap();
+        let resp = t
+            .http
+            .request(m, format!("{}/made/up/{i}", t.base))
+            .send()
+            .await
+            .unwrap();
+        assert!(resp.status().is_client_error(), "{}", resp.status());
+    }
+    let (_, after) = t.get("/metrics").await;
+    let after = after.as_str().unwrap();
+    assert_eq!(count(after), before, "series grew with client input");
+    assert!(after.contains(r#"method="other""#));
+    assert!(!after.contains("M17X") && !after.contains("/made/up/"));
+}
