@@ -12,6 +12,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     for f in files {
         println!("cargo:rerun-if-changed={f}");
     }
-    tonic_prost_build::configure().compile_protos(&files, &["proto"])?;
+    // The descriptors, for gRPC server reflection.
+    let out = std::path::PathBuf::from(std::env::var("OUT_DIR")?);
+    tonic_prost_build::configure()
+        .file_descriptor_set_path(out.join("socialite_descriptor.bin"))
+        .compile_protos(&files, &["proto"])?;
     Ok(())
 }

@@ -1,10 +1,10 @@
 //! Errors as responses: `{"error":{"code":"...","message":"..."}}` with the
 //! status the error's kind decides, and the matching gRPC status.
 
+use crate::schema::{ErrorBody, ErrorDetail};
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use axum::Json;
-use serde_json::json;
 use socialite_core::{Error, ErrorKind};
 
 /// An error on its way to a REST client.
@@ -31,7 +31,12 @@ impl IntoResponse for ApiError {
         }
         let status = StatusCode::from_u16(e.kind().http_status())
             .unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
-        let body = json!({ "error": { "code": e.code(), "message": e.message() } });
+        let body = ErrorBody {
+            error: ErrorDetail {
+                code: e.code(),
+                message: e.message().to_owned(),
+            },
+        };
         (status, Json(body)).into_response()
     }
 }
@@ -40,7 +45,9 @@ impl IntoResponse for ApiError {
 pub fn to_status(e: Error) -> tonic::Status {
     use tonic::Code;
     let code = match e.kind() {
-        ErrorKind::Invalid | ErrorKind::TooLarge => Code::InvalidArgument,
+        ErrorKind::Invalid | ErrorKind::TooLarge | ErrorKind::UnsupportedMediaType => {
+            Code::InvalidArgument
+        }
         ErrorKind::NotFound => Code::NotFound,
         ErrorKind::Conflict => Code::FailedPrecondition,
         ErrorKind::Unavailable => Code::Unavailable,

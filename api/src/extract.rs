@@ -4,7 +4,7 @@ use crate::error::ApiError;
 use axum::extract::rejection::{JsonRejection, QueryRejection};
 use axum::extract::{FromRequest, FromRequestParts, Request};
 use axum::http::request::Parts;
-use axum::http::StatusCode;
+use axum::http::{header, HeaderMap, StatusCode};
 use serde::de::DeserializeOwned;
 use socialite_core::ErrorKind;
 
@@ -32,11 +32,7 @@ fn json_rejection(r: JsonRejection) -> ApiError {
         JsonRejection::JsonDataError(_) => {
             ApiError::new(ErrorKind::Invalid, "invalid_body", detail)
         }
-        JsonRejection::MissingJsonContentType(_) => ApiError::new(
-            ErrorKind::Invalid,
-            "unsupported_media_type",
-            "the body must be JSON with Content-Type: application/json",
-        ),
+        JsonRejection::MissingJsonContentType(_) => unsupported_media_type(),
         other if other.status() == StatusCode::PAYLOAD_TOO_LARGE => ApiError::new(
             ErrorKind::TooLarge,
             "body_too_large",
@@ -49,10 +45,38 @@ fn json_rejection(r: JsonRejection) -> ApiError {
     }
 }
 
-/// A body that may be empty; when present it must be JSON of shape `T`.
-pub fn optional_json_body<T: DeserializeOwned>(body: &[u8]) -> Result<Option<T>, ApiError> {
+fn unsupported_media_type() -> ApiError {
+    ApiError::new(
+        ErrorKind::UnsupportedMediaType,
+        "unsupported_media_type",
+        "the body must be JSON with Content-Type: application/json",
+    )
+}
+
+/// Whether the request says its body is JSON (`application/json`, or a
+/// `+json` type), as every body of the API must.
+fn is_json(headers: &HeaderMap) -> bool {
+    headers
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.split(';').next())
+        .map(|t| t.trim().to_ascii_lowercase())
+        .is_some_and(|t| {
+            t == "application/json" || (t.starts_with("application/") && t.ends_with("+json"))
+        })
+}
+
+/// A body that may be empty; when present it must be JSON of shape `T`,
+/// declared as such (`415 unsupported_media_type` otherwise).
+pub fn optional_json_body<T: DeserializeOwned>(
+    headers: &HeaderMap,
+    body: &[u8],
+) -> Result<Option<T>, ApiError> {
     if body.iter().all(u8::is_ascii_whitespace) {
         return Ok(None);
+    }
+    if !is_json(headers) {
+        return Err(unsupported_media_type());
     }
     serde_json::from_slice(body).map(Some).map_err(|e| {
         let code = if e.is_data() {

@@ -1,26 +1,47 @@
-//! The REST API's JSON shapes.
+//! The REST API's JSON shapes, typed so that pages serialize straight to
+//! bytes and the contract (`crate::openapi`) describes exactly what is sent.
 
 use serde::Serialize;
-use serde_json::{json, Map, Value};
+use serde_json::{Map, Value};
 use socialite_core::ids::{PostId, UserId};
 use socialite_core::model::{rfc3339_ms, Page, Post, User};
+use utoipa::ToSchema;
 
-pub fn user(u: &User) -> Value {
-    json!({
-        "id": u.id.as_str(),
-        "followers": u.followers,
-        "following": u.following,
-        "profile": u.profile,
-    })
+/// A user with maintained follower and following counts.
+#[derive(Serialize, ToSchema)]
+pub struct UserJson<'a> {
+    pub followers: u64,
+    pub following: u64,
+    #[schema(value_type = String, example = "alice")]
+    pub id: &'a str,
+    /// The profile as last put, or null.
+    #[schema(value_type = Option<Object>)]
+    pub profile: &'a Option<Map<String, Value>>,
 }
 
-/// A post as the API shows it. Typed, so a page serializes straight to bytes.
-#[derive(Serialize)]
+pub fn user(u: &User) -> UserJson<'_> {
+    UserJson {
+        followers: u.followers,
+        following: u.following,
+        id: u.id.as_str(),
+        profile: &u.profile,
+    }
+}
+
+/// A post as the API shows it.
+#[derive(Serialize, ToSchema)]
 pub struct PostJson<'a> {
+    /// 16 hex digits, time-ordered: a cursor for `before`.
+    #[schema(example = "0550f1a2b3c40000")]
     id: String,
+    #[schema(value_type = String, example = "alice")]
     author: &'a str,
+    #[schema(value_type = String, example = "hello")]
     message: &'a str,
+    #[schema(value_type = Option<Object>)]
     data: &'a Option<Map<String, Value>>,
+    /// RFC 3339, UTC, milliseconds.
+    #[schema(example = "2026-11-23T09:17:11.107Z")]
     created_at: String,
 }
 
@@ -34,7 +55,9 @@ pub fn post(p: &Post) -> PostJson<'_> {
     }
 }
 
-#[derive(Serialize)]
+/// A page of posts, newest first; pass `next_cursor` as the next `before`
+/// (null on the last page).
+#[derive(Serialize, ToSchema)]
 pub struct PostPageJson<'a> {
     posts: Vec<PostJson<'a>>,
     next_cursor: Option<String>,
@@ -47,13 +70,35 @@ pub fn post_page(page: &Page<Post, PostId>) -> PostPageJson<'_> {
     }
 }
 
-pub fn user_page(page: &Page<UserId, String>) -> Value {
-    json!({
-        "users": page.items.iter().map(|u| u.as_str()).collect::<Vec<_>>(),
-        "next_cursor": page.next_cursor,
-    })
+/// A page of user ids; pass `next_cursor` as the next `cursor` (null on the
+/// last page).
+#[derive(Serialize, ToSchema)]
+pub struct UserPageJson<'a> {
+    #[schema(value_type = Vec<String>)]
+    users: Vec<&'a str>,
+    next_cursor: Option<&'a str>,
 }
 
-pub fn count(n: u64) -> Value {
-    json!({ "count": n })
+pub fn user_page(page: &Page<UserId, String>) -> UserPageJson<'_> {
+    UserPageJson {
+        users: page.items.iter().map(|u| u.as_str()).collect(),
+        next_cursor: page.next_cursor.as_deref(),
+    }
+}
+
+#[derive(Serialize, ToSchema)]
+pub struct CountJson {
+    pub count: u64,
+}
+
+pub fn count(n: u64) -> CountJson {
+    CountJson { count: n }
+}
+
+/// The state of an edge after a follow or an unfollow, and whether the
+/// request changed it.
+#[derive(Serialize, ToSchema)]
+pub struct FollowJson {
+    pub following: bool,
+    pub changed: bool,
 }

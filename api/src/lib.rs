@@ -2,8 +2,9 @@
 //! ([`ingest`]) and reads ([`reads`]) over the core use cases, one mapping
 //! of core errors to HTTP and gRPC ([`error`]), extractors whose rejections
 //! use the API's error body ([`extract`]), the JSON and protobuf shapes
-//! ([`json`], [`pb`]), request metrics ([`observe`]), and serving on given
-//! listeners with the operators' endpoints ([`serve`]).
+//! ([`json`], [`pb`]), the generated OpenAPI contract ([`openapi`]), request
+//! metrics ([`observe`]), and serving on given listeners with the operators'
+//! endpoints ([`serve`]).
 //!
 //! This crate maps; it decides nothing. Validation and rules are in
 //! `socialite_core`; which services run where, settings and backends are in
@@ -14,8 +15,10 @@ pub mod extract;
 pub mod ingest;
 pub mod json;
 pub mod observe;
+pub mod openapi;
 pub mod pb;
 pub mod reads;
+pub mod schema;
 pub mod serve;
 
 pub use error::ApiError;

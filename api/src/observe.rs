@@ -53,7 +53,9 @@ fn method_label(method: &Method) -> &'static str {
 /// paths, and labels must come from a fixed set.
 pub async fn track_grpc(req: Request, next: Next) -> Response {
     let path = req.uri().path().to_owned();
-    let ours = path.starts_with("/socialite.v1.") || path.starts_with("/grpc.health.v1.");
+    let ours = ["/socialite.v1.", "/grpc.health.v1.", "/grpc.reflection.v1."]
+        .iter()
+        .any(|p| path.starts_with(p));
     let span = tracing::info_span!("grpc_request", method = %path);
     let start = Instant::now();
     let resp = next.run(req).instrument(span.clone()).await;

@@ -10,6 +10,8 @@ pub enum ErrorKind {
     Invalid,
     /// The request body is larger than the documented limit.
     TooLarge,
+    /// The request body is not of a media type the API takes (JSON).
+    UnsupportedMediaType,
     /// A user or post that the request names does not exist.
     NotFound,
     /// The request conflicts with the current state (e.g. following oneself).
@@ -32,6 +34,7 @@ impl ErrorKind {
             ErrorKind::NotFound => 404,
             ErrorKind::Conflict => 409,
             ErrorKind::TooLarge => 413,
+            ErrorKind::UnsupportedMediaType => 415,
             ErrorKind::Unavailable => 503,
             ErrorKind::Internal => 500,
         }

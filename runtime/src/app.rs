@@ -6,7 +6,6 @@
 //! that has gRPC runs.
 
 use crate::backends::{open_backends, BackendConfig};
-use axum::Router;
 use socialite_api::serve::{finish_router, grpc_routes, serve_grpc, serve_http};
 use socialite_core::backends::Backends;
 use socialite_core::health::Health;
@@ -23,6 +22,7 @@ use tokio::net::TcpListener;
 use tokio::task::JoinHandle;
 use tonic_health::server::HealthReporter;
 use tonic_health::ServingStatus;
+use utoipa_axum::router::OpenApiRouter;
 
 /// The three services of the pipeline.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -111,7 +111,7 @@ pub async fn start(
         runs(Service::FanoutWorker).then(|| assigned.clone()),
     );
 
-    let mut router = Router::new();
+    let mut router = OpenApiRouter::new();
     let mut routes = tonic::service::Routes::default();
     if runs(Service::Producer) {
         router = router.merge(socialite_api::ingest::rest_routes(ingest.clone()));

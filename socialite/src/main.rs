@@ -34,6 +34,9 @@ enum Command {
     /// Drive Socialite with a realistic workload and report throughput,
     /// latency, fanout, freshness and memory (text, JSON and an SVG plot).
     Bench(BenchArgs),
+    /// Print the REST contract: the OpenAPI 3.1 document of the whole API,
+    /// as `socialite up` serves it at /openapi.json.
+    Openapi,
 }
 
 #[derive(Args)]
@@ -65,6 +68,11 @@ fn main() -> ExitCode {
             Command::Up(args) => up(args).await,
             Command::Load(args) => load(args).await,
             Command::Bench(args) => run_bench(args).await,
+            Command::Openapi => {
+                let doc = socialite_api::openapi::document();
+                println!("{}", doc.to_pretty_json().map_err(|e| e.to_string())?);
+                Ok(())
+            }
         }
     })
 }

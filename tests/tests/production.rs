@@ -38,6 +38,10 @@ fn service_binaries() -> PathBuf {
             "socialite-fanout-worker",
             "-p",
             "socialite-timeline-api",
+            // The all-in-one too: CI checks the compose file against the four
+            // binaries, built by this same command (so once).
+            "-p",
+            "socialite",
         ])
         .arg("--target-dir")
         .arg(target_dir)

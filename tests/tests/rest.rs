@@ -556,15 +556,64 @@ async fn bad_input_gets_a_4xx_with_an_error_body() {
             "{method} {path}: {v}"
         );
     }
-    // A body without a JSON content type is refused too.
-    let resp = t
-        .http
-        .post(format!("{}/users/u/posts", t.base))
-        .body("{\"message\":\"m\"}")
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(resp.status(), StatusCode::BAD_REQUEST);
+    // A body not declared JSON is 415, whatever it holds, and nothing is stored.
+    for (method, path, ctype) in [
+        (Method::POST, "/users/u/posts", None),
+        (Method::POST, "/users/u/posts", Some("text/plain")),
+        (Method::PUT, "/users/u415", Some("text/plain")),
+        (Method::PUT, "/users/u415", Some("image/png")),
+        (Method::PUT, "/users/u415", None),
+    ] {
+        let mut req = t
+            .http
+            .request(method.clone(), format!("{}{path}", t.base))
+            .body("{\"message\":\"m\",\"profile\":{}}");
+        if let Some(c) = ctype {
+            req = req.header("content-type", c);
+        }
+        let resp = req.send().await.unwrap();
+        let status = resp.status();
+        let v: serde_json::Value = resp.json().await.unwrap_or_default();
+        assert_eq!(
+            (status, v["error"]["code"].as_str()),
+            (
+                StatusCode::UNSUPPORTED_MEDIA_TYPE,
+                Some("unsupported_media_type")
+            ),
+            "{method} {path} {ctype:?}"
+        );
+    }
+    assert_eq!(t.get("/users/u415").await.0, StatusCode::NOT_FOUND);
     // After all that, the service is fine.
     assert_eq!(t.get("/healthz").await.0, StatusCode::OK);
+}
+
+/// The contract is served, generated from the routes this process serves.
+#[tokio::test]
+async fn the_openapi_document_is_served_and_names_every_route() {
+    let t = spawn_app().await;
+    let (status, doc) = t.get("/openapi.json").await;
+    assert_eq!(status, StatusCode::OK);
+    assert_eq!(doc["openapi"], "3.1.0");
+    let paths = doc["paths"].as_object().unwrap();
+    for (path, method) in [
+        ("/users/{id}", "put"),
+        ("/users/{id}/timeline", "get"),
+        ("/users/{id}/following/{target}", "delete"),
+        ("/posts/{id}", "delete"),
+        ("/openapi.json", "get"),
+    ] {
+        assert!(paths[path][method].is_object(), "{method} {path} missing");
+    }
+    let limit = &doc["paths"]["/users/{id}/timeline"]["get"]["parameters"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p["name"] == "limit")
+        .unwrap()["schema"];
+    assert_eq!(
+        (limit["minimum"].as_u64(), limit["maximum"].as_u64()),
+        (Some(1), Some(200))
+    );
+    assert!(doc["components"]["schemas"]["ErrorBody"].is_object());
 }

@@ -5,4 +5,4 @@ mod grpc;
 mod rest;
 
 pub use grpc::{grpc_service, IngestGrpc, GRPC_NAME};
-pub use rest::rest_routes;
+pub use rest::{rest_router, rest_routes};

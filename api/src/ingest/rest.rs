@@ -1,46 +1,76 @@
 //! REST routes of ingestion.
 
 use crate::extract::{optional_json_body, Json, Path};
+use crate::json::{FollowJson, PostJson, UserJson};
+use crate::schema::{EdgePath, ErrorBody, PostPath, UserPath};
 use crate::{json, ApiError};
 use axum::body::Bytes;
 use axum::extract::State;
-use axum::http::{header, StatusCode};
+use axum::http::{header, HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
-use axum::routing::{delete, post, put};
-use axum::Router;
 use serde::Deserialize;
-use serde_json::{json, Value};
+use serde_json::Value;
 use socialite_core::ingest::Ingest;
 use std::sync::Arc;
+use utoipa::ToSchema;
+use utoipa_axum::router::OpenApiRouter;
+use utoipa_axum::routes;
 
 type App = State<Arc<Ingest>>;
 
-pub fn rest_routes(ingest: Arc<Ingest>) -> Router {
-    Router::new()
-        .route("/users/{id}", put(put_user).delete(delete_user))
-        .route(
-            "/users/{id}/following/{target}",
-            put(follow).delete(unfollow),
-        )
-        .route("/users/{id}/posts", post(create_post))
-        .route("/posts/{id}", delete(delete_post))
-        .with_state(ingest)
+/// The routes and their contract, before the state is given.
+pub fn rest_router() -> OpenApiRouter<Arc<Ingest>> {
+    OpenApiRouter::new()
+        .routes(routes!(put_user, delete_user))
+        .routes(routes!(follow, unfollow))
+        .routes(routes!(create_post))
+        .routes(routes!(delete_post))
 }
 
-#[derive(Deserialize)]
+pub fn rest_routes(ingest: Arc<Ingest>) -> OpenApiRouter {
+    rest_router().with_state(ingest)
+}
+
+#[derive(Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 struct PutUserBody {
+    /// Any JSON object of at most 16 KiB; absent keeps the current profile.
+    #[schema(value_type = Option<Object>)]
     profile: Option<Value>,
 }
 
-/// Creates the user (201) or replaces their profile (200). The body,
-/// `{"profile": {...}}`, is optional.
+#[derive(Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+struct CreatePostBody {
+    /// 1 to 4096 bytes of UTF-8, not blank.
+    #[schema(min_length = 1, max_length = 4096, example = "hello")]
+    message: String,
+    /// Any JSON object of at most 16 KiB, returned with the post.
+    #[schema(value_type = Option<Object>)]
+    data: Option<Value>,
+}
+
+/// Creates the user (201) or replaces their profile (200). The body is
+/// optional.
+#[utoipa::path(
+    put, path = "/users/{id}", tag = "users", params(UserPath),
+    request_body(content = Option<PutUserBody>, content_type = "application/json"),
+    responses(
+        (status = 201, description = "Created", body = UserJson),
+        (status = 200, description = "Profile replaced", body = UserJson),
+        (status = 400, description = "`invalid_user_id`, `invalid_json`, `invalid_body`, `invalid_json_field`, `json_field_too_large`", body = ErrorBody),
+        (status = 413, description = "`body_too_large`", body = ErrorBody),
+        (status = 415, description = "`unsupported_media_type`: a body that is not declared JSON", body = ErrorBody),
+        (status = 503, description = "`unavailable`", body = ErrorBody),
+    )
+)]
 async fn put_user(
     State(ingest): App,
     Path(id): Path<String>,
+    headers: HeaderMap,
     body: Bytes,
 ) -> Result<Response, ApiError> {
-    let body: Option<PutUserBody> = optional_json_body(&body)?;
+    let body: Option<PutUserBody> = optional_json_body(&headers, &body)?;
     let (user, created) = ingest.put_user(&id, body.and_then(|b| b.profile)).await?;
     let status = if created {
         StatusCode::CREATED
@@ -50,34 +80,82 @@ async fn put_user(
     Ok((status, axum::Json(json::user(&user))).into_response())
 }
 
+/// Deletes the user, their posts and their edges; their posts leave every
+/// timeline.
+#[utoipa::path(
+    delete, path = "/users/{id}", tag = "users", params(UserPath),
+    responses(
+        (status = 204, description = "Deleted"),
+        (status = 400, description = "`invalid_user_id`", body = ErrorBody),
+        (status = 404, description = "`user_not_found`", body = ErrorBody),
+        (status = 503, description = "`unavailable`", body = ErrorBody),
+    )
+)]
 async fn delete_user(State(ingest): App, Path(id): Path<String>) -> Result<StatusCode, ApiError> {
     ingest.delete_user(&id).await?;
     Ok(StatusCode::NO_CONTENT)
 }
 
+/// Follows `target` (idempotent); their recent posts are copied into the
+/// follower's timeline.
+#[utoipa::path(
+    put, path = "/users/{id}/following/{target}", tag = "graph", params(EdgePath),
+    responses(
+        (status = 200, description = "Following", body = FollowJson),
+        (status = 400, description = "`invalid_user_id`", body = ErrorBody),
+        (status = 404, description = "`user_not_found`: either user", body = ErrorBody),
+        (status = 409, description = "`cannot_follow_self`", body = ErrorBody),
+        (status = 503, description = "`unavailable`", body = ErrorBody),
+    )
+)]
 async fn follow(
     State(ingest): App,
     Path((id, target)): Path<(String, String)>,
 ) -> Result<Response, ApiError> {
     let changed = ingest.follow(&id, &target).await?;
-    Ok(axum::Json(json!({ "following": true, "changed": changed })).into_response())
+    let reply = FollowJson {
+        following: true,
+        changed,
+    };
+    Ok(axum::Json(reply).into_response())
 }
 
+/// Unfollows `target` (idempotent); their posts leave the follower's
+/// timeline.
+#[utoipa::path(
+    delete, path = "/users/{id}/following/{target}", tag = "graph", params(EdgePath),
+    responses(
+        (status = 200, description = "Not following", body = FollowJson),
+        (status = 400, description = "`invalid_user_id`", body = ErrorBody),
+        (status = 404, description = "`user_not_found`: either user", body = ErrorBody),
+        (status = 503, description = "`unavailable`", body = ErrorBody),
+    )
+)]
 async fn unfollow(
     State(ingest): App,
     Path((id, target)): Path<(String, String)>,
 ) -> Result<Response, ApiError> {
     let changed = ingest.unfollow(&id, &target).await?;
-    Ok(axum::Json(json!({ "following": false, "changed": changed })).into_response())
+    let reply = FollowJson {
+        following: false,
+        changed,
+    };
+    Ok(axum::Json(reply).into_response())
 }
 
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct CreatePostBody {
-    message: String,
-    data: Option<Value>,
-}
-
+/// Posts as the user; followers' timelines receive it.
+#[utoipa::path(
+    post, path = "/users/{id}/posts", tag = "posts", params(UserPath),
+    request_body(content = CreatePostBody, content_type = "application/json"),
+    responses(
+        (status = 201, description = "Created; `Location: /posts/{id}`", body = PostJson),
+        (status = 400, description = "`invalid_user_id`, `invalid_json`, `invalid_body`, `empty_message`, `message_too_long`, `invalid_json_field`, `json_field_too_large`", body = ErrorBody),
+        (status = 404, description = "`user_not_found`", body = ErrorBody),
+        (status = 413, description = "`body_too_large`", body = ErrorBody),
+        (status = 415, description = "`unsupported_media_type`: the body is not declared JSON", body = ErrorBody),
+        (status = 503, description = "`unavailable`", body = ErrorBody),
+    )
+)]
 async fn create_post(
     State(ingest): App,
     Path(id): Path<String>,
@@ -93,6 +171,16 @@ async fn create_post(
         .into_response())
 }
 
+/// Deletes the post; it leaves every timeline.
+#[utoipa::path(
+    delete, path = "/posts/{id}", tag = "posts", params(PostPath),
+    responses(
+        (status = 204, description = "Deleted"),
+        (status = 400, description = "`invalid_post_id`", body = ErrorBody),
+        (status = 404, description = "`post_not_found`", body = ErrorBody),
+        (status = 503, description = "`unavailable`", body = ErrorBody),
+    )
+)]
 async fn delete_post(State(ingest): App, Path(id): Path<String>) -> Result<StatusCode, ApiError> {
     ingest.delete_post(&id).await?;
     Ok(StatusCode::NO_CONTENT)

@@ -1,34 +1,51 @@
 //! REST routes of reads.
 
 use crate::extract::{PageParams, Path, Query};
+use crate::json::{CountJson, PostJson, PostPageJson, UserJson, UserPageJson};
+use crate::schema::{ErrorBody, PostPageQuery, PostPath, UserPageQuery, UserPath};
 use crate::{json, ApiError};
 use axum::extract::State;
 use axum::http::HeaderValue;
 use axum::response::{IntoResponse, Response};
-use axum::routing::get;
-use axum::{Json, Router};
+use axum::Json;
 use socialite_core::reads::{Direction, Reads};
 use std::sync::Arc;
+use utoipa_axum::router::OpenApiRouter;
+use utoipa_axum::routes;
 
 type App = State<Arc<Reads>>;
 
-pub fn rest_routes(reads: Arc<Reads>) -> Router {
-    Router::new()
-        .route("/users/{id}", get(get_user))
-        .route("/users/{id}/followers", get(followers))
-        .route("/users/{id}/following", get(following))
-        .route("/users/{id}/follower_count", get(follower_count))
-        .route("/users/{id}/following_count", get(following_count))
-        .route("/users/{id}/posts", get(posts_by))
-        .route("/users/{id}/timeline", get(timeline))
-        .route("/posts/{id}", get(get_post))
-        .with_state(reads)
+/// The routes and their contract, before the state is given.
+pub fn rest_router() -> OpenApiRouter<Arc<Reads>> {
+    OpenApiRouter::new()
+        .routes(routes!(get_user))
+        .routes(routes!(followers))
+        .routes(routes!(following))
+        .routes(routes!(follower_count))
+        .routes(routes!(following_count))
+        .routes(routes!(posts_by))
+        .routes(routes!(timeline))
+        .routes(routes!(get_post))
 }
 
+pub fn rest_routes(reads: Arc<Reads>) -> OpenApiRouter {
+    rest_router().with_state(reads)
+}
+
+/// A user with their counts.
+#[utoipa::path(
+    get, path = "/users/{id}", tag = "users", params(UserPath),
+    responses((status = 200, description = "The user", body = UserJson), (status = 400, description = "`invalid_user_id`", body = ErrorBody), (status = 404, description = "`user_not_found`", body = ErrorBody), (status = 503, description = "`unavailable`", body = ErrorBody))
+)]
 async fn get_user(State(reads): App, Path(id): Path<String>) -> Result<Response, ApiError> {
     Ok(Json(json::user(&reads.user(&id).await?)).into_response())
 }
 
+/// Who follows the user, in id order.
+#[utoipa::path(
+    get, path = "/users/{id}/followers", tag = "graph", params(UserPath, UserPageQuery),
+    responses((status = 200, description = "A page of followers", body = UserPageJson), (status = 400, description = "`invalid_user_id`, `invalid_limit`, `invalid_cursor`, `invalid_post_id`, `invalid_query`", body = ErrorBody), (status = 404, description = "`user_not_found`", body = ErrorBody), (status = 503, description = "`unavailable`", body = ErrorBody))
+)]
 async fn followers(
     State(reads): App,
     Path(id): Path<String>,
@@ -40,6 +57,11 @@ async fn followers(
     Ok(Json(json::user_page(&page)).into_response())
 }
 
+/// Whom the user follows, in id order.
+#[utoipa::path(
+    get, path = "/users/{id}/following", tag = "graph", params(UserPath, UserPageQuery),
+    responses((status = 200, description = "A page of followees", body = UserPageJson), (status = 400, description = "`invalid_user_id`, `invalid_limit`, `invalid_cursor`, `invalid_post_id`, `invalid_query`", body = ErrorBody), (status = 404, description = "`user_not_found`", body = ErrorBody), (status = 503, description = "`unavailable`", body = ErrorBody))
+)]
 async fn following(
     State(reads): App,
     Path(id): Path<String>,
@@ -51,14 +73,29 @@ async fn following(
     Ok(Json(json::user_page(&page)).into_response())
 }
 
+/// How many follow the user.
+#[utoipa::path(
+    get, path = "/users/{id}/follower_count", tag = "graph", params(UserPath),
+    responses((status = 200, description = "The count", body = CountJson), (status = 400, description = "`invalid_user_id`", body = ErrorBody), (status = 404, description = "`user_not_found`", body = ErrorBody), (status = 503, description = "`unavailable`", body = ErrorBody))
+)]
 async fn follower_count(State(reads): App, Path(id): Path<String>) -> Result<Response, ApiError> {
     Ok(Json(json::count(reads.user(&id).await?.followers)).into_response())
 }
 
+/// How many the user follows.
+#[utoipa::path(
+    get, path = "/users/{id}/following_count", tag = "graph", params(UserPath),
+    responses((status = 200, description = "The count", body = CountJson), (status = 400, description = "`invalid_user_id`", body = ErrorBody), (status = 404, description = "`user_not_found`", body = ErrorBody), (status = 503, description = "`unavailable`", body = ErrorBody))
+)]
 async fn following_count(State(reads): App, Path(id): Path<String>) -> Result<Response, ApiError> {
     Ok(Json(json::count(reads.user(&id).await?.following)).into_response())
 }
 
+/// The user's own posts, newest first.
+#[utoipa::path(
+    get, path = "/users/{id}/posts", tag = "posts", params(UserPath, PostPageQuery),
+    responses((status = 200, description = "A page of posts", body = PostPageJson), (status = 400, description = "`invalid_user_id`, `invalid_limit`, `invalid_cursor`, `invalid_post_id`, `invalid_query`", body = ErrorBody), (status = 404, description = "`user_not_found`", body = ErrorBody), (status = 503, description = "`unavailable`", body = ErrorBody))
+)]
 async fn posts_by(
     State(reads): App,
     Path(id): Path<String>,
@@ -68,9 +105,17 @@ async fn posts_by(
     Ok(Json(json::post_page(&page)).into_response())
 }
 
-/// The home timeline. `X-Timeline-Source` tells whether the cache served it
-/// (`cache`), the cache and a merge below it (`past_cache`), or a read-time
-/// merge (`merge`).
+/// The home timeline, newest first. `X-Timeline-Source` tells whether the
+/// cache served it (`cache`), the cache and a merge below it (`past_cache`),
+/// or a read-time merge (`merge`).
+#[utoipa::path(
+    get, path = "/users/{id}/timeline", tag = "timelines", params(UserPath, PostPageQuery),
+    responses(
+        (status = 200, description = "A page of the timeline", body = PostPageJson,
+            headers(("x-timeline-source" = String, description = "`cache`, `past_cache` or `merge`"))),
+        (status = 400, description = "`invalid_user_id`, `invalid_limit`, `invalid_cursor`, `invalid_post_id`, `invalid_query`", body = ErrorBody), (status = 404, description = "`user_not_found`", body = ErrorBody), (status = 503, description = "`unavailable`", body = ErrorBody)
+    )
+)]
 async fn timeline(
     State(reads): App,
     Path(id): Path<String>,
@@ -85,6 +130,15 @@ async fn timeline(
     Ok(resp)
 }
 
+/// One post.
+#[utoipa::path(
+    get, path = "/posts/{id}", tag = "posts", params(PostPath),
+    responses(
+        (status = 200, description = "The post", body = PostJson),
+        (status = 400, description = "`invalid_post_id`", body = ErrorBody),
+        (status = 404, description = "`post_not_found`", body = ErrorBody), (status = 503, description = "`unavailable`", body = ErrorBody)
+    )
+)]
 async fn get_post(State(reads): App, Path(id): Path<String>) -> Result<Response, ApiError> {
     Ok(Json(json::post(&reads.post(&id).await?)).into_response())
 }

@@ -1,0 +1,101 @@
+//! The shapes and parameters the REST contract names beside the JSON bodies
+//! of `crate::json`: the error body, path parameters with their syntax, the
+//! paging parameters of lists, and the document's front matter ([`ApiDoc`]).
+
+use serde::Serialize;
+use utoipa::{IntoParams, OpenApi, ToSchema};
+
+/// Every refusal and failure: a stable machine-readable code and a message
+/// for people.
+#[derive(Serialize, ToSchema)]
+pub struct ErrorBody {
+    pub error: ErrorDetail,
+}
+
+#[derive(Serialize, ToSchema)]
+pub struct ErrorDetail {
+    /// One of the documented codes, e.g. `user_not_found`, `invalid_limit`.
+    #[schema(example = "user_not_found")]
+    pub code: &'static str,
+    #[schema(example = "user alice does not exist")]
+    pub message: String,
+}
+
+/// A user id in the path: 1 to 64 characters of `[A-Za-z0-9_.-]`.
+#[derive(IntoParams)]
+#[into_params(parameter_in = Path)]
+#[allow(dead_code)] // describes the path; handlers take it as a string
+pub struct UserPath {
+    #[param(pattern = r"^[A-Za-z0-9_.\-]{1,64}$", example = "alice")]
+    pub id: String,
+}
+
+/// A follow edge in the path: the user and the account they (un)follow.
+#[derive(IntoParams)]
+#[into_params(parameter_in = Path)]
+#[allow(dead_code)]
+pub struct EdgePath {
+    /// The follower.
+    #[param(pattern = r"^[A-Za-z0-9_.\-]{1,64}$", example = "bob")]
+    pub id: String,
+    /// The account followed.
+    #[param(pattern = r"^[A-Za-z0-9_.\-]{1,64}$", example = "alice")]
+    pub target: String,
+}
+
+/// A post id in the path: 16 hexadecimal digits, time-ordered.
+#[derive(IntoParams)]
+#[into_params(parameter_in = Path)]
+#[allow(dead_code)]
+pub struct PostPath {
+    #[param(pattern = "^[0-9a-f]{16}$", example = "0550f1a2b3c40000")]
+    pub id: String,
+}
+
+/// Paging of post lists: newest first, continued below `before`.
+#[derive(IntoParams)]
+#[into_params(parameter_in = Query)]
+#[allow(dead_code)]
+pub struct PostPageQuery {
+    /// Page size, 1 to 200 (default 20).
+    #[param(minimum = 1, maximum = 200)]
+    pub limit: Option<u64>,
+    /// The previous page's `next_cursor`: a post id; the page holds older posts.
+    #[param(pattern = "^[0-9a-f]{16}$")]
+    pub before: Option<String>,
+}
+
+/// Paging of user lists, in id order.
+#[derive(IntoParams)]
+#[into_params(parameter_in = Query)]
+#[allow(dead_code)]
+pub struct UserPageQuery {
+    /// Page size, 1 to 200 (default 20).
+    #[param(minimum = 1, maximum = 200)]
+    pub limit: Option<u64>,
+    /// The previous page's `next_cursor` (opaque).
+    pub cursor: Option<String>,
+}
+
+#[derive(OpenApi)]
+#[openapi(
+    info(
+        title = "Socialite",
+        description = "A timeline (news feed) service: users follow users, post, and read \
+            timelines of the accounts they follow, newest first. Limits: user ids 1-64 \
+            characters of [A-Za-z0-9_.-]; post ids 16 hex digits; messages 1-4096 bytes of \
+            UTF-8, not blank; `data` and `profile` JSON objects of at most 16 KiB; request \
+            bodies at most 64 KiB; page sizes 1-200 (default 20). Errors are \
+            {\"error\":{\"code\",\"message\"}}.",
+        license(name = "Apache-2.0", identifier = "Apache-2.0"),
+    ),
+    components(schemas(ErrorBody, ErrorDetail)),
+    tags(
+        (name = "users", description = "Accounts and their profiles"),
+        (name = "graph", description = "Follows, followers and counts"),
+        (name = "posts", description = "Posts and their authors' lists"),
+        (name = "timelines", description = "Timelines, newest first"),
+        (name = "operations", description = "Health, readiness, metrics, status, the contract"),
+    )
+)]
+pub struct ApiDoc;
