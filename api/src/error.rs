@@ -35,6 +35,7 @@ impl IntoResponse for ApiError {
             error: ErrorDetail {
                 code: e.code(),
                 message: e.message().to_owned(),
+                request_id: None,
             },
         };
         (status, Json(body)).into_response()
@@ -45,9 +46,11 @@ impl IntoResponse for ApiError {
 pub fn to_status(e: Error) -> tonic::Status {
     use tonic::Code;
     let code = match e.kind() {
-        ErrorKind::Invalid | ErrorKind::TooLarge | ErrorKind::UnsupportedMediaType => {
-            Code::InvalidArgument
-        }
+        ErrorKind::Invalid
+        | ErrorKind::TooLarge
+        | ErrorKind::UnsupportedMediaType
+        | ErrorKind::UriTooLong
+        | ErrorKind::HeadersTooLarge => Code::InvalidArgument,
         ErrorKind::NotFound => Code::NotFound,
         ErrorKind::Conflict => Code::FailedPrecondition,
         ErrorKind::Unavailable => Code::Unavailable,

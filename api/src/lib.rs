@@ -12,6 +12,8 @@
 
 pub mod error;
 pub mod extract;
+pub mod guard;
+pub mod http;
 pub mod ingest;
 pub mod json;
 pub mod observe;

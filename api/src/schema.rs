@@ -19,6 +19,9 @@ pub struct ErrorDetail {
     pub code: &'static str,
     #[schema(example = "user alice does not exist")]
     pub message: String,
+    /// The request's `x-request-id`, to quote when asking about it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub request_id: Option<String>,
 }
 
 /// A user id in the path: 1 to 64 characters of `[A-Za-z0-9_.-]`.
@@ -26,7 +29,7 @@ pub struct ErrorDetail {
 #[into_params(parameter_in = Path)]
 #[allow(dead_code)] // describes the path; handlers take it as a string
 pub struct UserPath {
-    #[param(pattern = r"^[A-Za-z0-9_.\-]{1,64}$", example = "alice")]
+    #[param(pattern = r"^(?!\.{1,2}$)[A-Za-z0-9_.\-]{1,64}$", example = "alice")]
     pub id: String,
 }
 
@@ -36,10 +39,10 @@ pub struct UserPath {
 #[allow(dead_code)]
 pub struct EdgePath {
     /// The follower.
-    #[param(pattern = r"^[A-Za-z0-9_.\-]{1,64}$", example = "bob")]
+    #[param(pattern = r"^(?!\.{1,2}$)[A-Za-z0-9_.\-]{1,64}$", example = "bob")]
     pub id: String,
     /// The account followed.
-    #[param(pattern = r"^[A-Za-z0-9_.\-]{1,64}$", example = "alice")]
+    #[param(pattern = r"^(?!\.{1,2}$)[A-Za-z0-9_.\-]{1,64}$", example = "alice")]
     pub target: String,
 }
 
@@ -48,7 +51,7 @@ pub struct EdgePath {
 #[into_params(parameter_in = Path)]
 #[allow(dead_code)]
 pub struct PostPath {
-    #[param(pattern = "^[0-9a-f]{16}$", example = "0550f1a2b3c40000")]
+    #[param(pattern = "^[0-9A-Fa-f]{16}$", example = "0550f1a2b3c40000")]
     pub id: String,
 }
 
@@ -61,7 +64,7 @@ pub struct PostPageQuery {
     #[param(minimum = 1, maximum = 200)]
     pub limit: Option<u64>,
     /// The previous page's `next_cursor`: a post id; the page holds older posts.
-    #[param(pattern = "^[0-9a-f]{16}$")]
+    #[param(pattern = "^[0-9A-Fa-f]{16}$")]
     pub before: Option<String>,
 }
 
@@ -83,10 +86,17 @@ pub struct UserPageQuery {
         title = "Socialite",
         description = "A timeline (news feed) service: users follow users, post, and read \
             timelines of the accounts they follow, newest first. Limits: user ids 1-64 \
-            characters of [A-Za-z0-9_.-]; post ids 16 hex digits; messages 1-4096 bytes of \
-            UTF-8, not blank; `data` and `profile` JSON objects of at most 16 KiB; request \
+            characters of [A-Za-z0-9_.-], not . or ..; post ids 16 hex digits; messages \
+            1-4096 bytes of UTF-8, not blank (whitespace, control and invisible characters \
+            count as blank); `data` and `profile` JSON objects of at most 16 KiB, numbers \
+            integers within 64 bits or floats below 2^53 in magnitude; request \
             bodies at most 64 KiB; page sizes 1-200 (default 20). Errors are \
-            {\"error\":{\"code\",\"message\"}}.",
+            {\"error\":{\"code\",\"message\",\"request_id\"}}. Besides the answers each \
+            route lists, any route may answer 413 body_too_large (a declared Content-Length \
+            over the limit), 414 uri_too_long (URLs over 4 KiB), 415 \
+            unsupported_content_encoding, 431 headers_too_large (over 16 KiB), and 503 \
+            overloaded (with Retry-After) or request_timeout (30 s). Every response carries \
+            x-request-id.",
         license(name = "Apache-2.0", identifier = "Apache-2.0"),
     ),
     components(schemas(ErrorBody, ErrorDetail)),

@@ -1,6 +1,7 @@
 //! Serving REST and gRPC on given listeners until a shutdown signal.
 
 use crate::error::ApiError;
+use crate::guard::{guard, InFlight};
 use crate::observe::{track_grpc, track_http};
 use crate::schema::ApiDoc;
 use crate::MAX_BODY_BYTES;
@@ -52,6 +53,7 @@ pub fn finish_router(routes: OpenApiRouter, health: Health) -> Router {
             (StatusCode::METHOD_NOT_ALLOWED, Json(body))
         })
         .layer(DefaultBodyLimit::max(MAX_BODY_BYTES))
+        .layer(axum::middleware::from_fn_with_state(InFlight::default(), guard))
         .layer(axum::middleware::from_fn(track_http))
 }
 
@@ -151,15 +153,7 @@ pub async fn grpc_routes(routes: Routes, services: &[&str]) -> (Routes, HealthRe
     (Routes::from(router), reporter)
 }
 
-pub async fn serve_http(
-    listener: TcpListener,
-    router: Router,
-    mut shutdown: Shutdown,
-) -> std::io::Result<()> {
-    axum::serve(listener, router)
-        .with_graceful_shutdown(async move { shutdown.wait().await })
-        .await
-}
+pub use crate::http::serve_http;
 
 pub async fn serve_grpc(
     listener: TcpListener,

@@ -12,6 +12,10 @@ pub enum ErrorKind {
     TooLarge,
     /// The request body is not of a media type the API takes (JSON).
     UnsupportedMediaType,
+    /// The request's URL is longer than the documented limit.
+    UriTooLong,
+    /// The request's headers are larger than the documented limit.
+    HeadersTooLarge,
     /// A user or post that the request names does not exist.
     NotFound,
     /// The request conflicts with the current state (e.g. following oneself).
@@ -35,6 +39,8 @@ impl ErrorKind {
             ErrorKind::Conflict => 409,
             ErrorKind::TooLarge => 413,
             ErrorKind::UnsupportedMediaType => 415,
+            ErrorKind::UriTooLong => 414,
+            ErrorKind::HeadersTooLarge => 431,
             ErrorKind::Unavailable => 503,
             ErrorKind::Internal => 500,
         }

@@ -30,8 +30,12 @@ impl std::hash::Hash for UserId {
 
 impl UserId {
     pub fn parse(s: &str) -> Result<UserId> {
+        // `.` and `..` are path segments that clients normalise away: a user
+        // with such an id could never be addressed by URL.
         let ok = !s.is_empty()
             && s.len() <= MAX_USER_ID_LEN
+            && s != "."
+            && s != ".."
             && s.bytes()
                 .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b'-'));
         if ok {
@@ -40,7 +44,7 @@ impl UserId {
             Err(Error::invalid(
                 "invalid_user_id",
                 format!(
-                    "user id {:?} must be 1 to {MAX_USER_ID_LEN} characters of A-Z a-z 0-9 _ . -",
+                    "user id {:?} must be 1 to {MAX_USER_ID_LEN} characters of A-Z a-z 0-9 _ . -, and not . or ..",
                     truncate_for_message(s)
                 ),
             ))
@@ -197,7 +201,8 @@ mod tests {
     fn user_ids_are_validated() {
         assert!(UserId::parse("alice_01.x-y").is_ok());
         assert!(UserId::parse(&"a".repeat(64)).is_ok());
-        for bad in ["", "a b", "ä", "a/b", &"a".repeat(65)] {
+        assert!(UserId::parse("...").is_ok());
+        for bad in ["", ".", "..", "a b", "ä", "a/b", &"a".repeat(65)] {
             let e = UserId::parse(bad).unwrap_err();
             assert_eq!(e.code(), "invalid_user_id", "{bad:?}");
         }

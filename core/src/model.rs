@@ -108,8 +108,23 @@ pub fn page_size(limit: Option<u64>) -> Result<usize> {
     }
 }
 
+/// Characters that show nothing: whitespace, controls, and the invisible
+/// format characters (zero-width spaces and joiners, direction marks, the
+/// byte order mark, the soft hyphen).
+fn is_invisible(c: char) -> bool {
+    c.is_whitespace()
+        || c.is_control()
+        || matches!(c,
+            '\u{00AD}' | '\u{034F}' | '\u{061C}' | '\u{115F}' | '\u{1160}' | '\u{17B4}'
+            | '\u{17B5}' | '\u{180B}'..='\u{180F}' | '\u{200B}'..='\u{200F}'
+            | '\u{202A}'..='\u{202E}' | '\u{2060}'..='\u{206F}' | '\u{3164}'
+            | '\u{FE00}'..='\u{FE0F}' | '\u{FEFF}' | '\u{FFA0}')
+}
+
+/// A message shows something (not only whitespace, controls or invisible
+/// characters) and is at most [`MAX_MESSAGE_BYTES`] of UTF-8.
 pub fn validate_message(message: &str) -> Result<()> {
-    if message.trim().is_empty() {
+    if message.chars().all(is_invisible) {
         return Err(Error::invalid("empty_message", "message must not be empty"));
     }
     if message.len() > MAX_MESSAGE_BYTES {
@@ -133,6 +148,15 @@ pub fn json_object(field: &'static str, value: Value) -> Result<Map<String, Valu
             format!("{field} must be a JSON object"),
         ));
     };
+    if let Some(n) = inexact_number(&map) {
+        return Err(Error::invalid(
+            "invalid_json_field",
+            format!(
+                "{field} holds the number {n}, which cannot be kept exactly: integers must \
+                 fit in 64 bits, and numbers of 2^53 or more must be integers"
+            ),
+        ));
+    }
     let size = serde_json::to_vec(&map)
         .map(|v| v.len())
         .unwrap_or(usize::MAX);
@@ -143,6 +167,25 @@ pub fn json_object(field: &'static str, value: Value) -> Result<Map<String, Valu
         ));
     }
     Ok(map)
+}
+
+/// A number that JSON parsing could not keep exactly: a float of magnitude
+/// 2^53 or more (an integer beyond 64 bits arrives as one), where adjacent
+/// integers are no longer distinct.
+fn inexact_number(map: &Map<String, Value>) -> Option<serde_json::Number> {
+    const EXACT: f64 = 9_007_199_254_740_992.0; // 2^53
+    let mut stack: Vec<&Value> = map.values().collect();
+    while let Some(v) = stack.pop() {
+        match v {
+            Value::Number(n) if n.as_f64().is_some_and(|f| n.is_f64() && f.abs() >= EXACT) => {
+                return Some(n.clone());
+            }
+            Value::Array(a) => stack.extend(a),
+            Value::Object(o) => stack.extend(o.values()),
+            _ => {}
+        }
+    }
+    None
 }
 
 /// RFC 3339 in UTC with milliseconds, e.g. `2026-11-21T06:40:00.123Z`.
@@ -202,5 +245,42 @@ mod tests {
             json_object("data", big).unwrap_err().code(),
             "json_field_too_large"
         );
+    }
+
+    #[test]
+    fn a_message_of_invisible_characters_is_blank() {
+        for blank in [
+            "\u{200B}\u{200D}",
+            "\u{0007}\t",
+            "\u{FEFF} \u{2060}",
+            "\u{00AD}",
+        ] {
+            assert_eq!(
+                validate_message(blank).unwrap_err().code(),
+                "empty_message",
+                "{blank:?}"
+            );
+        }
+        assert!(validate_message("\u{200B}hi").is_ok());
+    }
+
+    #[test]
+    fn numbers_are_kept_exactly_or_refused() {
+        let parse = |t: &str| serde_json::from_str::<Value>(t).unwrap();
+        let exact =
+            parse(r#"{"big": 18446744073709551615, "neg": -9223372036854775808, "f": 1.5}"#);
+        let kept = json_object("data", exact).unwrap();
+        assert_eq!(kept["big"].as_u64(), Some(u64::MAX));
+        for inexact in [
+            r#"{"n": 18446744073709551616}"#,
+            r#"{"deep": [{"n": 1e300}]}"#,
+            r#"{"n": -9007199254740992.0}"#,
+        ] {
+            assert_eq!(
+                json_object("data", parse(inexact)).unwrap_err().code(),
+                "invalid_json_field",
+                "{inexact}"
+            );
+        }
     }
 }

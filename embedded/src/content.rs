@@ -15,7 +15,6 @@ use socialite_core::ids::{PostId, UserId};
 use socialite_core::model::{Entry, Post, User};
 use socialite_core::ports::{ContentStore, IdRange};
 use socialite_core::rules::cascade::{post_deleted, UserDeletion};
-use socialite_core::rules::checks::user_not_found;
 use std::sync::Arc;
 
 fn load_user(txn: &ReadTransaction, id: &UserId) -> Result<Option<User>> {
@@ -60,31 +59,41 @@ impl ContentStore for EmbeddedStore {
         id: &UserId,
         profile: Option<Map<String, Value>>,
     ) -> Result<(User, bool)> {
-        let id2 = id.clone();
-        let created = self
-            .writer
+        // The user is answered from the writing transaction: a deletion that
+        // commits right after cannot turn a successful put into a 404.
+        let id = id.clone();
+        self.writer
             .write(move |ctx| {
                 let mut users = ctx.txn.open_table(USERS).store()?;
-                let existing = users.get(id2.as_str()).store()?.map(|g| g.value().to_vec());
+                let existing = users.get(id.as_str()).store()?.map(|g| g.value().to_vec());
                 let created = existing.is_none();
                 let bytes = match (&profile, existing) {
                     (Some(p), _) => encode(p),
                     (None, Some(old)) => old,
                     (None, None) => Vec::new(),
                 };
-                users.insert(id2.as_str(), bytes.as_slice()).store()?;
+                users.insert(id.as_str(), bytes.as_slice()).store()?;
+                let mut counts = ctx.txn.open_table(COUNTS).store()?;
+                let (followers, following) = match counts.get(id.as_str()).store()? {
+                    Some(c) => c.value(),
+                    None => (0, 0),
+                };
                 if created {
-                    ctx.txn
-                        .open_table(COUNTS)
-                        .store()?
-                        .insert(id2.as_str(), (0, 0))
-                        .store()?;
+                    counts.insert(id.as_str(), (0, 0)).store()?;
                 }
-                Ok(created)
+                let profile = match bytes.as_slice() {
+                    [] => None,
+                    b => Some(decode::<Map<String, Value>>(b)?),
+                };
+                let user = User {
+                    id,
+                    followers,
+                    following,
+                    profile,
+                };
+                Ok((user, created))
             })
-            .await?;
-        let user = self.get_user(id).await?.ok_or_else(|| user_not_found(id))?;
-        Ok((user, created))
+            .await
     }
 
     async fn get_user(&self, id: &UserId) -> Result<Option<User>> {

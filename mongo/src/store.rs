@@ -13,6 +13,7 @@ use crate::db::{db_err, Db, TxnError, IN_CHUNK};
 use async_trait::async_trait;
 use futures_util::{StreamExt, TryStreamExt};
 use mongodb::bson::{doc, spec::BinarySubtype, Binary, Bson, Document};
+use mongodb::options::ReturnDocument;
 use mongodb::ClientSession;
 use serde_json::{Map, Value};
 use socialite_core::error::{Error, Result};
@@ -195,15 +196,31 @@ impl ContentStore for MongoStore {
                     .insert("profile", Bson::Null);
             }
         }
-        let result = self
+        // One atomic write that returns the document as it was: none means
+        // created. The answer comes from this write, so a deletion that
+        // commits right after cannot turn a successful put into a 404.
+        let before = self
             .db
             .users
-            .update_one(doc! { "_id": id.as_str() }, update)
+            .find_one_and_update(doc! { "_id": id.as_str() }, update)
             .upsert(true)
+            .return_document(ReturnDocument::Before)
             .await
             .map_err(db_err("storing a user"))?;
-        let user = self.get_user(id).await?.ok_or_else(|| user_not_found(id))?;
-        Ok((user, result.upserted_id.is_some()))
+        let Some(before) = before else {
+            let user = User {
+                id: id.clone(),
+                followers: 0,
+                following: 0,
+                profile,
+            };
+            return Ok((user, true));
+        };
+        let mut user = to_user(&before)?;
+        if profile.is_some() {
+            user.profile = profile;
+        }
+        Ok((user, false))
     }
 
     async fn get_user(&self, id: &UserId) -> Result<Option<User>> {

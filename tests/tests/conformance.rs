@@ -316,6 +316,9 @@ async fn follow_graph(kind: Kind) {
     );
     let a = b.content.get_user(&u("a")).await.unwrap().unwrap();
     assert_eq!((a.followers, a.following), (3, 1));
+    // A put answers the user as its own write left it, counts included.
+    let (again, created) = b.content.put_user(&u("a"), None).await.unwrap();
+    assert_eq!((again, created), (a, false));
 
     assert!(g
         .change_edge(&edge("d", "a", EdgeOp::Unfollow))

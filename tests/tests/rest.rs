@@ -617,3 +617,84 @@ async fn the_openapi_document_is_served_and_names_every_route() {
     );
     assert!(doc["components"]["schemas"]["ErrorBody"].is_object());
 }
+
+/// A put answers from its own write: a deletion of the same id racing it
+/// never turns the put into a 404.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_put_racing_a_delete_of_the_same_user_never_answers_404() {
+    let t = spawn_app().await;
+    for round in 0..150 {
+        let put = t.call(
+            Method::PUT,
+            "/users/racer",
+            Some(json!({ "profile": { "n": round } })),
+        );
+        let delete = t.call(Method::DELETE, "/users/racer", None);
+        let ((put_status, user), (delete_status, _)) = tokio::join!(put, delete);
+        assert!(
+            put_status == StatusCode::CREATED || put_status == StatusCode::OK,
+            "round {round}: PUT answered {put_status}: {user}"
+        );
+        assert_eq!(
+            user["profile"]["n"], round,
+            "the put's own profile comes back"
+        );
+        assert!(
+            delete_status == StatusCode::NO_CONTENT || delete_status == StatusCode::NOT_FOUND,
+            "round {round}: DELETE answered {delete_status}"
+        );
+    }
+}
+
+/// Values a client could not get back as sent are refused: ids that URL
+/// normalisation erases, messages that show nothing, numbers beyond exact.
+#[tokio::test]
+async fn values_that_would_not_round_trip_are_refused() {
+    let t = spawn_app().await;
+    t.put_user("v").await;
+    for (path, body, code) in [
+        (
+            "/users/v/posts",
+            json!({ "message": "\u{200B}\u{200D}\u{FEFF}" }),
+            "empty_message",
+        ),
+        (
+            "/users/v/posts",
+            json!({ "message": "\u{0007}\u{0008}" }),
+            "empty_message",
+        ),
+    ] {
+        let (status, v) = t.call(Method::POST, path, Some(body)).await;
+        assert_eq!(
+            (status, v["error"]["code"].as_str()),
+            (StatusCode::BAD_REQUEST, Some(code))
+        );
+    }
+    let resp = t
+        .http
+        .post(format!("{}/users/v/posts", t.base))
+        .header("content-type", "application/json")
+        .body(r#"{"message":"m","data":{"n":123456789012345678901234567890}}"#)
+        .send()
+        .await
+        .unwrap();
+    let status = resp.status();
+    let v: serde_json::Value = resp.json().await.unwrap();
+    assert_eq!(
+        (status, v["error"]["code"].as_str()),
+        (StatusCode::BAD_REQUEST, Some("invalid_json_field"))
+    );
+    let (status, v) = t
+        .call(
+            Method::POST,
+            "/users/v/posts",
+            Some(json!({ "message": "m", "data": { "n": u64::MAX } })),
+        )
+        .await;
+    assert_eq!(status, StatusCode::CREATED);
+    assert_eq!(
+        v["data"]["n"].as_u64(),
+        Some(u64::MAX),
+        "64-bit integers come back exact"
+    );
+}

@@ -1,0 +1,188 @@
+//! What stands between a hostile client and the handlers: a request id on
+//! every request, limits checked before any body is read (URL and header
+//! sizes, a declared body over the limit, so `Expect: 100-continue` is
+//! answered 413 rather than 100), a cap on requests in flight, and a
+//! deadline per request. Every refusal is the API's JSON error, carrying the
+//! request id.
+
+use crate::error::ApiError;
+use crate::MAX_BODY_BYTES;
+use axum::body::{to_bytes, Body};
+use axum::extract::Request;
+use axum::http::{header, HeaderName, HeaderValue, StatusCode};
+use axum::middleware::Next;
+use axum::response::{IntoResponse, Response};
+use socialite_core::ErrorKind;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+use tokio::sync::Semaphore;
+use tracing::Instrument;
+
+/// The longest URL (path and query) the API accepts.
+pub const MAX_URI_BYTES: usize = 4096;
+/// The most header bytes (names and values) a request may carry.
+pub const MAX_HEADER_BYTES: usize = 16 * 1024;
+/// How long a request may take, reading its body included.
+pub const REQUEST_TIMEOUT: Duration = Duration::from_secs(30);
+/// Requests handled at once by one process; more are refused, not queued.
+pub const MAX_IN_FLIGHT: usize = 2048;
+/// Error bodies are small; a larger one is passed through untouched.
+const MAX_ERROR_BODY: usize = 64 * 1024;
+
+pub static REQUEST_ID: HeaderName = HeaderName::from_static("x-request-id");
+
+/// The id of the request being handled, for handlers and logs.
+#[derive(Debug, Clone)]
+pub struct RequestId(pub Arc<str>);
+
+/// A client's id is kept if it is 1 to 64 visible ASCII characters;
+/// otherwise one is made: the process start and a counter, unique per
+/// process and cheap.
+fn request_id(req: &Request) -> Arc<str> {
+    static NEXT: AtomicU64 = AtomicU64::new(0);
+    static PREFIX: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    if let Some(v) = req.headers().get(&REQUEST_ID) {
+        if let Ok(s) = v.to_str() {
+            if (1..=64).contains(&s.len()) && s.bytes().all(|b| b.is_ascii_graphic()) {
+                return Arc::from(s);
+            }
+        }
+    }
+    let prefix = PREFIX.get_or_init(|| {
+        let t = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_micros() as u64);
+        format!("{:x}{:x}", t, std::process::id())
+    });
+    Arc::from(format!("{prefix}-{}", NEXT.fetch_add(1, Ordering::Relaxed)).as_str())
+}
+
+fn refusal(kind: ErrorKind, code: &'static str, message: String) -> Response {
+    ApiError::new(kind, code, message).into_response()
+}
+
+/// Checks what can be checked before the handler runs.
+fn precheck(req: &Request) -> Option<Response> {
+    let uri = req.uri().path_and_query().map_or(0, |p| p.as_str().len());
+    if uri > MAX_URI_BYTES {
+        return Some(refusal(
+            ErrorKind::UriTooLong,
+            "uri_too_long",
+            format!("the URL is {uri} bytes; the limit is {MAX_URI_BYTES}"),
+        ));
+    }
+    let headers: usize = req
+        .headers()
+        .iter()
+        .map(|(k, v)| k.as_str().len() + v.len())
+        .sum();
+    if headers > MAX_HEADER_BYTES {
+        return Some(refusal(
+            ErrorKind::HeadersTooLarge,
+            "headers_too_large",
+            format!("the headers are {headers} bytes; the limit is {MAX_HEADER_BYTES}"),
+        ));
+    }
+    let declared = req
+        .headers()
+        .get(header::CONTENT_LENGTH)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.parse::<u64>().ok());
+    if declared.is_some_and(|n| n > MAX_BODY_BYTES as u64) {
+        return Some(refusal(
+            ErrorKind::TooLarge,
+            "body_too_large",
+            format!("the request body is over the limit of {MAX_BODY_BYTES} bytes"),
+        ));
+    }
+    if let Some(enc) = req.headers().get(header::CONTENT_ENCODING) {
+        if enc.as_bytes() != b"identity" {
+            return Some(refusal(
+                ErrorKind::UnsupportedMediaType,
+                "unsupported_content_encoding",
+                "request bodies are taken uncompressed (no Content-Encoding)".into(),
+            ));
+        }
+    }
+    None
+}
+
+/// The in-flight cap, shared by every request of a router.
+#[derive(Clone)]
+pub struct InFlight(Arc<Semaphore>);
+
+impl Default for InFlight {
+    fn default() -> Self {
+        InFlight(Arc::new(Semaphore::new(MAX_IN_FLIGHT)))
+    }
+}
+
+/// The guard around every REST request (see the module's overview).
+pub async fn guard(
+    axum::extract::State(in_flight): axum::extract::State<InFlight>,
+    mut req: Request,
+    next: Next,
+) -> Response {
+    let id = request_id(&req);
+    let span = tracing::info_span!("request", request_id = %id);
+    req.extensions_mut().insert(RequestId(id.clone()));
+    let resp = async {
+        if let Some(refused) = precheck(&req) {
+            return refused;
+        }
+        let Ok(_permit) = in_flight.0.try_acquire() else {
+            let mut r = refusal(
+                ErrorKind::Unavailable,
+                "overloaded",
+                format!("more than {MAX_IN_FLIGHT} requests are in flight; retry shortly"),
+            );
+            r.headers_mut()
+                .insert(header::RETRY_AFTER, HeaderValue::from_static("1"));
+            return r;
+        };
+        match tokio::time::timeout(REQUEST_TIMEOUT, next.run(req)).await {
+            Ok(resp) => resp,
+            Err(_) => refusal(
+                ErrorKind::Unavailable,
+                "request_timeout",
+                format!(
+                    "the request took longer than {} s",
+                    REQUEST_TIMEOUT.as_secs()
+                ),
+            ),
+        }
+    }
+    .instrument(span)
+    .await;
+    with_request_id(resp, &id).await
+}
+
+/// Echoes the id in `x-request-id` and, in an error body, as
+/// `error.request_id`, so a client can quote it.
+async fn with_request_id(resp: Response, id: &str) -> Response {
+    let (mut parts, body) = resp.into_parts();
+    if let Ok(v) = HeaderValue::from_str(id) {
+        parts.headers.insert(REQUEST_ID.clone(), v);
+    }
+    let is_json = parts
+        .headers
+        .get(header::CONTENT_TYPE)
+        .is_some_and(|v| v.as_bytes().starts_with(b"application/json"));
+    if parts.status < StatusCode::BAD_REQUEST || !is_json {
+        return Response::from_parts(parts, body);
+    }
+    let Ok(bytes) = to_bytes(body, MAX_ERROR_BODY).await else {
+        return Response::from_parts(parts, Body::empty());
+    };
+    let mut value: serde_json::Value = match serde_json::from_slice(&bytes) {
+        Ok(v) => v,
+        Err(_) => return Response::from_parts(parts, Body::from(bytes)),
+    };
+    if let Some(error) = value.get_mut("error").and_then(|e| e.as_object_mut()) {
+        error.insert("request_id".into(), id.into());
+    }
+    let bytes = serde_json::to_vec(&value).unwrap_or_else(|_| bytes.to_vec());
+    parts.headers.remove(header::CONTENT_LENGTH);
+    Response::from_parts(parts, Body::from(bytes))
+}
