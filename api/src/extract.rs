@@ -1,26 +1,50 @@
 //! Extractors whose rejections speak the API's error format.
 
 use crate::error::ApiError;
+use axum::body::Bytes;
 use axum::extract::rejection::{JsonRejection, QueryRejection};
 use axum::extract::{FromRequest, FromRequestParts, Request};
 use axum::http::request::Parts;
 use axum::http::{header, HeaderMap, StatusCode};
 use serde::de::DeserializeOwned;
+use socialite_core::model::check_json_integers;
 use socialite_core::ErrorKind;
 
-/// A JSON body. Malformed JSON, a wrong shape, a missing content type and an
-/// oversized body are refused with a 4xx naming the problem.
+/// A JSON body. Malformed JSON, a wrong shape, a missing content type, an
+/// integer that JSON parsing would not keep exactly and an oversized body
+/// are refused with a 4xx naming the problem.
 pub struct Json<T>(pub T);
 
 impl<S: Send + Sync, T: DeserializeOwned> FromRequest<S> for Json<T> {
     type Rejection = ApiError;
 
     async fn from_request(req: Request, state: &S) -> Result<Self, ApiError> {
-        match axum::Json::<T>::from_request(req, state).await {
+        if !is_json(req.headers()) {
+            return Err(unsupported_media_type());
+        }
+        let body = Bytes::from_request(req, state)
+            .await
+            .map_err(|r| match r.status() {
+                StatusCode::PAYLOAD_TOO_LARGE => body_too_large(),
+                _ => ApiError::new(ErrorKind::Invalid, "invalid_body", r.body_text()),
+            })?;
+        check_json_integers(&body)?;
+        match axum::Json::<T>::from_bytes(&body) {
             Ok(axum::Json(v)) => Ok(Json(v)),
             Err(r) => Err(json_rejection(r)),
         }
     }
+}
+
+fn body_too_large() -> ApiError {
+    ApiError::new(
+        ErrorKind::TooLarge,
+        "body_too_large",
+        format!(
+            "the request body is over the limit of {} bytes",
+            crate::MAX_BODY_BYTES
+        ),
+    )
 }
 
 fn json_rejection(r: JsonRejection) -> ApiError {
@@ -33,14 +57,7 @@ fn json_rejection(r: JsonRejection) -> ApiError {
             ApiError::new(ErrorKind::Invalid, "invalid_body", detail)
         }
         JsonRejection::MissingJsonContentType(_) => unsupported_media_type(),
-        other if other.status() == StatusCode::PAYLOAD_TOO_LARGE => ApiError::new(
-            ErrorKind::TooLarge,
-            "body_too_large",
-            format!(
-                "the request body is over the limit of {} bytes",
-                crate::MAX_BODY_BYTES
-            ),
-        ),
+        other if other.status() == StatusCode::PAYLOAD_TOO_LARGE => body_too_large(),
         other => ApiError::new(ErrorKind::Invalid, "invalid_body", other.body_text()),
     }
 }
@@ -77,6 +94,11 @@ pub fn optional_json_body<T: DeserializeOwned>(
     }
     if !is_json(headers) {
         return Err(unsupported_media_type());
+    }
+    check_json_integers(body)?;
+    // `null` is no body, as the contract's optional body allows.
+    if body.trim_ascii() == b"null" {
+        return Ok(None);
     }
     serde_json::from_slice(body).map(Some).map_err(|e| {
         let code = if e.is_data() {

@@ -3,6 +3,7 @@
 use crate::error::to_status;
 use serde_json::Value;
 use socialite_core::ids::{PostId, UserId};
+use socialite_core::model::check_json_integers;
 use socialite_core::model::{rfc3339_ms, Page, Post, User};
 use socialite_core::Error;
 use socialite_proto::v1 as pb;
@@ -53,6 +54,7 @@ pub fn optional_json(field: &'static str, text: &str) -> Result<Option<Value>, t
     if text.is_empty() {
         return Ok(None);
     }
+    check_json_integers(text.as_bytes()).map_err(to_status)?;
     serde_json::from_str(text).map(Some).map_err(|e| {
         to_status(Error::invalid(
             "invalid_json",

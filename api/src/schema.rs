@@ -63,8 +63,9 @@ pub struct PostPageQuery {
     /// Page size, 1 to 200 (default 20).
     #[param(minimum = 1, maximum = 200)]
     pub limit: Option<u64>,
-    /// The previous page's `next_cursor`: a post id; the page holds older posts.
-    #[param(pattern = "^[0-9A-Fa-f]{16}$")]
+    /// The previous page's `next_cursor`: a post id; the page holds older
+    /// posts. Empty counts as absent.
+    #[param(pattern = "^([0-9A-Fa-f]{16})?$")]
     pub before: Option<String>,
 }
 
@@ -76,7 +77,7 @@ pub struct UserPageQuery {
     /// Page size, 1 to 200 (default 20).
     #[param(minimum = 1, maximum = 200)]
     pub limit: Option<u64>,
-    /// The previous page's `next_cursor` (opaque).
+    /// The previous page's `next_cursor` (opaque). Empty counts as absent.
     pub cursor: Option<String>,
 }
 
@@ -88,8 +89,8 @@ pub struct UserPageQuery {
             timelines of the accounts they follow, newest first. Limits: user ids 1-64 \
             characters of [A-Za-z0-9_.-], not . or ..; post ids 16 hex digits; messages \
             1-4096 bytes of UTF-8, not blank (whitespace, control and invisible characters \
-            count as blank); `data` and `profile` JSON objects of at most 16 KiB, numbers \
-            integers within 64 bits or floats below 2^53 in magnitude; request \
+            count as blank); `data` and `profile` JSON objects of at most 16 KiB whose \
+            integers fit in 64 bits; request \
             bodies at most 64 KiB; page sizes 1-200 (default 20). Errors are \
             {\"error\":{\"code\",\"message\",\"request_id\"}}. Besides the answers each \
             route lists, any route may answer 413 body_too_large (a declared Content-Length \

@@ -148,15 +148,6 @@ pub fn json_object(field: &'static str, value: Value) -> Result<Map<String, Valu
             format!("{field} must be a JSON object"),
         ));
     };
-    if let Some(n) = inexact_number(&map) {
-        return Err(Error::invalid(
-            "invalid_json_field",
-            format!(
-                "{field} holds the number {n}, which cannot be kept exactly: integers must \
-                 fit in 64 bits, and numbers of 2^53 or more must be integers"
-            ),
-        ));
-    }
     let size = serde_json::to_vec(&map)
         .map(|v| v.len())
         .unwrap_or(usize::MAX);
@@ -169,23 +160,49 @@ pub fn json_object(field: &'static str, value: Value) -> Result<Map<String, Valu
     Ok(map)
 }
 
-/// A number that JSON parsing could not keep exactly: a float of magnitude
-/// 2^53 or more (an integer beyond 64 bits arrives as one), where adjacent
-/// integers are no longer distinct.
-fn inexact_number(map: &Map<String, Value>) -> Option<serde_json::Number> {
-    const EXACT: f64 = 9_007_199_254_740_992.0; // 2^53
-    let mut stack: Vec<&Value> = map.values().collect();
-    while let Some(v) = stack.pop() {
-        match v {
-            Value::Number(n) if n.as_f64().is_some_and(|f| n.is_f64() && f.abs() >= EXACT) => {
-                return Some(n.clone());
+/// Refuses JSON text holding an integer literal beyond 64 bits: parsing
+/// would silently turn it into a float and lose digits. Integers within 64
+/// bits and floats are kept as sent. A lexical scan of the text, since the
+/// parsed value no longer tells an integer literal from a float.
+pub fn check_json_integers(text: &[u8]) -> Result<()> {
+    let mut i = 0;
+    while i < text.len() {
+        match text[i] {
+            b'"' => {
+                // Skip the string, escapes included.
+                i += 1;
+                while i < text.len() && text[i] != b'"' {
+                    i += if text[i] == b'\\' { 2 } else { 1 };
+                }
+                i += 1;
             }
-            Value::Array(a) => stack.extend(a),
-            Value::Object(o) => stack.extend(o.values()),
-            _ => {}
+            b'-' | b'0'..=b'9' => {
+                let start = i;
+                while i < text.len()
+                    && matches!(text[i], b'-' | b'+' | b'.' | b'e' | b'E' | b'0'..=b'9')
+                {
+                    i += 1;
+                }
+                let token = std::str::from_utf8(&text[start..i]).unwrap_or("");
+                let integer = !token.contains(['.', 'e', 'E']);
+                if integer && token.parse::<i64>().is_err() && token.parse::<u64>().is_err() {
+                    return Err(Error::invalid(
+                        "invalid_json_field",
+                        format!(
+                            "the integer {} does not fit in 64 bits and cannot be kept exactly",
+                            truncate(token)
+                        ),
+                    ));
+                }
+            }
+            _ => i += 1,
         }
     }
-    None
+    Ok(())
+}
+
+fn truncate(s: &str) -> &str {
+    s.get(..40).unwrap_or(s)
 }
 
 /// RFC 3339 in UTC with milliseconds, e.g. `2026-11-21T06:40:00.123Z`.
@@ -265,19 +282,20 @@ mod tests {
     }
 
     #[test]
-    fn numbers_are_kept_exactly_or_refused() {
-        let parse = |t: &str| serde_json::from_str::<Value>(t).unwrap();
-        let exact =
-            parse(r#"{"big": 18446744073709551615, "neg": -9223372036854775808, "f": 1.5}"#);
-        let kept = json_object("data", exact).unwrap();
-        assert_eq!(kept["big"].as_u64(), Some(u64::MAX));
+    fn integers_beyond_64_bits_are_refused_and_the_rest_kept() {
+        for exact in [
+            r#"{"big": 18446744073709551615, "neg": -9223372036854775808, "f": 1.5}"#,
+            r#"{"float": 1e300, "s": "123456789012345678901234567890"}"#,
+            r#"{"esc": "\"9\" 99999999999999999999"}"#,
+        ] {
+            assert!(check_json_integers(exact.as_bytes()).is_ok(), "{exact}");
+        }
         for inexact in [
             r#"{"n": 18446744073709551616}"#,
-            r#"{"deep": [{"n": 1e300}]}"#,
-            r#"{"n": -9007199254740992.0}"#,
+            r#"{"deep": [{"n": -9223372036854775809}]}"#,
         ] {
             assert_eq!(
-                json_object("data", parse(inexact)).unwrap_err().code(),
+                check_json_integers(inexact.as_bytes()).unwrap_err().code(),
                 "invalid_json_field",
                 "{inexact}"
             );

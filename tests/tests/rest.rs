@@ -584,6 +584,16 @@ async fn bad_input_gets_a_4xx_with_an_error_body() {
         );
     }
     assert_eq!(t.get("/users/u415").await.0, StatusCode::NOT_FOUND);
+    // `null` is no body, as the contract's optional body allows.
+    let resp = t
+        .http
+        .put(format!("{}/users/unull", t.base))
+        .header("content-type", "application/json")
+        .body("null")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(resp.status(), StatusCode::CREATED);
     // After all that, the service is fine.
     assert_eq!(t.get("/healthz").await.0, StatusCode::OK);
 }
