@@ -5,10 +5,8 @@
 //! process serves the document of the routes it serves at `/openapi.json`;
 //! [`document`] is the whole API.
 
-use crate::schema::ApiDoc;
-use utoipa::openapi::content::ContentBuilder;
-use utoipa::openapi::response::ResponseBuilder;
-use utoipa::openapi::{OpenApi as Document, Ref, RefOr};
+use crate::schema::{with_common_refusals, ApiDoc};
+use utoipa::openapi::OpenApi as Document;
 use utoipa::OpenApi;
 
 /// The whole REST API, as `socialite up` serves it.
@@ -19,54 +17,6 @@ pub fn document() -> Document {
     doc.merge(crate::serve::ops_router().into_openapi());
     with_common_refusals(&mut doc);
     doc
-}
-
-/// Adds to every operation the refusals that `crate::guard` may answer
-/// before any handler runs, whatever the route: 413 (a declared length over
-/// the limit), 414, 415 (a compressed body), 431, and 503 when overloaded or
-/// out of time.
-pub fn with_common_refusals(doc: &mut Document) {
-    let refusal = |description: &str| {
-        let body = ContentBuilder::new()
-            .schema(Some(Ref::from_schema_name("ErrorBody")))
-            .build();
-        RefOr::T(
-            ResponseBuilder::new()
-                .description(description)
-                .content("application/json", body)
-                .build(),
-        )
-    };
-    for item in doc.paths.paths.values_mut() {
-        let ops = [
-            &mut item.get,
-            &mut item.put,
-            &mut item.post,
-            &mut item.delete,
-        ];
-        for op in ops.into_iter().flatten() {
-            let responses = &mut op.responses.responses;
-            let mut add = |status: &str, description: &str| {
-                responses
-                    .entry(status.to_owned())
-                    .or_insert_with(|| refusal(description));
-            };
-            add("414", "`uri_too_long`: the URL is over 4 KiB");
-            add("431", "`headers_too_large`: the headers are over 16 KiB");
-            add(
-                "503",
-                "`unavailable`, `overloaded` (with `Retry-After`) or `request_timeout`",
-            );
-            add(
-                "413",
-                "`body_too_large`: the body, or its declared length, is over 64 KiB",
-            );
-            add(
-                "415",
-                "`unsupported_content_encoding`: bodies are taken uncompressed",
-            );
-        }
-    }
 }
 
 #[cfg(test)]

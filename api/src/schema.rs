@@ -3,6 +3,9 @@
 //! paging parameters of lists, and the document's front matter ([`ApiDoc`]).
 
 use serde::Serialize;
+use utoipa::openapi::content::ContentBuilder;
+use utoipa::openapi::response::ResponseBuilder;
+use utoipa::openapi::{OpenApi as Document, Ref, RefOr};
 use utoipa::{IntoParams, OpenApi, ToSchema};
 
 /// Every refusal and failure: a stable machine-readable code and a message
@@ -110,3 +113,51 @@ pub struct UserPageQuery {
     )
 )]
 pub struct ApiDoc;
+
+/// Adds to every operation the refusals that `crate::guard` may answer
+/// before any handler runs, whatever the route: 413 (a declared length over
+/// the limit), 414, 415 (a compressed body), 431, and 503 when overloaded or
+/// out of time.
+pub fn with_common_refusals(doc: &mut Document) {
+    let refusal = |description: &str| {
+        let body = ContentBuilder::new()
+            .schema(Some(Ref::from_schema_name("ErrorBody")))
+            .build();
+        RefOr::T(
+            ResponseBuilder::new()
+                .description(description)
+                .content("application/json", body)
+                .build(),
+        )
+    };
+    for item in doc.paths.paths.values_mut() {
+        let ops = [
+            &mut item.get,
+            &mut item.put,
+            &mut item.post,
+            &mut item.delete,
+        ];
+        for op in ops.into_iter().flatten() {
+            let responses = &mut op.responses.responses;
+            let mut add = |status: &str, description: &str| {
+                responses
+                    .entry(status.to_owned())
+                    .or_insert_with(|| refusal(description));
+            };
+            add("414", "`uri_too_long`: the URL is over 4 KiB");
+            add("431", "`headers_too_large`: the headers are over 16 KiB");
+            add(
+                "503",
+                "`unavailable`, `overloaded` (with `Retry-After`) or `request_timeout`",
+            );
+            add(
+                "413",
+                "`body_too_large`: the body, or its declared length, is over 64 KiB",
+            );
+            add(
+                "415",
+                "`unsupported_content_encoding`: bodies are taken uncompressed",
+            );
+        }
+    }
+}

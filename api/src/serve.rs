@@ -44,7 +44,7 @@ pub fn finish_router(routes: OpenApiRouter, health: Health) -> Router {
         .split_for_parts();
     let mut doc = ApiDoc::openapi();
     doc.merge(served);
-    crate::openapi::with_common_refusals(&mut doc);
+    crate::schema::with_common_refusals(&mut doc);
     let doc = Arc::new(doc.to_json().expect("the document serializes"));
     router
         .layer(Extension(Contract(doc)))
