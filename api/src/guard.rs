@@ -17,7 +17,6 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 use tokio::sync::Semaphore;
-use tracing::Instrument;
 
 /// The longest URL (path and query) the API accepts.
 pub const MAX_URI_BYTES: usize = 4096;
@@ -125,7 +124,7 @@ pub async fn guard(
     next: Next,
 ) -> Response {
     let id = request_id(&req);
-    let span = tracing::info_span!("request", request_id = %id);
+    tracing::Span::current().record("request_id", &*id);
     req.extensions_mut().insert(RequestId(id.clone()));
     let resp = async {
         if let Some(refused) = precheck(&req) {
@@ -153,7 +152,6 @@ pub async fn guard(
             ),
         }
     }
-    .instrument(span)
     .await;
     with_request_id(resp, &id).await
 }

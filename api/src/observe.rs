@@ -14,7 +14,14 @@ use tracing::Instrument;
 pub async fn track_http(matched: Option<MatchedPath>, req: Request, next: Next) -> Response {
     let route = matched.map_or_else(|| "unmatched".to_owned(), |m| m.as_str().to_owned());
     let method = method_label(req.method());
-    let span = tracing::info_span!("http_request", %method, %route, path = %req.uri().path());
+    // `request_id` is recorded by `crate::guard`, which runs inside this span.
+    let span = tracing::info_span!(
+        "http_request",
+        %method,
+        %route,
+        path = %req.uri().path(),
+        request_id = tracing::field::Empty
+    );
     let start = Instant::now();
     let resp = next.run(req).instrument(span.clone()).await;
     let status = resp.status().as_u16();

@@ -163,6 +163,11 @@ pub async fn serve_grpc(
 ) -> Result<(), tonic::transport::Error> {
     let incoming = tokio_stream::wrappers::TcpListenerStream::new(listener);
     tonic::transport::Server::builder()
+        // The REST limits, for gRPC: a deadline per call (DEADLINE_EXCEEDED
+        // past it) and idle connections probed and closed.
+        .timeout(crate::guard::REQUEST_TIMEOUT)
+        .http2_keepalive_interval(Some(crate::http::HEADER_READ_TIMEOUT))
+        .http2_keepalive_timeout(Some(crate::http::HEADER_READ_TIMEOUT))
         .add_routes(routes)
         .serve_with_incoming_shutdown(incoming, async move { shutdown.wait().await })
         .await
