@@ -100,26 +100,29 @@ pub trait GraphStore: Send + Sync + 'static {
     }
     /// Everyone who follows `user`, page by page.
     async fn all_followers(&self, user: &UserId) -> Result<Vec<UserId>> {
-        let mut all: Vec<UserId> = Vec::new();
-        loop {
-            let page = self.followers(user, all.last(), EDGE_PAGE).await?;
-            let done = page.len() < EDGE_PAGE;
-            all.extend(page);
-            if done {
-                return Ok(all);
-            }
-        }
+        walk_edges(|after| async move { self.followers(user, after.as_ref(), EDGE_PAGE).await })
+            .await
     }
     /// Everyone `user` follows, page by page.
     async fn all_following(&self, user: &UserId) -> Result<Vec<UserId>> {
-        let mut all: Vec<UserId> = Vec::new();
-        loop {
-            let page = self.following(user, all.last(), EDGE_PAGE).await?;
-            let done = page.len() < EDGE_PAGE;
-            all.extend(page);
-            if done {
-                return Ok(all);
-            }
+        walk_edges(|after| async move { self.following(user, after.as_ref(), EDGE_PAGE).await })
+            .await
+    }
+}
+
+/// A whole edge list, read a page at a time after the last id seen.
+async fn walk_edges<F, Fut>(mut page: F) -> Result<Vec<UserId>>
+where
+    F: FnMut(Option<UserId>) -> Fut,
+    Fut: std::future::Future<Output = Result<Vec<UserId>>>,
+{
+    let mut all: Vec<UserId> = Vec::new();
+    loop {
+        let batch = page(all.last().cloned()).await?;
+        let done = batch.len() < EDGE_PAGE;
+        all.extend(batch);
+        if done {
+            return Ok(all);
         }
     }
 }

@@ -113,11 +113,7 @@ async fn follow(
     Path((id, target)): Path<(String, String)>,
 ) -> Result<Response, ApiError> {
     let changed = ingest.follow(&id, &target).await?;
-    let reply = FollowJson {
-        following: true,
-        changed,
-    };
-    Ok(axum::Json(reply).into_response())
+    Ok(edge_reply(true, changed))
 }
 
 /// Unfollows `target` (idempotent); their posts leave the follower's
@@ -136,11 +132,11 @@ async fn unfollow(
     Path((id, target)): Path<(String, String)>,
 ) -> Result<Response, ApiError> {
     let changed = ingest.unfollow(&id, &target).await?;
-    let reply = FollowJson {
-        following: false,
-        changed,
-    };
-    Ok(axum::Json(reply).into_response())
+    Ok(edge_reply(false, changed))
+}
+
+fn edge_reply(following: bool, changed: bool) -> Response {
+    axum::Json(FollowJson { following, changed }).into_response()
 }
 
 /// Posts as the user; followers' timelines receive it.

@@ -51,10 +51,7 @@ async fn followers(
     Path(id): Path<String>,
     Query(q): Query<PageParams>,
 ) -> Result<Response, ApiError> {
-    let page = reads
-        .edges(&id, Direction::Followers, q.limit, q.cursor())
-        .await?;
-    Ok(Json(json::user_page(&page)).into_response())
+    edge_page(&reads, &id, &q, Direction::Followers).await
 }
 
 /// Whom the user follows, in id order.
@@ -67,9 +64,16 @@ async fn following(
     Path(id): Path<String>,
     Query(q): Query<PageParams>,
 ) -> Result<Response, ApiError> {
-    let page = reads
-        .edges(&id, Direction::Following, q.limit, q.cursor())
-        .await?;
+    edge_page(&reads, &id, &q, Direction::Following).await
+}
+
+async fn edge_page(
+    reads: &Reads,
+    id: &str,
+    q: &PageParams,
+    direction: Direction,
+) -> Result<Response, ApiError> {
+    let page = reads.edges(id, direction, q.limit, q.cursor()).await?;
     Ok(Json(json::user_page(&page)).into_response())
 }
 
