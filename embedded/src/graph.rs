@@ -42,14 +42,19 @@ impl GraphStore for EmbeddedStore {
                 let (f, t) = (change.follower().as_str(), change.followee().as_str());
                 let mut following = ctx.txn.open_table(FOLLOWING).store()?;
                 let mut followers = ctx.txn.open_table(FOLLOWERS).store()?;
+                // The reverse edge is written only when the graph changes.
                 let changed = if change.adds() {
-                    let existed = following.insert((f, t), ()).store()?.is_some();
-                    followers.insert((t, f), ()).store()?;
-                    !existed
+                    let added = following.insert((f, t), ()).store()?.is_none();
+                    if added {
+                        followers.insert((t, f), ()).store()?;
+                    }
+                    added
                 } else {
-                    let existed = following.remove((f, t)).store()?.is_some();
-                    followers.remove((t, f)).store()?;
-                    existed
+                    let removed = following.remove((f, t)).store()?.is_some();
+                    if removed {
+                        followers.remove((t, f)).store()?;
+                    }
+                    removed
                 };
                 drop((following, followers));
                 if changed {
