@@ -51,6 +51,9 @@ pub fn to_status(e: Error) -> tonic::Status {
         | ErrorKind::UnsupportedMediaType
         | ErrorKind::UriTooLong
         | ErrorKind::HeadersTooLarge => Code::InvalidArgument,
+        ErrorKind::Unauthenticated => Code::Unauthenticated,
+        ErrorKind::Forbidden => Code::PermissionDenied,
+        ErrorKind::RateLimited => Code::ResourceExhausted,
         ErrorKind::NotFound => Code::NotFound,
         ErrorKind::Conflict => Code::FailedPrecondition,
         ErrorKind::Unavailable => Code::Unavailable,

@@ -3,13 +3,17 @@
 //! of core errors to HTTP and gRPC ([`error`]), extractors whose rejections
 //! use the API's error body ([`extract`]), the JSON and protobuf shapes
 //! ([`json`], [`pb`]), the generated OpenAPI contract ([`openapi`]), request
-//! metrics ([`observe`]), and serving on given listeners with the operators'
-//! endpoints ([`serve`]).
+//! metrics ([`observe`]), who is calling ([`auth`]: API keys, user tokens,
+//! rate limits), CORS ([`cors`]), and serving on given listeners with the
+//! operators' endpoints ([`serve`]).
 //!
-//! This crate maps; it decides nothing. Validation and rules are in
+//! This crate maps and verifies credentials; it decides nothing. Validation,
+//! rules and permissions are in
 //! `socialite_core`; which services run where, settings and backends are in
 //! `socialite_runtime`. It must not know any backend.
 
+pub mod auth;
+pub mod cors;
 pub mod error;
 pub mod extract;
 pub mod guard;

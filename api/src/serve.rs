@@ -1,17 +1,20 @@
 //! Serving REST and gRPC on given listeners until a shutdown signal.
 
+use crate::auth::{Auth, Authenticator};
 use crate::error::ApiError;
 use crate::guard::{guard, InFlight};
 use crate::observe::{track_grpc, track_http};
 use crate::schema::ApiDoc;
 use crate::MAX_BODY_BYTES;
-use axum::extract::{DefaultBodyLimit, State};
+use axum::extract::{DefaultBodyLimit, Request, State};
 use axum::http::{header, StatusCode};
-use axum::response::{Html, IntoResponse};
+use axum::middleware::Next;
+use axum::response::{Html, IntoResponse, Response};
 use axum::{Extension, Json, Router};
 use serde_json::json;
 use socialite_core::health::Health;
 use socialite_core::metrics::metrics;
+use socialite_core::rules::access::{self, Act, Caller};
 use socialite_core::shutdown::Shutdown;
 use socialite_core::ErrorKind;
 use std::sync::Arc;
@@ -23,31 +26,92 @@ use utoipa::OpenApi;
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
-/// The operators' endpoints and the contract, as documented routes.
-pub fn ops_router() -> OpenApiRouter<Health> {
+/// The probes and the contract: open to anyone, wherever they are served.
+fn probe_router() -> OpenApiRouter<Health> {
     OpenApiRouter::new()
         .routes(routes!(healthz))
         .routes(routes!(readyz))
-        .routes(routes!(prometheus))
-        .routes(routes!(status_page))
-        .routes(routes!(status_root))
         .routes(routes!(openapi_json))
 }
 
-/// Adds what every REST service has: `/healthz`, `/readyz`, `/metrics`, the
-/// status page at `/` and `/status`, `/openapi.json` (the document of the
-/// routes this process serves), the body limit, JSON answers for unknown
-/// routes and methods, and request telemetry.
-pub fn finish_router(routes: OpenApiRouter, health: Health) -> Router {
-    let (router, served) = routes
-        .merge(ops_router().with_state(health))
-        .split_for_parts();
+/// The operators' endpoints: metrics and the status page. On the API's
+/// address they need an `admin` key; on an address of their own
+/// (`--ops-addr`) they are open, and that address is the protection.
+fn operator_router() -> OpenApiRouter<Health> {
+    OpenApiRouter::new()
+        .routes(routes!(prometheus))
+        .routes(routes!(status_page))
+        .routes(routes!(status_root))
+}
+
+/// Every operators' and contract route, for the whole API's document.
+pub fn ops_router() -> OpenApiRouter<Health> {
+    probe_router().merge(operator_router())
+}
+
+/// How a process serves its REST routes.
+#[derive(Clone)]
+pub struct Serving {
+    pub auth: Arc<Authenticator>,
+    /// Origins allowed by CORS (`*` for any); none turns CORS off.
+    pub cors_origins: Vec<String>,
+    /// The operators' endpoints are served on their own address, not here.
+    pub ops_apart: bool,
+}
+
+/// Adds what every REST service has: `/healthz`, `/readyz`, `/openapi.json`
+/// (the document of the routes this process serves), `/metrics` and the
+/// status page (at `/` and `/status`) unless they are served apart,
+/// authentication, CORS if configured, the body limit, JSON answers for
+/// unknown routes and methods, and request telemetry.
+pub fn finish_router(routes: OpenApiRouter, health: Health, serving: &Serving) -> Router {
+    let mut routes = routes.merge(probe_router().with_state(health.clone()));
+    if !serving.ops_apart {
+        routes = routes.merge(operator_router().with_state(health));
+    }
+    let (router, served) = routes.split_for_parts();
     let mut doc = ApiDoc::openapi();
     doc.merge(served);
     crate::schema::with_common_refusals(&mut doc);
     let doc = Arc::new(doc.to_json().expect("the document serializes"));
-    router
+    let router =
+        router
+            .layer(Extension(Contract(doc)))
+            .layer(axum::middleware::from_fn_with_state(
+                serving.auth.clone(),
+                crate::auth::authenticate_rest,
+            ));
+    let router = common_layers(router);
+    match crate::cors::layer(&serving.cors_origins) {
+        Some(cors) => router
+            .layer(cors)
+            .layer(axum::middleware::from_fn(track_http)),
+        None => router.layer(axum::middleware::from_fn(track_http)),
+    }
+}
+
+/// The operators' own address: probes, metrics, the status page and the
+/// contract, without credentials.
+pub fn ops_only_router(health: Health) -> Router {
+    let (router, served) = ops_router().with_state(health).split_for_parts();
+    let mut doc = ApiDoc::openapi();
+    doc.merge(served);
+    let doc = Arc::new(doc.to_json().expect("the document serializes"));
+    let router = router
         .layer(Extension(Contract(doc)))
+        .layer(axum::middleware::from_fn(trusted));
+    common_layers(router).layer(axum::middleware::from_fn(track_http))
+}
+
+/// Callers of the operators' own address are trusted: the address is the
+/// protection.
+async fn trusted(mut req: Request, next: Next) -> Response {
+    req.extensions_mut().insert(Caller::Trusted);
+    next.run(req).await
+}
+
+fn common_layers(router: Router) -> Router {
+    router
         .fallback(|| async { ApiError::new(ErrorKind::NotFound, "no_such_route", "no such route") })
         .method_not_allowed_fallback(|| async {
             let body = json!({ "error": { "code": "method_not_allowed", "message": "this route does not accept that method" } });
@@ -55,7 +119,11 @@ pub fn finish_router(routes: OpenApiRouter, health: Health) -> Router {
         })
         .layer(DefaultBodyLimit::max(MAX_BODY_BYTES))
         .layer(axum::middleware::from_fn_with_state(InFlight::default(), guard))
-        .layer(axum::middleware::from_fn(track_http))
+}
+
+/// The operators' endpoints answer only callers allowed to operate.
+fn operator(caller: &Caller) -> Result<(), Response> {
+    access::check(caller, Act::Operate).map_err(|e| crate::auth::refusal(e.into()))
 }
 
 /// The served document, rendered once.
@@ -87,31 +155,31 @@ async fn readyz(State(health): State<Health>) -> (StatusCode, Json<serde_json::V
 }
 
 /// Prometheus metrics, all named `socialite_*`.
-#[utoipa::path(get, path = "/metrics", tag = "operations",
+#[utoipa::path(get, path = "/metrics", tag = "operations", security(("api_key" = ["admin"]), ("operator_basic" = [])),
     responses((status = 200, description = "Prometheus text format", content_type = "text/plain")))]
-async fn prometheus() -> ([(header::HeaderName, &'static str); 1], String) {
-    (
-        [(
-            header::CONTENT_TYPE,
-            "text/plain; version=0.0.4; charset=utf-8",
-        )],
-        metrics().render(),
-    )
+async fn prometheus(Auth(caller): Auth) -> Result<Response, Response> {
+    operator(&caller)?;
+    let content_type = (
+        header::CONTENT_TYPE,
+        "text/plain; version=0.0.4; charset=utf-8",
+    );
+    Ok(([content_type], metrics().render()).into_response())
 }
 
 /// A live page of throughput, lag, freshness and hit ratio, drawn in the
 /// browser from `/metrics`; it loads nothing else.
-#[utoipa::path(get, path = "/status", tag = "operations",
+#[utoipa::path(get, path = "/status", tag = "operations", security(("api_key" = ["admin"]), ("operator_basic" = [])),
     responses((status = 200, description = "The status page", content_type = "text/html")))]
-async fn status_page() -> Html<&'static str> {
-    Html(include_str!("status.html"))
+async fn status_page(Auth(caller): Auth) -> Result<Html<&'static str>, Response> {
+    operator(&caller)?;
+    Ok(Html(include_str!("status.html")))
 }
 
 /// The status page, at the root.
-#[utoipa::path(get, path = "/", tag = "operations",
+#[utoipa::path(get, path = "/", tag = "operations", security(("api_key" = ["admin"]), ("operator_basic" = [])),
     responses((status = 200, description = "The status page", content_type = "text/html")))]
-async fn status_root() -> Html<&'static str> {
-    Html(include_str!("status.html"))
+async fn status_root(Auth(caller): Auth) -> Result<Html<&'static str>, Response> {
+    status_page(Auth(caller)).await
 }
 
 /// This document: the REST contract of the routes this process serves.
@@ -128,7 +196,11 @@ async fn openapi_json(Extension(Contract(doc)): Extension<Contract>) -> impl Int
 /// (`grpc.health.v1.Health`) reporting `services` as serving, and server
 /// reflection (`grpc.reflection.v1`), so clients such as grpcurl discover
 /// the services without the `.proto` files.
-pub async fn grpc_routes(routes: Routes, services: &[&str]) -> (Routes, HealthReporter) {
+pub async fn grpc_routes(
+    routes: Routes,
+    services: &[&str],
+    auth: Arc<Authenticator>,
+) -> (Routes, HealthReporter) {
     let (reporter, health_service) = tonic_health::server::health_reporter();
     for name in services.iter().copied().chain([""]) {
         reporter
@@ -150,6 +222,10 @@ pub async fn grpc_routes(routes: Routes, services: &[&str]) -> (Routes, HealthRe
         .add_service(health_service)
         .add_service(reflection)
         .into_axum_router()
+        .layer(axum::middleware::from_fn_with_state(
+            auth,
+            crate::auth::authenticate_grpc,
+        ))
         .layer(axum::middleware::from_fn(track_grpc));
     (Routes::from(router), reporter)
 }

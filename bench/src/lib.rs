@@ -45,6 +45,10 @@ pub struct BenchArgs {
     /// gRPC URL of the server (grpc target).
     #[arg(long, default_value = "http://127.0.0.1:50051")]
     pub grpc_url: String,
+    /// Server API key for the rest and grpc targets (scopes write and read;
+    /// admin too for the server's metrics), e.g. `$(cat data/auth/admin-key)`.
+    #[arg(long, env = "SOCIALITE_API_KEY", hide_env_values = true)]
+    pub api_key: Option<String>,
     /// In-process target: data directory; a network is loaded into it first
     /// if it holds none.
     #[arg(long, default_value = "./bench-data")]
@@ -126,6 +130,10 @@ pub async fn run_bench(args: BenchArgs) -> Result<(), String> {
                     ..WorkerConfig::default()
                 },
                 node_id: 7,
+                // Driven through the use cases, not its listeners.
+                auth: socialite_runtime::AuthConfig::none(),
+                cors_origins: Vec::new(),
+                ops_addr: None,
             };
             let rest = tokio::net::TcpListener::bind("127.0.0.1:0")
                 .await
@@ -148,11 +156,11 @@ pub async fn run_bench(args: BenchArgs) -> Result<(), String> {
             )
         }
         TargetKind::Rest => (
-            Arc::new(Rest::new(&args.url)) as Arc<dyn Target>,
+            Arc::new(Rest::new(&args.url, args.api_key.as_deref())?) as Arc<dyn Target>,
             json!({ "target": "rest", "url": args.url }),
         ),
         TargetKind::Grpc => {
-            let g = Grpc::connect(&args.grpc_url, &args.url).await?;
+            let g = Grpc::connect(&args.grpc_url, &args.url, args.api_key.as_deref()).await?;
             (
                 Arc::new(g) as Arc<dyn Target>,
                 json!({ "target": "grpc", "url": args.grpc_url }),

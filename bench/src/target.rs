@@ -3,10 +3,13 @@
 
 use socialite_core::ingest::Ingest;
 use socialite_core::reads::Reads;
+use socialite_core::rules::access::Caller;
 use socialite_proto::v1 as pb;
 use socialite_proto::v1::ingest_client::IngestClient;
 use socialite_proto::v1::reads_client::ReadsClient;
 use std::sync::Arc;
+use tonic::metadata::{Ascii, MetadataValue};
+use tonic::service::interceptor::InterceptedService;
 use tonic::transport::Channel;
 
 pub type OpResult<T> = Result<T, String>;
@@ -41,7 +44,7 @@ pub struct InProcess {
 impl Target for InProcess {
     async fn put_user(&self, id: &str) -> OpResult<()> {
         self.ingest
-            .put_user(id, None)
+            .put_user(&Caller::Trusted, id, None)
             .await
             .map(|_| ())
             .map_err(|e| e.chain())
@@ -49,7 +52,7 @@ impl Target for InProcess {
     async fn post(&self, author: &str, message: &str) -> OpResult<String> {
         let p = self
             .ingest
-            .create_post(author, message.to_owned(), None)
+            .create_post(&Caller::Trusted, author, message.to_owned(), None)
             .await
             .map_err(|e| e.chain())?;
         Ok(p.id.to_string())
@@ -62,7 +65,7 @@ impl Target for InProcess {
     ) -> OpResult<TimelinePage> {
         let (page, _) = self
             .reads
-            .timeline(user, Some(limit as u64), before)
+            .timeline(&Caller::Trusted, user, Some(limit as u64), before)
             .await
             .map_err(|e| e.chain())?;
         Ok((
@@ -72,14 +75,14 @@ impl Target for InProcess {
     }
     async fn follow(&self, user: &str, target: &str) -> OpResult<()> {
         self.ingest
-            .follow(user, target)
+            .follow(&Caller::Trusted, user, target)
             .await
             .map(|_| ())
             .map_err(|e| e.chain())
     }
     async fn unfollow(&self, user: &str, target: &str) -> OpResult<()> {
         self.ingest
-            .unfollow(user, target)
+            .unfollow(&Caller::Trusted, user, target)
             .await
             .map(|_| ())
             .map_err(|e| e.chain())
@@ -96,15 +99,24 @@ pub struct Rest {
 }
 
 impl Rest {
-    pub fn new(base: &str) -> Rest {
+    /// A client that sends `api_key`, if given, with every request.
+    pub fn new(base: &str, api_key: Option<&str>) -> OpResult<Rest> {
+        let mut headers = reqwest::header::HeaderMap::new();
+        if let Some(key) = api_key {
+            let value = format!("Bearer {key}")
+                .parse()
+                .map_err(|_| "the API key is not a valid header value".to_owned())?;
+            headers.insert(reqwest::header::AUTHORIZATION, value);
+        }
         let http = reqwest::Client::builder()
             .pool_max_idle_per_host(1024)
+            .default_headers(headers)
             .build()
-            .expect("an HTTP client");
-        Rest {
+            .map_err(|e| format!("cannot build an HTTP client: {e}"))?;
+        Ok(Rest {
             http,
             base: base.trim_end_matches('/').to_owned(),
-        }
+        })
     }
 
     async fn send(&self, req: reqwest::RequestBuilder) -> OpResult<serde_json::Value> {
@@ -188,24 +200,51 @@ impl Target for Rest {
     }
 }
 
+/// Adds the API key, if any, to every gRPC call's `authorization`.
+#[derive(Clone)]
+pub struct Bearer(Option<MetadataValue<Ascii>>);
+
+impl Bearer {
+    pub fn new(credential: Option<&str>) -> OpResult<Bearer> {
+        let value = credential
+            .map(|k| format!("Bearer {k}").parse())
+            .transpose()
+            .map_err(|_| "the credential is not a valid metadata value".to_owned())?;
+        Ok(Bearer(value))
+    }
+}
+
+impl tonic::service::Interceptor for Bearer {
+    fn call(&mut self, mut req: tonic::Request<()>) -> Result<tonic::Request<()>, tonic::Status> {
+        if let Some(v) = &self.0 {
+            req.metadata_mut().insert("authorization", v.clone());
+        }
+        Ok(req)
+    }
+}
+
+/// A channel whose calls carry the credential.
+pub type Authed = InterceptedService<Channel, Bearer>;
+
 /// A server's gRPC API (metrics still come from its REST port).
 pub struct Grpc {
-    pub ingest: IngestClient<Channel>,
-    pub reads: ReadsClient<Channel>,
+    pub ingest: IngestClient<Authed>,
+    pub reads: ReadsClient<Authed>,
     pub rest: Rest,
 }
 
 impl Grpc {
-    pub async fn connect(url: &str, rest: &str) -> OpResult<Grpc> {
+    pub async fn connect(url: &str, rest: &str, api_key: Option<&str>) -> OpResult<Grpc> {
         let channel = Channel::from_shared(url.to_owned())
             .map_err(|e| e.to_string())?
             .connect()
             .await
             .map_err(|e| format!("cannot reach {url}: {e}"))?;
+        let bearer = Bearer::new(api_key)?;
         Ok(Grpc {
-            ingest: IngestClient::new(channel.clone()),
-            reads: ReadsClient::new(channel),
-            rest: Rest::new(rest),
+            ingest: IngestClient::with_interceptor(channel.clone(), bearer.clone()),
+            reads: ReadsClient::with_interceptor(channel, bearer),
+            rest: Rest::new(rest, api_key)?,
         })
     }
 }

@@ -16,6 +16,12 @@ pub enum ErrorKind {
     UriTooLong,
     /// The request's headers are larger than the documented limit.
     HeadersTooLarge,
+    /// No credential, or one that is unknown, malformed or expired.
+    Unauthenticated,
+    /// The credential is valid but does not allow this call.
+    Forbidden,
+    /// The credential sent more requests than its rate allows.
+    RateLimited,
     /// A user or post that the request names does not exist.
     NotFound,
     /// The request conflicts with the current state (e.g. following oneself).
@@ -35,11 +41,14 @@ impl ErrorKind {
     pub fn http_status(self) -> u16 {
         match self {
             ErrorKind::Invalid => 400,
+            ErrorKind::Unauthenticated => 401,
+            ErrorKind::Forbidden => 403,
             ErrorKind::NotFound => 404,
             ErrorKind::Conflict => 409,
             ErrorKind::TooLarge => 413,
             ErrorKind::UnsupportedMediaType => 415,
             ErrorKind::UriTooLong => 414,
+            ErrorKind::RateLimited => 429,
             ErrorKind::HeadersTooLarge => 431,
             ErrorKind::Unavailable => 503,
             ErrorKind::Internal => 500,

@@ -1,12 +1,14 @@
 //! Ingestion: validates writes and stores them. The stores queue the matching
 //! events in their outbox in the same transaction; the relay takes them to the
-//! log. Everything here is shared by the REST and gRPC transports.
+//! log. Everything here is shared by the REST and gRPC transports, and every
+//! call is checked against its caller's permissions (`crate::rules::access`).
 
 use crate::error::Result;
 use crate::ids::{PostId, PostIdGen, UserId};
 use crate::metrics::metrics;
 use crate::model::{json_object, validate_message, Post, User};
 use crate::ports::{ContentStore, GraphStore};
+use crate::rules::access::{check, Act, Caller};
 use crate::rules::checks::{post_not_found, user_not_found, EdgeChange, EdgeOp};
 use serde_json::Value;
 use std::sync::Arc;
@@ -36,14 +38,21 @@ impl Ingest {
     }
 
     /// Creates the user, or replaces the profile of an existing one.
-    pub async fn put_user(&self, id: &str, profile: Option<Value>) -> Result<(User, bool)> {
+    pub async fn put_user(
+        &self,
+        caller: &Caller,
+        id: &str,
+        profile: Option<Value>,
+    ) -> Result<(User, bool)> {
         let id = UserId::parse(id)?;
+        check(caller, Act::ActAs(&id))?;
         let profile = profile.map(|p| json_object("profile", p)).transpose()?;
         self.content.put_user(&id, profile).await
     }
 
-    pub async fn delete_user(&self, id: &str) -> Result<()> {
+    pub async fn delete_user(&self, caller: &Caller, id: &str) -> Result<()> {
         let id = UserId::parse(id)?;
+        check(caller, Act::DeleteUser)?;
         if self.content.delete_user(&id).await? {
             Ok(())
         } else {
@@ -52,28 +61,38 @@ impl Ingest {
     }
 
     /// Returns whether the edge is new.
-    pub async fn follow(&self, user: &str, target: &str) -> Result<bool> {
-        self.change_edge(user, target, EdgeOp::Follow).await
+    pub async fn follow(&self, caller: &Caller, user: &str, target: &str) -> Result<bool> {
+        self.change_edge(caller, user, target, EdgeOp::Follow).await
     }
 
     /// Returns whether there was an edge to remove.
-    pub async fn unfollow(&self, user: &str, target: &str) -> Result<bool> {
-        self.change_edge(user, target, EdgeOp::Unfollow).await
+    pub async fn unfollow(&self, caller: &Caller, user: &str, target: &str) -> Result<bool> {
+        self.change_edge(caller, user, target, EdgeOp::Unfollow)
+            .await
     }
 
-    async fn change_edge(&self, user: &str, target: &str, op: EdgeOp) -> Result<bool> {
+    async fn change_edge(
+        &self,
+        caller: &Caller,
+        user: &str,
+        target: &str,
+        op: EdgeOp,
+    ) -> Result<bool> {
         let (u, t) = (UserId::parse(user)?, UserId::parse(target)?);
+        check(caller, Act::ActAs(&u))?;
         let change = EdgeChange::new(u, t, op)?;
         self.graph.change_edge(&change).await
     }
 
     pub async fn create_post(
         &self,
+        caller: &Caller,
         author: &str,
         message: String,
         data: Option<Value>,
     ) -> Result<Post> {
         let author = UserId::parse(author)?;
+        check(caller, Act::ActAs(&author))?;
         validate_message(&message)?;
         let data = data.map(|d| json_object("data", d)).transpose()?;
         let post = Post {
@@ -87,8 +106,13 @@ impl Ingest {
         Ok(post)
     }
 
-    pub async fn delete_post(&self, id: &str) -> Result<Post> {
+    /// Who may delete a post depends on its author, so the post is read
+    /// first.
+    pub async fn delete_post(&self, caller: &Caller, id: &str) -> Result<Post> {
         let id = PostId::parse(id)?;
+        let post = self.content.get_posts(&[id]).await?.pop();
+        let post = post.ok_or_else(|| post_not_found(id))?;
+        check(caller, Act::DeletePostOf(&post.author))?;
         self.content
             .delete_post(id)
             .await?

@@ -1,5 +1,6 @@
 //! Reads: profiles, the graph, posts and home timelines, with paging. Shared
-//! by the REST and gRPC transports.
+//! by the REST and gRPC transports; every call is checked against its
+//! caller's permissions (`crate::rules::access`).
 
 use crate::error::Result;
 use crate::feed::merge::newest;
@@ -9,6 +10,7 @@ use crate::ids::{decode_user_cursor, encode_user_cursor, PostId, UserId};
 use crate::metrics::metrics;
 use crate::model::{page_size, Entry, Page, Post, User};
 use crate::ports::IdRange;
+use crate::rules::access::{check, Act, Caller};
 use crate::rules::checks::{post_not_found, user_not_found};
 use std::collections::HashMap;
 
@@ -28,23 +30,29 @@ impl Reads {
         Reads { stores }
     }
 
-    pub async fn user(&self, id: &str) -> Result<User> {
+    pub async fn user(&self, caller: &Caller, id: &str) -> Result<User> {
         let id = UserId::parse(id)?;
+        check(caller, Act::ReadPublic)?;
+        self.existing(&id).await
+    }
+
+    async fn existing(&self, id: &UserId) -> Result<User> {
         self.stores
             .content
-            .get_user(&id)
+            .get_user(id)
             .await?
-            .ok_or_else(|| user_not_found(&id))
+            .ok_or_else(|| user_not_found(id))
     }
 
     pub async fn edges(
         &self,
+        caller: &Caller,
         id: &str,
         direction: Direction,
         limit: Option<u64>,
         cursor: Option<&str>,
     ) -> Result<Page<UserId, String>> {
-        let user = self.user(id).await?;
+        let user = self.user(caller, id).await?;
         let limit = page_size(limit)?;
         let after = cursor.map(decode_user_cursor).transpose()?;
         let graph = &self.stores.graph;
@@ -60,8 +68,9 @@ impl Reads {
         })
     }
 
-    pub async fn post(&self, id: &str) -> Result<Post> {
+    pub async fn post(&self, caller: &Caller, id: &str) -> Result<Post> {
         let id = PostId::parse(id)?;
+        check(caller, Act::ReadPublic)?;
         self.stores
             .content
             .get_posts(&[id])
@@ -73,11 +82,12 @@ impl Reads {
     /// A user's own posts, newest first.
     pub async fn posts_by(
         &self,
+        caller: &Caller,
         id: &str,
         limit: Option<u64>,
         before: Option<&str>,
     ) -> Result<Page<Post, PostId>> {
-        let user = self.user(id).await?;
+        let user = self.user(caller, id).await?;
         let limit = page_size(limit)?;
         let before = before.map(PostId::parse).transpose()?;
         let range = IdRange {
@@ -95,11 +105,14 @@ impl Reads {
     /// The home timeline, newest first.
     pub async fn timeline(
         &self,
+        caller: &Caller,
         id: &str,
         limit: Option<u64>,
         before: Option<&str>,
     ) -> Result<(Page<Post, PostId>, ReadSource)> {
-        let user = self.user(id).await?;
+        let id = UserId::parse(id)?;
+        check(caller, Act::ReadOwn(&id))?;
+        let user = self.existing(&id).await?;
         let limit = page_size(limit)?;
         let before = before.map(PostId::parse).transpose()?;
         let page = read_home(&self.stores, &user.id, before, limit).await?;

@@ -7,7 +7,7 @@ use clap::Parser;
 use socialite_runtime::process::{run_main, serve_until_signal, Listen};
 use socialite_runtime::settings::{FeedArgs, LogArgs, StorageArgs, WorkerArgs};
 use socialite_runtime::settings_file::ConfigFileArg;
-use socialite_runtime::{AppConfig, Service};
+use socialite_runtime::{AppConfig, AuthConfig, Service};
 use std::net::SocketAddr;
 use std::process::ExitCode;
 
@@ -44,6 +44,10 @@ fn main() -> ExitCode {
             storage: cli.storage.backends(&cli.feed),
             worker: cli.worker.config(),
             node_id: 0,
+            // It serves no API: its one address is the operators'.
+            auth: AuthConfig::none(),
+            cors_origins: Vec::new(),
+            ops_addr: None,
         };
         let services = [Service::FanoutWorker];
         serve_until_signal(

@@ -4,6 +4,7 @@
 //! `socialite up`.
 
 use clap::Parser;
+use socialite_runtime::credentials::AuthArgs;
 use socialite_runtime::process::{run_main, serve_until_signal, Listen};
 use socialite_runtime::settings::{FeedArgs, LogArgs, StorageArgs};
 use socialite_runtime::settings_file::ConfigFileArg;
@@ -32,6 +33,8 @@ struct Cli {
     #[command(flatten)]
     feed: FeedArgs,
     #[command(flatten)]
+    auth: AuthArgs,
+    #[command(flatten)]
     log: LogArgs,
     #[command(flatten)]
     config: ConfigFileArg,
@@ -48,6 +51,9 @@ fn main() -> ExitCode {
             storage: cli.storage.backends(&cli.feed),
             worker: Default::default(),
             node_id: cli.node_id,
+            auth: cli.auth.config(),
+            cors_origins: cli.auth.cors_origins.clone(),
+            ops_addr: cli.auth.ops_addr,
         };
         let services = [Service::Producer];
         serve_until_signal(

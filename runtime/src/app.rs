@@ -6,7 +6,10 @@
 //! that has gRPC runs.
 
 use crate::backends::{open_backends, BackendConfig};
-use socialite_api::serve::{finish_router, grpc_routes, serve_grpc, serve_http};
+use socialite_api::auth::{AuthConfig, Authenticator};
+use socialite_api::serve::{
+    finish_router, grpc_routes, ops_only_router, serve_grpc, serve_http, Serving,
+};
 use socialite_core::backends::Backends;
 use socialite_core::health::Health;
 use socialite_core::ingest::Ingest;
@@ -14,7 +17,7 @@ use socialite_core::reads::Reads;
 use socialite_core::relay::run_relay;
 use socialite_core::shutdown::{self, ShutdownTrigger};
 use socialite_core::worker::{run_worker, WorkerConfig};
-use socialite_core::{Error, Result};
+use socialite_core::{Error, ErrorKind, Result};
 use std::net::SocketAddr;
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
@@ -58,13 +61,25 @@ pub struct AppConfig {
     pub worker: WorkerConfig,
     /// Producer node id, part of every post id (0..1024).
     pub node_id: u16,
+    /// Authentication of the APIs (a process serving none ignores it).
+    pub auth: AuthConfig,
+    /// Origins allowed by CORS; empty is CORS off.
+    pub cors_origins: Vec<String>,
+    /// Where `/metrics` and the status page are served apart, open; `None`
+    /// serves them on the REST address behind an admin key.
+    pub ops_addr: Option<SocketAddr>,
 }
+
+/// How often the key and secret files are checked for changes.
+const CREDENTIALS_POLL: std::time::Duration = std::time::Duration::from_secs(1);
 
 /// Running services.
 pub struct App {
     pub rest_addr: SocketAddr,
     /// Where gRPC is served, when a service with gRPC runs.
     pub grpc_addr: Option<SocketAddr>,
+    /// Where the operators' endpoints are served apart, if they are.
+    pub ops_addr: Option<SocketAddr>,
     pub backends: Backends,
     /// The use cases the APIs call, for in-process callers (the benchmark).
     pub ingest: Arc<Ingest>,
@@ -77,18 +92,54 @@ pub struct App {
     pipeline_tasks: Vec<JoinHandle<Result<()>>>,
 }
 
+fn invalid_settings(message: String) -> Error {
+    Error::new(ErrorKind::Invalid, "invalid_settings", message)
+}
+
+fn spawn_http(
+    what: &'static str,
+    listener: TcpListener,
+    router: axum::Router,
+    shutdown: &socialite_core::shutdown::Shutdown,
+) -> JoinHandle<()> {
+    let shutdown = shutdown.clone();
+    tokio::spawn(async move {
+        if let Err(e) = serve_http(listener, router, shutdown).await {
+            tracing::error!(error = %e, "{what} server failed");
+        }
+    })
+}
+
 fn local_addr(l: &TcpListener) -> Result<SocketAddr> {
     l.local_addr().map_err(|e| Error::internal(e.to_string()))
 }
 
 /// Opens the backends and starts `services` on the given listeners: REST
-/// (with the operators' endpoints) always, gRPC when given.
+/// (with the operators' endpoints unless `config.ops_addr` serves them
+/// apart) always, gRPC when given.
 pub async fn start(
     services: &[Service],
     config: &AppConfig,
     rest: TcpListener,
     grpc: Option<TcpListener>,
 ) -> Result<App> {
+    // A process that serves no API (a lone fanout worker) serves only the
+    // operators' endpoints, on an address that is theirs alone.
+    let serves_api = services.iter().any(|s| s.grpc_name().is_some());
+    let auth = match serves_api {
+        true => Some(Arc::new(
+            Authenticator::new(config.auth.clone()).map_err(invalid_settings)?,
+        )),
+        false => None,
+    };
+    let ops = match config.ops_addr.filter(|_| serves_api) {
+        Some(addr) => Some(TcpListener::bind(addr).await.map_err(|e| {
+            invalid_settings(format!(
+                "cannot listen for the operators' endpoints (--ops-addr) on {addr}: {e}"
+            ))
+        })?),
+        None => None,
+    };
     let backends = open_backends(&config.storage).await?;
     let runs = |s: Service| services.contains(&s);
     let ingest = Arc::new(
@@ -121,18 +172,33 @@ pub async fn start(
         router = router.merge(socialite_api::reads::rest_routes(reads.clone()));
         routes = routes.add_service(socialite_api::reads::grpc_service(reads.clone()));
     }
-    let router = finish_router(router, health);
-    let http_shutdown = server_shutdown.clone();
-    let mut server_tasks = vec![tokio::spawn(async move {
-        if let Err(e) = serve_http(rest, router, http_shutdown).await {
-            tracing::error!(error = %e, "REST server failed");
+    let ops_addr = ops.as_ref().map(local_addr).transpose()?;
+    let mut server_tasks = Vec::new();
+    if let Some(listener) = ops {
+        let router = ops_only_router(health.clone());
+        server_tasks.push(spawn_http("operators'", listener, router, &server_shutdown));
+    }
+    let router = match &auth {
+        Some(auth) => {
+            let serving = Serving {
+                auth: auth.clone(),
+                cors_origins: config.cors_origins.clone(),
+                ops_apart: ops_addr.is_some(),
+            };
+            server_tasks.push(tokio::spawn(
+                auth.clone()
+                    .watch(CREDENTIALS_POLL, server_shutdown.clone()),
+            ));
+            finish_router(router, health, &serving)
         }
-    })];
+        None => ops_only_router(health),
+    };
+    server_tasks.push(spawn_http("REST", rest, router, &server_shutdown));
     let names: Vec<&str> = services.iter().filter_map(|s| s.grpc_name()).collect();
     let (mut grpc_addr, mut grpc_health) = (None, None);
-    if let (Some(listener), false) = (grpc, names.is_empty()) {
+    if let (Some(listener), Some(auth)) = (grpc, &auth) {
         grpc_addr = Some(local_addr(&listener)?);
-        let (routes, reporter) = grpc_routes(routes, &names).await;
+        let (routes, reporter) = grpc_routes(routes, &names, auth.clone()).await;
         grpc_health = Some(reporter);
         server_tasks.push(tokio::spawn(async move {
             if let Err(e) = serve_grpc(listener, routes, server_shutdown).await {
@@ -159,13 +225,15 @@ pub async fn start(
         )));
     }
     tracing::info!(
-        ?services, %rest_addr, grpc_addr = ?grpc_addr,
+        ?services, %rest_addr, grpc_addr = ?grpc_addr, ops_addr = ?ops_addr,
+        auth = match &auth { Some(a) if a.checks() => "keys", Some(_) => "none", None => "no API" },
         store = %config.storage.store, event_log = %config.storage.event_log,
         "services are up"
     );
     Ok(App {
         rest_addr,
         grpc_addr,
+        ops_addr,
         backends,
         ingest,
         reads,

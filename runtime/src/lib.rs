@@ -2,7 +2,8 @@
 //! services: settings as flags, environment and file ([`settings`],
 //! [`settings_file`]), backends chosen by URI ([`backends`]; MongoDB and
 //! Kafka behind the `mongodb` and `kafka` cargo features), the service
-//! builder ([`app`]), logging ([`telemetry`]) and the process around it all
+//! builder ([`app`]), authentication settings and a data directory's
+//! credentials ([`credentials`]), logging ([`telemetry`]) and the process around it all
 //! ([`process`]). Every binary is a `main` over this crate.
 //!
 //! It wires; it must not decide what a timeline holds (core) or how a
@@ -10,12 +11,14 @@
 
 pub mod app;
 pub mod backends;
+pub mod credentials;
 pub mod process;
 pub mod settings;
 pub mod settings_file;
 pub mod telemetry;
 
 pub use app::{start, App, AppConfig, Service};
+pub use socialite_api::auth::AuthConfig;
 
 /// The allocator of every Socialite binary (they all link this crate):
 /// mimalloc serves the many small, short-lived objects of the request and

@@ -97,8 +97,11 @@ pub async fn serve_until_signal(
     let grpc = app
         .grpc_addr
         .map_or(String::new(), |a| format!(" gRPC {a}"));
+    let ops = app
+        .ops_addr
+        .map_or(String::new(), |a| format!(" operators http://{a}"));
     println!(
-        "{binary} is up: REST http://{}{grpc} store {} event log {} (data directory {})",
+        "{binary} is up: REST http://{}{grpc}{ops} store {} event log {} (data directory {})",
         app.rest_addr,
         config.storage.store,
         config.storage.event_log,

@@ -3,14 +3,21 @@
 //! (`load`, `bench`).
 
 use clap::{Args, Parser, Subcommand};
+use socialite_api::auth::keys::{new_key, parse_keys, StoredKey};
+use socialite_api::auth::tokens::mint;
+use socialite_api::auth::Source;
 use socialite_bench::load::{run_load, LoadArgs};
 use socialite_bench::{run_bench, BenchArgs};
+use socialite_core::rules::access::Scopes;
+use socialite_runtime::credentials::{append_key, signing_secret, AuthArgs, DataDirCredentials};
 use socialite_runtime::process::{run_main, serve_until_signal, Listen};
 use socialite_runtime::settings::{FeedArgs, LogArgs, StorageArgs, WorkerArgs};
 use socialite_runtime::settings_file::ConfigFileArg;
 use socialite_runtime::{AppConfig, Service};
 use std::net::SocketAddr;
+use std::path::PathBuf;
 use std::process::ExitCode;
+use std::time::Duration;
 
 #[derive(Parser)]
 #[command(
@@ -37,6 +44,59 @@ enum Command {
     /// Print the REST contract: the OpenAPI 3.1 document of the whole API,
     /// as `socialite up` serves it at /openapi.json.
     Openapi,
+    /// Mint a user token (a JWT signed with the first token secret), as a
+    /// product's backend does for its apps; for development and scripts.
+    Token(TokenArgs),
+    /// Make a server API key: prints the key (shown once) and the line to
+    /// add to a keys file, or appends that line with --append.
+    Key(KeyArgs),
+}
+
+#[derive(Args)]
+struct TokenArgs {
+    /// The user the token acts as.
+    user: String,
+    /// Lifetime: seconds, or a number with s, m, h or d (at most 30 days).
+    #[arg(long, default_value = "1h", value_parser = parse_ttl)]
+    ttl: Duration,
+    /// Data directory whose `auth/token-secrets` signs, when no secret is set.
+    #[arg(long, env = "SOCIALITE_DATA_DIR", default_value = "./data")]
+    data_dir: PathBuf,
+    /// File of token secrets; the first signs.
+    #[arg(long, env = "SOCIALITE_TOKEN_SECRETS_FILE")]
+    token_secrets_file: Option<PathBuf>,
+    /// Token secrets as text; the first signs.
+    #[arg(long, env = "SOCIALITE_TOKEN_SECRETS", hide_env_values = true)]
+    token_secrets: Option<String>,
+}
+
+#[derive(Args)]
+struct KeyArgs {
+    /// The key's name, as logs and rate limits show it: 1 to 64 characters
+    /// of A-Z a-z 0-9 _ . -
+    name: String,
+    /// Its scopes: write, read, admin, comma-separated.
+    #[arg(long, default_value = "write,read")]
+    scopes: String,
+    /// Append the stored line to this keys file; services reading it pick
+    /// the key up within a second.
+    #[arg(long)]
+    append: Option<PathBuf>,
+}
+
+fn parse_ttl(s: &str) -> Result<Duration, String> {
+    let (digits, unit) = s.split_at(s.find(|c: char| !c.is_ascii_digit()).unwrap_or(s.len()));
+    let n: u64 = digits
+        .parse()
+        .map_err(|_| format!("{s:?} is not a duration such as 90, 15m, 1h or 7d"))?;
+    let secs = match unit {
+        "" | "s" => 1,
+        "m" => 60,
+        "h" => 3600,
+        "d" => 86_400,
+        _ => return Err(format!("{s:?}: the unit is one of s, m, h, d")),
+    };
+    Ok(Duration::from_secs(n.saturating_mul(secs)))
 }
 
 #[derive(Args)]
@@ -57,6 +117,8 @@ struct UpArgs {
     #[command(flatten)]
     worker: WorkerArgs,
     #[command(flatten)]
+    auth: AuthArgs,
+    #[command(flatten)]
     log: LogArgs,
     #[command(flatten)]
     config: ConfigFileArg,
@@ -68,6 +130,8 @@ fn main() -> ExitCode {
             Command::Up(args) => up(args).await,
             Command::Load(args) => load(args).await,
             Command::Bench(args) => run_bench(args).await,
+            Command::Token(args) => token(args),
+            Command::Key(args) => key(args),
             Command::Openapi => {
                 let doc = socialite_api::openapi::document();
                 println!("{}", doc.to_pretty_json().map_err(|e| e.to_string())?);
@@ -77,7 +141,23 @@ fn main() -> ExitCode {
     })
 }
 
-async fn up(args: UpArgs) -> Result<(), String> {
+async fn up(mut args: UpArgs) -> Result<(), String> {
+    if args.auth.unconfigured() {
+        let files = DataDirCredentials::of(&args.storage.data_dir);
+        let verb = if files.ensure()? { "created" } else { "using" };
+        files.apply(&mut args.auth);
+        println!(
+            "credentials: {verb} {dir}: the admin API key is in {key} (send it as \
+             `Authorization: Bearer KEY`); `socialite token USER` mints user tokens; \
+             {keys} lists the API keys (reread when it changes)",
+            dir = files
+                .admin_key
+                .parent()
+                .map_or(String::new(), |d| d.display().to_string()),
+            key = files.admin_key.display(),
+            keys = files.api_keys.display(),
+        );
+    }
     let listen = Listen {
         rest: args.rest_addr,
         rest_flag: "--rest-addr",
@@ -87,6 +167,9 @@ async fn up(args: UpArgs) -> Result<(), String> {
         storage: args.storage.backends(&args.feed),
         worker: args.worker.config(),
         node_id: args.node_id,
+        auth: args.auth.config(),
+        cors_origins: args.auth.cors_origins.clone(),
+        ops_addr: args.auth.ops_addr,
     };
     serve_until_signal(
         "socialite",
@@ -96,6 +179,37 @@ async fn up(args: UpArgs) -> Result<(), String> {
         args.log.log_json,
     )
     .await
+}
+
+fn token(args: TokenArgs) -> Result<(), String> {
+    let mut source = Source {
+        file: args.token_secrets_file,
+        text: args.token_secrets,
+    };
+    if source.file.is_none() && source.text.is_none() {
+        source.file = Some(DataDirCredentials::of(&args.data_dir).token_secrets);
+    }
+    let secret = signing_secret(&source)?;
+    let token = mint(&secret, &args.user, args.ttl).map_err(|e| e.to_string())?;
+    println!("{token}");
+    Ok(())
+}
+
+fn key(args: KeyArgs) -> Result<(), String> {
+    let scopes = Scopes::parse(&args.scopes).map_err(|e| e.to_string())?;
+    let key = new_key()?;
+    let line = StoredKey::line(&args.name, scopes, &key);
+    // The line must parse as the services will parse it.
+    parse_keys(&line)?;
+    match &args.append {
+        Some(path) => {
+            append_key(path, &line)?;
+            eprintln!("key {} ({scopes}) added to {}", args.name, path.display());
+        }
+        None => eprintln!("add this line to the keys file:\n{line}"),
+    }
+    println!("{key}");
+    Ok(())
 }
 
 async fn load(args: LoadArgs) -> Result<(), String> {

@@ -19,6 +19,7 @@ use socialite_core::ids::{PostId, UserId};
 use socialite_core::ingest::Ingest;
 use socialite_core::model::{Entry, Post};
 use socialite_core::ports::{CacheRead, Coverage, IdRange, LogConsumer};
+use socialite_core::rules::access::Caller;
 use socialite_core::rules::cascade::UserDeletion;
 use socialite_core::rules::checks::{EdgeChange, EdgeOp};
 use socialite_embedded::EmbeddedConfig;
@@ -234,7 +235,7 @@ async fn follow_graph(kind: Kind) {
     let ingest = Ingest::new(b.content.clone(), b.graph.clone(), 1)
         .await
         .unwrap();
-    let err = ingest.follow("a", "a").await.unwrap_err();
+    let err = ingest.follow(&Caller::Trusted, "a", "a").await.unwrap_err();
     assert_eq!(
         (err.kind(), err.code()),
         (ErrorKind::Conflict, "cannot_follow_self")

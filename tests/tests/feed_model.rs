@@ -15,6 +15,7 @@ use socialite_core::ingest::Ingest;
 use socialite_core::ports::{CacheRead, LogConsumer};
 use socialite_core::reads::Reads;
 use socialite_core::relay::relay_once;
+use socialite_core::rules::access::Caller;
 use socialite_core::sim::{Rng, Zipf};
 use socialite_e2e::servers::Servers;
 use socialite_embedded::EmbeddedConfig;
@@ -138,7 +139,7 @@ impl Harness {
             loop {
                 let (page, _) = self
                     .reads
-                    .timeline(u, Some(limit), before.as_deref())
+                    .timeline(&Caller::Trusted, u, Some(limit), before.as_deref())
                     .await
                     .unwrap();
                 assert!(page.items.len() <= limit as usize);
@@ -203,23 +204,27 @@ async fn run_on(seed: u64, steps: usize, users: usize, feed: FeedConfig, store: 
         }
         match op {
             0..=9 => {
-                h.ingest.put_user(&b, None).await.unwrap();
+                h.ingest.put_user(&Caller::Trusted, &b, None).await.unwrap();
                 h.model.users.insert(b);
             }
             10..=34 => {
                 // Follow: a popular account (Zipf pick) gains a follower.
-                if h.ingest.follow(&b, &a).await.is_ok() {
+                if h.ingest.follow(&Caller::Trusted, &b, &a).await.is_ok() {
                     h.model.follows.insert((b, a));
                 }
             }
             35..=44 => {
-                if h.ingest.unfollow(&b, &a).await.is_ok() {
+                if h.ingest.unfollow(&Caller::Trusted, &b, &a).await.is_ok() {
                     h.model.follows.remove(&(b, a));
                 }
             }
             45..=74 => {
                 let message = format!("post {step} by {a}");
-                if let Ok(p) = h.ingest.create_post(&a, message.clone(), None).await {
+                if let Ok(p) = h
+                    .ingest
+                    .create_post(&Caller::Trusted, &a, message.clone(), None)
+                    .await
+                {
                     h.model.posts.insert(p.id, (a, message));
                 }
             }
@@ -230,12 +235,15 @@ async fn run_on(seed: u64, steps: usize, users: usize, feed: FeedConfig, store: 
                     .iter()
                     .nth(rng.below(h.model.posts.len().max(1)))
                 {
-                    h.ingest.delete_post(&p.to_string()).await.unwrap();
+                    h.ingest
+                        .delete_post(&Caller::Trusted, &p.to_string())
+                        .await
+                        .unwrap();
                     h.model.posts.remove(&p);
                 }
             }
             82..=83 => {
-                if h.ingest.delete_user(&b).await.is_ok() {
+                if h.ingest.delete_user(&Caller::Trusted, &b).await.is_ok() {
                     h.model.users.remove(&b);
                     h.model.follows.retain(|(f, t)| f != &b && t != &b);
                     h.model.posts.retain(|_, (author, _)| author != &b);
@@ -244,7 +252,7 @@ async fn run_on(seed: u64, steps: usize, users: usize, feed: FeedConfig, store: 
             84..=93 => {
                 // A read activates a dormant user, possibly with events still
                 // in flight: exactly the race the warming state must survive.
-                let _ = h.reads.timeline(&b, Some(3), None).await;
+                let _ = h.reads.timeline(&Caller::Trusted, &b, Some(3), None).await;
             }
             94..=96 => {
                 // Replay from a random earlier point (rewind never skips ahead).
@@ -328,13 +336,17 @@ async fn the_mongodb_stores_match_the_oracle_on_random_histories() {
 async fn a_post_reaches_an_active_follower() {
     let mut h = Harness::new(feed(FeedModel::Cache, false, 1)).await;
     for u in ["u2", "u4"] {
-        h.ingest.put_user(u, None).await.unwrap();
+        h.ingest.put_user(&Caller::Trusted, u, None).await.unwrap();
         h.model.users.insert(u.into());
     }
-    h.ingest.follow("u4", "u2").await.unwrap();
+    h.ingest.follow(&Caller::Trusted, "u4", "u2").await.unwrap();
     h.model.follows.insert(("u4".into(), "u2".into()));
     h.check_all(0, 0).await;
-    let p = h.ingest.create_post("u2", "hi".into(), None).await.unwrap();
+    let p = h
+        .ingest
+        .create_post(&Caller::Trusted, "u2", "hi".into(), None)
+        .await
+        .unwrap();
     h.model.posts.insert(p.id, ("u2".into(), "hi".into()));
     h.drain().await;
     let uid = socialite_core::ids::UserId::parse("u4").unwrap();
@@ -357,19 +369,19 @@ fn uid(s: &str) -> socialite_core::ids::UserId {
 
 async fn setup_two_authors(h: &mut Harness) -> (PostId, PostId) {
     for u in ["a", "b", "r"] {
-        h.ingest.put_user(u, None).await.unwrap();
+        h.ingest.put_user(&Caller::Trusted, u, None).await.unwrap();
     }
-    h.ingest.follow("r", "a").await.unwrap();
-    h.ingest.follow("r", "b").await.unwrap();
+    h.ingest.follow(&Caller::Trusted, "r", "a").await.unwrap();
+    h.ingest.follow(&Caller::Trusted, "r", "b").await.unwrap();
     let pa = h
         .ingest
-        .create_post("a", "from a".into(), None)
+        .create_post(&Caller::Trusted, "a", "from a".into(), None)
         .await
         .unwrap()
         .id;
     let pb = h
         .ingest
-        .create_post("b", "from b".into(), None)
+        .create_post(&Caller::Trusted, "b", "from b".into(), None)
         .await
         .unwrap()
         .id;
@@ -391,7 +403,11 @@ async fn an_interrupted_activation_is_completed_by_the_next_read() {
     let (pa, pb) = setup_two_authors(&mut h).await;
     // A read that created the cache and was cut off before filling it.
     h.backends.timelines.create(&uid("r")).await.unwrap();
-    let (page, source) = h.reads.timeline("r", None, None).await.unwrap();
+    let (page, source) = h
+        .reads
+        .timeline(&Caller::Trusted, "r", None, None)
+        .await
+        .unwrap();
     assert_eq!(source, ReadSource::Merge);
     assert_eq!(
         page.items.iter().map(|p| p.id).collect::<Vec<_>>(),
@@ -404,7 +420,11 @@ async fn an_interrupted_activation_is_completed_by_the_next_read() {
         .await
         .unwrap();
     assert!(matches!(read, CacheRead::Ready { .. }), "{read:?}");
-    let (_, source) = h.reads.timeline("r", None, None).await.unwrap();
+    let (_, source) = h
+        .reads
+        .timeline(&Caller::Trusted, "r", None, None)
+        .await
+        .unwrap();
     assert_eq!(source, ReadSource::Cache);
 }
 
@@ -423,7 +443,7 @@ async fn an_unfollow_that_reaches_a_warming_cache_stays_out_of_its_fill() {
     h.backends.timelines.create(&r).await.unwrap();
     let merged = vec![Entry::linked(pb, uid("b")), Entry::linked(pa, uid("a"))];
     // ...when r unfollows b and the purge is applied before the fill lands.
-    h.ingest.unfollow("r", "b").await.unwrap();
+    h.ingest.unfollow(&Caller::Trusted, "r", "b").await.unwrap();
     h.drain().await;
     h.backends
         .timelines
@@ -447,22 +467,31 @@ async fn an_unfollow_that_reaches_a_warming_cache_stays_out_of_its_fill() {
 async fn a_user_deleted_and_created_again_inherits_no_follows() {
     let mut h = Harness::new(FeedConfig::default()).await;
     for u in ["a", "x"] {
-        h.ingest.put_user(u, None).await.unwrap();
+        h.ingest.put_user(&Caller::Trusted, u, None).await.unwrap();
     }
-    h.ingest.follow("x", "a").await.unwrap();
-    h.reads.timeline("x", None, None).await.unwrap();
+    h.ingest.follow(&Caller::Trusted, "x", "a").await.unwrap();
+    h.reads
+        .timeline(&Caller::Trusted, "x", None, None)
+        .await
+        .unwrap();
     h.ingest
-        .create_post("a", "before".into(), None)
+        .create_post(&Caller::Trusted, "a", "before".into(), None)
         .await
         .unwrap();
     h.drain().await; // the worker now knows a's followers
-    h.ingest.delete_user("x").await.unwrap();
-    h.ingest.put_user("x", None).await.unwrap();
+    h.ingest.delete_user(&Caller::Trusted, "x").await.unwrap();
+    h.ingest
+        .put_user(&Caller::Trusted, "x", None)
+        .await
+        .unwrap();
     h.drain().await;
-    h.reads.timeline("x", None, None).await.unwrap(); // active again, following nobody
+    h.reads
+        .timeline(&Caller::Trusted, "x", None, None)
+        .await
+        .unwrap(); // active again, following nobody
     let p = h
         .ingest
-        .create_post("a", "after".into(), None)
+        .create_post(&Caller::Trusted, "a", "after".into(), None)
         .await
         .unwrap();
     h.model.users.extend(["a", "x"].map(String::from));

@@ -3,17 +3,15 @@
 mod common;
 
 use common::*;
+use socialite_bench::target::Authed;
 use socialite_proto::v1 as pb;
 use socialite_proto::v1::ingest_client::IngestClient;
 use socialite_proto::v1::reads_client::ReadsClient;
 use tonic::transport::Channel;
 use tonic::Code;
 
-async fn clients(t: &TestApp) -> (IngestClient<Channel>, ReadsClient<Channel>) {
-    (
-        IngestClient::connect(t.grpc.clone()).await.unwrap(),
-        ReadsClient::connect(t.grpc.clone()).await.unwrap(),
-    )
+async fn clients(t: &TestApp) -> (IngestClient<Authed>, ReadsClient<Authed>) {
+    clients_as(t, ADMIN_KEY).await
 }
 
 fn user(id: &str) -> pb::UserRef {

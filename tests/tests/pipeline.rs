@@ -127,7 +127,7 @@ async fn a_crash_loses_no_acknowledged_write() {
     let addr_file = dir.path().join("addr");
     eventually("the child server to start", || async { addr_file.exists() }).await;
     let base = format!("http://{}", std::fs::read_to_string(&addr_file).unwrap());
-    let http = reqwest::Client::new();
+    let http = client_with(ADMIN_KEY);
     for u in ["a", "r"] {
         http.put(format!("{base}/users/{u}"))
             .send()

@@ -8,6 +8,7 @@
 mod common;
 
 use common::servers::Servers;
+use common::{client_with, test_auth, ADMIN_KEY};
 use futures_util::TryStreamExt;
 use mongodb::bson::{doc, Document};
 use reqwest::{Client, StatusCode};
@@ -101,6 +102,8 @@ impl Topology {
             .arg(&data)
             .args(["--cache-size", "500"])
             .env("RUST_LOG", "info,librdkafka=warn,rdkafka=warn")
+            // The services read their keys from their settings.
+            .env("SOCIALITE_API_KEYS", test_auth().api_keys.text.unwrap())
             .stdout(Stdio::null())
             .stderr(std::fs::File::create(&log).unwrap())
             .spawn()
@@ -220,7 +223,7 @@ async fn a_killed_worker_loses_nothing_and_duplicates_nothing() {
         p_rest.clone(),
     );
     // The first process creates the topics and indexes; then the rest start.
-    let http = Client::new();
+    let http = client_with(ADMIN_KEY);
     wait_ready(&http, &[&producer]).await;
     let api = topo.spawn(
         "timeline-api",
@@ -480,6 +483,9 @@ async fn posts_acknowledged_while_kafka_is_down_reach_the_timelines() {
         storage,
         worker: socialite_core::worker::WorkerConfig::default(),
         node_id: 5,
+        auth: test_auth(),
+        cors_origins: Vec::new(),
+        ops_addr: None,
     };
     let rest = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let grpc = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
@@ -487,7 +493,7 @@ async fn posts_acknowledged_while_kafka_is_down_reach_the_timelines() {
         .await
         .unwrap();
     let base = app.rest_addr.to_string();
-    let http = Client::new();
+    let http = client_with(ADMIN_KEY);
     let url = |path: &str| format!("http://{base}{path}");
     send(&http, reqwest::Method::PUT, url("/users/alice"), None).await;
     send(&http, reqwest::Method::PUT, url("/users/bob"), None).await;

@@ -1,5 +1,6 @@
 //! The gRPC `Ingest` service.
 
+use crate::auth::grpc_parts;
 use crate::error::to_status;
 use crate::pb::{optional_json, post, user};
 use crate::MAX_BODY_BYTES;
@@ -24,9 +25,13 @@ impl pb::ingest_server::Ingest for IngestGrpc {
         &self,
         req: Request<pb::PutUserRequest>,
     ) -> Result<Response<pb::User>, Status> {
-        let r = req.into_inner();
+        let (caller, r) = grpc_parts(req);
         let profile = optional_json("profile_json", &r.profile_json)?;
-        let (u, _) = self.0.put_user(&r.id, profile).await.map_err(to_status)?;
+        let (u, _) = self
+            .0
+            .put_user(&caller, &r.id, profile)
+            .await
+            .map_err(to_status)?;
         Ok(Response::new(user(&u)))
     }
 
@@ -34,8 +39,9 @@ impl pb::ingest_server::Ingest for IngestGrpc {
         &self,
         req: Request<pb::UserRef>,
     ) -> Result<Response<pb::Deleted>, Status> {
+        let (caller, r) = grpc_parts(req);
         self.0
-            .delete_user(&req.into_inner().id)
+            .delete_user(&caller, &r.id)
             .await
             .map_err(to_status)?;
         Ok(Response::new(pb::Deleted {}))
@@ -45,8 +51,12 @@ impl pb::ingest_server::Ingest for IngestGrpc {
         &self,
         req: Request<pb::FollowRequest>,
     ) -> Result<Response<pb::FollowReply>, Status> {
-        let r = req.into_inner();
-        let changed = self.0.follow(&r.user, &r.target).await.map_err(to_status)?;
+        let (caller, r) = grpc_parts(req);
+        let changed = self
+            .0
+            .follow(&caller, &r.user, &r.target)
+            .await
+            .map_err(to_status)?;
         Ok(Response::new(pb::FollowReply { changed }))
     }
 
@@ -54,10 +64,10 @@ impl pb::ingest_server::Ingest for IngestGrpc {
         &self,
         req: Request<pb::FollowRequest>,
     ) -> Result<Response<pb::FollowReply>, Status> {
-        let r = req.into_inner();
+        let (caller, r) = grpc_parts(req);
         let changed = self
             .0
-            .unfollow(&r.user, &r.target)
+            .unfollow(&caller, &r.user, &r.target)
             .await
             .map_err(to_status)?;
         Ok(Response::new(pb::FollowReply { changed }))
@@ -67,11 +77,11 @@ impl pb::ingest_server::Ingest for IngestGrpc {
         &self,
         req: Request<pb::CreatePostRequest>,
     ) -> Result<Response<pb::Post>, Status> {
-        let r = req.into_inner();
+        let (caller, r) = grpc_parts(req);
         let data = optional_json("data_json", &r.data_json)?;
         let p = self
             .0
-            .create_post(&r.author, r.message, data)
+            .create_post(&caller, &r.author, r.message, data)
             .await
             .map_err(to_status)?;
         Ok(Response::new(post(&p)))
@@ -81,8 +91,9 @@ impl pb::ingest_server::Ingest for IngestGrpc {
         &self,
         req: Request<pb::PostRef>,
     ) -> Result<Response<pb::Deleted>, Status> {
+        let (caller, r) = grpc_parts(req);
         self.0
-            .delete_post(&req.into_inner().id)
+            .delete_post(&caller, &r.id)
             .await
             .map_err(to_status)?;
         Ok(Response::new(pb::Deleted {}))

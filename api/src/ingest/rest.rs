@@ -1,5 +1,6 @@
 //! REST routes of ingestion.
 
+use crate::auth::Auth;
 use crate::extract::{optional_json_body, Json, Path};
 use crate::json::{FollowJson, PostJson, UserJson};
 use crate::schema::{EdgePath, ErrorBody, PostPath, UserPath};
@@ -54,6 +55,7 @@ struct CreatePostBody {
 /// optional.
 #[utoipa::path(
     put, path = "/users/{id}", tag = "users", params(UserPath),
+    security(("api_key" = ["write"]), ("user_token" = ["self"])),
     request_body(content = Option<PutUserBody>, content_type = "application/json"),
     responses(
         (status = 201, description = "Created", body = UserJson),
@@ -66,12 +68,15 @@ struct CreatePostBody {
 )]
 async fn put_user(
     State(ingest): App,
+    Auth(caller): Auth,
     Path(id): Path<String>,
     headers: HeaderMap,
     body: Bytes,
 ) -> Result<Response, ApiError> {
     let body: Option<PutUserBody> = optional_json_body(&headers, &body)?;
-    let (user, created) = ingest.put_user(&id, body.and_then(|b| b.profile)).await?;
+    let (user, created) = ingest
+        .put_user(&caller, &id, body.and_then(|b| b.profile))
+        .await?;
     let status = if created {
         StatusCode::CREATED
     } else {
@@ -84,6 +89,7 @@ async fn put_user(
 /// timeline.
 #[utoipa::path(
     delete, path = "/users/{id}", tag = "users", params(UserPath),
+    security(("api_key" = ["admin"])),
     responses(
         (status = 204, description = "Deleted"),
         (status = 400, description = "`invalid_user_id`", body = ErrorBody),
@@ -91,8 +97,12 @@ async fn put_user(
         (status = 503, description = "`unavailable`", body = ErrorBody),
     )
 )]
-async fn delete_user(State(ingest): App, Path(id): Path<String>) -> Result<StatusCode, ApiError> {
-    ingest.delete_user(&id).await?;
+async fn delete_user(
+    State(ingest): App,
+    Auth(caller): Auth,
+    Path(id): Path<String>,
+) -> Result<StatusCode, ApiError> {
+    ingest.delete_user(&caller, &id).await?;
     Ok(StatusCode::NO_CONTENT)
 }
 
@@ -100,6 +110,7 @@ async fn delete_user(State(ingest): App, Path(id): Path<String>) -> Result<Statu
 /// follower's timeline.
 #[utoipa::path(
     put, path = "/users/{id}/following/{target}", tag = "graph", params(EdgePath),
+    security(("api_key" = ["write"]), ("user_token" = ["self"])),
     responses(
         (status = 200, description = "Following", body = FollowJson),
         (status = 400, description = "`invalid_user_id`", body = ErrorBody),
@@ -110,9 +121,10 @@ async fn delete_user(State(ingest): App, Path(id): Path<String>) -> Result<Statu
 )]
 async fn follow(
     State(ingest): App,
+    Auth(caller): Auth,
     Path((id, target)): Path<(String, String)>,
 ) -> Result<Response, ApiError> {
-    let changed = ingest.follow(&id, &target).await?;
+    let changed = ingest.follow(&caller, &id, &target).await?;
     Ok(edge_reply(true, changed))
 }
 
@@ -120,6 +132,7 @@ async fn follow(
 /// timeline.
 #[utoipa::path(
     delete, path = "/users/{id}/following/{target}", tag = "graph", params(EdgePath),
+    security(("api_key" = ["write"]), ("user_token" = ["self"])),
     responses(
         (status = 200, description = "Not following", body = FollowJson),
         (status = 400, description = "`invalid_user_id`", body = ErrorBody),
@@ -129,9 +142,10 @@ async fn follow(
 )]
 async fn unfollow(
     State(ingest): App,
+    Auth(caller): Auth,
     Path((id, target)): Path<(String, String)>,
 ) -> Result<Response, ApiError> {
-    let changed = ingest.unfollow(&id, &target).await?;
+    let changed = ingest.unfollow(&caller, &id, &target).await?;
     Ok(edge_reply(false, changed))
 }
 
@@ -142,6 +156,7 @@ fn edge_reply(following: bool, changed: bool) -> Response {
 /// Posts as the user; followers' timelines receive it.
 #[utoipa::path(
     post, path = "/users/{id}/posts", tag = "posts", params(UserPath),
+    security(("api_key" = ["write"]), ("user_token" = ["self"])),
     request_body(content = CreatePostBody, content_type = "application/json"),
     responses(
         (status = 201, description = "Created; `Location: /posts/{id}`", body = PostJson),
@@ -154,10 +169,13 @@ fn edge_reply(following: bool, changed: bool) -> Response {
 )]
 async fn create_post(
     State(ingest): App,
+    Auth(caller): Auth,
     Path(id): Path<String>,
     Json(body): Json<CreatePostBody>,
 ) -> Result<Response, ApiError> {
-    let post = ingest.create_post(&id, body.message, body.data).await?;
+    let post = ingest
+        .create_post(&caller, &id, body.message, body.data)
+        .await?;
     let location = format!("/posts/{}", post.id);
     Ok((
         StatusCode::CREATED,
@@ -170,6 +188,7 @@ async fn create_post(
 /// Deletes the post; it leaves every timeline.
 #[utoipa::path(
     delete, path = "/posts/{id}", tag = "posts", params(PostPath),
+    security(("api_key" = ["write"]), ("api_key" = ["admin"]), ("user_token" = ["author"])),
     responses(
         (status = 204, description = "Deleted"),
         (status = 400, description = "`invalid_post_id`", body = ErrorBody),
@@ -177,7 +196,11 @@ async fn create_post(
         (status = 503, description = "`unavailable`", body = ErrorBody),
     )
 )]
-async fn delete_post(State(ingest): App, Path(id): Path<String>) -> Result<StatusCode, ApiError> {
-    ingest.delete_post(&id).await?;
+async fn delete_post(
+    State(ingest): App,
+    Auth(caller): Auth,
+    Path(id): Path<String>,
+) -> Result<StatusCode, ApiError> {
+    ingest.delete_post(&caller, &id).await?;
     Ok(StatusCode::NO_CONTENT)
 }

@@ -1,9 +1,11 @@
 //! The gRPC `Reads` service.
 
+use crate::auth::grpc_parts;
 use crate::error::to_status;
 use crate::pb::{limit, optional, post, post_page, user, user_page};
 use crate::MAX_BODY_BYTES;
 use socialite_core::reads::{Direction, Reads};
+use socialite_core::rules::access::Caller;
 use socialite_proto::v1 as pb;
 use socialite_proto::v1::reads_server::ReadsServer;
 use std::sync::Arc;
@@ -21,12 +23,12 @@ pub struct ReadsGrpc(Arc<Reads>);
 impl ReadsGrpc {
     async fn edges(
         &self,
-        r: pb::ListUsersRequest,
+        (caller, r): (Caller, pb::ListUsersRequest),
         d: Direction,
     ) -> Result<Response<pb::UserList>, Status> {
         let page = self
             .0
-            .edges(&r.user, d, limit(r.limit), optional(&r.cursor))
+            .edges(&caller, &r.user, d, limit(r.limit), optional(&r.cursor))
             .await
             .map_err(to_status)?;
         Ok(Response::new(user_page(page)))
@@ -36,7 +38,8 @@ impl ReadsGrpc {
 #[tonic::async_trait]
 impl pb::reads_server::Reads for ReadsGrpc {
     async fn get_user(&self, req: Request<pb::UserRef>) -> Result<Response<pb::User>, Status> {
-        let u = self.0.user(&req.into_inner().id).await.map_err(to_status)?;
+        let (caller, r) = grpc_parts(req);
+        let u = self.0.user(&caller, &r.id).await.map_err(to_status)?;
         Ok(Response::new(user(&u)))
     }
 
@@ -44,21 +47,22 @@ impl pb::reads_server::Reads for ReadsGrpc {
         &self,
         req: Request<pb::ListUsersRequest>,
     ) -> Result<Response<pb::UserList>, Status> {
-        self.edges(req.into_inner(), Direction::Followers).await
+        self.edges(grpc_parts(req), Direction::Followers).await
     }
 
     async fn list_following(
         &self,
         req: Request<pb::ListUsersRequest>,
     ) -> Result<Response<pb::UserList>, Status> {
-        self.edges(req.into_inner(), Direction::Following).await
+        self.edges(grpc_parts(req), Direction::Following).await
     }
 
     async fn follower_count(
         &self,
         req: Request<pb::UserRef>,
     ) -> Result<Response<pb::Count>, Status> {
-        let u = self.0.user(&req.into_inner().id).await.map_err(to_status)?;
+        let (caller, r) = grpc_parts(req);
+        let u = self.0.user(&caller, &r.id).await.map_err(to_status)?;
         Ok(Response::new(pb::Count { count: u.followers }))
     }
 
@@ -66,12 +70,14 @@ impl pb::reads_server::Reads for ReadsGrpc {
         &self,
         req: Request<pb::UserRef>,
     ) -> Result<Response<pb::Count>, Status> {
-        let u = self.0.user(&req.into_inner().id).await.map_err(to_status)?;
+        let (caller, r) = grpc_parts(req);
+        let u = self.0.user(&caller, &r.id).await.map_err(to_status)?;
         Ok(Response::new(pb::Count { count: u.following }))
     }
 
     async fn get_post(&self, req: Request<pb::PostRef>) -> Result<Response<pb::Post>, Status> {
-        let p = self.0.post(&req.into_inner().id).await.map_err(to_status)?;
+        let (caller, r) = grpc_parts(req);
+        let p = self.0.post(&caller, &r.id).await.map_err(to_status)?;
         Ok(Response::new(post(&p)))
     }
 
@@ -79,10 +85,10 @@ impl pb::reads_server::Reads for ReadsGrpc {
         &self,
         req: Request<pb::ListPostsRequest>,
     ) -> Result<Response<pb::PostList>, Status> {
-        let r = req.into_inner();
+        let (caller, r) = grpc_parts(req);
         let page = self
             .0
-            .posts_by(&r.user, limit(r.limit), optional(&r.before))
+            .posts_by(&caller, &r.user, limit(r.limit), optional(&r.before))
             .await
             .map_err(to_status)?;
         Ok(Response::new(post_page(&page)))
@@ -92,10 +98,10 @@ impl pb::reads_server::Reads for ReadsGrpc {
         &self,
         req: Request<pb::ListPostsRequest>,
     ) -> Result<Response<pb::PostList>, Status> {
-        let r = req.into_inner();
+        let (caller, r) = grpc_parts(req);
         let (page, _) = self
             .0
-            .timeline(&r.user, limit(r.limit), optional(&r.before))
+            .timeline(&caller, &r.user, limit(r.limit), optional(&r.before))
             .await
             .map_err(to_status)?;
         Ok(Response::new(post_page(&page)))

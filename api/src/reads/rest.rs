@@ -1,5 +1,6 @@
 //! REST routes of reads.
 
+use crate::auth::Auth;
 use crate::extract::{PageParams, Path, Query};
 use crate::json::{CountJson, PostJson, PostPageJson, UserJson, UserPageJson};
 use crate::schema::{ErrorBody, PostPageQuery, PostPath, UserPageQuery, UserPath};
@@ -9,6 +10,7 @@ use axum::http::HeaderValue;
 use axum::response::{IntoResponse, Response};
 use axum::Json;
 use socialite_core::reads::{Direction, Reads};
+use socialite_core::rules::access::Caller;
 use std::sync::Arc;
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
@@ -35,77 +37,101 @@ pub fn rest_routes(reads: Arc<Reads>) -> OpenApiRouter {
 /// A user with their counts.
 #[utoipa::path(
     get, path = "/users/{id}", tag = "users", params(UserPath),
+    security(("api_key" = ["read"]), ("user_token" = ["public_reads"])),
     responses((status = 200, description = "The user", body = UserJson), (status = 400, description = "`invalid_user_id`", body = ErrorBody), (status = 404, description = "`user_not_found`", body = ErrorBody), (status = 503, description = "`unavailable`", body = ErrorBody))
 )]
-async fn get_user(State(reads): App, Path(id): Path<String>) -> Result<Response, ApiError> {
-    Ok(Json(json::user(&reads.user(&id).await?)).into_response())
+async fn get_user(
+    State(reads): App,
+    Auth(caller): Auth,
+    Path(id): Path<String>,
+) -> Result<Response, ApiError> {
+    Ok(Json(json::user(&reads.user(&caller, &id).await?)).into_response())
 }
 
 /// Who follows the user, in id order.
 #[utoipa::path(
     get, path = "/users/{id}/followers", tag = "graph", params(UserPath, UserPageQuery),
+    security(("api_key" = ["read"]), ("user_token" = ["public_reads"])),
     responses((status = 200, description = "A page of followers", body = UserPageJson), (status = 400, description = "`invalid_user_id`, `invalid_limit`, `invalid_cursor`, `invalid_post_id`, `invalid_query`", body = ErrorBody), (status = 404, description = "`user_not_found`", body = ErrorBody), (status = 503, description = "`unavailable`", body = ErrorBody))
 )]
 async fn followers(
     State(reads): App,
+    Auth(caller): Auth,
     Path(id): Path<String>,
     Query(q): Query<PageParams>,
 ) -> Result<Response, ApiError> {
-    edge_page(&reads, &id, &q, Direction::Followers).await
+    edge_page(&reads, &caller, &id, &q, Direction::Followers).await
 }
 
 /// Whom the user follows, in id order.
 #[utoipa::path(
     get, path = "/users/{id}/following", tag = "graph", params(UserPath, UserPageQuery),
+    security(("api_key" = ["read"]), ("user_token" = ["public_reads"])),
     responses((status = 200, description = "A page of followees", body = UserPageJson), (status = 400, description = "`invalid_user_id`, `invalid_limit`, `invalid_cursor`, `invalid_post_id`, `invalid_query`", body = ErrorBody), (status = 404, description = "`user_not_found`", body = ErrorBody), (status = 503, description = "`unavailable`", body = ErrorBody))
 )]
 async fn following(
     State(reads): App,
+    Auth(caller): Auth,
     Path(id): Path<String>,
     Query(q): Query<PageParams>,
 ) -> Result<Response, ApiError> {
-    edge_page(&reads, &id, &q, Direction::Following).await
+    edge_page(&reads, &caller, &id, &q, Direction::Following).await
 }
 
 async fn edge_page(
     reads: &Reads,
+    caller: &Caller,
     id: &str,
     q: &PageParams,
     direction: Direction,
 ) -> Result<Response, ApiError> {
-    let page = reads.edges(id, direction, q.limit, q.cursor()).await?;
+    let page = reads
+        .edges(caller, id, direction, q.limit, q.cursor())
+        .await?;
     Ok(Json(json::user_page(&page)).into_response())
 }
 
 /// How many follow the user.
 #[utoipa::path(
     get, path = "/users/{id}/follower_count", tag = "graph", params(UserPath),
+    security(("api_key" = ["read"]), ("user_token" = ["public_reads"])),
     responses((status = 200, description = "The count", body = CountJson), (status = 400, description = "`invalid_user_id`", body = ErrorBody), (status = 404, description = "`user_not_found`", body = ErrorBody), (status = 503, description = "`unavailable`", body = ErrorBody))
 )]
-async fn follower_count(State(reads): App, Path(id): Path<String>) -> Result<Response, ApiError> {
-    Ok(Json(json::count(reads.user(&id).await?.followers)).into_response())
+async fn follower_count(
+    State(reads): App,
+    Auth(caller): Auth,
+    Path(id): Path<String>,
+) -> Result<Response, ApiError> {
+    Ok(Json(json::count(reads.user(&caller, &id).await?.followers)).into_response())
 }
 
 /// How many the user follows.
 #[utoipa::path(
     get, path = "/users/{id}/following_count", tag = "graph", params(UserPath),
+    security(("api_key" = ["read"]), ("user_token" = ["public_reads"])),
     responses((status = 200, description = "The count", body = CountJson), (status = 400, description = "`invalid_user_id`", body = ErrorBody), (status = 404, description = "`user_not_found`", body = ErrorBody), (status = 503, description = "`unavailable`", body = ErrorBody))
 )]
-async fn following_count(State(reads): App, Path(id): Path<String>) -> Result<Response, ApiError> {
-    Ok(Json(json::count(reads.user(&id).await?.following)).into_response())
+async fn following_count(
+    State(reads): App,
+    Auth(caller): Auth,
+    Path(id): Path<String>,
+) -> Result<Response, ApiError> {
+    Ok(Json(json::count(reads.user(&caller, &id).await?.following)).into_response())
 }
 
 /// The user's own posts, newest first.
 #[utoipa::path(
     get, path = "/users/{id}/posts", tag = "posts", params(UserPath, PostPageQuery),
+    security(("api_key" = ["read"]), ("user_token" = ["public_reads"])),
     responses((status = 200, description = "A page of posts", body = PostPageJson), (status = 400, description = "`invalid_user_id`, `invalid_limit`, `invalid_cursor`, `invalid_post_id`, `invalid_query`", body = ErrorBody), (status = 404, description = "`user_not_found`", body = ErrorBody), (status = 503, description = "`unavailable`", body = ErrorBody))
 )]
 async fn posts_by(
     State(reads): App,
+    Auth(caller): Auth,
     Path(id): Path<String>,
     Query(q): Query<PageParams>,
 ) -> Result<Response, ApiError> {
-    let page = reads.posts_by(&id, q.limit, q.before()).await?;
+    let page = reads.posts_by(&caller, &id, q.limit, q.before()).await?;
     Ok(Json(json::post_page(&page)).into_response())
 }
 
@@ -114,6 +140,7 @@ async fn posts_by(
 /// or a read-time merge (`merge`).
 #[utoipa::path(
     get, path = "/users/{id}/timeline", tag = "timelines", params(UserPath, PostPageQuery),
+    security(("api_key" = ["read"]), ("user_token" = ["self"])),
     responses(
         (status = 200, description = "A page of the timeline", body = PostPageJson,
             headers(("x-timeline-source" = String, description = "`cache`, `past_cache` or `merge`"))),
@@ -122,10 +149,11 @@ async fn posts_by(
 )]
 async fn timeline(
     State(reads): App,
+    Auth(caller): Auth,
     Path(id): Path<String>,
     Query(q): Query<PageParams>,
 ) -> Result<Response, ApiError> {
-    let (page, source) = reads.timeline(&id, q.limit, q.before()).await?;
+    let (page, source) = reads.timeline(&caller, &id, q.limit, q.before()).await?;
     let mut resp = Json(json::post_page(&page)).into_response();
     resp.headers_mut().insert(
         "x-timeline-source",
@@ -137,12 +165,17 @@ async fn timeline(
 /// One post.
 #[utoipa::path(
     get, path = "/posts/{id}", tag = "posts", params(PostPath),
+    security(("api_key" = ["read"]), ("user_token" = ["public_reads"])),
     responses(
         (status = 200, description = "The post", body = PostJson),
         (status = 400, description = "`invalid_post_id`", body = ErrorBody),
         (status = 404, description = "`post_not_found`", body = ErrorBody), (status = 503, description = "`unavailable`", body = ErrorBody)
     )
 )]
-async fn get_post(State(reads): App, Path(id): Path<String>) -> Result<Response, ApiError> {
-    Ok(Json(json::post(&reads.post(&id).await?)).into_response())
+async fn get_post(
+    State(reads): App,
+    Auth(caller): Auth,
+    Path(id): Path<String>,
+) -> Result<Response, ApiError> {
+    Ok(Json(json::post(&reads.post(&caller, &id).await?)).into_response())
 }

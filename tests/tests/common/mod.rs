@@ -8,11 +8,15 @@ pub use socialite_e2e::servers;
 
 use reqwest::{Client, Method, StatusCode};
 use serde_json::{json, Value};
+use socialite_api::auth::keys::StoredKey;
+use socialite_api::auth::rate::Rates;
+use socialite_api::auth::Source;
 use socialite_core::feed::config::FeedConfig;
+use socialite_core::rules::access::Scopes;
 use socialite_core::worker::WorkerConfig;
 use socialite_embedded::EmbeddedConfig;
 use socialite_runtime::backends::BackendConfig;
-use socialite_runtime::{start, App, AppConfig, Service};
+use socialite_runtime::{start, App, AppConfig, AuthConfig, Service};
 use std::future::Future;
 use std::path::Path;
 use std::time::{Duration, Instant};
@@ -26,6 +30,81 @@ pub struct TestApp {
     pub http: Client,
     pub dir: tempfile::TempDir,
     pub cache_size: usize,
+}
+
+/// The tests' server API keys: one per scope and one with all three.
+pub const ADMIN_KEY: &str = "slk_a000000000000000000000000000000000000000000000000000000000000001";
+pub const WRITE_KEY: &str = "slk_a000000000000000000000000000000000000000000000000000000000000002";
+pub const READ_KEY: &str = "slk_a000000000000000000000000000000000000000000000000000000000000003";
+pub const OPS_KEY: &str = "slk_a000000000000000000000000000000000000000000000000000000000000004";
+/// The secret the tests' user tokens are signed with.
+pub const TOKEN_SECRET: &str = "test-secret-test-secret-test-secret-0001";
+
+/// Checks on, with the tests' keys and secret and no rate limits.
+pub fn test_auth() -> AuthConfig {
+    let keys = [
+        ("admin", "write,read,admin", ADMIN_KEY),
+        ("writer", "write", WRITE_KEY),
+        ("reader", "read", READ_KEY),
+        ("ops", "admin", OPS_KEY),
+    ]
+    .map(|(name, scopes, key)| StoredKey::line(name, Scopes::parse(scopes).unwrap(), key))
+    .join(";");
+    AuthConfig {
+        checks: true,
+        api_keys: Source {
+            file: None,
+            text: Some(keys),
+        },
+        token_secrets: Source {
+            file: None,
+            text: Some(TOKEN_SECRET.into()),
+        },
+        public_reads: true,
+        rates: Rates {
+            per_user: 0,
+            per_key: 0,
+        },
+    }
+}
+
+/// A user token for `user`, valid for an hour.
+pub fn token_for(user: &str) -> String {
+    socialite_api::auth::tokens::mint(TOKEN_SECRET.as_bytes(), user, Duration::from_secs(3600))
+        .unwrap()
+}
+
+/// An HTTP client that sends `credential` with every request.
+pub fn client_with(credential: &str) -> Client {
+    let mut headers = reqwest::header::HeaderMap::new();
+    headers.insert(
+        reqwest::header::AUTHORIZATION,
+        format!("Bearer {credential}").parse().unwrap(),
+    );
+    Client::builder().default_headers(headers).build().unwrap()
+}
+
+/// gRPC clients whose calls carry `credential`.
+pub async fn clients_as(
+    t: &TestApp,
+    credential: &str,
+) -> (
+    socialite_proto::v1::ingest_client::IngestClient<socialite_bench::target::Authed>,
+    socialite_proto::v1::reads_client::ReadsClient<socialite_bench::target::Authed>,
+) {
+    let channel = tonic::transport::Channel::from_shared(t.grpc.clone())
+        .unwrap()
+        .connect()
+        .await
+        .unwrap();
+    let bearer = socialite_bench::target::Bearer::new(Some(credential)).unwrap();
+    (
+        socialite_proto::v1::ingest_client::IngestClient::with_interceptor(
+            channel.clone(),
+            bearer.clone(),
+        ),
+        socialite_proto::v1::reads_client::ReadsClient::with_interceptor(channel, bearer),
+    )
 }
 
 pub fn config(dir: &Path, cache_size: usize) -> AppConfig {
@@ -44,6 +123,9 @@ pub fn config(dir: &Path, cache_size: usize) -> AppConfig {
             ..WorkerConfig::default()
         },
         node_id: 0,
+        auth: test_auth(),
+        cors_origins: Vec::new(),
+        ops_addr: None,
     }
 }
 
@@ -61,7 +143,7 @@ pub async fn spawn_app_in(dir: tempfile::TempDir, cache_size: usize) -> TestApp 
         app: None,
         base: String::new(),
         grpc: String::new(),
-        http: Client::new(),
+        http: client_with(ADMIN_KEY),
         dir,
         cache_size,
     };

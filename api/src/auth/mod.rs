@@ -1,0 +1,339 @@
+//! Who is calling: the request's credential verified and turned into a
+//! [`Caller`] that the use cases check (`socialite_core::rules::access`).
+//!
+//! A credential comes as `Authorization: Bearer CREDENTIAL` (REST), the same
+//! `authorization` metadata (gRPC), or as the password of HTTP Basic (so a
+//! browser can open the status page). It is a server API key ([`keys`]) or
+//! a user token ([`tokens`]). No credential makes the caller anonymous; a
+//! credential that does not verify is refused here with 401, and a caller
+//! over its rate ([`rate`]) with 429.
+//!
+//! Keys and secrets come from files, reread when they change (so keys are
+//! rotated without a restart), and from fixed text (an environment variable).
+
+pub mod keys;
+pub mod rate;
+pub mod tokens;
+
+use crate::error::{to_status, ApiError};
+use axum::extract::{FromRequestParts, Request, State};
+use axum::http::request::Parts;
+use axum::http::{header, HeaderMap, HeaderValue};
+use axum::middleware::Next;
+use axum::response::{IntoResponse, Response};
+use base64ct::{Base64, Encoding};
+use keys::{find_key, parse_keys, StoredKey};
+use rate::{RateLimiter, Rates, Refusal};
+use socialite_core::rules::access::Caller;
+use socialite_core::{Error, ErrorKind};
+use std::path::PathBuf;
+use std::sync::{Arc, RwLock};
+use std::time::{Duration, SystemTime};
+
+/// Where keys or secrets come from: a file (watched) and fixed text.
+#[derive(Debug, Clone, Default)]
+pub struct Source {
+    pub file: Option<PathBuf>,
+    pub text: Option<String>,
+}
+
+/// How requests are authenticated.
+#[derive(Debug, Clone)]
+pub struct AuthConfig {
+    /// `false` runs without checks (`--auth none`): every caller is trusted.
+    pub checks: bool,
+    /// Server API keys, as `NAME SCOPES SHA256` entries.
+    pub api_keys: Source,
+    /// Secrets that user tokens are signed with, one per line.
+    pub token_secrets: Source,
+    /// Whether user tokens may read other users' public data.
+    pub public_reads: bool,
+    pub rates: Rates,
+}
+
+impl AuthConfig {
+    /// No checks: every caller is trusted.
+    pub fn none() -> AuthConfig {
+        AuthConfig {
+            checks: false,
+            api_keys: Source::default(),
+            token_secrets: Source::default(),
+            public_reads: true,
+            rates: Rates::default(),
+        }
+    }
+}
+
+/// What credentials verify against, as last loaded.
+#[derive(Default)]
+struct Credentials {
+    keys: Vec<StoredKey>,
+    secrets: Vec<Vec<u8>>,
+}
+
+/// Verifies credentials and meters callers; shared by REST and gRPC.
+pub struct Authenticator {
+    config: AuthConfig,
+    credentials: RwLock<Arc<Credentials>>,
+    /// Modification times of the files as last read.
+    seen: std::sync::Mutex<[Option<SystemTime>; 2]>,
+    limiter: RateLimiter,
+}
+
+fn read_source(source: &Source, what: &str) -> Result<String, String> {
+    let mut text = source.text.clone().unwrap_or_default();
+    if let Some(path) = &source.file {
+        let file = std::fs::read_to_string(path)
+            .map_err(|e| format!("cannot read {what} from {}: {e}", path.display()))?;
+        text.push('\n');
+        text.push_str(&file);
+    }
+    Ok(text)
+}
+
+fn modified(source: &Source) -> Option<SystemTime> {
+    let path = source.file.as_ref()?;
+    std::fs::metadata(path).and_then(|m| m.modified()).ok()
+}
+
+impl Authenticator {
+    /// Loads the keys and secrets; with checks on, at least one of them must
+    /// exist, or no one could call.
+    pub fn new(config: AuthConfig) -> Result<Authenticator, String> {
+        let auth = Authenticator {
+            limiter: RateLimiter::new(config.rates),
+            credentials: RwLock::default(),
+            seen: std::sync::Mutex::new([
+                modified(&config.api_keys),
+                modified(&config.token_secrets),
+            ]),
+            config,
+        };
+        if auth.config.checks {
+            let loaded = auth.load()?;
+            if loaded.keys.is_empty() && loaded.secrets.is_empty() {
+                return Err(
+                    "authentication is on but no API keys or token secrets are configured \
+                    (set --api-keys-file or SOCIALITE_API_KEYS, and --token-secrets-file or \
+                    SOCIALITE_TOKEN_SECRETS; or run with --auth none)"
+                        .into(),
+                );
+            }
+            tracing::info!(
+                keys = loaded.keys.len(),
+                token_secrets = loaded.secrets.len(),
+                "authentication is on"
+            );
+            *auth.credentials.write().expect("not poisoned") = Arc::new(loaded);
+        } else {
+            tracing::warn!("authentication is OFF (--auth none): any client may act as any user");
+        }
+        Ok(auth)
+    }
+
+    /// Whether requests are checked at all.
+    pub fn checks(&self) -> bool {
+        self.config.checks
+    }
+
+    fn load(&self) -> Result<Credentials, String> {
+        let keys = parse_keys(&read_source(&self.config.api_keys, "API keys")?)
+            .map_err(|e| format!("API keys: {e}"))?;
+        let secrets =
+            tokens::parse_secrets(&read_source(&self.config.token_secrets, "token secrets")?)
+                .map_err(|e| format!("token secrets: {e}"))?;
+        Ok(Credentials { keys, secrets })
+    }
+
+    /// Rereads the files if either changed. A file that no longer parses
+    /// leaves the credentials as they were, with an error in the log.
+    pub fn reload_if_changed(&self) {
+        let now = [
+            modified(&self.config.api_keys),
+            modified(&self.config.token_secrets),
+        ];
+        {
+            let mut seen = self.seen.lock().expect("not poisoned");
+            if *seen == now {
+                return;
+            }
+            *seen = now;
+        }
+        match self.load() {
+            Ok(loaded) => {
+                tracing::info!(
+                    keys = loaded.keys.len(),
+                    token_secrets = loaded.secrets.len(),
+                    "credentials reloaded"
+                );
+                *self.credentials.write().expect("not poisoned") = Arc::new(loaded);
+            }
+            Err(e) => {
+                tracing::error!(error = %e, "credentials not reloaded; the previous ones stay")
+            }
+        }
+    }
+
+    /// Rereads changed files every `period` until `shutdown`.
+    pub async fn watch(
+        self: Arc<Self>,
+        period: Duration,
+        mut shutdown: socialite_core::shutdown::Shutdown,
+    ) {
+        if !self.config.checks {
+            return;
+        }
+        loop {
+            tokio::select! {
+                _ = tokio::time::sleep(period) => self.reload_if_changed(),
+                _ = shutdown.wait() => return,
+            }
+        }
+    }
+
+    /// The caller a request's headers name.
+    pub fn caller(&self, headers: &HeaderMap) -> Result<Caller, Error> {
+        if !self.config.checks {
+            return Ok(Caller::Trusted);
+        }
+        let Some(presented) = credential(headers)? else {
+            return Ok(Caller::Anonymous);
+        };
+        let credentials = self.credentials.read().expect("not poisoned").clone();
+        if presented.starts_with(keys::KEY_PREFIX) {
+            let key = find_key(&credentials.keys, &presented).ok_or_else(|| {
+                Error::new(
+                    ErrorKind::Unauthenticated,
+                    "invalid_api_key",
+                    "no such API key",
+                )
+            })?;
+            return Ok(Caller::Server {
+                key: key.name.clone(),
+                scopes: key.scopes,
+            });
+        }
+        let user = tokens::verify(&credentials.secrets, &presented)?;
+        Ok(Caller::User {
+            user,
+            public_reads: self.config.public_reads,
+        })
+    }
+
+    /// The caller, admitted by its rate limit.
+    fn admit(&self, headers: &HeaderMap) -> Result<Caller, Refusal> {
+        let caller = self.caller(headers)?;
+        self.limiter.admit(&caller)?;
+        Ok(caller)
+    }
+}
+
+/// The credential of `Authorization: Bearer X` or of Basic's password.
+fn credential(headers: &HeaderMap) -> Result<Option<String>, Error> {
+    let Some(value) = headers.get(header::AUTHORIZATION) else {
+        return Ok(None);
+    };
+    let malformed = || {
+        Error::new(
+            ErrorKind::Unauthenticated,
+            "invalid_authorization",
+            "Authorization must be `Bearer CREDENTIAL` (or Basic with the credential as password)",
+        )
+    };
+    let value = value.to_str().map_err(|_| malformed())?;
+    let (scheme, rest) = value.split_once(' ').ok_or_else(malformed)?;
+    let rest = rest.trim();
+    if scheme.eq_ignore_ascii_case("bearer") && !rest.is_empty() {
+        return Ok(Some(rest.to_owned()));
+    }
+    if scheme.eq_ignore_ascii_case("basic") {
+        let decoded = Base64::decode_vec(rest).map_err(|_| malformed())?;
+        let decoded = String::from_utf8(decoded).map_err(|_| malformed())?;
+        let (_, password) = decoded.split_once(':').ok_or_else(malformed)?;
+        if !password.is_empty() {
+            return Ok(Some(password.to_owned()));
+        }
+    }
+    Err(malformed())
+}
+
+/// The caller of a REST handler, as the authentication layer established it
+/// (anonymous if no layer ran).
+pub struct Auth(pub Caller);
+
+impl<S: Send + Sync> FromRequestParts<S> for Auth {
+    type Rejection = std::convert::Infallible;
+
+    async fn from_request_parts(parts: &mut Parts, _: &S) -> Result<Self, Self::Rejection> {
+        Ok(Auth(caller_of(&parts.extensions)))
+    }
+}
+
+/// The caller a request's extensions hold (REST parts, gRPC requests).
+pub fn caller_of(extensions: &axum::http::Extensions) -> Caller {
+    extensions
+        .get::<Caller>()
+        .cloned()
+        .unwrap_or(Caller::Anonymous)
+}
+
+/// A gRPC request's caller and message.
+pub fn grpc_parts<T>(req: tonic::Request<T>) -> (Caller, T) {
+    let caller = req.extensions().get::<Caller>().cloned();
+    (caller.unwrap_or(Caller::Anonymous), req.into_inner())
+}
+
+/// REST: establishes the caller, or answers 401 or 429 with the JSON error.
+pub async fn authenticate_rest(
+    State(auth): State<Arc<Authenticator>>,
+    mut req: Request,
+    next: Next,
+) -> Response {
+    match auth.admit(req.headers()) {
+        Ok(caller) => {
+            req.extensions_mut().insert(caller);
+            next.run(req).await
+        }
+        Err(r) => refusal(r),
+    }
+}
+
+/// A REST refusal with the headers it calls for: `WWW-Authenticate` on 401
+/// (Basic, so that a browser asks), `Retry-After` on 429.
+pub fn refusal(r: Refusal) -> Response {
+    let kind = r.error.kind();
+    let mut resp = ApiError(r.error).into_response();
+    let headers = resp.headers_mut();
+    if kind == ErrorKind::Unauthenticated {
+        headers.insert(
+            header::WWW_AUTHENTICATE,
+            HeaderValue::from_static("Bearer, Basic realm=\"Socialite\""),
+        );
+    }
+    if let Some(secs) = r.retry_after {
+        headers.insert(header::RETRY_AFTER, HeaderValue::from(secs));
+    }
+    resp
+}
+
+/// gRPC: establishes the caller, or answers `UNAUTHENTICATED` or
+/// `RESOURCE_EXHAUSTED` (with `retry-after` metadata).
+pub async fn authenticate_grpc(
+    State(auth): State<Arc<Authenticator>>,
+    mut req: Request,
+    next: Next,
+) -> Response {
+    match auth.admit(req.headers()) {
+        Ok(caller) => {
+            req.extensions_mut().insert(caller);
+            next.run(req).await
+        }
+        Err(r) => {
+            let mut status = to_status(r.error);
+            if let Some(secs) = r.retry_after {
+                status.metadata_mut().insert("retry-after", secs.into());
+            }
+            status.into_http()
+        }
+    }
+}
