@@ -100,10 +100,16 @@ pub struct UserPageQuery {
             over the limit), 414 uri_too_long (URLs over 4 KiB), 415 \
             unsupported_content_encoding, 431 headers_too_large (over 16 KiB), and 503 \
             overloaded (with Retry-After) or request_timeout (30 s). Every response carries \
-            x-request-id.",
+            x-request-id. Callers present a server API key (scopes write, read, admin) or a \
+            user token (a JWT signed HS256 with a shared secret, `sub` the user id, `exp` \
+            required) as `Authorization: Bearer`; each route lists the schemes and scopes \
+            that may call it (`self`: only as the user in the path; `author`: only the \
+            post's author; `public_reads`: when the deployment lets user tokens read public \
+            data). Routes without security are open.",
         license(name = "Apache-2.0", identifier = "Apache-2.0"),
     ),
     components(schemas(ErrorBody, ErrorDetail)),
+    modifiers(&SecuritySchemes),
     tags(
         (name = "users", description = "Accounts and their profiles"),
         (name = "graph", description = "Follows, followers and counts"),
@@ -113,6 +119,51 @@ pub struct UserPageQuery {
     )
 )]
 pub struct ApiDoc;
+
+/// The credentials routes name in their `security`.
+struct SecuritySchemes;
+
+impl utoipa::Modify for SecuritySchemes {
+    fn modify(&self, doc: &mut Document) {
+        use utoipa::openapi::security::{HttpAuthScheme, HttpBuilder, SecurityScheme};
+        let components = doc.components.get_or_insert_with(Default::default);
+        let http = |scheme, format: Option<&str>, description: &str| {
+            let mut b = HttpBuilder::new()
+                .scheme(scheme)
+                .description(Some(description));
+            if let Some(f) = format {
+                b = b.bearer_format(f);
+            }
+            SecurityScheme::Http(b.build())
+        };
+        components.add_security_scheme(
+            "api_key",
+            http(
+                HttpAuthScheme::Bearer,
+                None,
+                "A server API key (`slk_...`), held by the product's backend; acts for any \
+                 user within its scopes: write, read, admin.",
+            ),
+        );
+        components.add_security_scheme(
+            "user_token",
+            http(
+                HttpAuthScheme::Bearer,
+                Some("JWT"),
+                "A user token: HS256 JWT with `sub` (the user id) and `exp`; acts only as \
+                 that user.",
+            ),
+        );
+        components.add_security_scheme(
+            "operator_basic",
+            http(
+                HttpAuthScheme::Basic,
+                None,
+                "HTTP Basic for browsers: any user name, an admin API key as the password.",
+            ),
+        );
+    }
+}
 
 /// Adds to every operation the refusals that `crate::guard` may answer
 /// before any handler runs, whatever the route: 413 (a declared length over
@@ -138,6 +189,7 @@ pub fn with_common_refusals(doc: &mut Document) {
             &mut item.delete,
         ];
         for op in ops.into_iter().flatten() {
+            let secured = op.security.as_ref().is_some_and(|s| !s.is_empty());
             let responses = &mut op.responses.responses;
             let mut add = |status: &str, description: &str| {
                 responses
@@ -158,6 +210,22 @@ pub fn with_common_refusals(doc: &mut Document) {
                 "415",
                 "`unsupported_content_encoding`: bodies are taken uncompressed",
             );
+            if secured {
+                add(
+                    "401",
+                    "`unauthenticated` (no credential), `invalid_api_key`, `invalid_token`, \
+                     `expired_token` or `invalid_authorization`; with `WWW-Authenticate`",
+                );
+                add(
+                    "403",
+                    "`missing_scope` (the key lacks the route's scope), `not_your_account`, \
+                     `not_your_post`, `public_reads_off` or `server_key_required` (user tokens)",
+                );
+                add(
+                    "429",
+                    "`rate_limited`: the credential is over its rate; with `Retry-After`",
+                );
+            }
         }
     }
 }

@@ -46,6 +46,8 @@ pub struct Metrics {
     pub store_errors: Family<Labels, Counter>,
     pub resident_memory: Gauge,
     pub peak_resident_memory: Gauge,
+    /// 1 when the APIs check credentials, 0 under `--auth none`.
+    pub auth_checks: Gauge,
 }
 
 impl Metrics {
@@ -76,12 +78,18 @@ impl Metrics {
             store_errors: Family::default(),
             resident_memory: Gauge::default(),
             peak_resident_memory: Gauge::default(),
+            auth_checks: Gauge::default(),
         };
         m.register()
     }
 
     fn register(mut self) -> Metrics {
         let r = &mut self.registry;
+        r.register(
+            "auth_checks",
+            "1 when the APIs check credentials; 0 when they run with --auth none",
+            self.auth_checks.clone(),
+        );
         r.register(
             "http_requests",
             "REST requests by route, method and status",

@@ -198,7 +198,9 @@ async fn the_status_page_draws_live_data_in_a_browser() {
         );
         return;
     };
-    let t = Arc::new(spawn_app().await);
+    // The operators' own address: the page and /metrics without credentials.
+    let t =
+        Arc::new(spawn_app_configured(|c| c.ops_addr = Some("127.0.0.1:0".parse().unwrap())).await);
     for u in ["w_author", "w_reader"] {
         t.put_user(u).await;
     }
@@ -216,7 +218,7 @@ async fn the_status_page_draws_live_data_in_a_browser() {
         })
     };
     let dir = tempfile::tempdir().unwrap();
-    let url = format!("{}/status", t.base);
+    let url = format!("{}/status", t.ops.as_ref().unwrap());
     let (b, p, u) = (browser.clone(), dir.path().join("profile"), url.clone());
     let dom = tokio::task::spawn_blocking(move || browse(&b, &p, &u, &["--dump-dom"]))
         .await
@@ -255,6 +257,10 @@ async fn the_status_page_draws_live_data_in_a_browser() {
         );
     }
     assert!(html.contains("updated "), "the page never sampled /metrics");
+    assert!(
+        html.contains(r#"id="open" style="display: none;""#),
+        "the page warns that authentication is off while it is on"
+    );
     assert!(
         shot_run.status.success(),
         "screenshot failed: {}",

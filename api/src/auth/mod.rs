@@ -125,7 +125,9 @@ impl Authenticator {
                 "authentication is on"
             );
             *auth.credentials.write().expect("not poisoned") = Arc::new(loaded);
+            socialite_core::metrics::metrics().auth_checks.set(1);
         } else {
+            socialite_core::metrics::metrics().auth_checks.set(0);
             tracing::warn!("authentication is OFF (--auth none): any client may act as any user");
         }
         Ok(auth)

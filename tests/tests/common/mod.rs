@@ -30,6 +30,10 @@ pub struct TestApp {
     pub http: Client,
     pub dir: tempfile::TempDir,
     pub cache_size: usize,
+    /// The operators' address, when they are served apart.
+    pub ops: Option<String>,
+    /// Changes to the tests' settings, applied at every start.
+    pub tweak: fn(&mut AppConfig),
 }
 
 /// The tests' server API keys: one per scope and one with all three.
@@ -84,7 +88,7 @@ pub fn client_with(credential: &str) -> Client {
     Client::builder().default_headers(headers).build().unwrap()
 }
 
-/// gRPC clients whose calls carry `credential`.
+/// gRPC clients whose calls carry `credential` (none if empty).
 pub async fn clients_as(
     t: &TestApp,
     credential: &str,
@@ -97,7 +101,8 @@ pub async fn clients_as(
         .connect()
         .await
         .unwrap();
-    let bearer = socialite_bench::target::Bearer::new(Some(credential)).unwrap();
+    let credential = Some(credential).filter(|c| !c.is_empty());
+    let bearer = socialite_bench::target::Bearer::new(credential).unwrap();
     (
         socialite_proto::v1::ingest_client::IngestClient::with_interceptor(
             channel.clone(),
@@ -139,6 +144,15 @@ pub async fn spawn_app_with(cache_size: usize) -> TestApp {
 
 /// The app over an existing data directory.
 pub async fn spawn_app_in(dir: tempfile::TempDir, cache_size: usize) -> TestApp {
+    spawn(dir, cache_size, |_| {}).await
+}
+
+/// The app with the tests' settings changed by `tweak`.
+pub async fn spawn_app_configured(tweak: fn(&mut AppConfig)) -> TestApp {
+    spawn(tempfile::tempdir().unwrap(), 50, tweak).await
+}
+
+async fn spawn(dir: tempfile::TempDir, cache_size: usize, tweak: fn(&mut AppConfig)) -> TestApp {
     let mut t = TestApp {
         app: None,
         base: String::new(),
@@ -146,6 +160,8 @@ pub async fn spawn_app_in(dir: tempfile::TempDir, cache_size: usize) -> TestApp 
         http: client_with(ADMIN_KEY),
         dir,
         cache_size,
+        ops: None,
+        tweak,
     };
     t.start().await;
     t
@@ -155,15 +171,13 @@ impl TestApp {
     pub async fn start(&mut self) {
         let rest = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
         let grpc = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-        let app = start(
-            &Service::ALL,
-            &config(self.dir.path(), self.cache_size),
-            rest,
-            Some(grpc),
-        )
-        .await
-        .unwrap();
+        let mut config = config(self.dir.path(), self.cache_size);
+        (self.tweak)(&mut config);
+        let app = start(&Service::ALL, &config, rest, Some(grpc))
+            .await
+            .unwrap();
         self.base = format!("http://{}", app.rest_addr);
+        self.ops = app.ops_addr.map(|a| format!("http://{a}"));
         self.grpc = format!("http://{}", app.grpc_addr.expect("gRPC is served"));
         self.app = Some(app);
     }
