@@ -1,6 +1,6 @@
 //! Serving REST and gRPC on given listeners until a shutdown signal.
 
-use crate::auth::{Auth, Authenticator};
+use crate::auth::{Auth, Authenticator, Refusal};
 use crate::error::ApiError;
 use crate::guard::{guard, InFlight};
 use crate::observe::{track_grpc, track_http};
@@ -122,8 +122,8 @@ fn common_layers(router: Router) -> Router {
 }
 
 /// The operators' endpoints answer only callers allowed to operate.
-fn operator(caller: &Caller) -> Result<(), Response> {
-    access::check(caller, Act::Operate).map_err(|e| crate::auth::refusal(e.into()))
+fn operator(caller: &Caller) -> Result<(), Refusal> {
+    Ok(access::check(caller, Act::Operate)?)
 }
 
 /// The served document, rendered once.
@@ -157,7 +157,7 @@ async fn readyz(State(health): State<Health>) -> (StatusCode, Json<serde_json::V
 /// Prometheus metrics, all named `socialite_*`.
 #[utoipa::path(get, path = "/metrics", tag = "operations", security(("api_key" = ["admin"]), ("operator_basic" = [])),
     responses((status = 200, description = "Prometheus text format", content_type = "text/plain")))]
-async fn prometheus(Auth(caller): Auth) -> Result<Response, Response> {
+async fn prometheus(Auth(caller): Auth) -> Result<Response, Refusal> {
     operator(&caller)?;
     let content_type = (
         header::CONTENT_TYPE,
@@ -170,7 +170,7 @@ async fn prometheus(Auth(caller): Auth) -> Result<Response, Response> {
 /// browser from `/metrics`; it loads nothing else.
 #[utoipa::path(get, path = "/status", tag = "operations", security(("api_key" = ["admin"]), ("operator_basic" = [])),
     responses((status = 200, description = "The status page", content_type = "text/html")))]
-async fn status_page(Auth(caller): Auth) -> Result<Html<&'static str>, Response> {
+async fn status_page(Auth(caller): Auth) -> Result<Html<&'static str>, Refusal> {
     operator(&caller)?;
     Ok(Html(include_str!("status.html")))
 }
@@ -178,7 +178,7 @@ async fn status_page(Auth(caller): Auth) -> Result<Html<&'static str>, Response>
 /// The status page, at the root.
 #[utoipa::path(get, path = "/", tag = "operations", security(("api_key" = ["admin"]), ("operator_basic" = [])),
     responses((status = 200, description = "The status page", content_type = "text/html")))]
-async fn status_root(Auth(caller): Auth) -> Result<Html<&'static str>, Response> {
+async fn status_root(Auth(caller): Auth) -> Result<Html<&'static str>, Refusal> {
     status_page(Auth(caller)).await
 }
 

@@ -23,7 +23,8 @@ use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use base64ct::{Base64, Encoding};
 use keys::{find_key, parse_keys, StoredKey};
-use rate::{RateLimiter, Rates, Refusal};
+use rate::{RateLimiter, Rates};
+pub use rate::Refusal;
 use socialite_core::rules::access::Caller;
 use socialite_core::{Error, ErrorKind};
 use std::path::PathBuf;
@@ -296,26 +297,28 @@ pub async fn authenticate_rest(
             req.extensions_mut().insert(caller);
             next.run(req).await
         }
-        Err(r) => refusal(r),
+        Err(r) => r.into_response(),
     }
 }
 
 /// A REST refusal with the headers it calls for: `WWW-Authenticate` on 401
-/// (Basic, so that a browser asks), `Retry-After` on 429.
-pub fn refusal(r: Refusal) -> Response {
-    let kind = r.error.kind();
-    let mut resp = ApiError(r.error).into_response();
-    let headers = resp.headers_mut();
-    if kind == ErrorKind::Unauthenticated {
-        headers.insert(
-            header::WWW_AUTHENTICATE,
-            HeaderValue::from_static("Bearer, Basic realm=\"Socialite\""),
-        );
+/// (Basic too, so that a browser asks), `Retry-After` on 429.
+impl IntoResponse for Refusal {
+    fn into_response(self) -> Response {
+        let kind = self.error.kind();
+        let mut resp = ApiError(self.error).into_response();
+        let headers = resp.headers_mut();
+        if kind == ErrorKind::Unauthenticated {
+            headers.insert(
+                header::WWW_AUTHENTICATE,
+                HeaderValue::from_static("Bearer, Basic realm=\"Socialite\""),
+            );
+        }
+        if let Some(secs) = self.retry_after {
+            headers.insert(header::RETRY_AFTER, HeaderValue::from(secs));
+        }
+        resp
     }
-    if let Some(secs) = r.retry_after {
-        headers.insert(header::RETRY_AFTER, HeaderValue::from(secs));
-    }
-    resp
 }
 
 /// gRPC: establishes the caller, or answers `UNAUTHENTICATED` or
