@@ -36,7 +36,7 @@ def help_text(bin_dir, argv):
     out = subprocess.run([str(bin_dir / argv[0]), *argv[1:], "--help"],
                          capture_output=True, text=True, check=True).stdout
     flags = set(re.findall(r"(--[a-z][a-z0-9-]*)", out))
-    envs = set(re.findall(r"\[env: ([A-Z0-9_]+)=", out))
+    envs = set(re.findall(r"\[env: ([A-Z0-9_]+)[=\]]", out))
     return flags, envs
 
 
