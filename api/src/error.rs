@@ -1,5 +1,6 @@
 //! Errors as responses: `{"error":{"code":"...","message":"..."}}` with the
-//! status the error's kind decides, and the matching gRPC status.
+//! status the error's kind decides (and `WWW-Authenticate` on 401), and the
+//! matching gRPC status.
 
 use crate::schema::{ErrorBody, ErrorDetail};
 use axum::http::StatusCode;
@@ -38,7 +39,15 @@ impl IntoResponse for ApiError {
                 request_id: None,
             },
         };
-        (status, Json(body)).into_response()
+        let mut resp = (status, Json(body)).into_response();
+        if e.kind() == ErrorKind::Unauthenticated {
+            // Basic too, so that a browser asks (the status page).
+            resp.headers_mut().insert(
+                axum::http::header::WWW_AUTHENTICATE,
+                axum::http::HeaderValue::from_static("Bearer, Basic realm=\"Socialite\""),
+            );
+        }
+        resp
     }
 }
 

@@ -8,7 +8,7 @@ use crate::ids::{PostId, PostIdGen, UserId};
 use crate::metrics::metrics;
 use crate::model::{json_object, validate_message, Post, User};
 use crate::ports::{ContentStore, GraphStore};
-use crate::rules::access::{check, Act, Caller};
+use crate::rules::access::{authenticated, check, Act, Caller};
 use crate::rules::checks::{post_not_found, user_not_found, EdgeChange, EdgeOp};
 use serde_json::Value;
 use std::sync::Arc;
@@ -107,9 +107,10 @@ impl Ingest {
     }
 
     /// Who may delete a post depends on its author, so the post is read
-    /// first.
+    /// first (once the caller is known at all).
     pub async fn delete_post(&self, caller: &Caller, id: &str) -> Result<Post> {
         let id = PostId::parse(id)?;
+        authenticated(caller)?;
         let post = self.content.get_posts(&[id]).await?.pop();
         let post = post.ok_or_else(|| post_not_found(id))?;
         check(caller, Act::DeletePostOf(&post.author))?;

@@ -185,6 +185,13 @@ async fn refusals_name_the_problem() {
         .await
         .unwrap();
     assert_eq!(resp.status(), StatusCode::OK);
+    // Without a credential, a post that does not exist is not revealed.
+    let resp = reqwest::Client::new()
+        .delete(format!("{}/posts/00000000000000ff", t.base))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(resp.status(), StatusCode::UNAUTHORIZED);
     // A token acting for another user is told why.
     let (s, v) = as_credential(&t, &token_for("bob"), Method::POST, "/users/alice/posts").await;
     assert_eq!(

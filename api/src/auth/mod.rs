@@ -23,8 +23,8 @@ use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use base64ct::{Base64, Encoding};
 use keys::{find_key, parse_keys, StoredKey};
-use rate::{RateLimiter, Rates};
 pub use rate::Refusal;
+use rate::{RateLimiter, Rates};
 use socialite_core::rules::access::Caller;
 use socialite_core::{Error, ErrorKind};
 use std::path::PathBuf;
@@ -32,10 +32,20 @@ use std::sync::{Arc, RwLock};
 use std::time::{Duration, SystemTime};
 
 /// Where keys or secrets come from: a file (watched) and fixed text.
-#[derive(Debug, Clone, Default)]
+#[derive(Clone, Default)]
 pub struct Source {
     pub file: Option<PathBuf>,
     pub text: Option<String>,
+}
+
+impl std::fmt::Debug for Source {
+    /// Secrets given as text are never printed, not even in a debug dump.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Source")
+            .field("file", &self.file)
+            .field("text", &self.text.as_ref().map(|_| "<redacted>"))
+            .finish()
+    }
 }
 
 /// How requests are authenticated.
@@ -301,21 +311,13 @@ pub async fn authenticate_rest(
     }
 }
 
-/// A REST refusal with the headers it calls for: `WWW-Authenticate` on 401
-/// (Basic too, so that a browser asks), `Retry-After` on 429.
+/// A REST refusal: the error's response, with `Retry-After` on 429.
 impl IntoResponse for Refusal {
     fn into_response(self) -> Response {
-        let kind = self.error.kind();
         let mut resp = ApiError(self.error).into_response();
-        let headers = resp.headers_mut();
-        if kind == ErrorKind::Unauthenticated {
-            headers.insert(
-                header::WWW_AUTHENTICATE,
-                HeaderValue::from_static("Bearer, Basic realm=\"Socialite\""),
-            );
-        }
         if let Some(secs) = self.retry_after {
-            headers.insert(header::RETRY_AFTER, HeaderValue::from(secs));
+            resp.headers_mut()
+                .insert(header::RETRY_AFTER, HeaderValue::from(secs));
         }
         resp
     }

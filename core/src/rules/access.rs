@@ -178,6 +178,16 @@ pub fn check(caller: &Caller, act: Act<'_>) -> Result<()> {
     }
 }
 
+/// Refuses an anonymous caller before anything is looked up, for checks
+/// that need stored data (a post's author): without a credential the answer
+/// is 401 whether or not the data exists.
+pub fn authenticated(caller: &Caller) -> Result<()> {
+    match caller {
+        Caller::Anonymous => Err(unauthenticated()),
+        _ => Ok(()),
+    }
+}
+
 pub fn unauthenticated() -> Error {
     Error::new(
         ErrorKind::Unauthenticated,
@@ -304,6 +314,8 @@ mod tests {
             }
         }
         assert_eq!(code(check(&token("bob", true), Act::ActAs(&bob))), "ok");
+        assert_eq!(code(authenticated(&Caller::Anonymous)), "unauthenticated");
+        assert_eq!(code(authenticated(&key("read"))), "ok");
     }
 
     #[test]
