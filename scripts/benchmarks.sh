@@ -32,7 +32,7 @@ net uniform50k --users 50000 --follows 100 --zipf 0 --posts-per-user 1
 rm -rf "$work/run" && cp -r "$work/zipf100k" "$work/run"
 "$bin" up --data-dir "$work/run" --rest-addr 127.0.0.1:18080 --grpc-addr 127.0.0.1:18051 2>/dev/null &
 until curl -sf http://127.0.0.1:18080/readyz >/dev/null; do sleep 0.2; done
-"$bin" bench --target rest --url http://127.0.0.1:18080 --users 100000 --mix read=100 --concurrency 64 --duration 20 --active 0.05 --report "$out/http-reads" >/dev/null
+"$bin" bench --target rest --url http://127.0.0.1:18080 --api-key "$(cat "$work/run/auth/admin-key")" --users 100000 --mix read=100 --concurrency 64 --duration 20 --active 0.05 --report "$out/http-reads" >/dev/null
 kill %1; wait %1 2>/dev/null || true
 
 # 5: dormant users' read-time merge over about 1,000 followees (fanout on read).

@@ -3,7 +3,7 @@
 u0..u{N-1}, each following F accounts picked with a Zipf skew (u0 the most
 followed), as `socialite bench --target rest --users N` expects. For backends
 that `socialite load` cannot write directly (MongoDB)."""
-import argparse, concurrent.futures, random, time, urllib.request
+import argparse, concurrent.futures, os, random, time, urllib.request
 
 p = argparse.ArgumentParser(description=__doc__)
 p.add_argument("--url", default="http://127.0.0.1:8080")
@@ -12,10 +12,13 @@ p.add_argument("--follows", type=int, default=20)
 p.add_argument("--zipf", type=float, default=1.0)
 p.add_argument("--seed", type=int, default=42)
 p.add_argument("--concurrency", type=int, default=16)
+p.add_argument("--api-key", default=os.environ.get("SOCIALITE_API_KEY"),
+               help="a server API key with the write scope (or SOCIALITE_API_KEY)")
 a = p.parse_args()
+headers = {"Authorization": f"Bearer {a.api_key}"} if a.api_key else {}
 
 def put(path):
-    req = urllib.request.Request(a.url + path, method="PUT")
+    req = urllib.request.Request(a.url + path, method="PUT", headers=headers)
     with urllib.request.urlopen(req, timeout=60) as r:
         r.read()
 
