@@ -150,6 +150,21 @@ fn query_rejection(r: QueryRejection) -> ApiError {
     ApiError::new(ErrorKind::Invalid, "invalid_query", r.body_text())
 }
 
+/// The authors of `GET /posts`, with the paging of post lists (fields
+/// spelled out: a flattened struct would take `limit` as text).
+#[derive(Debug, serde::Deserialize)]
+pub struct AuthorsParams {
+    pub authors: String,
+    pub limit: Option<u64>,
+    pub before: Option<String>,
+}
+
+impl AuthorsParams {
+    pub fn before(&self) -> Option<&str> {
+        self.before.as_deref().filter(|s| !s.is_empty())
+    }
+}
+
 /// `limit` plus a cursor, the parameters of every list.
 #[derive(Debug, Default, serde::Deserialize)]
 pub struct PageParams {

@@ -4,7 +4,7 @@
 use serde::Serialize;
 use serde_json::{Map, Value};
 use socialite_core::ids::{PostId, UserId};
-use socialite_core::model::{rfc3339_ms, Page, Post, User};
+use socialite_core::model::{rfc3339_ms, Page, Post, Relationship, Suggestion, User};
 use utoipa::ToSchema;
 
 /// A user with maintained follower and following counts.
@@ -101,4 +101,47 @@ pub fn count(n: u64) -> CountJson {
 pub struct FollowJson {
     pub following: bool,
     pub changed: bool,
+}
+
+/// How two users stand.
+#[derive(Serialize, ToSchema)]
+pub struct RelationshipJson {
+    /// The first user follows the second.
+    pub following: bool,
+    /// The second user follows the first.
+    pub followed_by: bool,
+}
+
+pub fn relationship(r: Relationship) -> RelationshipJson {
+    RelationshipJson {
+        following: r.following,
+        followed_by: r.followed_by,
+    }
+}
+
+/// An account to follow.
+#[derive(Serialize, ToSchema)]
+pub struct SuggestionJson<'a> {
+    #[schema(value_type = String, example = "carol")]
+    pub id: &'a str,
+    /// How many of the user's followees follow it.
+    pub mutuals: u32,
+}
+
+/// Accounts to follow, best first.
+#[derive(Serialize, ToSchema)]
+pub struct SuggestionsJson<'a> {
+    pub users: Vec<SuggestionJson<'a>>,
+}
+
+pub fn suggestions(list: &[Suggestion]) -> SuggestionsJson<'_> {
+    SuggestionsJson {
+        users: list
+            .iter()
+            .map(|s| SuggestionJson {
+                id: s.user.as_str(),
+                mutuals: s.mutuals,
+            })
+            .collect(),
+    }
 }

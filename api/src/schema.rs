@@ -72,6 +72,48 @@ pub struct PostPageQuery {
     pub before: Option<String>,
 }
 
+/// Two users in the path: the one asking and the other.
+#[derive(IntoParams)]
+#[into_params(parameter_in = Path)]
+#[allow(dead_code)]
+pub struct PairPath {
+    #[param(pattern = r"^(?!\.{1,2}$)[A-Za-z0-9_.\-]{1,64}$", example = "bob")]
+    pub id: String,
+    /// The other user.
+    #[param(pattern = r"^(?!\.{1,2}$)[A-Za-z0-9_.\-]{1,64}$", example = "alice")]
+    pub other: String,
+}
+
+/// The authors of `GET /posts`, and its paging.
+#[derive(IntoParams)]
+#[into_params(parameter_in = Query)]
+#[allow(dead_code)]
+pub struct AuthorsQuery {
+    /// 1 to 100 user ids, comma-separated; authors that do not exist add
+    /// nothing.
+    #[param(
+        pattern = r"^[A-Za-z0-9_.\-]{1,64}(,[A-Za-z0-9_.\-]{1,64}){0,99}$",
+        example = "alice,bob"
+    )]
+    pub authors: String,
+    /// Page size, 1 to 200 (default 20).
+    #[param(minimum = 1, maximum = 200)]
+    pub limit: Option<u64>,
+    /// The previous page's `next_cursor`: a post id. Empty counts as absent.
+    #[param(pattern = "^([0-9A-Fa-f]{16})?$")]
+    pub before: Option<String>,
+}
+
+/// How many suggestions.
+#[derive(IntoParams)]
+#[into_params(parameter_in = Query)]
+#[allow(dead_code)]
+pub struct LimitQuery {
+    /// 1 to 200 (default 20).
+    #[param(minimum = 1, maximum = 200)]
+    pub limit: Option<u64>,
+}
+
 /// Paging of user lists, in id order.
 #[derive(IntoParams)]
 #[into_params(parameter_in = Query)]

@@ -97,6 +97,9 @@ impl GraphStore for Metered<dyn GraphStore> {
     ) -> Result<Vec<UserId>> {
         timed("graph", "following", self.0.following(user, after, limit)).await
     }
+    async fn is_following(&self, user: &UserId, target: &UserId) -> Result<bool> {
+        timed("graph", "is_following", self.0.is_following(user, target)).await
+    }
     async fn followers_of(&self, users: &[UserId]) -> Result<Vec<Vec<UserId>>> {
         timed("graph", "followers_of", self.0.followers_of(users)).await
     }

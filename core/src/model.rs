@@ -89,6 +89,20 @@ impl Entry {
     }
 }
 
+/// How two users stand: whether the first follows the second, and back.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Relationship {
+    pub following: bool,
+    pub followed_by: bool,
+}
+
+/// An account to follow, and how many of the user's followees follow it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Suggestion {
+    pub user: UserId,
+    pub mutuals: u32,
+}
+
 /// One page of a list, newest first, with the cursor of the next page.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Page<T, C> {

@@ -90,6 +90,8 @@ pub trait GraphStore: Send + Sync + 'static {
         after: Option<&UserId>,
         limit: usize,
     ) -> Result<Vec<UserId>>;
+    /// Whether `user` follows `target`: one indexed read.
+    async fn is_following(&self, user: &UserId, target: &UserId) -> Result<bool>;
     /// Every follower of each of `users`, in one go where the store can.
     async fn followers_of(&self, users: &[UserId]) -> Result<Vec<Vec<UserId>>> {
         let mut out = Vec::with_capacity(users.len());

@@ -2,17 +2,27 @@
 //! by the REST and gRPC transports; every call is checked against its
 //! caller's permissions (`crate::rules::access`).
 
+use crate::error::Error;
 use crate::error::Result;
 use crate::feed::merge::newest;
 use crate::feed::timeline::{read_home, ReadSource};
 use crate::feed::Stores;
 use crate::ids::{decode_user_cursor, encode_user_cursor, PostId, UserId};
 use crate::metrics::metrics;
-use crate::model::{page_size, Entry, Page, Post, User};
+use crate::model::{page_size, Entry, Page, Post, Relationship, Suggestion, User};
 use crate::ports::IdRange;
 use crate::rules::access::{check, Act, Caller};
 use crate::rules::checks::{post_not_found, user_not_found};
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
+
+/// Suggestions read the first this many of a user's followees (in id
+/// order)...
+pub const SUGGESTION_SOURCES: usize = 200;
+/// ...and the first this many followees of each: at most 40,000 edges read,
+/// however many the user follows.
+pub const SUGGESTION_FANIN: usize = 200;
+/// Most authors one `posts_by_authors` call names.
+pub const MAX_AUTHORS: usize = 100;
 
 pub struct Reads {
     stores: Stores,
@@ -98,6 +108,109 @@ impl Reads {
             .stores
             .content
             .post_ids_by(&[user.id], range, limit + 1)
+            .await?;
+        self.hydrate(newest(entries, limit + 1), limit).await
+    }
+
+    /// Whether `id` follows `other` and whether `other` follows `id`.
+    pub async fn relationship(
+        &self,
+        caller: &Caller,
+        id: &str,
+        other: &str,
+    ) -> Result<Relationship> {
+        let (a, b) = (UserId::parse(id)?, UserId::parse(other)?);
+        check(caller, Act::ReadPublic)?;
+        self.existing(&a).await?;
+        self.existing(&b).await?;
+        let graph = &self.stores.graph;
+        let (following, followed_by) =
+            tokio::try_join!(graph.is_following(&a, &b), graph.is_following(&b, &a))?;
+        Ok(Relationship {
+            following,
+            followed_by,
+        })
+    }
+
+    /// Accounts followed by the accounts the user follows, that the user does
+    /// not follow and is not, ranked by how many of the user's followees
+    /// follow them, then by id. The work is bounded by
+    /// [`SUGGESTION_SOURCES`] and [`SUGGESTION_FANIN`].
+    pub async fn suggestions(
+        &self,
+        caller: &Caller,
+        id: &str,
+        limit: Option<u64>,
+    ) -> Result<Vec<Suggestion>> {
+        let id = UserId::parse(id)?;
+        check(caller, Act::ReadOwn(&id))?;
+        let user = self.existing(&id).await?;
+        let limit = page_size(limit)?;
+        let graph = &self.stores.graph;
+        let sources = graph.following(&user.id, None, SUGGESTION_SOURCES).await?;
+        let mut counts: HashMap<UserId, u32> = HashMap::new();
+        for source in &sources {
+            for candidate in graph.following(source, None, SUGGESTION_FANIN).await? {
+                *counts.entry(candidate).or_default() += 1;
+            }
+        }
+        let followed: HashSet<&UserId> = sources.iter().collect();
+        let mut ranked: Vec<(UserId, u32)> = counts
+            .into_iter()
+            .filter(|(c, _)| *c != user.id && !followed.contains(c))
+            .collect();
+        ranked.sort_unstable_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.as_str().cmp(b.0.as_str())));
+        // Only a user who follows more than the sample can already follow a
+        // candidate; for them each one is checked.
+        let sampled_all = sources.len() < SUGGESTION_SOURCES;
+        let mut out = Vec::with_capacity(limit);
+        for (candidate, mutuals) in ranked {
+            if out.len() == limit {
+                break;
+            }
+            if sampled_all || !graph.is_following(&user.id, &candidate).await? {
+                out.push(Suggestion {
+                    user: candidate,
+                    mutuals,
+                });
+            }
+        }
+        Ok(out)
+    }
+
+    /// The posts of several authors (1 to [`MAX_AUTHORS`]), newest first;
+    /// authors that do not exist add nothing.
+    pub async fn posts_by_authors(
+        &self,
+        caller: &Caller,
+        authors: &[&str],
+        limit: Option<u64>,
+        before: Option<&str>,
+    ) -> Result<Page<Post, PostId>> {
+        let mut ids = Vec::new();
+        for a in authors {
+            let id = UserId::parse(a)?;
+            if !ids.contains(&id) {
+                ids.push(id);
+            }
+        }
+        if ids.is_empty() || ids.len() > MAX_AUTHORS {
+            return Err(Error::invalid(
+                "invalid_authors",
+                format!("name 1 to {MAX_AUTHORS} authors"),
+            ));
+        }
+        check(caller, Act::ReadPublic)?;
+        let limit = page_size(limit)?;
+        let before = before.map(PostId::parse).transpose()?;
+        let range = IdRange {
+            below: before,
+            from: None,
+        };
+        let entries = self
+            .stores
+            .content
+            .post_ids_by(&ids, range, limit + 1)
             .await?;
         self.hydrate(newest(entries, limit + 1), limit).await
     }

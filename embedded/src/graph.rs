@@ -86,6 +86,15 @@ impl GraphStore for EmbeddedStore {
         self.edge_page(FOLLOWING, user, after, limit).await
     }
 
+    async fn is_following(&self, user: &UserId, target: &UserId) -> Result<bool> {
+        let (u, t) = (user.clone(), target.clone());
+        self.read_blocking(move |txn| {
+            let table = txn.open_table(FOLLOWING).store()?;
+            Ok(table.get((u.as_str(), t.as_str())).store()?.is_some())
+        })
+        .await
+    }
+
     async fn followers_of(&self, users: &[UserId]) -> Result<Vec<Vec<UserId>>> {
         let users = users.to_vec();
         self.read_blocking(move |txn| {

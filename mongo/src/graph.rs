@@ -196,6 +196,18 @@ impl GraphStore for MongoStore {
         self.edge_page("following", user, after, limit).await
     }
 
+    async fn is_following(&self, user: &UserId, target: &UserId) -> Result<bool> {
+        let edge = doc! { "user": user.as_str(), "followee": target.as_str() };
+        let found = self
+            .db
+            .following
+            .find_one(edge)
+            .projection(doc! { "_id": 0, "user": 1 })
+            .await
+            .map_err(db_err("reading an edge"))?;
+        Ok(found.is_some())
+    }
+
     async fn followers_of(&self, users: &[UserId]) -> Result<Vec<Vec<UserId>>> {
         let mut by_user: std::collections::HashMap<&str, Vec<UserId>> =
             users.iter().map(|u| (u.as_str(), Vec::new())).collect();

@@ -46,6 +46,9 @@ const REST_TABLE: &[(&str, &str, &str, bool, [u16; 7])] = &[
     ("GET", "/users/alice/posts", "/users/{id}/posts", false,                             [401, 200, 403, 200, 403, 200, 200]),
     ("GET", "/posts/{post}", "/posts/{id}", false,                                        [401, 200, 403, 200, 403, 200, 200]),
     ("GET", "/users/alice/timeline", "/users/{id}/timeline", false,                       [401, 200, 403, 200, 403, 200, 403]),
+    ("GET", "/users/alice/suggestions", "/users/{id}/suggestions", false,                 [401, 200, 403, 200, 403, 200, 403]),
+    ("GET", "/users/alice/relationship/bob", "/users/{id}/relationship/{other}", false,   [401, 200, 403, 200, 403, 200, 200]),
+    ("GET", "/posts?authors=alice,bob", "/posts", false,                                  [401, 200, 403, 200, 403, 200, 200]),
     ("GET", "/metrics", "/metrics", false,                                                [401, 200, 403, 403, 200, 403, 403]),
     ("GET", "/status", "/status", false,                                                  [401, 200, 403, 403, 200, 403, 403]),
     ("GET", "/", "/", false,                                                              [401, 200, 403, 403, 200, 403, 403]),
@@ -277,7 +280,7 @@ async fn every_grpc_method_answers_each_credential_as_the_table_says() {
     let t = spawn_app().await;
     network(&t).await;
     use Code::{Ok as Y, PermissionDenied as F, Unauthenticated as U};
-    let table: [(&str, [Code; 7]); 14] = [
+    let table: [(&str, [Code; 7]); 17] = [
         //                   none admin write read ops alice bob
         ("PutUser", [U, Y, Y, F, F, Y, F]),
         ("DeleteUser", [U, Y, F, F, Y, F, F]),
@@ -293,6 +296,9 @@ async fn every_grpc_method_answers_each_credential_as_the_table_says() {
         ("GetPost", [U, Y, F, Y, F, Y, Y]),
         ("ListPosts", [U, Y, F, Y, F, Y, Y]),
         ("GetTimeline", [U, Y, F, Y, F, Y, F]),
+        ("ListSuggestions", [U, Y, F, Y, F, Y, F]),
+        ("GetRelationship", [U, Y, F, Y, F, Y, Y]),
+        ("ListPostsByAuthors", [U, Y, F, Y, F, Y, Y]),
     ];
     let mut n = 0;
     for (method, expected) in table {
@@ -353,6 +359,34 @@ async fn every_grpc_method_answers_each_credential_as_the_table_says() {
                 "GetPost" => code(reads.get_post(pb::PostRef { id: post }).await.map(drop)),
                 "ListPosts" => code(reads.list_posts(posts()).await.map(drop)),
                 "GetTimeline" => code(reads.get_timeline(posts()).await.map(drop)),
+                "ListSuggestions" => code(
+                    reads
+                        .list_suggestions(pb::ListSuggestionsRequest {
+                            user: "alice".into(),
+                            limit: 5,
+                        })
+                        .await
+                        .map(drop),
+                ),
+                "GetRelationship" => code(
+                    reads
+                        .get_relationship(pb::RelationshipRequest {
+                            user: "alice".into(),
+                            other: "bob".into(),
+                        })
+                        .await
+                        .map(drop),
+                ),
+                "ListPostsByAuthors" => code(
+                    reads
+                        .list_posts_by_authors(pb::ListPostsByAuthorsRequest {
+                            authors: vec!["alice".into(), "bob".into()],
+                            limit: 5,
+                            before: String::new(),
+                        })
+                        .await
+                        .map(drop),
+                ),
                 other => unreachable!("{other}"),
             };
             assert_eq!(got, want, "{method} with {who}");

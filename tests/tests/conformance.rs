@@ -315,6 +315,19 @@ async fn follow_graph(kind: Kind) {
             vec!["a".to_owned()]
         )
     );
+    // One edge, one direction: b follows a, a does not follow b.
+    for (x, y, want) in [
+        ("b", "a", true),
+        ("a", "b", false),
+        ("a", "c", true),
+        ("a", "zz", false),
+    ] {
+        assert_eq!(
+            g.is_following(&u(x), &u(y)).await.unwrap(),
+            want,
+            "{x} follows {y}"
+        );
+    }
     let a = b.content.get_user(&u("a")).await.unwrap().unwrap();
     assert_eq!((a.followers, a.following), (3, 1));
     // A put answers the user as its own write left it, counts included.
@@ -325,6 +338,10 @@ async fn follow_graph(kind: Kind) {
         .change_edge(&edge("d", "a", EdgeOp::Unfollow))
         .await
         .unwrap());
+    assert!(
+        !g.is_following(&u("d"), &u("a")).await.unwrap(),
+        "unfollowed"
+    );
     assert!(!g
         .change_edge(&edge("d", "a", EdgeOp::Unfollow))
         .await

@@ -106,4 +106,54 @@ impl pb::reads_server::Reads for ReadsGrpc {
             .map_err(to_status)?;
         Ok(Response::new(post_page(&page)))
     }
+
+    async fn get_relationship(
+        &self,
+        req: Request<pb::RelationshipRequest>,
+    ) -> Result<Response<pb::Relationship>, Status> {
+        let (caller, r) = grpc_parts(req);
+        let rel = self
+            .0
+            .relationship(&caller, &r.user, &r.other)
+            .await
+            .map_err(to_status)?;
+        Ok(Response::new(pb::Relationship {
+            following: rel.following,
+            followed_by: rel.followed_by,
+        }))
+    }
+
+    async fn list_suggestions(
+        &self,
+        req: Request<pb::ListSuggestionsRequest>,
+    ) -> Result<Response<pb::SuggestionList>, Status> {
+        let (caller, r) = grpc_parts(req);
+        let list = self
+            .0
+            .suggestions(&caller, &r.user, limit(r.limit))
+            .await
+            .map_err(to_status)?;
+        let users = list
+            .into_iter()
+            .map(|s| pb::Suggestion {
+                id: s.user.to_string(),
+                mutuals: s.mutuals,
+            })
+            .collect();
+        Ok(Response::new(pb::SuggestionList { users }))
+    }
+
+    async fn list_posts_by_authors(
+        &self,
+        req: Request<pb::ListPostsByAuthorsRequest>,
+    ) -> Result<Response<pb::PostList>, Status> {
+        let (caller, r) = grpc_parts(req);
+        let authors: Vec<&str> = r.authors.iter().map(String::as_str).collect();
+        let page = self
+            .0
+            .posts_by_authors(&caller, &authors, limit(r.limit), optional(&r.before))
+            .await
+            .map_err(to_status)?;
+        Ok(Response::new(post_page(&page)))
+    }
 }

@@ -1,9 +1,13 @@
 //! REST routes of reads.
 
 use crate::auth::Auth;
-use crate::extract::{PageParams, Path, Query};
-use crate::json::{CountJson, PostJson, PostPageJson, UserJson, UserPageJson};
-use crate::schema::{ErrorBody, PostPageQuery, PostPath, UserPageQuery, UserPath};
+use crate::extract::{AuthorsParams, PageParams, Path, Query};
+use crate::json::{
+    CountJson, PostJson, PostPageJson, RelationshipJson, SuggestionsJson, UserJson, UserPageJson,
+};
+use crate::schema::{
+    AuthorsQuery, ErrorBody, LimitQuery, PairPath, PostPageQuery, PostPath, UserPageQuery, UserPath,
+};
 use crate::{json, ApiError};
 use axum::extract::State;
 use axum::http::HeaderValue;
@@ -28,6 +32,9 @@ pub fn rest_router() -> OpenApiRouter<Arc<Reads>> {
         .routes(routes!(posts_by))
         .routes(routes!(timeline))
         .routes(routes!(get_post))
+        .routes(routes!(posts_by_authors))
+        .routes(routes!(relationship))
+        .routes(routes!(suggestions))
 }
 
 pub fn rest_routes(reads: Arc<Reads>) -> OpenApiRouter {
@@ -178,4 +185,55 @@ async fn get_post(
     Path(id): Path<String>,
 ) -> Result<Response, ApiError> {
     Ok(Json(json::post(&reads.post(&caller, &id).await?)).into_response())
+}
+
+/// The posts of several authors, newest first.
+#[utoipa::path(
+    get, path = "/posts", tag = "posts", params(AuthorsQuery),
+    security(("api_key" = ["read"]), ("user_token" = ["public_reads"])),
+    responses((status = 200, description = "A page of posts", body = PostPageJson), (status = 400, description = "`invalid_authors`, `invalid_user_id`, `invalid_limit`, `invalid_post_id`, `invalid_query`", body = ErrorBody), (status = 503, description = "`unavailable`", body = ErrorBody))
+)]
+async fn posts_by_authors(
+    State(reads): App,
+    Auth(caller): Auth,
+    Query(q): Query<AuthorsParams>,
+) -> Result<Response, ApiError> {
+    let authors: Vec<&str> = q.authors.split(',').collect();
+    let page = reads
+        .posts_by_authors(&caller, &authors, q.limit, q.before())
+        .await?;
+    Ok(Json(json::post_page(&page)).into_response())
+}
+
+/// Whether the user follows `other`, and whether `other` follows them.
+#[utoipa::path(
+    get, path = "/users/{id}/relationship/{other}", tag = "graph", params(PairPath),
+    security(("api_key" = ["read"]), ("user_token" = ["public_reads"])),
+    responses((status = 200, description = "How they stand", body = RelationshipJson), (status = 400, description = "`invalid_user_id`", body = ErrorBody), (status = 404, description = "`user_not_found`: either user", body = ErrorBody), (status = 503, description = "`unavailable`", body = ErrorBody))
+)]
+async fn relationship(
+    State(reads): App,
+    Auth(caller): Auth,
+    Path((id, other)): Path<(String, String)>,
+) -> Result<Response, ApiError> {
+    let r = reads.relationship(&caller, &id, &other).await?;
+    Ok(Json(json::relationship(r)).into_response())
+}
+
+/// Accounts the user's followees follow and the user does not, ranked by
+/// how many of the followees follow each, then by id. Reads at most 200
+/// followees and 200 of each one's followees.
+#[utoipa::path(
+    get, path = "/users/{id}/suggestions", tag = "graph", params(UserPath, LimitQuery),
+    security(("api_key" = ["read"]), ("user_token" = ["self"])),
+    responses((status = 200, description = "Suggestions, best first", body = SuggestionsJson), (status = 400, description = "`invalid_user_id`, `invalid_limit`, `invalid_query`", body = ErrorBody), (status = 404, description = "`user_not_found`", body = ErrorBody), (status = 503, description = "`unavailable`", body = ErrorBody))
+)]
+async fn suggestions(
+    State(reads): App,
+    Auth(caller): Auth,
+    Path(id): Path<String>,
+    Query(q): Query<PageParams>,
+) -> Result<Response, ApiError> {
+    let list = reads.suggestions(&caller, &id, q.limit).await?;
+    Ok(Json(json::suggestions(&list)).into_response())
 }
