@@ -49,6 +49,9 @@ pub struct FeedArgs {
     /// Embed the message and data in timeline entries instead of linking to the post.
     #[arg(long, env = "SOCIALITE_EMBED")]
     pub embed: bool,
+    /// Show users their own posts in their home timeline.
+    #[arg(long, env = "SOCIALITE_OWN_POSTS", default_value_t = true, action = clap::ArgAction::Set)]
+    pub own_posts: bool,
 }
 
 impl FeedArgs {
@@ -60,6 +63,7 @@ impl FeedArgs {
             bucket_size: self.bucket_size as usize,
             bucket_retention: self.bucket_retention as usize,
             embed: self.embed,
+            own_posts: self.own_posts,
         }
     }
 }

@@ -29,6 +29,8 @@ struct Model {
     follows: BTreeSet<(String, String)>,
     /// Post → (author, message).
     posts: BTreeMap<PostId, (String, String)>,
+    /// Whether home timelines show their owner's posts.
+    own_posts: bool,
 }
 
 impl Model {
@@ -36,7 +38,10 @@ impl Model {
         let mut v: Vec<PostId> = self
             .posts
             .iter()
-            .filter(|(_, (a, _))| self.follows.contains(&(user.to_owned(), a.clone())))
+            .filter(|(_, (a, _))| {
+                (self.own_posts && a == user)
+                    || self.follows.contains(&(user.to_owned(), a.clone()))
+            })
             .map(|(p, _)| *p)
             .collect();
         v.reverse();
@@ -83,7 +88,10 @@ impl Harness {
             ingest,
             reads,
             consumer,
-            model: Model::default(),
+            model: Model {
+                own_posts: feed.own_posts,
+                ..Model::default()
+            },
             feed,
             followers: FollowerIndex::new(),
             _dir: dir,
@@ -130,7 +138,10 @@ impl Harness {
     async fn check_all(&mut self, seed: u64, step: usize) {
         self.drain().await;
         let users: Vec<String> = self.model.users.iter().cloned().collect();
-        let config = format!("{} embed={}", self.feed.model, self.feed.embed);
+        let config = format!(
+            "{} embed={} own_posts={}",
+            self.feed.model, self.feed.embed, self.feed.own_posts
+        );
         for (i, u) in users.iter().enumerate() {
             let expected = self.model.timeline(u);
             let limit = [1u64, 2, 3, 7, 50][i % 5];
@@ -284,6 +295,8 @@ fn feed(model: FeedModel, embed: bool, seed: u64) -> FeedConfig {
         time_bucket_ms: 1 + seed % 3,
         bucket_size: 1 + (seed as usize % 3),
         bucket_retention: 1 + (seed as usize / 3 % 3),
+        // Both ways: shown (the default) and not.
+        own_posts: seed % 2 == 1,
     }
 }
 
@@ -474,7 +487,8 @@ async fn a_user_deleted_and_created_again_inherits_no_follows() {
         .timeline(&Caller::Trusted, "x", None, None)
         .await
         .unwrap();
-    h.ingest
+    let before = h
+        .ingest
         .create_post(&Caller::Trusted, "a", "before".into(), None)
         .await
         .unwrap();
@@ -496,5 +510,9 @@ async fn a_user_deleted_and_created_again_inherits_no_follows() {
         .unwrap();
     h.model.users.extend(["a", "x"].map(String::from));
     h.model.posts.insert(p.id, ("a".into(), "after".into()));
+    // Still in a's own timeline, never in the new x's.
+    h.model
+        .posts
+        .insert(before.id, ("a".into(), "before".into()));
     h.check_all(0, 0).await;
 }

@@ -279,8 +279,9 @@ async fn deletions_are_retracted_from_timelines() {
     // Deleting b retracts b's posts from every follower's cache.
     t.delete("/users/b").await;
     t.wait_idle().await;
-    assert_eq!(t.timeline("r", 10).await, vec![pa]);
-    assert_eq!(t.timeline("a", 10).await, Vec::<String>::new());
+    assert_eq!(t.timeline("r", 10).await, vec![pa.clone()]);
+    // a keeps only its own post.
+    assert_eq!(t.timeline("a", 10).await, vec![pa]);
     assert_eq!(
         t.get(&format!("/posts/{pb2}")).await.0,
         StatusCode::NOT_FOUND
@@ -707,4 +708,49 @@ async fn values_that_would_not_round_trip_are_refused() {
         Some(u64::MAX),
         "64-bit integers come back exact"
     );
+}
+
+/// Own posts are in the author's home timeline (the default): delivered to
+/// an active author's cache, merged for a dormant one, retracted on delete;
+/// `--own-posts false` leaves them out.
+#[tokio::test]
+async fn own_posts_are_in_the_home_timeline_unless_turned_off() {
+    let t = spawn_app().await;
+    for u in ["o_author", "o_followee"] {
+        t.put_user(u).await;
+    }
+    t.follow("o_author", "o_followee").await;
+    let dormant_mine = t.post("o_author", "mine, while dormant").await;
+    let theirs = t.post("o_followee", "theirs").await;
+    t.wait_idle().await;
+    let (page, _, source) = t.timeline_page("o_author", 10, None).await;
+    assert_eq!(source, "merge");
+    assert_eq!(
+        page,
+        newest_first(vec![dormant_mine.clone(), theirs.clone()])
+    );
+    let mine = t.post("o_author", "mine, while active").await;
+    t.wait_idle().await;
+    let (page, _, source) = t.timeline_page("o_author", 10, None).await;
+    assert_eq!(source, "cache");
+    assert_eq!(
+        page,
+        newest_first(vec![mine.clone(), dormant_mine.clone(), theirs.clone()])
+    );
+    t.delete(&format!("/posts/{mine}")).await;
+    t.wait_idle().await;
+    assert_eq!(
+        t.timeline("o_author", 10).await,
+        newest_first(vec![dormant_mine, theirs.clone()])
+    );
+
+    let t = spawn_app_configured(|c| c.storage.embedded.feed.own_posts = false).await;
+    for u in ["o_author", "o_followee"] {
+        t.put_user(u).await;
+    }
+    t.follow("o_author", "o_followee").await;
+    t.post("o_author", "mine").await;
+    let theirs = t.post("o_followee", "theirs").await;
+    t.wait_idle().await;
+    assert_eq!(t.timeline("o_author", 10).await, vec![theirs]);
 }

@@ -74,6 +74,9 @@ pub struct FeedConfig {
     /// Entries carry the message and data (embedding) instead of only the
     /// post id and author (linking).
     pub embed: bool,
+    /// A user's own posts are in their home timeline, as Mastodon and
+    /// Twitter show them.
+    pub own_posts: bool,
 }
 
 impl Default for FeedConfig {
@@ -85,6 +88,7 @@ impl Default for FeedConfig {
             bucket_size: 50,
             bucket_retention: 30,
             embed: false,
+            own_posts: true,
         }
     }
 }

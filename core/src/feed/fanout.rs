@@ -12,6 +12,7 @@ use crate::metrics::metrics;
 use crate::model::Entry;
 use crate::ports::Delivery;
 use crate::ports::IdRange;
+use std::sync::Arc;
 
 /// What one batch did.
 #[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
@@ -56,6 +57,9 @@ pub async fn apply(
             } else {
                 Entry::linked(post.id, post.author.clone())
             };
+            if stores.to_own_timeline() {
+                pending.push((entry.clone(), Arc::new(vec![post.author.clone()])));
+            }
             pending.push((
                 entry,
                 followers.followers(&*stores.graph, &post.author).await?,
@@ -68,6 +72,10 @@ pub async fn apply(
             Event::PostDeleted { post, author } => {
                 let list = followers.followers(&*stores.graph, author).await?;
                 stores.timelines.retract_post(&list, *post).await?;
+                if stores.to_own_timeline() {
+                    let own = std::slice::from_ref(author);
+                    stores.timelines.retract_post(own, *post).await?;
+                }
             }
             Event::Followed { follower, followee } => {
                 followers.followed(follower, followee);

@@ -9,7 +9,7 @@ use crate::model::Entry;
 use crate::ports::{Coverage, IdRange};
 
 /// The newest `limit` entries of `user`'s timeline within `range`, newest
-/// first: each followee contributes at most `limit` candidates, and the best
+/// first: each of its authors ([`Stores::home_authors`]) contributes at most `limit` candidates, and the best
 /// `limit` of all candidates win.
 pub async fn merge(
     stores: &Stores,
@@ -21,10 +21,11 @@ pub async fn merge(
         return Ok(Vec::new());
     }
     let followees = stores.graph.all_following(user).await?;
-    if followees.is_empty() {
+    let authors = stores.home_authors(user, followees);
+    if authors.is_empty() {
         return Ok(Vec::new());
     }
-    let candidates = stores.content.post_ids_by(&followees, range, limit).await?;
+    let candidates = stores.content.post_ids_by(&authors, range, limit).await?;
     Ok(newest(candidates, limit))
 }
 

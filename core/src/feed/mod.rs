@@ -34,6 +34,21 @@ impl Stores {
         self.feed.stores_timelines()
     }
 
+    /// The authors of `user`'s home timeline: the accounts they follow and,
+    /// when own posts are shown, themselves. The one place that says whose
+    /// posts a home timeline holds; merge, fanout and retraction follow it.
+    pub fn home_authors(&self, user: &UserId, mut followees: Vec<UserId>) -> Vec<UserId> {
+        if self.feed.own_posts {
+            followees.push(user.clone());
+        }
+        followees
+    }
+
+    /// Whether an author's post also goes into the author's own timeline.
+    pub fn to_own_timeline(&self) -> bool {
+        self.feed.own_posts
+    }
+
     /// With embedding, gives linked entries their posts' content (one batched
     /// read), leaving out posts deleted meanwhile; with linking, returns them
     /// as they are.
