@@ -86,8 +86,8 @@ struct Credentials {
 pub struct Authenticator {
     config: AuthConfig,
     credentials: RwLock<Arc<Credentials>>,
-    /// Modification times of the files as last read.
-    seen: std::sync::Mutex<[Option<SystemTime>; 2]>,
+    /// What the files looked like when last read.
+    seen: std::sync::Mutex<[Option<Stamp>; 2]>,
     limiter: RateLimiter,
 }
 
@@ -102,9 +102,14 @@ fn read_source(source: &Source, what: &str) -> Result<String, String> {
     Ok(text)
 }
 
-fn modified(source: &Source) -> Option<SystemTime> {
+/// A file's modification time and length: a change to either means the
+/// file is read again (a copy that keeps the time rarely keeps the length).
+type Stamp = (SystemTime, u64);
+
+fn modified(source: &Source) -> Option<Stamp> {
     let path = source.file.as_ref()?;
-    std::fs::metadata(path).and_then(|m| m.modified()).ok()
+    let meta = std::fs::metadata(path).ok()?;
+    Some((meta.modified().ok()?, meta.len()))
 }
 
 impl Authenticator {
