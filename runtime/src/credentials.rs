@@ -8,7 +8,7 @@ use clap::Args;
 use socialite_api::auth::keys::{new_key, StoredKey};
 use socialite_api::auth::rate::{Rates, DEFAULT_USER_RATE};
 use socialite_api::auth::tokens::new_secret;
-use socialite_api::auth::{AuthConfig, Source};
+use socialite_api::auth::{read_source, AuthConfig, Source};
 use socialite_core::rules::access::Scopes;
 use std::io::Write;
 use std::net::SocketAddr;
@@ -183,13 +183,7 @@ pub fn append_key(path: &Path, line: &str) -> Result<(), String> {
 /// The first secret of the configured sources: the one new tokens are
 /// signed with.
 pub fn signing_secret(source: &Source) -> Result<Vec<u8>, String> {
-    let mut text = source.text.clone().unwrap_or_default();
-    if let Some(path) = &source.file {
-        let file = std::fs::read_to_string(path)
-            .map_err(|e| format!("cannot read token secrets from {}: {e}", path.display()))?;
-        text.push('\n');
-        text.push_str(&file);
-    }
+    let text = read_source(source, "token secrets")?;
     socialite_api::auth::tokens::parse_secrets(&text)?
         .into_iter()
         .next()

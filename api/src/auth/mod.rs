@@ -91,7 +91,8 @@ pub struct Authenticator {
     limiter: RateLimiter,
 }
 
-fn read_source(source: &Source, what: &str) -> Result<String, String> {
+/// The text of a source: its fixed text, then its file.
+pub fn read_source(source: &Source, what: &str) -> Result<String, String> {
     let mut text = source.text.clone().unwrap_or_default();
     if let Some(path) = &source.file {
         let file = std::fs::read_to_string(path)
