@@ -98,18 +98,7 @@ impl Reads {
         before: Option<&str>,
     ) -> Result<Page<Post, PostId>> {
         let user = self.user(caller, id).await?;
-        let limit = page_size(limit)?;
-        let before = before.map(PostId::parse).transpose()?;
-        let range = IdRange {
-            below: before,
-            from: None,
-        };
-        let entries = self
-            .stores
-            .content
-            .post_ids_by(&[user.id], range, limit + 1)
-            .await?;
-        self.hydrate(newest(entries, limit + 1), limit).await
+        self.posts_of(&[user.id], limit, before).await
     }
 
     /// Whether `id` follows `other` and whether `other` follows `id`.
@@ -201,18 +190,7 @@ impl Reads {
             ));
         }
         check(caller, Act::ReadPublic)?;
-        let limit = page_size(limit)?;
-        let before = before.map(PostId::parse).transpose()?;
-        let range = IdRange {
-            below: before,
-            from: None,
-        };
-        let entries = self
-            .stores
-            .content
-            .post_ids_by(&ids, range, limit + 1)
-            .await?;
-        self.hydrate(newest(entries, limit + 1), limit).await
+        self.posts_of(&ids, limit, before).await
     }
 
     /// The home timeline, newest first.
@@ -238,6 +216,24 @@ impl Reads {
             },
             page.source,
         ))
+    }
+
+    /// A page of the posts of `authors`, newest first, below `before`.
+    async fn posts_of(
+        &self,
+        authors: &[UserId],
+        limit: Option<u64>,
+        before: Option<&str>,
+    ) -> Result<Page<Post, PostId>> {
+        let limit = page_size(limit)?;
+        let below = before.map(PostId::parse).transpose()?;
+        let range = IdRange { below, from: None };
+        let entries = self
+            .stores
+            .content
+            .post_ids_by(authors, range, limit + 1)
+            .await?;
+        self.hydrate(newest(entries, limit + 1), limit).await
     }
 
     /// Pages up to `limit + 1` entries and loads the posts of the first

@@ -284,16 +284,9 @@ impl<S: Send + Sync> FromRequestParts<S> for Auth {
     type Rejection = std::convert::Infallible;
 
     async fn from_request_parts(parts: &mut Parts, _: &S) -> Result<Self, Self::Rejection> {
-        Ok(Auth(caller_of(&parts.extensions)))
+        let caller = parts.extensions.get::<Caller>().cloned();
+        Ok(Auth(caller.unwrap_or(Caller::Anonymous)))
     }
-}
-
-/// The caller a request's extensions hold (REST parts, gRPC requests).
-pub fn caller_of(extensions: &axum::http::Extensions) -> Caller {
-    extensions
-        .get::<Caller>()
-        .cloned()
-        .unwrap_or(Caller::Anonymous)
 }
 
 /// A gRPC request's caller and message.
@@ -305,16 +298,45 @@ pub fn grpc_parts<T>(req: tonic::Request<T>) -> (Caller, T) {
 /// REST: establishes the caller, or answers 401 or 429 with the JSON error.
 pub async fn authenticate_rest(
     State(auth): State<Arc<Authenticator>>,
+    req: Request,
+    next: Next,
+) -> Response {
+    authenticate(&auth, req, next, Refusal::into_response).await
+}
+
+/// gRPC: establishes the caller, or answers `UNAUTHENTICATED` or
+/// `RESOURCE_EXHAUSTED` (with `retry-after` metadata).
+pub async fn authenticate_grpc(
+    State(auth): State<Arc<Authenticator>>,
+    req: Request,
+    next: Next,
+) -> Response {
+    authenticate(&auth, req, next, grpc_refusal).await
+}
+
+/// Puts the admitted caller in the request for the handler, or answers the
+/// refusal in the transport's form.
+async fn authenticate(
+    auth: &Authenticator,
     mut req: Request,
     next: Next,
+    refuse: fn(Refusal) -> Response,
 ) -> Response {
     match auth.admit(req.headers()) {
         Ok(caller) => {
             req.extensions_mut().insert(caller);
             next.run(req).await
         }
-        Err(r) => r.into_response(),
+        Err(r) => refuse(r),
     }
+}
+
+fn grpc_refusal(r: Refusal) -> Response {
+    let mut status = to_status(r.error);
+    if let Some(secs) = r.retry_after {
+        status.metadata_mut().insert("retry-after", secs.into());
+    }
+    status.into_http()
 }
 
 /// A REST refusal: the error's response, with `Retry-After` on 429.
@@ -326,27 +348,5 @@ impl IntoResponse for Refusal {
                 .insert(header::RETRY_AFTER, HeaderValue::from(secs));
         }
         resp
-    }
-}
-
-/// gRPC: establishes the caller, or answers `UNAUTHENTICATED` or
-/// `RESOURCE_EXHAUSTED` (with `retry-after` metadata).
-pub async fn authenticate_grpc(
-    State(auth): State<Arc<Authenticator>>,
-    mut req: Request,
-    next: Next,
-) -> Response {
-    match auth.admit(req.headers()) {
-        Ok(caller) => {
-            req.extensions_mut().insert(caller);
-            next.run(req).await
-        }
-        Err(r) => {
-            let mut status = to_status(r.error);
-            if let Some(secs) = r.retry_after {
-                status.metadata_mut().insert("retry-after", secs.into());
-            }
-            status.into_http()
-        }
     }
 }
