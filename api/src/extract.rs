@@ -171,6 +171,8 @@ pub struct PageParams {
     pub limit: Option<u64>,
     pub cursor: Option<String>,
     pub before: Option<String>,
+    /// Filters the accounts followed to one list.
+    pub list: Option<String>,
 }
 
 impl PageParams {
@@ -181,5 +183,9 @@ impl PageParams {
 
     pub fn before(&self) -> Option<&str> {
         self.before.as_deref().filter(|s| !s.is_empty())
+    }
+
+    pub fn list(&self) -> Option<&str> {
+        self.list.as_deref().filter(|s| !s.is_empty())
     }
 }

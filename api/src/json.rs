@@ -3,7 +3,7 @@
 
 use serde::Serialize;
 use serde_json::{Map, Value};
-use socialite_core::ids::{PostId, UserId};
+use socialite_core::ids::{ListName, PostId, UserId};
 use socialite_core::model::{rfc3339_ms, Page, Post, Relationship, Suggestion, User};
 use utoipa::ToSchema;
 
@@ -96,11 +96,18 @@ pub fn count(n: u64) -> CountJson {
 }
 
 /// The state of an edge after a follow or an unfollow, and whether the
-/// request changed it.
+/// request changed it (the edge or its lists).
 #[derive(Serialize, ToSchema)]
 pub struct FollowJson {
     pub following: bool,
     pub changed: bool,
+    /// The lists the edge is filed under, in name order.
+    #[schema(value_type = Vec<String>, example = json!(["work"]))]
+    pub lists: Vec<String>,
+}
+
+pub fn names(lists: &[ListName]) -> Vec<String> {
+    lists.iter().map(|l| l.as_str().to_owned()).collect()
 }
 
 /// How two users stand.
@@ -110,12 +117,42 @@ pub struct RelationshipJson {
     pub following: bool,
     /// The second user follows the first.
     pub followed_by: bool,
+    /// The first user's lists the second is filed under.
+    #[schema(example = json!(["work"]))]
+    pub lists: Vec<String>,
 }
 
 pub fn relationship(r: Relationship) -> RelationshipJson {
     RelationshipJson {
         following: r.following,
         followed_by: r.followed_by,
+        lists: names(&r.lists),
+    }
+}
+
+/// One of a user's lists and how many accounts it holds.
+#[derive(Serialize, ToSchema)]
+pub struct ListJson {
+    #[schema(example = "work")]
+    pub name: String,
+    pub count: u64,
+}
+
+/// A user's lists, in name order.
+#[derive(Serialize, ToSchema)]
+pub struct ListsJson {
+    pub lists: Vec<ListJson>,
+}
+
+pub fn lists(lists: &[(ListName, u64)]) -> ListsJson {
+    ListsJson {
+        lists: lists
+            .iter()
+            .map(|(l, n)| ListJson {
+                name: l.as_str().to_owned(),
+                count: *n,
+            })
+            .collect(),
     }
 }
 

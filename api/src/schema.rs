@@ -114,6 +114,35 @@ pub struct LimitQuery {
     pub limit: Option<u64>,
 }
 
+/// A list of a user's in the path.
+#[derive(IntoParams)]
+#[into_params(parameter_in = Path)]
+#[allow(dead_code)]
+pub struct ListPath {
+    #[param(pattern = r"^(?!\.{1,2}$)[A-Za-z0-9_.\-]{1,64}$", example = "bob")]
+    pub id: String,
+    /// The list: 1 to 32 characters of `[A-Za-z0-9_-]`.
+    #[param(pattern = r"^[A-Za-z0-9_\-]{1,32}$", example = "work")]
+    pub list: String,
+}
+
+/// Paging of the accounts a user follows, optionally only those filed under
+/// a list.
+#[derive(IntoParams)]
+#[into_params(parameter_in = Query)]
+#[allow(dead_code)]
+pub struct FollowingQuery {
+    /// Page size, 1 to 200 (default 20).
+    #[param(minimum = 1, maximum = 200)]
+    pub limit: Option<u64>,
+    /// The previous page's `next_cursor` (opaque). Empty counts as absent.
+    pub cursor: Option<String>,
+    /// Only the accounts filed under this list (1 to 32 characters of
+    /// `[A-Za-z0-9_-]`). Empty counts as absent.
+    #[param(pattern = r"^([A-Za-z0-9_\-]{1,32})?$", example = "work")]
+    pub list: Option<String>,
+}
+
 /// Paging of user lists, in id order.
 #[derive(IntoParams)]
 #[into_params(parameter_in = Query)]

@@ -75,7 +75,7 @@ impl Target for InProcess {
     }
     async fn follow(&self, user: &str, target: &str) -> OpResult<()> {
         self.ingest
-            .follow(&Caller::Trusted, user, target)
+            .follow(&Caller::Trusted, user, target, None)
             .await
             .map(|_| ())
             .map_err(|e| e.chain())
@@ -253,6 +253,7 @@ fn edge(user: &str, target: &str) -> pb::FollowRequest {
     pb::FollowRequest {
         user: user.into(),
         target: target.into(),
+        ..Default::default()
     }
 }
 

@@ -1,7 +1,7 @@
 //! Events on the log, and their protobuf encoding (`proto/socialite/v1/events.proto`).
 
 use crate::error::{Error, Result};
-use crate::ids::{PostId, UserId};
+use crate::ids::{ListName, PostId, UserId};
 use crate::model::Post;
 use prost::Message;
 use serde_json::Value;
@@ -16,20 +16,35 @@ pub enum Event {
         post: PostId,
         author: UserId,
     },
+    /// A new edge, filed under `lists`.
     Followed {
         follower: UserId,
         followee: UserId,
+        lists: Vec<ListName>,
     },
+    /// A removed edge, which was filed under `lists`.
     Unfollowed {
         follower: UserId,
         followee: UserId,
+        lists: Vec<ListName>,
+    },
+    /// An existing edge filed under other lists.
+    Relisted {
+        follower: UserId,
+        followee: UserId,
+        added: Vec<ListName>,
+        removed: Vec<ListName>,
     },
     AuthorRetracted {
         author: UserId,
         followers: Vec<UserId>,
+        /// (follower, list): the lists the author was filed under.
+        listed: Vec<(UserId, ListName)>,
     },
     TimelineDropped {
         user: UserId,
+        /// The user's lists, whose timelines go too.
+        lists: Vec<ListName>,
     },
 }
 
@@ -40,14 +55,17 @@ impl Event {
         match self {
             Event::PostCreated { post } => &post.author,
             Event::PostDeleted { author, .. } | Event::AuthorRetracted { author, .. } => author,
-            Event::Followed { followee, .. } | Event::Unfollowed { followee, .. } => followee,
-            Event::TimelineDropped { user } => user,
+            Event::Followed { followee, .. }
+            | Event::Unfollowed { followee, .. }
+            | Event::Relisted { followee, .. } => followee,
+            Event::TimelineDropped { user, .. } => user,
         }
     }
 
     pub fn encode(&self) -> Vec<u8> {
         use pb::event::Kind;
         let s = |u: &UserId| u.as_str().to_owned();
+        let names = |l: &[ListName]| l.iter().map(|n| n.as_str().to_owned()).collect();
         let kind = match self {
             Event::PostCreated { post } => Kind::PostCreated(pb::PostCreated {
                 post_id: post.id.0,
@@ -63,23 +81,54 @@ impl Event {
                 post_id: post.0,
                 author: s(author),
             }),
-            Event::Followed { follower, followee } => Kind::Followed(pb::Followed {
+            Event::Followed {
+                follower,
+                followee,
+                lists,
+            } => Kind::Followed(pb::Followed {
                 follower: s(follower),
                 followee: s(followee),
+                lists: names(lists),
             }),
-            Event::Unfollowed { follower, followee } => Kind::Unfollowed(pb::Unfollowed {
+            Event::Unfollowed {
+                follower,
+                followee,
+                lists,
+            } => Kind::Unfollowed(pb::Unfollowed {
                 follower: s(follower),
                 followee: s(followee),
+                lists: names(lists),
             }),
-            Event::AuthorRetracted { author, followers } => {
-                Kind::AuthorRetracted(pb::AuthorRetracted {
-                    author: s(author),
-                    followers: followers.iter().map(s).collect(),
-                })
-            }
-            Event::TimelineDropped { user } => {
-                Kind::TimelineDropped(pb::TimelineDropped { user: s(user) })
-            }
+            Event::Relisted {
+                follower,
+                followee,
+                added,
+                removed,
+            } => Kind::Relisted(pb::Relisted {
+                follower: s(follower),
+                followee: s(followee),
+                added: names(added),
+                removed: names(removed),
+            }),
+            Event::AuthorRetracted {
+                author,
+                followers,
+                listed,
+            } => Kind::AuthorRetracted(pb::AuthorRetracted {
+                author: s(author),
+                followers: followers.iter().map(s).collect(),
+                listed: listed
+                    .iter()
+                    .map(|(u, l)| pb::ListRef {
+                        user: s(u),
+                        list: l.as_str().to_owned(),
+                    })
+                    .collect(),
+            }),
+            Event::TimelineDropped { user, lists } => Kind::TimelineDropped(pb::TimelineDropped {
+                user: s(user),
+                lists: names(lists),
+            }),
         };
         pb::Event { kind: Some(kind) }.encode_to_vec()
     }
@@ -89,6 +138,8 @@ impl Event {
         let bad = |why: String| Error::internal(format!("undecodable event on the log: {why}"));
         let msg = pb::Event::decode(bytes).map_err(|e| bad(e.to_string()))?;
         let u = |s: &str| UserId::parse(s).map_err(|e| bad(e.to_string()));
+        let l = |s: &str| ListName::parse(s).map_err(|e| bad(e.to_string()));
+        let ls = |v: &[String]| v.iter().map(|s| l(s)).collect::<Result<Vec<_>>>();
         Ok(match msg.kind.ok_or_else(|| bad("no kind".into()))? {
             Kind::PostCreated(e) => {
                 let data = match e.data_json.as_str() {
@@ -115,16 +166,32 @@ impl Event {
             Kind::Followed(e) => Event::Followed {
                 follower: u(&e.follower)?,
                 followee: u(&e.followee)?,
+                lists: ls(&e.lists)?,
             },
             Kind::Unfollowed(e) => Event::Unfollowed {
                 follower: u(&e.follower)?,
                 followee: u(&e.followee)?,
+                lists: ls(&e.lists)?,
+            },
+            Kind::Relisted(e) => Event::Relisted {
+                follower: u(&e.follower)?,
+                followee: u(&e.followee)?,
+                added: ls(&e.added)?,
+                removed: ls(&e.removed)?,
             },
             Kind::AuthorRetracted(e) => Event::AuthorRetracted {
                 author: u(&e.author)?,
                 followers: e.followers.iter().map(|f| u(f)).collect::<Result<_>>()?,
+                listed: e
+                    .listed
+                    .iter()
+                    .map(|r| Ok((u(&r.user)?, l(&r.list)?)))
+                    .collect::<Result<_>>()?,
             },
-            Kind::TimelineDropped(e) => Event::TimelineDropped { user: u(&e.user)? },
+            Kind::TimelineDropped(e) => Event::TimelineDropped {
+                user: u(&e.user)?,
+                lists: ls(&e.lists)?,
+            },
         })
     }
 }
@@ -137,6 +204,7 @@ mod tests {
     fn events_round_trip() {
         let a = UserId::parse("a").unwrap();
         let b = UserId::parse("b").unwrap();
+        let work = ListName::parse("work").unwrap();
         let events = [
             Event::PostCreated {
                 post: Post {
@@ -153,16 +221,28 @@ mod tests {
             Event::Followed {
                 follower: a.clone(),
                 followee: b.clone(),
+                lists: vec![work.clone()],
             },
             Event::Unfollowed {
                 follower: b.clone(),
                 followee: a.clone(),
+                lists: vec![],
+            },
+            Event::Relisted {
+                follower: b.clone(),
+                followee: a.clone(),
+                added: vec![work.clone()],
+                removed: vec![ListName::parse("x").unwrap()],
             },
             Event::AuthorRetracted {
                 author: a.clone(),
                 followers: vec![b.clone(), a.clone()],
+                listed: vec![(b.clone(), work.clone())],
             },
-            Event::TimelineDropped { user: b.clone() },
+            Event::TimelineDropped {
+                user: b.clone(),
+                lists: vec![work],
+            },
         ];
         for e in events {
             assert_eq!(Event::decode(&e.encode()).unwrap(), e);

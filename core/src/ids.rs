@@ -74,6 +74,119 @@ impl fmt::Debug for UserId {
     }
 }
 
+/// Longest list name, in bytes.
+pub const MAX_LIST_NAME_LEN: usize = 32;
+
+/// The name of a list: a label on follow edges (`work`, `family`), 1 to 32
+/// characters of `[A-Za-z0-9_-]`. Cheap to clone.
+#[derive(Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct ListName(Arc<str>);
+
+impl ListName {
+    pub fn parse(s: &str) -> Result<ListName> {
+        let ok = !s.is_empty()
+            && s.len() <= MAX_LIST_NAME_LEN
+            && s.bytes()
+                .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-'));
+        if ok {
+            Ok(ListName(Arc::from(s)))
+        } else {
+            Err(Error::invalid(
+                "invalid_list_name",
+                format!(
+                    "list name {:?} must be 1 to {MAX_LIST_NAME_LEN} characters of A-Z a-z 0-9 _ -",
+                    truncate_for_message(s)
+                ),
+            ))
+        }
+    }
+
+    /// A name read back from a store, validated when it was written.
+    pub fn from_stored(name: &str) -> ListName {
+        debug_assert!(
+            ListName::parse(name).is_ok(),
+            "stored list {name:?} is invalid"
+        );
+        ListName(Arc::from(name))
+    }
+
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+impl fmt::Display for ListName {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl fmt::Debug for ListName {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Debug::fmt(&*self.0, f)
+    }
+}
+
+/// The key of one stored timeline. A home timeline's key is its user's id, so
+/// the keys of the home timelines are the user ids themselves (the text is
+/// shared, not copied); a list timeline's is `USER:LIST`. `:` is in neither
+/// alphabet, so no two timelines share a key.
+#[derive(Clone, Eq, PartialOrd, Ord)]
+pub struct TimelineId(Arc<str>);
+
+impl PartialEq for TimelineId {
+    fn eq(&self, other: &TimelineId) -> bool {
+        Arc::ptr_eq(&self.0, &other.0) || self.0 == other.0
+    }
+}
+
+impl std::hash::Hash for TimelineId {
+    /// By the text, as `str` hashes, so maps keyed by timeline find a home
+    /// timeline by the user id's text.
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        self.0.hash(state)
+    }
+}
+
+impl std::borrow::Borrow<str> for TimelineId {
+    fn borrow(&self) -> &str {
+        &self.0
+    }
+}
+
+impl TimelineId {
+    /// The user's home timeline.
+    pub fn home(user: &UserId) -> TimelineId {
+        TimelineId(user.0.clone())
+    }
+
+    /// The timeline of the accounts `user` filed under `list`.
+    pub fn list(user: &UserId, list: &ListName) -> TimelineId {
+        TimelineId(Arc::from(format!("{user}:{list}")))
+    }
+
+    /// A key read back from a store.
+    pub fn from_stored(key: &str) -> TimelineId {
+        TimelineId(Arc::from(key))
+    }
+
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+impl fmt::Display for TimelineId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl fmt::Debug for TimelineId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Debug::fmt(&*self.0, f)
+    }
+}
+
 fn truncate_for_message(s: &str) -> String {
     s.chars().take(80).collect()
 }
@@ -206,6 +319,24 @@ mod tests {
             let e = UserId::parse(bad).unwrap_err();
             assert_eq!(e.code(), "invalid_user_id", "{bad:?}");
         }
+    }
+
+    #[test]
+    fn list_names_are_validated_and_keys_never_collide() {
+        assert!(ListName::parse("work_2-b").is_ok());
+        for bad in ["", "a b", "a:b", "a.b", &"l".repeat(33)] {
+            assert_eq!(
+                ListName::parse(bad).unwrap_err().code(),
+                "invalid_list_name"
+            );
+        }
+        let (u, l) = (UserId::parse("a").unwrap(), ListName::parse("b").unwrap());
+        assert_eq!(TimelineId::home(&u).as_str(), "a");
+        assert_eq!(TimelineId::list(&u, &l).as_str(), "a:b");
+        assert!(
+            UserId::parse("a:b").is_err(),
+            "no user id looks like a list key"
+        );
     }
 
     #[test]

@@ -9,7 +9,9 @@ use crate::metrics::metrics;
 use crate::model::{json_object, validate_message, Post, User};
 use crate::ports::{ContentStore, GraphStore};
 use crate::rules::access::{authenticated, check, Act, Caller};
-use crate::rules::checks::{post_not_found, user_not_found, EdgeChange, EdgeOp};
+use crate::rules::checks::{
+    edge_lists, post_not_found, user_not_found, EdgeChange, EdgeOp, EdgeTransition,
+};
 use serde_json::Value;
 use std::sync::Arc;
 
@@ -60,14 +62,26 @@ impl Ingest {
         }
     }
 
-    /// Returns whether the edge is new.
-    pub async fn follow(&self, caller: &Caller, user: &str, target: &str) -> Result<bool> {
-        self.change_edge(caller, user, target, EdgeOp::Follow).await
+    /// Follows `target`, filed under `lists` when they are given (replacing
+    /// the lists of an existing edge; `None` keeps them).
+    pub async fn follow(
+        &self,
+        caller: &Caller,
+        user: &str,
+        target: &str,
+        lists: Option<&[&str]>,
+    ) -> Result<EdgeTransition> {
+        self.change_edge(caller, user, target, EdgeOp::Follow, lists)
+            .await
     }
 
-    /// Returns whether there was an edge to remove.
-    pub async fn unfollow(&self, caller: &Caller, user: &str, target: &str) -> Result<bool> {
-        self.change_edge(caller, user, target, EdgeOp::Unfollow)
+    pub async fn unfollow(
+        &self,
+        caller: &Caller,
+        user: &str,
+        target: &str,
+    ) -> Result<EdgeTransition> {
+        self.change_edge(caller, user, target, EdgeOp::Unfollow, None)
             .await
     }
 
@@ -77,10 +91,15 @@ impl Ingest {
         user: &str,
         target: &str,
         op: EdgeOp,
-    ) -> Result<bool> {
+        lists: Option<&[&str]>,
+    ) -> Result<EdgeTransition> {
         let (u, t) = (UserId::parse(user)?, UserId::parse(target)?);
+        let lists = lists.map(edge_lists).transpose()?;
         check(caller, Act::ActAs(&u))?;
-        let change = EdgeChange::new(u, t, op)?;
+        let mut change = EdgeChange::new(u, t, op)?;
+        if let Some(lists) = lists {
+            change = change.with_lists(lists);
+        }
         self.graph.change_edge(&change).await
     }
 

@@ -4,11 +4,11 @@
 
 use crate::error::Result;
 use crate::event::Event;
-use crate::ids::{PostId, UserId};
+use crate::ids::{ListName, PostId, TimelineId, UserId};
 use crate::metrics::metrics;
 use crate::model::{Entry, Post, User};
 use crate::ports::*;
-use crate::rules::checks::{EdgeChange, EdgeOp};
+use crate::rules::checks::{EdgeChange, EdgeOp, EdgeTransition};
 use async_trait::async_trait;
 use serde_json::{Map, Value};
 use std::future::Future;
@@ -74,7 +74,7 @@ impl ContentStore for Metered<dyn ContentStore> {
 
 #[async_trait]
 impl GraphStore for Metered<dyn GraphStore> {
-    async fn change_edge(&self, change: &EdgeChange) -> Result<bool> {
+    async fn change_edge(&self, change: &EdgeChange) -> Result<EdgeTransition> {
         let op = match change.op() {
             EdgeOp::Follow => "follow",
             EdgeOp::Unfollow => "unfollow",
@@ -99,6 +99,29 @@ impl GraphStore for Metered<dyn GraphStore> {
     }
     async fn is_following(&self, user: &UserId, target: &UserId) -> Result<bool> {
         timed("graph", "is_following", self.0.is_following(user, target)).await
+    }
+    async fn edge(&self, user: &UserId, target: &UserId) -> Result<Option<Vec<ListName>>> {
+        timed("graph", "edge", self.0.edge(user, target)).await
+    }
+    async fn lists(&self, user: &UserId) -> Result<Vec<(ListName, u64)>> {
+        timed("graph", "lists", self.0.lists(user)).await
+    }
+    async fn list_members(
+        &self,
+        user: &UserId,
+        list: &ListName,
+        after: Option<&UserId>,
+        limit: usize,
+    ) -> Result<Vec<UserId>> {
+        timed(
+            "graph",
+            "list_members",
+            self.0.list_members(user, list, after, limit),
+        )
+        .await
+    }
+    async fn listed_by(&self, users: &[UserId]) -> Result<Vec<Vec<(UserId, ListName)>>> {
+        timed("graph", "listed_by", self.0.listed_by(users)).await
     }
     async fn followers_of(&self, users: &[UserId]) -> Result<Vec<Vec<UserId>>> {
         timed("graph", "followers_of", self.0.followers_of(users)).await
@@ -171,24 +194,29 @@ impl TimelineStore for Metered<dyn TimelineStore> {
     fn capacity(&self) -> usize {
         self.0.capacity()
     }
-    async fn read(&self, user: &UserId, before: Option<PostId>, limit: usize) -> Result<CacheRead> {
+    async fn read(
+        &self,
+        user: &TimelineId,
+        before: Option<PostId>,
+        limit: usize,
+    ) -> Result<CacheRead> {
         timed("timelines", "read", self.0.read(user, before, limit)).await
     }
-    async fn create(&self, user: &UserId) -> Result<()> {
+    async fn create(&self, user: &TimelineId) -> Result<()> {
         timed("timelines", "create", self.0.create(user)).await
     }
-    async fn fill(&self, user: &UserId, entries: Vec<Entry>, coverage: Coverage) -> Result<()> {
+    async fn fill(&self, user: &TimelineId, entries: Vec<Entry>, coverage: Coverage) -> Result<()> {
         timed("timelines", "fill", self.0.fill(user, entries, coverage)).await
     }
     async fn deliver(&self, deliveries: &[Delivery]) -> Result<usize> {
         timed("timelines", "deliver", self.0.deliver(deliveries)).await
     }
-    async fn coverage(&self, user: &UserId) -> Result<Option<Coverage>> {
+    async fn coverage(&self, user: &TimelineId) -> Result<Option<Coverage>> {
         timed("timelines", "coverage", self.0.coverage(user)).await
     }
     async fn backfill(
         &self,
-        user: &UserId,
+        user: &TimelineId,
         author: &UserId,
         entries: Vec<Entry>,
         coverage: Coverage,
@@ -200,7 +228,7 @@ impl TimelineStore for Metered<dyn TimelineStore> {
         )
         .await
     }
-    async fn purge_author(&self, user: &UserId, author: &UserId) -> Result<()> {
+    async fn purge_author(&self, user: &TimelineId, author: &UserId) -> Result<()> {
         timed(
             "timelines",
             "purge_author",
@@ -208,7 +236,7 @@ impl TimelineStore for Metered<dyn TimelineStore> {
         )
         .await
     }
-    async fn retract_post(&self, users: &[UserId], post: PostId) -> Result<()> {
+    async fn retract_post(&self, users: &[TimelineId], post: PostId) -> Result<()> {
         timed(
             "timelines",
             "retract_post",
@@ -216,7 +244,7 @@ impl TimelineStore for Metered<dyn TimelineStore> {
         )
         .await
     }
-    async fn drop_timeline(&self, user: &UserId) -> Result<()> {
+    async fn drop_timeline(&self, user: &TimelineId) -> Result<()> {
         timed("timelines", "drop_timeline", self.0.drop_timeline(user)).await
     }
     async fn footprint(&self) -> Result<Footprint> {

@@ -1,7 +1,7 @@
 //! The domain's records and the documented limits that guard them.
 
 use crate::error::{Error, Result};
-use crate::ids::{PostId, UserId};
+use crate::ids::{ListName, PostId, UserId};
 use serde_json::{Map, Value};
 use std::sync::Arc;
 
@@ -89,11 +89,13 @@ impl Entry {
     }
 }
 
-/// How two users stand: whether the first follows the second, and back.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// How two users stand: whether the first follows the second (and under
+/// which of their lists), and back.
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Relationship {
     pub following: bool,
     pub followed_by: bool,
+    pub lists: Vec<ListName>,
 }
 
 /// An account to follow, and how many of the user's followees follow it.

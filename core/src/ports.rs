@@ -4,9 +4,9 @@
 
 use crate::error::Result;
 use crate::event::Event;
-use crate::ids::{PostId, UserId};
+use crate::ids::{ListName, PostId, TimelineId, UserId};
 use crate::model::{Entry, Post, User};
-use crate::rules::checks::EdgeChange;
+use crate::rules::checks::{EdgeChange, EdgeTransition};
 use async_trait::async_trait;
 use serde_json::{Map, Value};
 use std::sync::Arc;
@@ -69,13 +69,31 @@ const EDGE_PAGE: usize = 10_000;
 /// The follow graph, with maintained follower and following counts.
 #[async_trait]
 pub trait GraphStore: Send + Sync + 'static {
-    /// Applies a follow or an unfollow as the rules admitted it
+    /// Applies a follow, a refiling or an unfollow as the rules admitted it
     /// ([`EdgeChange`]), atomically: checks that the users it requires exist
-    /// ([`EdgeChange::check_users`]), adds or removes both directions of the
-    /// edge if that changes the graph, moves the counts by
-    /// [`EdgeChange::count_step`] and queues [`EdgeChange::event`]. Returns
-    /// whether the graph changed.
-    async fn change_edge(&self, change: &EdgeChange) -> Result<bool>;
+    /// ([`EdgeChange::check_users`]), reads the edge's lists, and writes what
+    /// [`EdgeChange::transition`] decides from them: both directions of the
+    /// edge with its lists, the list memberships and list counts (refusing
+    /// by [`EdgeTransition::check_list_count`]), the follower and following
+    /// counts, and the event. Returns the transition.
+    async fn change_edge(&self, change: &EdgeChange) -> Result<EdgeTransition>;
+    /// The edge from `user` to `target`: `None` if `user` does not follow
+    /// `target`, else the lists it is filed under. One indexed read.
+    async fn edge(&self, user: &UserId, target: &UserId) -> Result<Option<Vec<ListName>>>;
+    /// The user's lists, in name order, with how many accounts each holds.
+    async fn lists(&self, user: &UserId) -> Result<Vec<(ListName, u64)>>;
+    /// The accounts `user` filed under `list`, in id order, after `after`,
+    /// at most `limit`.
+    async fn list_members(
+        &self,
+        user: &UserId,
+        list: &ListName,
+        after: Option<&UserId>,
+        limit: usize,
+    ) -> Result<Vec<UserId>>;
+    /// For each of `users`, the (follower, list) pairs of the lists that
+    /// file them, for the fanout worker's index.
+    async fn listed_by(&self, users: &[UserId]) -> Result<Vec<Vec<(UserId, ListName)>>>;
     /// Who follows `user`, in id order, after `after`, at most `limit`.
     async fn followers(
         &self,
@@ -91,7 +109,17 @@ pub trait GraphStore: Send + Sync + 'static {
         limit: usize,
     ) -> Result<Vec<UserId>>;
     /// Whether `user` follows `target`: one indexed read.
-    async fn is_following(&self, user: &UserId, target: &UserId) -> Result<bool>;
+    async fn is_following(&self, user: &UserId, target: &UserId) -> Result<bool> {
+        Ok(self.edge(user, target).await?.is_some())
+    }
+    /// Every account `user` filed under `list`, page by page.
+    async fn all_list_members(&self, user: &UserId, list: &ListName) -> Result<Vec<UserId>> {
+        walk_edges(|after| async move {
+            self.list_members(user, list, after.as_ref(), EDGE_PAGE)
+                .await
+        })
+        .await
+    }
     /// Every follower of each of `users`, in one go where the store can.
     async fn followers_of(&self, users: &[UserId]) -> Result<Vec<Vec<UserId>>> {
         let mut out = Vec::with_capacity(users.len());
@@ -186,8 +214,8 @@ pub trait Rewind: Send + Sync + 'static {
     async fn rewind(&self, group: &str, next: u64) -> Result<()>;
 }
 
-/// One post's entry and the followers it goes to.
-pub type Delivery = (Entry, Arc<Vec<UserId>>);
+/// One post's entry and the timelines it goes to.
+pub type Delivery = (Entry, Arc<Vec<TimelineId>>);
 
 pub use crate::rules::accept::Coverage;
 
@@ -205,7 +233,8 @@ pub enum CacheRead {
     },
 }
 
-/// Per-user timeline caches: a capped list of entries for each *active* user.
+/// Stored timelines: a capped list of entries for each *active* timeline
+/// (one that a reader reads), keyed by [`TimelineId`].
 /// Every write is idempotent (an entry is held once whatever the deliveries),
 /// and entries stay ordered by post id, newest first.
 ///
@@ -218,32 +247,42 @@ pub enum CacheRead {
 pub trait TimelineStore: Send + Sync + 'static {
     /// Entries kept per cache.
     fn capacity(&self) -> usize;
-    async fn read(&self, user: &UserId, before: Option<PostId>, limit: usize) -> Result<CacheRead>;
-    /// Creates a warming cache unless the user has one.
-    async fn create(&self, user: &UserId) -> Result<()>;
+    async fn read(
+        &self,
+        timeline: &TimelineId,
+        before: Option<PostId>,
+        limit: usize,
+    ) -> Result<CacheRead>;
+    /// Creates a warming cache unless the timeline has one.
+    async fn create(&self, timeline: &TimelineId) -> Result<()>;
     /// Completes a warming cache with a merge's entries, exact over `coverage`.
     /// Does nothing to a cache that is ready or gone.
-    async fn fill(&self, user: &UserId, entries: Vec<Entry>, coverage: Coverage) -> Result<()>;
-    /// Delivers each entry to its followers' timelines where they exist;
-    /// returns how many landed in a timeline (dormant users are skipped).
+    async fn fill(
+        &self,
+        timeline: &TimelineId,
+        entries: Vec<Entry>,
+        coverage: Coverage,
+    ) -> Result<()>;
+    /// Delivers each entry to its timelines where they exist; returns how
+    /// many landed in a timeline (dormant ones are skipped).
     async fn deliver(&self, deliveries: &[Delivery]) -> Result<usize>;
-    /// The coverage of the user's cache, or `None` if there is none.
-    async fn coverage(&self, user: &UserId) -> Result<Option<Coverage>>;
+    /// The coverage of the timeline's cache, or `None` if there is none.
+    async fn coverage(&self, timeline: &TimelineId) -> Result<Option<Coverage>>;
     /// Inserts a newly followed author's recent posts, which are exact over
     /// `coverage` (the author may have older ones): the cache's floor rises to
     /// it if needed.
     async fn backfill(
         &self,
-        user: &UserId,
+        timeline: &TimelineId,
         author: &UserId,
         entries: Vec<Entry>,
         coverage: Coverage,
     ) -> Result<()>;
-    /// Removes every entry by `author` from the user's cache.
-    async fn purge_author(&self, user: &UserId, author: &UserId) -> Result<()>;
-    /// Removes the post from these users' caches.
-    async fn retract_post(&self, users: &[UserId], post: PostId) -> Result<()>;
-    async fn drop_timeline(&self, user: &UserId) -> Result<()>;
+    /// Removes every entry by `author` from the timeline's cache.
+    async fn purge_author(&self, timeline: &TimelineId, author: &UserId) -> Result<()>;
+    /// Removes the post from these timelines' caches.
+    async fn retract_post(&self, timelines: &[TimelineId], post: PostId) -> Result<()>;
+    async fn drop_timeline(&self, timeline: &TimelineId) -> Result<()>;
     /// What the store holds, for capacity planning and the benchmark.
     async fn footprint(&self) -> Result<Footprint>;
 }

@@ -5,14 +5,14 @@
 use crate::error::Error;
 use crate::error::Result;
 use crate::feed::merge::newest;
-use crate::feed::timeline::{read_home, ReadSource};
-use crate::feed::Stores;
-use crate::ids::{decode_user_cursor, encode_user_cursor, PostId, UserId};
+use crate::feed::timeline::{read_timeline, ReadSource};
+use crate::feed::{Feed, Stores};
+use crate::ids::{decode_user_cursor, encode_user_cursor, ListName, PostId, UserId};
 use crate::metrics::metrics;
 use crate::model::{page_size, Entry, Page, Post, Relationship, Suggestion, User};
 use crate::ports::IdRange;
 use crate::rules::access::{check, Act, Caller};
-use crate::rules::checks::{post_not_found, user_not_found};
+use crate::rules::checks::{list_not_found, post_not_found, user_not_found};
 use std::collections::{HashMap, HashSet};
 
 /// Suggestions read the first this many of a user's followees (in id
@@ -26,6 +26,16 @@ pub const MAX_AUTHORS: usize = 100;
 
 pub struct Reads {
     stores: Stores,
+}
+
+/// A page of user ids from `limit + 1` read, with the cursor of the next.
+fn user_page(mut ids: Vec<UserId>, limit: usize) -> Page<UserId, String> {
+    let next_cursor = (ids.len() > limit).then(|| encode_user_cursor(&ids[limit - 1]));
+    ids.truncate(limit);
+    Page {
+        items: ids,
+        next_cursor,
+    }
 }
 
 /// Which edge list to page through.
@@ -66,16 +76,50 @@ impl Reads {
         let limit = page_size(limit)?;
         let after = cursor.map(decode_user_cursor).transpose()?;
         let graph = &self.stores.graph;
-        let mut ids = match direction {
+        let ids = match direction {
             Direction::Followers => graph.followers(&user.id, after.as_ref(), limit + 1).await?,
             Direction::Following => graph.following(&user.id, after.as_ref(), limit + 1).await?,
         };
-        let next_cursor = (ids.len() > limit).then(|| encode_user_cursor(&ids[limit - 1]));
-        ids.truncate(limit);
-        Ok(Page {
-            items: ids,
-            next_cursor,
-        })
+        Ok(user_page(ids, limit))
+    }
+
+    /// The accounts the user filed under `list`, in id order.
+    pub async fn list_members(
+        &self,
+        caller: &Caller,
+        id: &str,
+        list: &str,
+        limit: Option<u64>,
+        cursor: Option<&str>,
+    ) -> Result<Page<UserId, String>> {
+        let (user, list) = self.list(caller, id, list).await?;
+        let limit = page_size(limit)?;
+        let after = cursor.map(decode_user_cursor).transpose()?;
+        let ids = self
+            .stores
+            .graph
+            .list_members(&user, &list, after.as_ref(), limit + 1)
+            .await?;
+        Ok(user_page(ids, limit))
+    }
+
+    /// The user's lists, in name order, with how many accounts each holds.
+    pub async fn lists(&self, caller: &Caller, id: &str) -> Result<Vec<(ListName, u64)>> {
+        let user = self.user(caller, id).await?;
+        self.stores.graph.lists(&user.id).await
+    }
+
+    /// An existing user and one of their lists (a list exists while an
+    /// account is filed under it).
+    async fn list(&self, caller: &Caller, id: &str, list: &str) -> Result<(UserId, ListName)> {
+        let (user, list) = (UserId::parse(id)?, ListName::parse(list)?);
+        check(caller, Act::ReadPublic)?;
+        self.existing(&user).await?;
+        let lists = self.stores.graph.lists(&user).await?;
+        if !lists.iter().any(|(l, _)| *l == list) {
+            return Err(list_not_found(&user, &list));
+        }
+        Ok((user, list))
     }
 
     pub async fn post(&self, caller: &Caller, id: &str) -> Result<Post> {
@@ -113,11 +157,11 @@ impl Reads {
         self.existing(&a).await?;
         self.existing(&b).await?;
         let graph = &self.stores.graph;
-        let (following, followed_by) =
-            tokio::try_join!(graph.is_following(&a, &b), graph.is_following(&b, &a))?;
+        let (edge, followed_by) = tokio::try_join!(graph.edge(&a, &b), graph.is_following(&b, &a))?;
         Ok(Relationship {
-            following,
+            following: edge.is_some(),
             followed_by,
+            lists: edge.unwrap_or_default(),
         })
     }
 
@@ -204,9 +248,34 @@ impl Reads {
         let id = UserId::parse(id)?;
         check(caller, Act::ReadOwn(&id))?;
         let user = self.existing(&id).await?;
+        self.feed_page(&Feed::Home(user.id), limit, before).await
+    }
+
+    /// The timeline of a list: the posts of the accounts filed under it,
+    /// newest first.
+    pub async fn list_timeline(
+        &self,
+        caller: &Caller,
+        id: &str,
+        list: &str,
+        limit: Option<u64>,
+        before: Option<&str>,
+    ) -> Result<(Page<Post, PostId>, ReadSource)> {
+        let owner = UserId::parse(id)?;
+        check(caller, Act::ReadOwn(&owner))?;
+        let (user, list) = self.list(caller, id, list).await?;
+        self.feed_page(&Feed::List(user, list), limit, before).await
+    }
+
+    async fn feed_page(
+        &self,
+        feed: &Feed,
+        limit: Option<u64>,
+        before: Option<&str>,
+    ) -> Result<(Page<Post, PostId>, ReadSource)> {
         let limit = page_size(limit)?;
         let before = before.map(PostId::parse).transpose()?;
-        let page = read_home(&self.stores, &user.id, before, limit).await?;
+        let page = read_timeline(&self.stores, feed, before, limit).await?;
         metrics().timeline_read(page.source.as_str());
         let items = self.load(&page.entries).await?;
         Ok((

@@ -2,6 +2,7 @@
 //! records in one transaction and queues the events that
 //! [`UserDeletion`] decides.
 
+use crate::lists;
 use crate::store::{
     add_counts, edges_of, emit, require_user, to_user_ids, user_exists, EmbeddedStore,
 };
@@ -11,10 +12,11 @@ use redb::{ReadTransaction, ReadableTable};
 use serde_json::{Map, Value};
 use socialite_core::error::{Error, Result};
 use socialite_core::event::Event;
-use socialite_core::ids::{PostId, UserId};
+use socialite_core::ids::{ListName, PostId, UserId};
 use socialite_core::model::{Entry, Post, User};
 use socialite_core::ports::{ContentStore, IdRange};
 use socialite_core::rules::cascade::{post_deleted, UserDeletion};
+use socialite_core::rules::checks::{EdgeChange, EdgeOp};
 use std::sync::Arc;
 
 fn load_user(txn: &ReadTransaction, id: &UserId) -> Result<Option<User>> {
@@ -38,6 +40,46 @@ fn load_user(txn: &ReadTransaction, id: &UserId) -> Result<Option<User>> {
         following,
         profile,
     }))
+}
+
+/// Removes the list data of a deleted user's edges, each as its unfollow
+/// would: returns the lists that filed the user, and whom the user followed
+/// with each edge's lists.
+#[allow(clippy::type_complexity)]
+fn remove_lists(
+    txn: &redb::WriteTransaction,
+    user: &UserId,
+    following: Vec<UserId>,
+) -> Result<(Vec<(UserId, ListName)>, Vec<(UserId, Vec<ListName>)>)> {
+    let listed = lists::listed_by(&txn.open_table(LISTED).store()?, user.as_str())?;
+    let following: Vec<(UserId, Vec<ListName>)> = {
+        let table = txn.open_table(EDGE_LISTS).store()?;
+        following
+            .into_iter()
+            .map(|t| {
+                let l = lists::edge_lists(&table, user.as_str(), t.as_str())?;
+                Ok((t, l))
+            })
+            .collect::<Result<_>>()?
+    };
+    let mut filed: Vec<(&UserId, &UserId, Vec<ListName>)> = Vec::new();
+    for (f, l) in &listed {
+        match filed.last_mut() {
+            Some((last, _, ls)) if *last == f => ls.push(l.clone()),
+            _ => filed.push((f, user, vec![l.clone()])),
+        }
+    }
+    filed.extend(
+        following
+            .iter()
+            .filter(|(_, l)| !l.is_empty())
+            .map(|(t, l)| (user, t, l.clone())),
+    );
+    for (f, t, l) in filed {
+        let unfollow = EdgeChange::new(f.clone(), t.clone(), EdgeOp::Unfollow)?;
+        lists::apply(txn, f.as_str(), t.as_str(), &unfollow.transition(Some(l)))?;
+    }
+    Ok((listed, following))
 }
 
 fn to_post(id: u64, bytes: &[u8]) -> Result<Post> {
@@ -149,9 +191,11 @@ impl ContentStore for EmbeddedStore {
                 ctx.txn.open_table(USERS).store()?.remove(u).store()?;
                 ctx.txn.open_table(COUNTS).store()?.remove(u).store()?;
                 let (followers, following) = (to_user_ids(followers)?, to_user_ids(following)?);
+                let (listed, following) = remove_lists(ctx.txn, &id, following)?;
                 let deletion = UserDeletion {
                     user: &id,
                     followers: &followers,
+                    listed: &listed,
                     following: &following,
                 };
                 for event in deletion.events() {

@@ -2,13 +2,15 @@
 //! maintained counts, written through the same group-commit writer as the
 //! content, with `Followed`/`Unfollowed` queued in the outbox.
 
+use crate::lists;
 use crate::store::{add_counts, edges_of, emit, stored_ids, user_exists, EmbeddedStore};
 use crate::tables::*;
 use async_trait::async_trait;
+use redb::ReadableTable;
 use socialite_core::error::Result;
-use socialite_core::ids::UserId;
+use socialite_core::ids::{ListName, UserId};
 use socialite_core::ports::GraphStore;
-use socialite_core::rules::checks::EdgeChange;
+use socialite_core::rules::checks::{EdgeChange, EdgeTransition};
 
 type EdgeTable = redb::TableDefinition<'static, (&'static str, &'static str), ()>;
 
@@ -34,7 +36,7 @@ impl EmbeddedStore {
 
 #[async_trait]
 impl GraphStore for EmbeddedStore {
-    async fn change_edge(&self, change: &EdgeChange) -> Result<bool> {
+    async fn change_edge(&self, change: &EdgeChange) -> Result<EdgeTransition> {
         let change = change.clone();
         self.writer
             .write(move |ctx| {
@@ -42,28 +44,41 @@ impl GraphStore for EmbeddedStore {
                 let (f, t) = (change.follower().as_str(), change.followee().as_str());
                 let mut following = ctx.txn.open_table(FOLLOWING).store()?;
                 let mut followers = ctx.txn.open_table(FOLLOWERS).store()?;
-                // The reverse edge is written only when the graph changes.
-                let changed = if change.adds() {
-                    let added = following.insert((f, t), ()).store()?.is_none();
-                    if added {
+                let existing = match following.get((f, t)).store()? {
+                    None => None,
+                    Some(_) => Some(lists::edge_lists(
+                        &ctx.txn.open_table(EDGE_LISTS).store()?,
+                        f,
+                        t,
+                    )?),
+                };
+                let transition = change.transition(existing);
+                if !transition.changed() {
+                    return Ok(transition);
+                }
+                lists::apply(ctx.txn, f, t, &transition)?;
+                // The edge itself is written only when the graph changes.
+                match transition.count_step {
+                    1 => {
+                        following.insert((f, t), ()).store()?;
                         followers.insert((t, f), ()).store()?;
                     }
-                    added
-                } else {
-                    let removed = following.remove((f, t)).store()?.is_some();
-                    if removed {
+                    -1 => {
+                        following.remove((f, t)).store()?;
                         followers.remove((t, f)).store()?;
                     }
-                    removed
-                };
+                    _ => {}
+                }
                 drop((following, followers));
-                if changed {
-                    let step = change.count_step();
+                if transition.count_step != 0 {
+                    let step = transition.count_step;
                     add_counts(ctx.txn, f, 0, step)?;
                     add_counts(ctx.txn, t, step, 0)?;
-                    emit(ctx, &change.event())?;
                 }
-                Ok(changed)
+                if let Some(event) = &transition.event {
+                    emit(ctx, event)?;
+                }
+                Ok(transition)
             })
             .await
     }
@@ -86,11 +101,59 @@ impl GraphStore for EmbeddedStore {
         self.edge_page(FOLLOWING, user, after, limit).await
     }
 
-    async fn is_following(&self, user: &UserId, target: &UserId) -> Result<bool> {
-        let (u, t) = (user.clone(), target.clone());
-        self.read_blocking(move |txn| {
+    async fn edge(&self, user: &UserId, target: &UserId) -> Result<Option<Vec<ListName>>> {
+        let (u, t) = (user.as_str(), target.as_str());
+        self.read(|txn| {
             let table = txn.open_table(FOLLOWING).store()?;
-            Ok(table.get((u.as_str(), t.as_str())).store()?.is_some())
+            if table.get((u, t)).store()?.is_none() {
+                return Ok(None);
+            }
+            let lists = txn.open_table(EDGE_LISTS).store()?;
+            Ok(Some(lists::edge_lists(&lists, u, t)?))
+        })
+    }
+
+    async fn lists(&self, user: &UserId) -> Result<Vec<(ListName, u64)>> {
+        self.read(|txn| lists::user_lists(&txn.open_table(USER_LISTS).store()?, user.as_str()))
+    }
+
+    async fn list_members(
+        &self,
+        user: &UserId,
+        list: &ListName,
+        after: Option<&UserId>,
+        limit: usize,
+    ) -> Result<Vec<UserId>> {
+        let (u, l, after) = (user.clone(), list.clone(), after.cloned());
+        self.read_blocking(move |txn| {
+            let table = txn.open_table(LIST_MEMBERS).store()?;
+            let (u, l) = (u.as_str(), l.as_str());
+            let from = after.as_ref().map_or("", |a| a.as_str());
+            let mut out = Vec::new();
+            for item in table.range((u, l, from)..).store()? {
+                let (k, _) = item.store()?;
+                let (ku, kl, member) = k.value();
+                if ku != u || kl != l || out.len() >= limit {
+                    break;
+                }
+                if after.as_ref().is_some_and(|a| a.as_str() == member) {
+                    continue;
+                }
+                out.push(UserId::from_stored(member.to_owned()));
+            }
+            Ok(out)
+        })
+        .await
+    }
+
+    async fn listed_by(&self, users: &[UserId]) -> Result<Vec<Vec<(UserId, ListName)>>> {
+        let users = users.to_vec();
+        self.read_blocking(move |txn| {
+            let table = txn.open_table(LISTED).store()?;
+            users
+                .iter()
+                .map(|u| lists::listed_by(&table, u.as_str()))
+                .collect()
         })
         .await
     }

@@ -25,6 +25,7 @@ mod content;
 mod graph;
 mod import;
 mod layout;
+mod lists;
 mod log;
 mod outbox;
 mod post_cache;

@@ -47,6 +47,10 @@ impl EmbeddedStore {
             txn.open_table(FOLLOWERS).store()?;
             txn.open_table(POSTS).store()?;
             txn.open_table(AUTHOR_POSTS).store()?;
+            txn.open_table(EDGE_LISTS).store()?;
+            txn.open_table(LISTED).store()?;
+            txn.open_table(LIST_MEMBERS).store()?;
+            txn.open_table(USER_LISTS).store()?;
             last_u64_key(&txn.open_table(OUTBOX).store()?)? + 1
         };
         txn.commit().store()?;

@@ -13,6 +13,16 @@ pub const COUNTS: TableDefinition<&str, (u64, u64)> = TableDefinition::new("coun
 pub const FOLLOWING: TableDefinition<(&str, &str), ()> = TableDefinition::new("following");
 /// (followee, follower): who follows a user, in id order.
 pub const FOLLOWERS: TableDefinition<(&str, &str), ()> = TableDefinition::new("followers");
+/// (follower, followee) → the lists the edge is filed under, comma-separated;
+/// only edges filed under some list have a row.
+pub const EDGE_LISTS: TableDefinition<(&str, &str), &str> = TableDefinition::new("edge_lists");
+/// (followee, follower) → the same lists, for the fanout worker's index.
+pub const LISTED: TableDefinition<(&str, &str), &str> = TableDefinition::new("listed");
+/// (user, list, member): the accounts a user filed under a list, in id order.
+pub const LIST_MEMBERS: TableDefinition<(&str, &str, &str), ()> =
+    TableDefinition::new("list_members");
+/// (user, list) → how many accounts the list holds; a list with none has no row.
+pub const USER_LISTS: TableDefinition<(&str, &str), u64> = TableDefinition::new("user_lists");
 /// post id → post record.
 pub const POSTS: TableDefinition<u64, &[u8]> = TableDefinition::new("posts");
 /// (author, post id): an author's posts in time order.

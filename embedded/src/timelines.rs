@@ -10,7 +10,7 @@ use crate::stored::StoredTimeline;
 use async_trait::async_trait;
 use rustc_hash::{FxHashMap, FxHasher};
 use socialite_core::error::Result;
-use socialite_core::ids::{PostId, UserId};
+use socialite_core::ids::{PostId, TimelineId, UserId};
 use socialite_core::model::Entry;
 use socialite_core::ports::{CacheRead, Coverage, Delivery, Footprint, TimelineStore};
 use std::collections::hash_map::Entry as MapEntry;
@@ -26,7 +26,7 @@ pub struct MemoryTimelines {
     authors: Authors,
     /// Entries a fill or a backfill copies in.
     fill: usize,
-    shards: Vec<Mutex<FxHashMap<UserId, StoredTimeline>>>,
+    shards: Vec<Mutex<FxHashMap<TimelineId, StoredTimeline>>>,
 }
 
 impl MemoryTimelines {
@@ -41,7 +41,7 @@ impl MemoryTimelines {
         }
     }
 
-    fn shard_of(&self, user: &UserId) -> usize {
+    fn shard_of(&self, user: &TimelineId) -> usize {
         let mut h = FxHasher::default();
         user.hash(&mut h);
         // Re-mixed top bits: the maps use the low ones for their buckets.
@@ -73,8 +73,8 @@ impl MemoryTimelines {
 
     fn with<R>(
         &self,
-        user: &UserId,
-        f: impl FnOnce(&mut FxHashMap<UserId, StoredTimeline>) -> R,
+        user: &TimelineId,
+        f: impl FnOnce(&mut FxHashMap<TimelineId, StoredTimeline>) -> R,
     ) -> R {
         let mut shard = self.shards[self.shard_of(user)]
             .lock()
@@ -82,7 +82,7 @@ impl MemoryTimelines {
         f(&mut shard)
     }
 
-    fn with_cache(&self, user: &UserId, f: impl FnOnce(&mut StoredTimeline)) {
+    fn with_cache(&self, user: &TimelineId, f: impl FnOnce(&mut StoredTimeline)) {
         self.with(user, |m| {
             if let Some(c) = m.get_mut(user) {
                 f(c)
@@ -105,7 +105,12 @@ impl TimelineStore for MemoryTimelines {
         self.fill
     }
 
-    async fn read(&self, user: &UserId, before: Option<PostId>, limit: usize) -> Result<CacheRead> {
+    async fn read(
+        &self,
+        user: &TimelineId,
+        before: Option<PostId>,
+        limit: usize,
+    ) -> Result<CacheRead> {
         Ok(self.with(user, |m| match m.get(user) {
             None => CacheRead::Absent,
             Some(c) if !c.is_ready() => CacheRead::Warming,
@@ -116,7 +121,7 @@ impl TimelineStore for MemoryTimelines {
         }))
     }
 
-    async fn create(&self, user: &UserId) -> Result<()> {
+    async fn create(&self, user: &TimelineId) -> Result<()> {
         self.with(user, |m| {
             if let MapEntry::Vacant(v) = m.entry(user.clone()) {
                 v.insert(StoredTimeline::warming(self.layout));
@@ -125,7 +130,7 @@ impl TimelineStore for MemoryTimelines {
         Ok(())
     }
 
-    async fn fill(&self, user: &UserId, entries: Vec<Entry>, coverage: Coverage) -> Result<()> {
+    async fn fill(&self, user: &TimelineId, entries: Vec<Entry>, coverage: Coverage) -> Result<()> {
         self.with_cache(user, |c| c.fill(entries, coverage, &self.authors));
         Ok(())
     }
@@ -156,13 +161,13 @@ impl TimelineStore for MemoryTimelines {
         }))
     }
 
-    async fn coverage(&self, user: &UserId) -> Result<Option<Coverage>> {
+    async fn coverage(&self, user: &TimelineId) -> Result<Option<Coverage>> {
         Ok(self.with(user, |m| m.get(user).map(StoredTimeline::coverage)))
     }
 
     async fn backfill(
         &self,
-        user: &UserId,
+        user: &TimelineId,
         author: &UserId,
         entries: Vec<Entry>,
         coverage: Coverage,
@@ -173,12 +178,12 @@ impl TimelineStore for MemoryTimelines {
         Ok(())
     }
 
-    async fn purge_author(&self, user: &UserId, author: &UserId) -> Result<()> {
+    async fn purge_author(&self, user: &TimelineId, author: &UserId) -> Result<()> {
         self.with_cache(user, |c| c.purge_author(author, &self.authors));
         Ok(())
     }
 
-    async fn retract_post(&self, users: &[UserId], post: PostId) -> Result<()> {
+    async fn retract_post(&self, users: &[TimelineId], post: PostId) -> Result<()> {
         for u in users {
             self.with_cache(u, |c| c.retract(post));
         }
@@ -190,7 +195,7 @@ impl TimelineStore for MemoryTimelines {
         for shard in &self.shards {
             let map = shard.lock().unwrap_or_else(|p| p.into_inner());
             // Map slots (key, timeline and a control byte) and each key's text.
-            let slot = std::mem::size_of::<(UserId, StoredTimeline)>() + 1;
+            let slot = std::mem::size_of::<(TimelineId, StoredTimeline)>() + 1;
             f.memory_bytes += (map.capacity() * slot) as u64;
             f.memory_bytes += map
                 .keys()
@@ -207,7 +212,7 @@ impl TimelineStore for MemoryTimelines {
         Ok(f)
     }
 
-    async fn drop_timeline(&self, user: &UserId) -> Result<()> {
+    async fn drop_timeline(&self, user: &TimelineId) -> Result<()> {
         self.with(user, |m| m.remove(user));
         Ok(())
     }

@@ -6,7 +6,7 @@ use crate::store::{get_i64, get_str, id_bson};
 use mongodb::bson::{doc, Bson, Document};
 use serde_json::Value;
 use socialite_core::error::{Error, Result};
-use socialite_core::ids::{PostId, UserId};
+use socialite_core::ids::{PostId, TimelineId, UserId};
 use socialite_core::model::{Body, Entry};
 use socialite_core::rules::accept::{capped_coverage, takes, Coverage};
 use std::sync::Arc;
@@ -69,7 +69,7 @@ impl CacheState {
     /// The filter and seal of a removal from this state: the update applies
     /// only if the array is still as full as it was read, with the same
     /// oldest entry, and raises the floor to that entry first.
-    pub(crate) fn removal(&self, user: &UserId, cap: usize) -> (Document, Document) {
+    pub(crate) fn removal(&self, user: &TimelineId, cap: usize) -> (Document, Document) {
         let mut filter = doc! { "_id": user.as_str(), "warming": self.warming };
         let mut update = doc! {};
         // Guards on the length read (not on `cap`, which a restart may change).

@@ -95,6 +95,21 @@ impl Db {
             .create_index(unique(doc! { "user": 1, "followee": 1 }, "user_followee"))
             .await
             .map_err(db_err("creating the following index"))?;
+        // A list's members in id order: the edges of a user filed under a
+        // list (`_g` holds the edge's lists, so the index is multikey).
+        self.following
+            .create_index(
+                IndexModel::builder()
+                    .keys(doc! { "user": 1, "_g": 1, "followee": 1 })
+                    .options(
+                        IndexOptions::builder()
+                            .name("user_g_followee".to_owned())
+                            .build(),
+                    )
+                    .build(),
+            )
+            .await
+            .map_err(db_err("creating the list index"))?;
         // An author's posts newest first, for read-time merges and backfills.
         self.content
             .create_index(
@@ -180,6 +195,16 @@ impl Db {
 pub enum TxnError {
     Db(DbError),
     Domain(Error),
+}
+
+impl TxnError {
+    /// The store error of a read made outside a transaction.
+    pub fn into_error(self, what: &str) -> Error {
+        match self {
+            TxnError::Db(e) => db_err(what)(e),
+            TxnError::Domain(e) => e,
+        }
+    }
 }
 
 impl From<DbError> for TxnError {

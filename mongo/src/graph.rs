@@ -1,8 +1,11 @@
 //! The follow graph on MongoDB, after the reference design: one document per
-//! edge in each direction (`followers`: `{user, follower}`, `following`:
-//! `{user, followee}`), each with a compound unique index that also serves
-//! the lists as covered queries, and counts kept on the `users` documents in
-//! the same transaction as the edges and the event.
+//! edge in each direction (`followers`: `{user, follower, _g}`, `following`:
+//! `{user, followee, _g}`), each with a compound unique index that also
+//! serves the lists as covered queries, and counts kept on the `users`
+//! documents in the same transaction as the edges and the event. `_g`, the
+//! reference design's group label, holds the lists the edge is filed under
+//! (absent when none); `{user, _g, followee}` serves a list's members, and
+//! each list's size is kept on the user's document (`lists: {name: n}`).
 
 use crate::db::{db_err, TxnError, IN_CHUNK};
 use crate::store::{get_str, MongoStore};
@@ -11,9 +14,25 @@ use futures_util::TryStreamExt;
 use mongodb::bson::{doc, Document};
 use mongodb::{ClientSession, Collection};
 use socialite_core::error::Result;
-use socialite_core::ids::UserId;
+use socialite_core::ids::{ListName, UserId};
 use socialite_core::ports::GraphStore;
-use socialite_core::rules::checks::EdgeChange;
+use socialite_core::rules::checks::{EdgeChange, EdgeTransition};
+
+/// The lists of an edge document (`_g`).
+pub(crate) fn lists_of(d: &Document) -> Vec<ListName> {
+    d.get_array("_g")
+        .map(|a| {
+            a.iter()
+                .filter_map(|v| v.as_str())
+                .map(ListName::from_stored)
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+fn names(lists: &[ListName]) -> Vec<&str> {
+    lists.iter().map(ListName::as_str).collect()
+}
 
 /// The field holding the other end of an edge in each edge collection.
 fn other_end(collection: &str) -> &'static str {
@@ -33,25 +52,101 @@ impl MongoStore {
         }
     }
 
-    /// Every edge of `user` in `collection`, inside a transaction.
+    /// Every edge of `user` in `collection`, with its lists, inside a
+    /// transaction.
     pub(crate) async fn edge_list(
         &self,
         s: &mut ClientSession,
         collection: &str,
         user: &str,
-    ) -> Result<Vec<UserId>, TxnError> {
+    ) -> Result<Vec<(UserId, Vec<ListName>)>, TxnError> {
         let field = other_end(collection);
         let mut cursor = self
             .edges(collection)
             .find(doc! { "user": user })
-            .projection(doc! { "_id": 0, field: 1 })
+            .projection(doc! { "_id": 0, field: 1, "_g": 1 })
             .sort(doc! { "user": 1, field: 1 })
             .session(&mut *s)
             .await?;
         let mut out = Vec::new();
         while let Some(d) = cursor.next(&mut *s).await {
-            out.push(UserId::from_stored(get_str(&d?, field)?.to_owned()));
+            let d = d?;
+            out.push((
+                UserId::from_stored(get_str(&d, field)?.to_owned()),
+                lists_of(&d),
+            ));
         }
+        Ok(out)
+    }
+
+    /// Moves the sizes of `user`'s lists: one more member in each of
+    /// `added`, one fewer in each of `removed`; a list left with none goes.
+    pub(crate) async fn move_list_sizes(
+        &self,
+        s: &mut ClientSession,
+        user: &str,
+        added: &[ListName],
+        removed: &[ListName],
+    ) -> Result<(), TxnError> {
+        if added.is_empty() && removed.is_empty() {
+            return Ok(());
+        }
+        let mut inc = Document::new();
+        for l in added {
+            inc.insert(format!("lists.{l}"), 1_i64);
+        }
+        for l in removed {
+            inc.insert(format!("lists.{l}"), -1_i64);
+        }
+        self.db
+            .users
+            .update_one(doc! { "_id": user }, doc! { "$inc": inc })
+            .session(&mut *s)
+            .await?;
+        for l in removed {
+            let path = format!("lists.{l}");
+            self.db
+                .users
+                .update_one(
+                    doc! { "_id": user, &path: { "$lte": 0_i64 } },
+                    doc! { "$unset": { &path: "" } },
+                )
+                .session(&mut *s)
+                .await?;
+        }
+        Ok(())
+    }
+
+    /// The user's lists and sizes, from their document.
+    async fn list_sizes(
+        &self,
+        s: Option<&mut ClientSession>,
+        user: &str,
+    ) -> Result<Vec<(ListName, u64)>, TxnError> {
+        let find = self
+            .db
+            .users
+            .find_one(doc! { "_id": user })
+            .projection(doc! { "lists": 1 });
+        let found = match s {
+            Some(s) => find.session(s).await?,
+            None => find.await?,
+        };
+        let mut out: Vec<(ListName, u64)> = found
+            .as_ref()
+            .and_then(|d| d.get_document("lists").ok())
+            .map(|lists| {
+                lists
+                    .iter()
+                    .map(|(k, v)| {
+                        let n = v.as_i64().or(v.as_i32().map(i64::from)).unwrap_or(0);
+                        (ListName::from_stored(k), n.max(0) as u64)
+                    })
+                    .filter(|(_, n)| *n > 0)
+                    .collect()
+            })
+            .unwrap_or_default();
+        out.sort_unstable();
         Ok(out)
     }
 
@@ -89,49 +184,69 @@ impl MongoStore {
         &self,
         s: &mut ClientSession,
         change: &EdgeChange,
-    ) -> Result<bool, TxnError> {
+    ) -> Result<EdgeTransition, TxnError> {
         self.check_users(s, change).await?;
         let (a, b) = (change.follower().as_str(), change.followee().as_str());
         let edge = doc! { "user": a, "followee": b };
-        let exists = self
+        let reverse = doc! { "user": b, "follower": a };
+        let found = self
             .db
             .following
             .find_one(edge.clone())
-            .projection(doc! { "_id": 0, "user": 1 })
-            .session(&mut *s)
-            .await?
-            .is_some();
-        if exists == change.adds() {
-            return Ok(false);
-        }
-        if change.adds() {
-            self.db.following.insert_one(edge).session(&mut *s).await?;
-            self.db
-                .followers
-                .insert_one(doc! { "user": b, "follower": a })
-                .session(&mut *s)
-                .await?;
-        } else {
-            self.db.following.delete_one(edge).session(&mut *s).await?;
-            self.db
-                .followers
-                .delete_one(doc! { "user": b, "follower": a })
-                .session(&mut *s)
-                .await?;
-        }
-        let step = change.count_step();
-        self.db
-            .users
-            .update_one(doc! { "_id": a }, doc! { "$inc": { "following": step } })
+            .projection(doc! { "_id": 0, "_g": 1 })
             .session(&mut *s)
             .await?;
-        self.db
-            .users
-            .update_one(doc! { "_id": b }, doc! { "$inc": { "followers": step } })
-            .session(&mut *s)
-            .await?;
-        self.emit(s, &[change.event()]).await?;
-        Ok(true)
+        let t = change.transition(found.as_ref().map(lists_of));
+        if !t.changed() {
+            return Ok(t);
+        }
+        if !t.added.is_empty() {
+            let held = self.list_sizes(Some(&mut *s), a).await?;
+            t.check_list_count(held.len(), |l| Ok(held.iter().any(|(h, _)| h == l)))?;
+        }
+        let (fwing, fwers) = (&self.db.following, &self.db.followers);
+        match t.after.as_deref() {
+            None => {
+                fwing.delete_one(edge).session(&mut *s).await?;
+                fwers.delete_one(reverse).session(&mut *s).await?;
+            }
+            Some(lists) if t.count_step == 1 => {
+                let (mut d1, mut d2) = (edge, reverse);
+                if !lists.is_empty() {
+                    d1.insert("_g", names(lists));
+                    d2.insert("_g", names(lists));
+                }
+                fwing.insert_one(d1).session(&mut *s).await?;
+                fwers.insert_one(d2).session(&mut *s).await?;
+            }
+            Some(lists) => {
+                let set = if lists.is_empty() {
+                    doc! { "$unset": { "_g": "" } }
+                } else {
+                    doc! { "$set": { "_g": names(lists) } }
+                };
+                fwing.update_one(edge, set.clone()).session(&mut *s).await?;
+                fwers.update_one(reverse, set).session(&mut *s).await?;
+            }
+        }
+        self.move_list_sizes(s, a, &t.added, &t.removed).await?;
+        let step = t.count_step;
+        if step != 0 {
+            self.db
+                .users
+                .update_one(doc! { "_id": a }, doc! { "$inc": { "following": step } })
+                .session(&mut *s)
+                .await?;
+            self.db
+                .users
+                .update_one(doc! { "_id": b }, doc! { "$inc": { "followers": step } })
+                .session(&mut *s)
+                .await?;
+        }
+        if let Some(event) = &t.event {
+            self.emit(s, std::slice::from_ref(event)).await?;
+        }
+        Ok(t)
     }
 
     /// The rule's existence check, with one query for both users.
@@ -159,7 +274,7 @@ impl MongoStore {
 
 #[async_trait]
 impl GraphStore for MongoStore {
-    async fn change_edge(&self, change: &EdgeChange) -> Result<bool> {
+    async fn change_edge(&self, change: &EdgeChange) -> Result<EdgeTransition> {
         let what = if change.adds() {
             "following"
         } else {
@@ -172,7 +287,7 @@ impl GraphStore for MongoStore {
                 (s, r)
             })
             .await?;
-        if changed {
+        if changed.changed() {
             self.queued();
         }
         Ok(changed)
@@ -196,16 +311,79 @@ impl GraphStore for MongoStore {
         self.edge_page("following", user, after, limit).await
     }
 
-    async fn is_following(&self, user: &UserId, target: &UserId) -> Result<bool> {
+    async fn edge(&self, user: &UserId, target: &UserId) -> Result<Option<Vec<ListName>>> {
         let edge = doc! { "user": user.as_str(), "followee": target.as_str() };
         let found = self
             .db
             .following
             .find_one(edge)
-            .projection(doc! { "_id": 0, "user": 1 })
+            .projection(doc! { "_id": 0, "_g": 1 })
             .await
             .map_err(db_err("reading an edge"))?;
-        Ok(found.is_some())
+        Ok(found.as_ref().map(lists_of))
+    }
+
+    async fn lists(&self, user: &UserId) -> Result<Vec<(ListName, u64)>> {
+        self.list_sizes(None, user.as_str())
+            .await
+            .map_err(|e| e.into_error("reading lists"))
+    }
+
+    async fn list_members(
+        &self,
+        user: &UserId,
+        list: &ListName,
+        after: Option<&UserId>,
+        limit: usize,
+    ) -> Result<Vec<UserId>> {
+        let mut filter = doc! { "user": user.as_str(), "_g": list.as_str() };
+        if let Some(a) = after {
+            filter.insert("followee", doc! { "$gt": a.as_str() });
+        }
+        let docs: Vec<Document> = self
+            .db
+            .following
+            .find(filter)
+            .projection(doc! { "_id": 0, "followee": 1 })
+            .sort(doc! { "user": 1, "_g": 1, "followee": 1 })
+            .limit(limit.min(i64::MAX as usize) as i64)
+            .await
+            .map_err(db_err("reading a list"))?
+            .try_collect()
+            .await
+            .map_err(db_err("reading a list"))?;
+        docs.iter()
+            .map(|d| Ok(UserId::from_stored(get_str(d, "followee")?.to_owned())))
+            .collect()
+    }
+
+    async fn listed_by(&self, users: &[UserId]) -> Result<Vec<Vec<(UserId, ListName)>>> {
+        let mut by_user: std::collections::HashMap<&str, Vec<(UserId, ListName)>> =
+            users.iter().map(|u| (u.as_str(), Vec::new())).collect();
+        for chunk in users.chunks(IN_CHUNK) {
+            let ids: Vec<&str> = chunk.iter().map(UserId::as_str).collect();
+            let mut cursor = self
+                .db
+                .followers
+                .find(doc! { "user": { "$in": ids }, "_g.0": { "$exists": true } })
+                .projection(doc! { "_id": 0, "user": 1, "follower": 1, "_g": 1 })
+                .await
+                .map_err(db_err("reading listed followers"))?;
+            while let Some(d) = cursor
+                .try_next()
+                .await
+                .map_err(db_err("reading listed followers"))?
+            {
+                if let Some(list) = by_user.get_mut(get_str(&d, "user")?) {
+                    let follower = UserId::from_stored(get_str(&d, "follower")?.to_owned());
+                    list.extend(lists_of(&d).into_iter().map(|l| (follower.clone(), l)));
+                }
+            }
+        }
+        Ok(users
+            .iter()
+            .map(|u| by_user.remove(u.as_str()).unwrap_or_default())
+            .collect())
     }
 
     async fn followers_of(&self, users: &[UserId]) -> Result<Vec<Vec<UserId>>> {

@@ -18,7 +18,7 @@ use mongodb::ClientSession;
 use serde_json::{Map, Value};
 use socialite_core::error::{Error, Result};
 use socialite_core::event::Event;
-use socialite_core::ids::{now_ms, PostId, UserId};
+use socialite_core::ids::{now_ms, ListName, PostId, UserId};
 use socialite_core::model::{Entry, Post, User};
 use socialite_core::ports::{ContentStore, IdRange};
 use socialite_core::rules::cascade::{post_deleted, UserDeletion};
@@ -394,8 +394,14 @@ impl MongoStore {
         if exists.is_none() {
             return Ok(false);
         }
-        let followers = self.edge_list(s, "followers", u).await?;
+        let filed_by = self.edge_list(s, "followers", u).await?;
         let following = self.edge_list(s, "following", u).await?;
+        let followers: Vec<UserId> = filed_by.iter().map(|(f, _)| f.clone()).collect();
+        let listed: Vec<(UserId, ListName)> = filed_by
+            .iter()
+            .flat_map(|(f, lists)| lists.iter().map(|l| (f.clone(), l.clone())))
+            .collect();
+        let followees: Vec<UserId> = following.iter().map(|(t, _)| t.clone()).collect();
         let (fwers, fwing) = (&self.db.followers, &self.db.following);
         fwers
             .delete_many(doc! { "user": u })
@@ -408,8 +414,12 @@ impl MongoStore {
         // The other ends: their reverse edges go, their counts drop.
         self.cut_other_ends(s, &followers, fwing, "followee", u, "following")
             .await?;
-        self.cut_other_ends(s, &following, fwers, "follower", u, "followers")
+        self.cut_other_ends(s, &followees, fwers, "follower", u, "followers")
             .await?;
+        // The lists that filed the user lose a member.
+        for (f, lists) in filed_by.iter().filter(|(_, l)| !l.is_empty()) {
+            self.move_list_sizes(s, f.as_str(), &[], lists).await?;
+        }
         self.db
             .content
             .delete_many(doc! { "author": u })
@@ -423,6 +433,7 @@ impl MongoStore {
         let events = UserDeletion {
             user: id,
             followers: &followers,
+            listed: &listed,
             following: &following,
         }
         .events();

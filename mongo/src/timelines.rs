@@ -26,7 +26,7 @@ use async_trait::async_trait;
 use futures_util::TryStreamExt;
 use mongodb::bson::{doc, Bson, Document, RawDocumentBuf};
 use socialite_core::error::{Error, Result};
-use socialite_core::ids::{PostId, UserId};
+use socialite_core::ids::{PostId, TimelineId, UserId};
 use socialite_core::metrics::metrics;
 use socialite_core::model::Entry;
 use socialite_core::ports::{CacheRead, Coverage, Delivery, Footprint, TimelineStore};
@@ -52,7 +52,7 @@ impl MongoTimelines {
         doc! { "entries": { "$each": entries, "$sort": { "p": -1 }, "$slice": self.cap as i64 } }
     }
 
-    async fn state(&self, user: &UserId) -> Result<Option<CacheState>> {
+    async fn state(&self, user: &TimelineId) -> Result<Option<CacheState>> {
         let found = self
             .db
             .timelines
@@ -103,7 +103,11 @@ impl MongoTimelines {
     }
 
     /// Which of `users` have a cache, with its state when `with_state`.
-    async fn active(&self, users: &[&str], filter: Document) -> Result<Vec<(UserId, CacheState)>> {
+    async fn active(
+        &self,
+        users: &[&str],
+        filter: Document,
+    ) -> Result<Vec<(TimelineId, CacheState)>> {
         let mut out = Vec::new();
         for chunk in users.chunks(IN_CHUNK) {
             let mut f = filter.clone();
@@ -120,7 +124,7 @@ impl MongoTimelines {
                 .map_err(db_err("reading timeline caches"))?;
             for d in &docs {
                 out.push((
-                    UserId::from_stored(get_str(d, "_id")?.to_owned()),
+                    TimelineId::from_stored(get_str(d, "_id")?),
                     CacheState::from(d),
                 ));
             }
@@ -191,7 +195,12 @@ impl TimelineStore for MongoTimelines {
         self.cap
     }
 
-    async fn read(&self, user: &UserId, before: Option<PostId>, limit: usize) -> Result<CacheRead> {
+    async fn read(
+        &self,
+        user: &TimelineId,
+        before: Option<PostId>,
+        limit: usize,
+    ) -> Result<CacheRead> {
         let found = self
             .db
             .timelines
@@ -224,7 +233,7 @@ impl TimelineStore for MongoTimelines {
         Ok(CacheRead::Ready { entries, coverage })
     }
 
-    async fn create(&self, user: &UserId) -> Result<()> {
+    async fn create(&self, user: &TimelineId) -> Result<()> {
         self.db
             .timelines
             .update_one(
@@ -247,7 +256,7 @@ impl TimelineStore for MongoTimelines {
             })
     }
 
-    async fn fill(&self, user: &UserId, entries: Vec<Entry>, coverage: Coverage) -> Result<()> {
+    async fn fill(&self, user: &TimelineId, entries: Vec<Entry>, coverage: Coverage) -> Result<()> {
         loop {
             let found = self
                 .db
@@ -289,7 +298,7 @@ impl TimelineStore for MongoTimelines {
         // Only users with a cache get an update: ask which first, in chunks.
         let mut candidates: Vec<&str> = deliveries
             .iter()
-            .flat_map(|(_, followers)| followers.iter().map(UserId::as_str))
+            .flat_map(|(_, followers)| followers.iter().map(TimelineId::as_str))
             .collect();
         candidates.sort_unstable();
         candidates.dedup();
@@ -302,7 +311,7 @@ impl TimelineStore for MongoTimelines {
         if active.is_empty() {
             return Ok(0);
         }
-        let wanted = |f: &UserId, post: PostId| {
+        let wanted = |f: &TimelineId, post: PostId| {
             active
                 .get(f.as_str())
                 .is_some_and(|s| s.wants(post, self.cap))
@@ -327,13 +336,13 @@ impl TimelineStore for MongoTimelines {
         Ok(self.bulk_update(updates).await? as usize)
     }
 
-    async fn coverage(&self, user: &UserId) -> Result<Option<Coverage>> {
+    async fn coverage(&self, user: &TimelineId) -> Result<Option<Coverage>> {
         Ok(self.state(user).await?.map(|s| s.coverage(self.cap)))
     }
 
     async fn backfill(
         &self,
-        user: &UserId,
+        user: &TimelineId,
         author: &UserId,
         entries: Vec<Entry>,
         coverage: Coverage,
@@ -369,7 +378,7 @@ impl TimelineStore for MongoTimelines {
         }
     }
 
-    async fn purge_author(&self, user: &UserId, author: &UserId) -> Result<()> {
+    async fn purge_author(&self, user: &TimelineId, author: &UserId) -> Result<()> {
         self.remove(
             &[user.as_str()],
             doc! {},
@@ -379,8 +388,8 @@ impl TimelineStore for MongoTimelines {
         .await
     }
 
-    async fn retract_post(&self, users: &[UserId], post: PostId) -> Result<()> {
-        let ids: Vec<&str> = users.iter().map(UserId::as_str).collect();
+    async fn retract_post(&self, users: &[TimelineId], post: PostId) -> Result<()> {
+        let ids: Vec<&str> = users.iter().map(TimelineId::as_str).collect();
         let p = id_bson(post);
         self.remove(
             &ids,
@@ -391,7 +400,7 @@ impl TimelineStore for MongoTimelines {
         .await
     }
 
-    async fn drop_timeline(&self, user: &UserId) -> Result<()> {
+    async fn drop_timeline(&self, user: &TimelineId) -> Result<()> {
         self.db
             .timelines
             .delete_one(doc! { "_id": user.as_str() })

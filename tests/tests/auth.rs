@@ -310,11 +310,13 @@ async fn every_grpc_method_answers_each_credential_as_the_table_says() {
             let edge = |target: &str| pb::FollowRequest {
                 user: "alice".into(),
                 target: target.into(),
+                ..Default::default()
             };
             let list = || pb::ListUsersRequest {
                 user: "alice".into(),
                 limit: 10,
                 cursor: String::new(),
+                ..Default::default()
             };
             let posts = || pb::ListPostsRequest {
                 user: "alice".into(),

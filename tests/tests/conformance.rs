@@ -14,8 +14,9 @@ use socialite_core::event::Event;
 use socialite_core::feed::config::FeedConfig;
 use socialite_core::feed::fanout;
 use socialite_core::feed::followers::FollowerIndex;
-use socialite_core::feed::timeline::{activate, read_home};
-use socialite_core::ids::{PostId, UserId};
+use socialite_core::feed::timeline::{activate, read_timeline};
+use socialite_core::feed::Feed;
+use socialite_core::ids::{ListName, PostId, TimelineId, UserId};
 use socialite_core::ingest::Ingest;
 use socialite_core::model::{Entry, Post};
 use socialite_core::ports::{CacheRead, Coverage, IdRange, LogConsumer};
@@ -235,7 +236,10 @@ async fn follow_graph(kind: Kind) {
     let ingest = Ingest::new(b.content.clone(), b.graph.clone(), 1)
         .await
         .unwrap();
-    let err = ingest.follow(&Caller::Trusted, "a", "a").await.unwrap_err();
+    let err = ingest
+        .follow(&Caller::Trusted, "a", "a", None)
+        .await
+        .unwrap_err();
     assert_eq!(
         (err.kind(), err.code()),
         (ErrorKind::Conflict, "cannot_follow_self")
@@ -263,36 +267,43 @@ async fn follow_graph(kind: Kind) {
     assert!(
         !g.change_edge(&edge("a", "b", EdgeOp::Unfollow))
             .await
-            .unwrap(),
+            .unwrap()
+            .changed(),
         "unfollowing without an edge changes nothing"
     );
     assert!(!g
         .change_edge(&edge("a", "a", EdgeOp::Unfollow))
         .await
-        .unwrap());
+        .unwrap()
+        .changed());
     assert!(drain_outbox(b).await.is_empty(), "refusals queue nothing");
     assert!(g
         .change_edge(&edge("b", "a", EdgeOp::Follow))
         .await
-        .unwrap());
+        .unwrap()
+        .changed());
     assert!(
         !g.change_edge(&edge("b", "a", EdgeOp::Follow))
             .await
-            .unwrap(),
+            .unwrap()
+            .changed(),
         "a second follow changes nothing"
     );
     assert!(g
         .change_edge(&edge("d", "a", EdgeOp::Follow))
         .await
-        .unwrap());
+        .unwrap()
+        .changed());
     assert!(g
         .change_edge(&edge("c", "a", EdgeOp::Follow))
         .await
-        .unwrap());
+        .unwrap()
+        .changed());
     assert!(g
         .change_edge(&edge("a", "c", EdgeOp::Follow))
         .await
-        .unwrap());
+        .unwrap()
+        .changed());
 
     let page = |v: Vec<UserId>| v.iter().map(|x| x.as_str().to_owned()).collect::<Vec<_>>();
     assert_eq!(
@@ -337,7 +348,8 @@ async fn follow_graph(kind: Kind) {
     assert!(g
         .change_edge(&edge("d", "a", EdgeOp::Unfollow))
         .await
-        .unwrap());
+        .unwrap()
+        .changed());
     assert!(
         !g.is_following(&u("d"), &u("a")).await.unwrap(),
         "unfollowed"
@@ -345,7 +357,8 @@ async fn follow_graph(kind: Kind) {
     assert!(!g
         .change_edge(&edge("d", "a", EdgeOp::Unfollow))
         .await
-        .unwrap());
+        .unwrap()
+        .changed());
     let events = drain_outbox(b).await;
     let expected = [
         ("Followed", "b", "a"),
@@ -357,12 +370,12 @@ async fn follow_graph(kind: Kind) {
     let seen: Vec<(&str, String, String)> = events
         .iter()
         .map(|e| match e {
-            Event::Followed { follower, followee } => {
-                ("Followed", follower.to_string(), followee.to_string())
-            }
-            Event::Unfollowed { follower, followee } => {
-                ("Unfollowed", follower.to_string(), followee.to_string())
-            }
+            Event::Followed {
+                follower, followee, ..
+            } => ("Followed", follower.to_string(), followee.to_string()),
+            Event::Unfollowed {
+                follower, followee, ..
+            } => ("Unfollowed", follower.to_string(), followee.to_string()),
             other => panic!("unexpected {other:?}"),
         })
         .collect();
@@ -386,7 +399,177 @@ async fn follow_graph(kind: Kind) {
     let deletion = UserDeletion {
         user: &u("a"),
         followers: &[u("b"), u("c")],
-        following: &[u("c")],
+        listed: &[],
+        following: &[(u("c"), vec![])],
+    };
+    assert_eq!(drain_outbox(b).await, deletion.events());
+}
+
+fn l(s: &str) -> ListName {
+    ListName::parse(s).unwrap()
+}
+
+fn filed(follower: &str, followee: &str, lists: &[&str]) -> EdgeChange {
+    edge(follower, followee, EdgeOp::Follow).with_lists(lists.iter().map(|s| l(s)).collect())
+}
+
+/// Lists on follow edges: filing, refiling, keeping, leaving, their sizes,
+/// members and reverse index, the limit on lists per user, and what a
+/// deletion does to them.
+async fn lists_on_edges(kind: Kind) {
+    let Some(t) = open(kind, FeedConfig::default(), "lists_on_edges").await else {
+        return;
+    };
+    let b = &t.backends;
+    let g = &b.graph;
+    for name in ["a", "b", "c", "d", "e"] {
+        b.content.put_user(&u(name), None).await.unwrap();
+    }
+    drain_outbox(b).await;
+    let t1 = g
+        .change_edge(&filed("a", "b", &["work", "family"]))
+        .await
+        .unwrap();
+    assert_eq!(
+        (t1.count_step, t1.after),
+        (1, Some(vec![l("family"), l("work")]))
+    );
+    g.change_edge(&filed("a", "c", &["work"])).await.unwrap();
+    g.change_edge(&edge("a", "d", EdgeOp::Follow))
+        .await
+        .unwrap();
+    g.change_edge(&filed("e", "b", &["work"])).await.unwrap();
+    assert_eq!(
+        g.lists(&u("a")).await.unwrap(),
+        vec![(l("family"), 1), (l("work"), 2)]
+    );
+    assert_eq!(
+        g.list_members(&u("a"), &l("work"), None, 10).await.unwrap(),
+        vec![u("b"), u("c")]
+    );
+    assert_eq!(
+        g.list_members(&u("a"), &l("work"), Some(&u("b")), 10)
+            .await
+            .unwrap(),
+        vec![u("c")]
+    );
+    assert_eq!(
+        g.edge(&u("a"), &u("b")).await.unwrap(),
+        Some(vec![l("family"), l("work")])
+    );
+    assert_eq!(g.edge(&u("a"), &u("d")).await.unwrap(), Some(vec![]));
+    assert_eq!(g.edge(&u("b"), &u("a")).await.unwrap(), None);
+    let mut listed = g.listed_by(&[u("b"), u("c"), u("d")]).await.unwrap();
+    listed.iter_mut().for_each(|v| v.sort());
+    assert_eq!(
+        listed,
+        vec![
+            vec![
+                (u("a"), l("family")),
+                (u("a"), l("work")),
+                (u("e"), l("work"))
+            ],
+            vec![(u("a"), l("work"))],
+            vec![],
+        ]
+    );
+    // Refiled: family goes, the edge and the counts stay.
+    let t2 = g.change_edge(&filed("a", "b", &["work"])).await.unwrap();
+    assert_eq!((t2.count_step, t2.removed.clone()), (0, vec![l("family")]));
+    // A plain follow keeps the lists and changes nothing.
+    let t3 = g
+        .change_edge(&edge("a", "b", EdgeOp::Follow))
+        .await
+        .unwrap();
+    assert_eq!((t3.changed(), t3.after), (false, Some(vec![l("work")])));
+    // An unfollow leaves every list.
+    g.change_edge(&edge("a", "c", EdgeOp::Unfollow))
+        .await
+        .unwrap();
+    assert_eq!(g.lists(&u("a")).await.unwrap(), vec![(l("work"), 1)]);
+    let a = b.content.get_user(&u("a")).await.unwrap().unwrap();
+    assert_eq!(a.following, 2);
+    let events = drain_outbox(b).await;
+    assert_eq!(
+        events,
+        vec![
+            Event::Followed {
+                follower: u("a"),
+                followee: u("b"),
+                lists: vec![l("family"), l("work")]
+            },
+            Event::Followed {
+                follower: u("a"),
+                followee: u("c"),
+                lists: vec![l("work")]
+            },
+            Event::Followed {
+                follower: u("a"),
+                followee: u("d"),
+                lists: vec![]
+            },
+            Event::Followed {
+                follower: u("e"),
+                followee: u("b"),
+                lists: vec![l("work")]
+            },
+            Event::Relisted {
+                follower: u("a"),
+                followee: u("b"),
+                added: vec![],
+                removed: vec![l("family")]
+            },
+            Event::Unfollowed {
+                follower: u("a"),
+                followee: u("c"),
+                lists: vec![l("work")]
+            },
+        ]
+    );
+    // At most 50 lists per user: a files new accounts under 8 new lists at
+    // a time: 1 + 6 x 8 = 49 lists stand, the seventh batch is refused.
+    for round in 0..7 {
+        let target = format!("t{round}");
+        b.content.put_user(&u(&target), None).await.unwrap();
+        let names: Vec<String> = (0..8).map(|i| format!("r{round}x{i}")).collect();
+        let names: Vec<&str> = names.iter().map(String::as_str).collect();
+        let result = g.change_edge(&filed("a", &target, &names)).await;
+        if round < 6 {
+            result.unwrap();
+        } else {
+            assert_eq!(result.unwrap_err().code(), "too_many_lists");
+        }
+    }
+    assert_eq!(g.lists(&u("a")).await.unwrap().len(), 49);
+    assert_eq!(
+        g.edge(&u("a"), &u("t6")).await.unwrap(),
+        None,
+        "refused whole"
+    );
+    drain_outbox(b).await;
+    // Deleting b: a's and e's lists lose it; the events name them.
+    g.change_edge(&filed("b", "c", &["mine"])).await.unwrap();
+    drain_outbox(b).await;
+    assert!(b.content.delete_user(&u("b")).await.unwrap());
+    assert!(g
+        .lists(&u("a"))
+        .await
+        .unwrap()
+        .iter()
+        .all(|(name, _)| name.as_str() != "work"));
+    assert_eq!(g.lists(&u("e")).await.unwrap(), vec![]);
+    assert_eq!(
+        g.listed_by(&[u("c")]).await.unwrap()[0]
+            .iter()
+            .filter(|(f, _)| *f == u("b"))
+            .count(),
+        0
+    );
+    let deletion = UserDeletion {
+        user: &u("b"),
+        followers: &[u("a"), u("e")],
+        listed: &[(u("a"), l("work")), (u("e"), l("work"))],
+        following: &[(u("c"), vec![l("mine")])],
     };
     assert_eq!(drain_outbox(b).await, deletion.events());
 }
@@ -427,6 +610,7 @@ async fn event_log(kind: Kind) {
             appended.push(Event::Followed {
                 follower: u("f"),
                 followee: u(author),
+                lists: vec![ListName::parse("work").unwrap()],
             });
         }
     }
@@ -469,12 +653,17 @@ async fn event_log(kind: Kind) {
     );
 }
 
+/// The home timeline of `user`.
+fn h(user: &str) -> TimelineId {
+    TimelineId::home(&u(user))
+}
+
 fn entry(id: u64, author: &str) -> Entry {
     Entry::linked(PostId(id), u(author))
 }
 
 async fn ready(b: &Backends, user: &str) -> (Vec<u64>, Coverage) {
-    match b.timelines.read(&u(user), None, 200).await.unwrap() {
+    match b.timelines.read(&h(user), None, 200).await.unwrap() {
         CacheRead::Ready { entries, coverage } => (ids(&entries), coverage),
         other => panic!("{user}: expected a ready cache, found {other:?}"),
     }
@@ -492,17 +681,17 @@ async fn timeline_caches(kind: Kind, embed: bool) {
     let b = &t.backends;
     let tl = &b.timelines;
     assert_eq!(tl.capacity(), 3);
-    assert_eq!(tl.read(&u("r"), None, 10).await.unwrap(), CacheRead::Absent);
-    assert_eq!(tl.coverage(&u("r")).await.unwrap(), None);
+    assert_eq!(tl.read(&h("r"), None, 10).await.unwrap(), CacheRead::Absent);
+    assert_eq!(tl.coverage(&h("r")).await.unwrap(), None);
 
     // Warming: deliveries land, purges and retractions are remembered.
-    tl.create(&u("r")).await.unwrap();
-    tl.create(&u("r")).await.unwrap();
+    tl.create(&h("r")).await.unwrap();
+    tl.create(&h("r")).await.unwrap();
     assert_eq!(
-        tl.read(&u("r"), None, 10).await.unwrap(),
+        tl.read(&h("r"), None, 10).await.unwrap(),
         CacheRead::Warming
     );
-    let fans = Arc::new(vec![u("r"), u("dormant")]);
+    let fans = Arc::new(vec![h("r"), h("dormant")]);
     let body = Entry::embedded(&post(50, "a", "embedded"));
     let landed = tl
         .deliver(&[(
@@ -512,10 +701,10 @@ async fn timeline_caches(kind: Kind, embed: bool) {
         .await
         .unwrap();
     assert_eq!(landed, 1, "the dormant follower gets nothing");
-    tl.purge_author(&u("r"), &u("gone")).await.unwrap();
-    tl.retract_post(&[u("r")], PostId(8)).await.unwrap();
+    tl.purge_author(&h("r"), &u("gone")).await.unwrap();
+    tl.retract_post(&[h("r")], PostId(8)).await.unwrap();
     tl.fill(
-        &u("r"),
+        &h("r"),
         vec![
             entry(9, "a"),
             entry(8, "a"),
@@ -533,12 +722,12 @@ async fn timeline_caches(kind: Kind, embed: bool) {
         "a full cache covers at least its entries"
     );
     if embed {
-        let CacheRead::Ready { entries, .. } = tl.read(&u("r"), None, 1).await.unwrap() else {
+        let CacheRead::Ready { entries, .. } = tl.read(&h("r"), None, 1).await.unwrap() else {
             panic!()
         };
         assert_eq!(entries, vec![body], "embedded content comes back whole");
     }
-    tl.fill(&u("r"), vec![entry(1, "a")], Coverage::All)
+    tl.fill(&h("r"), vec![entry(1, "a")], Coverage::All)
         .await
         .unwrap();
     assert_eq!(
@@ -571,26 +760,26 @@ async fn timeline_caches(kind: Kind, embed: bool) {
         vec![60, 55, 50],
         "below the floor: the merge serves it"
     );
-    let CacheRead::Ready { entries, .. } = tl.read(&u("r"), Some(PostId(60)), 1).await.unwrap()
+    let CacheRead::Ready { entries, .. } = tl.read(&h("r"), Some(PostId(60)), 1).await.unwrap()
     else {
         panic!()
     };
     assert_eq!(ids(&entries), vec![55], "pages continue below the cursor");
 
     // Removals keep the floor where the cap had put it.
-    tl.retract_post(&[u("r"), u("dormant")], PostId(55))
+    tl.retract_post(&[h("r"), h("dormant")], PostId(55))
         .await
         .unwrap();
     assert_eq!(
         ready(b, "r").await,
         (vec![60, 50], Coverage::From(PostId(50)))
     );
-    tl.purge_author(&u("r"), &u("b")).await.unwrap();
+    tl.purge_author(&h("r"), &u("b")).await.unwrap();
     assert_eq!(ready(b, "r").await, (vec![50], Coverage::From(PostId(50))));
 
     // A backfill exact from 52 raises the floor.
     tl.backfill(
-        &u("r"),
+        &h("r"),
         &u("c"),
         vec![entry(58, "c"), entry(52, "c")],
         Coverage::From(PostId(52)),
@@ -598,14 +787,14 @@ async fn timeline_caches(kind: Kind, embed: bool) {
     .await
     .unwrap();
     // A replayed follow adds nothing the cache holds, full or not.
-    tl.create(&u("r2")).await.unwrap();
-    tl.fill(&u("r2"), vec![], Coverage::All).await.unwrap();
+    tl.create(&h("r2")).await.unwrap();
+    tl.fill(&h("r2"), vec![], Coverage::All).await.unwrap();
     let two = || vec![entry(5, "c"), entry(4, "c")];
-    tl.backfill(&u("r2"), &u("c"), two(), Coverage::All)
+    tl.backfill(&h("r2"), &u("c"), two(), Coverage::All)
         .await
         .unwrap();
     let stored = tl.footprint().await.unwrap().entries;
-    tl.backfill(&u("r2"), &u("c"), two(), Coverage::All)
+    tl.backfill(&h("r2"), &u("c"), two(), Coverage::All)
         .await
         .unwrap();
     assert_eq!(
@@ -619,14 +808,14 @@ async fn timeline_caches(kind: Kind, embed: bool) {
         (vec![58, 52], Coverage::From(PostId(52)))
     );
     assert_eq!(
-        tl.coverage(&u("r")).await.unwrap(),
+        tl.coverage(&h("r")).await.unwrap(),
         Some(Coverage::From(PostId(52)))
     );
 
     let footprint = tl.footprint().await.unwrap();
     assert_eq!((footprint.users, footprint.entries >= 4), (2, true));
-    tl.drop_timeline(&u("r")).await.unwrap();
-    assert_eq!(tl.read(&u("r"), None, 10).await.unwrap(), CacheRead::Absent);
+    tl.drop_timeline(&h("r")).await.unwrap();
+    assert_eq!(tl.read(&h("r"), None, 10).await.unwrap(), CacheRead::Absent);
     assert_eq!(
         tl.deliver(&[(entry(70, "a"), fans)]).await.unwrap(),
         0,
@@ -662,9 +851,9 @@ async fn activation_racing_a_deletion(kind: Kind) {
 
     assert!(b.content.delete_user(&u("x")).await.unwrap());
     fan_out(b, &index).await; // TimelineDropped: there was no cache yet
-    activate(&stores, &u("x")).await.unwrap(); // the racing reader
+    activate(&stores, &Feed::Home(u("x"))).await.unwrap(); // the racing reader
     assert_eq!(
-        b.timelines.read(&u("x"), None, 10).await.unwrap(),
+        b.timelines.read(&h("x"), None, 10).await.unwrap(),
         CacheRead::Absent,
         "no cache outlives its user"
     );
@@ -672,7 +861,9 @@ async fn activation_racing_a_deletion(kind: Kind) {
     b.content.put_user(&u("x"), None).await.unwrap();
     b.content.create_post(post(20, "f", "new")).await.unwrap();
     fan_out(b, &index).await;
-    let page = read_home(&stores, &u("x"), None, 10).await.unwrap();
+    let page = read_timeline(&stores, &Feed::Home(u("x")), None, 10)
+        .await
+        .unwrap();
     assert!(page.entries.is_empty(), "the new x follows nobody");
     assert_eq!(ready(b, "x").await, (vec![], Coverage::All));
 }
@@ -690,6 +881,11 @@ macro_rules! suite {
             #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
             async fn follow_graph() {
                 super::follow_graph($kind).await
+            }
+
+            #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+            async fn lists_on_edges() {
+                super::lists_on_edges($kind).await
             }
 
             #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -10,7 +10,7 @@ use socialite_core::backends::Backends;
 use socialite_core::feed::config::{FeedConfig, FeedModel};
 use socialite_core::feed::fanout;
 use socialite_core::feed::followers::FollowerIndex;
-use socialite_core::ids::PostId;
+use socialite_core::ids::{PostId, TimelineId};
 use socialite_core::ingest::Ingest;
 use socialite_core::ports::{CacheRead, LogConsumer};
 use socialite_core::reads::Reads;
@@ -23,10 +23,14 @@ use socialite_runtime::backends::{open_backends, BackendConfig};
 use std::collections::{BTreeMap, BTreeSet};
 use std::time::Duration;
 
+/// The list names the histories file edges under.
+const LISTS: [&str; 3] = ["l0", "l1", "l2"];
+
 #[derive(Default)]
 struct Model {
     users: BTreeSet<String>,
-    follows: BTreeSet<(String, String)>,
+    /// (follower, followee) → the lists the edge is filed under.
+    follows: BTreeMap<(String, String), BTreeSet<String>>,
     /// Post → (author, message).
     posts: BTreeMap<PostId, (String, String)>,
     /// Whether home timelines show their owner's posts.
@@ -40,13 +44,49 @@ impl Model {
             .iter()
             .filter(|(_, (a, _))| {
                 (self.own_posts && a == user)
-                    || self.follows.contains(&(user.to_owned(), a.clone()))
+                    || self.follows.contains_key(&(user.to_owned(), a.clone()))
             })
             .map(|(p, _)| *p)
             .collect();
         v.reverse();
         v
     }
+
+    /// The oracle of a list's timeline: the posts of the accounts filed under it.
+    fn list_timeline(&self, user: &str, list: &str) -> Vec<PostId> {
+        let mut v: Vec<PostId> = self
+            .posts
+            .iter()
+            .filter(|(_, (a, _))| {
+                self.follows
+                    .get(&(user.to_owned(), a.clone()))
+                    .is_some_and(|l| l.contains(list))
+            })
+            .map(|(p, _)| *p)
+            .collect();
+        v.reverse();
+        v
+    }
+
+    /// The user's lists and how many accounts each holds.
+    fn lists(&self, user: &str) -> BTreeMap<String, u64> {
+        let mut out = BTreeMap::new();
+        for ((f, _), lists) in &self.follows {
+            if f == user {
+                for l in lists {
+                    *out.entry(l.clone()).or_default() += 1;
+                }
+            }
+        }
+        out
+    }
+}
+
+/// Which timeline of a user a check reads.
+#[derive(Debug, Clone)]
+enum Which {
+    Home,
+    List(String),
 }
 
 struct Harness {
@@ -135,6 +175,69 @@ impl Harness {
         self.drain().await;
     }
 
+    /// A page of one of `user`'s timelines.
+    async fn page(
+        &self,
+        user: &str,
+        which: &Which,
+        limit: u64,
+        before: Option<&str>,
+    ) -> socialite_core::Result<socialite_core::model::Page<socialite_core::model::Post, PostId>>
+    {
+        let c = &Caller::Trusted;
+        let read = match which {
+            Which::Home => self.reads.timeline(c, user, Some(limit), before).await,
+            Which::List(l) => {
+                self.reads
+                    .list_timeline(c, user, l, Some(limit), before)
+                    .await
+            }
+        };
+        read.map(|(page, _)| page)
+    }
+
+    /// Pages through one timeline and compares it with its oracle.
+    async fn check_timeline(&self, seed: u64, step: usize, u: &str, which: Which, limit: u64) {
+        let config = format!(
+            "{} embed={} own_posts={}",
+            self.feed.model, self.feed.embed, self.feed.own_posts
+        );
+        let expected = match &which {
+            Which::Home => self.model.timeline(u),
+            Which::List(l) => self.model.list_timeline(u, l),
+        };
+        let mut got = Vec::new();
+        let mut before: Option<String> = None;
+        loop {
+            let page = self
+                .page(u, &which, limit, before.as_deref())
+                .await
+                .unwrap_or_else(|e| panic!("seed {seed} {config}: {u} {which:?}: {e:?}"));
+            assert!(page.items.len() <= limit as usize);
+            for p in &page.items {
+                let (author, message) = &self.model.posts[&p.id];
+                assert_eq!(
+                    (p.author.as_str(), &p.message),
+                    (author.as_str(), message),
+                    "seed {seed} {config}"
+                );
+            }
+            got.extend(page.items.iter().map(|p| p.id));
+            match page.next_cursor {
+                Some(c) => before = Some(c.to_string()),
+                None => break,
+            }
+            assert!(
+                got.len() <= expected.len() + 1,
+                "seed {seed} step {step} {config}: paging does not end for {u} {which:?}"
+            );
+        }
+        assert_eq!(
+            got, expected,
+            "seed {seed} step {step} {config}: timeline {which:?} of {u} at page size {limit}"
+        );
+    }
+
     async fn check_all(&mut self, seed: u64, step: usize) {
         self.drain().await;
         let users: Vec<String> = self.model.users.iter().cloned().collect();
@@ -143,45 +246,37 @@ impl Harness {
             self.feed.model, self.feed.embed, self.feed.own_posts
         );
         for (i, u) in users.iter().enumerate() {
-            let expected = self.model.timeline(u);
             let limit = [1u64, 2, 3, 7, 50][i % 5];
-            let mut got = Vec::new();
-            let mut before: Option<String> = None;
-            loop {
-                let (page, _) = self
-                    .reads
-                    .timeline(&Caller::Trusted, u, Some(limit), before.as_deref())
-                    .await
-                    .unwrap();
-                assert!(page.items.len() <= limit as usize);
-                for p in &page.items {
-                    let (author, message) = &self.model.posts[&p.id];
-                    assert_eq!(
-                        (p.author.as_str(), &p.message),
-                        (author.as_str(), message),
-                        "seed {seed} {config}"
-                    );
-                }
-                got.extend(page.items.iter().map(|p| p.id));
-                match page.next_cursor {
-                    Some(c) => before = Some(c.to_string()),
-                    None => break,
-                }
-                assert!(
-                    got.len() <= expected.len() + 1,
-                    "seed {seed} step {step} {config}: paging does not end for {u}"
-                );
-            }
+            self.check_timeline(seed, step, u, Which::Home, limit).await;
+            // Every list the user has, and its size, as the model says.
+            let lists = self.model.lists(u);
+            let stored: BTreeMap<String, u64> = self
+                .reads
+                .lists(&Caller::Trusted, u)
+                .await
+                .unwrap()
+                .into_iter()
+                .map(|(l, n)| (l.to_string(), n))
+                .collect();
             assert_eq!(
-                got, expected,
-                "seed {seed} step {step} {config}: timeline of {u} at page size {limit}"
+                stored, lists,
+                "seed {seed} step {step} {config}: lists of {u}"
             );
+            for l in LISTS {
+                if lists.contains_key(l) {
+                    self.check_timeline(seed, step, u, Which::List(l.into()), limit)
+                        .await;
+                } else {
+                    let err = self.page(u, &Which::List(l.into()), 3, None).await;
+                    assert_eq!(err.unwrap_err().code(), "list_not_found");
+                }
+            }
             // Embedding is a storage choice: the stored entries must carry content.
             let uid = socialite_core::ids::UserId::parse(u).unwrap();
             let stored = self
                 .backends
                 .timelines
-                .read(&uid, None, usize::MAX)
+                .read(&TimelineId::home(&uid), None, usize::MAX)
                 .await
                 .unwrap();
             if let CacheRead::Ready { entries, .. } = stored {
@@ -194,6 +289,14 @@ impl Harness {
             }
         }
     }
+}
+
+/// Random lists for a follow: none given (keep the edge's), or a subset.
+fn random_lists(rng: &mut Rng) -> Option<Vec<&'static str>> {
+    if rng.below(100) < 40 {
+        return None;
+    }
+    Some(LISTS.into_iter().filter(|_| rng.below(2) == 0).collect())
 }
 
 /// One random history of `steps` operations over `users` accounts.
@@ -219,9 +322,18 @@ async fn run_on(seed: u64, steps: usize, users: usize, feed: FeedConfig, store: 
                 h.model.users.insert(b);
             }
             10..=34 => {
-                // Follow: a popular account (Zipf pick) gains a follower.
-                if h.ingest.follow(&Caller::Trusted, &b, &a).await.is_ok() {
-                    h.model.follows.insert((b, a));
+                // Follow: a popular account (Zipf pick) gains a follower,
+                // filed under random lists (or an edge is refiled).
+                let lists = random_lists(&mut rng);
+                if h.ingest
+                    .follow(&Caller::Trusted, &b, &a, lists.as_deref())
+                    .await
+                    .is_ok()
+                {
+                    let edge = h.model.follows.entry((b, a)).or_default();
+                    if let Some(lists) = lists {
+                        *edge = lists.into_iter().map(String::from).collect();
+                    }
                 }
             }
             35..=44 => {
@@ -256,14 +368,23 @@ async fn run_on(seed: u64, steps: usize, users: usize, feed: FeedConfig, store: 
             82..=83 => {
                 if h.ingest.delete_user(&Caller::Trusted, &b).await.is_ok() {
                     h.model.users.remove(&b);
-                    h.model.follows.retain(|(f, t)| f != &b && t != &b);
+                    h.model.follows.retain(|(f, t), _| f != &b && t != &b);
                     h.model.posts.retain(|_, (author, _)| author != &b);
                 }
             }
             84..=93 => {
-                // A read activates a dormant user, possibly with events still
-                // in flight: exactly the race the warming state must survive.
-                let _ = h.reads.timeline(&Caller::Trusted, &b, Some(3), None).await;
+                // A read activates a dormant timeline, possibly with events
+                // still in flight: exactly the race the warming state must
+                // survive. Home timelines and lists alike.
+                let _ = match rng.below(2) {
+                    0 => h.reads.timeline(&Caller::Trusted, &b, Some(3), None).await,
+                    _ => {
+                        let list = LISTS[rng.below(LISTS.len())];
+                        h.reads
+                            .list_timeline(&Caller::Trusted, &b, list, Some(3), None)
+                            .await
+                    }
+                };
             }
             94..=96 => {
                 // Replay from a random earlier point (rewind never skips ahead).
@@ -352,8 +473,13 @@ async fn a_post_reaches_an_active_follower() {
         h.ingest.put_user(&Caller::Trusted, u, None).await.unwrap();
         h.model.users.insert(u.into());
     }
-    h.ingest.follow(&Caller::Trusted, "u4", "u2").await.unwrap();
-    h.model.follows.insert(("u4".into(), "u2".into()));
+    h.ingest
+        .follow(&Caller::Trusted, "u4", "u2", None)
+        .await
+        .unwrap();
+    h.model
+        .follows
+        .insert(("u4".into(), "u2".into()), Default::default());
     h.check_all(0, 0).await;
     let p = h
         .ingest
@@ -364,7 +490,11 @@ async fn a_post_reaches_an_active_follower() {
     h.drain().await;
     let uid = socialite_core::ids::UserId::parse("u4").unwrap();
     assert_eq!(
-        h.backends.timelines.read(&uid, None, 10).await.unwrap(),
+        h.backends
+            .timelines
+            .read(&TimelineId::home(&uid), None, 10)
+            .await
+            .unwrap(),
         socialite_core::ports::CacheRead::Ready {
             entries: vec![socialite_core::model::Entry::linked(
                 p.id,
@@ -384,8 +514,14 @@ async fn setup_two_authors(h: &mut Harness) -> (PostId, PostId) {
     for u in ["a", "b", "r"] {
         h.ingest.put_user(&Caller::Trusted, u, None).await.unwrap();
     }
-    h.ingest.follow(&Caller::Trusted, "r", "a").await.unwrap();
-    h.ingest.follow(&Caller::Trusted, "r", "b").await.unwrap();
+    h.ingest
+        .follow(&Caller::Trusted, "r", "a", None)
+        .await
+        .unwrap();
+    h.ingest
+        .follow(&Caller::Trusted, "r", "b", None)
+        .await
+        .unwrap();
     let pa = h
         .ingest
         .create_post(&Caller::Trusted, "a", "from a".into(), None)
@@ -415,7 +551,11 @@ async fn an_interrupted_activation_is_completed_by_the_next_read() {
     .await;
     let (pa, pb) = setup_two_authors(&mut h).await;
     // A read that created the cache and was cut off before filling it.
-    h.backends.timelines.create(&uid("r")).await.unwrap();
+    h.backends
+        .timelines
+        .create(&TimelineId::home(&uid("r")))
+        .await
+        .unwrap();
     let (page, source) = h
         .reads
         .timeline(&Caller::Trusted, "r", None, None)
@@ -429,7 +569,7 @@ async fn an_interrupted_activation_is_completed_by_the_next_read() {
     let read = h
         .backends
         .timelines
-        .read(&uid("r"), None, 10)
+        .read(&TimelineId::home(&uid("r")), None, 10)
         .await
         .unwrap();
     assert!(matches!(read, CacheRead::Ready { .. }), "{read:?}");
@@ -453,17 +593,26 @@ async fn an_unfollow_that_reaches_a_warming_cache_stays_out_of_its_fill() {
     let (pa, pb) = setup_two_authors(&mut h).await;
     let r = uid("r");
     // Activation has created the cache and its merge has read both authors...
-    h.backends.timelines.create(&r).await.unwrap();
+    h.backends
+        .timelines
+        .create(&TimelineId::home(&r))
+        .await
+        .unwrap();
     let merged = vec![Entry::linked(pb, uid("b")), Entry::linked(pa, uid("a"))];
     // ...when r unfollows b and the purge is applied before the fill lands.
     h.ingest.unfollow(&Caller::Trusted, "r", "b").await.unwrap();
     h.drain().await;
     h.backends
         .timelines
-        .fill(&r, merged, Coverage::All)
+        .fill(&TimelineId::home(&r), merged, Coverage::All)
         .await
         .unwrap();
-    let read = h.backends.timelines.read(&r, None, 10).await.unwrap();
+    let read = h
+        .backends
+        .timelines
+        .read(&TimelineId::home(&r), None, 10)
+        .await
+        .unwrap();
     assert_eq!(
         read,
         CacheRead::Ready {
@@ -472,7 +621,9 @@ async fn an_unfollow_that_reaches_a_warming_cache_stays_out_of_its_fill() {
         }
     );
     h.model.users.extend(["a", "b", "r"].map(String::from));
-    h.model.follows.insert(("r".into(), "a".into()));
+    h.model
+        .follows
+        .insert(("r".into(), "a".into()), Default::default());
     h.check_all(0, 0).await;
 }
 
@@ -482,7 +633,10 @@ async fn a_user_deleted_and_created_again_inherits_no_follows() {
     for u in ["a", "x"] {
         h.ingest.put_user(&Caller::Trusted, u, None).await.unwrap();
     }
-    h.ingest.follow(&Caller::Trusted, "x", "a").await.unwrap();
+    h.ingest
+        .follow(&Caller::Trusted, "x", "a", None)
+        .await
+        .unwrap();
     h.reads
         .timeline(&Caller::Trusted, "x", None, None)
         .await

@@ -22,6 +22,7 @@ fn edge(user: &str, target: &str) -> pb::FollowRequest {
     pb::FollowRequest {
         user: user.into(),
         target: target.into(),
+        ..Default::default()
     }
 }
 
@@ -93,6 +94,7 @@ async fn the_whole_api_over_grpc() {
             user: "bob".into(),
             limit: 1,
             cursor: String::new(),
+            ..Default::default()
         })
         .await
         .unwrap()
@@ -103,6 +105,7 @@ async fn the_whole_api_over_grpc() {
             user: "bob".into(),
             limit: 1,
             cursor: followers.next_cursor,
+            ..Default::default()
         })
         .await
         .unwrap()
@@ -282,6 +285,7 @@ async fn bad_input_gets_a_clear_grpc_status() {
                 user: "u".into(),
                 limit: 5,
                 cursor: "zz".into(),
+                ..Default::default()
             })
             .await
             .unwrap_err(),

@@ -5,6 +5,7 @@ use crate::error::to_status;
 use crate::pb::{optional_json, post, user};
 use crate::MAX_BODY_BYTES;
 use socialite_core::ingest::Ingest;
+use socialite_core::rules::checks::EdgeTransition;
 use socialite_proto::v1 as pb;
 use socialite_proto::v1::ingest_server::IngestServer;
 use std::sync::Arc;
@@ -52,12 +53,18 @@ impl pb::ingest_server::Ingest for IngestGrpc {
         req: Request<pb::FollowRequest>,
     ) -> Result<Response<pb::FollowReply>, Status> {
         let (caller, r) = grpc_parts(req);
-        let changed = self
+        let lists: Vec<&str> = r.lists.iter().map(String::as_str).collect();
+        let t = self
             .0
-            .follow(&caller, &r.user, &r.target)
+            .follow(
+                &caller,
+                &r.user,
+                &r.target,
+                r.set_lists.then_some(&lists[..]),
+            )
             .await
             .map_err(to_status)?;
-        Ok(Response::new(pb::FollowReply { changed }))
+        Ok(Response::new(follow_reply(&t)))
     }
 
     async fn unfollow(
@@ -65,12 +72,12 @@ impl pb::ingest_server::Ingest for IngestGrpc {
         req: Request<pb::FollowRequest>,
     ) -> Result<Response<pb::FollowReply>, Status> {
         let (caller, r) = grpc_parts(req);
-        let changed = self
+        let t = self
             .0
             .unfollow(&caller, &r.user, &r.target)
             .await
             .map_err(to_status)?;
-        Ok(Response::new(pb::FollowReply { changed }))
+        Ok(Response::new(follow_reply(&t)))
     }
 
     async fn create_post(
@@ -97,5 +104,13 @@ impl pb::ingest_server::Ingest for IngestGrpc {
             .await
             .map_err(to_status)?;
         Ok(Response::new(pb::Deleted {}))
+    }
+}
+
+fn follow_reply(t: &EdgeTransition) -> pb::FollowReply {
+    pb::FollowReply {
+        changed: t.changed(),
+        following: t.after.is_some(),
+        lists: crate::json::names(t.after.as_deref().unwrap_or_default()),
     }
 }

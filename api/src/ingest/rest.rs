@@ -12,6 +12,7 @@ use axum::response::{IntoResponse, Response};
 use serde::Deserialize;
 use serde_json::Value;
 use socialite_core::ingest::Ingest;
+use socialite_core::rules::checks::EdgeTransition;
 use std::sync::Arc;
 use utoipa::ToSchema;
 use utoipa_axum::router::OpenApiRouter;
@@ -38,6 +39,16 @@ struct PutUserBody {
     /// Any JSON object of at most 16 KiB; absent keeps the current profile.
     #[schema(value_type = Option<Object>)]
     profile: Option<Value>,
+}
+
+#[derive(Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+struct FollowBody {
+    /// The lists to file the account under, replacing those it is filed
+    /// under; absent keeps them. At most 8 names of 1 to 32 characters of
+    /// `[A-Za-z0-9_-]`; a user has at most 50 lists.
+    #[schema(max_items = 8, example = json!(["work"]))]
+    lists: Option<Vec<String>>,
 }
 
 #[derive(Deserialize, ToSchema)]
@@ -106,16 +117,21 @@ async fn delete_user(
     Ok(StatusCode::NO_CONTENT)
 }
 
-/// Follows `target` (idempotent); their recent posts are copied into the
-/// follower's timeline.
+/// Follows `target` (idempotent), filed under the body's `lists` when it
+/// names them (the body is optional; sending it again refiles the
+/// account); their recent posts are copied into the follower's home
+/// timeline and those lists.
 #[utoipa::path(
     put, path = "/users/{id}/following/{target}", tag = "graph", params(EdgePath),
     security(("api_key" = ["write"]), ("user_token" = ["self"])),
+    request_body(content = Option<FollowBody>, content_type = "application/json"),
     responses(
         (status = 200, description = "Following", body = FollowJson),
-        (status = 400, description = "`invalid_user_id`", body = ErrorBody),
+        (status = 400, description = "`invalid_user_id`, `invalid_list_name`, `too_many_lists`, `invalid_json`, `invalid_body`", body = ErrorBody),
         (status = 404, description = "`user_not_found`: either user", body = ErrorBody),
-        (status = 409, description = "`cannot_follow_self`", body = ErrorBody),
+        (status = 409, description = "`cannot_follow_self`, `too_many_lists`: the user would have more than 50 lists", body = ErrorBody),
+        (status = 413, description = "`body_too_large`", body = ErrorBody),
+        (status = 415, description = "`unsupported_media_type`: a body that is not declared JSON", body = ErrorBody),
         (status = 503, description = "`unavailable`", body = ErrorBody),
     )
 )]
@@ -123,9 +139,18 @@ async fn follow(
     State(ingest): App,
     Auth(caller): Auth,
     Path((id, target)): Path<(String, String)>,
+    headers: HeaderMap,
+    body: Bytes,
 ) -> Result<Response, ApiError> {
-    let changed = ingest.follow(&caller, &id, &target).await?;
-    Ok(edge_reply(true, changed))
+    let body: Option<FollowBody> = optional_json_body(&headers, &body)?;
+    let lists = body.and_then(|b| b.lists);
+    let names: Option<Vec<&str>> = lists
+        .as_ref()
+        .map(|l| l.iter().map(String::as_str).collect());
+    let t = ingest
+        .follow(&caller, &id, &target, names.as_deref())
+        .await?;
+    Ok(edge_reply(&t))
 }
 
 /// Unfollows `target` (idempotent); their posts leave the follower's
@@ -145,12 +170,17 @@ async fn unfollow(
     Auth(caller): Auth,
     Path((id, target)): Path<(String, String)>,
 ) -> Result<Response, ApiError> {
-    let changed = ingest.unfollow(&caller, &id, &target).await?;
-    Ok(edge_reply(false, changed))
+    let t = ingest.unfollow(&caller, &id, &target).await?;
+    Ok(edge_reply(&t))
 }
 
-fn edge_reply(following: bool, changed: bool) -> Response {
-    axum::Json(FollowJson { following, changed }).into_response()
+fn edge_reply(t: &EdgeTransition) -> Response {
+    axum::Json(FollowJson {
+        following: t.after.is_some(),
+        changed: t.changed(),
+        lists: json::names(t.after.as_deref().unwrap_or_default()),
+    })
+    .into_response()
 }
 
 /// Posts as the user; followers' timelines receive it.

@@ -26,11 +26,21 @@ impl ReadsGrpc {
         (caller, r): (Caller, pb::ListUsersRequest),
         d: Direction,
     ) -> Result<Response<pb::UserList>, Status> {
-        let page = self
-            .0
-            .edges(&caller, &r.user, d, limit(r.limit), optional(&r.cursor))
-            .await
-            .map_err(to_status)?;
+        let (limit, cursor) = (limit(r.limit), optional(&r.cursor));
+        let page = match (d, optional(&r.list)) {
+            (Direction::Following, Some(list)) => {
+                self.0
+                    .list_members(&caller, &r.user, list, limit, cursor)
+                    .await
+            }
+            (Direction::Followers, Some(_)) => {
+                return Err(Status::invalid_argument(
+                    "invalid_query: list filters ListFollowing only",
+                ))
+            }
+            (d, None) => self.0.edges(&caller, &r.user, d, limit, cursor).await,
+        }
+        .map_err(to_status)?;
         Ok(Response::new(user_page(page)))
     }
 }
@@ -120,6 +130,7 @@ impl pb::reads_server::Reads for ReadsGrpc {
         Ok(Response::new(pb::Relationship {
             following: rel.following,
             followed_by: rel.followed_by,
+            lists: crate::json::names(&rel.lists),
         }))
     }
 
@@ -152,6 +163,41 @@ impl pb::reads_server::Reads for ReadsGrpc {
         let page = self
             .0
             .posts_by_authors(&caller, &authors, limit(r.limit), optional(&r.before))
+            .await
+            .map_err(to_status)?;
+        Ok(Response::new(post_page(&page)))
+    }
+
+    async fn list_lists(
+        &self,
+        req: Request<pb::UserRef>,
+    ) -> Result<Response<pb::ListList>, Status> {
+        let (caller, r) = grpc_parts(req);
+        let lists = self.0.lists(&caller, &r.id).await.map_err(to_status)?;
+        let lists = lists
+            .into_iter()
+            .map(|(name, count)| pb::NamedList {
+                name: name.to_string(),
+                count,
+            })
+            .collect();
+        Ok(Response::new(pb::ListList { lists }))
+    }
+
+    async fn get_list_timeline(
+        &self,
+        req: Request<pb::ListTimelineRequest>,
+    ) -> Result<Response<pb::PostList>, Status> {
+        let (caller, r) = grpc_parts(req);
+        let (page, _) = self
+            .0
+            .list_timeline(
+                &caller,
+                &r.user,
+                &r.list,
+                limit(r.limit),
+                optional(&r.before),
+            )
             .await
             .map_err(to_status)?;
         Ok(Response::new(post_page(&page)))

@@ -3,16 +3,21 @@
 use crate::auth::Auth;
 use crate::extract::{AuthorsParams, PageParams, Path, Query};
 use crate::json::{
-    CountJson, PostJson, PostPageJson, RelationshipJson, SuggestionsJson, UserJson, UserPageJson,
+    CountJson, ListsJson, PostJson, PostPageJson, RelationshipJson, SuggestionsJson, UserJson,
+    UserPageJson,
 };
 use crate::schema::{
-    AuthorsQuery, ErrorBody, LimitQuery, PairPath, PostPageQuery, PostPath, UserPageQuery, UserPath,
+    AuthorsQuery, ErrorBody, FollowingQuery, LimitQuery, ListPath, PairPath, PostPageQuery,
+    PostPath, UserPageQuery, UserPath,
 };
 use crate::{json, ApiError};
 use axum::extract::State;
 use axum::http::HeaderValue;
 use axum::response::{IntoResponse, Response};
 use axum::Json;
+use socialite_core::feed::timeline::ReadSource;
+use socialite_core::ids::PostId;
+use socialite_core::model::{Page, Post};
 use socialite_core::reads::{Direction, Reads};
 use socialite_core::rules::access::Caller;
 use std::sync::Arc;
@@ -35,6 +40,8 @@ pub fn rest_router() -> OpenApiRouter<Arc<Reads>> {
         .routes(routes!(posts_by_authors))
         .routes(routes!(relationship))
         .routes(routes!(suggestions))
+        .routes(routes!(lists))
+        .routes(routes!(list_timeline))
 }
 
 pub fn rest_routes(reads: Arc<Reads>) -> OpenApiRouter {
@@ -70,11 +77,12 @@ async fn followers(
     edge_page(&reads, &caller, &id, &q, Direction::Followers).await
 }
 
-/// Whom the user follows, in id order.
+/// Whom the user follows, in id order; with `list`, only the accounts
+/// filed under that list.
 #[utoipa::path(
-    get, path = "/users/{id}/following", tag = "graph", params(UserPath, UserPageQuery),
+    get, path = "/users/{id}/following", tag = "graph", params(UserPath, FollowingQuery),
     security(("api_key" = ["read"]), ("user_token" = ["public_reads"])),
-    responses((status = 200, description = "A page of followees", body = UserPageJson), (status = 400, description = "`invalid_user_id`, `invalid_limit`, `invalid_cursor`, `invalid_post_id`, `invalid_query`", body = ErrorBody), (status = 404, description = "`user_not_found`", body = ErrorBody), (status = 503, description = "`unavailable`", body = ErrorBody))
+    responses((status = 200, description = "A page of followees", body = UserPageJson), (status = 400, description = "`invalid_user_id`, `invalid_limit`, `invalid_cursor`, `invalid_post_id`, `invalid_list_name`, `invalid_query`", body = ErrorBody), (status = 404, description = "`user_not_found`, `list_not_found`", body = ErrorBody), (status = 503, description = "`unavailable`", body = ErrorBody))
 )]
 async fn following(
     State(reads): App,
@@ -82,7 +90,55 @@ async fn following(
     Path(id): Path<String>,
     Query(q): Query<PageParams>,
 ) -> Result<Response, ApiError> {
-    edge_page(&reads, &caller, &id, &q, Direction::Following).await
+    match q.list() {
+        None => edge_page(&reads, &caller, &id, &q, Direction::Following).await,
+        Some(list) => {
+            let page = reads
+                .list_members(&caller, &id, list, q.limit, q.cursor())
+                .await?;
+            Ok(Json(json::user_page(&page)).into_response())
+        }
+    }
+}
+
+/// The user's lists (labels on their follow edges), in name order, with
+/// how many accounts each holds. A list exists while an account is filed
+/// under it.
+#[utoipa::path(
+    get, path = "/users/{id}/lists", tag = "graph", params(UserPath),
+    security(("api_key" = ["read"]), ("user_token" = ["public_reads"])),
+    responses((status = 200, description = "The lists", body = ListsJson), (status = 400, description = "`invalid_user_id`", body = ErrorBody), (status = 404, description = "`user_not_found`", body = ErrorBody), (status = 503, description = "`unavailable`", body = ErrorBody))
+)]
+async fn lists(
+    State(reads): App,
+    Auth(caller): Auth,
+    Path(id): Path<String>,
+) -> Result<Response, ApiError> {
+    Ok(Json(json::lists(&reads.lists(&caller, &id).await?)).into_response())
+}
+
+/// The timeline of a list: posts of the accounts filed under it, newest
+/// first, paged like the home timeline (stored for readers who read it,
+/// merged at read time otherwise).
+#[utoipa::path(
+    get, path = "/users/{id}/lists/{list}/timeline", tag = "timelines", params(ListPath, PostPageQuery),
+    security(("api_key" = ["read"]), ("user_token" = ["self"])),
+    responses(
+        (status = 200, description = "A page of the list's timeline", body = PostPageJson,
+            headers(("x-timeline-source" = String, description = "`cache`, `past_cache` or `merge`"))),
+        (status = 400, description = "`invalid_user_id`, `invalid_list_name`, `invalid_limit`, `invalid_post_id`, `invalid_query`", body = ErrorBody), (status = 404, description = "`user_not_found`, `list_not_found`", body = ErrorBody), (status = 503, description = "`unavailable`", body = ErrorBody)
+    )
+)]
+async fn list_timeline(
+    State(reads): App,
+    Auth(caller): Auth,
+    Path((id, list)): Path<(String, String)>,
+    Query(q): Query<PageParams>,
+) -> Result<Response, ApiError> {
+    let read = reads
+        .list_timeline(&caller, &id, &list, q.limit, q.before())
+        .await?;
+    Ok(timeline_reply(read))
 }
 
 async fn edge_page(
@@ -160,13 +216,18 @@ async fn timeline(
     Path(id): Path<String>,
     Query(q): Query<PageParams>,
 ) -> Result<Response, ApiError> {
-    let (page, source) = reads.timeline(&caller, &id, q.limit, q.before()).await?;
+    let read = reads.timeline(&caller, &id, q.limit, q.before()).await?;
+    Ok(timeline_reply(read))
+}
+
+/// A timeline page with the header that names its source.
+fn timeline_reply((page, source): (Page<Post, PostId>, ReadSource)) -> Response {
     let mut resp = Json(json::post_page(&page)).into_response();
     resp.headers_mut().insert(
         "x-timeline-source",
         HeaderValue::from_static(source.as_str()),
     );
-    Ok(resp)
+    resp
 }
 
 /// One post.

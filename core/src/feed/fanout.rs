@@ -2,12 +2,12 @@
 //! gathered and written in one bulk call; any other event first flushes them,
 //! so that each user's cache sees events in log order.
 
-use super::followers::FollowerIndex;
+use super::followers::{edge_targets, FollowerIndex};
 use super::merge::newest_exact;
 use super::Stores;
 use crate::error::Result;
 use crate::event::Event;
-use crate::ids::{now_ms, PostId, UserId};
+use crate::ids::{now_ms, PostId, TimelineId, UserId};
 use crate::metrics::metrics;
 use crate::model::Entry;
 use crate::ports::Delivery;
@@ -58,7 +58,8 @@ pub async fn apply(
                 Entry::linked(post.id, post.author.clone())
             };
             if stores.to_own_timeline() {
-                pending.push((entry.clone(), Arc::new(vec![post.author.clone()])));
+                let own = TimelineId::home(&post.author);
+                pending.push((entry.clone(), Arc::new(vec![own])));
             }
             pending.push((
                 entry,
@@ -73,28 +74,66 @@ pub async fn apply(
                 let list = followers.followers(&*stores.graph, author).await?;
                 stores.timelines.retract_post(&list, *post).await?;
                 if stores.to_own_timeline() {
-                    let own = std::slice::from_ref(author);
-                    stores.timelines.retract_post(own, *post).await?;
+                    let own = [TimelineId::home(author)];
+                    stores.timelines.retract_post(&own, *post).await?;
                 }
             }
-            Event::Followed { follower, followee } => {
-                followers.followed(follower, followee);
-                backfill(stores, follower, followee).await?
+            Event::Followed {
+                follower,
+                followee,
+                lists,
+            } => {
+                followers.followed(follower, followee, lists);
+                for t in edge_targets(follower, lists) {
+                    backfill(stores, &t, followee).await?;
+                }
             }
-            Event::Unfollowed { follower, followee } => {
-                followers.unfollowed(follower, followee);
-                stores.timelines.purge_author(follower, followee).await?;
+            Event::Unfollowed {
+                follower,
+                followee,
+                lists,
+            } => {
+                followers.unfollowed(follower, followee, lists);
+                for t in edge_targets(follower, lists) {
+                    stores.timelines.purge_author(&t, followee).await?;
+                }
+            }
+            Event::Relisted {
+                follower,
+                followee,
+                added,
+                removed,
+            } => {
+                followers.relisted(follower, followee, added, removed);
+                for l in added {
+                    let t = TimelineId::list(follower, l);
+                    backfill(stores, &t, followee).await?;
+                }
+                for l in removed {
+                    let t = TimelineId::list(follower, l);
+                    stores.timelines.purge_author(&t, followee).await?;
+                }
             }
             Event::AuthorRetracted {
                 author,
                 followers: former,
+                listed,
             } => {
                 followers.forget(author);
                 for f in former {
-                    stores.timelines.purge_author(f, author).await?;
+                    let t = TimelineId::home(f);
+                    stores.timelines.purge_author(&t, author).await?;
+                }
+                for (f, l) in listed {
+                    let t = TimelineId::list(f, l);
+                    stores.timelines.purge_author(&t, author).await?;
                 }
             }
-            Event::TimelineDropped { user } => stores.timelines.drop_timeline(user).await?,
+            Event::TimelineDropped { user, lists } => {
+                for t in edge_targets(user, lists) {
+                    stores.timelines.drop_timeline(&t).await?;
+                }
+            }
         }
     }
     flush(stores, &mut pending, &mut posts, &mut stats).await?;
@@ -123,9 +162,9 @@ async fn flush(
     Ok(())
 }
 
-/// Copies the followee's posts that the follower's cache covers into it.
-async fn backfill(stores: &Stores, follower: &UserId, followee: &UserId) -> Result<()> {
-    let Some(coverage) = stores.timelines.coverage(follower).await? else {
+/// Copies the followee's posts that the timeline's cache covers into it.
+async fn backfill(stores: &Stores, timeline: &TimelineId, followee: &UserId) -> Result<()> {
+    let Some(coverage) = stores.timelines.coverage(timeline).await? else {
         return Ok(()); // dormant: the first read will merge
     };
     let from = coverage.floor();
@@ -139,6 +178,6 @@ async fn backfill(stores: &Stores, follower: &UserId, followee: &UserId) -> Resu
     let entries = stores.prepare(entries).await?;
     stores
         .timelines
-        .backfill(follower, followee, entries, exact)
+        .backfill(timeline, followee, entries, exact)
         .await
 }

@@ -1,20 +1,42 @@
-//! The fanout worker's follower index: each author's followers, loaded from
-//! the graph store the first time the author is fanned out, then kept in step
-//! by the follow events the worker applies in log order. It spares every post
-//! a scan of the graph store; for the log position being processed it holds
-//! what reading the store would (loading may see edges that later events
-//! repeat, and every update is idempotent).
+//! The fanout worker's follower index: for each author, the timelines their
+//! posts go to (their followers' home timelines, and the lists those
+//! followers filed them under), loaded from the graph store the first time
+//! the author is fanned out, then kept in step by the follow events the
+//! worker applies in log order. It spares every post a scan of the graph
+//! store; for the log position being processed it holds what reading the
+//! store would (loading may see edges that later events repeat, and every
+//! update is idempotent).
 
 use crate::error::Result;
-use crate::ids::UserId;
+use crate::ids::{ListName, TimelineId, UserId};
 use crate::ports::GraphStore;
 use rustc_hash::FxHashMap;
 use std::sync::{Arc, Mutex};
 
+/// Author → the timelines their posts go to, sorted.
+type Targets = FxHashMap<UserId, Arc<Vec<TimelineId>>>;
+
 #[derive(Default)]
 pub struct FollowerIndex {
-    /// Author → followers, sorted by id.
-    lists: Mutex<FxHashMap<UserId, Arc<Vec<UserId>>>>,
+    lists: Mutex<Targets>,
+}
+
+/// The timelines one edge feeds: the follower's home and each list it is
+/// filed under.
+pub fn edge_targets<'a>(
+    follower: &'a UserId,
+    lists: &'a [ListName],
+) -> impl Iterator<Item = TimelineId> + 'a {
+    std::iter::once(TimelineId::home(follower))
+        .chain(lists.iter().map(|l| TimelineId::list(follower, l)))
+}
+
+fn targets_of(followers: Vec<UserId>, listed: Vec<(UserId, ListName)>) -> Arc<Vec<TimelineId>> {
+    let mut all: Vec<TimelineId> = followers.iter().map(TimelineId::home).collect();
+    all.extend(listed.iter().map(|(f, l)| TimelineId::list(f, l)));
+    all.sort_unstable();
+    all.dedup();
+    Arc::new(all)
 }
 
 impl FollowerIndex {
@@ -22,29 +44,28 @@ impl FollowerIndex {
         FollowerIndex::default()
     }
 
-    fn lists(&self) -> std::sync::MutexGuard<'_, FxHashMap<UserId, Arc<Vec<UserId>>>> {
+    fn lists(&self) -> std::sync::MutexGuard<'_, Targets> {
         self.lists.lock().unwrap_or_else(|p| p.into_inner())
     }
 
-    /// The author's followers, loading them on first use.
+    /// The timelines the author's posts go to, loading them on first use.
     pub async fn followers(
         &self,
         graph: &dyn GraphStore,
         author: &UserId,
-    ) -> Result<Arc<Vec<UserId>>> {
+    ) -> Result<Arc<Vec<TimelineId>>> {
         if let Some(list) = self.lists().get(author) {
             return Ok(list.clone());
         }
-        let mut loaded = graph.all_followers(author).await?;
-        loaded.sort_unstable();
-        Ok(self
-            .lists()
-            .entry(author.clone())
-            .or_insert_with(|| Arc::new(loaded))
-            .clone())
+        let one = std::slice::from_ref(author);
+        let followers = graph.all_followers(author).await?;
+        let listed = graph.listed_by(one).await?.pop().unwrap_or_default();
+        let loaded = targets_of(followers, listed);
+        Ok(self.lists().entry(author.clone()).or_insert(loaded).clone())
     }
 
-    /// Loads, in one store call, the lists of the `authors` not yet known.
+    /// Loads, in one store call each for followers and lists, the targets
+    /// of the `authors` not yet known.
     pub async fn preload(&self, graph: &dyn GraphStore, authors: &[&UserId]) -> Result<()> {
         let mut missing: Vec<UserId> = {
             let lists = self.lists();
@@ -59,29 +80,59 @@ impl FollowerIndex {
         if missing.is_empty() {
             return Ok(());
         }
-        let loaded = graph.followers_of(&missing).await?;
+        let followers = graph.followers_of(&missing).await?;
+        let listed = graph.listed_by(&missing).await?;
         let mut lists = self.lists();
-        for (author, mut list) in missing.into_iter().zip(loaded) {
-            list.sort_unstable();
-            lists.entry(author).or_insert_with(|| Arc::new(list));
+        for ((author, f), l) in missing.into_iter().zip(followers).zip(listed) {
+            lists.entry(author).or_insert_with(|| targets_of(f, l));
         }
         Ok(())
     }
 
-    pub fn followed(&self, follower: &UserId, followee: &UserId) {
-        if let Some(list) = self.lists().get_mut(followee) {
-            if let Err(at) = list.binary_search(follower) {
-                Arc::make_mut(list).insert(at, follower.clone());
+    /// Changes a known author's targets: adds `add`, removes `remove`.
+    fn update(
+        &self,
+        author: &UserId,
+        add: impl Iterator<Item = TimelineId>,
+        remove: impl Iterator<Item = TimelineId>,
+    ) {
+        let mut lists = self.lists();
+        let Some(list) = lists.get_mut(author) else {
+            return;
+        };
+        let list = Arc::make_mut(list);
+        for t in remove {
+            if let Ok(at) = list.binary_search(&t) {
+                list.remove(at);
+            }
+        }
+        for t in add {
+            if let Err(at) = list.binary_search(&t) {
+                list.insert(at, t);
             }
         }
     }
 
-    pub fn unfollowed(&self, follower: &UserId, followee: &UserId) {
-        if let Some(list) = self.lists().get_mut(followee) {
-            if let Ok(at) = list.binary_search(follower) {
-                Arc::make_mut(list).remove(at);
-            }
-        }
+    pub fn followed(&self, follower: &UserId, followee: &UserId, lists: &[ListName]) {
+        self.update(followee, edge_targets(follower, lists), std::iter::empty());
+    }
+
+    pub fn unfollowed(&self, follower: &UserId, followee: &UserId, lists: &[ListName]) {
+        self.update(followee, std::iter::empty(), edge_targets(follower, lists));
+    }
+
+    pub fn relisted(
+        &self,
+        follower: &UserId,
+        followee: &UserId,
+        added: &[ListName],
+        removed: &[ListName],
+    ) {
+        self.update(
+            followee,
+            added.iter().map(|l| TimelineId::list(follower, l)),
+            removed.iter().map(|l| TimelineId::list(follower, l)),
+        );
     }
 
     /// Forgets every list, after the worker's share of the log changed.

@@ -2,26 +2,24 @@
 //! It serves dormant users, pages past the end of a cache, fills new caches,
 //! and is the oracle that every stored feed model must agree with.
 
-use super::Stores;
+use super::{Feed, Stores};
 use crate::error::Result;
-use crate::ids::UserId;
 use crate::model::Entry;
 use crate::ports::{Coverage, IdRange};
 
-/// The newest `limit` entries of `user`'s timeline within `range`, newest
-/// first: each of its authors ([`Stores::home_authors`]) contributes at most `limit` candidates, and the best
-/// `limit` of all candidates win.
+/// The newest `limit` entries of `feed` within `range`, newest first: each
+/// of its authors ([`Stores::authors`]) contributes at most `limit`
+/// candidates, and the best `limit` of all candidates win.
 pub async fn merge(
     stores: &Stores,
-    user: &UserId,
+    feed: &Feed,
     range: IdRange,
     limit: usize,
 ) -> Result<Vec<Entry>> {
     if limit == 0 {
         return Ok(Vec::new());
     }
-    let followees = stores.graph.all_following(user).await?;
-    let authors = stores.home_authors(user, followees);
+    let authors = stores.authors(feed).await?;
     if authors.is_empty() {
         return Ok(Vec::new());
     }
@@ -56,7 +54,7 @@ pub fn newest_exact(candidates: Vec<Entry>, cap: usize) -> (Vec<Entry>, Coverage
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::ids::PostId;
+    use crate::ids::{PostId, UserId};
 
     #[test]
     fn newest_keeps_the_top_in_order() {

@@ -1,5 +1,6 @@
 //! What goes into whose timeline, decided once for every backend: the
-//! read-time merge ([`merge`]), the home timeline read path with cache
+//! timelines there are ([`Feed`]) and whose posts each holds
+//! ([`Stores::authors`]), the read-time merge ([`merge`]), the read path with cache
 //! activation ([`timeline`]), delivery of log events to stored timelines
 //! ([`fanout`]) with the worker's follower index ([`followers`]), and the
 //! feed model's settings ([`config`]). What a stored timeline accepts is in
@@ -12,12 +13,41 @@ pub mod merge;
 pub mod timeline;
 
 use crate::error::Result;
-use crate::ids::{PostId, UserId};
+use crate::ids::{ListName, PostId, TimelineId, UserId};
 use crate::model::Entry;
 use crate::ports::{CacheRead, ContentStore, Coverage, GraphStore, TimelineStore};
 use config::FeedConfig;
 use std::collections::HashMap;
 use std::sync::Arc;
+
+/// A timeline the feed logic builds. Every kind is the same machinery
+/// (stored for readers who read it, merged at read time otherwise,
+/// backfilled and purged as its authors change, retracted on delete); they
+/// differ only in whose posts they hold ([`Stores::authors`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Feed {
+    /// The accounts the user follows, and the user unless own posts are off.
+    Home(UserId),
+    /// The accounts the user filed under the list.
+    List(UserId, ListName),
+}
+
+impl Feed {
+    /// The key of the feed's stored timeline.
+    pub fn id(&self) -> TimelineId {
+        match self {
+            Feed::Home(user) => TimelineId::home(user),
+            Feed::List(user, list) => TimelineId::list(user, list),
+        }
+    }
+
+    /// Whose timeline it is: it goes with its owner.
+    pub fn owner(&self) -> &UserId {
+        match self {
+            Feed::Home(user) | Feed::List(user, _) => user,
+        }
+    }
+}
 
 /// The stores the feed logic reads and writes, and the model it follows.
 #[derive(Clone)]
@@ -34,14 +64,22 @@ impl Stores {
         self.feed.stores_timelines()
     }
 
-    /// The authors of `user`'s home timeline: the accounts they follow and,
-    /// when own posts are shown, themselves. The one place that says whose
-    /// posts a home timeline holds; merge, fanout and retraction follow it.
-    pub fn home_authors(&self, user: &UserId, mut followees: Vec<UserId>) -> Vec<UserId> {
-        if self.feed.own_posts {
-            followees.push(user.clone());
+    /// The authors whose posts `feed` holds: for a home timeline the accounts
+    /// its user follows and, when own posts are shown, the user; for a list
+    /// the accounts filed under it. The one place that says whose posts a
+    /// timeline holds; the merge reads it, and fanout delivers by the same
+    /// edges ([`followers::FollowerIndex`]).
+    pub async fn authors(&self, feed: &Feed) -> Result<Vec<UserId>> {
+        match feed {
+            Feed::Home(user) => {
+                let mut authors = self.graph.all_following(user).await?;
+                if self.feed.own_posts {
+                    authors.push(user.clone());
+                }
+                Ok(authors)
+            }
+            Feed::List(user, list) => self.graph.all_list_members(user, list).await,
         }
-        followees
     }
 
     /// Whether an author's post also goes into the author's own timeline.
@@ -81,31 +119,31 @@ impl TimelineStore for NoTimelines {
     fn capacity(&self) -> usize {
         0
     }
-    async fn read(&self, _: &UserId, _: Option<PostId>, _: usize) -> Result<CacheRead> {
+    async fn read(&self, _: &TimelineId, _: Option<PostId>, _: usize) -> Result<CacheRead> {
         Ok(CacheRead::Absent)
     }
-    async fn create(&self, _: &UserId) -> Result<()> {
+    async fn create(&self, _: &TimelineId) -> Result<()> {
         Ok(())
     }
-    async fn fill(&self, _: &UserId, _: Vec<Entry>, _: Coverage) -> Result<()> {
+    async fn fill(&self, _: &TimelineId, _: Vec<Entry>, _: Coverage) -> Result<()> {
         Ok(())
     }
     async fn deliver(&self, _: &[crate::ports::Delivery]) -> Result<usize> {
         Ok(0)
     }
-    async fn coverage(&self, _: &UserId) -> Result<Option<Coverage>> {
+    async fn coverage(&self, _: &TimelineId) -> Result<Option<Coverage>> {
         Ok(None)
     }
-    async fn backfill(&self, _: &UserId, _: &UserId, _: Vec<Entry>, _: Coverage) -> Result<()> {
+    async fn backfill(&self, _: &TimelineId, _: &UserId, _: Vec<Entry>, _: Coverage) -> Result<()> {
         Ok(())
     }
-    async fn purge_author(&self, _: &UserId, _: &UserId) -> Result<()> {
+    async fn purge_author(&self, _: &TimelineId, _: &UserId) -> Result<()> {
         Ok(())
     }
-    async fn retract_post(&self, _: &[UserId], _: PostId) -> Result<()> {
+    async fn retract_post(&self, _: &[TimelineId], _: PostId) -> Result<()> {
         Ok(())
     }
-    async fn drop_timeline(&self, _: &UserId) -> Result<()> {
+    async fn drop_timeline(&self, _: &TimelineId) -> Result<()> {
         Ok(())
     }
     async fn footprint(&self) -> Result<crate::ports::Footprint> {

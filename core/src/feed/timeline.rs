@@ -1,11 +1,11 @@
-//! The home timeline read path: serve the cache; activate a dormant user by
-//! building their cache from a read-time merge; continue past the end of the
-//! cache with a merge below it.
+//! The read path of every timeline: serve the cache; activate a dormant
+//! timeline by building its cache from a read-time merge; continue past the
+//! end of the cache with a merge below it.
 
 use super::merge::{merge, newest_exact};
-use super::Stores;
+use super::{Feed, Stores};
 use crate::error::Result;
-use crate::ids::{PostId, UserId};
+use crate::ids::PostId;
 use crate::model::Entry;
 use crate::ports::{CacheRead, Coverage, IdRange};
 
@@ -37,9 +37,10 @@ pub struct EntryPage {
     pub source: ReadSource,
 }
 
-pub async fn read_home(
+/// A page of `feed`, newest first, below `before`.
+pub async fn read_timeline(
     stores: &Stores,
-    user: &UserId,
+    feed: &Feed,
     before: Option<PostId>,
     limit: usize,
 ) -> Result<EntryPage> {
@@ -50,15 +51,16 @@ pub async fn read_home(
             below: before,
             from: None,
         };
-        let entries = merge(stores, user, range, want).await?;
+        let entries = merge(stores, feed, range, want).await?;
         return Ok(page(entries, limit, ReadSource::Merge));
     }
+    let id = feed.id();
     let mut source = ReadSource::Cache;
-    let mut read = stores.timelines.read(user, before, want).await?;
+    let mut read = stores.timelines.read(&id, before, want).await?;
     if !matches!(read, CacheRead::Ready { .. }) {
-        activate(stores, user).await?;
+        activate(stores, feed).await?;
         source = ReadSource::Merge;
-        read = stores.timelines.read(user, before, want).await?;
+        read = stores.timelines.read(&id, before, want).await?;
     }
     let (mut entries, coverage) = match read {
         CacheRead::Ready { entries, coverage } => (entries, coverage),
@@ -68,7 +70,7 @@ pub async fn read_home(
                 below: before,
                 from: None,
             };
-            let entries = merge(stores, user, range, want).await?;
+            let entries = merge(stores, feed, range, want).await?;
             return Ok(page(entries, limit, ReadSource::Merge));
         }
     };
@@ -89,7 +91,7 @@ pub async fn read_home(
             below: Some(below),
             from: None,
         };
-        let more = merge(stores, user, range, want - entries.len()).await?;
+        let more = merge(stores, feed, range, want - entries.len()).await?;
         if !more.is_empty() && source == ReadSource::Cache {
             source = ReadSource::PastCache;
         }
@@ -109,27 +111,28 @@ fn page(mut entries: Vec<Entry>, limit: usize, source: ReadSource) -> EntryPage 
     }
 }
 
-/// Builds a dormant user's cache. The cache is created (warming) *before* the
+/// Builds a dormant timeline's cache. The cache is created (warming) *before* the
 /// merge reads anything, so every post or follow that the merge misses is
 /// delivered to the cache by fanout, and every unfollow or deletion that the
 /// merge still saw is remembered by the warming cache and kept out of the fill.
 ///
-/// A reader may have found the user just before the user was deleted, and
-/// create the cache after the worker dropped the deleted user's timeline:
+/// A reader may have found the owner just before the owner was deleted, and
+/// create the cache after the worker dropped the deleted user's timelines:
 /// nothing would ever drop that one, and a user created again under the same
-/// id would inherit it. So once filled, the cache stays only if the user
-/// still exists; if the user is gone it is dropped here. (If the deletion
+/// id would inherit it. So once filled, the cache stays only if the owner
+/// still exists; if the owner is gone it is dropped here. (If the deletion
 /// commits after this check, its `TimelineDropped` event comes later and
 /// drops the cache.)
-pub async fn activate(stores: &Stores, user: &UserId) -> Result<()> {
+pub async fn activate(stores: &Stores, feed: &Feed) -> Result<()> {
+    let id = feed.id();
     let cap = stores.timelines.capacity();
-    stores.timelines.create(user).await?;
-    let merged = merge(stores, user, IdRange::default(), cap + 1).await?;
+    stores.timelines.create(&id).await?;
+    let merged = merge(stores, feed, IdRange::default(), cap + 1).await?;
     let (entries, coverage) = newest_exact(merged, cap);
     let entries = stores.prepare(entries).await?;
-    stores.timelines.fill(user, entries, coverage).await?;
-    if stores.content.get_user(user).await?.is_none() {
-        stores.timelines.drop_timeline(user).await?;
+    stores.timelines.fill(&id, entries, coverage).await?;
+    if stores.content.get_user(feed.owner()).await?.is_none() {
+        stores.timelines.drop_timeline(&id).await?;
     }
     Ok(())
 }

@@ -4,7 +4,7 @@
 //! same entries whatever the backend.
 
 use crate::event::Event;
-use crate::ids::{PostId, UserId};
+use crate::ids::{ListName, PostId, UserId};
 
 /// How many followers one `AuthorRetracted` event names at most, so that no
 /// event grows with an account's follower count.
@@ -19,34 +19,64 @@ pub struct UserDeletion<'a> {
     pub user: &'a UserId,
     /// Who followed the user, in id order.
     pub followers: &'a [UserId],
-    /// Whom the user followed, in id order.
-    pub following: &'a [UserId],
+    /// The lists that filed the user: (follower, list).
+    pub listed: &'a [(UserId, ListName)],
+    /// Whom the user followed, in id order, with the lists each edge was
+    /// filed under.
+    pub following: &'a [(UserId, Vec<ListName>)],
 }
 
 impl UserDeletion<'_> {
     /// The events the deletion queues, in this order:
-    /// - `AuthorRetracted` for the followers, in chunks of [`RETRACT_CHUNK`]:
-    ///   their timelines drop the user's posts;
+    /// - `AuthorRetracted` for the followers, then for the lists that filed
+    ///   the user, in chunks of [`RETRACT_CHUNK`]: their timelines drop the
+    ///   user's posts;
     /// - `Unfollowed` for every account the user followed: fanout workers
     ///   keep follower lists, and those accounts lost a follower;
-    /// - `TimelineDropped` last: the user's own timeline goes.
+    /// - `TimelineDropped` last: the user's own timelines go (home, and
+    ///   every list the user had).
     pub fn events(&self) -> Vec<Event> {
+        let author = || self.user.clone();
         let mut events: Vec<Event> = self
             .followers
             .chunks(RETRACT_CHUNK)
             .map(|chunk| Event::AuthorRetracted {
-                author: self.user.clone(),
+                author: author(),
                 followers: chunk.to_vec(),
+                listed: Vec::new(),
             })
             .collect();
-        events.extend(self.following.iter().map(|t| Event::Unfollowed {
-            follower: self.user.clone(),
+        events.extend(
+            self.listed
+                .chunks(RETRACT_CHUNK)
+                .map(|chunk| Event::AuthorRetracted {
+                    author: author(),
+                    followers: Vec::new(),
+                    listed: chunk.to_vec(),
+                }),
+        );
+        events.extend(self.following.iter().map(|(t, lists)| Event::Unfollowed {
+            follower: author(),
             followee: t.clone(),
+            lists: lists.clone(),
         }));
         events.push(Event::TimelineDropped {
-            user: self.user.clone(),
+            user: author(),
+            lists: self.own_lists(),
         });
         events
+    }
+
+    /// The lists the user had: every list their edges were filed under.
+    pub fn own_lists(&self) -> Vec<ListName> {
+        let mut lists: Vec<ListName> = self
+            .following
+            .iter()
+            .flat_map(|(_, l)| l.iter().cloned())
+            .collect();
+        lists.sort_unstable();
+        lists.dedup();
+        lists
     }
 }
 
@@ -72,28 +102,41 @@ mod tests {
         let followers: Vec<UserId> = (0..RETRACT_CHUNK + 1)
             .map(|i| u(&format!("f{i}")))
             .collect();
-        let following = [u("t")];
+        let work = ListName::parse("work").unwrap();
+        let following = [(u("t"), vec![work.clone()])];
+        let listed = [(u("f1"), work.clone())];
         let d = UserDeletion {
             user: &u("x"),
             followers: &followers,
+            listed: &listed,
             following: &following,
         };
         let events = d.events();
-        assert_eq!(events.len(), 4);
+        assert_eq!(events.len(), 5);
         assert!(
             matches!(&events[0], Event::AuthorRetracted { followers, .. } if followers.len() == RETRACT_CHUNK)
         );
         assert!(
             matches!(&events[1], Event::AuthorRetracted { followers, .. } if followers.len() == 1)
         );
+        assert!(
+            matches!(&events[2], Event::AuthorRetracted { followers, listed, .. } if followers.is_empty() && listed.len() == 1)
+        );
         assert_eq!(
-            events[2],
+            events[3],
             Event::Unfollowed {
                 follower: u("x"),
-                followee: u("t")
+                followee: u("t"),
+                lists: vec![work.clone()],
             }
         );
-        assert_eq!(events[3], Event::TimelineDropped { user: u("x") });
+        assert_eq!(
+            events[4],
+            Event::TimelineDropped {
+                user: u("x"),
+                lists: vec![work]
+            }
+        );
     }
 
     #[test]
@@ -101,8 +144,15 @@ mod tests {
         let d = UserDeletion {
             user: &u("x"),
             followers: &[],
+            listed: &[],
             following: &[],
         };
-        assert_eq!(d.events(), vec![Event::TimelineDropped { user: u("x") }]);
+        assert_eq!(
+            d.events(),
+            vec![Event::TimelineDropped {
+                user: u("x"),
+                lists: vec![]
+            }]
+        );
     }
 }

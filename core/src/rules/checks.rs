@@ -6,7 +6,12 @@
 
 use crate::error::{Error, Result};
 use crate::event::Event;
-use crate::ids::{PostId, UserId};
+use crate::ids::{ListName, PostId, UserId};
+
+/// Most lists one follow edge is filed under.
+pub const MAX_LISTS_PER_EDGE: usize = 8;
+/// Most lists one user has.
+pub const MAX_LISTS_PER_USER: usize = 50;
 
 pub fn user_not_found(id: &UserId) -> Error {
     Error::not_found("user_not_found", format!("user {id} does not exist"))
@@ -14,6 +19,33 @@ pub fn user_not_found(id: &UserId) -> Error {
 
 pub fn post_not_found(id: PostId) -> Error {
     Error::not_found("post_not_found", format!("post {id} does not exist"))
+}
+
+pub fn list_not_found(user: &UserId, list: &ListName) -> Error {
+    Error::not_found(
+        "list_not_found",
+        format!(
+            "user {user} has no list {list} (a list exists while an account is filed under it)"
+        ),
+    )
+}
+
+/// The lists an edge is to be filed under: valid names, each once, at most
+/// [`MAX_LISTS_PER_EDGE`], in name order.
+pub fn edge_lists(names: &[&str]) -> Result<Vec<ListName>> {
+    let mut lists = names
+        .iter()
+        .map(|n| ListName::parse(n))
+        .collect::<Result<Vec<_>>>()?;
+    lists.sort_unstable();
+    lists.dedup();
+    if lists.len() > MAX_LISTS_PER_EDGE {
+        return Err(Error::invalid(
+            "too_many_lists",
+            format!("an account is filed under at most {MAX_LISTS_PER_EDGE} lists"),
+        ));
+    }
+    Ok(lists)
 }
 
 /// Adding or removing a follow edge.
@@ -30,6 +62,9 @@ pub struct EdgeChange {
     follower: UserId,
     followee: UserId,
     op: EdgeOp,
+    /// For a follow: the lists to file the edge under (from [`edge_lists`]),
+    /// or `None` to keep those it has (none, for a new edge).
+    lists: Option<Vec<ListName>>,
 }
 
 impl EdgeChange {
@@ -46,7 +81,75 @@ impl EdgeChange {
             follower,
             followee,
             op,
+            lists: None,
         })
+    }
+
+    /// Files a follow under `lists` (replacing the lists of an existing
+    /// edge), each once, in name order.
+    pub fn with_lists(mut self, mut lists: Vec<ListName>) -> EdgeChange {
+        lists.sort_unstable();
+        lists.dedup();
+        if self.op == EdgeOp::Follow {
+            self.lists = Some(lists);
+        }
+        self
+    }
+
+    /// What the change does to an edge that is filed under `existing`
+    /// (`None`: there is no edge). The store writes what the transition
+    /// says, in the transaction that read `existing`.
+    pub fn transition(&self, existing: Option<Vec<ListName>>) -> EdgeTransition {
+        let after = match (self.op, &existing) {
+            (EdgeOp::Unfollow, _) => None,
+            (EdgeOp::Follow, old) => Some(
+                self.lists
+                    .clone()
+                    .or_else(|| old.clone())
+                    .unwrap_or_default(),
+            ),
+        };
+        let empty = Vec::new();
+        let (old, new) = (
+            existing.as_ref().unwrap_or(&empty),
+            after.as_ref().unwrap_or(&empty),
+        );
+        let added: Vec<ListName> = new.iter().filter(|l| !old.contains(l)).cloned().collect();
+        let removed: Vec<ListName> = old.iter().filter(|l| !new.contains(l)).cloned().collect();
+        let (follower, followee) = (self.follower.clone(), self.followee.clone());
+        let event = match (&existing, &after) {
+            (None, Some(lists)) => Some(Event::Followed {
+                follower,
+                followee,
+                lists: lists.clone(),
+            }),
+            (Some(lists), None) => Some(Event::Unfollowed {
+                follower,
+                followee,
+                lists: lists.clone(),
+            }),
+            (Some(_), Some(_)) if !added.is_empty() || !removed.is_empty() => {
+                Some(Event::Relisted {
+                    follower,
+                    followee,
+                    added: added.clone(),
+                    removed: removed.clone(),
+                })
+            }
+            _ => None,
+        };
+        let count_step = match (existing.is_some(), after.is_some()) {
+            (false, true) => 1,
+            (true, false) => -1,
+            _ => 0,
+        };
+        EdgeTransition {
+            after,
+            added,
+            removed,
+            event,
+            count_step,
+        }
     }
 
     pub fn follower(&self) -> &UserId {
@@ -84,24 +187,50 @@ impl EdgeChange {
         }
         Ok(())
     }
+}
 
-    /// How the change moves the follower's `following` and the followee's
-    /// `followers` counts when it changes the graph.
-    pub fn count_step(&self) -> i64 {
-        match self.op {
-            EdgeOp::Follow => 1,
-            EdgeOp::Unfollow => -1,
-        }
+/// What an edge change does, decided by [`EdgeChange::transition`] from what
+/// the store holds: the edge afterwards, the lists it joins and leaves, how
+/// the counts move and the event to queue.
+#[derive(Debug, Clone, PartialEq)]
+pub struct EdgeTransition {
+    /// The edge's lists afterwards, or `None` if there is no edge.
+    pub after: Option<Vec<ListName>>,
+    /// Lists the followee joins and leaves.
+    pub added: Vec<ListName>,
+    pub removed: Vec<ListName>,
+    /// Queued when anything changed.
+    pub event: Option<Event>,
+    /// How the follower's `following` and the followee's `followers` move.
+    pub count_step: i64,
+}
+
+impl EdgeTransition {
+    /// Whether the edge or its lists changed.
+    pub fn changed(&self) -> bool {
+        self.event.is_some()
     }
 
-    /// The event queued when the change altered the graph (a follow of an
-    /// existing edge, or an unfollow of a missing one, queues nothing).
-    pub fn event(&self) -> Event {
-        let (follower, followee) = (self.follower.clone(), self.followee.clone());
-        match self.op {
-            EdgeOp::Follow => Event::Followed { follower, followee },
-            EdgeOp::Unfollow => Event::Unfollowed { follower, followee },
+    /// Refuses a change that would give the follower more than
+    /// [`MAX_LISTS_PER_USER`] lists; `has` tells whether they have a list.
+    pub fn check_list_count(
+        &self,
+        lists_now: usize,
+        mut has: impl FnMut(&ListName) -> Result<bool>,
+    ) -> Result<()> {
+        let mut new = 0;
+        for l in &self.added {
+            if !has(l)? {
+                new += 1;
+            }
         }
+        if new > 0 && lists_now + new > MAX_LISTS_PER_USER {
+            return Err(Error::conflict(
+                "too_many_lists",
+                format!("a user has at most {MAX_LISTS_PER_USER} lists"),
+            ));
+        }
+        Ok(())
     }
 }
 
@@ -129,13 +258,72 @@ mod tests {
         let err = change.check_users(|_| Ok(false)).unwrap_err();
         assert!(err.message().contains("user a "), "the follower first");
         assert!(change.check_users(|_| Ok(true)).is_ok());
-        assert_eq!(change.count_step(), -1);
+        let t = change.transition(Some(vec![]));
+        assert_eq!(t.count_step, -1);
         assert_eq!(
-            change.event(),
-            Event::Unfollowed {
+            t.event,
+            Some(Event::Unfollowed {
                 follower: u("a"),
-                followee: u("b")
-            }
+                followee: u("b"),
+                lists: vec![],
+            })
         );
+        assert_eq!(
+            change.transition(None).event,
+            None,
+            "no edge, nothing to do"
+        );
+    }
+
+    fn l(s: &str) -> ListName {
+        ListName::parse(s).unwrap()
+    }
+
+    #[test]
+    fn lists_are_set_kept_and_left() {
+        let follow = EdgeChange::new(u("a"), u("b"), EdgeOp::Follow).unwrap();
+        let filed = follow.clone().with_lists(vec![l("w"), l("x")]);
+        // A new edge, filed.
+        let t = filed.transition(None);
+        assert_eq!((t.count_step, t.added.len()), (1, 2));
+        assert!(matches!(t.event, Some(Event::Followed { ref lists, .. }) if lists.len() == 2));
+        // Refiled: x stays, w goes, y comes; no count moves.
+        let t = follow
+            .clone()
+            .with_lists(vec![l("x"), l("y")])
+            .transition(Some(vec![l("w"), l("x")]));
+        assert_eq!(
+            (t.count_step, t.added, t.removed),
+            (0, vec![l("y")], vec![l("w")])
+        );
+        // A plain follow of a filed edge keeps its lists and changes nothing.
+        let t = follow.transition(Some(vec![l("w")]));
+        assert_eq!((t.after, t.event), (Some(vec![l("w")]), None));
+        // An unfollow leaves every list.
+        let unfollow = EdgeChange::new(u("a"), u("b"), EdgeOp::Unfollow).unwrap();
+        assert_eq!(
+            unfollow.transition(Some(vec![l("w")])).removed,
+            vec![l("w")]
+        );
+    }
+
+    #[test]
+    fn list_limits_are_enforced() {
+        assert_eq!(edge_lists(&["b", "a", "b"]).unwrap(), vec![l("a"), l("b")]);
+        let nine: Vec<String> = (0..9).map(|i| format!("l{i}")).collect();
+        let nine: Vec<&str> = nine.iter().map(String::as_str).collect();
+        assert_eq!(edge_lists(&nine).unwrap_err().code(), "too_many_lists");
+        assert_eq!(
+            edge_lists(&["a b"]).unwrap_err().code(),
+            "invalid_list_name"
+        );
+        let t = EdgeChange::new(u("a"), u("b"), EdgeOp::Follow)
+            .unwrap()
+            .with_lists(vec![l("new"), l("old")])
+            .transition(None);
+        let has_old = |x: &ListName| Ok(x.as_str() == "old");
+        assert!(t.check_list_count(MAX_LISTS_PER_USER - 1, has_old).is_ok());
+        let err = t.check_list_count(MAX_LISTS_PER_USER, has_old).unwrap_err();
+        assert_eq!(err.code(), "too_many_lists");
     }
 }

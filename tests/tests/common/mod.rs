@@ -320,7 +320,8 @@ impl TestApp {
     pub async fn is_active(&self, user: &str) -> bool {
         let b = &self.app.as_ref().unwrap().backends;
         let id = socialite_core::ids::UserId::parse(user).unwrap();
-        b.timelines.coverage(&id).await.unwrap().is_some()
+        let home = socialite_core::ids::TimelineId::home(&id);
+        b.timelines.coverage(&home).await.unwrap().is_some()
     }
 }
 

@@ -1,0 +1,129 @@
+//! Lists on follow edges in the embedded store: an edge's lists (both
+//! directions), each list's members and each user's lists with their sizes,
+//! all written in the transaction that changes the edge.
+
+use crate::tables::*;
+use redb::{ReadableTable, WriteTransaction};
+use socialite_core::error::Result;
+use socialite_core::ids::{ListName, UserId};
+use socialite_core::rules::checks::EdgeTransition;
+
+/// Lists as stored: names joined by commas (no name holds one).
+pub(crate) fn decode_lists(text: &str) -> Vec<ListName> {
+    text.split(',')
+        .filter(|s| !s.is_empty())
+        .map(ListName::from_stored)
+        .collect()
+}
+
+fn encode_lists(lists: &[ListName]) -> String {
+    let names: Vec<&str> = lists.iter().map(ListName::as_str).collect();
+    names.join(",")
+}
+
+/// The lists of the edge `follower → followee`, which exists.
+pub(crate) fn edge_lists<T: ReadableTable<(&'static str, &'static str), &'static str>>(
+    table: &T,
+    follower: &str,
+    followee: &str,
+) -> Result<Vec<ListName>> {
+    Ok(table
+        .get((follower, followee))
+        .store()?
+        .map(|g| decode_lists(g.value()))
+        .unwrap_or_default())
+}
+
+/// The user's lists and their sizes, in name order.
+pub(crate) fn user_lists<T: ReadableTable<(&'static str, &'static str), u64>>(
+    table: &T,
+    user: &str,
+) -> Result<Vec<(ListName, u64)>> {
+    let mut out = Vec::new();
+    for item in table.range((user, "")..).store()? {
+        let (k, v) = item.store()?;
+        let (u, list) = k.value();
+        if u != user {
+            break;
+        }
+        out.push((ListName::from_stored(list), v.value()));
+    }
+    Ok(out)
+}
+
+/// Writes what a transition does to the edge's lists: the lists of both
+/// directions, list members and list sizes. Refuses a change that would
+/// give the follower too many lists.
+pub(crate) fn apply(
+    txn: &WriteTransaction,
+    follower: &str,
+    followee: &str,
+    t: &EdgeTransition,
+) -> Result<()> {
+    let mut sizes = txn.open_table(USER_LISTS).store()?;
+    if !t.added.is_empty() {
+        let held = user_lists(&sizes, follower)?;
+        t.check_list_count(held.len(), |l| Ok(held.iter().any(|(h, _)| h == l)))?;
+    }
+    let mut members = txn.open_table(LIST_MEMBERS).store()?;
+    for l in &t.added {
+        members
+            .insert((follower, l.as_str(), followee), ())
+            .store()?;
+        let n = sizes
+            .get((follower, l.as_str()))
+            .store()?
+            .map_or(0, |g| g.value());
+        sizes.insert((follower, l.as_str()), n + 1).store()?;
+    }
+    for l in &t.removed {
+        members.remove((follower, l.as_str(), followee)).store()?;
+        let n = sizes
+            .get((follower, l.as_str()))
+            .store()?
+            .map_or(0, |g| g.value());
+        if n <= 1 {
+            sizes.remove((follower, l.as_str())).store()?;
+        } else {
+            sizes.insert((follower, l.as_str()), n - 1).store()?;
+        }
+    }
+    let mut forward = txn.open_table(EDGE_LISTS).store()?;
+    let mut backward = txn.open_table(LISTED).store()?;
+    match t.after.as_deref() {
+        Some(lists) if !lists.is_empty() => {
+            let text = encode_lists(lists);
+            forward
+                .insert((follower, followee), text.as_str())
+                .store()?;
+            backward
+                .insert((followee, follower), text.as_str())
+                .store()?;
+        }
+        _ => {
+            forward.remove((follower, followee)).store()?;
+            backward.remove((followee, follower)).store()?;
+        }
+    }
+    Ok(())
+}
+
+/// Every (follower, list) that files `user`, in follower order.
+pub(crate) fn listed_by<T: ReadableTable<(&'static str, &'static str), &'static str>>(
+    table: &T,
+    user: &str,
+) -> Result<Vec<(UserId, ListName)>> {
+    let mut out = Vec::new();
+    for item in table.range((user, "")..).store()? {
+        let (k, v) = item.store()?;
+        let (u, follower) = k.value();
+        if u != user {
+            break;
+        }
+        let follower = UserId::from_stored(follower.to_owned());
+        for l in decode_lists(v.value()) {
+            out.push((follower.clone(), l));
+        }
+    }
+    Ok(out)
+}
