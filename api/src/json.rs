@@ -43,6 +43,10 @@ pub struct PostJson<'a> {
     /// RFC 3339, UTC, milliseconds.
     #[schema(example = "2026-11-23T09:17:11.107Z")]
     created_at: String,
+    /// The users the message mentions with `@id` (those that existed when
+    /// it was posted), in order.
+    #[schema(value_type = Vec<String>, example = json!(["bob"]))]
+    mentions: Vec<&'a str>,
 }
 
 pub fn post(p: &Post) -> PostJson<'_> {
@@ -52,6 +56,7 @@ pub fn post(p: &Post) -> PostJson<'_> {
         message: &p.message,
         data: &p.data,
         created_at: rfc3339_ms(p.created_at_ms()),
+        mentions: p.mentions.iter().map(UserId::as_str).collect(),
     }
 }
 

@@ -32,6 +32,7 @@ pub fn post(p: &Post) -> pb::Post {
             .map(|d| Value::Object(d.clone()).to_string())
             .unwrap_or_default(),
         created_at: rfc3339_ms(p.created_at_ms()),
+        mentions: p.mentions.iter().map(|m| m.to_string()).collect(),
     }
 }
 

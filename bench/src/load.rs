@@ -181,11 +181,19 @@ async fn seed_posts(
     let mut batch = Vec::with_capacity(CHUNK);
     for round in 0..per_user {
         for i in 0..net.users {
+            // Each seed post mentions one other user, so every user has
+            // mentions to read.
+            let named = (i * 31 + round + 1) % net.users;
             batch.push(Post {
                 id: ids.next(),
                 author: user(i),
-                message: format!("seed post {round} of {}", user_name(i)),
+                message: format!(
+                    "seed post {round} of {} for @{}",
+                    user_name(i),
+                    user_name(named)
+                ),
                 data: None,
+                mentions: vec![user(named)],
             });
             if batch.len() >= CHUNK {
                 progress.add(batch.len() as u64);

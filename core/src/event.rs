@@ -76,6 +76,7 @@ impl Event {
                     .as_ref()
                     .map(|d| Value::Object(d.clone()).to_string())
                     .unwrap_or_default(),
+                mentions: post.mentions.iter().map(s).collect(),
             }),
             Event::PostDeleted { post, author } => Kind::PostDeleted(pb::PostDeleted {
                 post_id: post.0,
@@ -150,12 +151,14 @@ impl Event {
                     },
                 };
                 let author = u(&e.author)?;
+                let mentions = e.mentions.iter().map(|m| u(m)).collect::<Result<_>>()?;
                 Event::PostCreated {
                     post: Post {
                         id: PostId(e.post_id),
                         author,
                         message: e.message,
                         data,
+                        mentions,
                     },
                 }
             }
@@ -210,8 +213,9 @@ mod tests {
                 post: Post {
                     id: PostId(7),
                     author: a.clone(),
-                    message: "hi".into(),
+                    message: "hi @b".into(),
                     data: serde_json::json!({ "k": [1] }).as_object().cloned(),
+                    mentions: vec![b.clone()],
                 },
             },
             Event::PostDeleted {

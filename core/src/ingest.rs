@@ -12,6 +12,7 @@ use crate::rules::access::{authenticated, check, Act, Caller};
 use crate::rules::checks::{
     edge_lists, post_not_found, user_not_found, EdgeChange, EdgeOp, EdgeTransition,
 };
+use crate::rules::mentions::candidates;
 use serde_json::Value;
 use std::sync::Arc;
 
@@ -113,14 +114,16 @@ impl Ingest {
         let author = UserId::parse(author)?;
         check(caller, Act::ActAs(&author))?;
         validate_message(&message)?;
+        let mentions = candidates(&message)?;
         let data = data.map(|d| json_object("data", d)).transpose()?;
         let post = Post {
             id: self.ids.next(),
             author,
             message,
             data,
+            mentions,
         };
-        self.content.create_post(post.clone()).await?;
+        let post = self.content.create_post(post).await?;
         metrics().posts_ingested.inc();
         Ok(post)
     }

@@ -45,8 +45,21 @@ impl ContentStore for Metered<dyn ContentStore> {
     async fn delete_user(&self, id: &UserId) -> Result<bool> {
         timed("content", "delete_user", self.0.delete_user(id)).await
     }
-    async fn create_post(&self, post: Post) -> Result<()> {
+    async fn create_post(&self, post: Post) -> Result<Post> {
         timed("content", "create_post", self.0.create_post(post)).await
+    }
+    async fn mentions_of(
+        &self,
+        user: &UserId,
+        range: IdRange,
+        limit: usize,
+    ) -> Result<Vec<PostId>> {
+        timed(
+            "content",
+            "mentions_of",
+            self.0.mentions_of(user, range, limit),
+        )
+        .await
     }
     async fn get_posts(&self, ids: &[PostId]) -> Result<Vec<Post>> {
         timed("content", "get_posts", self.0.get_posts(ids)).await

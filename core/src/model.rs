@@ -30,6 +30,8 @@ pub struct Post {
     pub message: String,
     /// Application data: a JSON object, or `None`.
     pub data: Option<Map<String, Value>>,
+    /// The users the message mentions (`crate::rules::mentions`), in order.
+    pub mentions: Vec<UserId>,
 }
 
 impl Post {
@@ -54,6 +56,7 @@ pub struct Entry {
 pub struct Body {
     pub message: String,
     pub data: Option<Map<String, Value>>,
+    pub mentions: Vec<UserId>,
 }
 
 impl Entry {
@@ -70,6 +73,7 @@ impl Entry {
         let body = Body {
             message: post.message.clone(),
             data: post.data.clone(),
+            mentions: post.mentions.clone(),
         };
         Entry {
             post: post.id,
@@ -85,6 +89,7 @@ impl Entry {
             author: self.author.clone(),
             message: b.message.clone(),
             data: b.data.clone(),
+            mentions: b.mentions.clone(),
         })
     }
 }

@@ -26,16 +26,26 @@ pub trait ContentStore: Send + Sync + 'static {
         profile: Option<Map<String, Value>>,
     ) -> Result<(User, bool)>;
     async fn get_user(&self, id: &UserId) -> Result<Option<User>>;
-    /// Deletes the user, their posts and their edges, fixes the counts of the
-    /// accounts at the other ends, and queues `AuthorRetracted` (in chunks),
+    /// Deletes the user, their posts and their edges, the mentions of the
+    /// user in other posts, fixes the counts of the accounts at the other
+    /// ends, and queues `AuthorRetracted` (in chunks),
     /// `Unfollowed` for each account they followed, and `TimelineDropped`.
     /// Returns false if there was no such user.
     async fn delete_user(&self, id: &UserId) -> Result<bool>;
-    /// Stores the post and queues `PostCreated`. `NotFound` if the author is unknown.
-    async fn create_post(&self, post: Post) -> Result<()>;
+    /// Stores the post and queues `PostCreated`. `NotFound` if the author is
+    /// unknown. The post's mentions are candidates: the store keeps those
+    /// that are users ([`crate::rules::mentions::kept`]) in the same
+    /// transaction, indexes the post under each, and returns the post as
+    /// stored.
+    async fn create_post(&self, post: Post) -> Result<Post>;
+    /// The ids of the posts that mention `user` within `range`, newest
+    /// first, at most `limit`: one indexed range read.
+    async fn mentions_of(&self, user: &UserId, range: IdRange, limit: usize)
+        -> Result<Vec<PostId>>;
     /// The posts that exist among `ids`, in the order of `ids`.
     async fn get_posts(&self, ids: &[PostId]) -> Result<Vec<Post>>;
-    /// Deletes the post and queues `PostDeleted`; returns it, or `None` if absent.
+    /// Deletes the post (and its mentions) and queues `PostDeleted`; returns
+    /// it, or `None` if absent.
     async fn delete_post(&self, id: PostId) -> Result<Option<Post>>;
     /// For each author, the newest `limit_each` of their post ids in `range`,
     /// as timeline entries in no particular order. One call for many authors,

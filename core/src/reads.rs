@@ -251,6 +251,38 @@ impl Reads {
         self.feed_page(&Feed::Home(user.id), limit, before).await
     }
 
+    /// The posts that mention the user, newest first.
+    pub async fn mentions(
+        &self,
+        caller: &Caller,
+        id: &str,
+        limit: Option<u64>,
+        before: Option<&str>,
+    ) -> Result<Page<Post, PostId>> {
+        let id = UserId::parse(id)?;
+        check(caller, Act::ReadOwn(&id))?;
+        let user = self.existing(&id).await?;
+        let limit = page_size(limit)?;
+        let below = before.map(PostId::parse).transpose()?;
+        let range = IdRange { below, from: None };
+        let ids = self
+            .stores
+            .content
+            .mentions_of(&user.id, range, limit + 1)
+            .await?;
+        let mut posts = self
+            .stores
+            .content
+            .get_posts(&ids[..ids.len().min(limit)])
+            .await?;
+        let next_cursor = (ids.len() > limit).then(|| ids[limit - 1]);
+        posts.truncate(limit);
+        Ok(Page {
+            items: posts,
+            next_cursor,
+        })
+    }
+
     /// The timeline of a list: the posts of the accounts filed under it,
     /// newest first.
     pub async fn list_timeline(

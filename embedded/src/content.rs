@@ -17,6 +17,7 @@ use socialite_core::model::{Entry, Post, User};
 use socialite_core::ports::{ContentStore, IdRange};
 use socialite_core::rules::cascade::{post_deleted, UserDeletion};
 use socialite_core::rules::checks::{EdgeChange, EdgeOp};
+use socialite_core::rules::mentions::kept;
 use std::sync::Arc;
 
 fn load_user(txn: &ReadTransaction, id: &UserId) -> Result<Option<User>> {
@@ -82,6 +83,41 @@ fn remove_lists(
     Ok((listed, following))
 }
 
+/// A deleted user leaves the mentions of the posts that named them (so a
+/// user created again under the id inherits none): their index entries go
+/// and the posts' records drop them. Returns the posts rewritten.
+fn forget_mentions(txn: &redb::WriteTransaction, user: &str) -> Result<Vec<u64>> {
+    let mut mentions = txn.open_table(MENTIONS).store()?;
+    let ids: Vec<u64> = mentions
+        .range((user, 0)..=(user, u64::MAX))
+        .store()?
+        .map(|r| r.map(|(k, _)| k.value().1))
+        .collect::<std::result::Result<_, _>>()
+        .store()?;
+    let mut posts = txn.open_table(POSTS).store()?;
+    for &p in &ids {
+        mentions.remove((user, p)).store()?;
+        let record = posts.get(p).store()?.map(|b| b.value().to_vec());
+        if let Some(bytes) = record {
+            let mut r: PostRecord = decode(&bytes)?;
+            r.mentions.retain(|m| m != user);
+            posts.insert(p, encode(&r).as_slice()).store()?;
+        }
+    }
+    Ok(ids)
+}
+
+/// The inclusive post id bounds of a range, or `None` when it is empty.
+fn bounds(range: IdRange) -> Option<(u64, u64)> {
+    let hi = match range.below {
+        Some(PostId(0)) => return None,
+        Some(PostId(b)) => b - 1,
+        None => u64::MAX,
+    };
+    let lo = range.from.map_or(0, |f| f.0);
+    (lo <= hi).then_some((lo, hi))
+}
+
 fn to_post(id: u64, bytes: &[u8]) -> Result<Post> {
     let r: PostRecord = decode(bytes)?;
     let author =
@@ -91,6 +127,7 @@ fn to_post(id: u64, bytes: &[u8]) -> Result<Post> {
         author,
         message: r.message,
         data: r.data,
+        mentions: r.mentions.into_iter().map(UserId::from_stored).collect(),
     })
 }
 
@@ -182,12 +219,19 @@ impl ContentStore for EmbeddedStore {
                         .map(|r| r.map(|(k, _)| k.value().1))
                         .collect::<std::result::Result<_, _>>()
                         .store()?;
+                    let mut mentions = ctx.txn.open_table(MENTIONS).store()?;
                     for &p in &ids {
-                        posts.remove(p).store()?;
+                        if let Some(bytes) = posts.remove(p).store()? {
+                            for m in decode::<PostRecord>(bytes.value())?.mentions {
+                                mentions.remove((m.as_str(), p)).store()?;
+                            }
+                        }
                         by_author.remove((u, p)).store()?;
                     }
+                    drop(mentions);
                     ids
                 };
+                let unmentioned = forget_mentions(ctx.txn, u)?;
                 ctx.txn.open_table(USERS).store()?.remove(u).store()?;
                 ctx.txn.open_table(COUNTS).store()?.remove(u).store()?;
                 let (followers, following) = (to_user_ids(followers)?, to_user_ids(following)?);
@@ -201,25 +245,35 @@ impl ContentStore for EmbeddedStore {
                 for event in deletion.events() {
                     emit(ctx, &event)?;
                 }
-                Ok(Some(removed_posts))
+                Ok(Some((removed_posts, unmentioned)))
             })
             .await?;
-        for p in removed.iter().flatten() {
-            self.posts.remove(PostId(*p));
+        if let Some((removed, unmentioned)) = &removed {
+            for p in removed.iter().chain(unmentioned) {
+                self.posts.remove(PostId(*p));
+            }
         }
         Ok(removed.is_some())
     }
 
-    async fn create_post(&self, post: Post) -> Result<()> {
-        let cached = Arc::new(post.clone());
-        self.writer
+    async fn create_post(&self, post: Post) -> Result<Post> {
+        let stored = self
+            .writer
             .write(move |ctx| {
+                let mut post = post;
                 require_user(ctx.txn, &post.author)?;
+                post.mentions = kept(&post.mentions, |u| user_exists(ctx.txn, u.as_str()))?;
                 let record = PostRecord {
                     author: post.author.to_string(),
                     message: post.message.clone(),
                     data: post.data.clone(),
+                    mentions: post.mentions.iter().map(|m| m.to_string()).collect(),
                 };
+                let mut mentions = ctx.txn.open_table(MENTIONS).store()?;
+                for m in &post.mentions {
+                    mentions.insert((m.as_str(), post.id.0), ()).store()?;
+                }
+                drop(mentions);
                 ctx.txn
                     .open_table(POSTS)
                     .store()?
@@ -230,11 +284,32 @@ impl ContentStore for EmbeddedStore {
                     .store()?
                     .insert((post.author.as_str(), post.id.0), ())
                     .store()?;
-                emit(ctx, &Event::PostCreated { post })
+                emit(ctx, &Event::PostCreated { post: post.clone() })?;
+                Ok(post)
             })
             .await?;
-        self.posts.put(cached);
-        Ok(())
+        self.posts.put(Arc::new(stored.clone()));
+        Ok(stored)
+    }
+
+    async fn mentions_of(
+        &self,
+        user: &UserId,
+        range: IdRange,
+        limit: usize,
+    ) -> Result<Vec<PostId>> {
+        let Some((lo, hi)) = bounds(range) else {
+            return Ok(Vec::new());
+        };
+        self.read(|txn| {
+            let table = txn.open_table(MENTIONS).store()?;
+            let u = user.as_str();
+            let mut out = Vec::new();
+            for item in table.range((u, lo)..=(u, hi)).store()?.rev().take(limit) {
+                out.push(PostId(item.store()?.0.value().1));
+            }
+            Ok(out)
+        })
     }
 
     async fn get_posts(&self, ids: &[PostId]) -> Result<Vec<Post>> {
@@ -280,6 +355,11 @@ impl ContentStore for EmbeddedStore {
                     .store()?
                     .remove((post.author.as_str(), id.0))
                     .store()?;
+                let mut mentions = ctx.txn.open_table(MENTIONS).store()?;
+                for m in &post.mentions {
+                    mentions.remove((m.as_str(), id.0)).store()?;
+                }
+                drop(mentions);
                 emit(ctx, &post_deleted(id, &post.author))?;
                 Ok(Some(post))
             })
@@ -294,15 +374,9 @@ impl ContentStore for EmbeddedStore {
         range: IdRange,
         limit: usize,
     ) -> Result<Vec<Entry>> {
-        let hi = match range.below {
-            Some(PostId(0)) => return Ok(Vec::new()),
-            Some(PostId(b)) => b - 1,
-            None => u64::MAX,
-        };
-        let lo = range.from.map_or(0, |f| f.0);
-        if lo > hi || limit == 0 {
+        let Some((lo, hi)) = bounds(range).filter(|_| limit > 0) else {
             return Ok(Vec::new());
-        }
+        };
         let authors = authors.to_vec();
         self.read_blocking(move |txn| {
             let table = txn.open_table(AUTHOR_POSTS).store()?;

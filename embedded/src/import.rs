@@ -10,6 +10,7 @@ use socialite_core::error::Result;
 use socialite_core::ids::UserId;
 use socialite_core::model::Post;
 use socialite_core::rules::checks::{EdgeChange, EdgeOp};
+use socialite_core::rules::mentions::kept;
 use std::collections::HashMap;
 
 impl EmbeddedStore {
@@ -80,15 +81,23 @@ impl EmbeddedStore {
                 let users = ctx.txn.open_table(USERS).store()?;
                 let mut table = ctx.txn.open_table(POSTS).store()?;
                 let mut by_author = ctx.txn.open_table(AUTHOR_POSTS).store()?;
+                let mut mentioned = ctx.txn.open_table(MENTIONS).store()?;
                 let mut stored = 0;
                 for p in posts {
                     if users.get(p.author.as_str()).store()?.is_none() {
                         continue;
                     }
+                    let mentions = kept(&p.mentions, |u| {
+                        Ok(users.get(u.as_str()).store()?.is_some())
+                    })?;
+                    for m in &mentions {
+                        mentioned.insert((m.as_str(), p.id.0), ()).store()?;
+                    }
                     let record = PostRecord {
                         author: p.author.to_string(),
                         message: p.message,
                         data: p.data,
+                        mentions: mentions.iter().map(|m| m.to_string()).collect(),
                     };
                     table.insert(p.id.0, encode(&record).as_slice()).store()?;
                     by_author.insert((p.author.as_str(), p.id.0), ()).store()?;

@@ -51,6 +51,7 @@ impl EmbeddedStore {
             txn.open_table(LISTED).store()?;
             txn.open_table(LIST_MEMBERS).store()?;
             txn.open_table(USER_LISTS).store()?;
+            txn.open_table(MENTIONS).store()?;
             last_u64_key(&txn.open_table(OUTBOX).store()?)? + 1
         };
         txn.commit().store()?;

@@ -27,6 +27,8 @@ pub const USER_LISTS: TableDefinition<(&str, &str), u64> = TableDefinition::new(
 pub const POSTS: TableDefinition<u64, &[u8]> = TableDefinition::new("posts");
 /// (author, post id): an author's posts in time order.
 pub const AUTHOR_POSTS: TableDefinition<(&str, u64), ()> = TableDefinition::new("author_posts");
+/// (mentioned user, post id): the posts that mention a user, in time order.
+pub const MENTIONS: TableDefinition<(&str, u64), ()> = TableDefinition::new("mentions");
 /// sequence → encoded event, waiting to be relayed to the log.
 pub const OUTBOX: TableDefinition<u64, &[u8]> = TableDefinition::new("outbox");
 
@@ -41,6 +43,8 @@ pub struct PostRecord {
     pub message: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub data: Option<Map<String, Value>>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub mentions: Vec<String>,
 }
 
 pub fn encode<T: Serialize>(v: &T) -> Vec<u8> {

@@ -116,6 +116,10 @@ pub(crate) fn entry_doc(e: &Entry) -> Document {
         if let Some(data) = &body.data {
             d.insert("d", Value::Object(data.clone()).to_string());
         }
+        if !body.mentions.is_empty() {
+            let n: Vec<&str> = body.mentions.iter().map(UserId::as_str).collect();
+            d.insert("n", n);
+        }
     }
     d
 }
@@ -132,9 +136,19 @@ pub(crate) fn to_entry(d: &Document) -> Result<Entry> {
                 },
                 _ => None,
             };
+            let mentions = d
+                .get_array("n")
+                .map(|a| {
+                    a.iter()
+                        .filter_map(Bson::as_str)
+                        .map(|m| UserId::from_stored(m.to_owned()))
+                        .collect()
+                })
+                .unwrap_or_default();
             Some(Arc::new(Body {
                 message: message.clone(),
                 data,
+                mentions,
             }))
         }
         _ => None,

@@ -120,6 +120,20 @@ impl Db {
             )
             .await
             .map_err(db_err("creating the content index"))?;
+        // The posts that mention a user, newest first (multikey).
+        self.content
+            .create_index(
+                IndexModel::builder()
+                    .keys(doc! { "mentions": 1, "_id": -1 })
+                    .options(
+                        IndexOptions::builder()
+                            .name("mentions_id".to_owned())
+                            .build(),
+                    )
+                    .build(),
+            )
+            .await
+            .map_err(db_err("creating the mentions index"))?;
         Ok(())
     }
 

@@ -345,7 +345,7 @@ impl GraphStore for MongoStore {
             .following
             .find(filter)
             .projection(doc! { "_id": 0, "followee": 1 })
-            .sort(doc! { "user": 1, "_g": 1, "followee": 1 })
+            .sort(doc! { "followee": 1 })
             .limit(limit.min(i64::MAX as usize) as i64)
             .await
             .map_err(db_err("reading a list"))?

@@ -23,6 +23,7 @@ use socialite_core::model::{Entry, Post, User};
 use socialite_core::ports::{ContentStore, IdRange};
 use socialite_core::rules::cascade::{post_deleted, UserDeletion};
 use socialite_core::rules::checks::user_not_found;
+use socialite_core::rules::mentions::kept;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use tokio::sync::Notify;
@@ -100,6 +101,31 @@ impl MongoStore {
         self.outbox_ready.notify_one();
     }
 
+    /// Which of `ids` are users, in order: the post's mentions
+    /// ([`kept`]), read inside the transaction that stores it.
+    async fn existing(
+        &self,
+        s: &mut ClientSession,
+        ids: &[UserId],
+    ) -> Result<Vec<UserId>, TxnError> {
+        if ids.is_empty() {
+            return Ok(Vec::new());
+        }
+        let wanted: Vec<&str> = ids.iter().map(UserId::as_str).collect();
+        let mut cursor = self
+            .db
+            .users
+            .find(doc! { "_id": { "$in": wanted } })
+            .projection(doc! { "_id": 1 })
+            .session(&mut *s)
+            .await?;
+        let mut found = std::collections::HashSet::new();
+        while let Some(d) = cursor.next(&mut *s).await {
+            found.insert(get_str(&d?, "_id")?.to_owned());
+        }
+        Ok(kept(ids, |u| Ok(found.contains(u.as_str())))?)
+    }
+
     pub(crate) async fn require_users(
         &self,
         s: &mut ClientSession,
@@ -169,7 +195,31 @@ fn to_post(doc: &Document) -> Result<Post> {
         author: UserId::from_stored(get_str(doc, "author")?.to_owned()),
         message: get_str(doc, "message")?.to_owned(),
         data: json_map(doc, "data")?,
+        mentions: doc
+            .get_array("mentions")
+            .map(|a| {
+                a.iter()
+                    .filter_map(Bson::as_str)
+                    .map(|m| UserId::from_stored(m.to_owned()))
+                    .collect()
+            })
+            .unwrap_or_default(),
     })
+}
+
+/// The inclusive-exclusive id filter of a range, or `None` when it is empty.
+fn id_filter(range: IdRange) -> Option<Document> {
+    if range.below == Some(PostId(0)) {
+        return None;
+    }
+    let mut ids = doc! {};
+    if let Some(b) = range.below {
+        ids.insert("$lt", id_bson(b));
+    }
+    if let Some(f) = range.from {
+        ids.insert("$gte", id_bson(f));
+    }
+    Some(ids)
 }
 
 /// Post ids are below 2^63 for the next 69 years; stored as Int64.
@@ -247,28 +297,67 @@ impl ContentStore for MongoStore {
         Ok(removed)
     }
 
-    async fn create_post(&self, post: Post) -> Result<()> {
+    async fn create_post(&self, post: Post) -> Result<Post> {
         let post = &post;
-        self.db
+        let stored = self
+            .db
             .transaction("storing a post", |mut s| async move {
                 let r = async {
                     self.require_users(&mut s, &[&post.author]).await?;
-                    let record = doc! {
+                    let mut post = post.clone();
+                    post.mentions = self.existing(&mut s, &post.mentions).await?;
+                    let mut record = doc! {
                         "_id": id_bson(post.id),
                         "author": post.author.as_str(),
                         "message": &post.message,
                         "data": json_text(&post.data),
                     };
+                    if !post.mentions.is_empty() {
+                        let m: Vec<&str> = post.mentions.iter().map(UserId::as_str).collect();
+                        record.insert("mentions", m);
+                    }
                     self.db.content.insert_one(record).session(&mut s).await?;
                     self.emit(&mut s, &[Event::PostCreated { post: post.clone() }])
-                        .await
+                        .await?;
+                    Ok(post)
                 }
                 .await;
                 (s, r)
             })
             .await?;
         self.queued();
-        Ok(())
+        Ok(stored)
+    }
+
+    async fn mentions_of(
+        &self,
+        user: &UserId,
+        range: IdRange,
+        limit: usize,
+    ) -> Result<Vec<PostId>> {
+        let Some(ids) = id_filter(range).filter(|_| limit > 0) else {
+            return Ok(Vec::new());
+        };
+        let mut filter = doc! { "mentions": user.as_str() };
+        if !ids.is_empty() {
+            filter.insert("_id", ids);
+        }
+        let docs: Vec<Document> = self
+            .db
+            .content
+            .find(filter)
+            .projection(doc! { "_id": 1 })
+            .sort(doc! { "_id": -1 })
+            .limit(limit.min(i64::MAX as usize) as i64)
+            .await
+            .map_err(db_err("reading mentions"))?
+            .try_collect()
+            .await
+            .map_err(db_err("reading mentions"))?;
+        Ok(docs
+            .iter()
+            .map(|d| PostId(get_i64(d, "_id") as u64))
+            .collect())
     }
 
     async fn get_posts(&self, ids: &[PostId]) -> Result<Vec<Post>> {
@@ -327,16 +416,9 @@ impl ContentStore for MongoStore {
         range: IdRange,
         limit_each: usize,
     ) -> Result<Vec<Entry>> {
-        if limit_each == 0 || range.below == Some(PostId(0)) {
+        let Some(ids) = id_filter(range).filter(|_| limit_each > 0) else {
             return Ok(Vec::new());
-        }
-        let mut ids = doc! {};
-        if let Some(b) = range.below {
-            ids.insert("$lt", id_bson(b));
-        }
-        if let Some(f) = range.from {
-            ids.insert("$gte", id_bson(f));
-        }
+        };
         // One indexed query per author (newest first, limited), run concurrently.
         let content = &self.db.content;
         let queries = authors.iter().cloned().map(|a| {
@@ -423,6 +505,13 @@ impl MongoStore {
         self.db
             .content
             .delete_many(doc! { "author": u })
+            .session(&mut *s)
+            .await?;
+        // Others' posts no longer mention a user who is gone (so a user
+        // created again under the id inherits none).
+        self.db
+            .content
+            .update_many(doc! { "mentions": u }, doc! { "$pull": { "mentions": u } })
             .session(&mut *s)
             .await?;
         self.db

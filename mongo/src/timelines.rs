@@ -1,5 +1,5 @@
 //! Timeline caches on MongoDB: one `timeline_cache` document per active user,
-//! `{_id: user, entries: [{p, a[, m, d]}], floor, warming, wv, purged, retracted}`,
+//! `{_id: timeline, entries: [{p, a[, m, d, n]}], floor, warming, wv, purged, retracted}`,
 //! entries newest first. Dormant users have no document, and every write is
 //! `upsert: false`, so fanout never creates one.
 //!

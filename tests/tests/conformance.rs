@@ -76,6 +76,7 @@ fn post(id: u64, author: &str, message: &str) -> Post {
         data: json!({ "n": id, "tags": ["a", "b"], "nested": { "x": 1.5 } })
             .as_object()
             .cloned(),
+        mentions: vec![],
     }
 }
 
@@ -405,6 +406,73 @@ async fn follow_graph(kind: Kind) {
     assert_eq!(drain_outbox(b).await, deletion.events());
 }
 
+fn mentioning(id: u64, author: &str, named: &[&str]) -> Post {
+    Post {
+        mentions: named.iter().map(|n| u(n)).collect(),
+        ..post(id, author, "hi")
+    }
+}
+
+/// Mentions: only users are kept, the index serves them newest first below
+/// a cursor, and deleting the post, its author or the mentioned user takes
+/// them away.
+async fn mentions(kind: Kind) {
+    let Some(t) = open(kind, FeedConfig::default(), "mentions").await else {
+        return;
+    };
+    let c = &t.backends.content;
+    for name in ["a", "b", "c"] {
+        c.put_user(&u(name), None).await.unwrap();
+    }
+    let stored = c
+        .create_post(mentioning(10, "a", &["b", "nobody", "c"]))
+        .await
+        .unwrap();
+    assert_eq!(
+        stored.mentions,
+        vec![u("b"), u("c")],
+        "only users are mentioned"
+    );
+    assert_eq!(
+        c.get_posts(&[PostId(10)]).await.unwrap()[0].mentions,
+        stored.mentions
+    );
+    c.create_post(mentioning(20, "c", &["b"])).await.unwrap();
+    c.create_post(mentioning(30, "a", &["b"])).await.unwrap();
+    c.create_post(post(40, "a", "no one")).await.unwrap();
+    let all = IdRange::default();
+    let of = |user: &'static str, range: IdRange, limit: usize| async move {
+        let got = c.mentions_of(&u(user), range, limit).await.unwrap();
+        got.iter().map(|p| p.0).collect::<Vec<u64>>()
+    };
+    assert_eq!(of("b", all, 10).await, vec![30, 20, 10]);
+    assert_eq!(of("b", all, 2).await, vec![30, 20]);
+    let below = IdRange {
+        below: Some(PostId(30)),
+        from: None,
+    };
+    assert_eq!(of("b", below, 10).await, vec![20, 10]);
+    assert_eq!(of("a", all, 10).await, Vec::<u64>::new());
+    // A deleted post leaves the index.
+    c.delete_post(PostId(30)).await.unwrap();
+    assert_eq!(of("b", all, 10).await, vec![20, 10]);
+    // A deleted author's posts leave it.
+    assert!(c.delete_user(&u("c")).await.unwrap());
+    assert_eq!(of("b", all, 10).await, vec![10]);
+    // A deleted user is no longer mentioned, and a user created again
+    // under the id inherits no mentions.
+    c.put_user(&u("c"), None).await.unwrap();
+    assert_eq!(of("c", all, 10).await, Vec::<u64>::new());
+    assert_eq!(
+        c.get_posts(&[PostId(10)]).await.unwrap()[0].mentions,
+        vec![u("b")]
+    );
+    // The event carries the post as stored.
+    let events = drain_outbox(&t.backends).await;
+    assert!(events.iter().any(|e| matches!(e,
+        Event::PostCreated { post } if post.id == PostId(10) && post.mentions == vec![u("b"), u("c")])));
+}
+
 fn l(s: &str) -> ListName {
     ListName::parse(s).unwrap()
 }
@@ -572,6 +640,21 @@ async fn lists_on_edges(kind: Kind) {
         following: &[(u("c"), vec![l("mine")])],
     };
     assert_eq!(drain_outbox(b).await, deletion.events());
+    // Members come in id order whatever else their edges are filed under.
+    g.change_edge(&filed("e", "a", &["work"])).await.unwrap();
+    g.change_edge(&filed("e", "c", &["aa", "work"]))
+        .await
+        .unwrap();
+    assert_eq!(
+        g.list_members(&u("e"), &l("work"), None, 10).await.unwrap(),
+        vec![u("a"), u("c")]
+    );
+    assert_eq!(
+        g.list_members(&u("e"), &l("work"), Some(&u("a")), 1)
+            .await
+            .unwrap(),
+        vec![u("c")]
+    );
 }
 
 /// Polls `consumer` until `want` events arrived (or the deadline passes).
@@ -881,6 +964,11 @@ macro_rules! suite {
             #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
             async fn follow_graph() {
                 super::follow_graph($kind).await
+            }
+
+            #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+            async fn mentions() {
+                super::mentions($kind).await
             }
 
             #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

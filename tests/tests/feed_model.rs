@@ -33,6 +33,9 @@ struct Model {
     follows: BTreeMap<(String, String), BTreeSet<String>>,
     /// Post → (author, message).
     posts: BTreeMap<PostId, (String, String)>,
+    /// Post → the users it mentions (those that existed when it was posted
+    /// and still do).
+    mentions: BTreeMap<PostId, Vec<String>>,
     /// Whether home timelines show their owner's posts.
     own_posts: bool,
 }
@@ -62,6 +65,18 @@ impl Model {
                     .get(&(user.to_owned(), a.clone()))
                     .is_some_and(|l| l.contains(list))
             })
+            .map(|(p, _)| *p)
+            .collect();
+        v.reverse();
+        v
+    }
+
+    /// The oracle of the mentions timeline: the posts that mention the user.
+    fn mentions_of(&self, user: &str) -> Vec<PostId> {
+        let mut v: Vec<PostId> = self
+            .mentions
+            .iter()
+            .filter(|(p, m)| self.posts.contains_key(p) && m.iter().any(|x| x == user))
             .map(|(p, _)| *p)
             .collect();
         v.reverse();
@@ -238,6 +253,42 @@ impl Harness {
         );
     }
 
+    /// Pages through the user's mentions and compares them with the oracle,
+    /// each post with the mentions the model gives it.
+    async fn check_mentions(&self, seed: u64, step: usize, u: &str, limit: u64) {
+        let expected = self.model.mentions_of(u);
+        let mut got = Vec::new();
+        let mut before: Option<String> = None;
+        loop {
+            let page = self
+                .reads
+                .mentions(&Caller::Trusted, u, Some(limit), before.as_deref())
+                .await
+                .unwrap();
+            for p in &page.items {
+                let named: Vec<String> = p.mentions.iter().map(|m| m.to_string()).collect();
+                assert_eq!(
+                    named, self.model.mentions[&p.id],
+                    "seed {seed}: mentions of {}",
+                    p.id
+                );
+            }
+            got.extend(page.items.iter().map(|p| p.id));
+            match page.next_cursor {
+                Some(c) => before = Some(c.to_string()),
+                None => break,
+            }
+            assert!(
+                got.len() <= expected.len() + 1,
+                "seed {seed}: paging does not end"
+            );
+        }
+        assert_eq!(
+            got, expected,
+            "seed {seed} step {step}: mentions of {u} at page size {limit}"
+        );
+    }
+
     async fn check_all(&mut self, seed: u64, step: usize) {
         self.drain().await;
         let users: Vec<String> = self.model.users.iter().cloned().collect();
@@ -271,6 +322,7 @@ impl Harness {
                     assert_eq!(err.unwrap_err().code(), "list_not_found");
                 }
             }
+            self.check_mentions(seed, step, u, limit).await;
             // Embedding is a storage choice: the stored entries must carry content.
             let uid = socialite_core::ids::UserId::parse(u).unwrap();
             let stored = self
@@ -342,12 +394,23 @@ async fn run_on(seed: u64, steps: usize, users: usize, feed: FeedConfig, store: 
                 }
             }
             45..=74 => {
-                let message = format!("post {step} by {a}");
+                // Some posts mention users (and names that are no users).
+                let message = match rng.below(4) {
+                    0 => format!("post {step} by {a} for @{b} and @u{}", rng.below(users + 3)),
+                    _ => format!("post {step} by {a}"),
+                };
                 if let Ok(p) = h
                     .ingest
                     .create_post(&Caller::Trusted, &a, message.clone(), None)
                     .await
                 {
+                    let mut named: Vec<String> = Vec::new();
+                    for word in message.split(' ').filter_map(|w| w.strip_prefix('@')) {
+                        if h.model.users.contains(word) && !named.iter().any(|n| n == word) {
+                            named.push(word.to_owned());
+                        }
+                    }
+                    h.model.mentions.insert(p.id, named);
                     h.model.posts.insert(p.id, (a, message));
                 }
             }
@@ -370,6 +433,9 @@ async fn run_on(seed: u64, steps: usize, users: usize, feed: FeedConfig, store: 
                     h.model.users.remove(&b);
                     h.model.follows.retain(|(f, t), _| f != &b && t != &b);
                     h.model.posts.retain(|_, (author, _)| author != &b);
+                    for named in h.model.mentions.values_mut() {
+                        named.retain(|n| n != &b);
+                    }
                 }
             }
             84..=93 => {

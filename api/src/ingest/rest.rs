@@ -54,8 +54,9 @@ struct FollowBody {
 #[derive(Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 struct CreatePostBody {
-    /// 1 to 4096 bytes of UTF-8, not blank.
-    #[schema(min_length = 1, max_length = 4096, example = "hello")]
+    /// 1 to 4096 bytes of UTF-8, not blank. `@id` mentions a user (at most
+    /// 10 distinct `@id`s per message).
+    #[schema(min_length = 1, max_length = 4096, example = "hello @bob")]
     message: String,
     /// Any JSON object of at most 16 KiB, returned with the post.
     #[schema(value_type = Option<Object>)]
@@ -190,7 +191,7 @@ fn edge_reply(t: &EdgeTransition) -> Response {
     request_body(content = CreatePostBody, content_type = "application/json"),
     responses(
         (status = 201, description = "Created; `Location: /posts/{id}`", body = PostJson),
-        (status = 400, description = "`invalid_user_id`, `invalid_json`, `invalid_body`, `empty_message`, `message_too_long`, `invalid_json_field`, `json_field_too_large`", body = ErrorBody),
+        (status = 400, description = "`invalid_user_id`, `invalid_json`, `invalid_body`, `empty_message`, `message_too_long`, `too_many_mentions`, `invalid_json_field`, `json_field_too_large`", body = ErrorBody),
         (status = 404, description = "`user_not_found`", body = ErrorBody),
         (status = 413, description = "`body_too_large`", body = ErrorBody),
         (status = 415, description = "`unsupported_media_type`: the body is not declared JSON", body = ErrorBody),

@@ -202,4 +202,17 @@ impl pb::reads_server::Reads for ReadsGrpc {
             .map_err(to_status)?;
         Ok(Response::new(post_page(&page)))
     }
+
+    async fn list_mentions(
+        &self,
+        req: Request<pb::ListPostsRequest>,
+    ) -> Result<Response<pb::PostList>, Status> {
+        let (caller, r) = grpc_parts(req);
+        let page = self
+            .0
+            .mentions(&caller, &r.user, limit(r.limit), optional(&r.before))
+            .await
+            .map_err(to_status)?;
+        Ok(Response::new(post_page(&page)))
+    }
 }

@@ -42,6 +42,7 @@ pub fn rest_router() -> OpenApiRouter<Arc<Reads>> {
         .routes(routes!(suggestions))
         .routes(routes!(lists))
         .routes(routes!(list_timeline))
+        .routes(routes!(mentions))
 }
 
 pub fn rest_routes(reads: Arc<Reads>) -> OpenApiRouter {
@@ -228,6 +229,22 @@ fn timeline_reply((page, source): (Page<Post, PostId>, ReadSource)) -> Response 
         HeaderValue::from_static(source.as_str()),
     );
     resp
+}
+
+/// The posts that mention the user (`@id` in the message), newest first.
+#[utoipa::path(
+    get, path = "/users/{id}/mentions", tag = "timelines", params(UserPath, PostPageQuery),
+    security(("api_key" = ["read"]), ("user_token" = ["self"])),
+    responses((status = 200, description = "A page of posts", body = PostPageJson), (status = 400, description = "`invalid_user_id`, `invalid_limit`, `invalid_post_id`, `invalid_query`", body = ErrorBody), (status = 404, description = "`user_not_found`", body = ErrorBody), (status = 503, description = "`unavailable`", body = ErrorBody))
+)]
+async fn mentions(
+    State(reads): App,
+    Auth(caller): Auth,
+    Path(id): Path<String>,
+    Query(q): Query<PageParams>,
+) -> Result<Response, ApiError> {
+    let page = reads.mentions(&caller, &id, q.limit, q.before()).await?;
+    Ok(Json(json::post_page(&page)).into_response())
 }
 
 /// One post.

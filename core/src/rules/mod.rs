@@ -1,8 +1,8 @@
 //! Every rule that decides what the stores hold, decided here once for every
 //! backend: which checks refuse a write ([`checks`]), what deleting a user
 //! removes and tells the pipeline ([`cascade`]), and which entries a stored
-//! timeline accepts and keeps ([`accept`]), and who may do what
-//! ([`access`]).
+//! timeline accepts and keeps ([`accept`]), which users a post mentions
+//! ([`mentions`]), and who may do what ([`access`]).
 //!
 //! Adapters persist what these functions decide. Where a backend must
 //! express a rule as an atomic update (a MongoDB filter, say), it derives
@@ -16,3 +16,4 @@ pub mod accept;
 pub mod access;
 pub mod cascade;
 pub mod checks;
+pub mod mentions;
