@@ -135,6 +135,21 @@ pub fn relationship(r: Relationship) -> RelationshipJson {
     }
 }
 
+/// A group and how many members it has.
+#[derive(Serialize, ToSchema)]
+pub struct GroupJson {
+    #[schema(example = "rustaceans")]
+    pub name: String,
+    pub members: u64,
+}
+
+/// A membership after a join or a leave, and whether the request changed it.
+#[derive(Serialize, ToSchema)]
+pub struct MemberJson {
+    pub member: bool,
+    pub changed: bool,
+}
+
 /// One of a user's lists and how many accounts it holds.
 #[derive(Serialize, ToSchema)]
 pub struct ListJson {

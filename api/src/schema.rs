@@ -126,6 +126,27 @@ pub struct ListPath {
     pub list: String,
 }
 
+/// A group in the path: 1 to 64 characters of `[A-Za-z0-9_-]`.
+#[derive(IntoParams)]
+#[into_params(parameter_in = Path)]
+#[allow(dead_code)]
+pub struct GroupPath {
+    #[param(pattern = r"^[A-Za-z0-9_\-]{1,64}$", example = "rustaceans")]
+    pub group: String,
+}
+
+/// A group and a user in the path.
+#[derive(IntoParams)]
+#[into_params(parameter_in = Path)]
+#[allow(dead_code)]
+pub struct MemberPath {
+    #[param(pattern = r"^[A-Za-z0-9_\-]{1,64}$", example = "rustaceans")]
+    pub group: String,
+    /// The member.
+    #[param(pattern = r"^(?!\.{1,2}$)[A-Za-z0-9_.\-]{1,64}$", example = "alice")]
+    pub id: String,
+}
+
 /// Paging of the accounts a user follows, optionally only those filed under
 /// a list.
 #[derive(IntoParams)]
@@ -185,7 +206,8 @@ pub struct UserPageQuery {
         (name = "users", description = "Accounts and their profiles"),
         (name = "graph", description = "Follows, followers and counts"),
         (name = "posts", description = "Posts and their authors' lists"),
-        (name = "timelines", description = "Timelines, newest first"),
+        (name = "groups", description = "Groups that users join and leave"),
+        (name = "timelines", description = "Timelines, newest first: home, lists, groups, mentions"),
         (name = "operations", description = "Health, readiness, metrics, status, the contract"),
     )
 )]

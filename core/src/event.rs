@@ -1,7 +1,7 @@
 //! Events on the log, and their protobuf encoding (`proto/socialite/v1/events.proto`).
 
 use crate::error::{Error, Result};
-use crate::ids::{ListName, PostId, UserId};
+use crate::ids::{GroupName, ListName, PostId, UserId};
 use crate::model::Post;
 use prost::Message;
 use serde_json::Value;
@@ -35,6 +35,16 @@ pub enum Event {
         added: Vec<ListName>,
         removed: Vec<ListName>,
     },
+    /// A user joined a group.
+    Joined {
+        group: GroupName,
+        user: UserId,
+    },
+    /// A user left a group (or was deleted).
+    Left {
+        group: GroupName,
+        user: UserId,
+    },
     AuthorRetracted {
         author: UserId,
         followers: Vec<UserId>,
@@ -58,7 +68,9 @@ impl Event {
             Event::Followed { followee, .. }
             | Event::Unfollowed { followee, .. }
             | Event::Relisted { followee, .. } => followee,
-            Event::TimelineDropped { user, .. } => user,
+            Event::TimelineDropped { user, .. }
+            | Event::Joined { user, .. }
+            | Event::Left { user, .. } => user,
         }
     }
 
@@ -111,6 +123,14 @@ impl Event {
                 added: names(added),
                 removed: names(removed),
             }),
+            Event::Joined { group, user } => Kind::Joined(pb::Joined {
+                group: group.as_str().to_owned(),
+                user: s(user),
+            }),
+            Event::Left { group, user } => Kind::Left(pb::Left {
+                group: group.as_str().to_owned(),
+                user: s(user),
+            }),
             Event::AuthorRetracted {
                 author,
                 followers,
@@ -141,6 +161,7 @@ impl Event {
         let u = |s: &str| UserId::parse(s).map_err(|e| bad(e.to_string()));
         let l = |s: &str| ListName::parse(s).map_err(|e| bad(e.to_string()));
         let ls = |v: &[String]| v.iter().map(|s| l(s)).collect::<Result<Vec<_>>>();
+        let g = |s: &str| GroupName::parse(s).map_err(|e| bad(e.to_string()));
         Ok(match msg.kind.ok_or_else(|| bad("no kind".into()))? {
             Kind::PostCreated(e) => {
                 let data = match e.data_json.as_str() {
@@ -181,6 +202,14 @@ impl Event {
                 followee: u(&e.followee)?,
                 added: ls(&e.added)?,
                 removed: ls(&e.removed)?,
+            },
+            Kind::Joined(e) => Event::Joined {
+                group: g(&e.group)?,
+                user: u(&e.user)?,
+            },
+            Kind::Left(e) => Event::Left {
+                group: g(&e.group)?,
+                user: u(&e.user)?,
             },
             Kind::AuthorRetracted(e) => Event::AuthorRetracted {
                 author: u(&e.author)?,
@@ -237,6 +266,14 @@ mod tests {
                 followee: a.clone(),
                 added: vec![work.clone()],
                 removed: vec![ListName::parse("x").unwrap()],
+            },
+            Event::Joined {
+                group: GroupName::parse("g").unwrap(),
+                user: a.clone(),
+            },
+            Event::Left {
+                group: GroupName::parse("g").unwrap(),
+                user: b.clone(),
             },
             Event::AuthorRetracted {
                 author: a.clone(),

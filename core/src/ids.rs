@@ -76,61 +76,86 @@ impl fmt::Debug for UserId {
 
 /// Longest list name, in bytes.
 pub const MAX_LIST_NAME_LEN: usize = 32;
+/// Longest group name, in bytes.
+pub const MAX_GROUP_NAME_LEN: usize = 64;
 
-/// The name of a list: a label on follow edges (`work`, `family`), 1 to 32
-/// characters of `[A-Za-z0-9_-]`. Cheap to clone.
-#[derive(Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct ListName(Arc<str>);
+/// A name of `[A-Za-z0-9_-]`, of a kind the macro's arguments say: its
+/// type, longest length, error code and what it names.
+macro_rules! name_type {
+    ($(#[$doc:meta])* $name:ident, $max:expr, $code:literal, $what:literal) => {
+        $(#[$doc])*
+        #[derive(Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+        pub struct $name(Arc<str>);
 
-impl ListName {
-    pub fn parse(s: &str) -> Result<ListName> {
-        let ok = !s.is_empty()
-            && s.len() <= MAX_LIST_NAME_LEN
-            && s.bytes()
-                .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-'));
-        if ok {
-            Ok(ListName(Arc::from(s)))
-        } else {
-            Err(Error::invalid(
-                "invalid_list_name",
-                format!(
-                    "list name {:?} must be 1 to {MAX_LIST_NAME_LEN} characters of A-Z a-z 0-9 _ -",
-                    truncate_for_message(s)
-                ),
-            ))
+        impl $name {
+            pub fn parse(s: &str) -> Result<$name> {
+                let ok = !s.is_empty()
+                    && s.len() <= $max
+                    && s.bytes()
+                        .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-'));
+                if ok {
+                    Ok($name(Arc::from(s)))
+                } else {
+                    Err(Error::invalid(
+                        $code,
+                        format!(
+                            "{} {:?} must be 1 to {} characters of A-Z a-z 0-9 _ -",
+                            $what,
+                            truncate_for_message(s),
+                            $max
+                        ),
+                    ))
+                }
+            }
+
+            /// A name read back from a store, validated when it was written.
+            pub fn from_stored(name: &str) -> $name {
+                debug_assert!($name::parse(name).is_ok(), "stored name {name:?} is invalid");
+                $name(Arc::from(name))
+            }
+
+            pub fn as_str(&self) -> &str {
+                &self.0
+            }
         }
-    }
 
-    /// A name read back from a store, validated when it was written.
-    pub fn from_stored(name: &str) -> ListName {
-        debug_assert!(
-            ListName::parse(name).is_ok(),
-            "stored list {name:?} is invalid"
-        );
-        ListName(Arc::from(name))
-    }
+        impl fmt::Display for $name {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str(&self.0)
+            }
+        }
 
-    pub fn as_str(&self) -> &str {
-        &self.0
-    }
+        impl fmt::Debug for $name {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                fmt::Debug::fmt(&*self.0, f)
+            }
+        }
+    };
 }
 
-impl fmt::Display for ListName {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.0)
-    }
-}
+name_type!(
+    /// The name of a list: a label on follow edges (`work`, `family`), 1 to
+    /// 32 characters of `[A-Za-z0-9_-]`. Cheap to clone.
+    ListName,
+    MAX_LIST_NAME_LEN,
+    "invalid_list_name",
+    "list name"
+);
 
-impl fmt::Debug for ListName {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        fmt::Debug::fmt(&*self.0, f)
-    }
-}
+name_type!(
+    /// The name of a group that users join and leave, 1 to 64 characters of
+    /// `[A-Za-z0-9_-]`. Cheap to clone.
+    GroupName,
+    MAX_GROUP_NAME_LEN,
+    "invalid_group_name",
+    "group name"
+);
 
 /// The key of one stored timeline. A home timeline's key is its user's id, so
 /// the keys of the home timelines are the user ids themselves (the text is
-/// shared, not copied); a list timeline's is `USER:LIST`. `:` is in neither
-/// alphabet, so no two timelines share a key.
+/// shared, not copied); a list timeline's is `USER:LIST`, a group's
+/// `+GROUP`. `:` and `+` are in none of the alphabets, so no two timelines
+/// share a key.
 #[derive(Clone, Eq, PartialOrd, Ord)]
 pub struct TimelineId(Arc<str>);
 
@@ -163,6 +188,11 @@ impl TimelineId {
     /// The timeline of the accounts `user` filed under `list`.
     pub fn list(user: &UserId, list: &ListName) -> TimelineId {
         TimelineId(Arc::from(format!("{user}:{list}")))
+    }
+
+    /// The timeline of a group's members.
+    pub fn group(group: &GroupName) -> TimelineId {
+        TimelineId(Arc::from(format!("+{group}")))
     }
 
     /// A key read back from a store.
@@ -333,6 +363,12 @@ mod tests {
         let (u, l) = (UserId::parse("a").unwrap(), ListName::parse("b").unwrap());
         assert_eq!(TimelineId::home(&u).as_str(), "a");
         assert_eq!(TimelineId::list(&u, &l).as_str(), "a:b");
+        let g = GroupName::parse("a").unwrap();
+        assert_eq!(TimelineId::group(&g).as_str(), "+a");
+        assert_eq!(
+            GroupName::parse("a.b").unwrap_err().code(),
+            "invalid_group_name"
+        );
         assert!(
             UserId::parse("a:b").is_err(),
             "no user id looks like a list key"

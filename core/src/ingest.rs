@@ -4,13 +4,13 @@
 //! call is checked against its caller's permissions (`crate::rules::access`).
 
 use crate::error::Result;
-use crate::ids::{PostId, PostIdGen, UserId};
+use crate::ids::{GroupName, PostId, PostIdGen, UserId};
 use crate::metrics::metrics;
 use crate::model::{json_object, validate_message, Post, User};
 use crate::ports::{ContentStore, GraphStore};
 use crate::rules::access::{authenticated, check, Act, Caller};
 use crate::rules::checks::{
-    edge_lists, post_not_found, user_not_found, EdgeChange, EdgeOp, EdgeTransition,
+    edge_lists, post_not_found, user_not_found, EdgeChange, EdgeOp, EdgeTransition, Membership,
 };
 use crate::rules::mentions::candidates;
 use serde_json::Value;
@@ -102,6 +102,22 @@ impl Ingest {
             change = change.with_lists(lists);
         }
         self.graph.change_edge(&change).await
+    }
+
+    /// Joins (`join`) or leaves a group as the user; returns whether the
+    /// membership changed.
+    pub async fn membership(
+        &self,
+        caller: &Caller,
+        group: &str,
+        user: &str,
+        join: bool,
+    ) -> Result<bool> {
+        let group = GroupName::parse(group)?;
+        let user = UserId::parse(user)?;
+        check(caller, Act::ActAs(&user))?;
+        let change = Membership { group, user, join };
+        self.graph.change_membership(&change).await
     }
 
     pub async fn create_post(

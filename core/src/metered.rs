@@ -4,11 +4,11 @@
 
 use crate::error::Result;
 use crate::event::Event;
-use crate::ids::{ListName, PostId, TimelineId, UserId};
+use crate::ids::{GroupName, ListName, PostId, TimelineId, UserId};
 use crate::metrics::metrics;
 use crate::model::{Entry, Post, User};
 use crate::ports::*;
-use crate::rules::checks::{EdgeChange, EdgeOp, EdgeTransition};
+use crate::rules::checks::{EdgeChange, EdgeOp, EdgeTransition, Membership};
 use async_trait::async_trait;
 use serde_json::{Map, Value};
 use std::future::Future;
@@ -135,6 +135,29 @@ impl GraphStore for Metered<dyn GraphStore> {
     }
     async fn listed_by(&self, users: &[UserId]) -> Result<Vec<Vec<(UserId, ListName)>>> {
         timed("graph", "listed_by", self.0.listed_by(users)).await
+    }
+    async fn change_membership(&self, change: &Membership) -> Result<bool> {
+        let op = if change.join { "join" } else { "leave" };
+        timed("graph", op, self.0.change_membership(change)).await
+    }
+    async fn group_size(&self, group: &GroupName) -> Result<u64> {
+        timed("graph", "group_size", self.0.group_size(group)).await
+    }
+    async fn group_members(
+        &self,
+        group: &GroupName,
+        after: Option<&UserId>,
+        limit: usize,
+    ) -> Result<Vec<UserId>> {
+        timed(
+            "graph",
+            "group_members",
+            self.0.group_members(group, after, limit),
+        )
+        .await
+    }
+    async fn groups_of(&self, users: &[UserId]) -> Result<Vec<Vec<GroupName>>> {
+        timed("graph", "groups_of", self.0.groups_of(users)).await
     }
     async fn followers_of(&self, users: &[UserId]) -> Result<Vec<Vec<UserId>>> {
         timed("graph", "followers_of", self.0.followers_of(users)).await

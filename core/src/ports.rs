@@ -4,9 +4,9 @@
 
 use crate::error::Result;
 use crate::event::Event;
-use crate::ids::{ListName, PostId, TimelineId, UserId};
+use crate::ids::{GroupName, ListName, PostId, TimelineId, UserId};
 use crate::model::{Entry, Post, User};
-use crate::rules::checks::{EdgeChange, EdgeTransition};
+use crate::rules::checks::{EdgeChange, EdgeTransition, Membership};
 use async_trait::async_trait;
 use serde_json::{Map, Value};
 use std::sync::Arc;
@@ -118,6 +118,27 @@ pub trait GraphStore: Send + Sync + 'static {
         after: Option<&UserId>,
         limit: usize,
     ) -> Result<Vec<UserId>>;
+    /// Applies a join or a leave as [`Membership`] says, atomically; returns
+    /// whether the membership changed.
+    async fn change_membership(&self, change: &Membership) -> Result<bool>;
+    /// How many members the group has (0: there is no such group).
+    async fn group_size(&self, group: &GroupName) -> Result<u64>;
+    /// The group's members, in id order, after `after`, at most `limit`.
+    async fn group_members(
+        &self,
+        group: &GroupName,
+        after: Option<&UserId>,
+        limit: usize,
+    ) -> Result<Vec<UserId>>;
+    /// For each of `users`, the groups they are members of.
+    async fn groups_of(&self, users: &[UserId]) -> Result<Vec<Vec<GroupName>>>;
+    /// Every member of the group, page by page.
+    async fn all_group_members(&self, group: &GroupName) -> Result<Vec<UserId>> {
+        walk_edges(
+            |after| async move { self.group_members(group, after.as_ref(), EDGE_PAGE).await },
+        )
+        .await
+    }
     /// Whether `user` follows `target`: one indexed read.
     async fn is_following(&self, user: &UserId, target: &UserId) -> Result<bool> {
         Ok(self.edge(user, target).await?.is_some())

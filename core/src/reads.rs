@@ -7,12 +7,12 @@ use crate::error::Result;
 use crate::feed::merge::newest;
 use crate::feed::timeline::{read_timeline, ReadSource};
 use crate::feed::{Feed, Stores};
-use crate::ids::{decode_user_cursor, encode_user_cursor, ListName, PostId, UserId};
+use crate::ids::{decode_user_cursor, encode_user_cursor, GroupName, ListName, PostId, UserId};
 use crate::metrics::metrics;
 use crate::model::{page_size, Entry, Page, Post, Relationship, Suggestion, User};
 use crate::ports::IdRange;
 use crate::rules::access::{check, Act, Caller};
-use crate::rules::checks::{list_not_found, post_not_found, user_not_found};
+use crate::rules::checks::{group_not_found, list_not_found, post_not_found, user_not_found};
 use std::collections::{HashMap, HashSet};
 
 /// Suggestions read the first this many of a user's followees (in id
@@ -249,6 +249,48 @@ impl Reads {
         check(caller, Act::ReadOwn(&id))?;
         let user = self.existing(&id).await?;
         self.feed_page(&Feed::Home(user.id), limit, before).await
+    }
+
+    /// A group and how many members it has (a group exists while it has
+    /// members).
+    pub async fn group(&self, caller: &Caller, group: &str) -> Result<(GroupName, u64)> {
+        let group = GroupName::parse(group)?;
+        check(caller, Act::ReadPublic)?;
+        match self.stores.graph.group_size(&group).await? {
+            0 => Err(group_not_found(&group)),
+            n => Ok((group, n)),
+        }
+    }
+
+    /// A group's members, in id order.
+    pub async fn group_members(
+        &self,
+        caller: &Caller,
+        group: &str,
+        limit: Option<u64>,
+        cursor: Option<&str>,
+    ) -> Result<Page<UserId, String>> {
+        let (group, _) = self.group(caller, group).await?;
+        let limit = page_size(limit)?;
+        let after = cursor.map(decode_user_cursor).transpose()?;
+        let ids = self
+            .stores
+            .graph
+            .group_members(&group, after.as_ref(), limit + 1)
+            .await?;
+        Ok(user_page(ids, limit))
+    }
+
+    /// The group's timeline: its members' posts, newest first.
+    pub async fn group_timeline(
+        &self,
+        caller: &Caller,
+        group: &str,
+        limit: Option<u64>,
+        before: Option<&str>,
+    ) -> Result<(Page<Post, PostId>, ReadSource)> {
+        let (group, _) = self.group(caller, group).await?;
+        self.feed_page(&Feed::Group(group), limit, before).await
     }
 
     /// The posts that mention the user, newest first.

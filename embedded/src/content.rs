@@ -2,11 +2,11 @@
 //! records in one transaction and queues the events that
 //! [`UserDeletion`] decides.
 
-use crate::lists;
 use crate::store::{
     add_counts, edges_of, emit, require_user, to_user_ids, user_exists, EmbeddedStore,
 };
 use crate::tables::*;
+use crate::{groups, lists};
 use async_trait::async_trait;
 use redb::{ReadTransaction, ReadableTable};
 use serde_json::{Map, Value};
@@ -16,7 +16,7 @@ use socialite_core::ids::{ListName, PostId, UserId};
 use socialite_core::model::{Entry, Post, User};
 use socialite_core::ports::{ContentStore, IdRange};
 use socialite_core::rules::cascade::{post_deleted, UserDeletion};
-use socialite_core::rules::checks::{EdgeChange, EdgeOp};
+use socialite_core::rules::checks::{EdgeChange, EdgeOp, Membership};
 use socialite_core::rules::mentions::kept;
 use std::sync::Arc;
 
@@ -236,11 +236,21 @@ impl ContentStore for EmbeddedStore {
                 ctx.txn.open_table(COUNTS).store()?.remove(u).store()?;
                 let (followers, following) = (to_user_ids(followers)?, to_user_ids(following)?);
                 let (listed, following) = remove_lists(ctx.txn, &id, following)?;
+                let groups = groups::groups_of(&ctx.txn.open_table(USER_GROUPS).store()?, u)?;
+                for group in &groups {
+                    let leave = Membership {
+                        group: group.clone(),
+                        user: id.clone(),
+                        join: false,
+                    };
+                    groups::apply(ctx.txn, &leave)?;
+                }
                 let deletion = UserDeletion {
                     user: &id,
                     followers: &followers,
                     listed: &listed,
                     following: &following,
+                    groups: &groups,
                 };
                 for event in deletion.events() {
                     emit(ctx, &event)?;

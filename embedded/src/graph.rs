@@ -2,15 +2,15 @@
 //! maintained counts, written through the same group-commit writer as the
 //! content, with `Followed`/`Unfollowed` queued in the outbox.
 
-use crate::lists;
 use crate::store::{add_counts, edges_of, emit, stored_ids, user_exists, EmbeddedStore};
 use crate::tables::*;
+use crate::{groups, lists};
 use async_trait::async_trait;
 use redb::ReadableTable;
 use socialite_core::error::Result;
-use socialite_core::ids::{ListName, UserId};
+use socialite_core::ids::{GroupName, ListName, UserId};
 use socialite_core::ports::GraphStore;
-use socialite_core::rules::checks::{EdgeChange, EdgeTransition};
+use socialite_core::rules::checks::{user_not_found, EdgeChange, EdgeTransition, Membership};
 
 type EdgeTable = redb::TableDefinition<'static, (&'static str, &'static str), ()>;
 
@@ -144,6 +144,55 @@ impl GraphStore for EmbeddedStore {
             Ok(out)
         })
         .await
+    }
+
+    async fn change_membership(&self, change: &Membership) -> Result<bool> {
+        let change = change.clone();
+        self.writer
+            .write(move |ctx| {
+                if !user_exists(ctx.txn, change.user.as_str())? {
+                    return Err(user_not_found(&change.user));
+                }
+                let changed = groups::apply(ctx.txn, &change)?;
+                if changed {
+                    emit(ctx, &change.event())?;
+                }
+                Ok(changed)
+            })
+            .await
+    }
+
+    async fn group_size(&self, group: &GroupName) -> Result<u64> {
+        self.read(|txn| {
+            let sizes = txn.open_table(GROUP_SIZES).store()?;
+            Ok(sizes.get(group.as_str()).store()?.map_or(0, |v| v.value()))
+        })
+    }
+
+    async fn group_members(
+        &self,
+        group: &GroupName,
+        after: Option<&UserId>,
+        limit: usize,
+    ) -> Result<Vec<UserId>> {
+        let (g, after) = (group.clone(), after.cloned());
+        let ids = self
+            .read_blocking(move |txn| {
+                let t = txn.open_table(GROUP_MEMBERS).store()?;
+                edges_of(&t, g.as_str(), after.as_ref().map(|a| a.as_str()), limit)
+            })
+            .await?;
+        Ok(stored_ids(ids))
+    }
+
+    async fn groups_of(&self, users: &[UserId]) -> Result<Vec<Vec<GroupName>>> {
+        self.read(|txn| {
+            let table = txn.open_table(USER_GROUPS).store()?;
+            users
+                .iter()
+                .map(|u| groups::groups_of(&table, u.as_str()))
+                .collect()
+        })
     }
 
     async fn listed_by(&self, users: &[UserId]) -> Result<Vec<Vec<(UserId, ListName)>>> {

@@ -23,6 +23,7 @@ mod authors;
 pub mod config;
 mod content;
 mod graph;
+mod groups;
 mod import;
 mod layout;
 mod lists;

@@ -52,6 +52,9 @@ impl EmbeddedStore {
             txn.open_table(LIST_MEMBERS).store()?;
             txn.open_table(USER_LISTS).store()?;
             txn.open_table(MENTIONS).store()?;
+            txn.open_table(GROUP_MEMBERS).store()?;
+            txn.open_table(USER_GROUPS).store()?;
+            txn.open_table(GROUP_SIZES).store()?;
             last_u64_key(&txn.open_table(OUTBOX).store()?)? + 1
         };
         txn.commit().store()?;

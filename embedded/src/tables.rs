@@ -23,6 +23,12 @@ pub const LIST_MEMBERS: TableDefinition<(&str, &str, &str), ()> =
     TableDefinition::new("list_members");
 /// (user, list) → how many accounts the list holds; a list with none has no row.
 pub const USER_LISTS: TableDefinition<(&str, &str), u64> = TableDefinition::new("user_lists");
+/// (group, member): a group's members, in id order.
+pub const GROUP_MEMBERS: TableDefinition<(&str, &str), ()> = TableDefinition::new("group_members");
+/// (user, group): the groups a user is in.
+pub const USER_GROUPS: TableDefinition<(&str, &str), ()> = TableDefinition::new("user_groups");
+/// group → how many members it has; a group with none has no row.
+pub const GROUP_SIZES: TableDefinition<&str, u64> = TableDefinition::new("group_sizes");
 /// post id → post record.
 pub const POSTS: TableDefinition<u64, &[u8]> = TableDefinition::new("posts");
 /// (author, post id): an author's posts in time order.

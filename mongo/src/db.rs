@@ -22,6 +22,8 @@ pub const CONTENT: &str = "content";
 pub const OUTBOX: &str = "outbox";
 pub const LEASES: &str = "leases";
 pub const TIMELINE_CACHE: &str = "timeline_cache";
+pub const GROUP_MEMBERS: &str = "group_members";
+pub const GROUPS: &str = "groups";
 
 /// How long a transaction keeps being retried on transient errors (write
 /// conflicts between concurrent writers of the same documents, such as the
@@ -40,6 +42,8 @@ pub struct Db {
     pub outbox: Collection<Document>,
     pub leases: Collection<Document>,
     pub timelines: Collection<Document>,
+    pub group_members: Collection<Document>,
+    pub groups: Collection<Document>,
 }
 
 pub fn db_err(what: &str) -> impl Fn(DbError) -> Error + '_ {
@@ -66,6 +70,8 @@ impl Db {
             outbox: database.collection(OUTBOX),
             leases: database.collection(LEASES),
             timelines: database.collection(TIMELINE_CACHE),
+            group_members: database.collection(GROUP_MEMBERS),
+            groups: database.collection(GROUPS),
             client,
             database,
         };
@@ -95,6 +101,15 @@ impl Db {
             .create_index(unique(doc! { "user": 1, "followee": 1 }, "user_followee"))
             .await
             .map_err(db_err("creating the following index"))?;
+        // A group's members in id order, and a user's groups.
+        self.group_members
+            .create_index(unique(doc! { "group": 1, "user": 1 }, "group_user"))
+            .await
+            .map_err(db_err("creating the group members index"))?;
+        self.group_members
+            .create_index(unique(doc! { "user": 1, "group": 1 }, "user_group"))
+            .await
+            .map_err(db_err("creating the user groups index"))?;
         // A list's members in id order: the edges of a user filed under a
         // list (`_g` holds the edge's lists, so the index is multikey).
         self.following

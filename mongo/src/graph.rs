@@ -14,9 +14,9 @@ use futures_util::TryStreamExt;
 use mongodb::bson::{doc, Document};
 use mongodb::{ClientSession, Collection};
 use socialite_core::error::Result;
-use socialite_core::ids::{ListName, UserId};
+use socialite_core::ids::{GroupName, ListName, UserId};
 use socialite_core::ports::GraphStore;
-use socialite_core::rules::checks::{EdgeChange, EdgeTransition};
+use socialite_core::rules::checks::{EdgeChange, EdgeTransition, Membership};
 
 /// The lists of an edge document (`_g`).
 pub(crate) fn lists_of(d: &Document) -> Vec<ListName> {
@@ -355,6 +355,46 @@ impl GraphStore for MongoStore {
         docs.iter()
             .map(|d| Ok(UserId::from_stored(get_str(d, "followee")?.to_owned())))
             .collect()
+    }
+
+    async fn change_membership(&self, change: &Membership) -> Result<bool> {
+        let what = if change.join { "joining" } else { "leaving" };
+        let changed = self
+            .db
+            .transaction(what, |mut s| async move {
+                let r = async {
+                    self.require_users(&mut s, &[&change.user]).await?;
+                    let changed = self.membership_in(&mut s, change).await?;
+                    if changed {
+                        self.emit(&mut s, &[change.event()]).await?;
+                    }
+                    Ok(changed)
+                }
+                .await;
+                (s, r)
+            })
+            .await?;
+        if changed {
+            self.queued();
+        }
+        Ok(changed)
+    }
+
+    async fn group_size(&self, group: &GroupName) -> Result<u64> {
+        self.group_size_of(group).await
+    }
+
+    async fn group_members(
+        &self,
+        group: &GroupName,
+        after: Option<&UserId>,
+        limit: usize,
+    ) -> Result<Vec<UserId>> {
+        self.group_page(group, after, limit).await
+    }
+
+    async fn groups_of(&self, users: &[UserId]) -> Result<Vec<Vec<GroupName>>> {
+        self.groups_of_users(users).await
     }
 
     async fn listed_by(&self, users: &[UserId]) -> Result<Vec<Vec<(UserId, ListName)>>> {

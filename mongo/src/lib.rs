@@ -12,6 +12,7 @@
 mod cache_doc;
 mod db;
 mod graph;
+mod groups;
 mod outbox;
 mod store;
 mod timelines;

@@ -22,7 +22,7 @@ use socialite_core::ids::{now_ms, ListName, PostId, UserId};
 use socialite_core::model::{Entry, Post, User};
 use socialite_core::ports::{ContentStore, IdRange};
 use socialite_core::rules::cascade::{post_deleted, UserDeletion};
-use socialite_core::rules::checks::user_not_found;
+use socialite_core::rules::checks::{user_not_found, Membership};
 use socialite_core::rules::mentions::kept;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
@@ -498,6 +498,16 @@ impl MongoStore {
             .await?;
         self.cut_other_ends(s, &followees, fwers, "follower", u, "followers")
             .await?;
+        // The user leaves every group.
+        let groups = self.groups_in(s, u).await?;
+        for group in &groups {
+            let leave = Membership {
+                group: group.clone(),
+                user: id.clone(),
+                join: false,
+            };
+            self.membership_in(s, &leave).await?;
+        }
         // The lists that filed the user lose a member.
         for (f, lists) in filed_by.iter().filter(|(_, l)| !l.is_empty()) {
             self.move_list_sizes(s, f.as_str(), &[], lists).await?;
@@ -524,6 +534,7 @@ impl MongoStore {
             followers: &followers,
             listed: &listed,
             following: &following,
+            groups: &groups,
         }
         .events();
         self.emit(s, &events).await?;

@@ -16,13 +16,13 @@ use socialite_core::feed::fanout;
 use socialite_core::feed::followers::FollowerIndex;
 use socialite_core::feed::timeline::{activate, read_timeline};
 use socialite_core::feed::Feed;
-use socialite_core::ids::{ListName, PostId, TimelineId, UserId};
+use socialite_core::ids::{GroupName, ListName, PostId, TimelineId, UserId};
 use socialite_core::ingest::Ingest;
 use socialite_core::model::{Entry, Post};
 use socialite_core::ports::{CacheRead, Coverage, IdRange, LogConsumer};
 use socialite_core::rules::access::Caller;
 use socialite_core::rules::cascade::UserDeletion;
-use socialite_core::rules::checks::{EdgeChange, EdgeOp};
+use socialite_core::rules::checks::{EdgeChange, EdgeOp, Membership};
 use socialite_embedded::EmbeddedConfig;
 use socialite_runtime::backends::{open_backends, BackendConfig};
 use std::collections::BTreeMap;
@@ -402,6 +402,106 @@ async fn follow_graph(kind: Kind) {
         followers: &[u("b"), u("c")],
         listed: &[],
         following: &[(u("c"), vec![])],
+        groups: &[],
+    };
+    assert_eq!(drain_outbox(b).await, deletion.events());
+}
+
+fn member(group: &str, user: &str, join: bool) -> Membership {
+    Membership {
+        group: GroupName::parse(group).unwrap(),
+        user: u(user),
+        join,
+    }
+}
+
+/// Groups: joins and leaves (idempotent), sizes, members in id order, a
+/// user's groups, the limit per user, the events, and a deletion's leaves.
+async fn groups(kind: Kind) {
+    let Some(t) = open(kind, FeedConfig::default(), "groups").await else {
+        return;
+    };
+    let b = &t.backends;
+    let g = &b.graph;
+    for name in ["a", "b", "c"] {
+        b.content.put_user(&u(name), None).await.unwrap();
+    }
+    drain_outbox(b).await;
+    let gn = |s: &str| GroupName::parse(s).unwrap();
+    assert!(g
+        .change_membership(&member("rust", "a", true))
+        .await
+        .unwrap());
+    assert!(!g
+        .change_membership(&member("rust", "a", true))
+        .await
+        .unwrap());
+    assert!(g
+        .change_membership(&member("rust", "b", true))
+        .await
+        .unwrap());
+    assert!(g.change_membership(&member("go", "a", true)).await.unwrap());
+    let err = g
+        .change_membership(&member("go", "zz", true))
+        .await
+        .unwrap_err();
+    assert_eq!(err.code(), "user_not_found");
+    assert_eq!(g.group_size(&gn("rust")).await.unwrap(), 2);
+    assert_eq!(g.group_size(&gn("none")).await.unwrap(), 0);
+    assert_eq!(
+        g.group_members(&gn("rust"), None, 10).await.unwrap(),
+        vec![u("a"), u("b")]
+    );
+    assert_eq!(
+        g.group_members(&gn("rust"), Some(&u("a")), 10)
+            .await
+            .unwrap(),
+        vec![u("b")]
+    );
+    assert_eq!(
+        g.groups_of(&[u("a"), u("b"), u("c")]).await.unwrap(),
+        vec![vec![gn("go"), gn("rust")], vec![gn("rust")], vec![]]
+    );
+    assert!(g
+        .change_membership(&member("rust", "b", false))
+        .await
+        .unwrap());
+    assert!(!g
+        .change_membership(&member("rust", "b", false))
+        .await
+        .unwrap());
+    assert_eq!(g.group_size(&gn("rust")).await.unwrap(), 1);
+    assert_eq!(
+        drain_outbox(b).await,
+        vec![
+            member("rust", "a", true).event(),
+            member("rust", "b", true).event(),
+            member("go", "a", true).event(),
+            member("rust", "b", false).event(),
+        ]
+    );
+    // At most 100 groups per user.
+    for i in 0..100 {
+        g.change_membership(&member(&format!("g{i}"), "c", true))
+            .await
+            .unwrap();
+    }
+    let err = g
+        .change_membership(&member("one-more", "c", true))
+        .await
+        .unwrap_err();
+    assert_eq!(err.code(), "too_many_groups");
+    drain_outbox(b).await;
+    // A deleted user leaves every group.
+    assert!(b.content.delete_user(&u("a")).await.unwrap());
+    assert_eq!(g.group_size(&gn("rust")).await.unwrap(), 0);
+    assert_eq!(g.group_size(&gn("go")).await.unwrap(), 0);
+    let deletion = UserDeletion {
+        user: &u("a"),
+        followers: &[],
+        listed: &[],
+        following: &[],
+        groups: &[gn("go"), gn("rust")],
     };
     assert_eq!(drain_outbox(b).await, deletion.events());
 }
@@ -638,6 +738,7 @@ async fn lists_on_edges(kind: Kind) {
         followers: &[u("a"), u("e")],
         listed: &[(u("a"), l("work")), (u("e"), l("work"))],
         following: &[(u("c"), vec![l("mine")])],
+        groups: &[],
     };
     assert_eq!(drain_outbox(b).await, deletion.events());
     // Members come in id order whatever else their edges are filed under.
@@ -964,6 +1065,11 @@ macro_rules! suite {
             #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
             async fn follow_graph() {
                 super::follow_graph($kind).await
+            }
+
+            #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+            async fn groups() {
+                super::groups($kind).await
             }
 
             #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

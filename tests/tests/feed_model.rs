@@ -25,6 +25,8 @@ use std::time::Duration;
 
 /// The list names the histories file edges under.
 const LISTS: [&str; 3] = ["l0", "l1", "l2"];
+/// The groups users join and leave.
+const GROUPS: [&str; 2] = ["g0", "g1"];
 
 #[derive(Default)]
 struct Model {
@@ -38,6 +40,8 @@ struct Model {
     mentions: BTreeMap<PostId, Vec<String>>,
     /// Whether home timelines show their owner's posts.
     own_posts: bool,
+    /// Group → members.
+    groups: BTreeMap<String, BTreeSet<String>>,
 }
 
 impl Model {
@@ -65,6 +69,21 @@ impl Model {
                     .get(&(user.to_owned(), a.clone()))
                     .is_some_and(|l| l.contains(list))
             })
+            .map(|(p, _)| *p)
+            .collect();
+        v.reverse();
+        v
+    }
+
+    /// The oracle of a group's timeline: its members' posts.
+    fn group_timeline(&self, group: &str) -> Vec<PostId> {
+        let Some(members) = self.groups.get(group) else {
+            return Vec::new();
+        };
+        let mut v: Vec<PostId> = self
+            .posts
+            .iter()
+            .filter(|(_, (a, _))| members.contains(a))
             .map(|(p, _)| *p)
             .collect();
         v.reverse();
@@ -102,6 +121,7 @@ impl Model {
 enum Which {
     Home,
     List(String),
+    Group(String),
 }
 
 struct Harness {
@@ -207,6 +227,7 @@ impl Harness {
                     .list_timeline(c, user, l, Some(limit), before)
                     .await
             }
+            Which::Group(g) => self.reads.group_timeline(c, g, Some(limit), before).await,
         };
         read.map(|(page, _)| page)
     }
@@ -220,6 +241,7 @@ impl Harness {
         let expected = match &which {
             Which::Home => self.model.timeline(u),
             Which::List(l) => self.model.list_timeline(u, l),
+            Which::Group(g) => self.model.group_timeline(g),
         };
         let mut got = Vec::new();
         let mut before: Option<String> = None;
@@ -230,7 +252,9 @@ impl Harness {
                 .unwrap_or_else(|e| panic!("seed {seed} {config}: {u} {which:?}: {e:?}"));
             assert!(page.items.len() <= limit as usize);
             for p in &page.items {
-                let (author, message) = &self.model.posts[&p.id];
+                let Some((author, message)) = self.model.posts.get(&p.id) else {
+                    panic!("seed {seed} step {step} {config}: {u} {which:?} shows {} that the model does not hold", p.id);
+                };
                 assert_eq!(
                     (p.author.as_str(), &p.message),
                     (author.as_str(), message),
@@ -323,6 +347,15 @@ impl Harness {
                 }
             }
             self.check_mentions(seed, step, u, limit).await;
+            if let Some(g) = GROUPS.get(i) {
+                let which = Which::Group(g.to_string());
+                if self.model.groups.get(*g).is_some_and(|m| !m.is_empty()) {
+                    self.check_timeline(seed, step, "", which, limit).await;
+                } else {
+                    let err = self.page("", &which, 3, None).await.unwrap_err();
+                    assert_eq!(err.code(), "group_not_found");
+                }
+            }
             // Embedding is a storage choice: the stored entries must carry content.
             let uid = socialite_core::ids::UserId::parse(u).unwrap();
             let stored = self
@@ -388,9 +421,26 @@ async fn run_on(seed: u64, steps: usize, users: usize, feed: FeedConfig, store: 
                     }
                 }
             }
-            35..=44 => {
+            35..=40 => {
                 if h.ingest.unfollow(&Caller::Trusted, &b, &a).await.is_ok() {
                     h.model.follows.remove(&(b, a));
+                }
+            }
+            41..=44 => {
+                // A popular user joins or leaves a group.
+                let group = GROUPS[rng.below(GROUPS.len())];
+                let join = op <= 42;
+                if h.ingest
+                    .membership(&Caller::Trusted, group, &a, join)
+                    .await
+                    .is_ok()
+                {
+                    let members = h.model.groups.entry(group.to_owned()).or_default();
+                    if join {
+                        members.insert(a);
+                    } else {
+                        members.remove(&a);
+                    }
                 }
             }
             45..=74 => {
@@ -436,14 +486,23 @@ async fn run_on(seed: u64, steps: usize, users: usize, feed: FeedConfig, store: 
                     for named in h.model.mentions.values_mut() {
                         named.retain(|n| n != &b);
                     }
+                    for members in h.model.groups.values_mut() {
+                        members.remove(&b);
+                    }
                 }
             }
             84..=93 => {
                 // A read activates a dormant timeline, possibly with events
                 // still in flight: exactly the race the warming state must
                 // survive. Home timelines and lists alike.
-                let _ = match rng.below(2) {
+                let _ = match rng.below(3) {
                     0 => h.reads.timeline(&Caller::Trusted, &b, Some(3), None).await,
+                    1 => {
+                        let group = GROUPS[rng.below(GROUPS.len())];
+                        h.reads
+                            .group_timeline(&Caller::Trusted, group, Some(3), None)
+                            .await
+                    }
                     _ => {
                         let list = LISTS[rng.below(LISTS.len())];
                         h.reads

@@ -20,6 +20,25 @@ pub fn grpc_service(ingest: Arc<Ingest>) -> IngestServer<IngestGrpc> {
 
 pub struct IngestGrpc(Arc<Ingest>);
 
+impl IngestGrpc {
+    async fn membership(
+        &self,
+        req: Request<pb::MembershipRequest>,
+        join: bool,
+    ) -> Result<Response<pb::MembershipReply>, Status> {
+        let (caller, r) = grpc_parts(req);
+        let changed = self
+            .0
+            .membership(&caller, &r.group, &r.user, join)
+            .await
+            .map_err(to_status)?;
+        Ok(Response::new(pb::MembershipReply {
+            member: join,
+            changed,
+        }))
+    }
+}
+
 #[tonic::async_trait]
 impl pb::ingest_server::Ingest for IngestGrpc {
     async fn put_user(
@@ -78,6 +97,20 @@ impl pb::ingest_server::Ingest for IngestGrpc {
             .await
             .map_err(to_status)?;
         Ok(Response::new(follow_reply(&t)))
+    }
+
+    async fn join_group(
+        &self,
+        req: Request<pb::MembershipRequest>,
+    ) -> Result<Response<pb::MembershipReply>, Status> {
+        self.membership(req, true).await
+    }
+
+    async fn leave_group(
+        &self,
+        req: Request<pb::MembershipRequest>,
+    ) -> Result<Response<pb::MembershipReply>, Status> {
+        self.membership(req, false).await
     }
 
     async fn create_post(

@@ -2,8 +2,8 @@
 
 use crate::auth::Auth;
 use crate::extract::{optional_json_body, Json, Path};
-use crate::json::{FollowJson, PostJson, UserJson};
-use crate::schema::{EdgePath, ErrorBody, PostPath, UserPath};
+use crate::json::{FollowJson, MemberJson, PostJson, UserJson};
+use crate::schema::{EdgePath, ErrorBody, MemberPath, PostPath, UserPath};
 use crate::{json, ApiError};
 use axum::body::Bytes;
 use axum::extract::State;
@@ -25,6 +25,7 @@ pub fn rest_router() -> OpenApiRouter<Arc<Ingest>> {
     OpenApiRouter::new()
         .routes(routes!(put_user, delete_user))
         .routes(routes!(follow, unfollow))
+        .routes(routes!(join_group, leave_group))
         .routes(routes!(create_post))
         .routes(routes!(delete_post))
 }
@@ -182,6 +183,57 @@ fn edge_reply(t: &EdgeTransition) -> Response {
         lists: json::names(t.after.as_deref().unwrap_or_default()),
     })
     .into_response()
+}
+
+/// Joins the group (idempotent); the user's recent posts enter its
+/// timeline. A group exists while it has members. A user is in at most 100
+/// groups.
+#[utoipa::path(
+    put, path = "/groups/{group}/members/{id}", tag = "groups", params(MemberPath),
+    security(("api_key" = ["write"]), ("user_token" = ["self"])),
+    responses(
+        (status = 200, description = "A member", body = MemberJson),
+        (status = 400, description = "`invalid_group_name`, `invalid_user_id`", body = ErrorBody),
+        (status = 404, description = "`user_not_found`", body = ErrorBody),
+        (status = 409, description = "`too_many_groups`", body = ErrorBody),
+        (status = 503, description = "`unavailable`", body = ErrorBody),
+    )
+)]
+async fn join_group(
+    State(ingest): App,
+    Auth(caller): Auth,
+    Path((group, id)): Path<(String, String)>,
+) -> Result<Response, ApiError> {
+    let changed = ingest.membership(&caller, &group, &id, true).await?;
+    Ok(axum::Json(MemberJson {
+        member: true,
+        changed,
+    })
+    .into_response())
+}
+
+/// Leaves the group (idempotent); the user's posts leave its timeline.
+#[utoipa::path(
+    delete, path = "/groups/{group}/members/{id}", tag = "groups", params(MemberPath),
+    security(("api_key" = ["write"]), ("user_token" = ["self"])),
+    responses(
+        (status = 200, description = "Not a member", body = MemberJson),
+        (status = 400, description = "`invalid_group_name`, `invalid_user_id`", body = ErrorBody),
+        (status = 404, description = "`user_not_found`", body = ErrorBody),
+        (status = 503, description = "`unavailable`", body = ErrorBody),
+    )
+)]
+async fn leave_group(
+    State(ingest): App,
+    Auth(caller): Auth,
+    Path((group, id)): Path<(String, String)>,
+) -> Result<Response, ApiError> {
+    let changed = ingest.membership(&caller, &group, &id, false).await?;
+    Ok(axum::Json(MemberJson {
+        member: false,
+        changed,
+    })
+    .into_response())
 }
 
 /// Posts as the user; followers' timelines receive it.

@@ -215,4 +215,39 @@ impl pb::reads_server::Reads for ReadsGrpc {
             .map_err(to_status)?;
         Ok(Response::new(post_page(&page)))
     }
+
+    async fn get_group(&self, req: Request<pb::GroupRef>) -> Result<Response<pb::Group>, Status> {
+        let (caller, r) = grpc_parts(req);
+        let (name, members) = self.0.group(&caller, &r.group).await.map_err(to_status)?;
+        Ok(Response::new(pb::Group {
+            name: name.to_string(),
+            members,
+        }))
+    }
+
+    async fn list_group_members(
+        &self,
+        req: Request<pb::ListGroupMembersRequest>,
+    ) -> Result<Response<pb::UserList>, Status> {
+        let (caller, r) = grpc_parts(req);
+        let page = self
+            .0
+            .group_members(&caller, &r.group, limit(r.limit), optional(&r.cursor))
+            .await
+            .map_err(to_status)?;
+        Ok(Response::new(user_page(page)))
+    }
+
+    async fn get_group_timeline(
+        &self,
+        req: Request<pb::GroupTimelineRequest>,
+    ) -> Result<Response<pb::PostList>, Status> {
+        let (caller, r) = grpc_parts(req);
+        let (page, _) = self
+            .0
+            .group_timeline(&caller, &r.group, limit(r.limit), optional(&r.before))
+            .await
+            .map_err(to_status)?;
+        Ok(Response::new(post_page(&page)))
+    }
 }

@@ -3,12 +3,12 @@
 use crate::auth::Auth;
 use crate::extract::{AuthorsParams, PageParams, Path, Query};
 use crate::json::{
-    CountJson, ListsJson, PostJson, PostPageJson, RelationshipJson, SuggestionsJson, UserJson,
-    UserPageJson,
+    CountJson, GroupJson, ListsJson, PostJson, PostPageJson, RelationshipJson, SuggestionsJson,
+    UserJson, UserPageJson,
 };
 use crate::schema::{
-    AuthorsQuery, ErrorBody, FollowingQuery, LimitQuery, ListPath, PairPath, PostPageQuery,
-    PostPath, UserPageQuery, UserPath,
+    AuthorsQuery, ErrorBody, FollowingQuery, GroupPath, LimitQuery, ListPath, PairPath,
+    PostPageQuery, PostPath, UserPageQuery, UserPath,
 };
 use crate::{json, ApiError};
 use axum::extract::State;
@@ -43,6 +43,9 @@ pub fn rest_router() -> OpenApiRouter<Arc<Reads>> {
         .routes(routes!(lists))
         .routes(routes!(list_timeline))
         .routes(routes!(mentions))
+        .routes(routes!(group))
+        .routes(routes!(group_members))
+        .routes(routes!(group_timeline))
 }
 
 pub fn rest_routes(reads: Arc<Reads>) -> OpenApiRouter {
@@ -245,6 +248,66 @@ async fn mentions(
 ) -> Result<Response, ApiError> {
     let page = reads.mentions(&caller, &id, q.limit, q.before()).await?;
     Ok(Json(json::post_page(&page)).into_response())
+}
+
+/// A group and how many members it has. A group exists while it has
+/// members.
+#[utoipa::path(
+    get, path = "/groups/{group}", tag = "groups", params(GroupPath),
+    security(("api_key" = ["read"]), ("user_token" = ["public_reads"])),
+    responses((status = 200, description = "The group", body = GroupJson), (status = 400, description = "`invalid_group_name`", body = ErrorBody), (status = 404, description = "`group_not_found`", body = ErrorBody), (status = 503, description = "`unavailable`", body = ErrorBody))
+)]
+async fn group(
+    State(reads): App,
+    Auth(caller): Auth,
+    Path(group): Path<String>,
+) -> Result<Response, ApiError> {
+    let (name, members) = reads.group(&caller, &group).await?;
+    let name = name.to_string();
+    Ok(Json(GroupJson { name, members }).into_response())
+}
+
+/// A group's members, in id order.
+#[utoipa::path(
+    get, path = "/groups/{group}/members", tag = "groups", params(GroupPath, UserPageQuery),
+    security(("api_key" = ["read"]), ("user_token" = ["public_reads"])),
+    responses((status = 200, description = "A page of members", body = UserPageJson), (status = 400, description = "`invalid_group_name`, `invalid_limit`, `invalid_cursor`, `invalid_query`", body = ErrorBody), (status = 404, description = "`group_not_found`", body = ErrorBody), (status = 503, description = "`unavailable`", body = ErrorBody))
+)]
+async fn group_members(
+    State(reads): App,
+    Auth(caller): Auth,
+    Path(group): Path<String>,
+    Query(q): Query<PageParams>,
+) -> Result<Response, ApiError> {
+    let page = reads
+        .group_members(&caller, &group, q.limit, q.cursor())
+        .await?;
+    Ok(Json(json::user_page(&page)).into_response())
+}
+
+/// A group's timeline: its members' posts while they are members, newest
+/// first. One timeline serves every reader of the group: stored once the
+/// group is read (each member's post is one delivery to it), merged at
+/// read time otherwise.
+#[utoipa::path(
+    get, path = "/groups/{group}/timeline", tag = "timelines", params(GroupPath, PostPageQuery),
+    security(("api_key" = ["read"]), ("user_token" = ["public_reads"])),
+    responses(
+        (status = 200, description = "A page of the group's timeline", body = PostPageJson,
+            headers(("x-timeline-source" = String, description = "`cache`, `past_cache` or `merge`"))),
+        (status = 400, description = "`invalid_group_name`, `invalid_limit`, `invalid_post_id`, `invalid_query`", body = ErrorBody), (status = 404, description = "`group_not_found`", body = ErrorBody), (status = 503, description = "`unavailable`", body = ErrorBody)
+    )
+)]
+async fn group_timeline(
+    State(reads): App,
+    Auth(caller): Auth,
+    Path(group): Path<String>,
+    Query(q): Query<PageParams>,
+) -> Result<Response, ApiError> {
+    let read = reads
+        .group_timeline(&caller, &group, q.limit, q.before())
+        .await?;
+    Ok(timeline_reply(read))
 }
 
 /// One post.

@@ -114,6 +114,15 @@ pub async fn apply(
                     stores.timelines.purge_author(&t, followee).await?;
                 }
             }
+            Event::Joined { group, user } => {
+                followers.joined(group, user);
+                backfill(stores, &TimelineId::group(group), user).await?;
+            }
+            Event::Left { group, user } => {
+                followers.left(group, user);
+                let t = TimelineId::group(group);
+                stores.timelines.purge_author(&t, user).await?;
+            }
             Event::AuthorRetracted {
                 author,
                 followers: former,

@@ -1,6 +1,6 @@
 //! The fanout worker's follower index: for each author, the timelines their
-//! posts go to (their followers' home timelines, and the lists those
-//! followers filed them under), loaded from the graph store the first time
+//! posts go to (their followers' home timelines, the lists those followers
+//! filed them under, and the timelines of the groups they are in), loaded from the graph store the first time
 //! the author is fanned out, then kept in step by the follow events the
 //! worker applies in log order. It spares every post a scan of the graph
 //! store; for the log position being processed it holds what reading the
@@ -8,7 +8,7 @@
 //! update is idempotent).
 
 use crate::error::Result;
-use crate::ids::{ListName, TimelineId, UserId};
+use crate::ids::{GroupName, ListName, TimelineId, UserId};
 use crate::ports::GraphStore;
 use rustc_hash::FxHashMap;
 use std::sync::{Arc, Mutex};
@@ -31,9 +31,14 @@ pub fn edge_targets<'a>(
         .chain(lists.iter().map(|l| TimelineId::list(follower, l)))
 }
 
-fn targets_of(followers: Vec<UserId>, listed: Vec<(UserId, ListName)>) -> Arc<Vec<TimelineId>> {
+fn targets_of(
+    followers: Vec<UserId>,
+    listed: Vec<(UserId, ListName)>,
+    groups: Vec<GroupName>,
+) -> Arc<Vec<TimelineId>> {
     let mut all: Vec<TimelineId> = followers.iter().map(TimelineId::home).collect();
     all.extend(listed.iter().map(|(f, l)| TimelineId::list(f, l)));
+    all.extend(groups.iter().map(TimelineId::group));
     all.sort_unstable();
     all.dedup();
     Arc::new(all)
@@ -60,12 +65,13 @@ impl FollowerIndex {
         let one = std::slice::from_ref(author);
         let followers = graph.all_followers(author).await?;
         let listed = graph.listed_by(one).await?.pop().unwrap_or_default();
-        let loaded = targets_of(followers, listed);
+        let groups = graph.groups_of(one).await?.pop().unwrap_or_default();
+        let loaded = targets_of(followers, listed, groups);
         Ok(self.lists().entry(author.clone()).or_insert(loaded).clone())
     }
 
-    /// Loads, in one store call each for followers and lists, the targets
-    /// of the `authors` not yet known.
+    /// Loads, in one store call each for followers, lists and groups, the
+    /// targets of the `authors` not yet known.
     pub async fn preload(&self, graph: &dyn GraphStore, authors: &[&UserId]) -> Result<()> {
         let mut missing: Vec<UserId> = {
             let lists = self.lists();
@@ -82,9 +88,10 @@ impl FollowerIndex {
         }
         let followers = graph.followers_of(&missing).await?;
         let listed = graph.listed_by(&missing).await?;
+        let groups = graph.groups_of(&missing).await?;
         let mut lists = self.lists();
-        for ((author, f), l) in missing.into_iter().zip(followers).zip(listed) {
-            lists.entry(author).or_insert_with(|| targets_of(f, l));
+        for (((author, f), l), g) in missing.into_iter().zip(followers).zip(listed).zip(groups) {
+            lists.entry(author).or_insert_with(|| targets_of(f, l, g));
         }
         Ok(())
     }
@@ -133,6 +140,17 @@ impl FollowerIndex {
             added.iter().map(|l| TimelineId::list(follower, l)),
             removed.iter().map(|l| TimelineId::list(follower, l)),
         );
+    }
+
+    /// The member's posts now go to the group's timeline.
+    pub fn joined(&self, group: &GroupName, user: &UserId) {
+        let t = std::iter::once(TimelineId::group(group));
+        self.update(user, t, std::iter::empty());
+    }
+
+    pub fn left(&self, group: &GroupName, user: &UserId) {
+        let t = std::iter::once(TimelineId::group(group));
+        self.update(user, std::iter::empty(), t);
     }
 
     /// Forgets every list, after the worker's share of the log changed.

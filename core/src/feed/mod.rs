@@ -13,7 +13,7 @@ pub mod merge;
 pub mod timeline;
 
 use crate::error::Result;
-use crate::ids::{ListName, PostId, TimelineId, UserId};
+use crate::ids::{GroupName, ListName, PostId, TimelineId, UserId};
 use crate::model::Entry;
 use crate::ports::{CacheRead, ContentStore, Coverage, GraphStore, TimelineStore};
 use config::FeedConfig;
@@ -30,6 +30,9 @@ pub enum Feed {
     Home(UserId),
     /// The accounts the user filed under the list.
     List(UserId, ListName),
+    /// The group's members while they are members: one timeline that all
+    /// its readers share.
+    Group(GroupName),
 }
 
 impl Feed {
@@ -38,13 +41,15 @@ impl Feed {
         match self {
             Feed::Home(user) => TimelineId::home(user),
             Feed::List(user, list) => TimelineId::list(user, list),
+            Feed::Group(group) => TimelineId::group(group),
         }
     }
 
-    /// Whose timeline it is: it goes with its owner.
-    pub fn owner(&self) -> &UserId {
+    /// Whose timeline it is, if a user's: it goes with its owner.
+    pub fn owner(&self) -> Option<&UserId> {
         match self {
-            Feed::Home(user) | Feed::List(user, _) => user,
+            Feed::Home(user) | Feed::List(user, _) => Some(user),
+            Feed::Group(_) => None,
         }
     }
 }
@@ -68,7 +73,8 @@ impl Stores {
     /// its user follows and, when own posts are shown, the user; for a list
     /// the accounts filed under it. The one place that says whose posts a
     /// timeline holds; the merge reads it, and fanout delivers by the same
-    /// edges ([`followers::FollowerIndex`]).
+    /// edges and memberships ([`followers::FollowerIndex`]). For a group,
+    /// its members.
     pub async fn authors(&self, feed: &Feed) -> Result<Vec<UserId>> {
         match feed {
             Feed::Home(user) => {
@@ -79,6 +85,7 @@ impl Stores {
                 Ok(authors)
             }
             Feed::List(user, list) => self.graph.all_list_members(user, list).await,
+            Feed::Group(group) => self.graph.all_group_members(group).await,
         }
     }
 

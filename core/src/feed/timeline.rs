@@ -131,8 +131,10 @@ pub async fn activate(stores: &Stores, feed: &Feed) -> Result<()> {
     let (entries, coverage) = newest_exact(merged, cap);
     let entries = stores.prepare(entries).await?;
     stores.timelines.fill(&id, entries, coverage).await?;
-    if stores.content.get_user(feed.owner()).await?.is_none() {
-        stores.timelines.drop_timeline(&id).await?;
+    if let Some(owner) = feed.owner() {
+        if stores.content.get_user(owner).await?.is_none() {
+            stores.timelines.drop_timeline(&id).await?;
+        }
     }
     Ok(())
 }

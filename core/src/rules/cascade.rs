@@ -4,7 +4,7 @@
 //! same entries whatever the backend.
 
 use crate::event::Event;
-use crate::ids::{ListName, PostId, UserId};
+use crate::ids::{GroupName, ListName, PostId, UserId};
 
 /// How many followers one `AuthorRetracted` event names at most, so that no
 /// event grows with an account's follower count.
@@ -24,6 +24,8 @@ pub struct UserDeletion<'a> {
     /// Whom the user followed, in id order, with the lists each edge was
     /// filed under.
     pub following: &'a [(UserId, Vec<ListName>)],
+    /// The groups the user was a member of; each loses a member.
+    pub groups: &'a [GroupName],
 }
 
 impl UserDeletion<'_> {
@@ -33,6 +35,8 @@ impl UserDeletion<'_> {
     ///   user's posts;
     /// - `Unfollowed` for every account the user followed: fanout workers
     ///   keep follower lists, and those accounts lost a follower;
+    /// - `Left` for every group the user was in: its timeline drops the
+    ///   user's posts;
     /// - `TimelineDropped` last: the user's own timelines go (home, and
     ///   every list the user had).
     pub fn events(&self) -> Vec<Event> {
@@ -59,6 +63,10 @@ impl UserDeletion<'_> {
             follower: author(),
             followee: t.clone(),
             lists: lists.clone(),
+        }));
+        events.extend(self.groups.iter().map(|g| Event::Left {
+            group: g.clone(),
+            user: author(),
         }));
         events.push(Event::TimelineDropped {
             user: author(),
@@ -110,9 +118,10 @@ mod tests {
             followers: &followers,
             listed: &listed,
             following: &following,
+            groups: &[GroupName::parse("g").unwrap()],
         };
         let events = d.events();
-        assert_eq!(events.len(), 5);
+        assert_eq!(events.len(), 6);
         assert!(
             matches!(&events[0], Event::AuthorRetracted { followers, .. } if followers.len() == RETRACT_CHUNK)
         );
@@ -130,8 +139,9 @@ mod tests {
                 lists: vec![work.clone()],
             }
         );
+        assert!(matches!(&events[4], Event::Left { user, .. } if *user == u("x")));
         assert_eq!(
-            events[4],
+            events[5],
             Event::TimelineDropped {
                 user: u("x"),
                 lists: vec![work]
@@ -146,6 +156,7 @@ mod tests {
             followers: &[],
             listed: &[],
             following: &[],
+            groups: &[],
         };
         assert_eq!(
             d.events(),

@@ -6,12 +6,15 @@
 
 use crate::error::{Error, Result};
 use crate::event::Event;
-use crate::ids::{ListName, PostId, UserId};
+use crate::ids::{GroupName, ListName, PostId, UserId};
 
 /// Most lists one follow edge is filed under.
 pub const MAX_LISTS_PER_EDGE: usize = 8;
 /// Most lists one user has.
 pub const MAX_LISTS_PER_USER: usize = 50;
+/// Most groups one user is a member of: each of their posts goes to each
+/// group's timeline, so this bounds a post's group deliveries.
+pub const MAX_GROUPS_PER_USER: usize = 100;
 
 pub fn user_not_found(id: &UserId) -> Error {
     Error::not_found("user_not_found", format!("user {id} does not exist"))
@@ -19,6 +22,48 @@ pub fn user_not_found(id: &UserId) -> Error {
 
 pub fn post_not_found(id: PostId) -> Error {
     Error::not_found("post_not_found", format!("post {id} does not exist"))
+}
+
+pub fn group_not_found(group: &GroupName) -> Error {
+    Error::not_found(
+        "group_not_found",
+        format!("group {group} has no members (a group exists while it has members)"),
+    )
+}
+
+/// Joining or leaving a group. A store applies it atomically: the user
+/// must exist (`user_not_found`); a join that would put the user in more
+/// than [`MAX_GROUPS_PER_USER`] groups is refused (`too_many_groups`); when
+/// the membership changes, the group's size moves and [`event`](Self::event)
+/// is queued.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Membership {
+    pub group: GroupName,
+    pub user: UserId,
+    pub join: bool,
+}
+
+impl Membership {
+    /// Refuses a join past the limit, given how many groups the user is in.
+    pub fn check_group_count(&self, groups_now: usize) -> Result<()> {
+        if self.join && groups_now >= MAX_GROUPS_PER_USER {
+            return Err(Error::conflict(
+                "too_many_groups",
+                format!("a user is a member of at most {MAX_GROUPS_PER_USER} groups"),
+            ));
+        }
+        Ok(())
+    }
+
+    /// The event queued when the membership changed.
+    pub fn event(&self) -> Event {
+        let (group, user) = (self.group.clone(), self.user.clone());
+        if self.join {
+            Event::Joined { group, user }
+        } else {
+            Event::Left { group, user }
+        }
+    }
 }
 
 pub fn list_not_found(user: &UserId, list: &ListName) -> Error {

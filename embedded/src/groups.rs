@@ -1,0 +1,54 @@
+//! Groups in the embedded store: members by group, groups by member and
+//! each group's size, written in the transaction that changes a membership.
+
+use crate::tables::*;
+use redb::{ReadableTable, WriteTransaction};
+use socialite_core::error::Result;
+use socialite_core::ids::GroupName;
+use socialite_core::rules::checks::Membership;
+
+/// The groups `user` is in, in name order.
+pub(crate) fn groups_of<T: ReadableTable<(&'static str, &'static str), ()>>(
+    table: &T,
+    user: &str,
+) -> Result<Vec<GroupName>> {
+    let mut out = Vec::new();
+    for item in table.range((user, "")..).store()? {
+        let (k, _) = item.store()?;
+        let (u, group) = k.value();
+        if u != user {
+            break;
+        }
+        out.push(GroupName::from_stored(group));
+    }
+    Ok(out)
+}
+
+/// Applies a join or a leave of an existing user; returns whether the
+/// membership changed.
+pub(crate) fn apply(txn: &WriteTransaction, change: &Membership) -> Result<bool> {
+    let (g, u) = (change.group.as_str(), change.user.as_str());
+    let mut members = txn.open_table(GROUP_MEMBERS).store()?;
+    let mut by_user = txn.open_table(USER_GROUPS).store()?;
+    let is_member = members.get((g, u)).store()?.is_some();
+    if is_member == change.join {
+        return Ok(false);
+    }
+    let mut sizes = txn.open_table(GROUP_SIZES).store()?;
+    let n = sizes.get(g).store()?.map_or(0, |v| v.value());
+    if change.join {
+        change.check_group_count(groups_of(&by_user, u)?.len())?;
+        members.insert((g, u), ()).store()?;
+        by_user.insert((u, g), ()).store()?;
+        sizes.insert(g, n + 1).store()?;
+    } else {
+        members.remove((g, u)).store()?;
+        by_user.remove((u, g)).store()?;
+        if n <= 1 {
+            sizes.remove(g).store()?;
+        } else {
+            sizes.insert(g, n - 1).store()?;
+        }
+    }
+    Ok(true)
+}

@@ -1,0 +1,154 @@
+//! Groups on MongoDB: one `group_members` document per membership,
+//! `{group, user}`, unique on `{group, user}` (a group's members in id
+//! order, covered) and on `{user, group}` (a user's groups), and each
+//! group's size on a `groups` document, `{_id: group, members}`, kept in the
+//! transaction that changes a membership with its event.
+
+use crate::db::{db_err, TxnError, IN_CHUNK};
+use crate::store::{get_i64, get_str, MongoStore};
+use futures_util::TryStreamExt;
+use mongodb::bson::{doc, Document};
+use mongodb::ClientSession;
+use socialite_core::error::Result;
+use socialite_core::ids::{GroupName, UserId};
+use socialite_core::rules::checks::Membership;
+use std::collections::HashMap;
+
+impl MongoStore {
+    /// Applies a join or a leave inside a transaction (the user's existence
+    /// and the event are the caller's); returns whether the membership
+    /// changed.
+    pub(crate) async fn membership_in(
+        &self,
+        s: &mut ClientSession,
+        change: &Membership,
+    ) -> Result<bool, TxnError> {
+        let (g, u) = (change.group.as_str(), change.user.as_str());
+        let member = doc! { "group": g, "user": u };
+        let is_member = self
+            .db
+            .group_members
+            .find_one(member.clone())
+            .projection(doc! { "_id": 1 })
+            .session(&mut *s)
+            .await?
+            .is_some();
+        if is_member == change.join {
+            return Ok(false);
+        }
+        if change.join {
+            let held = self
+                .db
+                .group_members
+                .count_documents(doc! { "user": u })
+                .session(&mut *s)
+                .await?;
+            change.check_group_count(held as usize)?;
+            self.db
+                .group_members
+                .insert_one(member)
+                .session(&mut *s)
+                .await?;
+        } else {
+            self.db
+                .group_members
+                .delete_one(member)
+                .session(&mut *s)
+                .await?;
+        }
+        let step: i64 = if change.join { 1 } else { -1 };
+        self.db
+            .groups
+            .update_one(doc! { "_id": g }, doc! { "$inc": { "members": step } })
+            .upsert(true)
+            .session(&mut *s)
+            .await?;
+        self.db
+            .groups
+            .delete_one(doc! { "_id": g, "members": { "$lte": 0_i64 } })
+            .session(&mut *s)
+            .await?;
+        Ok(true)
+    }
+
+    /// The groups `user` is in, inside a transaction.
+    pub(crate) async fn groups_in(
+        &self,
+        s: &mut ClientSession,
+        user: &str,
+    ) -> Result<Vec<GroupName>, TxnError> {
+        let mut cursor = self
+            .db
+            .group_members
+            .find(doc! { "user": user })
+            .projection(doc! { "_id": 0, "group": 1 })
+            .session(&mut *s)
+            .await?;
+        let mut out = Vec::new();
+        while let Some(d) = cursor.next(&mut *s).await {
+            out.push(GroupName::from_stored(get_str(&d?, "group")?));
+        }
+        Ok(out)
+    }
+
+    pub(crate) async fn group_size_of(&self, group: &GroupName) -> Result<u64> {
+        let found = self
+            .db
+            .groups
+            .find_one(doc! { "_id": group.as_str() })
+            .await
+            .map_err(db_err("reading a group"))?;
+        Ok(found.map_or(0, |d| get_i64(&d, "members").max(0) as u64))
+    }
+
+    pub(crate) async fn group_page(
+        &self,
+        group: &GroupName,
+        after: Option<&UserId>,
+        limit: usize,
+    ) -> Result<Vec<UserId>> {
+        let mut filter = doc! { "group": group.as_str() };
+        if let Some(a) = after {
+            filter.insert("user", doc! { "$gt": a.as_str() });
+        }
+        let docs: Vec<Document> = self
+            .db
+            .group_members
+            .find(filter)
+            .projection(doc! { "_id": 0, "user": 1 })
+            .sort(doc! { "group": 1, "user": 1 })
+            .limit(limit.min(i64::MAX as usize) as i64)
+            .await
+            .map_err(db_err("reading group members"))?
+            .try_collect()
+            .await
+            .map_err(db_err("reading group members"))?;
+        docs.iter()
+            .map(|d| Ok(UserId::from_stored(get_str(d, "user")?.to_owned())))
+            .collect()
+    }
+
+    pub(crate) async fn groups_of_users(&self, users: &[UserId]) -> Result<Vec<Vec<GroupName>>> {
+        let mut by_user: HashMap<&str, Vec<GroupName>> =
+            users.iter().map(|u| (u.as_str(), Vec::new())).collect();
+        for chunk in users.chunks(IN_CHUNK) {
+            let ids: Vec<&str> = chunk.iter().map(UserId::as_str).collect();
+            let mut cursor = self
+                .db
+                .group_members
+                .find(doc! { "user": { "$in": ids } })
+                .projection(doc! { "_id": 0, "user": 1, "group": 1 })
+                .await
+                .map_err(db_err("reading groups"))?;
+            while let Some(d) = cursor.try_next().await.map_err(db_err("reading groups"))? {
+                if let Some(list) = by_user.get_mut(get_str(&d, "user")?) {
+                    list.push(GroupName::from_stored(get_str(&d, "group")?));
+                }
+            }
+        }
+        Ok(users
+            .iter()
+            .map(|u| by_user.remove(u.as_str()).unwrap_or_default())
+            .collect())
+    }
+}
