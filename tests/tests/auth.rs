@@ -49,6 +49,14 @@ const REST_TABLE: &[(&str, &str, &str, bool, [u16; 7])] = &[
     ("GET", "/users/alice/suggestions", "/users/{id}/suggestions", false,                 [401, 200, 403, 200, 403, 200, 403]),
     ("GET", "/users/alice/relationship/bob", "/users/{id}/relationship/{other}", false,   [401, 200, 403, 200, 403, 200, 200]),
     ("GET", "/posts?authors=alice,bob", "/posts", false,                                  [401, 200, 403, 200, 403, 200, 200]),
+    ("GET", "/users/alice/lists", "/users/{id}/lists", false,                             [401, 200, 403, 200, 403, 200, 200]),
+    ("GET", "/users/alice/lists/work/timeline", "/users/{id}/lists/{list}/timeline", false, [401, 200, 403, 200, 403, 200, 403]),
+    ("GET", "/users/alice/mentions", "/users/{id}/mentions", false,                       [401, 200, 403, 200, 403, 200, 403]),
+    ("PUT", "/groups/club/members/alice", "/groups/{group}/members/{id}", false,          [401, 200, 200, 403, 403, 200, 403]),
+    ("DELETE", "/groups/other/members/alice", "/groups/{group}/members/{id}", false,      [401, 200, 200, 403, 403, 200, 403]),
+    ("GET", "/groups/club", "/groups/{group}", false,                                     [401, 200, 403, 200, 403, 200, 200]),
+    ("GET", "/groups/club/members", "/groups/{group}/members", false,                     [401, 200, 403, 200, 403, 200, 200]),
+    ("GET", "/groups/club/timeline", "/groups/{group}/timeline", false,                   [401, 200, 403, 200, 403, 200, 200]),
     ("GET", "/metrics", "/metrics", false,                                                [401, 200, 403, 403, 200, 403, 403]),
     ("GET", "/status", "/status", false,                                                  [401, 200, 403, 403, 200, 403, 403]),
     ("GET", "/", "/", false,                                                              [401, 200, 403, 403, 200, 403, 403]),
@@ -61,7 +69,22 @@ async fn network(t: &TestApp) {
     for u in ["alice", "bob", "carol"] {
         t.put_user(u).await;
     }
+    // alice follows carol, and bob filed under her list "work" (the table
+    // follows bob again, keeping the list, and unfollows carol); she is in
+    // "club".
     t.follow("alice", "carol").await;
+    let (s, b) = t
+        .call(
+            Method::PUT,
+            "/users/alice/following/bob",
+            Some(json!({ "lists": ["work"] })),
+        )
+        .await;
+    assert_eq!(s, StatusCode::OK, "{b}");
+    let (s, b) = t
+        .call(Method::PUT, "/groups/club/members/alice", None)
+        .await;
+    assert_eq!(s, StatusCode::OK, "{b}");
 }
 
 /// A fresh post by alice and a fresh user, made with the admin key.
@@ -280,7 +303,7 @@ async fn every_grpc_method_answers_each_credential_as_the_table_says() {
     let t = spawn_app().await;
     network(&t).await;
     use Code::{Ok as Y, PermissionDenied as F, Unauthenticated as U};
-    let table: [(&str, [Code; 7]); 17] = [
+    let table: [(&str, [Code; 7]); 25] = [
         //                   none admin write read ops alice bob
         ("PutUser", [U, Y, Y, F, F, Y, F]),
         ("DeleteUser", [U, Y, F, F, Y, F, F]),
@@ -298,6 +321,14 @@ async fn every_grpc_method_answers_each_credential_as_the_table_says() {
         ("GetTimeline", [U, Y, F, Y, F, Y, F]),
         ("ListSuggestions", [U, Y, F, Y, F, Y, F]),
         ("GetRelationship", [U, Y, F, Y, F, Y, Y]),
+        ("JoinGroup", [U, Y, Y, F, F, Y, F]),
+        ("LeaveGroup", [U, Y, Y, F, F, Y, F]),
+        ("GetGroup", [U, Y, F, Y, F, Y, Y]),
+        ("ListGroupMembers", [U, Y, F, Y, F, Y, Y]),
+        ("GetGroupTimeline", [U, Y, F, Y, F, Y, Y]),
+        ("ListLists", [U, Y, F, Y, F, Y, Y]),
+        ("GetListTimeline", [U, Y, F, Y, F, Y, F]),
+        ("ListMentions", [U, Y, F, Y, F, Y, F]),
         ("ListPostsByAuthors", [U, Y, F, Y, F, Y, Y]),
     ];
     let mut n = 0;
@@ -317,6 +348,13 @@ async fn every_grpc_method_answers_each_credential_as_the_table_says() {
                 limit: 10,
                 cursor: String::new(),
                 ..Default::default()
+            };
+            let membership = |group: &str| pb::MembershipRequest {
+                group: group.into(),
+                user: "alice".into(),
+            };
+            let club = || pb::GroupRef {
+                group: "club".into(),
             };
             let posts = || pb::ListPostsRequest {
                 user: "alice".into(),
@@ -389,6 +427,39 @@ async fn every_grpc_method_answers_each_credential_as_the_table_says() {
                         .await
                         .map(drop),
                 ),
+                "JoinGroup" => code(ingest.join_group(membership("club")).await.map(drop)),
+                "LeaveGroup" => code(ingest.leave_group(membership("other")).await.map(drop)),
+                "GetGroup" => code(reads.get_group(club()).await.map(drop)),
+                "ListGroupMembers" => code(
+                    reads
+                        .list_group_members(pb::ListGroupMembersRequest {
+                            group: "club".into(),
+                            ..Default::default()
+                        })
+                        .await
+                        .map(drop),
+                ),
+                "GetGroupTimeline" => code(
+                    reads
+                        .get_group_timeline(pb::GroupTimelineRequest {
+                            group: "club".into(),
+                            ..Default::default()
+                        })
+                        .await
+                        .map(drop),
+                ),
+                "ListLists" => code(reads.list_lists(user()).await.map(drop)),
+                "GetListTimeline" => code(
+                    reads
+                        .get_list_timeline(pb::ListTimelineRequest {
+                            user: "alice".into(),
+                            list: "work".into(),
+                            ..Default::default()
+                        })
+                        .await
+                        .map(drop),
+                ),
+                "ListMentions" => code(reads.list_mentions(posts()).await.map(drop)),
                 other => unreachable!("{other}"),
             };
             assert_eq!(got, want, "{method} with {who}");
