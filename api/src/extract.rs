@@ -173,6 +173,8 @@ pub struct PageParams {
     pub before: Option<String>,
     /// Filters the accounts followed to one list.
     pub list: Option<String>,
+    /// Follower and following pages carry each edge's follow time.
+    pub followed_at: Option<bool>,
 }
 
 impl PageParams {

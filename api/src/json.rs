@@ -76,18 +76,50 @@ pub fn post_page(page: &Page<Post, PostId>) -> PostPageJson<'_> {
 }
 
 /// A page of user ids; pass `next_cursor` as the next `cursor` (null on the
-/// last page).
+/// last page). With `followed_at=true`, follower and following pages also
+/// carry `edges`: each user with when the follow was made.
 #[derive(Serialize, ToSchema)]
 pub struct UserPageJson<'a> {
     #[schema(value_type = Vec<String>)]
     users: Vec<&'a str>,
     next_cursor: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    edges: Option<Vec<EdgeJson<'a>>>,
+}
+
+/// A follow edge: the user at the other end, and when the follow was made.
+#[derive(Serialize, ToSchema)]
+pub struct EdgeJson<'a> {
+    #[schema(value_type = String, example = "alice")]
+    id: &'a str,
+    /// RFC 3339, UTC, milliseconds (the Unix epoch for follows made before
+    /// follow times were kept).
+    #[schema(example = "2026-11-23T09:17:11.107Z")]
+    followed_at: String,
 }
 
 pub fn user_page(page: &Page<UserId, String>) -> UserPageJson<'_> {
     UserPageJson {
         users: page.items.iter().map(|u| u.as_str()).collect(),
         next_cursor: page.next_cursor.as_deref(),
+        edges: None,
+    }
+}
+
+/// A page of follow edges, newest first, with their times when asked.
+pub fn edge_page(page: &Page<(UserId, u64), String>, with_times: bool) -> UserPageJson<'_> {
+    UserPageJson {
+        users: page.items.iter().map(|(u, _)| u.as_str()).collect(),
+        next_cursor: page.next_cursor.as_deref(),
+        edges: with_times.then(|| {
+            page.items
+                .iter()
+                .map(|(u, at)| EdgeJson {
+                    id: u.as_str(),
+                    followed_at: rfc3339_ms(*at),
+                })
+                .collect()
+        }),
     }
 }
 

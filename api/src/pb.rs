@@ -47,6 +47,20 @@ pub fn user_page(page: Page<UserId, String>) -> pb::UserList {
     pb::UserList {
         users: page.items.iter().map(|u| u.to_string()).collect(),
         next_cursor: page.next_cursor.unwrap_or_default(),
+        followed_at: Vec::new(),
+    }
+}
+
+/// A page of follow edges, with their times when asked.
+pub fn edge_page(page: Page<(UserId, u64), String>, with_times: bool) -> pb::UserList {
+    pb::UserList {
+        users: page.items.iter().map(|(u, _)| u.to_string()).collect(),
+        next_cursor: page.next_cursor.unwrap_or_default(),
+        followed_at: if with_times {
+            page.items.iter().map(|(_, at)| rfc3339_ms(*at)).collect()
+        } else {
+            Vec::new()
+        },
     }
 }
 

@@ -159,9 +159,27 @@ pub struct FollowingQuery {
     /// The previous page's `next_cursor` (opaque). Empty counts as absent.
     pub cursor: Option<String>,
     /// Only the accounts filed under this list (1 to 32 characters of
-    /// `[A-Za-z0-9_-]`). Empty counts as absent.
+    /// `[A-Za-z0-9_-]`), in id order. Empty counts as absent.
     #[param(pattern = r"^([A-Za-z0-9_\-]{1,32})?$", example = "work")]
     pub list: Option<String>,
+    /// With `true`, the page also carries `edges`: each account with when
+    /// the follow was made.
+    pub followed_at: Option<bool>,
+}
+
+/// Paging of a user's followers, newest follow first.
+#[derive(IntoParams)]
+#[into_params(parameter_in = Query)]
+#[allow(dead_code)]
+pub struct FollowersQuery {
+    /// Page size, 1 to 200 (default 20).
+    #[param(minimum = 1, maximum = 200)]
+    pub limit: Option<u64>,
+    /// The previous page's `next_cursor` (opaque). Empty counts as absent.
+    pub cursor: Option<String>,
+    /// With `true`, the page also carries `edges`: each follower with when
+    /// the follow was made.
+    pub followed_at: Option<bool>,
 }
 
 /// Paging of user lists, in id order.

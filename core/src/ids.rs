@@ -318,21 +318,42 @@ pub fn now_ms() -> u64 {
 
 /// Opaque paging cursor over user ids: the hex of the last id of the page.
 pub fn encode_user_cursor(last: &UserId) -> String {
-    last.as_str().bytes().map(|b| format!("{b:02x}")).collect()
+    encode_user_cursor_text(last.as_str())
 }
 
-pub fn decode_user_cursor(cursor: &str) -> Result<UserId> {
+/// Opaque paging cursor over a time-ordered edge list: the follow time and
+/// the other end of the last edge of the page.
+pub fn encode_edge_cursor(at_ms: u64, last: &UserId) -> String {
+    encode_user_cursor_text(&format!("{at_ms}:{last}"))
+}
+
+pub fn decode_edge_cursor(cursor: &str) -> Result<(u64, UserId)> {
     let bad = || Error::invalid("invalid_cursor", "cursor is not one this API issued");
+    let text = decode_cursor_text(cursor).ok_or_else(bad)?;
+    let (at, id) = text.split_once(':').ok_or_else(bad)?;
+    let at = at.parse().map_err(|_| bad())?;
+    Ok((at, UserId::parse(id).map_err(|_| bad())?))
+}
+
+fn encode_user_cursor_text(text: &str) -> String {
+    text.bytes().map(|b| format!("{b:02x}")).collect()
+}
+
+/// The text of a hex cursor, if it is one.
+fn decode_cursor_text(cursor: &str) -> Option<String> {
     if !cursor.len().is_multiple_of(2) || !cursor.is_ascii() {
-        return Err(bad());
+        return None;
     }
     let bytes: Option<Vec<u8>> = (0..cursor.len())
         .step_by(2)
         .map(|i| u8::from_str_radix(&cursor[i..i + 2], 16).ok())
         .collect();
-    let text = bytes
-        .and_then(|b| String::from_utf8(b).ok())
-        .ok_or_else(bad)?;
+    bytes.and_then(|b| String::from_utf8(b).ok())
+}
+
+pub fn decode_user_cursor(cursor: &str) -> Result<UserId> {
+    let bad = || Error::invalid("invalid_cursor", "cursor is not one this API issued");
+    let text = decode_cursor_text(cursor).ok_or_else(bad)?;
     UserId::parse(&text).map_err(|_| bad())
 }
 
@@ -405,6 +426,14 @@ mod tests {
         }
         let u = UserId::parse("bob").unwrap();
         assert_eq!(decode_user_cursor(&encode_user_cursor(&u)).unwrap(), u);
+        let c = encode_edge_cursor(1234, &u);
+        assert_eq!(decode_edge_cursor(&c).unwrap(), (1234, u.clone()));
+        assert_eq!(
+            decode_edge_cursor(&encode_user_cursor(&u))
+                .unwrap_err()
+                .code(),
+            "invalid_cursor"
+        );
         for bad in ["x", "zz", "2f2f", "ff"] {
             assert_eq!(
                 decode_user_cursor(bad).unwrap_err().code(),

@@ -113,6 +113,32 @@ impl GraphStore for Metered<dyn GraphStore> {
     async fn is_following(&self, user: &UserId, target: &UserId) -> Result<bool> {
         timed("graph", "is_following", self.0.is_following(user, target)).await
     }
+    async fn followers_by_time(
+        &self,
+        user: &UserId,
+        after: Option<&(u64, UserId)>,
+        limit: usize,
+    ) -> Result<Vec<(UserId, u64)>> {
+        timed(
+            "graph",
+            "followers_by_time",
+            self.0.followers_by_time(user, after, limit),
+        )
+        .await
+    }
+    async fn following_by_time(
+        &self,
+        user: &UserId,
+        after: Option<&(u64, UserId)>,
+        limit: usize,
+    ) -> Result<Vec<(UserId, u64)>> {
+        timed(
+            "graph",
+            "following_by_time",
+            self.0.following_by_time(user, after, limit),
+        )
+        .await
+    }
     async fn edge(&self, user: &UserId, target: &UserId) -> Result<Option<Vec<ListName>>> {
         timed("graph", "edge", self.0.edge(user, target)).await
     }

@@ -139,6 +139,23 @@ pub trait GraphStore: Send + Sync + 'static {
         )
         .await
     }
+    /// Who follows `user`, newest follow first, each with when the follow
+    /// was made (ms since the Unix epoch; 0 for edges older than follow
+    /// times), after `after` (a time and a follower, from a page before),
+    /// at most `limit`. Ties in time come in id order.
+    async fn followers_by_time(
+        &self,
+        user: &UserId,
+        after: Option<&(u64, UserId)>,
+        limit: usize,
+    ) -> Result<Vec<(UserId, u64)>>;
+    /// Whom `user` follows, newest follow first, likewise.
+    async fn following_by_time(
+        &self,
+        user: &UserId,
+        after: Option<&(u64, UserId)>,
+        limit: usize,
+    ) -> Result<Vec<(UserId, u64)>>;
     /// Whether `user` follows `target`: one indexed read.
     async fn is_following(&self, user: &UserId, target: &UserId) -> Result<bool> {
         Ok(self.edge(user, target).await?.is_some())

@@ -7,7 +7,10 @@ use crate::error::Result;
 use crate::feed::merge::newest;
 use crate::feed::timeline::{read_timeline, ReadSource};
 use crate::feed::{Feed, Stores};
-use crate::ids::{decode_user_cursor, encode_user_cursor, GroupName, ListName, PostId, UserId};
+use crate::ids::{
+    decode_edge_cursor, decode_user_cursor, encode_edge_cursor, encode_user_cursor, GroupName,
+    ListName, PostId, UserId,
+};
 use crate::metrics::metrics;
 use crate::model::{page_size, Entry, Page, Post, Relationship, Suggestion, User};
 use crate::ports::IdRange;
@@ -64,6 +67,8 @@ impl Reads {
             .ok_or_else(|| user_not_found(id))
     }
 
+    /// A user's followers or followees, newest follow first, each with
+    /// when the follow was made.
     pub async fn edges(
         &self,
         caller: &Caller,
@@ -71,16 +76,24 @@ impl Reads {
         direction: Direction,
         limit: Option<u64>,
         cursor: Option<&str>,
-    ) -> Result<Page<UserId, String>> {
+    ) -> Result<Page<(UserId, u64), String>> {
         let user = self.user(caller, id).await?;
         let limit = page_size(limit)?;
-        let after = cursor.map(decode_user_cursor).transpose()?;
-        let graph = &self.stores.graph;
-        let ids = match direction {
-            Direction::Followers => graph.followers(&user.id, after.as_ref(), limit + 1).await?,
-            Direction::Following => graph.following(&user.id, after.as_ref(), limit + 1).await?,
+        let after = cursor.map(decode_edge_cursor).transpose()?;
+        let (graph, after) = (&self.stores.graph, after.as_ref());
+        let mut edges = match direction {
+            Direction::Followers => graph.followers_by_time(&user.id, after, limit + 1).await?,
+            Direction::Following => graph.following_by_time(&user.id, after, limit + 1).await?,
         };
-        Ok(user_page(ids, limit))
+        let next_cursor = (edges.len() > limit).then(|| {
+            let (id, at) = &edges[limit - 1];
+            encode_edge_cursor(*at, id)
+        });
+        edges.truncate(limit);
+        Ok(Page {
+            items: edges,
+            next_cursor,
+        })
     }
 
     /// The accounts the user filed under `list`, in id order.

@@ -6,7 +6,7 @@ use crate::store::{
     add_counts, edges_of, emit, require_user, to_user_ids, user_exists, EmbeddedStore,
 };
 use crate::tables::*;
-use crate::{groups, lists};
+use crate::{edge_times, groups, lists};
 use async_trait::async_trait;
 use redb::{ReadTransaction, ReadableTable};
 use serde_json::{Map, Value};
@@ -192,6 +192,12 @@ impl ContentStore for EmbeddedStore {
                     edges_of(&ctx.txn.open_table(FOLLOWERS).store()?, u, None, usize::MAX)?;
                 let following =
                     edges_of(&ctx.txn.open_table(FOLLOWING).store()?, u, None, usize::MAX)?;
+                for f in &followers {
+                    edge_times::remove(ctx.txn, f, u)?;
+                }
+                for t in &following {
+                    edge_times::remove(ctx.txn, u, t)?;
+                }
                 {
                     let mut fwing = ctx.txn.open_table(FOLLOWING).store()?;
                     let mut fwers = ctx.txn.open_table(FOLLOWERS).store()?;

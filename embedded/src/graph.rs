@@ -4,11 +4,11 @@
 
 use crate::store::{add_counts, edges_of, emit, stored_ids, user_exists, EmbeddedStore};
 use crate::tables::*;
-use crate::{groups, lists};
+use crate::{edge_times, groups, lists};
 use async_trait::async_trait;
 use redb::ReadableTable;
 use socialite_core::error::Result;
-use socialite_core::ids::{GroupName, ListName, UserId};
+use socialite_core::ids::{now_ms, GroupName, ListName, UserId};
 use socialite_core::ports::GraphStore;
 use socialite_core::rules::checks::{user_not_found, EdgeChange, EdgeTransition, Membership};
 
@@ -62,10 +62,12 @@ impl GraphStore for EmbeddedStore {
                     1 => {
                         following.insert((f, t), ()).store()?;
                         followers.insert((t, f), ()).store()?;
+                        edge_times::add(ctx.txn, &[(f, t)], now_ms())?;
                     }
                     -1 => {
                         following.remove((f, t)).store()?;
                         followers.remove((t, f)).store()?;
+                        edge_times::remove(ctx.txn, f, t)?;
                     }
                     _ => {}
                 }
@@ -99,6 +101,30 @@ impl GraphStore for EmbeddedStore {
         limit: usize,
     ) -> Result<Vec<UserId>> {
         self.edge_page(FOLLOWING, user, after, limit).await
+    }
+
+    async fn followers_by_time(
+        &self,
+        user: &UserId,
+        after: Option<&(u64, UserId)>,
+        limit: usize,
+    ) -> Result<Vec<(UserId, u64)>> {
+        self.read(|txn| {
+            let t = txn.open_table(FOLLOWERS_BY_TIME).store()?;
+            edge_times::page(&t, user.as_str(), after, limit)
+        })
+    }
+
+    async fn following_by_time(
+        &self,
+        user: &UserId,
+        after: Option<&(u64, UserId)>,
+        limit: usize,
+    ) -> Result<Vec<(UserId, u64)>> {
+        self.read(|txn| {
+            let t = txn.open_table(FOLLOWING_BY_TIME).store()?;
+            edge_times::page(&t, user.as_str(), after, limit)
+        })
     }
 
     async fn edge(&self, user: &UserId, target: &UserId) -> Result<Option<Vec<ListName>>> {

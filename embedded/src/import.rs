@@ -3,11 +3,12 @@
 //! large transactions, counts maintained, and no events, because every user of
 //! an imported network is dormant and builds their timeline on first read.
 
+use crate::edge_times;
 use crate::store::{add_counts, EmbeddedStore};
 use crate::tables::*;
 use redb::ReadableTable;
 use socialite_core::error::Result;
-use socialite_core::ids::UserId;
+use socialite_core::ids::{now_ms, UserId};
 use socialite_core::model::Post;
 use socialite_core::rules::checks::{EdgeChange, EdgeOp};
 use socialite_core::rules::mentions::kept;
@@ -46,6 +47,7 @@ impl EmbeddedStore {
         self.writer
             .write(move |ctx| {
                 let mut delta: HashMap<&str, (i64, i64)> = HashMap::new();
+                let mut added_edges: Vec<(&str, &str)> = Vec::new();
                 {
                     let mut following = ctx.txn.open_table(FOLLOWING).store()?;
                     let mut followers = ctx.txn.open_table(FOLLOWERS).store()?;
@@ -61,10 +63,13 @@ impl EmbeddedStore {
                             continue;
                         }
                         followers.insert((t.as_str(), f.as_str()), ()).store()?;
+                        added_edges.push((f.as_str(), t.as_str()));
                         delta.entry(f.as_str()).or_default().1 += 1;
                         delta.entry(t.as_str()).or_default().0 += 1;
                     }
                 }
+                // The follow time of an imported edge is the import's.
+                edge_times::add(ctx.txn, &added_edges, now_ms())?;
                 let added = delta.values().map(|d| d.1).sum::<i64>() as usize;
                 for (id, (followers, following)) in delta {
                     add_counts(ctx.txn, id, followers, following)?;

@@ -55,6 +55,9 @@ impl EmbeddedStore {
             txn.open_table(GROUP_MEMBERS).store()?;
             txn.open_table(USER_GROUPS).store()?;
             txn.open_table(GROUP_SIZES).store()?;
+            txn.open_table(FOLLOWING_BY_TIME).store()?;
+            txn.open_table(FOLLOWERS_BY_TIME).store()?;
+            crate::edge_times::backfill_untimed(&txn)?;
             last_u64_key(&txn.open_table(OUTBOX).store()?)? + 1
         };
         txn.commit().store()?;

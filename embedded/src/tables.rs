@@ -13,6 +13,15 @@ pub const COUNTS: TableDefinition<&str, (u64, u64)> = TableDefinition::new("coun
 pub const FOLLOWING: TableDefinition<(&str, &str), ()> = TableDefinition::new("following");
 /// (followee, follower): who follows a user, in id order.
 pub const FOLLOWERS: TableDefinition<(&str, &str), ()> = TableDefinition::new("followers");
+/// (follower, followee) → when the follow was made (ms since the epoch).
+pub const EDGE_TIMES: TableDefinition<(&str, &str), u64> = TableDefinition::new("edge_times");
+/// (user, newness, followee): whom a user follows, newest follow first
+/// (newness is `u64::MAX` minus the follow time).
+pub const FOLLOWING_BY_TIME: TableDefinition<(&str, u64, &str), ()> =
+    TableDefinition::new("following_by_time");
+/// (user, newness, follower): who follows a user, newest follow first.
+pub const FOLLOWERS_BY_TIME: TableDefinition<(&str, u64, &str), ()> =
+    TableDefinition::new("followers_by_time");
 /// (follower, followee) → the lists the edge is filed under, comma-separated;
 /// only edges filed under some list have a row.
 pub const EDGE_LISTS: TableDefinition<(&str, &str), &str> = TableDefinition::new("edge_lists");

@@ -101,6 +101,30 @@ impl Db {
             .create_index(unique(doc! { "user": 1, "followee": 1 }, "user_followee"))
             .await
             .map_err(db_err("creating the following index"))?;
+        // Follow lists newest first: `at` is when the follow was made (ms);
+        // edges stored before it was kept get 0, once, and come last.
+        for (edges, other) in [(&self.followers, "follower"), (&self.following, "followee")] {
+            edges
+                .update_many(
+                    doc! { "at": { "$exists": false } },
+                    doc! { "$set": { "at": 0_i64 } },
+                )
+                .await
+                .map_err(db_err("giving old edges a follow time"))?;
+            edges
+                .create_index(
+                    IndexModel::builder()
+                        .keys(doc! { "user": 1, "at": -1, other: 1 })
+                        .options(
+                            IndexOptions::builder()
+                                .name(format!("user_at_{other}"))
+                                .build(),
+                        )
+                        .build(),
+                )
+                .await
+                .map_err(db_err("creating the follow time index"))?;
+        }
         // A group's members in id order, and a user's groups.
         self.group_members
             .create_index(unique(doc! { "group": 1, "user": 1 }, "group_user"))

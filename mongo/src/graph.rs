@@ -8,13 +8,13 @@
 //! each list's size is kept on the user's document (`lists: {name: n}`).
 
 use crate::db::{db_err, TxnError, IN_CHUNK};
-use crate::store::{get_str, MongoStore};
+use crate::store::{get_i64, get_str, MongoStore};
 use async_trait::async_trait;
 use futures_util::TryStreamExt;
 use mongodb::bson::{doc, Document};
 use mongodb::{ClientSession, Collection};
 use socialite_core::error::Result;
-use socialite_core::ids::{GroupName, ListName, UserId};
+use socialite_core::ids::{now_ms, GroupName, ListName, UserId};
 use socialite_core::ports::GraphStore;
 use socialite_core::rules::checks::{EdgeChange, EdgeTransition, Membership};
 
@@ -150,6 +150,46 @@ impl MongoStore {
         Ok(out)
     }
 
+    /// One page of `user`'s edges, newest follow first (ties in id order),
+    /// with their times: the `{user, at, other}` index.
+    async fn edge_page_by_time(
+        &self,
+        collection: &str,
+        user: &UserId,
+        after: Option<&(u64, UserId)>,
+        limit: usize,
+    ) -> Result<Vec<(UserId, u64)>> {
+        let field = other_end(collection);
+        let mut filter = doc! { "user": user.as_str() };
+        if let Some((at, id)) = after {
+            let at = *at as i64;
+            filter.insert(
+                "$or",
+                vec![
+                    doc! { "at": { "$lt": at } },
+                    doc! { "at": at, field: { "$gt": id.as_str() } },
+                ],
+            );
+        }
+        let docs: Vec<Document> = self
+            .edges(collection)
+            .find(filter)
+            .projection(doc! { "_id": 0, field: 1, "at": 1 })
+            .sort(doc! { "at": -1, field: 1 })
+            .limit(limit.min(i64::MAX as usize) as i64)
+            .await
+            .map_err(db_err("reading edges"))?
+            .try_collect()
+            .await
+            .map_err(db_err("reading edges"))?;
+        docs.iter()
+            .map(|d| {
+                let id = UserId::from_stored(get_str(d, field)?.to_owned());
+                Ok((id, get_i64(d, "at").max(0) as u64))
+            })
+            .collect()
+    }
+
     /// One page of `user`'s edges, in id order: a covered query on the
     /// `{user, other}` index.
     async fn edge_page(
@@ -212,6 +252,9 @@ impl MongoStore {
             }
             Some(lists) if t.count_step == 1 => {
                 let (mut d1, mut d2) = (edge, reverse);
+                let at = now_ms() as i64;
+                d1.insert("at", at);
+                d2.insert("at", at);
                 if !lists.is_empty() {
                     d1.insert("_g", names(lists));
                     d2.insert("_g", names(lists));
@@ -309,6 +352,26 @@ impl GraphStore for MongoStore {
         limit: usize,
     ) -> Result<Vec<UserId>> {
         self.edge_page("following", user, after, limit).await
+    }
+
+    async fn followers_by_time(
+        &self,
+        user: &UserId,
+        after: Option<&(u64, UserId)>,
+        limit: usize,
+    ) -> Result<Vec<(UserId, u64)>> {
+        self.edge_page_by_time("followers", user, after, limit)
+            .await
+    }
+
+    async fn following_by_time(
+        &self,
+        user: &UserId,
+        after: Option<&(u64, UserId)>,
+        limit: usize,
+    ) -> Result<Vec<(UserId, u64)>> {
+        self.edge_page_by_time("following", user, after, limit)
+            .await
     }
 
     async fn edge(&self, user: &UserId, target: &UserId) -> Result<Option<Vec<ListName>>> {

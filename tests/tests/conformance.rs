@@ -407,6 +407,66 @@ async fn follow_graph(kind: Kind) {
     assert_eq!(drain_outbox(b).await, deletion.events());
 }
 
+/// Follow lists newest first: each edge with its time, pages after a
+/// (time, id) cursor, unfollows and deletions leave them.
+async fn follow_times(kind: Kind) {
+    let Some(t) = open(kind, FeedConfig::default(), "follow_times").await else {
+        return;
+    };
+    let b = &t.backends;
+    let g = &b.graph;
+    for name in ["a", "b", "c", "d", "e"] {
+        b.content.put_user(&u(name), None).await.unwrap();
+    }
+    let before = socialite_core::ids::now_ms();
+    // d first, then b, then c: follow order, not id order.
+    for f in ["d", "b", "c"] {
+        g.change_edge(&edge(f, "a", EdgeOp::Follow)).await.unwrap();
+        tokio::time::sleep(Duration::from_millis(3)).await;
+    }
+    let page = g.followers_by_time(&u("a"), None, 10).await.unwrap();
+    let who: Vec<&str> = page.iter().map(|(id, _)| id.as_str()).collect();
+    assert_eq!(who, ["c", "b", "d"], "newest follow first");
+    assert!(page.windows(2).all(|w| w[0].1 > w[1].1));
+    assert!(page.iter().all(|(_, at)| *at >= before));
+    let (last, at) = page[0].clone();
+    let rest = g
+        .followers_by_time(&u("a"), Some(&(at, last)), 10)
+        .await
+        .unwrap();
+    assert_eq!(
+        rest,
+        page[1..].to_vec(),
+        "a page continues after its cursor"
+    );
+    let one = g.followers_by_time(&u("a"), None, 1).await.unwrap();
+    assert_eq!(one, page[..1].to_vec());
+    // A refiling keeps the time; the following side has it too.
+    g.change_edge(&filed("b", "a", &["x"])).await.unwrap();
+    assert_eq!(
+        g.following_by_time(&u("b"), None, 10).await.unwrap(),
+        vec![(u("a"), page[1].1)]
+    );
+    assert_eq!(g.followers_by_time(&u("a"), None, 10).await.unwrap(), page);
+    g.change_edge(&edge("c", "a", EdgeOp::Unfollow))
+        .await
+        .unwrap();
+    assert!(b.content.delete_user(&u("d")).await.unwrap());
+    let left: Vec<UserId> = g
+        .followers_by_time(&u("a"), None, 10)
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|(id, _)| id)
+        .collect();
+    assert_eq!(left, vec![u("b")]);
+    assert!(g
+        .following_by_time(&u("d"), None, 10)
+        .await
+        .unwrap()
+        .is_empty());
+}
+
 fn member(group: &str, user: &str, join: bool) -> Membership {
     Membership {
         group: GroupName::parse(group).unwrap(),
@@ -1065,6 +1125,11 @@ macro_rules! suite {
             #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
             async fn follow_graph() {
                 super::follow_graph($kind).await
+            }
+
+            #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+            async fn follow_times() {
+                super::follow_times($kind).await
             }
 
             #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

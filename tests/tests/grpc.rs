@@ -89,31 +89,40 @@ async fn the_whole_api_over_grpc() {
             .count,
         2
     );
-    let followers = r
+    // Newest follow first (carol, unless both follows fell in one
+    // millisecond: then in id order), a page at a time, with the times.
+    let first = r
         .list_following(pb::ListUsersRequest {
             user: "bob".into(),
             limit: 1,
-            cursor: String::new(),
+            with_followed_at: true,
             ..Default::default()
         })
         .await
         .unwrap()
         .into_inner();
-    assert_eq!(followers.users, vec!["alice"]);
     let rest = r
         .list_following(pb::ListUsersRequest {
             user: "bob".into(),
             limit: 1,
-            cursor: followers.next_cursor,
+            cursor: first.next_cursor.clone(),
+            with_followed_at: true,
             ..Default::default()
         })
         .await
         .unwrap()
         .into_inner();
-    assert_eq!(
-        (rest.users, rest.next_cursor.as_str()),
-        (vec!["carol".to_string()], "")
-    );
+    assert_eq!(rest.next_cursor, "");
+    let edges: Vec<(String, String)> = [first, rest]
+        .into_iter()
+        .flat_map(|p| p.users.into_iter().zip(p.followed_at))
+        .collect();
+    let mut expected = edges.clone();
+    expected.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+    assert_eq!(edges, expected);
+    let mut who: Vec<&str> = edges.iter().map(|(u, _)| u.as_str()).collect();
+    who.sort();
+    assert_eq!(who, ["alice", "carol"]);
 
     // Activate bob, then post: fanout reaches him; paging crosses the cache.
     r.get_timeline(timeline("bob", 5, "")).await.unwrap();

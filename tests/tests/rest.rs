@@ -91,7 +91,7 @@ async fn users_profiles_and_counts() {
 }
 
 #[tokio::test]
-async fn follower_lists_page_with_cursors() {
+async fn follower_lists_page_newest_follow_first_stable_under_new_follows() {
     let t = spawn_app().await;
     t.put_user("star").await;
     let mut fans: Vec<String> = (0..25).map(|i| format!("fan{i:02}")).collect();
@@ -99,29 +99,54 @@ async fn follower_lists_page_with_cursors() {
         t.put_user(f).await;
         t.follow(f, "star").await;
     }
+    t.put_user("late").await;
     fans.sort();
-    let mut seen = Vec::new();
+    let mut seen: Vec<(String, String)> = Vec::new();
     let mut cursor = String::new();
     loop {
         let (s, b) = t
-            .get(&format!("/users/star/followers?limit=10&cursor={cursor}"))
+            .get(&format!(
+                "/users/star/followers?limit=10&followed_at=true&cursor={cursor}"
+            ))
             .await;
         assert_eq!(s, StatusCode::OK);
-        seen.extend(
-            b["users"]
-                .as_array()
-                .unwrap()
-                .iter()
-                .map(|u| u.as_str().unwrap().to_owned()),
-        );
+        for e in b["edges"].as_array().unwrap() {
+            let id = e["id"].as_str().unwrap().to_owned();
+            seen.push((id, e["followed_at"].as_str().unwrap().to_owned()));
+        }
+        let users: Vec<&str> = b["users"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|u| u.as_str().unwrap())
+            .collect();
+        assert!(users
+            .iter()
+            .eq(seen[seen.len() - users.len()..].iter().map(|(u, _)| u)));
+        // A follow made while paging is newer than every cursor: it shows
+        // on a first page, never shifts the pages being read.
+        t.follow("late", "star").await;
         match b["next_cursor"].as_str() {
             Some(c) => cursor = c.to_owned(),
             None => break,
         }
     }
-    assert_eq!(seen, fans);
+    let mut expected = seen.clone();
+    expected.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+    assert_eq!(seen, expected, "newest follow first, ties in id order");
+    let mut ids: Vec<String> = seen.into_iter().map(|(u, _)| u).collect();
+    ids.sort();
+    assert_eq!(ids, fans, "each follower once, the late one on no page");
+    let (_, b) = t.get("/users/star/followers?limit=1").await;
+    assert_eq!(b["users"], json!(["late"]));
+    assert!(b.get("edges").is_none(), "times only when asked");
     let (_, b) = t.get("/users/fan00/following").await;
     assert_eq!(b["users"], json!(["star"]));
+    let (s, b) = t.get("/users/star/followers?cursor=zz").await;
+    assert_eq!(
+        (s.as_u16(), &b["error"]["code"]),
+        (400, &json!("invalid_cursor"))
+    );
 }
 
 #[tokio::test]

@@ -2,7 +2,7 @@
 
 use crate::auth::grpc_parts;
 use crate::error::to_status;
-use crate::pb::{limit, optional, post, post_page, user, user_page};
+use crate::pb::{edge_page, limit, optional, post, post_page, user, user_page};
 use crate::MAX_BODY_BYTES;
 use socialite_core::reads::{Direction, Reads};
 use socialite_core::rules::access::Caller;
@@ -27,7 +27,7 @@ impl ReadsGrpc {
         d: Direction,
     ) -> Result<Response<pb::UserList>, Status> {
         let (limit, cursor) = (limit(r.limit), optional(&r.cursor));
-        let page = match (d, optional(&r.list)) {
+        let list = match (d, optional(&r.list)) {
             (Direction::Following, Some(list)) => {
                 self.0
                     .list_members(&caller, &r.user, list, limit, cursor)
@@ -38,10 +38,13 @@ impl ReadsGrpc {
                     "invalid_query: list filters ListFollowing only",
                 ))
             }
-            (d, None) => self.0.edges(&caller, &r.user, d, limit, cursor).await,
-        }
-        .map_err(to_status)?;
-        Ok(Response::new(user_page(page)))
+            (d, None) => {
+                let page = self.0.edges(&caller, &r.user, d, limit, cursor).await;
+                let page = page.map_err(to_status)?;
+                return Ok(Response::new(edge_page(page, r.with_followed_at)));
+            }
+        };
+        Ok(Response::new(user_page(list.map_err(to_status)?)))
     }
 }
 

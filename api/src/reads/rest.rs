@@ -7,8 +7,8 @@ use crate::json::{
     UserJson, UserPageJson,
 };
 use crate::schema::{
-    AuthorsQuery, ErrorBody, FollowingQuery, GroupPath, LimitQuery, ListPath, PairPath,
-    PostPageQuery, PostPath, UserPageQuery, UserPath,
+    AuthorsQuery, ErrorBody, FollowersQuery, FollowingQuery, GroupPath, LimitQuery, ListPath,
+    PairPath, PostPageQuery, PostPath, UserPageQuery, UserPath,
 };
 use crate::{json, ApiError};
 use axum::extract::State;
@@ -66,9 +66,10 @@ async fn get_user(
     Ok(Json(json::user(&reads.user(&caller, &id).await?)).into_response())
 }
 
-/// Who follows the user, in id order.
+/// Who follows the user, newest follow first (stable under concurrent
+/// follows: the cursor is the last follow's time and id).
 #[utoipa::path(
-    get, path = "/users/{id}/followers", tag = "graph", params(UserPath, UserPageQuery),
+    get, path = "/users/{id}/followers", tag = "graph", params(UserPath, FollowersQuery),
     security(("api_key" = ["read"]), ("user_token" = ["public_reads"])),
     responses((status = 200, description = "A page of followers", body = UserPageJson), (status = 400, description = "`invalid_user_id`, `invalid_limit`, `invalid_cursor`, `invalid_post_id`, `invalid_query`", body = ErrorBody), (status = 404, description = "`user_not_found`", body = ErrorBody), (status = 503, description = "`unavailable`", body = ErrorBody))
 )]
@@ -81,8 +82,8 @@ async fn followers(
     edge_page(&reads, &caller, &id, &q, Direction::Followers).await
 }
 
-/// Whom the user follows, in id order; with `list`, only the accounts
-/// filed under that list.
+/// Whom the user follows, newest follow first; with `list`, only the
+/// accounts filed under that list, in id order.
 #[utoipa::path(
     get, path = "/users/{id}/following", tag = "graph", params(UserPath, FollowingQuery),
     security(("api_key" = ["read"]), ("user_token" = ["public_reads"])),
@@ -155,7 +156,8 @@ async fn edge_page(
     let page = reads
         .edges(caller, id, direction, q.limit, q.cursor())
         .await?;
-    Ok(Json(json::user_page(&page)).into_response())
+    let with_times = q.followed_at.unwrap_or(false);
+    Ok(Json(json::edge_page(&page, with_times)).into_response())
 }
 
 /// How many follow the user.
