@@ -74,7 +74,8 @@ pub struct BenchArgs {
     /// Concurrent workers.
     #[arg(long, default_value_t = 32)]
     pub concurrency: usize,
-    /// Operation mix in percent: post, read, scroll, follow, unfollow.
+    /// Operation mix in percent: post, read, scroll, follow, unfollow, list
+    /// (a list timeline), group (a group timeline), mention (mentions).
     #[arg(long, default_value = "post=10,read=80,scroll=5,follow=3,unfollow=2")]
     pub mix: Mix,
     /// Share of users that read (activated before measuring).
@@ -179,6 +180,7 @@ pub async fn run_bench(args: BenchArgs) -> Result<(), String> {
         active: args.active,
         page: args.page,
         probe_interval: Duration::from_millis(args.probe_interval_ms),
+        groups: load::groups_for(args.network.users),
     };
     let active = active_users(&plan);
     eprintln!("activating {} users", active.len());

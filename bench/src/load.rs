@@ -5,7 +5,7 @@
 
 use crate::progress::Progress;
 use clap::Args;
-use socialite_core::ids::{PostIdGen, UserId};
+use socialite_core::ids::{GroupName, ListName, PostIdGen, UserId};
 use socialite_core::model::Post;
 use socialite_core::sim::{Rng, Zipf};
 use socialite_embedded::EmbeddedStore;
@@ -80,6 +80,20 @@ pub async fn run_load(args: &LoadArgs) -> Result<Loaded, String> {
     Ok(loaded)
 }
 
+/// The list every generated user files some followees under: their first
+/// followee and about one in five of the others.
+pub const BENCH_LIST: &str = "close";
+
+/// How many groups a generated network of `users` has: about 1,000 members
+/// each, user `i` in group `g{i % groups}`.
+pub fn groups_for(users: usize) -> usize {
+    (users / 1000).max(1)
+}
+
+pub fn group_name(i: usize) -> String {
+    format!("g{i}")
+}
+
 pub fn user_name(i: usize) -> String {
     format!("u{i}")
 }
@@ -101,12 +115,17 @@ async fn generate(store: &EmbeddedStore, net: &NetworkArgs) -> Result<Loaded, St
     let mut rng = Rng::new(net.seed);
     let mut progress = Progress::new("follows", (net.users * net.follows) as u64);
     let mut batch = Vec::with_capacity(CHUNK);
+    let mut filed = Vec::new();
+    let close = ListName::parse(BENCH_LIST).expect("a valid list name");
     let mut edges = 0;
     for follower in 0..net.users {
         let mut picked = HashSet::new();
         for _ in 0..net.follows {
             let target = zipf.pick(&mut rng);
             if target != follower && picked.insert(target) {
+                if picked.len() == 1 || rng.below(5) == 0 {
+                    filed.push((user(follower), user(target), close.clone()));
+                }
                 batch.push((user(follower), user(target)));
             }
         }
@@ -116,10 +135,28 @@ async fn generate(store: &EmbeddedStore, net: &NetworkArgs) -> Result<Loaded, St
                 .import_edges(std::mem::take(&mut batch))
                 .await
                 .map_err(err)?;
+            store
+                .import_lists(std::mem::take(&mut filed))
+                .await
+                .map_err(err)?;
         }
     }
     edges += store.import_edges(batch).await.map_err(err)?;
+    store.import_lists(filed).await.map_err(err)?;
     progress.finish();
+    let groups = groups_for(net.users);
+    let members: Vec<(GroupName, UserId)> = (0..net.users)
+        .map(|i| {
+            let g = GroupName::parse(&group_name(i % groups)).expect("a valid group name");
+            (g, user(i))
+        })
+        .collect();
+    for chunk in members.chunks(CHUNK) {
+        store
+            .import_memberships(chunk.to_vec())
+            .await
+            .map_err(err)?;
+    }
     Ok(Loaded {
         users: net.users,
         edges,

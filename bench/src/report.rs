@@ -286,7 +286,9 @@ pub fn text(r: &Value) -> String {
     out
 }
 
-const COLORS: [&str; 5] = ["#d35400", "#2e86de", "#27ae60", "#8e44ad", "#7f8c8d"];
+const COLORS: [&str; crate::workload::KIND_COUNT] = [
+    "#d35400", "#2e86de", "#27ae60", "#8e44ad", "#7f8c8d", "#c0392b", "#16a085", "#f39c12",
+];
 
 /// Two stacked charts: operations per second, and p99 latency per second,
 /// one line per operation kind.

@@ -7,7 +7,7 @@
 use crate::load::user_name;
 use crate::progress::Progress;
 use crate::target::Target;
-use crate::workload::{Kind, Mix, KINDS};
+use crate::workload::{Kind, Mix, KINDS, KIND_COUNT};
 use hdrhistogram::Histogram;
 use socialite_core::sim::{Rng, Zipf};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -31,13 +31,15 @@ pub struct Plan {
     pub active: f64,
     pub page: usize,
     pub probe_interval: Duration,
+    /// Groups of the network (`g0` ...), for group reads.
+    pub groups: usize,
 }
 
 /// Latencies in microseconds, overall and per second of the run.
 pub struct Recorded {
     pub overall: Vec<Histogram<u64>>,
     pub per_second: Vec<Vec<Histogram<u64>>>,
-    pub errors: [u64; 5],
+    pub errors: [u64; KIND_COUNT],
     pub first_errors: Vec<String>,
     pub elapsed: Duration,
     pub probe: Histogram<u64>,
@@ -138,7 +140,7 @@ pub async fn run(
         workers.push(tokio::spawn(worker(shared.clone(), w as u64)));
     }
     let mut overall = histograms(3);
-    let mut errors = [0u64; 5];
+    let mut errors = [0u64; KIND_COUNT];
     let mut first_errors = Vec::new();
     for w in workers {
         let (h, e, msgs) = w.await.expect("a worker panicked");
@@ -167,14 +169,14 @@ pub async fn run(
     }
 }
 
-type WorkerResult = (Vec<Histogram<u64>>, [u64; 5], Vec<String>);
+type WorkerResult = (Vec<Histogram<u64>>, [u64; KIND_COUNT], Vec<String>);
 
 async fn worker(s: Arc<Shared>, id: u64) -> WorkerResult {
     let mut rng = Rng::new(s.plan.seed.wrapping_mul(1_000_003).wrapping_add(id));
     let mut overall = histograms(3);
     let mut window = histograms(2);
     let mut second = 0usize;
-    let mut errors = [0u64; 5];
+    let mut errors = [0u64; KIND_COUNT];
     let mut messages = Vec::new();
     loop {
         let ticket = s.tickets.fetch_add(1, Ordering::Relaxed);
@@ -241,6 +243,20 @@ async fn operate(s: &Shared, kind: Kind, rng: &mut Rng) -> Result<(), String> {
             .map(|_| ())
         }
         Kind::Read => t.timeline(&reader(), s.plan.page, None).await.map(|_| ()),
+        // The workload's unfollows may empty a reader's list: reading a list
+        // that no longer exists is an answer, not a failure.
+        Kind::List => match t
+            .list_timeline(&reader(), crate::load::BENCH_LIST, s.plan.page)
+            .await
+        {
+            Err(e) if e.contains("list_not_found") => Ok(()),
+            other => other.map(|_| ()),
+        },
+        Kind::Group => {
+            let group = crate::load::group_name(rng.below(s.plan.groups));
+            t.group_timeline(&group, s.plan.page).await.map(|_| ())
+        }
+        Kind::Mention => t.mentions(&reader(), s.plan.page).await.map(|_| ()),
         Kind::Scroll => {
             let user = reader();
             let (_, next) = t.timeline(&user, s.plan.page, None).await?;

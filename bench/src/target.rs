@@ -30,6 +30,12 @@ pub trait Target: Send + Sync {
     ) -> OpResult<TimelinePage>;
     async fn follow(&self, user: &str, target: &str) -> OpResult<()>;
     async fn unfollow(&self, user: &str, target: &str) -> OpResult<()>;
+    /// The first page of one of the user's lists; returns its size.
+    async fn list_timeline(&self, user: &str, list: &str, limit: usize) -> OpResult<usize>;
+    /// The first page of a group's timeline; returns its size.
+    async fn group_timeline(&self, group: &str, limit: usize) -> OpResult<usize>;
+    /// The first page of the user's mentions; returns its size.
+    async fn mentions(&self, user: &str, limit: usize) -> OpResult<usize>;
     /// The server's Prometheus text.
     async fn metrics(&self) -> OpResult<String>;
 }
@@ -87,6 +93,30 @@ impl Target for InProcess {
             .map(|_| ())
             .map_err(|e| e.chain())
     }
+    async fn list_timeline(&self, user: &str, list: &str, limit: usize) -> OpResult<usize> {
+        let (page, _) = self
+            .reads
+            .list_timeline(&Caller::Trusted, user, list, Some(limit as u64), None)
+            .await
+            .map_err(|e| format!("{}: {}", e.code(), e.chain()))?;
+        Ok(page.items.len())
+    }
+    async fn group_timeline(&self, group: &str, limit: usize) -> OpResult<usize> {
+        let (page, _) = self
+            .reads
+            .group_timeline(&Caller::Trusted, group, Some(limit as u64), None)
+            .await
+            .map_err(|e| e.chain())?;
+        Ok(page.items.len())
+    }
+    async fn mentions(&self, user: &str, limit: usize) -> OpResult<usize> {
+        let page = self
+            .reads
+            .mentions(&Caller::Trusted, user, Some(limit as u64), None)
+            .await
+            .map_err(|e| e.chain())?;
+        Ok(page.items.len())
+    }
     async fn metrics(&self) -> OpResult<String> {
         Ok(socialite_core::metrics::metrics().render())
     }
@@ -117,6 +147,14 @@ impl Rest {
             http,
             base: base.trim_end_matches('/').to_owned(),
         })
+    }
+
+    /// How many posts the page at `path` holds.
+    async fn page_size(&self, path: &str) -> OpResult<usize> {
+        let v = self
+            .send(self.http.get(format!("{}{path}", self.base)))
+            .await?;
+        Ok(v["posts"].as_array().map_or(0, Vec::len))
     }
 
     async fn send(&self, req: reqwest::RequestBuilder) -> OpResult<serde_json::Value> {
@@ -188,6 +226,20 @@ impl Target for Rest {
         )
         .await
         .map(|_| ())
+    }
+    async fn list_timeline(&self, user: &str, list: &str, limit: usize) -> OpResult<usize> {
+        self.page_size(&format!(
+            "/users/{user}/lists/{list}/timeline?limit={limit}"
+        ))
+        .await
+    }
+    async fn group_timeline(&self, group: &str, limit: usize) -> OpResult<usize> {
+        self.page_size(&format!("/groups/{group}/timeline?limit={limit}"))
+            .await
+    }
+    async fn mentions(&self, user: &str, limit: usize) -> OpResult<usize> {
+        self.page_size(&format!("/users/{user}/mentions?limit={limit}"))
+            .await
     }
     async fn metrics(&self) -> OpResult<String> {
         let resp = self
@@ -328,6 +380,34 @@ impl Target for Grpc {
             .await
             .map(|_| ())
             .map_err(status)
+    }
+    async fn list_timeline(&self, user: &str, list: &str, limit: usize) -> OpResult<usize> {
+        let req = pb::ListTimelineRequest {
+            user: user.into(),
+            list: list.into(),
+            limit: limit as u32,
+            before: String::new(),
+        };
+        let page = self.reads.clone().get_list_timeline(req).await;
+        Ok(page.map_err(status)?.into_inner().posts.len())
+    }
+    async fn group_timeline(&self, group: &str, limit: usize) -> OpResult<usize> {
+        let req = pb::GroupTimelineRequest {
+            group: group.into(),
+            limit: limit as u32,
+            before: String::new(),
+        };
+        let page = self.reads.clone().get_group_timeline(req).await;
+        Ok(page.map_err(status)?.into_inner().posts.len())
+    }
+    async fn mentions(&self, user: &str, limit: usize) -> OpResult<usize> {
+        let req = pb::ListPostsRequest {
+            user: user.into(),
+            limit: limit as u32,
+            before: String::new(),
+        };
+        let page = self.reads.clone().list_mentions(req).await;
+        Ok(page.map_err(status)?.into_inner().posts.len())
     }
     async fn metrics(&self) -> OpResult<String> {
         self.rest.metrics().await

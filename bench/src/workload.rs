@@ -13,14 +13,26 @@ pub enum Kind {
     Scroll,
     Follow,
     Unfollow,
+    /// The first page of an active user's list `close` (see `load`).
+    List,
+    /// The first page of a group's timeline (groups `g0`, `g1`, ...).
+    Group,
+    /// The first page of an active user's mentions.
+    Mention,
 }
 
-pub const KINDS: [Kind; 5] = [
+/// How many kinds there are.
+pub const KIND_COUNT: usize = 8;
+
+pub const KINDS: [Kind; KIND_COUNT] = [
     Kind::Post,
     Kind::Read,
     Kind::Scroll,
     Kind::Follow,
     Kind::Unfollow,
+    Kind::List,
+    Kind::Group,
+    Kind::Mention,
 ];
 
 impl Kind {
@@ -31,6 +43,9 @@ impl Kind {
             Kind::Scroll => "scroll",
             Kind::Follow => "follow",
             Kind::Unfollow => "unfollow",
+            Kind::List => "list",
+            Kind::Group => "group",
+            Kind::Mention => "mention",
         }
     }
 
@@ -41,7 +56,7 @@ impl Kind {
 
 /// Percentages of each kind, summing to 100.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Mix(pub [u32; 5]);
+pub struct Mix(pub [u32; KIND_COUNT]);
 
 impl Mix {
     /// The kind for a number in 0..100.
@@ -61,7 +76,7 @@ impl FromStr for Mix {
     type Err = String;
 
     fn from_str(s: &str) -> Result<Mix, String> {
-        let mut mix = [0u32; 5];
+        let mut mix = [0u32; KIND_COUNT];
         for part in s.split(',').filter(|p| !p.trim().is_empty()) {
             let (name, pct) = part
                 .split_once('=')
@@ -71,7 +86,7 @@ impl FromStr for Mix {
                 .find(|k| k.name() == name.trim())
                 .ok_or_else(|| {
                     format!(
-                        "unknown operation `{name}`; one of post, read, scroll, follow, unfollow"
+                        "unknown operation `{name}`; one of post, read, scroll, follow, unfollow, list, group, mention"
                     )
                 })?;
             mix[kind.index()] = pct
@@ -118,6 +133,9 @@ mod tests {
             "post=10,read=80,scroll=5,follow=3,unfollow=2"
         );
         assert!("post=50".parse::<Mix>().is_err());
+        let reads: Mix = "list=30,group=30,mention=40".parse().unwrap();
+        assert_eq!(reads.kind(0), Kind::List);
+        assert_eq!(reads.kind(99), Kind::Mention);
         assert!("tweet=100".parse::<Mix>().is_err());
     }
 }

@@ -3,14 +3,15 @@
 //! large transactions, counts maintained, and no events, because every user of
 //! an imported network is dormant and builds their timeline on first read.
 
-use crate::edge_times;
+use crate::store::user_exists;
 use crate::store::{add_counts, EmbeddedStore};
 use crate::tables::*;
+use crate::{edge_times, groups, lists};
 use redb::ReadableTable;
 use socialite_core::error::Result;
-use socialite_core::ids::{now_ms, UserId};
+use socialite_core::ids::{now_ms, GroupName, ListName, UserId};
 use socialite_core::model::Post;
-use socialite_core::rules::checks::{EdgeChange, EdgeOp};
+use socialite_core::rules::checks::{EdgeChange, EdgeOp, Membership};
 use socialite_core::rules::mentions::kept;
 use std::collections::HashMap;
 
@@ -75,6 +76,57 @@ impl EmbeddedStore {
                     add_counts(ctx.txn, id, followers, following)?;
                 }
                 Ok(added)
+            })
+            .await
+    }
+
+    /// Files existing edges under lists: `(follower, followee, list)`;
+    /// edges that do not exist are skipped. Returns how many were filed.
+    pub async fn import_lists(&self, filed: Vec<(UserId, UserId, ListName)>) -> Result<usize> {
+        self.writer
+            .write(move |ctx| {
+                let mut done = 0;
+                for (f, t, list) in filed {
+                    let edge = ctx.txn.open_table(FOLLOWING).store()?;
+                    if edge.get((f.as_str(), t.as_str())).store()?.is_none() {
+                        continue;
+                    }
+                    drop(edge);
+                    let held = lists::edge_lists(
+                        &ctx.txn.open_table(EDGE_LISTS).store()?,
+                        f.as_str(),
+                        t.as_str(),
+                    )?;
+                    let mut wanted = held.clone();
+                    wanted.push(list);
+                    let change = EdgeChange::new(f.clone(), t.clone(), EdgeOp::Follow)?
+                        .with_lists(wanted)
+                        .transition(Some(held));
+                    lists::apply(ctx.txn, f.as_str(), t.as_str(), &change)?;
+                    done += 1;
+                }
+                Ok(done)
+            })
+            .await
+    }
+
+    /// Puts existing users in groups; returns how many memberships are new.
+    pub async fn import_memberships(&self, members: Vec<(GroupName, UserId)>) -> Result<usize> {
+        self.writer
+            .write(move |ctx| {
+                let mut done = 0;
+                for (group, user) in members {
+                    if !user_exists(ctx.txn, user.as_str())? {
+                        continue;
+                    }
+                    let join = Membership {
+                        group,
+                        user,
+                        join: true,
+                    };
+                    done += usize::from(groups::apply(ctx.txn, &join)?);
+                }
+                Ok(done)
             })
             .await
     }

@@ -69,7 +69,7 @@ async fn bench_runs_in_process_and_reports() {
         "--concurrency",
         "4",
         "--mix",
-        "post=30,read=50,scroll=10,follow=5,unfollow=5",
+        "post=25,read=35,scroll=10,follow=5,unfollow=5,list=10,group=5,mention=5",
         "--probe-interval-ms",
         "100",
         "--report",
@@ -79,7 +79,9 @@ async fn bench_runs_in_process_and_reports() {
     let json: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(report.with_extension("json")).unwrap())
             .unwrap();
-    for kind in ["post", "read", "scroll", "follow", "unfollow"] {
+    for kind in [
+        "post", "read", "scroll", "follow", "unfollow", "list", "group", "mention",
+    ] {
         let op = &json["ops"][kind];
         assert!(op["count"].as_u64().unwrap() > 0, "no {kind} ran: {json}");
         assert_eq!(op["errors"], 0, "{kind} failed: {json}");
