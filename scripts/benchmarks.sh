@@ -39,4 +39,12 @@ kill %1; wait %1 2>/dev/null || true
 net follows1k --users 5000 --follows 1100 --zipf 0 --posts-per-user 3
 "$bin" bench --data-dir "$work/run" --users 5000 --zipf 0 --feed-model read --mix read=100 --concurrency 2 --duration 20 --active 0.2 --report "$out/merge" >/dev/null
 
-for r in fanout million freshness http-reads merge; do echo "== $r"; cat "$out/$r.txt"; done
+# 7: list, group and mention reads on the Zipf graph: each user files their
+# first and about one in five followees under the list `close`, groups hold
+# about 1,000 users, and every seed post mentions a user. First pages of 50,
+# half the users active (their home caches warm; lists, groups and mentions
+# are read cold first, then from what the first read stored).
+net zipf100k --users 100000 --follows 50 --posts-per-user 2
+"$bin" bench --data-dir "$work/run" --users 100000 --mix list=40,group=20,mention=40 --concurrency 32 --duration 20 --active 0.5 --report "$out/timelines" >/dev/null
+
+for r in fanout million freshness http-reads merge timelines; do echo "== $r"; cat "$out/$r.txt"; done

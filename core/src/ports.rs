@@ -338,7 +338,8 @@ pub trait TimelineStore: Send + Sync + 'static {
 /// Size of a timeline store.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Footprint {
-    /// Users with a stored timeline (active users).
+    /// Stored timelines: active users' home timelines, and the lists and
+    /// groups that were read.
     pub users: u64,
     pub entries: u64,
     /// Arrays or buckets: what a document store holds as documents.

@@ -105,7 +105,9 @@ impl Reads {
         limit: Option<u64>,
         cursor: Option<&str>,
     ) -> Result<Page<UserId, String>> {
-        let (user, list) = self.list(caller, id, list).await?;
+        let (user, list) = (UserId::parse(id)?, ListName::parse(list)?);
+        check(caller, Act::ReadPublic)?;
+        self.existing_list(&user, &list).await?;
         let limit = page_size(limit)?;
         let after = cursor.map(decode_user_cursor).transpose()?;
         let ids = self
@@ -122,17 +124,15 @@ impl Reads {
         self.stores.graph.lists(&user.id).await
     }
 
-    /// An existing user and one of their lists (a list exists while an
+    /// Checks that the user exists and has the list (a list exists while an
     /// account is filed under it).
-    async fn list(&self, caller: &Caller, id: &str, list: &str) -> Result<(UserId, ListName)> {
-        let (user, list) = (UserId::parse(id)?, ListName::parse(list)?);
-        check(caller, Act::ReadPublic)?;
-        self.existing(&user).await?;
-        let lists = self.stores.graph.lists(&user).await?;
-        if !lists.iter().any(|(l, _)| *l == list) {
-            return Err(list_not_found(&user, &list));
+    async fn existing_list(&self, user: &UserId, list: &ListName) -> Result<()> {
+        self.existing(user).await?;
+        let lists = self.stores.graph.lists(user).await?;
+        if !lists.iter().any(|(l, _)| l == list) {
+            return Err(list_not_found(user, list));
         }
-        Ok((user, list))
+        Ok(())
     }
 
     pub async fn post(&self, caller: &Caller, id: &str) -> Result<Post> {
@@ -348,9 +348,9 @@ impl Reads {
         limit: Option<u64>,
         before: Option<&str>,
     ) -> Result<(Page<Post, PostId>, ReadSource)> {
-        let owner = UserId::parse(id)?;
-        check(caller, Act::ReadOwn(&owner))?;
-        let (user, list) = self.list(caller, id, list).await?;
+        let (user, list) = (UserId::parse(id)?, ListName::parse(list)?);
+        check(caller, Act::ReadOwn(&user))?;
+        self.existing_list(&user, &list).await?;
         self.feed_page(&Feed::List(user, list), limit, before).await
     }
 

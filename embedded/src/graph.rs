@@ -15,19 +15,20 @@ use socialite_core::rules::checks::{user_not_found, EdgeChange, EdgeTransition, 
 type EdgeTable = redb::TableDefinition<'static, (&'static str, &'static str), ()>;
 
 impl EmbeddedStore {
-    /// One page of an edge table's second ids for `user`, after `after`.
+    /// One page of a pair table's second ids (users) for the key `first`
+    /// (a user, or a group), after `after`.
     async fn edge_page(
         &self,
         table: EdgeTable,
-        user: &UserId,
+        first: &str,
         after: Option<&UserId>,
         limit: usize,
     ) -> Result<Vec<UserId>> {
-        let (u, after) = (user.clone(), after.cloned());
+        let (first, after) = (first.to_owned(), after.cloned());
         let ids = self
             .read_blocking(move |txn| {
                 let t = txn.open_table(table).store()?;
-                edges_of(&t, u.as_str(), after.as_ref().map(|a| a.as_str()), limit)
+                edges_of(&t, &first, after.as_ref().map(|a| a.as_str()), limit)
             })
             .await?;
         Ok(stored_ids(ids))
@@ -91,7 +92,7 @@ impl GraphStore for EmbeddedStore {
         after: Option<&UserId>,
         limit: usize,
     ) -> Result<Vec<UserId>> {
-        self.edge_page(FOLLOWERS, user, after, limit).await
+        self.edge_page(FOLLOWERS, user.as_str(), after, limit).await
     }
 
     async fn following(
@@ -100,7 +101,7 @@ impl GraphStore for EmbeddedStore {
         after: Option<&UserId>,
         limit: usize,
     ) -> Result<Vec<UserId>> {
-        self.edge_page(FOLLOWING, user, after, limit).await
+        self.edge_page(FOLLOWING, user.as_str(), after, limit).await
     }
 
     async fn followers_by_time(
@@ -201,14 +202,8 @@ impl GraphStore for EmbeddedStore {
         after: Option<&UserId>,
         limit: usize,
     ) -> Result<Vec<UserId>> {
-        let (g, after) = (group.clone(), after.cloned());
-        let ids = self
-            .read_blocking(move |txn| {
-                let t = txn.open_table(GROUP_MEMBERS).store()?;
-                edges_of(&t, g.as_str(), after.as_ref().map(|a| a.as_str()), limit)
-            })
-            .await?;
-        Ok(stored_ids(ids))
+        self.edge_page(GROUP_MEMBERS, group.as_str(), after, limit)
+            .await
     }
 
     async fn groups_of(&self, users: &[UserId]) -> Result<Vec<Vec<GroupName>>> {

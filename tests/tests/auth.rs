@@ -293,8 +293,15 @@ async fn user_tokens_read_only_their_own_timelines_when_public_reads_are_off() {
         (s, v["error"]["code"].as_str()),
         (403, Some("public_reads_off"))
     );
-    let (s, _) = as_credential(&t, &alice, Method::GET, "/users/alice/timeline").await;
-    assert_eq!(s, 200);
+    // Her own timelines stay hers to read: home, lists and mentions.
+    for own in [
+        "/users/alice/timeline",
+        "/users/alice/lists/work/timeline",
+        "/users/alice/mentions",
+    ] {
+        let (s, v) = as_credential(&t, &alice, Method::GET, own).await;
+        assert_eq!(s, 200, "{own}: {v}");
+    }
 }
 
 /// gRPC: method, and the expected code per column.

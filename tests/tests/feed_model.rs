@@ -122,6 +122,7 @@ enum Which {
     Home,
     List(String),
     Group(String),
+    Mentions,
 }
 
 struct Harness {
@@ -228,6 +229,7 @@ impl Harness {
                     .await
             }
             Which::Group(g) => self.reads.group_timeline(c, g, Some(limit), before).await,
+            Which::Mentions => return self.reads.mentions(c, user, Some(limit), before).await,
         };
         read.map(|(page, _)| page)
     }
@@ -242,6 +244,7 @@ impl Harness {
             Which::Home => self.model.timeline(u),
             Which::List(l) => self.model.list_timeline(u, l),
             Which::Group(g) => self.model.group_timeline(g),
+            Which::Mentions => self.model.mentions_of(u),
         };
         let mut got = Vec::new();
         let mut before: Option<String> = None;
@@ -260,6 +263,14 @@ impl Harness {
                     (author.as_str(), message),
                     "seed {seed} {config}"
                 );
+                if let Which::Mentions = which {
+                    let named: Vec<String> = p.mentions.iter().map(|m| m.to_string()).collect();
+                    assert_eq!(
+                        named, self.model.mentions[&p.id],
+                        "seed {seed}: mentions of {}",
+                        p.id
+                    );
+                }
             }
             got.extend(page.items.iter().map(|p| p.id));
             match page.next_cursor {
@@ -274,42 +285,6 @@ impl Harness {
         assert_eq!(
             got, expected,
             "seed {seed} step {step} {config}: timeline {which:?} of {u} at page size {limit}"
-        );
-    }
-
-    /// Pages through the user's mentions and compares them with the oracle,
-    /// each post with the mentions the model gives it.
-    async fn check_mentions(&self, seed: u64, step: usize, u: &str, limit: u64) {
-        let expected = self.model.mentions_of(u);
-        let mut got = Vec::new();
-        let mut before: Option<String> = None;
-        loop {
-            let page = self
-                .reads
-                .mentions(&Caller::Trusted, u, Some(limit), before.as_deref())
-                .await
-                .unwrap();
-            for p in &page.items {
-                let named: Vec<String> = p.mentions.iter().map(|m| m.to_string()).collect();
-                assert_eq!(
-                    named, self.model.mentions[&p.id],
-                    "seed {seed}: mentions of {}",
-                    p.id
-                );
-            }
-            got.extend(page.items.iter().map(|p| p.id));
-            match page.next_cursor {
-                Some(c) => before = Some(c.to_string()),
-                None => break,
-            }
-            assert!(
-                got.len() <= expected.len() + 1,
-                "seed {seed}: paging does not end"
-            );
-        }
-        assert_eq!(
-            got, expected,
-            "seed {seed} step {step}: mentions of {u} at page size {limit}"
         );
     }
 
@@ -346,7 +321,8 @@ impl Harness {
                     assert_eq!(err.unwrap_err().code(), "list_not_found");
                 }
             }
-            self.check_mentions(seed, step, u, limit).await;
+            self.check_timeline(seed, step, u, Which::Mentions, limit)
+                .await;
             if let Some(g) = GROUPS.get(i) {
                 let which = Which::Group(g.to_string());
                 if self.model.groups.get(*g).is_some_and(|m| !m.is_empty()) {

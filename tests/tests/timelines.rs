@@ -24,6 +24,18 @@ async fn file(t: &TestApp, user: &str, target: &str, lists: &[&str]) -> serde_js
     b
 }
 
+/// Each GET is refused with its status and error code.
+async fn refused(t: &TestApp, cases: &[(&str, u16, &str)]) {
+    for (path, status, code) in cases {
+        let (s, b) = t.get(path).await;
+        assert_eq!(
+            (s.as_u16(), b["error"]["code"].as_str()),
+            (*status, Some(*code)),
+            "{path}"
+        );
+    }
+}
+
 #[tokio::test]
 async fn lists_file_follows_and_serve_their_timelines() {
     let t = spawn_app().await;
@@ -95,24 +107,21 @@ async fn lists_file_follows_and_serve_their_timelines() {
     assert_eq!(b["lists"], json!(["friends"]));
 
     // Bad input.
-    for (path, status, code) in [
-        ("/users/reader/lists/nope/timeline", 404, "list_not_found"),
-        ("/users/reader/lists/a.b/timeline", 400, "invalid_list_name"),
-        ("/users/reader/following?list=nope", 404, "list_not_found"),
-        ("/users/nobody/lists", 404, "user_not_found"),
-        (
-            "/users/reader/lists/work/timeline?limit=500",
-            400,
-            "invalid_limit",
-        ),
-    ] {
-        let (s, b) = t.get(path).await;
-        assert_eq!(
-            (s.as_u16(), b["error"]["code"].as_str()),
-            (status, Some(code)),
-            "{path}"
-        );
-    }
+    refused(
+        &t,
+        &[
+            ("/users/reader/lists/nope/timeline", 404, "list_not_found"),
+            ("/users/reader/lists/a.b/timeline", 400, "invalid_list_name"),
+            ("/users/reader/following?list=nope", 404, "list_not_found"),
+            ("/users/nobody/lists", 404, "user_not_found"),
+            (
+                "/users/reader/lists/work/timeline?limit=500",
+                400,
+                "invalid_limit",
+            ),
+        ],
+    )
+    .await;
     let nine: Vec<String> = (0..9).map(|i| format!("l{i}")).collect();
     let (s, b) = t
         .call(
@@ -179,18 +188,15 @@ async fn groups_hold_their_members_posts_while_they_are_members() {
         ids(&t.get("/groups/rust/timeline").await.1["posts"]).is_empty()
     })
     .await;
-    for (path, status, code) in [
-        ("/groups/nobody-here", 404, "group_not_found"),
-        ("/groups/nobody-here/timeline", 404, "group_not_found"),
-        ("/groups/a.b", 400, "invalid_group_name"),
-    ] {
-        let (s, b) = t.get(path).await;
-        assert_eq!(
-            (s.as_u16(), b["error"]["code"].as_str()),
-            (status, Some(code)),
-            "{path}"
-        );
-    }
+    refused(
+        &t,
+        &[
+            ("/groups/nobody-here", 404, "group_not_found"),
+            ("/groups/nobody-here/timeline", 404, "group_not_found"),
+            ("/groups/a.b", 400, "invalid_group_name"),
+        ],
+    )
+    .await;
     let (s, b) = t.call(Method::PUT, "/groups/rust/members/zz", None).await;
     assert_eq!(
         (s.as_u16(), &b["error"]["code"]),
