@@ -31,6 +31,51 @@ pub const GROUPS: &str = "groups";
 const TXN_RETRY_FOR: Duration = Duration::from_secs(30);
 const TXN_BACKOFF_MAX: Duration = Duration::from_millis(200);
 
+/// A bounded retry with full-jitter exponential backoff: writers that
+/// conflict spread out instead of colliding again in step, and a loop that
+/// keeps losing ends, after [`TXN_RETRY_FOR`], in a clear `Unavailable`
+/// error instead of spinning.
+pub(crate) struct Retry {
+    what: &'static str,
+    started: Instant,
+    budget: Duration,
+    attempt: u32,
+    jitter: Rng,
+}
+
+impl Retry {
+    pub(crate) fn new(what: &'static str) -> Retry {
+        Retry::within(what, TXN_RETRY_FOR)
+    }
+
+    fn within(what: &'static str, budget: Duration) -> Retry {
+        Retry {
+            what,
+            started: Instant::now(),
+            budget,
+            attempt: 0,
+            jitter: Rng::new(u64::from(std::process::id()) ^ now_ms()),
+        }
+    }
+
+    /// Waits before the next attempt; an error once the time is spent.
+    pub(crate) async fn again(&mut self) -> Result<()> {
+        self.attempt += 1;
+        if self.started.elapsed() > self.budget {
+            return Err(Error::unavailable(format!(
+                "{}: still conflicting with other writers after {} attempts in {} ms",
+                self.what,
+                self.attempt,
+                self.budget.as_millis()
+            )));
+        }
+        let cap = (Duration::from_millis(2) * 2u32.pow(self.attempt.min(7))).min(TXN_BACKOFF_MAX);
+        let wait = cap.mul_f64(self.jitter.below(1000) as f64 / 1000.0);
+        tokio::time::sleep(wait).await;
+        Ok(())
+    }
+}
+
 #[derive(Clone)]
 pub struct Db {
     pub client: Client,
@@ -193,18 +238,10 @@ impl Db {
         Fut: Future<Output = (ClientSession, Result<T, TxnError>)>,
     {
         let mut last = None;
-        let started = Instant::now();
-        let mut jitter = Rng::new(u64::from(std::process::id()) ^ now_ms());
+        let mut retry = Retry::new("a transaction");
         for attempt in 0u32.. {
-            if attempt > 0 {
-                if started.elapsed() > TXN_RETRY_FOR {
-                    break;
-                }
-                // Full jitter: conflicting writers spread out instead of
-                // colliding again in step.
-                let cap =
-                    (Duration::from_millis(2) * 2u32.pow(attempt.min(7))).min(TXN_BACKOFF_MAX);
-                tokio::time::sleep(cap.mul_f64(jitter.below(1000) as f64 / 1000.0)).await;
+            if attempt > 0 && retry.again().await.is_err() {
+                break;
             }
             let mut session = self.client.start_session().await.map_err(db_err(what))?;
             session.start_transaction().await.map_err(db_err(what))?;
@@ -227,7 +264,12 @@ impl Db {
             loop {
                 match session.commit_transaction().await {
                     Ok(()) => return Ok(value),
-                    Err(e) if e.contains_label(UNKNOWN_TRANSACTION_COMMIT_RESULT) => continue,
+                    // Committing again is safe; but not for ever.
+                    Err(e) if e.contains_label(UNKNOWN_TRANSACTION_COMMIT_RESULT) => {
+                        if retry.again().await.is_err() {
+                            return Err(db_err(what)(e));
+                        }
+                    }
                     Err(e) if e.contains_label(TRANSIENT_TRANSACTION_ERROR) => {
                         last = Some(e);
                         break;
@@ -290,3 +332,29 @@ pub fn is_duplicate_key(e: &DbError) -> bool {
 /// Lists longer than this are split across `$in` queries and writes, so no
 /// command document approaches MongoDB's 16 MiB limit.
 pub const IN_CHUNK: usize = 10_000;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test]
+    async fn a_retry_loop_that_keeps_losing_ends_in_a_clear_error() {
+        let mut retry = Retry::within("updating a cache", Duration::from_millis(30));
+        let started = Instant::now();
+        let mut attempts = 0;
+        let err = loop {
+            match retry.again().await {
+                Ok(()) => attempts += 1,
+                Err(e) => break e,
+            }
+        };
+        assert!(attempts >= 1 && started.elapsed() >= Duration::from_millis(30));
+        assert_eq!(err.kind(), ErrorKind::Unavailable);
+        assert!(
+            err.message()
+                .starts_with("updating a cache: still conflicting"),
+            "{}",
+            err.message()
+        );
+    }
+}

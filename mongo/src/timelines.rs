@@ -20,7 +20,7 @@
 //!   and completes only if `wv` is unchanged, or reads again.
 
 use crate::cache_doc::{coverage_floor, entry_doc, none_of, to_entry, CacheState};
-use crate::db::{db_err, Db, IN_CHUNK};
+use crate::db::{db_err, Db, Retry, IN_CHUNK};
 use crate::store::{get_i64, get_str, id_bson};
 use async_trait::async_trait;
 use futures_util::TryStreamExt;
@@ -85,14 +85,7 @@ impl MongoTimelines {
                     })
                     .await
                     .map_err(db_err("writing timeline caches"))?;
-                if let Ok(errors) = reply.get_array("writeErrors") {
-                    if let Some(first) = errors.first() {
-                        return Err(Error::unavailable(format!(
-                            "writing timeline caches: {} of {ops} updates failed, first: {first}",
-                            errors.len()
-                        )));
-                    }
-                }
+                write_errors(&reply, "writing timeline caches", ops)?;
                 metrics().timeline_bulk_writes.inc();
                 metrics().timeline_bulk_ops.observe(ops as f64);
                 modified += get_i64(&reply, "nModified") as u64;
@@ -135,7 +128,7 @@ impl MongoTimelines {
     /// Removes what `pull` matches from the caches of `users` (all of them
     /// when `filter` is empty, else those it selects), sealing floors and,
     /// while warming, recording `remember`. Repeats for caches that changed
-    /// between the read and the write.
+    /// between the read and the write, with a bounded [`Retry`].
     async fn remove(
         &self,
         users: &[&str],
@@ -144,6 +137,7 @@ impl MongoTimelines {
         remember: Document,
     ) -> Result<()> {
         let mut todo: Vec<String> = users.iter().map(|u| (*u).to_owned()).collect();
+        let mut retry = Retry::new("removing entries from timeline caches");
         while !todo.is_empty() {
             let names: Vec<&str> = todo.iter().map(String::as_str).collect();
             let found = self.active(&names, filter.clone()).await?;
@@ -165,6 +159,7 @@ impl MongoTimelines {
             // Some cache changed under us: read them all again (doing the
             // rest again is harmless).
             todo = found.iter().map(|(u, _)| u.as_str().to_owned()).collect();
+            retry.again().await?;
         }
         Ok(())
     }
@@ -183,6 +178,7 @@ impl MongoTimelines {
                 })
                 .await
                 .map_err(db_err("updating timeline caches"))?;
+            write_errors(&reply, "updating timeline caches", chunk.len())?;
             matched += get_i64(&reply, "n") as u64;
         }
         Ok(matched)
@@ -257,6 +253,7 @@ impl TimelineStore for MongoTimelines {
     }
 
     async fn fill(&self, user: &TimelineId, entries: Vec<Entry>, coverage: Coverage) -> Result<()> {
+        let mut retry = Retry::new("filling a timeline cache");
         loop {
             let found = self
                 .db
@@ -291,6 +288,7 @@ impl TimelineStore for MongoTimelines {
             if done.matched_count == 1 {
                 return Ok(());
             }
+            retry.again().await?;
         }
     }
 
@@ -349,6 +347,7 @@ impl TimelineStore for MongoTimelines {
     ) -> Result<()> {
         // A replayed follow must not add what the cache holds already: push
         // only the entries it lacks, on the condition that it still lacks them.
+        let mut retry = Retry::new("backfilling a timeline cache");
         loop {
             let Some(state) = self.state(user).await? else {
                 return Ok(()); // dormant: the first read merges
@@ -375,6 +374,7 @@ impl TimelineStore for MongoTimelines {
             if done.matched_count == 1 {
                 return Ok(());
             }
+            retry.again().await?;
         }
     }
 
@@ -433,6 +433,21 @@ impl TimelineStore for MongoTimelines {
             }
         }
         Ok(f)
+    }
+}
+
+/// An `update` command's write errors as one error: a failed statement is
+/// never taken for a lost race.
+fn write_errors(reply: &Document, what: &str, ops: usize) -> Result<()> {
+    match reply
+        .get_array("writeErrors")
+        .ok()
+        .and_then(|e| e.first().map(|f| (e.len(), f)))
+    {
+        Some((n, first)) => Err(Error::unavailable(format!(
+            "{what}: {n} of {ops} updates failed, first: {first}"
+        ))),
+        None => Ok(()),
     }
 }
 
