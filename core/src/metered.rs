@@ -312,4 +312,7 @@ impl TimelineStore for Metered<dyn TimelineStore> {
     async fn footprint(&self) -> Result<Footprint> {
         self.0.footprint().await
     }
+    async fn expire(&self) -> Result<u64> {
+        timed("timelines", "expire", self.0.expire()).await
+    }
 }

@@ -331,6 +331,12 @@ pub trait TimelineStore: Send + Sync + 'static {
     /// Removes the post from these timelines' caches.
     async fn retract_post(&self, timelines: &[TimelineId], post: PostId) -> Result<()>;
     async fn drop_timeline(&self, timeline: &TimelineId) -> Result<()>;
+    /// Drops the stored timelines that expired ([`crate::rules::accept::Freshness`]);
+    /// returns how many. A store that expires them by itself (a TTL index)
+    /// does nothing here; reads treat an expired timeline as absent either way.
+    async fn expire(&self) -> Result<u64> {
+        Ok(0)
+    }
     /// What the store holds, for capacity planning and the benchmark.
     async fn footprint(&self) -> Result<Footprint>;
 }

@@ -51,6 +51,15 @@ pub async fn run_worker(
     let followers = FollowerIndex::new();
     assigned.store(true, Ordering::Relaxed);
     tracing::info!(group = %config.group, batch = config.batch, "fanout worker joined its group");
+    // Expired timelines are swept between batches, at most this often.
+    let sweep_every = Duration::from_millis(
+        stores
+            .feed
+            .freshness()
+            .refresh_every_ms()
+            .clamp(1000, 60_000),
+    );
+    let mut swept = Instant::now();
     loop {
         let polled = tokio::select! {
             _ = shutdown.wait() => break,
@@ -79,6 +88,14 @@ pub async fn run_worker(
         }
         if let Ok(backlog) = consumer.backlog().await {
             metrics().log_backlog.set(backlog as i64);
+        }
+        if swept.elapsed() >= sweep_every {
+            swept = Instant::now();
+            match stores.timelines.expire().await {
+                Ok(0) => {}
+                Ok(n) => tracing::info!(dropped = n, "expired timelines dropped"),
+                Err(e) => tracing::warn!(error = %e.chain(), "dropping expired timelines failed"),
+            }
         }
     }
     assigned.store(false, Ordering::Relaxed);

@@ -67,7 +67,11 @@ impl EmbeddedConfig {
     /// The in-memory timelines of the configured feed model.
     pub fn memory_timelines(&self) -> Arc<dyn TimelineStore> {
         match layout_of(&self.feed) {
-            Some(layout) => Arc::new(MemoryTimelines::new(layout, self.feed.cache_size)),
+            Some(layout) => Arc::new(MemoryTimelines::new(
+                layout,
+                self.feed.cache_size,
+                self.feed.freshness(),
+            )),
             None => Arc::new(NoTimelines),
         }
     }

@@ -22,17 +22,21 @@ pub struct StoredTimeline {
     warming: Option<Box<WarmingMemory>>,
     /// Embedded content by post, when entries embed.
     bodies: Option<Box<FxHashMap<u64, Arc<Body>>>>,
+    /// When the timeline was last read (ms since the epoch), as
+    /// `Freshness` records it: it expires when not read for the ttl.
+    pub read_at: u64,
 }
 
 impl StoredTimeline {
     /// A new timeline waiting for its merge. It covers everything until then,
     /// so deliveries that arrive meanwhile are kept.
-    pub fn warming(spec: LayoutSpec) -> StoredTimeline {
+    pub fn warming(spec: LayoutSpec, now_ms: u64) -> StoredTimeline {
         StoredTimeline {
             layout: Layout::new(spec),
             coverage: Coverage::All,
             warming: Some(Box::default()),
             bodies: None,
+            read_at: now_ms,
         }
     }
 
@@ -215,7 +219,7 @@ mod tests {
 
     #[test]
     fn keeps_order_dedupes_and_caps() {
-        let mut c = StoredTimeline::warming(CAP);
+        let mut c = StoredTimeline::warming(CAP, 0);
         c.fill(vec![], Coverage::All, &A);
         for p in [5, 1, 9, 5, 7] {
             c.insert(&e(p, "a"), &A);
@@ -234,7 +238,7 @@ mod tests {
 
     #[test]
     fn fill_leaves_out_what_was_purged_while_warming() {
-        let mut c = StoredTimeline::warming(LayoutSpec::Capped { cap: 5 });
+        let mut c = StoredTimeline::warming(LayoutSpec::Capped { cap: 5 }, 0);
         c.insert(&e(10, "b"), &A);
         c.purge_author(&UserId::parse("a").unwrap(), &A);
         c.retract(PostId(3));
@@ -251,7 +255,7 @@ mod tests {
 
     #[test]
     fn backfill_after_a_purge_restores_the_author() {
-        let mut c = StoredTimeline::warming(LayoutSpec::Capped { cap: 5 });
+        let mut c = StoredTimeline::warming(LayoutSpec::Capped { cap: 5 }, 0);
         let a = UserId::parse("a").unwrap();
         c.purge_author(&a, &A);
         c.backfill(&a, vec![e(2, "a")], Coverage::All, &A);
@@ -261,7 +265,7 @@ mod tests {
 
     #[test]
     fn a_partial_backfill_raises_the_floor() {
-        let mut c = StoredTimeline::warming(LayoutSpec::Capped { cap: 5 });
+        let mut c = StoredTimeline::warming(LayoutSpec::Capped { cap: 5 }, 0);
         c.fill(vec![e(3, "x")], Coverage::All, &A);
         // The author has more posts than the two copied: below 8 is unknown.
         c.backfill(
@@ -276,7 +280,7 @@ mod tests {
 
     #[test]
     fn fill_raises_the_floor_and_drops_what_is_below() {
-        let mut c = StoredTimeline::warming(LayoutSpec::Capped { cap: 5 });
+        let mut c = StoredTimeline::warming(LayoutSpec::Capped { cap: 5 }, 0);
         c.insert(&e(1, "x"), &A);
         c.insert(&e(20, "x"), &A);
         c.fill(vec![e(9, "a"), e(7, "a")], Coverage::From(PostId(7)), &A);
@@ -286,7 +290,7 @@ mod tests {
 
     #[test]
     fn sized_bucket_retention_drops_entries_below_the_new_floor() {
-        let mut c = StoredTimeline::warming(LayoutSpec::SizedBuckets { size: 2, keep: 1 });
+        let mut c = StoredTimeline::warming(LayoutSpec::SizedBuckets { size: 2, keep: 1 }, 0);
         c.fill(vec![], Coverage::All, &A);
         // Arrivals 9, 2 fill a bucket; 5 opens a second, dropping the first.
         for p in [9, 2, 5] {

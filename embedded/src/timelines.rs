@@ -10,9 +10,10 @@ use crate::stored::StoredTimeline;
 use async_trait::async_trait;
 use rustc_hash::{FxHashMap, FxHasher};
 use socialite_core::error::Result;
-use socialite_core::ids::{PostId, TimelineId, UserId};
+use socialite_core::ids::{now_ms, PostId, TimelineId, UserId};
 use socialite_core::model::Entry;
 use socialite_core::ports::{CacheRead, Coverage, Delivery, Footprint, TimelineStore};
+use socialite_core::rules::accept::Freshness;
 use std::collections::hash_map::Entry as MapEntry;
 use std::hash::{Hash, Hasher};
 use std::sync::Mutex;
@@ -23,6 +24,7 @@ const PARALLEL_DELIVERIES: usize = 20_000;
 
 pub struct MemoryTimelines {
     layout: LayoutSpec,
+    freshness: Freshness,
     authors: Authors,
     /// Entries a fill or a backfill copies in.
     fill: usize,
@@ -30,9 +32,10 @@ pub struct MemoryTimelines {
 }
 
 impl MemoryTimelines {
-    pub fn new(layout: LayoutSpec, fill: usize) -> MemoryTimelines {
+    pub fn new(layout: LayoutSpec, fill: usize, freshness: Freshness) -> MemoryTimelines {
         MemoryTimelines {
             layout,
+            freshness,
             authors: Authors::new(),
             fill,
             shards: (0..SHARDS)
@@ -111,20 +114,33 @@ impl TimelineStore for MemoryTimelines {
         before: Option<PostId>,
         limit: usize,
     ) -> Result<CacheRead> {
-        Ok(self.with(user, |m| match m.get(user) {
-            None => CacheRead::Absent,
-            Some(c) if !c.is_ready() => CacheRead::Warming,
-            Some(c) => CacheRead::Ready {
+        let now = now_ms();
+        Ok(self.with(user, |m| {
+            let Some(c) = m.get_mut(user) else {
+                return CacheRead::Absent;
+            };
+            if self.freshness.expired(c.read_at, now) {
+                // Not read for the ttl: gone, and the reader is dormant again.
+                m.remove(user);
+                return CacheRead::Absent;
+            }
+            if self.freshness.refreshes(c.read_at, now) {
+                c.read_at = now;
+            }
+            if !c.is_ready() {
+                return CacheRead::Warming;
+            }
+            CacheRead::Ready {
                 entries: c.page(before, limit, &self.authors),
                 coverage: c.coverage(),
-            },
+            }
         }))
     }
 
     async fn create(&self, user: &TimelineId) -> Result<()> {
         self.with(user, |m| {
             if let MapEntry::Vacant(v) = m.entry(user.clone()) {
-                v.insert(StoredTimeline::warming(self.layout));
+                v.insert(StoredTimeline::warming(self.layout, now_ms()));
             }
         });
         Ok(())
@@ -215,5 +231,17 @@ impl TimelineStore for MemoryTimelines {
     async fn drop_timeline(&self, user: &TimelineId) -> Result<()> {
         self.with(user, |m| m.remove(user));
         Ok(())
+    }
+
+    async fn expire(&self) -> Result<u64> {
+        let now = now_ms();
+        let mut dropped = 0;
+        for shard in &self.shards {
+            let mut map = shard.lock().unwrap_or_else(|p| p.into_inner());
+            let before = map.len();
+            map.retain(|_, t| !self.freshness.expired(t.read_at, now));
+            dropped += (before - map.len()) as u64;
+        }
+        Ok(dropped)
     }
 }

@@ -120,7 +120,8 @@ pub async fn open_backends(config: &BackendConfig) -> Result<Backends> {
             socialite_mongo::check_feed_model(&feed)?;
             let db = Db::connect(&uri).await?;
             let timelines: Arc<dyn TimelineStore> = if feed.stores_timelines() {
-                Arc::new(MongoTimelines::new(db.clone(), feed.cache_size))
+                let t = MongoTimelines::open(db.clone(), feed.cache_size, feed.freshness()).await?;
+                Arc::new(t)
             } else {
                 Arc::new(socialite_core::feed::NoTimelines)
             };

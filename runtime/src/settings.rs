@@ -52,6 +52,33 @@ pub struct FeedArgs {
     /// Show users their own posts in their home timeline.
     #[arg(long, env = "SOCIALITE_OWN_POSTS", default_value_t = true, action = clap::ArgAction::Set)]
     pub own_posts: bool,
+    /// Drop a stored timeline not read for this long (its user is dormant
+    /// again until they read): a number with s, m, h or d (seconds without).
+    #[arg(long, env = "SOCIALITE_CACHE_TTL", default_value = "30d", value_parser = parse_duration_secs)]
+    pub cache_ttl: u64,
+}
+
+/// Seconds of a duration written `30d`, `12h`, `90m`, `45s` or `45`.
+fn parse_duration_secs(text: &str) -> Result<u64, String> {
+    let t = text.trim();
+    let (number, unit) = match t.find(|c: char| !c.is_ascii_digit()) {
+        Some(at) => t.split_at(at),
+        None => (t, "s"),
+    };
+    let n: u64 = number
+        .parse()
+        .map_err(|_| format!("`{text}` is not a duration such as 30d, 12h, 90m or 45s"))?;
+    let scale = match unit {
+        "s" => 1,
+        "m" => 60,
+        "h" => 3600,
+        "d" => 86_400,
+        _ => return Err(format!("`{text}`: the unit is one of s, m, h, d")),
+    };
+    match n.checked_mul(scale) {
+        Some(secs) if secs > 0 && secs <= 10 * 365 * 86_400 => Ok(secs),
+        _ => Err(format!("`{text}` must be between 1 second and 10 years")),
+    }
 }
 
 impl FeedArgs {
@@ -64,6 +91,7 @@ impl FeedArgs {
             bucket_retention: self.bucket_retention as usize,
             embed: self.embed,
             own_posts: self.own_posts,
+            cache_ttl_secs: self.cache_ttl,
         }
     }
 }
@@ -109,6 +137,22 @@ impl WorkerArgs {
             group: self.fanout_group.clone(),
             batch: self.fanout_batch as usize,
             linger: std::time::Duration::from_millis(self.fanout_linger_ms),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::parse_duration_secs;
+
+    #[test]
+    fn durations_take_units() {
+        assert_eq!(parse_duration_secs("30d"), Ok(30 * 86_400));
+        assert_eq!(parse_duration_secs("12h"), Ok(43_200));
+        assert_eq!(parse_duration_secs("90m"), Ok(5_400));
+        assert_eq!(parse_duration_secs("45"), Ok(45));
+        for bad in ["0", "1w", "d", "-3s", "99999999999d"] {
+            assert!(parse_duration_secs(bad).is_err(), "{bad}");
         }
     }
 }

@@ -1073,6 +1073,55 @@ async fn fan_out(b: &Backends, index: &FollowerIndex) {
     fanout::apply(&b.stores(), index, &events).await.unwrap();
 }
 
+/// Caches of readers who stop reading expire: a cache not read for the ttl
+/// is gone (the next read finds none, and may build it again); reads keep
+/// a cache alive. The ttl is a second here: reads refresh every 250 ms.
+async fn caches_expire_when_not_read(kind: Kind) {
+    let feed = FeedConfig {
+        cache_ttl_secs: 1,
+        ..FeedConfig::default()
+    };
+    let Some(t) = open(kind, feed, "caches_expire_when_not_read").await else {
+        return;
+    };
+    let tl = &t.backends.timelines;
+    for r in ["kept", "left"] {
+        tl.create(&h(r)).await.unwrap();
+        tl.fill(&h(r), vec![entry(5, "a")], Coverage::All)
+            .await
+            .unwrap();
+    }
+    let is_ready = |r: &'static str| async move {
+        matches!(
+            tl.read(&h(r), None, 10).await.unwrap(),
+            CacheRead::Ready { .. }
+        )
+    };
+    for _ in 0..4 {
+        tokio::time::sleep(Duration::from_millis(400)).await;
+        assert!(is_ready("kept").await, "a cache that is read stays");
+    }
+    assert!(!is_ready("left").await, "1.6 s without a read: expired");
+    assert_eq!(
+        tl.read(&h("left"), None, 10).await.unwrap(),
+        CacheRead::Absent
+    );
+    tl.expire().await.unwrap();
+    assert!(is_ready("kept").await);
+    tokio::time::sleep(Duration::from_millis(1300)).await;
+    tl.expire().await.unwrap();
+    assert_eq!(
+        tl.read(&h("kept"), None, 10).await.unwrap(),
+        CacheRead::Absent
+    );
+    // Dormant again: the next activation builds it anew.
+    tl.create(&h("kept")).await.unwrap();
+    tl.fill(&h("kept"), vec![entry(6, "a")], Coverage::All)
+        .await
+        .unwrap();
+    assert_eq!(ready(&t.backends, "kept").await.0, vec![6]);
+}
+
 /// A reader found a user just before the user was deleted, and activates
 /// their cache after the worker dropped the deleted user's timeline: no
 /// cache may be left behind, neither for nobody nor for a user created again
@@ -1125,6 +1174,11 @@ macro_rules! suite {
             #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
             async fn follow_graph() {
                 super::follow_graph($kind).await
+            }
+
+            #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+            async fn caches_expire_when_not_read() {
+                super::caches_expire_when_not_read($kind).await
             }
 
             #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -519,6 +519,7 @@ fn feed(model: FeedModel, embed: bool, seed: u64) -> FeedConfig {
         bucket_retention: 1 + (seed as usize / 3 % 3),
         // Both ways: shown (the default) and not.
         own_posts: seed % 2 == 1,
+        ..FeedConfig::default()
     }
 }
 

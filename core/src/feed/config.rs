@@ -77,6 +77,9 @@ pub struct FeedConfig {
     /// A user's own posts are in their home timeline, as Mastodon and
     /// Twitter show them.
     pub own_posts: bool,
+    /// A stored timeline not read for this long is dropped, and its owner is
+    /// dormant again until they read ([`crate::rules::accept::Freshness`]).
+    pub cache_ttl_secs: u64,
 }
 
 impl Default for FeedConfig {
@@ -89,6 +92,7 @@ impl Default for FeedConfig {
             bucket_retention: 30,
             embed: false,
             own_posts: true,
+            cache_ttl_secs: 30 * 86_400,
         }
     }
 }
@@ -105,7 +109,15 @@ impl FeedConfig {
         if self.bucket_size == 0 || self.bucket_retention == 0 {
             return bad("bucket size and bucket retention must be at least 1");
         }
+        if self.cache_ttl_secs == 0 {
+            return bad("the cache time to live must be at least a second");
+        }
         Ok(())
+    }
+
+    /// When stored timelines expire, and when a read refreshes that.
+    pub fn freshness(&self) -> crate::rules::accept::Freshness {
+        crate::rules::accept::Freshness::new(self.cache_ttl_secs * 1000)
     }
 
     /// Whether timelines are stored per reader (every model but fanout on read).

@@ -169,12 +169,63 @@ impl PageWindow {
     }
 }
 
+/// Stored timelines of readers who stopped reading expire: a timeline not
+/// read for `ttl` is dropped (its owner is dormant again, and the next read
+/// builds it anew by a read-time merge). Reads record when they happened, but
+/// at most every [`REFRESH_EVERY_MS`] (a day, or a quarter of a shorter
+/// ttl), so a store that persists the time writes it rarely.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Freshness {
+    ttl_ms: u64,
+}
+
+/// How often a read rewrites its timeline's read time, at most.
+pub const REFRESH_EVERY_MS: u64 = 86_400_000;
+
+impl Freshness {
+    pub fn new(ttl_ms: u64) -> Freshness {
+        Freshness { ttl_ms }
+    }
+
+    pub fn ttl_ms(self) -> u64 {
+        self.ttl_ms
+    }
+
+    /// Whether a timeline last read at `read_at` has expired at `now` (ms).
+    pub fn expired(self, read_at: u64, now: u64) -> bool {
+        now.saturating_sub(read_at) > self.ttl_ms
+    }
+
+    /// Whether a read at `now` rewrites the read time `read_at`.
+    pub fn refreshes(self, read_at: u64, now: u64) -> bool {
+        now.saturating_sub(read_at) >= self.refresh_every_ms()
+    }
+
+    pub fn refresh_every_ms(self) -> u64 {
+        REFRESH_EVERY_MS.min(self.ttl_ms / 4)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
     fn e(post: u64, author: &str) -> Entry {
         Entry::linked(PostId(post), UserId::parse(author).unwrap())
+    }
+
+    #[test]
+    fn timelines_expire_when_not_read_and_reads_refresh_rarely() {
+        let day = 86_400_000;
+        let f = Freshness::new(30 * day);
+        assert!(!f.expired(0, 30 * day));
+        assert!(f.expired(0, 30 * day + 1));
+        assert!(!f.refreshes(0, day - 1) && f.refreshes(0, day));
+        let short = Freshness::new(4_000);
+        assert!(
+            short.refreshes(0, 1_000),
+            "a short ttl refreshes more often"
+        );
     }
 
     #[test]
