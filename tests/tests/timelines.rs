@@ -36,6 +36,22 @@ async fn refused(t: &TestApp, cases: &[(&str, u16, &str)]) {
     }
 }
 
+/// A write refused with 400 and its error code.
+async fn refused_write(
+    t: &TestApp,
+    method: Method,
+    path: &str,
+    body: serde_json::Value,
+    code: &str,
+) {
+    let (s, b) = t.call(method, path, Some(body)).await;
+    assert_eq!(
+        (s.as_u16(), b["error"]["code"].as_str()),
+        (400, Some(code)),
+        "{path}"
+    );
+}
+
 #[tokio::test]
 async fn lists_file_follows_and_serve_their_timelines() {
     let t = spawn_app().await;
@@ -123,17 +139,9 @@ async fn lists_file_follows_and_serve_their_timelines() {
     )
     .await;
     let nine: Vec<String> = (0..9).map(|i| format!("l{i}")).collect();
-    let (s, b) = t
-        .call(
-            Method::PUT,
-            "/users/reader/following/cat",
-            Some(json!({ "lists": nine })),
-        )
-        .await;
-    assert_eq!(
-        (s.as_u16(), &b["error"]["code"]),
-        (400, &json!("too_many_lists"))
-    );
+    let body = json!({ "lists": nine });
+    let path = "/users/reader/following/cat";
+    refused_write(&t, Method::PUT, path, body, "too_many_lists").await;
 }
 
 #[tokio::test]
@@ -239,17 +247,15 @@ async fn mentions_list_the_posts_that_name_a_user() {
         vec![id]
     );
     let many: String = (0..11).map(|i| format!("@u{i} ")).collect();
-    let (s, b) = t
-        .call(
-            Method::POST,
-            "/users/ann/posts",
-            Some(json!({ "message": many })),
-        )
-        .await;
-    assert_eq!(
-        (s.as_u16(), &b["error"]["code"]),
-        (400, &json!("too_many_mentions"))
-    );
+    let body = json!({ "message": many });
+    refused_write(
+        &t,
+        Method::POST,
+        "/users/ann/posts",
+        body,
+        "too_many_mentions",
+    )
+    .await;
 }
 
 #[tokio::test]
