@@ -24,6 +24,7 @@ pub const LEASES: &str = "leases";
 pub const TIMELINE_CACHE: &str = "timeline_cache";
 pub const GROUP_MEMBERS: &str = "group_members";
 pub const GROUPS: &str = "groups";
+pub const COUNTS: &str = "counts";
 
 /// How long a transaction keeps being retried on transient errors (write
 /// conflicts between concurrent writers of the same documents, such as the
@@ -89,6 +90,7 @@ pub struct Db {
     pub timelines: Collection<Document>,
     pub group_members: Collection<Document>,
     pub groups: Collection<Document>,
+    pub counts: Collection<Document>,
 }
 
 pub fn db_err(what: &str) -> impl Fn(DbError) -> Error + '_ {
@@ -117,6 +119,7 @@ impl Db {
             timelines: database.collection(TIMELINE_CACHE),
             group_members: database.collection(GROUP_MEMBERS),
             groups: database.collection(GROUPS),
+            counts: database.collection(COUNTS),
             client,
             database,
         };

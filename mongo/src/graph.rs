@@ -280,11 +280,7 @@ impl MongoStore {
                 .update_one(doc! { "_id": a }, doc! { "$inc": { "following": step } })
                 .session(&mut *s)
                 .await?;
-            self.db
-                .users
-                .update_one(doc! { "_id": b }, doc! { "$inc": { "followers": step } })
-                .session(&mut *s)
-                .await?;
+            self.add_follower_count(s, b, a, step).await?;
         }
         if let Some(event) = &t.event {
             self.emit(s, std::slice::from_ref(event)).await?;

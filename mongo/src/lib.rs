@@ -10,6 +10,7 @@
 //! know the other backends, transports or settings sources.
 
 mod cache_doc;
+mod counts;
 mod db;
 mod graph;
 mod groups;

@@ -2,7 +2,8 @@
 //! does so in the same transaction, so an acknowledged change always reaches
 //! the log.
 //!
-//! `users`: `{_id: user id, profile: JSON text, followers, following}`.
+//! `users`: `{_id: user id, profile: JSON text, followers, following}`
+//! (follower counts are mostly in `counts`, see `crate::counts`).
 //! `content`: `{_id: post id (Int64), author, message, data: JSON text}`,
 //! indexed by `{author, _id}`. Application JSON is kept as text: it round-trips
 //! exactly (numbers, key order, keys MongoDB would refuse).
@@ -267,6 +268,7 @@ impl ContentStore for MongoStore {
             return Ok((user, true));
         };
         let mut user = to_user(&before)?;
+        user.followers = self.with_shards(user.followers, id).await?;
         if profile.is_some() {
             user.profile = profile;
         }
@@ -280,7 +282,11 @@ impl ContentStore for MongoStore {
             .find_one(doc! { "_id": id.as_str() })
             .await
             .map_err(db_err("reading a user"))?;
-        found.as_ref().map(to_user).transpose()
+        let Some(mut user) = found.as_ref().map(to_user).transpose()? else {
+            return Ok(None);
+        };
+        user.followers = self.with_shards(user.followers, id).await?;
+        Ok(Some(user))
     }
 
     async fn delete_user(&self, id: &UserId) -> Result<bool> {
@@ -529,6 +535,7 @@ impl MongoStore {
             .delete_one(doc! { "_id": u })
             .session(&mut *s)
             .await?;
+        self.delete_follower_count(s, u).await?;
         let events = UserDeletion {
             user: id,
             followers: &followers,
@@ -543,6 +550,12 @@ impl MongoStore {
 }
 
 impl MongoStore {
+    /// A follower count: the `users` document's and the shards'.
+    async fn with_shards(&self, base: u64, id: &UserId) -> Result<u64> {
+        let shards = self.follower_shards(id.as_str()).await?;
+        Ok((base as i64 + shards).max(0) as u64)
+    }
+
     /// For each of `others`, removes its edge to `u` from `edges` (whose
     /// other-end field is `field`) and decrements its `count`.
     async fn cut_other_ends(
@@ -560,6 +573,11 @@ impl MongoStore {
                 .delete_many(doc! { "user": { "$in": &ids }, field: u })
                 .session(&mut *s)
                 .await?;
+            if count == "followers" {
+                // Follower counts live in shards (see `counts`).
+                self.drop_follower_counts(s, &ids, u).await?;
+                continue;
+            }
             self.db
                 .users
                 .update_many(

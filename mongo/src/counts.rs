@@ -1,0 +1,131 @@
+//! Follower counts without a hot spot. Every follow of a popular account
+//! incremented one field of its `users` document in a transaction, so
+//! concurrent follows conflicted there and retried. The count now lives in
+//! [`SHARDS`] documents of `counts`, `{_id: "USER#k", n}`, and a follow moves
+//! the shard its follower hashes to: follows by different followers seldom
+//! touch the same document, and every change is still in the transaction
+//! that adds or removes the edge, so the sum is exact. A read sums the
+//! shards (one `_id $in` query on the primary index) and adds the `users`
+//! document's own `followers`, which edges made before the shards count.
+
+use crate::db::{db_err, TxnError};
+use crate::store::{get_i64, MongoStore};
+use futures_util::TryStreamExt;
+use mongodb::bson::{doc, Document};
+use mongodb::ClientSession;
+use socialite_core::error::Result;
+
+/// Counter documents per account.
+pub(crate) const SHARDS: u64 = 16;
+
+/// The shard a follower's follows count in (FNV-1a of the id).
+fn shard_of(follower: &str) -> u64 {
+    let hash = follower.bytes().fold(0xcbf2_9ce4_8422_2325_u64, |h, b| {
+        (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
+    });
+    hash % SHARDS
+}
+
+fn shard_id(user: &str, follower: &str) -> String {
+    format!("{user}#{}", shard_of(follower))
+}
+
+/// Every shard of `user`'s count.
+fn shard_ids(user: &str) -> Vec<String> {
+    (0..SHARDS).map(|k| format!("{user}#{k}")).collect()
+}
+
+impl MongoStore {
+    /// Moves `user`'s follower count by `step` for `follower`'s edge.
+    pub(crate) async fn add_follower_count(
+        &self,
+        s: &mut ClientSession,
+        user: &str,
+        follower: &str,
+        step: i64,
+    ) -> Result<(), TxnError> {
+        self.db
+            .counts
+            .update_one(
+                doc! { "_id": shard_id(user, follower) },
+                doc! { "$inc": { "n": step } },
+            )
+            .upsert(true)
+            .session(&mut *s)
+            .await?;
+        Ok(())
+    }
+
+    /// Each of `users` lost the follower `follower` (who was deleted), in
+    /// one command. A shard may go below zero where the edge was counted on
+    /// the `users` document before the shards: the sum stays exact.
+    pub(crate) async fn drop_follower_counts(
+        &self,
+        s: &mut ClientSession,
+        users: &[&str],
+        follower: &str,
+    ) -> Result<(), TxnError> {
+        if users.is_empty() {
+            return Ok(());
+        }
+        let updates: Vec<Document> = users
+            .iter()
+            .map(|u| {
+                doc! {
+                    "q": { "_id": shard_id(u, follower) },
+                    "u": { "$inc": { "n": -1_i64 } },
+                    "upsert": true,
+                }
+            })
+            .collect();
+        self.db
+            .database
+            .run_command(doc! { "update": crate::db::COUNTS, "updates": updates, "ordered": true })
+            .session(&mut *s)
+            .await?;
+        Ok(())
+    }
+
+    /// Forgets a deleted user's count.
+    pub(crate) async fn delete_follower_count(
+        &self,
+        s: &mut ClientSession,
+        user: &str,
+    ) -> Result<(), TxnError> {
+        self.db
+            .counts
+            .delete_many(doc! { "_id": { "$in": shard_ids(user) } })
+            .session(&mut *s)
+            .await?;
+        Ok(())
+    }
+
+    /// What `user`'s shards add to the count on their `users` document.
+    pub(crate) async fn follower_shards(&self, user: &str) -> Result<i64> {
+        let docs: Vec<Document> = self
+            .db
+            .counts
+            .find(doc! { "_id": { "$in": shard_ids(user) } })
+            .await
+            .map_err(db_err("reading a follower count"))?
+            .try_collect()
+            .await
+            .map_err(db_err("reading a follower count"))?;
+        Ok(docs.iter().map(|d| get_i64(d, "n")).sum())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn followers_spread_over_the_shards() {
+        let mut used = std::collections::HashSet::new();
+        for i in 0..200 {
+            used.insert(shard_of(&format!("u{i}")));
+        }
+        assert_eq!(used.len() as u64, SHARDS);
+        assert_eq!(shard_id("star", "fan"), shard_id("star", "fan"));
+    }
+}
