@@ -14,6 +14,7 @@ use futures_util::TryStreamExt;
 use mongodb::bson::{doc, Document};
 use mongodb::ClientSession;
 use socialite_core::error::Result;
+use socialite_core::ids::UserId;
 
 /// Counter documents per account.
 pub(crate) const SHARDS: u64 = 16;
@@ -98,6 +99,12 @@ impl MongoStore {
             .session(&mut *s)
             .await?;
         Ok(())
+    }
+
+    /// A follower count: the `users` document's and the shards'.
+    pub(crate) async fn with_shards(&self, base: u64, id: &UserId) -> Result<u64> {
+        let shards = self.follower_shards(id.as_str()).await?;
+        Ok((base as i64 + shards).max(0) as u64)
     }
 
     /// What `user`'s shards add to the count on their `users` document.

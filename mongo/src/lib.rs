@@ -12,8 +12,11 @@
 mod cache_doc;
 mod counts;
 mod db;
+mod deletion;
+mod expiry;
 mod graph;
 mod groups;
+mod lists;
 mod outbox;
 mod store;
 mod timelines;

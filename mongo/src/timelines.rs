@@ -21,20 +21,18 @@
 
 use crate::cache_doc::{coverage_floor, entry_doc, none_of, to_entry, CacheState};
 use crate::db::{db_err, Db, Retry, IN_CHUNK};
+use crate::expiry::ttl_index;
 use crate::store::{get_i64, get_str, id_bson};
 use async_trait::async_trait;
 use futures_util::TryStreamExt;
 use mongodb::bson::{doc, Bson, DateTime, Document, RawDocumentBuf};
-use mongodb::options::IndexOptions;
-use mongodb::IndexModel;
 use socialite_core::error::{Error, Result};
-use socialite_core::ids::{now_ms, PostId, TimelineId, UserId};
+use socialite_core::ids::{PostId, TimelineId, UserId};
 use socialite_core::metrics::metrics;
 use socialite_core::model::Entry;
 use socialite_core::ports::{CacheRead, Coverage, Delivery, Footprint, TimelineStore};
 use socialite_core::rules::accept::{fill_entries, lacking, Freshness, PageWindow, WarmingMemory};
 use std::collections::{HashMap, HashSet};
-use std::time::Duration;
 
 /// Deliveries sent in one `update` command at most.
 const MAX_OPS: usize = 10_000;
@@ -42,9 +40,9 @@ const MAX_OPS: usize = 10_000;
 const MAX_BATCH_BYTES: usize = 8 << 20;
 
 pub struct MongoTimelines {
-    db: Db,
+    pub(crate) db: Db,
     cap: usize,
-    freshness: Freshness,
+    pub(crate) freshness: Freshness,
 }
 
 impl MongoTimelines {
@@ -53,29 +51,7 @@ impl MongoTimelines {
     /// also treat an expired cache as absent, so expiry does not wait for
     /// the server's TTL monitor).
     pub async fn open(db: Db, cap: usize, freshness: Freshness) -> Result<MongoTimelines> {
-        let ttl = Duration::from_millis(freshness.ttl_ms());
-        let index = IndexModel::builder()
-            .keys(doc! { "read_at": 1 })
-            .options(
-                IndexOptions::builder()
-                    .name("read_at_ttl".to_owned())
-                    .expire_after(ttl)
-                    .build(),
-            )
-            .build();
-        if let Err(e) = db.timelines.create_index(index).await {
-            // Another ttl than the index was made with: change it in place.
-            let changed = db
-                .database
-                .run_command(doc! {
-                    "collMod": crate::db::TIMELINE_CACHE,
-                    "index": { "name": "read_at_ttl", "expireAfterSeconds": ttl.as_secs() as i64 },
-                })
-                .await;
-            if let Err(again) = changed {
-                tracing::warn!(error = %e, collmod = %again, "the timeline caches' TTL index could not be set; reads still expire caches");
-            }
-        }
+        ttl_index(&db, freshness).await;
         Ok(MongoTimelines { db, cap, freshness })
     }
 
@@ -92,39 +68,6 @@ impl MongoTimelines {
             .await
             .map_err(db_err("reading a timeline cache"))?;
         Ok(found.as_ref().map(CacheState::from))
-    }
-
-    /// Whether the cache document `d`, just read, is still fresh. One that
-    /// was not read for the ttl is deleted (if nobody read it meanwhile) and
-    /// the reader is dormant again; a fresh one's read time is rewritten
-    /// when [`Freshness`] says so (at most once a day).
-    async fn fresh(&self, user: &TimelineId, d: &Document) -> Result<bool> {
-        let now = now_ms();
-        let read_at = match d.get("read_at") {
-            Some(Bson::DateTime(t)) => t.timestamp_millis().max(0) as u64,
-            _ => 0, // made before read times were kept: refreshed now
-        };
-        let stamp = |ms: u64| DateTime::from_millis(ms as i64);
-        if read_at > 0 && self.freshness.expired(read_at, now) {
-            let cutoff = now - self.freshness.ttl_ms();
-            self.db
-                .timelines
-                .delete_one(doc! { "_id": user.as_str(), "read_at": { "$lt": stamp(cutoff) } })
-                .await
-                .map_err(db_err("dropping an expired timeline cache"))?;
-            return Ok(false);
-        }
-        if self.freshness.refreshes(read_at, now) {
-            self.db
-                .timelines
-                .update_one(
-                    doc! { "_id": user.as_str() },
-                    doc! { "$max": { "read_at": stamp(now) } },
-                )
-                .await
-                .map_err(db_err("refreshing a timeline cache's read time"))?;
-        }
-        Ok(true)
     }
 
     /// Runs `update` commands of many single-document updates, one round
