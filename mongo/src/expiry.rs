@@ -4,7 +4,6 @@
 //! does not wait for the server's TTL monitor.
 
 use crate::db::{db_err, Db};
-use crate::timelines::MongoTimelines;
 use mongodb::bson::{doc, Bson, DateTime, Document};
 use mongodb::options::IndexOptions;
 use mongodb::IndexModel;
@@ -40,37 +39,38 @@ pub(crate) async fn ttl_index(db: &Db, freshness: Freshness) {
     }
 }
 
-impl MongoTimelines {
-    /// Whether the cache document `d`, just read, is still fresh. One that
-    /// was not read for the ttl is deleted (if nobody read it meanwhile) and
-    /// the reader is dormant again; a fresh one's read time is rewritten
-    /// when [`Freshness`] says so (at most once a day).
-    pub(crate) async fn fresh(&self, user: &TimelineId, d: &Document) -> Result<bool> {
-        let now = now_ms();
-        let read_at = match d.get("read_at") {
-            Some(Bson::DateTime(t)) => t.timestamp_millis().max(0) as u64,
-            _ => 0, // made before read times were kept: refreshed now
-        };
-        let stamp = |ms: u64| DateTime::from_millis(ms as i64);
-        if read_at > 0 && self.freshness.expired(read_at, now) {
-            let cutoff = now - self.freshness.ttl_ms();
-            self.db
-                .timelines
-                .delete_one(doc! { "_id": user.as_str(), "read_at": { "$lt": stamp(cutoff) } })
-                .await
-                .map_err(db_err("dropping an expired timeline cache"))?;
-            return Ok(false);
-        }
-        if self.freshness.refreshes(read_at, now) {
-            self.db
-                .timelines
-                .update_one(
-                    doc! { "_id": user.as_str() },
-                    doc! { "$max": { "read_at": stamp(now) } },
-                )
-                .await
-                .map_err(db_err("refreshing a timeline cache's read time"))?;
-        }
-        Ok(true)
+/// Whether the cache document `d`, just read, is still fresh. One that
+/// was not read for the ttl is deleted (if nobody read it meanwhile) and
+/// the reader is dormant again; a fresh one's read time is rewritten
+/// when [`Freshness`] says so (at most once a day).
+pub(crate) async fn fresh(
+    db: &Db,
+    freshness: Freshness,
+    user: &TimelineId,
+    d: &Document,
+) -> Result<bool> {
+    let now = now_ms();
+    let read_at = match d.get("read_at") {
+        Some(Bson::DateTime(t)) => t.timestamp_millis().max(0) as u64,
+        _ => 0, // made before read times were kept: refreshed now
+    };
+    let stamp = |ms: u64| DateTime::from_millis(ms as i64);
+    if read_at > 0 && freshness.expired(read_at, now) {
+        let cutoff = now - freshness.ttl_ms();
+        db.timelines
+            .delete_one(doc! { "_id": user.as_str(), "read_at": { "$lt": stamp(cutoff) } })
+            .await
+            .map_err(db_err("dropping an expired timeline cache"))?;
+        return Ok(false);
     }
+    if freshness.refreshes(read_at, now) {
+        db.timelines
+            .update_one(
+                doc! { "_id": user.as_str() },
+                doc! { "$max": { "read_at": stamp(now) } },
+            )
+            .await
+            .map_err(db_err("refreshing a timeline cache's read time"))?;
+    }
+    Ok(true)
 }

@@ -21,7 +21,7 @@
 
 use crate::cache_doc::{coverage_floor, entry_doc, none_of, to_entry, CacheState};
 use crate::db::{db_err, Db, Retry, IN_CHUNK};
-use crate::expiry::ttl_index;
+use crate::expiry::{fresh, ttl_index};
 use crate::store::{get_i64, get_str, id_bson};
 use async_trait::async_trait;
 use futures_util::TryStreamExt;
@@ -40,9 +40,9 @@ const MAX_OPS: usize = 10_000;
 const MAX_BATCH_BYTES: usize = 8 << 20;
 
 pub struct MongoTimelines {
-    pub(crate) db: Db,
+    db: Db,
     cap: usize,
-    pub(crate) freshness: Freshness,
+    freshness: Freshness,
 }
 
 impl MongoTimelines {
@@ -214,7 +214,7 @@ impl TimelineStore for MongoTimelines {
         let Some(d) = found else {
             return Ok(CacheRead::Absent);
         };
-        if !self.fresh(user, &d).await? {
+        if !fresh(&self.db, self.freshness, user, &d).await? {
             return Ok(CacheRead::Absent);
         }
         let state = CacheState::from(&d);
