@@ -253,6 +253,12 @@ impl PostId {
     pub fn unix_ms(self) -> u64 {
         (self.0 >> (NODE_BITS + SEQ_BITS)) + EPOCH_MS
     }
+
+    /// The lowest id made at or after `unix_ms`: a floor that admits every
+    /// post from that millisecond on.
+    pub fn first_at(unix_ms: u64) -> PostId {
+        PostId(unix_ms.saturating_sub(EPOCH_MS) << (NODE_BITS + SEQ_BITS))
+    }
 }
 
 impl fmt::Display for PostId {

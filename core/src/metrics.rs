@@ -40,6 +40,7 @@ pub struct Metrics {
     pub log_undecodable: Counter,
     pub timeline_bulk_writes: Counter,
     pub timeline_bulk_ops: Histogram,
+    pub timeline_round_trips: Counter,
     pub timeline_reads: Family<Labels, Counter>,
     pub post_visible: Histogram,
     pub store_duration: Histograms,
@@ -72,6 +73,7 @@ impl Metrics {
             log_undecodable: Counter::default(),
             timeline_bulk_writes: Counter::default(),
             timeline_bulk_ops: Histogram::new(exponential_buckets(1.0, 2.0, 16)),
+            timeline_round_trips: Counter::default(),
             timeline_reads: Family::default(),
             post_visible: Histogram::new(exponential_buckets(0.000_5, 2.0, 16)),
             store_duration: Family::new_with_constructor(latency),
@@ -185,6 +187,11 @@ impl Metrics {
             "timeline_bulk_write_operations",
             "Deliveries (follower, post) sent in one round trip to a remote timeline store",
             self.timeline_bulk_ops.clone(),
+        );
+        r.register(
+            "timeline_delivery_round_trips",
+            "Round trips to a remote timeline store made by deliveries: reads of which timelines exist, and writes",
+            self.timeline_round_trips.clone(),
         );
         r.register(
             "timeline_reads",

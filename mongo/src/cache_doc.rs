@@ -8,7 +8,7 @@ use serde_json::Value;
 use socialite_core::error::{Error, Result};
 use socialite_core::ids::{PostId, TimelineId, UserId};
 use socialite_core::model::{Body, Entry};
-use socialite_core::rules::accept::{capped_coverage, takes, Coverage};
+use socialite_core::rules::accept::{capped_coverage, takes, Coverage, WarmingMemory};
 use std::sync::Arc;
 
 /// What a read of a cache document found.
@@ -154,4 +154,28 @@ pub(crate) fn to_entry(d: &Document) -> Result<Entry> {
         _ => None,
     };
     Ok(Entry { post, author, body })
+}
+
+/// The purges and retractions a warming timeline recorded (a cache
+/// document, or a bucketed timeline's head).
+pub(crate) fn warming_memory(d: &Document) -> WarmingMemory {
+    let purged = d
+        .get_array("purged")
+        .map(|a| {
+            a.iter()
+                .filter_map(Bson::as_str)
+                .map(|s| UserId::from_stored(s.to_owned()))
+                .collect()
+        })
+        .unwrap_or_else(|_| Vec::new());
+    let retracted = d
+        .get_array("retracted")
+        .map(|a| {
+            a.iter()
+                .filter_map(Bson::as_i64)
+                .map(|p| PostId(p as u64))
+                .collect()
+        })
+        .unwrap_or_else(|_| Vec::new());
+    WarmingMemory::new(purged, retracted)
 }

@@ -6,7 +6,7 @@
 use crate::db::{db_err, Db};
 use mongodb::bson::{doc, Bson, DateTime, Document};
 use mongodb::options::IndexOptions;
-use mongodb::IndexModel;
+use mongodb::{Collection, IndexModel};
 use socialite_core::error::Result;
 use socialite_core::ids::{now_ms, TimelineId};
 use socialite_core::rules::accept::Freshness;
@@ -39,12 +39,13 @@ pub(crate) async fn ttl_index(db: &Db, freshness: Freshness) {
     }
 }
 
-/// Whether the cache document `d`, just read, is still fresh. One that
+/// Whether the timeline document `d` (a cache, or a bucketed timeline's
+/// head) of `coll`, just read, is still fresh. One that
 /// was not read for the ttl is deleted (if nobody read it meanwhile) and
 /// the reader is dormant again; a fresh one's read time is rewritten
 /// when [`Freshness`] says so (at most once a day).
 pub(crate) async fn fresh(
-    db: &Db,
+    coll: &Collection<Document>,
     freshness: Freshness,
     user: &TimelineId,
     d: &Document,
@@ -57,20 +58,18 @@ pub(crate) async fn fresh(
     let stamp = |ms: u64| DateTime::from_millis(ms as i64);
     if read_at > 0 && freshness.expired(read_at, now) {
         let cutoff = now - freshness.ttl_ms();
-        db.timelines
-            .delete_one(doc! { "_id": user.as_str(), "read_at": { "$lt": stamp(cutoff) } })
+        coll.delete_one(doc! { "_id": user.as_str(), "read_at": { "$lt": stamp(cutoff) } })
             .await
             .map_err(db_err("dropping an expired timeline cache"))?;
         return Ok(false);
     }
     if freshness.refreshes(read_at, now) {
-        db.timelines
-            .update_one(
-                doc! { "_id": user.as_str() },
-                doc! { "$max": { "read_at": stamp(now) } },
-            )
-            .await
-            .map_err(db_err("refreshing a timeline cache's read time"))?;
+        coll.update_one(
+            doc! { "_id": user.as_str() },
+            doc! { "$max": { "read_at": stamp(now) } },
+        )
+        .await
+        .map_err(db_err("refreshing a timeline cache's read time"))?;
     }
     Ok(true)
 }

@@ -19,19 +19,19 @@
 //!   `retracted`, and bump `wv`; `fill` applies them to the merge's entries
 //!   and completes only if `wv` is unchanged, or reads again.
 
-use crate::cache_doc::{coverage_floor, entry_doc, none_of, to_entry, CacheState};
+use crate::cache_doc::{coverage_floor, entry_doc, none_of, to_entry, warming_memory, CacheState};
 use crate::db::{db_err, Db, Retry, IN_CHUNK};
 use crate::expiry::{fresh, ttl_index};
 use crate::store::{get_i64, get_str, id_bson};
 use async_trait::async_trait;
 use futures_util::TryStreamExt;
-use mongodb::bson::{doc, Bson, DateTime, Document, RawDocumentBuf};
+use mongodb::bson::{doc, DateTime, Document, RawDocumentBuf};
 use socialite_core::error::{Error, Result};
 use socialite_core::ids::{PostId, TimelineId, UserId};
 use socialite_core::metrics::metrics;
 use socialite_core::model::Entry;
 use socialite_core::ports::{CacheRead, Coverage, Delivery, Footprint, TimelineStore};
-use socialite_core::rules::accept::{fill_entries, lacking, Freshness, PageWindow, WarmingMemory};
+use socialite_core::rules::accept::{fill_entries, lacking, Freshness, PageWindow};
 use std::collections::{HashMap, HashSet};
 
 /// Deliveries sent in one `update` command at most.
@@ -64,7 +64,7 @@ impl MongoTimelines {
             .db
             .timelines
             .find_one(doc! { "_id": user.as_str() })
-            .projection(doc! { "warming": 1, "wv": 1, "floor": 1, "entries.p": 1 })
+            .projection(state_fields())
             .await
             .map_err(db_err("reading a timeline cache"))?;
         Ok(found.as_ref().map(CacheState::from))
@@ -94,6 +94,7 @@ impl MongoTimelines {
                     .map_err(db_err("writing timeline caches"))?;
                 write_errors(&reply, "writing timeline caches", ops)?;
                 metrics().timeline_bulk_writes.inc();
+                metrics().timeline_round_trips.inc();
                 metrics().timeline_bulk_ops.observe(ops as f64);
                 modified += get_i64(&reply, "nModified") as u64;
                 bytes = 0;
@@ -107,6 +108,7 @@ impl MongoTimelines {
         &self,
         users: &[&str],
         filter: Document,
+        projection: Document,
     ) -> Result<Vec<(TimelineId, CacheState)>> {
         let mut out = Vec::new();
         for chunk in users.chunks(IN_CHUNK) {
@@ -116,7 +118,7 @@ impl MongoTimelines {
                 .db
                 .timelines
                 .find(f)
-                .projection(doc! { "warming": 1, "wv": 1, "floor": 1, "entries.p": 1 })
+                .projection(projection.clone())
                 .await
                 .map_err(db_err("reading timeline caches"))?
                 .try_collect()
@@ -147,7 +149,7 @@ impl MongoTimelines {
         let mut retry = Retry::new("removing entries from timeline caches");
         while !todo.is_empty() {
             let names: Vec<&str> = todo.iter().map(String::as_str).collect();
-            let found = self.active(&names, filter.clone()).await?;
+            let found = self.active(&names, filter.clone(), state_fields()).await?;
             let updates: Vec<Document> = found
                 .iter()
                 .map(|(user, state)| {
@@ -214,7 +216,7 @@ impl TimelineStore for MongoTimelines {
         let Some(d) = found else {
             return Ok(CacheRead::Absent);
         };
-        if !fresh(&self.db, self.freshness, user, &d).await? {
+        if !fresh(&self.db.timelines, self.freshness, user, &d).await? {
             return Ok(CacheRead::Absent);
         }
         let state = CacheState::from(&d);
@@ -311,12 +313,17 @@ impl TimelineStore for MongoTimelines {
             .collect();
         candidates.sort_unstable();
         candidates.dedup();
+        // Only which exist and their sealed floors: the statements' filters
+        // decide the rest, so no candidate's entries cross the wire.
         let active: HashMap<String, CacheState> = self
-            .active(&candidates, doc! {})
+            .active(&candidates, doc! {}, doc! { "floor": 1 })
             .await?
             .into_iter()
             .map(|(u, state)| (u.as_str().to_owned(), state))
             .collect();
+        metrics()
+            .timeline_round_trips
+            .inc_by(candidates.len().div_ceil(IN_CHUNK) as u64);
         if active.is_empty() {
             return Ok(0);
         }
@@ -447,6 +454,11 @@ impl TimelineStore for MongoTimelines {
     }
 }
 
+/// The fields of a cache document that its [`CacheState`] reads.
+fn state_fields() -> Document {
+    doc! { "warming": 1, "wv": 1, "floor": 1, "entries.p": 1 }
+}
+
 /// An `update` command's write errors as one error: a failed statement is
 /// never taken for a lost race.
 fn write_errors(reply: &Document, what: &str, ops: usize) -> Result<()> {
@@ -460,27 +472,4 @@ fn write_errors(reply: &Document, what: &str, ops: usize) -> Result<()> {
         ))),
         None => Ok(()),
     }
-}
-
-/// The purges and retractions a warming cache document recorded.
-fn warming_memory(d: &Document) -> WarmingMemory {
-    let purged = d
-        .get_array("purged")
-        .map(|a| {
-            a.iter()
-                .filter_map(Bson::as_str)
-                .map(|s| UserId::from_stored(s.to_owned()))
-                .collect()
-        })
-        .unwrap_or_else(|_| Vec::new());
-    let retracted = d
-        .get_array("retracted")
-        .map(|a| {
-            a.iter()
-                .filter_map(Bson::as_i64)
-                .map(|p| PostId(p as u64))
-                .collect()
-        })
-        .unwrap_or_else(|_| Vec::new());
-    WarmingMemory::new(purged, retracted)
 }

@@ -6,12 +6,14 @@
 
 use socialite_core::backends::{Backends, Parts};
 use socialite_core::error::{Error, Result};
+#[cfg(feature = "mongodb")]
+use socialite_core::feed::config::FeedModel;
 use socialite_core::ports::{Rewind, TimelineStore};
 use socialite_embedded::EmbeddedConfig;
 #[cfg(feature = "kafka")]
 use socialite_kafka::{KafkaConfig, KafkaLog};
 #[cfg(feature = "mongodb")]
-use socialite_mongo::{Db, MongoStore, MongoTimelines};
+use socialite_mongo::{Db, MongoBuckets, MongoStore, MongoTimelines};
 use std::path::PathBuf;
 use std::sync::Arc;
 
@@ -117,13 +119,15 @@ pub async fn open_backends(config: &BackendConfig) -> Result<Backends> {
         }
         #[cfg(feature = "mongodb")]
         Store::Mongo(uri) => {
-            socialite_mongo::check_feed_model(&feed)?;
             let db = Db::connect(&uri).await?;
-            let timelines: Arc<dyn TimelineStore> = if feed.stores_timelines() {
-                let t = MongoTimelines::open(db.clone(), feed.cache_size, feed.freshness()).await?;
-                Arc::new(t)
-            } else {
-                Arc::new(socialite_core::feed::NoTimelines)
+            let timelines: Arc<dyn TimelineStore> = match feed.model {
+                FeedModel::FanoutOnRead => Arc::new(socialite_core::feed::NoTimelines),
+                FeedModel::Cache => Arc::new(
+                    MongoTimelines::open(db.clone(), feed.cache_size, feed.freshness()).await?,
+                ),
+                FeedModel::TimeBuckets | FeedModel::SizedBuckets => {
+                    Arc::new(MongoBuckets::open(db.clone(), &feed).await?)
+                }
             };
             let s = Arc::new(MongoStore::new(db));
             (s.clone() as _, s.clone() as _, s as _, timelines)

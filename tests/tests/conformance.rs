@@ -11,7 +11,7 @@ use serde_json::json;
 use socialite_core::backends::Backends;
 use socialite_core::error::ErrorKind;
 use socialite_core::event::Event;
-use socialite_core::feed::config::FeedConfig;
+use socialite_core::feed::config::{FeedConfig, FeedModel};
 use socialite_core::feed::fanout;
 use socialite_core::feed::followers::FollowerIndex;
 use socialite_core::feed::timeline::{activate, read_timeline};
@@ -1076,8 +1076,20 @@ async fn fan_out(b: &Backends, index: &FollowerIndex) {
 /// Caches of readers who stop reading expire: a cache not read for the ttl
 /// is gone (the next read finds none, and may build it again); reads keep
 /// a cache alive. The ttl is a second here: reads refresh every 250 ms.
+/// Every stored model: the cache, and both bucket models.
 async fn caches_expire_when_not_read(kind: Kind) {
+    for model in [
+        FeedModel::Cache,
+        FeedModel::TimeBuckets,
+        FeedModel::SizedBuckets,
+    ] {
+        timelines_expire_when_not_read(kind, model).await;
+    }
+}
+
+async fn timelines_expire_when_not_read(kind: Kind, model: FeedModel) {
     let feed = FeedConfig {
+        model,
         cache_ttl_secs: 1,
         ..FeedConfig::default()
     };
@@ -1101,7 +1113,10 @@ async fn caches_expire_when_not_read(kind: Kind) {
         tokio::time::sleep(Duration::from_millis(400)).await;
         assert!(is_ready("kept").await, "a cache that is read stays");
     }
-    assert!(!is_ready("left").await, "1.6 s without a read: expired");
+    assert!(
+        !is_ready("left").await,
+        "{model}: 1.6 s without a read: expired"
+    );
     assert_eq!(
         tl.read(&h("left"), None, 10).await.unwrap(),
         CacheRead::Absent

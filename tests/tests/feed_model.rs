@@ -542,9 +542,8 @@ async fn every_feed_model_matches_the_oracle_on_random_histories() {
     }
 }
 
-/// The same histories on MongoDB's timeline caches and stores (the cache
-/// model, and fanout on read, are the models MongoDB holds), fewer of them:
-/// the test server is slow.
+/// The same histories on MongoDB's stores, every model, linked and
+/// embedded, fewer of them: the test server is slow.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_mongodb_stores_match_the_oracle_on_random_histories() {
     let Some(servers) =
@@ -557,11 +556,16 @@ async fn the_mongodb_stores_match_the_oracle_on_random_histories() {
         Err(_) => (1..=4).collect(),
     };
     for seed in seeds {
-        for (model, embed) in [
-            (FeedModel::Cache, false),
-            (FeedModel::Cache, true),
-            (FeedModel::FanoutOnRead, false),
-        ] {
+        let stored = [
+            FeedModel::Cache,
+            FeedModel::TimeBuckets,
+            FeedModel::SizedBuckets,
+        ];
+        let combinations = stored
+            .into_iter()
+            .flat_map(|m| [(m, false), (m, true)])
+            .chain([(FeedModel::FanoutOnRead, false)]);
+        for (model, embed) in combinations {
             let db = servers.mongodb_uri(&Servers::unique("differential"));
             run_on(seed, 250, 12, feed(model, embed, seed), Some(db)).await;
         }
