@@ -25,6 +25,7 @@
 //!   retry jitter.
 
 pub mod backends;
+pub mod deletions;
 pub mod error;
 pub mod event;
 pub mod feed;

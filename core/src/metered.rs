@@ -8,6 +8,7 @@ use crate::ids::{GroupName, ListName, PostId, TimelineId, UserId};
 use crate::metrics::metrics;
 use crate::model::{Entry, Post, User};
 use crate::ports::*;
+use crate::rules::cascade::DeletionStage;
 use crate::rules::checks::{EdgeChange, EdgeOp, EdgeTransition, Membership};
 use async_trait::async_trait;
 use serde_json::{Map, Value};
@@ -41,6 +42,20 @@ impl ContentStore for Metered<dyn ContentStore> {
     }
     async fn get_user(&self, id: &UserId) -> Result<Option<User>> {
         timed("content", "get_user", self.0.get_user(id)).await
+    }
+    async fn begin_deletion(&self, id: &UserId) -> Result<bool> {
+        timed("content", "begin_deletion", self.0.begin_deletion(id)).await
+    }
+    async fn deletion_step(&self, id: &UserId, stage: DeletionStage, limit: usize) -> Result<bool> {
+        timed(
+            "content",
+            "deletion_step",
+            self.0.deletion_step(id, stage, limit),
+        )
+        .await
+    }
+    async fn pending_deletions(&self) -> Result<Vec<UserId>> {
+        timed("content", "pending_deletions", self.0.pending_deletions()).await
     }
     async fn delete_user(&self, id: &UserId) -> Result<bool> {
         timed("content", "delete_user", self.0.delete_user(id)).await

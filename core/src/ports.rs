@@ -6,6 +6,7 @@ use crate::error::Result;
 use crate::event::Event;
 use crate::ids::{GroupName, ListName, PostId, TimelineId, UserId};
 use crate::model::{Entry, Post, User};
+use crate::rules::cascade::{DeletionStage, DELETION_STEP};
 use crate::rules::checks::{EdgeChange, EdgeTransition, Membership};
 use async_trait::async_trait;
 use serde_json::{Map, Value};
@@ -26,12 +27,46 @@ pub trait ContentStore: Send + Sync + 'static {
         profile: Option<Map<String, Value>>,
     ) -> Result<(User, bool)>;
     async fn get_user(&self, id: &UserId) -> Result<Option<User>>;
+    /// Begins deleting the user ([`DeletionStage`]): marks them as being
+    /// deleted, so that from now on they are gone to readers and writers,
+    /// and a restarted process finds the deletion to resume. False if there
+    /// is no such user (or their deletion began already).
+    async fn begin_deletion(&self, id: &UserId) -> Result<bool>;
+    /// One step of a begun deletion, in one transaction: removes up to
+    /// `limit` of the stage's records and queues what [`crate::rules::cascade::UserDeletion`]
+    /// decides for them (the `Finish` stage removes the user's record, their
+    /// counts and the mark, and queues [`crate::rules::cascade::timeline_dropped`]). Returns whether
+    /// the stage has more.
+    async fn deletion_step(&self, id: &UserId, stage: DeletionStage, limit: usize) -> Result<bool>;
+    /// The users whose deletion began and has not finished.
+    async fn pending_deletions(&self) -> Result<Vec<UserId>>;
     /// Deletes the user, their posts and their edges, the mentions of the
     /// user in other posts, fixes the counts of the accounts at the other
-    /// ends, and queues `AuthorRetracted` (in chunks),
-    /// `Unfollowed` for each account they followed, and `TimelineDropped`.
-    /// Returns false if there was no such user.
-    async fn delete_user(&self, id: &UserId) -> Result<bool>;
+    /// ends, and queues `AuthorRetracted` (in chunks), `Unfollowed` for each
+    /// account they followed, `Left` for each group, and `TimelineDropped`,
+    /// in bounded steps. Returns false if there was no such user.
+    async fn delete_user(&self, id: &UserId) -> Result<bool> {
+        if !self.begin_deletion(id).await? {
+            return Ok(false);
+        }
+        self.finish_deletion(id).await?;
+        Ok(true)
+    }
+    /// Runs every remaining step of a begun deletion.
+    async fn finish_deletion(&self, id: &UserId) -> Result<()> {
+        for stage in DeletionStage::ORDER {
+            while self.deletion_step(id, stage, DELETION_STEP).await? {}
+        }
+        Ok(())
+    }
+    /// Finishes the deletions a crash cut short; returns how many.
+    async fn resume_deletions(&self) -> Result<usize> {
+        let pending = self.pending_deletions().await?;
+        for id in &pending {
+            self.finish_deletion(id).await?;
+        }
+        Ok(pending.len())
+    }
     /// Stores the post and queues `PostCreated`. `NotFound` if the author is
     /// unknown. The post's mentions are candidates: the store keeps those
     /// that are users ([`crate::rules::mentions::kept`]) in the same

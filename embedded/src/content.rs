@@ -1,26 +1,31 @@
-//! Users and posts of the embedded store. A user's deletion removes their
-//! records in one transaction and queues the events that
-//! [`UserDeletion`] decides.
+//! Users and posts of the embedded store. A user's deletion runs in steps
+//! (see `deletion`).
 
-use crate::store::{
-    add_counts, edges_of, emit, require_user, to_user_ids, user_exists, EmbeddedStore,
-};
+use crate::store::{being_deleted, emit, require_user, user_exists, EmbeddedStore};
 use crate::tables::*;
-use crate::{edge_times, groups, lists};
 use async_trait::async_trait;
 use redb::{ReadTransaction, ReadableTable};
 use serde_json::{Map, Value};
 use socialite_core::error::{Error, Result};
 use socialite_core::event::Event;
-use socialite_core::ids::{ListName, PostId, UserId};
+use socialite_core::ids::{PostId, UserId};
 use socialite_core::model::{Entry, Post, User};
 use socialite_core::ports::{ContentStore, IdRange};
-use socialite_core::rules::cascade::{post_deleted, UserDeletion};
-use socialite_core::rules::checks::{EdgeChange, EdgeOp, Membership};
+use socialite_core::rules::cascade::{post_deleted, DeletionStage};
+use socialite_core::rules::checks::user_being_deleted;
 use socialite_core::rules::mentions::kept;
 use std::sync::Arc;
 
 fn load_user(txn: &ReadTransaction, id: &UserId) -> Result<Option<User>> {
+    if txn
+        .open_table(DELETING)
+        .store()?
+        .get(id.as_str())
+        .store()?
+        .is_some()
+    {
+        return Ok(None); // gone to readers from the deletion's first step
+    }
     let users = txn.open_table(USERS).store()?;
     let Some(profile) = users.get(id.as_str()).store()? else {
         return Ok(None);
@@ -41,70 +46,6 @@ fn load_user(txn: &ReadTransaction, id: &UserId) -> Result<Option<User>> {
         following,
         profile,
     }))
-}
-
-/// Removes the list data of a deleted user's edges, each as its unfollow
-/// would: returns the lists that filed the user, and whom the user followed
-/// with each edge's lists.
-#[allow(clippy::type_complexity)]
-fn remove_lists(
-    txn: &redb::WriteTransaction,
-    user: &UserId,
-    following: Vec<UserId>,
-) -> Result<(Vec<(UserId, ListName)>, Vec<(UserId, Vec<ListName>)>)> {
-    let listed = lists::listed_by(&txn.open_table(LISTED).store()?, user.as_str())?;
-    let following: Vec<(UserId, Vec<ListName>)> = {
-        let table = txn.open_table(EDGE_LISTS).store()?;
-        following
-            .into_iter()
-            .map(|t| {
-                let l = lists::edge_lists(&table, user.as_str(), t.as_str())?;
-                Ok((t, l))
-            })
-            .collect::<Result<_>>()?
-    };
-    let mut filed: Vec<(&UserId, &UserId, Vec<ListName>)> = Vec::new();
-    for (f, l) in &listed {
-        match filed.last_mut() {
-            Some((last, _, ls)) if *last == f => ls.push(l.clone()),
-            _ => filed.push((f, user, vec![l.clone()])),
-        }
-    }
-    filed.extend(
-        following
-            .iter()
-            .filter(|(_, l)| !l.is_empty())
-            .map(|(t, l)| (user, t, l.clone())),
-    );
-    for (f, t, l) in filed {
-        let unfollow = EdgeChange::new(f.clone(), t.clone(), EdgeOp::Unfollow)?;
-        lists::apply(txn, f.as_str(), t.as_str(), &unfollow.transition(Some(l)))?;
-    }
-    Ok((listed, following))
-}
-
-/// A deleted user leaves the mentions of the posts that named them (so a
-/// user created again under the id inherits none): their index entries go
-/// and the posts' records drop them. Returns the posts rewritten.
-fn forget_mentions(txn: &redb::WriteTransaction, user: &str) -> Result<Vec<u64>> {
-    let mut mentions = txn.open_table(MENTIONS).store()?;
-    let ids: Vec<u64> = mentions
-        .range((user, 0)..=(user, u64::MAX))
-        .store()?
-        .map(|r| r.map(|(k, _)| k.value().1))
-        .collect::<std::result::Result<_, _>>()
-        .store()?;
-    let mut posts = txn.open_table(POSTS).store()?;
-    for &p in &ids {
-        mentions.remove((user, p)).store()?;
-        let record = posts.get(p).store()?.map(|b| b.value().to_vec());
-        if let Some(bytes) = record {
-            let mut r: PostRecord = decode(&bytes)?;
-            r.mentions.retain(|m| m != user);
-            posts.insert(p, encode(&r).as_slice()).store()?;
-        }
-    }
-    Ok(ids)
 }
 
 /// The inclusive post id bounds of a range, or `None` when it is empty.
@@ -143,6 +84,9 @@ impl ContentStore for EmbeddedStore {
         let id = id.clone();
         self.writer
             .write(move |ctx| {
+                if being_deleted(ctx.txn, id.as_str())? {
+                    return Err(user_being_deleted(&id));
+                }
                 let mut users = ctx.txn.open_table(USERS).store()?;
                 let existing = users.get(id.as_str()).store()?.map(|g| g.value().to_vec());
                 let created = existing.is_none();
@@ -179,97 +123,16 @@ impl ContentStore for EmbeddedStore {
         self.read(|txn| load_user(txn, id))
     }
 
-    async fn delete_user(&self, id: &UserId) -> Result<bool> {
-        let id = id.clone();
-        let removed = self
-            .writer
-            .write(move |ctx| {
-                let u = id.as_str();
-                if !user_exists(ctx.txn, u)? {
-                    return Ok(None);
-                }
-                let followers =
-                    edges_of(&ctx.txn.open_table(FOLLOWERS).store()?, u, None, usize::MAX)?;
-                let following =
-                    edges_of(&ctx.txn.open_table(FOLLOWING).store()?, u, None, usize::MAX)?;
-                for f in &followers {
-                    edge_times::remove(ctx.txn, f, u)?;
-                }
-                for t in &following {
-                    edge_times::remove(ctx.txn, u, t)?;
-                }
-                {
-                    let mut fwing = ctx.txn.open_table(FOLLOWING).store()?;
-                    let mut fwers = ctx.txn.open_table(FOLLOWERS).store()?;
-                    for f in &followers {
-                        fwing.remove((f.as_str(), u)).store()?;
-                        fwers.remove((u, f.as_str())).store()?;
-                    }
-                    for t in &following {
-                        fwers.remove((t.as_str(), u)).store()?;
-                        fwing.remove((u, t.as_str())).store()?;
-                    }
-                }
-                for f in &followers {
-                    add_counts(ctx.txn, f, 0, -1)?;
-                }
-                for t in &following {
-                    add_counts(ctx.txn, t, -1, 0)?;
-                }
-                let removed_posts = {
-                    let mut by_author = ctx.txn.open_table(AUTHOR_POSTS).store()?;
-                    let mut posts = ctx.txn.open_table(POSTS).store()?;
-                    let ids: Vec<u64> = by_author
-                        .range((u, 0)..=(u, u64::MAX))
-                        .store()?
-                        .map(|r| r.map(|(k, _)| k.value().1))
-                        .collect::<std::result::Result<_, _>>()
-                        .store()?;
-                    let mut mentions = ctx.txn.open_table(MENTIONS).store()?;
-                    for &p in &ids {
-                        if let Some(bytes) = posts.remove(p).store()? {
-                            for m in decode::<PostRecord>(bytes.value())?.mentions {
-                                mentions.remove((m.as_str(), p)).store()?;
-                            }
-                        }
-                        by_author.remove((u, p)).store()?;
-                    }
-                    drop(mentions);
-                    ids
-                };
-                let unmentioned = forget_mentions(ctx.txn, u)?;
-                ctx.txn.open_table(USERS).store()?.remove(u).store()?;
-                ctx.txn.open_table(COUNTS).store()?.remove(u).store()?;
-                let (followers, following) = (to_user_ids(followers)?, to_user_ids(following)?);
-                let (listed, following) = remove_lists(ctx.txn, &id, following)?;
-                let groups = groups::groups_of(&ctx.txn.open_table(USER_GROUPS).store()?, u)?;
-                for group in &groups {
-                    let leave = Membership {
-                        group: group.clone(),
-                        user: id.clone(),
-                        join: false,
-                    };
-                    groups::apply(ctx.txn, &leave)?;
-                }
-                let deletion = UserDeletion {
-                    user: &id,
-                    followers: &followers,
-                    listed: &listed,
-                    following: &following,
-                    groups: &groups,
-                };
-                for event in deletion.events() {
-                    emit(ctx, &event)?;
-                }
-                Ok(Some((removed_posts, unmentioned)))
-            })
-            .await?;
-        if let Some((removed, unmentioned)) = &removed {
-            for p in removed.iter().chain(unmentioned) {
-                self.posts.remove(PostId(*p));
-            }
-        }
-        Ok(removed.is_some())
+    async fn begin_deletion(&self, id: &UserId) -> Result<bool> {
+        self.begin_deletion_of(id).await
+    }
+
+    async fn deletion_step(&self, id: &UserId, stage: DeletionStage, limit: usize) -> Result<bool> {
+        self.deletion_step_of(id, stage, limit).await
+    }
+
+    async fn pending_deletions(&self) -> Result<Vec<UserId>> {
+        self.pending_deletion_list()
     }
 
     async fn create_post(&self, post: Post) -> Result<Post> {

@@ -22,6 +22,7 @@
 mod authors;
 pub mod config;
 mod content;
+mod deletion;
 mod edge_times;
 mod graph;
 mod groups;

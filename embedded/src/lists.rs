@@ -16,7 +16,7 @@ pub(crate) fn decode_lists(text: &str) -> Vec<ListName> {
         .collect()
 }
 
-fn encode_lists(lists: &[ListName]) -> String {
+pub(crate) fn encode_lists(lists: &[ListName]) -> String {
     let names: Vec<&str> = lists.iter().map(ListName::as_str).collect();
     names.join(",")
 }

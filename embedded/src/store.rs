@@ -57,6 +57,7 @@ impl EmbeddedStore {
             txn.open_table(GROUP_SIZES).store()?;
             txn.open_table(FOLLOWING_BY_TIME).store()?;
             txn.open_table(FOLLOWERS_BY_TIME).store()?;
+            txn.open_table(DELETING).store()?;
             crate::edge_times::backfill_untimed(&txn)?;
             last_u64_key(&txn.open_table(OUTBOX).store()?)? + 1
         };
@@ -108,8 +109,13 @@ pub(crate) fn emit(ctx: &mut Ctx<'_>, event: &Event) -> Result<()> {
     Ok(())
 }
 
+/// Whether the user exists and is not being deleted.
 pub(crate) fn user_exists(txn: &WriteTransaction, id: &str) -> Result<bool> {
-    Ok(txn.open_table(USERS).store()?.get(id).store()?.is_some())
+    Ok(txn.open_table(USERS).store()?.get(id).store()?.is_some() && !being_deleted(txn, id)?)
+}
+
+pub(crate) fn being_deleted(txn: &WriteTransaction, id: &str) -> Result<bool> {
+    Ok(txn.open_table(DELETING).store()?.get(id).store()?.is_some())
 }
 
 pub(crate) fn require_user(txn: &WriteTransaction, id: &UserId) -> Result<()> {

@@ -7,6 +7,9 @@ use socialite_core::error::{Error, ErrorKind, Result};
 
 /// user id → profile JSON (empty when the user has none).
 pub const USERS: TableDefinition<&str, &[u8]> = TableDefinition::new("users");
+/// user id → the user's lists when their deletion began (comma-separated):
+/// users being deleted, gone to readers and writers until the last step.
+pub const DELETING: TableDefinition<&str, &str> = TableDefinition::new("deleting");
 /// user id → (followers, following), maintained on every edge change.
 pub const COUNTS: TableDefinition<&str, (u64, u64)> = TableDefinition::new("counts");
 /// (follower, followee): whom a user follows, in id order.

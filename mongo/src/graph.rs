@@ -20,7 +20,7 @@ use socialite_core::ports::GraphStore;
 use socialite_core::rules::checks::{EdgeChange, EdgeTransition, Membership};
 
 /// The field holding the other end of an edge in each edge collection.
-fn other_end(collection: &str) -> &'static str {
+pub(crate) fn other_end(collection: &str) -> &'static str {
     if collection == "followers" {
         "follower"
     } else {
@@ -29,39 +29,12 @@ fn other_end(collection: &str) -> &'static str {
 }
 
 impl MongoStore {
-    fn edges(&self, collection: &str) -> &Collection<Document> {
+    pub(crate) fn edges(&self, collection: &str) -> &Collection<Document> {
         if collection == "followers" {
             &self.db.followers
         } else {
             &self.db.following
         }
-    }
-
-    /// Every edge of `user` in `collection`, with its lists, inside a
-    /// transaction.
-    pub(crate) async fn edge_list(
-        &self,
-        s: &mut ClientSession,
-        collection: &str,
-        user: &str,
-    ) -> Result<Vec<(UserId, Vec<ListName>)>, TxnError> {
-        let field = other_end(collection);
-        let mut cursor = self
-            .edges(collection)
-            .find(doc! { "user": user })
-            .projection(doc! { "_id": 0, field: 1, "_g": 1 })
-            .sort(doc! { "user": 1, field: 1 })
-            .session(&mut *s)
-            .await?;
-        let mut out = Vec::new();
-        while let Some(d) = cursor.next(&mut *s).await {
-            let d = d?;
-            out.push((
-                UserId::from_stored(get_str(&d, field)?.to_owned()),
-                lists_of(&d),
-            ));
-        }
-        Ok(out)
     }
 
     /// One page of `user`'s edges, newest follow first (ties in id order),
@@ -212,7 +185,7 @@ impl MongoStore {
         let mut cursor = self
             .db
             .users
-            .find(doc! { "_id": { "$in": &ids } })
+            .find(doc! { "_id": { "$in": &ids }, "deleting": { "$ne": true } })
             .projection(doc! { "_id": 1 })
             .session(&mut *s)
             .await?;

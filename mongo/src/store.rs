@@ -22,8 +22,8 @@ use socialite_core::event::Event;
 use socialite_core::ids::{now_ms, PostId, UserId};
 use socialite_core::model::{Entry, Post, User};
 use socialite_core::ports::{ContentStore, IdRange};
-use socialite_core::rules::cascade::post_deleted;
-use socialite_core::rules::checks::user_not_found;
+use socialite_core::rules::cascade::{post_deleted, DeletionStage};
+use socialite_core::rules::checks::{user_being_deleted, user_not_found};
 use socialite_core::rules::mentions::kept;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
@@ -116,7 +116,7 @@ impl MongoStore {
         let mut cursor = self
             .db
             .users
-            .find(doc! { "_id": { "$in": wanted } })
+            .find(doc! { "_id": { "$in": wanted }, "deleting": { "$ne": true } })
             .projection(doc! { "_id": 1 })
             .session(&mut *s)
             .await?;
@@ -136,7 +136,7 @@ impl MongoStore {
             let found = self
                 .db
                 .users
-                .find_one(doc! { "_id": id.as_str() })
+                .find_one(doc! { "_id": id.as_str(), "deleting": { "$ne": true } })
                 .projection(doc! { "_id": 1 })
                 .session(&mut *s)
                 .await?;
@@ -250,14 +250,25 @@ impl ContentStore for MongoStore {
         // One atomic write that returns the document as it was: none means
         // created. The answer comes from this write, so a deletion that
         // commits right after cannot turn a successful put into a 404.
+        // A user being deleted matches no filter, so the upsert meets its
+        // id: refused until the deletion ends.
         let before = self
             .db
             .users
-            .find_one_and_update(doc! { "_id": id.as_str() }, update)
+            .find_one_and_update(
+                doc! { "_id": id.as_str(), "deleting": { "$ne": true } },
+                update,
+            )
             .upsert(true)
             .return_document(ReturnDocument::Before)
             .await
-            .map_err(db_err("storing a user"))?;
+            .map_err(|e| {
+                if crate::db::is_duplicate_key(&e) {
+                    user_being_deleted(id)
+                } else {
+                    db_err("storing a user")(e)
+                }
+            })?;
         let Some(before) = before else {
             let user = User {
                 id: id.clone(),
@@ -279,7 +290,7 @@ impl ContentStore for MongoStore {
         let found = self
             .db
             .users
-            .find_one(doc! { "_id": id.as_str() })
+            .find_one(doc! { "_id": id.as_str(), "deleting": { "$ne": true } })
             .await
             .map_err(db_err("reading a user"))?;
         let Some(mut user) = found.as_ref().map(to_user).transpose()? else {
@@ -289,18 +300,24 @@ impl ContentStore for MongoStore {
         Ok(Some(user))
     }
 
-    async fn delete_user(&self, id: &UserId) -> Result<bool> {
-        let removed = self
+    async fn begin_deletion(&self, id: &UserId) -> Result<bool> {
+        self.begin_deletion_of(id).await
+    }
+
+    async fn deletion_step(&self, id: &UserId, stage: DeletionStage, limit: usize) -> Result<bool> {
+        let more = self
             .db
             .transaction("deleting a user", |mut s| async move {
-                let r = self.delete_user_in(&mut s, id).await;
+                let r = self.deletion_step_in(&mut s, id, stage, limit).await;
                 (s, r)
             })
             .await?;
-        if removed {
-            self.queued();
-        }
-        Ok(removed)
+        self.queued();
+        Ok(more)
+    }
+
+    async fn pending_deletions(&self) -> Result<Vec<UserId>> {
+        self.pending_deletion_list().await
     }
 
     async fn create_post(&self, post: Post) -> Result<Post> {

@@ -11,6 +11,7 @@ use socialite_api::serve::{
     finish_router, grpc_routes, ops_only_router, serve_grpc, serve_http, Serving,
 };
 use socialite_core::backends::Backends;
+use socialite_core::deletions::run_deletions;
 use socialite_core::health::Health;
 use socialite_core::ingest::Ingest;
 use socialite_core::reads::Reads;
@@ -212,6 +213,10 @@ pub async fn start(
         pipeline_tasks.push(tokio::spawn(run_relay(
             backends.outbox.clone(),
             backends.log.clone(),
+            pipeline_shutdown.clone(),
+        )));
+        pipeline_tasks.push(tokio::spawn(run_deletions(
+            backends.content.clone(),
             pipeline_shutdown.clone(),
         )));
     }

@@ -21,7 +21,7 @@ use socialite_core::ingest::Ingest;
 use socialite_core::model::{Entry, Post};
 use socialite_core::ports::{CacheRead, Coverage, IdRange, LogConsumer};
 use socialite_core::rules::access::Caller;
-use socialite_core::rules::cascade::UserDeletion;
+use socialite_core::rules::cascade::{timeline_dropped, DeletionStage, UserDeletion};
 use socialite_core::rules::checks::{EdgeChange, EdgeOp, Membership};
 use socialite_embedded::EmbeddedConfig;
 use socialite_runtime::backends::{open_backends, BackendConfig};
@@ -404,7 +404,124 @@ async fn follow_graph(kind: Kind) {
         following: &[(u("c"), vec![])],
         groups: &[],
     };
-    assert_eq!(drain_outbox(b).await, deletion.events());
+    let mut events = deletion.events();
+    events.push(timeline_dropped(&u("a"), vec![]));
+    assert_eq!(drain_outbox(b).await, events);
+}
+
+/// A user's deletion in bounded steps: gone to readers and writers from
+/// the first, resumable after a crash at any step, exact at the end.
+async fn deletion_in_steps(kind: Kind) {
+    let Some(t) = open(kind, FeedConfig::default(), "deletion_in_steps").await else {
+        return;
+    };
+    let (b, c, g) = (&t.backends, &t.backends.content, &t.backends.graph);
+    let names = ["x", "f1", "f2", "f3", "f4", "f5", "t1", "t2", "t3", "m"];
+    for name in names {
+        c.put_user(&u(name), None).await.unwrap();
+    }
+    for f in ["f1", "f2", "f3", "f4", "f5"] {
+        let lists: &[&str] = if f == "f2" { &["close"] } else { &[] };
+        g.change_edge(&filed(f, "x", lists)).await.unwrap();
+    }
+    for t in ["t1", "t2", "t3"] {
+        g.change_edge(&filed("x", t, &["work"])).await.unwrap();
+    }
+    let join = Membership {
+        group: GroupName::parse("club").unwrap(),
+        user: u("x"),
+        join: true,
+    };
+    g.change_membership(&join).await.unwrap();
+    for p in 1..=5 {
+        c.create_post(post(p, "x", "mine")).await.unwrap();
+    }
+    let mut naming = post(9, "m", "hi @x");
+    naming.mentions = vec![u("x")];
+    c.create_post(naming).await.unwrap();
+    drain_outbox(b).await;
+
+    assert!(c.begin_deletion(&u("x")).await.unwrap());
+    assert!(!c.begin_deletion(&u("x")).await.unwrap(), "begun once");
+    assert!(c.get_user(&u("x")).await.unwrap().is_none(), "gone at once");
+    let refused = c.put_user(&u("x"), None).await.unwrap_err();
+    assert_eq!(refused.code(), "user_being_deleted");
+    let follow = g.change_edge(&edge("t1", "x", EdgeOp::Follow)).await;
+    assert_eq!(follow.unwrap_err().kind(), ErrorKind::NotFound);
+    let post_refused = c.create_post(post(20, "x", "late")).await;
+    assert_eq!(post_refused.unwrap_err().kind(), ErrorKind::NotFound);
+    // Steps of two: a crash after two steps of followers leaves the rest.
+    assert!(c
+        .deletion_step(&u("x"), DeletionStage::Followers, 2)
+        .await
+        .unwrap());
+    assert!(c
+        .deletion_step(&u("x"), DeletionStage::Followers, 2)
+        .await
+        .unwrap());
+    let f1 = c.get_user(&u("f1")).await.unwrap().unwrap();
+    assert_eq!(f1.following, 0, "each step moves its edges' counts");
+    assert_eq!(c.pending_deletions().await.unwrap(), vec![u("x")]);
+    assert_eq!(c.resume_deletions().await.unwrap(), 1);
+    assert!(c.pending_deletions().await.unwrap().is_empty());
+
+    for f in ["f1", "f2", "f3", "f4", "f5"] {
+        let user = c.get_user(&u(f)).await.unwrap().unwrap();
+        assert_eq!(user.following, 0, "{f}");
+        assert!(g.edge(&u(f), &u("x")).await.unwrap().is_none());
+    }
+    assert!(g.lists(&u("f2")).await.unwrap().is_empty());
+    for t in ["t1", "t2", "t3"] {
+        assert_eq!(
+            c.get_user(&u(t)).await.unwrap().unwrap().followers,
+            0,
+            "{t}"
+        );
+        assert!(g.followers(&u(t), None, 10).await.unwrap().is_empty());
+    }
+    assert_eq!(g.group_size(&join.group).await.unwrap(), 0);
+    let posts: Vec<PostId> = (1..=5).map(PostId).collect();
+    assert!(c.get_posts(&posts).await.unwrap().is_empty());
+    let mentioning = c.get_posts(&[PostId(9)]).await.unwrap();
+    assert!(
+        mentioning[0].mentions.is_empty(),
+        "no mention of a user who is gone"
+    );
+    // What the steps queued adds up to the whole deletion's events.
+    let events = drain_outbox(b).await;
+    let retracted: Vec<UserId> = events
+        .iter()
+        .flat_map(|e| match e {
+            Event::AuthorRetracted { followers, .. } => followers.clone(),
+            _ => vec![],
+        })
+        .collect();
+    assert_eq!(retracted, ["f1", "f2", "f3", "f4", "f5"].map(u).to_vec());
+    let unfollowed = events
+        .iter()
+        .filter(|e| matches!(e, Event::Unfollowed { lists, .. } if *lists == vec![l("work")]))
+        .count();
+    assert_eq!(unfollowed, 3);
+    assert_eq!(
+        events.last(),
+        Some(&timeline_dropped(&u("x"), vec![l("work")])),
+        "the user's own timelines go last, once"
+    );
+    assert_eq!(
+        events
+            .iter()
+            .filter(|e| matches!(e, Event::TimelineDropped { .. }))
+            .count(),
+        1
+    );
+    // The id is free again, and inherits nothing.
+    let (again, created) = c.put_user(&u("x"), None).await.unwrap();
+    assert!(created && again.followers == 0 && again.following == 0);
+    assert!(c
+        .mentions_of(&u("x"), IdRange::default(), 10)
+        .await
+        .unwrap()
+        .is_empty());
 }
 
 /// Follow lists newest first: each edge with its time, pages after a
@@ -563,7 +680,9 @@ async fn groups(kind: Kind) {
         following: &[],
         groups: &[gn("go"), gn("rust")],
     };
-    assert_eq!(drain_outbox(b).await, deletion.events());
+    let mut events = deletion.events();
+    events.push(timeline_dropped(&u("a"), vec![]));
+    assert_eq!(drain_outbox(b).await, events);
 }
 
 fn mentioning(id: u64, author: &str, named: &[&str]) -> Post {
@@ -800,7 +919,9 @@ async fn lists_on_edges(kind: Kind) {
         following: &[(u("c"), vec![l("mine")])],
         groups: &[],
     };
-    assert_eq!(drain_outbox(b).await, deletion.events());
+    let mut events = deletion.events();
+    events.push(timeline_dropped(&u("b"), vec![l("mine")]));
+    assert_eq!(drain_outbox(b).await, events);
     // Members come in id order whatever else their edges are filed under.
     g.change_edge(&filed("e", "a", &["work"])).await.unwrap();
     g.change_edge(&filed("e", "c", &["aa", "work"]))
@@ -1194,6 +1315,11 @@ macro_rules! suite {
             #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
             async fn caches_expire_when_not_read() {
                 super::caches_expire_when_not_read($kind).await
+            }
+
+            #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+            async fn deletion_in_steps() {
+                super::deletion_in_steps($kind).await
             }
 
             #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

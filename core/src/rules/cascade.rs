@@ -1,7 +1,10 @@
-//! What deleting something tells the rest of the pipeline. A store deletes
-//! the user's or the post's records in one transaction and queues the events
-//! decided here in the same transaction, so every fanout worker retracts the
-//! same entries whatever the backend.
+//! What deleting something tells the rest of the pipeline. A post's
+//! deletion is one transaction. A user's deletion runs in bounded steps
+//! ([`DeletionStage`]), each its own transaction that removes up to
+//! [`DELETION_STEP`] records and queues the events decided here for what it
+//! removed, so an account with millions of followers never needs one huge
+//! transaction, and every fanout worker retracts the same entries whatever
+//! the backend.
 
 use crate::event::Event;
 use crate::ids::{GroupName, ListName, PostId, UserId};
@@ -10,10 +13,60 @@ use crate::ids::{GroupName, ListName, PostId, UserId};
 /// event grows with an account's follower count.
 pub const RETRACT_CHUNK: usize = 1000;
 
-/// A user's deletion, with the edges the store held when it deleted them.
-/// The store removes the user, their posts, both directions of every edge,
-/// and moves the counts at the other ends (each follower follows one fewer,
-/// each followee has one follower fewer).
+/// Records one step of a user's deletion removes at most: small enough for
+/// any store's transaction limits (MongoDB's 60 s and 16 MiB), large enough
+/// that a deletion of a million follows takes a thousand steps.
+pub const DELETION_STEP: usize = 1000;
+
+/// The steps of a user's deletion, in order. The first write marks the user
+/// as being deleted (a tombstone): from then on the user is gone to readers
+/// and writers (absent to reads, refused as an author, a follower, a
+/// followee or a member, and not created again until the deletion ends), and
+/// the mark is what a restarted process finds to resume the deletion. Each
+/// stage removes what remains of its records a step at a time, so a step
+/// that runs twice (after a crash) finds nothing twice; the counts at the
+/// other ends move with each step's edges, and are right when it ends.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DeletionStage {
+    /// Edges from followers (and the lists that file the user): their
+    /// following counts and list sizes drop; `AuthorRetracted`.
+    Followers,
+    /// Edges to followees: their follower counts drop; `Unfollowed`.
+    Following,
+    /// Group memberships: the groups lose a member; `Left`.
+    Groups,
+    /// The user's posts (and their mentions of others).
+    Posts,
+    /// Mentions of the user in others' posts.
+    Mentions,
+    /// The user's record, counts and tombstone; `TimelineDropped`.
+    Finish,
+}
+
+impl DeletionStage {
+    pub const ORDER: [DeletionStage; 6] = [
+        DeletionStage::Followers,
+        DeletionStage::Following,
+        DeletionStage::Groups,
+        DeletionStage::Posts,
+        DeletionStage::Mentions,
+        DeletionStage::Finish,
+    ];
+}
+
+/// The last event of a user's deletion: their own timelines go (home, and
+/// every list they had).
+pub fn timeline_dropped(user: &UserId, lists: Vec<ListName>) -> Event {
+    Event::TimelineDropped {
+        user: user.clone(),
+        lists,
+    }
+}
+
+/// What one step of a user's deletion removed: both directions of these
+/// edges (the store moves the counts at the other ends: each follower
+/// follows one fewer, each followee has one follower fewer) and these
+/// memberships.
 #[derive(Debug, Clone, Copy)]
 pub struct UserDeletion<'a> {
     pub user: &'a UserId,
@@ -29,16 +82,16 @@ pub struct UserDeletion<'a> {
 }
 
 impl UserDeletion<'_> {
-    /// The events the deletion queues, in this order:
+    /// The events the step queues, in this order:
     /// - `AuthorRetracted` for the followers, then for the lists that filed
     ///   the user, in chunks of [`RETRACT_CHUNK`]: their timelines drop the
     ///   user's posts;
     /// - `Unfollowed` for every account the user followed: fanout workers
     ///   keep follower lists, and those accounts lost a follower;
     /// - `Left` for every group the user was in: its timeline drops the
-    ///   user's posts;
-    /// - `TimelineDropped` last: the user's own timelines go (home, and
-    ///   every list the user had).
+    ///   user's posts.
+    ///
+    /// The deletion's last step adds [`timeline_dropped`].
     pub fn events(&self) -> Vec<Event> {
         let author = || self.user.clone();
         let mut events: Vec<Event> = self
@@ -68,23 +121,7 @@ impl UserDeletion<'_> {
             group: g.clone(),
             user: author(),
         }));
-        events.push(Event::TimelineDropped {
-            user: author(),
-            lists: self.own_lists(),
-        });
         events
-    }
-
-    /// The lists the user had: every list their edges were filed under.
-    pub fn own_lists(&self) -> Vec<ListName> {
-        let mut lists: Vec<ListName> = self
-            .following
-            .iter()
-            .flat_map(|(_, l)| l.iter().cloned())
-            .collect();
-        lists.sort_unstable();
-        lists.dedup();
-        lists
     }
 }
 
@@ -106,7 +143,7 @@ mod tests {
     }
 
     #[test]
-    fn a_deletion_retracts_in_chunks_then_unfollows_then_drops() {
+    fn a_deletion_step_retracts_in_chunks_then_unfollows_then_leaves() {
         let followers: Vec<UserId> = (0..RETRACT_CHUNK + 1)
             .map(|i| u(&format!("f{i}")))
             .collect();
@@ -121,7 +158,7 @@ mod tests {
             groups: &[GroupName::parse("g").unwrap()],
         };
         let events = d.events();
-        assert_eq!(events.len(), 6);
+        assert_eq!(events.len(), 5);
         assert!(
             matches!(&events[0], Event::AuthorRetracted { followers, .. } if followers.len() == RETRACT_CHUNK)
         );
@@ -140,17 +177,10 @@ mod tests {
             }
         );
         assert!(matches!(&events[4], Event::Left { user, .. } if *user == u("x")));
-        assert_eq!(
-            events[5],
-            Event::TimelineDropped {
-                user: u("x"),
-                lists: vec![work]
-            }
-        );
     }
 
     #[test]
-    fn a_user_with_no_edges_only_drops_their_timeline() {
+    fn a_step_with_no_edges_queues_nothing() {
         let d = UserDeletion {
             user: &u("x"),
             followers: &[],
@@ -158,12 +188,13 @@ mod tests {
             following: &[],
             groups: &[],
         };
+        assert!(d.events().is_empty());
         assert_eq!(
-            d.events(),
-            vec![Event::TimelineDropped {
+            timeline_dropped(&u("x"), vec![]),
+            Event::TimelineDropped {
                 user: u("x"),
                 lists: vec![]
-            }]
+            }
         );
     }
 }

@@ -20,6 +20,14 @@ pub fn user_not_found(id: &UserId) -> Error {
     Error::not_found("user_not_found", format!("user {id} does not exist"))
 }
 
+/// A put of a user whose id's earlier user is still being deleted.
+pub fn user_being_deleted(id: &UserId) -> Error {
+    Error::conflict(
+        "user_being_deleted",
+        format!("user {id} is being deleted; create it again once the deletion has finished"),
+    )
+}
+
 pub fn post_not_found(id: PostId) -> Error {
     Error::not_found("post_not_found", format!("post {id} does not exist"))
 }

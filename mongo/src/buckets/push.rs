@@ -60,7 +60,7 @@ pub(crate) async fn push_all(
 ) -> Result<Pushed> {
     let mut pushed = Pushed::default();
     // Sized buckets: at most the retained buckets above a stale open hint.
-    let max_rounds = shape.keep() as u32 + 4;
+    let max_rounds = shape.keep() as u32 + 8;
     let mut round = 0;
     while !targets.is_empty() {
         round += 1;
@@ -72,8 +72,7 @@ pub(crate) async fn push_all(
             )));
         }
         let outcomes = run(db, shape, &targets, &mut pushed).await?;
-        let mut next = Vec::new();
-        let mut foreign = Vec::new();
+        let mut conflicts = Vec::new();
         for (mut t, outcome) in targets.into_iter().zip(outcomes) {
             match outcome {
                 Outcome::Landed { upserted } => {
@@ -87,18 +86,29 @@ pub(crate) async fn push_all(
                 Outcome::Held => {}
                 Outcome::Conflict => {
                     t.attempt += 1;
-                    if let Some(key) = shape.on_conflict(t.key, t.attempt) {
-                        if key == t.key && t.attempt == 2 {
-                            foreign.push(doc! {
-                                "q": { "_id": shape.bucket_id(&t.timeline, key), "g": { "$ne": t.generation } },
-                                "limit": 1,
-                            });
-                        }
-                        t.key = key;
-                        next.push(t);
-                    }
+                    conflicts.push(t);
                 }
             }
+        }
+        let tried: Vec<(&str, i64, u32)> = conflicts
+            .iter()
+            .map(|t| (t.timeline.as_str(), t.key, t.attempt))
+            .collect();
+        let keys = shape.after_conflicts(&tried);
+        let mut next = Vec::new();
+        let mut foreign = Vec::new();
+        for (mut t, key) in conflicts.into_iter().zip(keys) {
+            let Some(key) = key else {
+                continue; // held
+            };
+            if key == t.key && t.attempt == 2 {
+                foreign.push(doc! {
+                    "q": { "_id": shape.bucket_id(&t.timeline, key), "g": { "$ne": t.generation } },
+                    "limit": 1,
+                });
+            }
+            t.key = key;
+            next.push(t);
         }
         if !foreign.is_empty() {
             // A time bucket of an earlier generation of the timeline (one

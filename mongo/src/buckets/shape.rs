@@ -13,6 +13,7 @@
 use mongodb::bson::{doc, Bson, Document};
 use socialite_core::feed::config::{FeedConfig, FeedModel};
 use socialite_core::ids::PostId;
+use std::collections::HashMap;
 
 /// Which bucket model, with its parameters.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -115,18 +116,41 @@ impl Shape {
         }
     }
 
-    /// Where a delivery goes after its upsert met an existing bucket with
-    /// the same `_id` that did not take it: a sized bucket is full (or holds
-    /// the post, which the next bucket's unique index then says), so the
-    /// next; a time bucket holds the post, or another worker created it
-    /// a moment before, or is a leftover of an older generation (which the
-    /// second conflict deletes), so the same again, twice at most
-    /// (`attempt` counts from 1). `None`: the bucket holds the post.
-    pub(crate) fn on_conflict(self, key: i64, attempt: u32) -> Option<i64> {
+    /// Where deliveries go after their upserts met existing buckets with
+    /// the same `_id` that did not take them. `conflicts` are (timeline, key
+    /// tried, attempt counting from 1), in batch order; the answer is the
+    /// next key of each, or `None` when the bucket holds the post.
+    ///
+    /// A sized bucket was full (or holds the post, which the next bucket's
+    /// unique index then says): a timeline's conflicting entries go on to
+    /// the buckets after the highest tried, N to a bucket, so a batch of
+    /// many entries for one timeline takes one more round, not one per
+    /// bucket. A time bucket holds the post, or another worker created it a
+    /// moment before, or it is a leftover of an older generation (which the
+    /// second conflict deletes): the same bucket again, twice at most.
+    pub(crate) fn after_conflicts(self, conflicts: &[(&str, i64, u32)]) -> Vec<Option<i64>> {
         match self {
-            Shape::Sized { .. } => Some(key + 1),
-            Shape::Timed { .. } if attempt < 3 => Some(key),
-            Shape::Timed { .. } => None,
+            Shape::Timed { .. } => conflicts
+                .iter()
+                .map(|&(_, key, attempt)| (attempt < 3).then_some(key))
+                .collect(),
+            Shape::Sized { size, .. } => {
+                let mut highest: HashMap<&str, i64> = HashMap::new();
+                for &(t, key, _) in conflicts {
+                    let h = highest.entry(t).or_insert(key);
+                    *h = (*h).max(key);
+                }
+                let mut placed: HashMap<&str, i64> = HashMap::new();
+                conflicts
+                    .iter()
+                    .map(|&(t, _, _)| {
+                        let i = placed.entry(t).or_insert(0);
+                        let key = highest[t] + 1 + *i / size as i64;
+                        *i += 1;
+                        Some(key)
+                    })
+                    .collect()
+            }
         }
     }
 
@@ -189,14 +213,17 @@ mod tests {
     }
 
     #[test]
-    fn a_conflict_moves_a_sized_delivery_on_and_retries_a_timed_one_once() {
+    fn conflicts_spread_over_the_next_sized_buckets_and_retry_a_time_bucket_twice() {
         let sized = Shape::Sized { size: 2, keep: 1 };
-        assert_eq!(sized.on_conflict(4, 1), Some(5));
+        let next = sized.after_conflicts(&[("a", 4, 1), ("b", 9, 1), ("a", 4, 1), ("a", 5, 2)]);
+        assert_eq!(next, vec![Some(6), Some(10), Some(6), Some(7)]);
         let timed = Shape::Timed {
             span_ms: 1000,
             keep: 2,
         };
-        assert_eq!(timed.on_conflict(4, 2), Some(4));
-        assert_eq!(timed.on_conflict(4, 3), None);
+        assert_eq!(
+            timed.after_conflicts(&[("a", 4, 2), ("a", 5, 3)]),
+            vec![Some(4), None]
+        );
     }
 }
