@@ -15,6 +15,11 @@ use crate::rules::checks::{
 use crate::rules::mentions::candidates;
 use serde_json::Value;
 use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+/// How long a put of a user waits for a deletion of the id's earlier user
+/// to finish before answering `user_being_deleted`.
+const RECREATE_WAIT: Duration = Duration::from_secs(5);
 
 pub struct Ingest {
     content: Arc<dyn ContentStore>,
@@ -50,7 +55,19 @@ impl Ingest {
         let id = UserId::parse(id)?;
         check(caller, Act::ActAs(&id))?;
         let profile = profile.map(|p| json_object("profile", p)).transpose()?;
-        self.content.put_user(&id, profile).await
+        // A deletion of the id's earlier user usually ends within
+        // milliseconds: wait for it a little rather than refuse at once.
+        let mut wait = Duration::from_millis(5);
+        let give_up = Instant::now() + RECREATE_WAIT;
+        loop {
+            match self.content.put_user(&id, profile.clone()).await {
+                Err(e) if e.code() == "user_being_deleted" && Instant::now() < give_up => {
+                    tokio::time::sleep(wait).await;
+                    wait = (wait * 2).min(Duration::from_millis(200));
+                }
+                answer => return answer,
+            }
+        }
     }
 
     pub async fn delete_user(&self, caller: &Caller, id: &str) -> Result<()> {

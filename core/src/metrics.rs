@@ -190,7 +190,7 @@ impl Metrics {
         );
         r.register(
             "timeline_delivery_round_trips",
-            "Round trips to a remote timeline store made by deliveries: reads of which timelines exist, and writes",
+            "Round trips to a remote timeline store made by fanout: reads of which timelines exist, the writes, and the bucket retention they need",
             self.timeline_round_trips.clone(),
         );
         r.register(

@@ -74,7 +74,7 @@ struct CreatePostBody {
         (status = 201, description = "Created", body = UserJson),
         (status = 200, description = "Profile replaced", body = UserJson),
         (status = 400, description = "`invalid_user_id`, `invalid_json`, `invalid_body`, `invalid_json_field`, `json_field_too_large`", body = ErrorBody),
-        (status = 409, description = "`user_being_deleted`: the id's earlier user is still being deleted", body = ErrorBody),
+        (status = 409, description = "`user_being_deleted`: the id's earlier user was still being deleted after 5 s", body = ErrorBody),
         (status = 413, description = "`body_too_large`", body = ErrorBody),
         (status = 415, description = "`unsupported_media_type`: a body that is not declared JSON", body = ErrorBody),
         (status = 503, description = "`unavailable`", body = ErrorBody),

@@ -183,6 +183,7 @@ impl MongoBuckets {
                 .projection(doc! { "_c.p": 1, "g": 1 })
                 .await
                 .map_err(db_err("reading buckets for retention"))?;
+            metrics().timeline_round_trips.inc();
             while let Some(d) = cursor
                 .try_next()
                 .await
@@ -229,6 +230,7 @@ impl MongoBuckets {
                     .run_command(doc! { "delete": self.shape.collection(), "deletes": drops, "ordered": false })
                     .await
                     .map_err(db_err("dropping buckets past retention"))?;
+                metrics().timeline_round_trips.inc();
             }
         }
         Ok(())
@@ -248,6 +250,7 @@ impl MongoBuckets {
                 )
                 .await
                 .map_err(db_err(what))?;
+            metrics().timeline_round_trips.inc();
         }
         Ok(())
     }
