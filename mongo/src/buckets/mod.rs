@@ -11,28 +11,31 @@
 //! leave its buckets behind.
 
 mod head;
+mod page;
 mod push;
+mod removal;
+mod retention;
 mod shape;
 
-use crate::cache_doc::{coverage_floor, entry_doc, to_entry, warming_memory};
+use crate::cache_doc::{coverage_floor, entry_doc, warming_memory};
 use crate::db::{db_err, Db, Retry, IN_CHUNK};
 use crate::expiry::fresh;
 use crate::store::{get_str, id_bson};
 use async_trait::async_trait;
 use futures_util::TryStreamExt;
 use head::{projection, Head};
-use mongodb::bson::{doc, Bson, DateTime, Document, RawDocumentBuf};
+use mongodb::bson::{doc, DateTime, Document, RawDocumentBuf};
 use mongodb::options::{IndexOptions, ReturnDocument};
 use mongodb::{Collection, IndexModel};
 use push::{push_all, Target};
-use shape::{bucket_key, Shape, HELD_ONCE};
+use shape::{Shape, HELD_ONCE};
 use socialite_core::error::{Error, Result};
 use socialite_core::feed::config::FeedConfig;
 use socialite_core::ids::{now_ms, PostId, TimelineId, UserId};
 use socialite_core::metrics::metrics;
 use socialite_core::model::Entry;
 use socialite_core::ports::{CacheRead, Coverage, Delivery, Footprint, TimelineStore};
-use socialite_core::rules::accept::{fill_entries, takes, Freshness, PageWindow};
+use socialite_core::rules::accept::{fill_entries, takes, Freshness};
 use socialite_core::sim::Rng;
 use std::collections::{HashMap, HashSet};
 use std::sync::Mutex;
@@ -137,11 +140,8 @@ impl MongoBuckets {
             .map(|e| self.target(timeline.as_str(), head, e))
             .collect();
         let heads = HashMap::from([(timeline.as_str().to_owned(), head.clone())]);
-        self.after_push(
-            &heads,
-            push_all(&self.db.database, self.shape, targets).await?,
-        )
-        .await
+        let pushed = push_all(&self.db.database, self.shape, targets).await?;
+        self.after_push(&heads, pushed).await.map(|_| ())
     }
 
     fn target(&self, timeline: &str, head: &Head, e: &Entry) -> Target {
@@ -154,201 +154,6 @@ impl MongoBuckets {
             attempt: 0,
         }
     }
-
-    /// Moves the open-bucket hints up and applies retention where a bucket
-    /// was opened.
-    async fn after_push(&self, heads: &HashMap<String, Head>, pushed: push::Pushed) -> Result<()> {
-        if let Shape::Sized { .. } = self.shape {
-            let hints: Vec<Document> = pushed
-                .last_key
-                .iter()
-                .filter(|(t, key)| heads.get(*t).is_some_and(|h| **key > h.open))
-                .map(|(t, key)| doc! { "q": { "_id": t }, "u": { "$max": { "open": key } } })
-                .collect();
-            self.run_updates(&self.heads, hints, "moving open bucket hints")
-                .await?;
-        }
-        let opened: Vec<&str> = pushed.opened.iter().map(String::as_str).collect();
-        self.retain(&opened, heads).await
-    }
-
-    /// Drops buckets beyond the retention of these timelines, raising each
-    /// head's floor past what goes first.
-    async fn retain(&self, timelines: &[&str], heads: &HashMap<String, Head>) -> Result<()> {
-        for chunk in timelines.chunks(IN_CHUNK) {
-            let mut found: HashMap<String, Vec<(i64, Vec<u64>)>> = HashMap::new();
-            let mut cursor = self
-                .buckets
-                .find(doc! { "_id._u": { "$in": chunk } })
-                .projection(doc! { "_c.p": 1, "g": 1 })
-                .await
-                .map_err(db_err("reading buckets for retention"))?;
-            metrics().timeline_round_trips.inc();
-            while let Some(d) = cursor
-                .try_next()
-                .await
-                .map_err(db_err("reading buckets for retention"))?
-            {
-                let id = d.get_document("_id").ok();
-                let Some(t) = id.and_then(|i| i.get_str("_u").ok()) else {
-                    continue;
-                };
-                if heads
-                    .get(t)
-                    .is_some_and(|h| crate::store::get_i64(&d, "g") != h.generation)
-                {
-                    continue; // another generation's leftover: not this timeline's
-                }
-                let ids = post_ids(&d);
-                found
-                    .entry(t.to_owned())
-                    .or_default()
-                    .push((bucket_key(self.shape, &d), ids));
-            }
-            let mut floors = Vec::new();
-            let mut drops = Vec::new();
-            for (t, mut buckets) in found {
-                buckets.sort_unstable_by_key(|(k, _)| std::cmp::Reverse(*k));
-                let Some(floor) = self.shape.floor_after_retention(&buckets) else {
-                    continue;
-                };
-                let newest_dropped = buckets[self.shape.keep()].0;
-                floors.push(
-                    doc! { "q": { "_id": &t }, "u": { "$max": { "floor": id_bson(floor) } } },
-                );
-                drops.push(doc! {
-                    "q": { "_id._u": &t, self.shape.key_path(): { "$lte": newest_dropped } },
-                    "limit": 0,
-                });
-            }
-            // The floor first: a read between the two never serves a gap.
-            self.run_updates(&self.heads, floors, "raising timeline floors")
-                .await?;
-            if !drops.is_empty() {
-                self.db
-                    .database
-                    .run_command(doc! { "delete": self.shape.collection(), "deletes": drops, "ordered": false })
-                    .await
-                    .map_err(db_err("dropping buckets past retention"))?;
-                metrics().timeline_round_trips.inc();
-            }
-        }
-        Ok(())
-    }
-
-    async fn run_updates(
-        &self,
-        coll: &Collection<Document>,
-        updates: Vec<Document>,
-        what: &'static str,
-    ) -> Result<()> {
-        for chunk in updates.chunks(IN_CHUNK) {
-            self.db
-                .database
-                .run_command(
-                    doc! { "update": coll.name(), "updates": chunk.to_vec(), "ordered": false },
-                )
-                .await
-                .map_err(db_err(what))?;
-            metrics().timeline_round_trips.inc();
-        }
-        Ok(())
-    }
-
-    /// Removes the entries `keep` rejects from these timelines' buckets, in
-    /// one pipeline update each (which also recounts `_k`), then deletes
-    /// buckets left empty.
-    async fn remove(&self, filter: Document, keep: Document) -> Result<()> {
-        let pipeline = vec![
-            doc! { "$set": { "_c": { "$filter": { "input": "$_c", "cond": keep } } } },
-            doc! { "$set": { "_k": { "$size": "$_c" } } },
-        ];
-        self.buckets
-            .update_many(filter.clone(), pipeline)
-            .await
-            .map_err(db_err("removing entries from buckets"))?;
-        let mut empty = filter;
-        empty.remove("_c.a");
-        empty.remove("_c.p");
-        empty.insert("_k", 0_i64);
-        self.buckets
-            .delete_many(empty)
-            .await
-            .map_err(db_err("deleting empty buckets"))?;
-        Ok(())
-    }
-
-    async fn drop_buckets(&self, timeline: &str) -> Result<()> {
-        self.buckets
-            .delete_many(doc! { "_id._u": timeline })
-            .await
-            .map(|_| ())
-            .map_err(db_err("dropping a timeline's buckets"))
-    }
-
-    /// Up to `limit` entries of the timeline below `before`, newest first.
-    async fn page(
-        &self,
-        timeline: &TimelineId,
-        head: &Head,
-        before: Option<PostId>,
-        limit: usize,
-    ) -> Result<Vec<Entry>> {
-        let coverage = head.coverage();
-        let mut filter = doc! { "_id._u": timeline.as_str(), "g": head.generation };
-        if let (Shape::Timed { span_ms, .. }, Some(b)) = (self.shape, before) {
-            filter.insert(
-                self.shape.key_path(),
-                doc! { "$lte": Shape::time_bucket(span_ms, b) },
-            );
-        }
-        let mut cursor = self
-            .buckets
-            .find(filter)
-            .sort(doc! { "_id._u": 1, self.shape.key_path(): -1 })
-            .batch_size(4)
-            .await
-            .map_err(db_err("reading buckets"))?;
-        let mut window = PageWindow::new(coverage, before, limit);
-        let mut entries = Vec::new();
-        let mut gathered = Vec::new();
-        while let Some(d) = cursor.try_next().await.map_err(db_err("reading buckets"))? {
-            let bucket = d.get_array("_c").map(|a| a.to_vec()).unwrap_or_default();
-            if let Shape::Sized { .. } = self.shape {
-                // Arrival order is not id order: every bucket may hold any id.
-                gathered.extend(bucket);
-                continue;
-            }
-            // Time buckets come newest first, each sorted newest first.
-            for e in bucket.iter().filter_map(Bson::as_document) {
-                if window.admit(PostId(crate::store::get_i64(e, "p") as u64)) {
-                    entries.push(to_entry(e)?);
-                }
-            }
-            if window.is_full() {
-                break;
-            }
-        }
-        let mut gathered: Vec<&Document> = gathered.iter().filter_map(Bson::as_document).collect();
-        gathered.sort_by_key(|e| std::cmp::Reverse(crate::store::get_i64(e, "p")));
-        for e in gathered {
-            if window.admit(PostId(crate::store::get_i64(e, "p") as u64)) {
-                entries.push(to_entry(e)?);
-            }
-        }
-        Ok(entries)
-    }
-}
-
-fn post_ids(d: &Document) -> Vec<u64> {
-    d.get_array("_c")
-        .map(|a| {
-            a.iter()
-                .filter_map(Bson::as_document)
-                .map(|e| crate::store::get_i64(e, "p") as u64)
-                .collect()
-        })
-        .unwrap_or_default()
 }
 
 #[async_trait]
@@ -486,7 +291,8 @@ impl TimelineStore for MongoBuckets {
                 .map_err(db_err("completing a bucketed timeline"))?;
             if done.matched_count == 1 {
                 let heads = HashMap::from([(timeline.as_str().to_owned(), head)]);
-                return self.retain(&[timeline.as_str()], &heads).await;
+                self.retain(&[timeline.as_str()], &heads).await?;
+                return Ok(());
             }
             retry.again().await?;
         }
@@ -521,8 +327,8 @@ impl TimelineStore for MongoBuckets {
         let pushed = push_all(&self.db.database, self.shape, targets).await?;
         let landed = pushed.landed;
         round_trips += pushed.round_trips;
+        round_trips += self.after_push(&heads, pushed).await?;
         metrics().timeline_round_trips.inc_by(round_trips as u64);
-        self.after_push(&heads, pushed).await?;
         Ok(landed)
     }
 
