@@ -4,7 +4,7 @@
 # database with that model's timeline collections emptied, the same bench
 # load, and two figures: deliveries per MongoDB round trip (the worker's
 # counters) and stored bytes per stored timeline (the BSON of its documents).
-# Usage: MONGO=127.0.0.1:27017 scripts/mongo-models.sh [OUTDIR]
+# Usage: MONGO=127.0.0.1:27017 scripts/mongo-models.sh [OUTDIR]   (MODELS="cache ..." picks models)
 # Needs a MongoDB-compatible server at $MONGO and python3 with pymongo
 # ($PYTHON, default python3).
 set -euo pipefail
@@ -46,7 +46,7 @@ SOCIALITE_API_KEY="$key" "$py" scripts/rest-network.py --url "$url" --users "$us
 stop
 
 printf '%-22s %12s %12s %14s %10s %16s\n' model deliveries round_trips per_round_trip timelines bytes_per_timeline
-for model in cache time-buckets sized-buckets; do
+for model in ${MODELS:-cache time-buckets sized-buckets}; do
   for embed in "" "--embed"; do
     name="$model${embed:+-embed}"
     # Every model starts with no stored timeline: all readers dormant.
