@@ -86,19 +86,6 @@ fn step(
     limit: usize,
 ) -> Result<(bool, Vec<u64>)> {
     let u = id.as_str();
-    let events = |followers: &[UserId],
-                  listed: &[(UserId, ListName)],
-                  following: &[(UserId, Vec<ListName>)],
-                  groups| {
-        UserDeletion {
-            user: id,
-            followers,
-            listed,
-            following,
-            groups,
-        }
-        .events()
-    };
     match stage {
         DeletionStage::Followers => {
             let followers = to_user_ids(edges_of(
@@ -116,7 +103,7 @@ fn step(
                 cut(ctx, f.as_str(), u)?;
                 add_counts(ctx.txn, f.as_str(), 0, -1)?;
             }
-            for e in events(&followers, &listed, &[], &[]) {
+            for e in UserDeletion::of_followers(id, &followers, &listed).events() {
                 emit(ctx, &e)?;
             }
             Ok((followers.len() == limit, Vec::new()))
@@ -137,7 +124,7 @@ fn step(
                 add_counts(ctx.txn, t.as_str(), -1, 0)?;
                 following.push((t, filed));
             }
-            for e in events(&[], &[], &following, &[]) {
+            for e in UserDeletion::of_following(id, &following).events() {
                 emit(ctx, &e)?;
             }
             Ok((following.len() == limit, Vec::new()))
@@ -153,7 +140,7 @@ fn step(
                 };
                 groups::apply(ctx.txn, &leave)?;
             }
-            for e in events(&[], &[], &[], &groups) {
+            for e in UserDeletion::of_groups(id, &groups).events() {
                 emit(ctx, &e)?;
             }
             Ok((false, Vec::new()))

@@ -54,19 +54,6 @@ impl MongoStore {
         limit: usize,
     ) -> Result<bool, TxnError> {
         let u = id.as_str();
-        let step = |followers: &[UserId],
-                    listed: &[(UserId, ListName)],
-                    following: &[(UserId, Vec<ListName>)],
-                    groups| {
-            UserDeletion {
-                user: id,
-                followers,
-                listed,
-                following,
-                groups,
-            }
-            .events()
-        };
         let more = match stage {
             DeletionStage::Followers => {
                 let filed_by = self.edges_to_cut(s, "followers", u, limit).await?;
@@ -88,7 +75,11 @@ impl MongoStore {
                 for (f, lists) in filed_by.iter().filter(|(_, l)| !l.is_empty()) {
                     self.move_list_sizes(s, f.as_str(), &[], lists).await?;
                 }
-                self.emit(s, &step(&followers, &listed, &[], &[])).await?;
+                self.emit(
+                    s,
+                    &UserDeletion::of_followers(id, &followers, &listed).events(),
+                )
+                .await?;
                 followers.len() == limit
             }
             DeletionStage::Following => {
@@ -103,7 +94,8 @@ impl MongoStore {
                 let fwers = &self.db.followers;
                 self.cut_other_ends(s, &followees, fwers, "follower", u, "followers")
                     .await?;
-                self.emit(s, &step(&[], &[], &following, &[])).await?;
+                self.emit(s, &UserDeletion::of_following(id, &following).events())
+                    .await?;
                 following.len() == limit
             }
             DeletionStage::Groups => {
@@ -117,7 +109,8 @@ impl MongoStore {
                     };
                     self.membership_in(s, &leave).await?;
                 }
-                self.emit(s, &step(&[], &[], &[], &groups)).await?;
+                self.emit(s, &UserDeletion::of_groups(id, &groups).events())
+                    .await?;
                 false
             }
             DeletionStage::Posts => {

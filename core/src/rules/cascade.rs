@@ -81,7 +81,48 @@ pub struct UserDeletion<'a> {
     pub groups: &'a [GroupName],
 }
 
-impl UserDeletion<'_> {
+impl<'a> UserDeletion<'a> {
+    /// A `Followers` step: it cut these followers' edges (and the lists
+    /// that filed the user).
+    pub fn of_followers(
+        user: &'a UserId,
+        followers: &'a [UserId],
+        listed: &'a [(UserId, ListName)],
+    ) -> UserDeletion<'a> {
+        UserDeletion {
+            user,
+            followers,
+            listed,
+            following: &[],
+            groups: &[],
+        }
+    }
+
+    /// A `Following` step: it cut these edges to followees.
+    pub fn of_following(
+        user: &'a UserId,
+        following: &'a [(UserId, Vec<ListName>)],
+    ) -> UserDeletion<'a> {
+        UserDeletion {
+            user,
+            followers: &[],
+            listed: &[],
+            following,
+            groups: &[],
+        }
+    }
+
+    /// A `Groups` step: the user left these groups.
+    pub fn of_groups(user: &'a UserId, groups: &'a [GroupName]) -> UserDeletion<'a> {
+        UserDeletion {
+            user,
+            followers: &[],
+            listed: &[],
+            following: &[],
+            groups,
+        }
+    }
+
     /// The events the step queues, in this order:
     /// - `AuthorRetracted` for the followers, then for the lists that filed
     ///   the user, in chunks of [`RETRACT_CHUNK`]: their timelines drop the
