@@ -175,6 +175,8 @@ pub struct PageParams {
     pub list: Option<String>,
     /// Follower and following pages carry each edge's follow time.
     pub followed_at: Option<bool>,
+    /// Whose mutes and blocks apply to a group's timeline.
+    pub viewer: Option<String>,
 }
 
 impl PageParams {
@@ -189,5 +191,9 @@ impl PageParams {
 
     pub fn list(&self) -> Option<&str> {
         self.list.as_deref().filter(|s| !s.is_empty())
+    }
+
+    pub fn viewer(&self) -> Option<&str> {
+        self.viewer.as_deref().filter(|s| !s.is_empty())
     }
 }

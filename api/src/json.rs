@@ -143,6 +143,14 @@ pub struct FollowJson {
     pub lists: Vec<String>,
 }
 
+/// Whether the mute or block stands after the request, and whether the
+/// request changed it.
+#[derive(Serialize, ToSchema)]
+pub struct RelationJson {
+    pub active: bool,
+    pub changed: bool,
+}
+
 pub fn names(lists: &[ListName]) -> Vec<String> {
     lists.iter().map(|l| l.as_str().to_owned()).collect()
 }

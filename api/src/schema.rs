@@ -72,6 +72,37 @@ pub struct PostPageQuery {
     pub before: Option<String>,
 }
 
+/// A mute or a block in the path: the user who keeps it and its target.
+#[derive(IntoParams)]
+#[into_params(parameter_in = Path)]
+#[allow(dead_code)]
+pub struct RelationPath {
+    /// The user who mutes or blocks.
+    #[param(pattern = r"^(?!\.{1,2}$)[A-Za-z0-9_.\-]{1,64}$", example = "bob")]
+    pub id: String,
+    /// The account muted or blocked.
+    #[param(pattern = r"^(?!\.{1,2}$)[A-Za-z0-9_.\-]{1,64}$", example = "carol")]
+    pub target: String,
+}
+
+/// Paging of a group's timeline, and whose mutes and blocks apply.
+#[derive(IntoParams)]
+#[into_params(parameter_in = Query)]
+#[allow(dead_code)]
+pub struct GroupTimelineQuery {
+    /// Page size, 1 to 200 (default 20).
+    #[param(minimum = 1, maximum = 200)]
+    pub limit: Option<u64>,
+    /// The previous page's `next_cursor`: a post id. Empty counts as absent.
+    #[param(pattern = "^([0-9A-Fa-f]{16})?$")]
+    pub before: Option<String>,
+    /// The reader whose mutes and blocks hide posts (server keys; a user
+    /// token always reads as its user, and may name only that user).
+    /// Absent: the whole timeline.
+    #[param(pattern = r"^(?!\.{1,2}$)[A-Za-z0-9_.\-]{1,64}$", example = "bob")]
+    pub viewer: Option<String>,
+}
+
 /// Two users in the path: the one asking and the other.
 #[derive(IntoParams)]
 #[into_params(parameter_in = Path)]

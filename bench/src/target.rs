@@ -104,7 +104,7 @@ impl Target for InProcess {
     async fn group_timeline(&self, group: &str, limit: usize) -> OpResult<usize> {
         let (page, _) = self
             .reads
-            .group_timeline(&Caller::Trusted, group, Some(limit as u64), None)
+            .group_timeline(&Caller::Trusted, group, None, Some(limit as u64), None)
             .await
             .map_err(|e| e.chain())?;
         Ok(page.items.len())
@@ -396,6 +396,7 @@ impl Target for Grpc {
             group: group.into(),
             limit: limit as u32,
             before: String::new(),
+            viewer: String::new(),
         };
         let page = self.reads.clone().get_group_timeline(req).await;
         Ok(page.map_err(status)?.into_inner().posts.len())

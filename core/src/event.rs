@@ -56,6 +56,19 @@ pub enum Event {
         /// The user's lists, whose timelines go too.
         lists: Vec<ListName>,
     },
+    /// `user` muted `target`; `edge` is the lists the user files the target
+    /// under when the user follows them.
+    Muted {
+        user: UserId,
+        target: UserId,
+        edge: Option<Vec<ListName>>,
+    },
+    /// `user` no longer mutes `target` (or was deleted); `edge` likewise.
+    Unmuted {
+        user: UserId,
+        target: UserId,
+        edge: Option<Vec<ListName>>,
+    },
 }
 
 impl Event {
@@ -68,6 +81,7 @@ impl Event {
             Event::Followed { followee, .. }
             | Event::Unfollowed { followee, .. }
             | Event::Relisted { followee, .. } => followee,
+            Event::Muted { target, .. } | Event::Unmuted { target, .. } => target,
             Event::TimelineDropped { user, .. }
             | Event::Joined { user, .. }
             | Event::Left { user, .. } => user,
@@ -150,6 +164,18 @@ impl Event {
                 user: s(user),
                 lists: names(lists),
             }),
+            Event::Muted { user, target, edge } => Kind::Muted(pb::Muted {
+                user: s(user),
+                target: s(target),
+                following: edge.is_some(),
+                lists: edge.as_deref().map(names).unwrap_or_default(),
+            }),
+            Event::Unmuted { user, target, edge } => Kind::Unmuted(pb::Unmuted {
+                user: s(user),
+                target: s(target),
+                following: edge.is_some(),
+                lists: edge.as_deref().map(names).unwrap_or_default(),
+            }),
         };
         pb::Event { kind: Some(kind) }.encode_to_vec()
     }
@@ -224,6 +250,16 @@ impl Event {
                 user: u(&e.user)?,
                 lists: ls(&e.lists)?,
             },
+            Kind::Muted(e) => Event::Muted {
+                user: u(&e.user)?,
+                target: u(&e.target)?,
+                edge: e.following.then(|| ls(&e.lists)).transpose()?,
+            },
+            Kind::Unmuted(e) => Event::Unmuted {
+                user: u(&e.user)?,
+                target: u(&e.target)?,
+                edge: e.following.then(|| ls(&e.lists)).transpose()?,
+            },
         })
     }
 }
@@ -282,7 +318,22 @@ mod tests {
             },
             Event::TimelineDropped {
                 user: b.clone(),
-                lists: vec![work],
+                lists: vec![work.clone()],
+            },
+            Event::Muted {
+                user: a.clone(),
+                target: b.clone(),
+                edge: Some(vec![work]),
+            },
+            Event::Muted {
+                user: a.clone(),
+                target: b.clone(),
+                edge: Some(vec![]),
+            },
+            Event::Unmuted {
+                user: b.clone(),
+                target: a.clone(),
+                edge: None,
             },
         ];
         for e in events {

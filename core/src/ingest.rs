@@ -13,6 +13,7 @@ use crate::rules::checks::{
     edge_lists, post_not_found, user_not_found, EdgeChange, EdgeOp, EdgeTransition, Membership,
 };
 use crate::rules::mentions::candidates;
+use crate::rules::relations::{Relation, RelationChange, RelationTransition};
 use serde_json::Value;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -119,6 +120,22 @@ impl Ingest {
             change = change.with_lists(lists);
         }
         self.graph.change_edge(&change).await
+    }
+
+    /// Makes (`make`) or lifts the user's mute or block of `target`
+    /// (idempotent).
+    pub async fn relation(
+        &self,
+        caller: &Caller,
+        user: &str,
+        target: &str,
+        relation: Relation,
+        make: bool,
+    ) -> Result<RelationTransition> {
+        let (u, t) = (UserId::parse(user)?, UserId::parse(target)?);
+        check(caller, Act::ActAs(&u))?;
+        let change = RelationChange::new(u, t, relation, make)?;
+        self.graph.change_relation(&change).await
     }
 
     /// Joins (`join`) or leaves a group as the user; returns whether the

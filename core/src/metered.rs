@@ -10,6 +10,7 @@ use crate::model::{Entry, Post, User};
 use crate::ports::*;
 use crate::rules::cascade::DeletionStage;
 use crate::rules::checks::{EdgeChange, EdgeOp, EdgeTransition, Membership};
+use crate::rules::relations::{Relation, RelationChange, RelationTransition, Relations};
 use async_trait::async_trait;
 use serde_json::{Map, Value};
 use std::future::Future;
@@ -176,6 +177,50 @@ impl GraphStore for Metered<dyn GraphStore> {
     }
     async fn listed_by(&self, users: &[UserId]) -> Result<Vec<Vec<(UserId, ListName)>>> {
         timed("graph", "listed_by", self.0.listed_by(users)).await
+    }
+    async fn change_relation(&self, change: &RelationChange) -> Result<RelationTransition> {
+        let op = match (change.relation(), change.makes()) {
+            (Relation::Mute, true) => "mute",
+            (Relation::Mute, false) => "unmute",
+            (Relation::Block, true) => "block",
+            (Relation::Block, false) => "unblock",
+        };
+        timed("graph", op, self.0.change_relation(change)).await
+    }
+    async fn relations(
+        &self,
+        user: &UserId,
+        relation: Relation,
+        after: Option<&UserId>,
+        limit: usize,
+    ) -> Result<Vec<UserId>> {
+        let call = self.0.relations(user, relation, after, limit);
+        timed("graph", "relations", call).await
+    }
+    async fn related(
+        &self,
+        target: &UserId,
+        relation: Relation,
+        after: Option<&UserId>,
+        limit: usize,
+    ) -> Result<Vec<UserId>> {
+        let call = self.0.related(target, relation, after, limit);
+        timed("graph", "related", call).await
+    }
+    async fn has_relation(
+        &self,
+        user: &UserId,
+        relation: Relation,
+        target: &UserId,
+    ) -> Result<bool> {
+        let call = self.0.has_relation(user, relation, target);
+        timed("graph", "has_relation", call).await
+    }
+    async fn relations_of(&self, user: &UserId) -> Result<Relations> {
+        timed("graph", "relations_of", self.0.relations_of(user)).await
+    }
+    async fn muted_by(&self, users: &[UserId]) -> Result<Vec<Vec<UserId>>> {
+        timed("graph", "muted_by", self.0.muted_by(users)).await
     }
     async fn change_membership(&self, change: &Membership) -> Result<bool> {
         let op = if change.join { "join" } else { "leave" };

@@ -8,6 +8,7 @@ use crate::ids::{GroupName, ListName, PostId, TimelineId, UserId};
 use crate::model::{Entry, Post, User};
 use crate::rules::cascade::{DeletionStage, DELETION_STEP};
 use crate::rules::checks::{EdgeChange, EdgeTransition, Membership};
+use crate::rules::relations::{Relation, RelationChange, RelationTransition, Relations};
 use async_trait::async_trait;
 use serde_json::{Map, Value};
 use std::sync::Arc;
@@ -116,7 +117,9 @@ const EDGE_PAGE: usize = 10_000;
 pub trait GraphStore: Send + Sync + 'static {
     /// Applies a follow, a refiling or an unfollow as the rules admitted it
     /// ([`EdgeChange`]), atomically: checks that the users it requires exist
-    /// ([`EdgeChange::check_users`]), reads the edge's lists, and writes what
+    /// ([`EdgeChange::check_users`]), refuses a follow across a block
+    /// ([`crate::rules::relations::check_not_blocked`]), reads the edge's
+    /// lists, and writes what
     /// [`EdgeChange::transition`] decides from them: both directions of the
     /// edge with its lists, the list memberships and list counts (refusing
     /// by [`EdgeTransition::check_list_count`]), the follower and following
@@ -191,6 +194,79 @@ pub trait GraphStore: Send + Sync + 'static {
         after: Option<&(u64, UserId)>,
         limit: usize,
     ) -> Result<Vec<(UserId, u64)>>;
+    /// Applies a mute, a block or the lifting of one as the rules admitted
+    /// it ([`RelationChange`]), atomically: checks that both users exist,
+    /// reads whether the relation stands, how many of its kind the user
+    /// keeps and the user's follow edge to the target, and writes what
+    /// [`RelationChange::transition`] decides (refusing by
+    /// [`RelationTransition::check_count`]): the relation, the unfollows of
+    /// a block (applied as [`change_edge`](Self::change_edge) applies one,
+    /// counts, lists and events), and the event.
+    async fn change_relation(&self, change: &RelationChange) -> Result<RelationTransition>;
+    /// The accounts `user` mutes (or blocks), in id order, after `after`,
+    /// at most `limit`.
+    async fn relations(
+        &self,
+        user: &UserId,
+        relation: Relation,
+        after: Option<&UserId>,
+        limit: usize,
+    ) -> Result<Vec<UserId>>;
+    /// Who mutes (or blocks) `target`, in id order, after `after`, at most
+    /// `limit`.
+    async fn related(
+        &self,
+        target: &UserId,
+        relation: Relation,
+        after: Option<&UserId>,
+        limit: usize,
+    ) -> Result<Vec<UserId>>;
+    /// Whether `user` mutes (or blocks) `target`: one indexed read.
+    async fn has_relation(
+        &self,
+        user: &UserId,
+        relation: Relation,
+        target: &UserId,
+    ) -> Result<bool>;
+    /// The relations that touch `user`: whom they mute and block, and who
+    /// blocks them (each at most [`crate::rules::relations::MAX_RELATIONS`]
+    /// for the first two).
+    async fn relations_of(&self, user: &UserId) -> Result<Relations> {
+        let (muted, blocked, blocked_by) = tokio::try_join!(
+            self.all_relations(user, Relation::Mute),
+            self.all_relations(user, Relation::Block),
+            self.all_related(user, Relation::Block),
+        )?;
+        Ok(Relations {
+            muted,
+            blocked,
+            blocked_by,
+        })
+    }
+    /// Every account `user` mutes (or blocks), page by page.
+    async fn all_relations(&self, user: &UserId, relation: Relation) -> Result<Vec<UserId>> {
+        walk_edges(|after| async move {
+            self.relations(user, relation, after.as_ref(), EDGE_PAGE)
+                .await
+        })
+        .await
+    }
+    /// Everyone who mutes (or blocks) `target`, page by page.
+    async fn all_related(&self, target: &UserId, relation: Relation) -> Result<Vec<UserId>> {
+        walk_edges(|after| async move {
+            self.related(target, relation, after.as_ref(), EDGE_PAGE)
+                .await
+        })
+        .await
+    }
+    /// For each of `users`, who mutes them, for the fanout worker's index.
+    async fn muted_by(&self, users: &[UserId]) -> Result<Vec<Vec<UserId>>> {
+        let mut out = Vec::with_capacity(users.len());
+        for u in users {
+            out.push(self.all_related(u, Relation::Mute).await?);
+        }
+        Ok(out)
+    }
     /// Whether `user` follows `target`: one indexed read.
     async fn is_following(&self, user: &UserId, target: &UserId) -> Result<bool> {
         Ok(self.edge(user, target).await?.is_some())

@@ -14,8 +14,9 @@ use crate::ids::{
 use crate::metrics::metrics;
 use crate::model::{page_size, Entry, Page, Post, Relationship, Suggestion, User};
 use crate::ports::IdRange;
-use crate::rules::access::{check, Act, Caller};
+use crate::rules::access::{check, viewing_as, Act, Caller};
 use crate::rules::checks::{group_not_found, list_not_found, post_not_found, user_not_found};
+use crate::rules::relations::{Hidden, Relation};
 use std::collections::{HashMap, HashSet};
 
 /// Suggestions read the first this many of a user's followees (in id
@@ -261,7 +262,38 @@ impl Reads {
         let id = UserId::parse(id)?;
         check(caller, Act::ReadOwn(&id))?;
         let user = self.existing(&id).await?;
-        self.feed_page(&Feed::Home(user.id), limit, before).await
+        let hidden = self.hidden_from(&user.id).await?;
+        self.feed_page(&Feed::Home(user.id), &hidden, limit, before)
+            .await
+    }
+
+    /// What `viewer`'s mutes and blocks hide from their timelines.
+    async fn hidden_from(&self, viewer: &UserId) -> Result<Hidden> {
+        let relations = self.stores.graph.relations_of(viewer).await?;
+        Ok(Hidden::in_timelines(relations))
+    }
+
+    /// The accounts the user mutes (or blocks), in id order: theirs alone
+    /// to read.
+    pub async fn relations(
+        &self,
+        caller: &Caller,
+        id: &str,
+        relation: Relation,
+        limit: Option<u64>,
+        cursor: Option<&str>,
+    ) -> Result<Page<UserId, String>> {
+        let id = UserId::parse(id)?;
+        check(caller, Act::ReadOwn(&id))?;
+        let user = self.existing(&id).await?;
+        let limit = page_size(limit)?;
+        let after = cursor.map(decode_user_cursor).transpose()?;
+        let ids = self
+            .stores
+            .graph
+            .relations(&user.id, relation, after.as_ref(), limit + 1)
+            .await?;
+        Ok(user_page(ids, limit))
     }
 
     /// A group and how many members it has (a group exists while it has
@@ -294,19 +326,29 @@ impl Reads {
         Ok(user_page(ids, limit))
     }
 
-    /// The group's timeline: its members' posts, newest first.
+    /// The group's timeline: its members' posts, newest first, without
+    /// those the viewer's mutes and blocks hide. A user token views as its
+    /// user; a server key names the viewer, or reads the whole timeline.
     pub async fn group_timeline(
         &self,
         caller: &Caller,
         group: &str,
+        viewer: Option<&str>,
         limit: Option<u64>,
         before: Option<&str>,
     ) -> Result<(Page<Post, PostId>, ReadSource)> {
+        let viewer = viewer.map(UserId::parse).transpose()?;
         let (group, _) = self.group(caller, group).await?;
-        self.feed_page(&Feed::Group(group), limit, before).await
+        let hidden = match viewing_as(caller, viewer)? {
+            Some(v) => self.hidden_from(&self.existing(&v).await?.id).await?,
+            None => Hidden::default(),
+        };
+        self.feed_page(&Feed::Group(group), &hidden, limit, before)
+            .await
     }
 
-    /// The posts that mention the user, newest first.
+    /// The posts that mention the user, newest first, without those of
+    /// accounts the user blocks or is blocked by.
     pub async fn mentions(
         &self,
         caller: &Caller,
@@ -318,19 +360,23 @@ impl Reads {
         check(caller, Act::ReadOwn(&id))?;
         let user = self.existing(&id).await?;
         let limit = page_size(limit)?;
-        let below = before.map(PostId::parse).transpose()?;
-        let range = IdRange { below, from: None };
-        let ids = self
-            .stores
-            .content
-            .mentions_of(&user.id, range, limit + 1)
-            .await?;
-        let mut posts = self
-            .stores
-            .content
-            .get_posts(&ids[..ids.len().min(limit)])
-            .await?;
-        let next_cursor = (ids.len() > limit).then(|| ids[limit - 1]);
+        let mut below = before.map(PostId::parse).transpose()?;
+        let hidden = Hidden::in_mentions(self.stores.graph.relations_of(&user.id).await?);
+        // Reads past what is hidden until the page and one more are found.
+        let (content, want) = (&self.stores.content, limit + 1);
+        let mut posts = Vec::new();
+        loop {
+            let range = IdRange { below, from: None };
+            let ids = content.mentions_of(&user.id, range, want).await?;
+            let ended = ids.len() < want;
+            below = ids.last().copied();
+            let found = content.get_posts(&ids).await?;
+            posts.extend(found.into_iter().filter(|p| !hidden.hides(&p.author)));
+            if ended || posts.len() >= want {
+                break;
+            }
+        }
+        let next_cursor = (posts.len() > limit).then(|| posts[limit - 1].id);
         posts.truncate(limit);
         Ok(Page {
             items: posts,
@@ -351,18 +397,21 @@ impl Reads {
         let (user, list) = (UserId::parse(id)?, ListName::parse(list)?);
         check(caller, Act::ReadOwn(&user))?;
         self.existing_list(&user, &list).await?;
-        self.feed_page(&Feed::List(user, list), limit, before).await
+        let hidden = self.hidden_from(&user).await?;
+        self.feed_page(&Feed::List(user, list), &hidden, limit, before)
+            .await
     }
 
     async fn feed_page(
         &self,
         feed: &Feed,
+        hidden: &Hidden,
         limit: Option<u64>,
         before: Option<&str>,
     ) -> Result<(Page<Post, PostId>, ReadSource)> {
         let limit = page_size(limit)?;
         let before = before.map(PostId::parse).transpose()?;
-        let page = read_timeline(&self.stores, feed, before, limit).await?;
+        let page = read_timeline(&self.stores, feed, hidden, before, limit).await?;
         metrics().timeline_read(page.source.as_str());
         let items = self.load(&page.entries).await?;
         Ok((

@@ -7,7 +7,7 @@
 
 use crate::store::{add_counts, edges_of, emit, to_user_ids, user_exists, Ctx, EmbeddedStore};
 use crate::tables::*;
-use crate::{edge_times, groups, lists};
+use crate::{edge_times, groups, lists, relations};
 use redb::ReadableTable;
 use socialite_core::error::Result;
 use socialite_core::ids::{ListName, PostId, UserId};
@@ -144,6 +144,13 @@ fn step(
                 emit(ctx, &e)?;
             }
             Ok((false, Vec::new()))
+        }
+        DeletionStage::Relations => {
+            let (muted, more) = relations::remove_some(ctx, u, limit)?;
+            for e in UserDeletion::of_relations(id, &muted).events() {
+                emit(ctx, &e)?;
+            }
+            Ok((more, Vec::new()))
         }
         DeletionStage::Posts => {
             let mut by_author = ctx.txn.open_table(AUTHOR_POSTS).store()?;

@@ -1,16 +1,20 @@
 //! The follow graph of the embedded store: edge tables in both directions and
 //! maintained counts, written through the same group-commit writer as the
-//! content, with `Followed`/`Unfollowed` queued in the outbox.
+//! content, with `Followed`/`Unfollowed` queued in the outbox; mutes and
+//! blocks are in [`crate::relations`].
 
-use crate::store::{add_counts, edges_of, emit, stored_ids, user_exists, EmbeddedStore};
+use crate::store::{add_counts, edges_of, emit, stored_ids, user_exists, Ctx, EmbeddedStore};
 use crate::tables::*;
-use crate::{edge_times, groups, lists};
+use crate::{edge_times, groups, lists, relations};
 use async_trait::async_trait;
 use redb::ReadableTable;
 use socialite_core::error::Result;
 use socialite_core::ids::{now_ms, GroupName, ListName, UserId};
 use socialite_core::ports::GraphStore;
 use socialite_core::rules::checks::{user_not_found, EdgeChange, EdgeTransition, Membership};
+use socialite_core::rules::relations::{
+    check_not_blocked, Relation, RelationChange, RelationTransition,
+};
 
 type EdgeTable = redb::TableDefinition<'static, (&'static str, &'static str), ()>;
 
@@ -35,55 +39,106 @@ impl EmbeddedStore {
     }
 }
 
+/// Applies an edge change in the writer's transaction (a follow, an
+/// unfollow, or one of the unfollows of a block).
+pub(crate) fn apply_edge(ctx: &mut Ctx<'_>, change: &EdgeChange) -> Result<EdgeTransition> {
+    change.check_users(|u| user_exists(ctx.txn, u.as_str()))?;
+    let (f, t) = (change.follower().as_str(), change.followee().as_str());
+    if change.adds() {
+        check_not_blocked(change, relations::blocked_either_way(ctx.txn, f, t)?)?;
+    }
+    let mut following = ctx.txn.open_table(FOLLOWING).store()?;
+    let mut followers = ctx.txn.open_table(FOLLOWERS).store()?;
+    let existing = match following.get((f, t)).store()? {
+        None => None,
+        Some(_) => Some(lists::edge_lists(
+            &ctx.txn.open_table(EDGE_LISTS).store()?,
+            f,
+            t,
+        )?),
+    };
+    let transition = change.transition(existing);
+    if !transition.changed() {
+        return Ok(transition);
+    }
+    lists::apply(ctx.txn, f, t, &transition)?;
+    // The edge itself is written only when the graph changes.
+    match transition.count_step {
+        1 => {
+            following.insert((f, t), ()).store()?;
+            followers.insert((t, f), ()).store()?;
+            edge_times::add(ctx.txn, &[(f, t)], now_ms())?;
+        }
+        -1 => {
+            following.remove((f, t)).store()?;
+            followers.remove((t, f)).store()?;
+            edge_times::remove(ctx.txn, f, t)?;
+        }
+        _ => {}
+    }
+    drop((following, followers));
+    if transition.count_step != 0 {
+        let step = transition.count_step;
+        add_counts(ctx.txn, f, 0, step)?;
+        add_counts(ctx.txn, t, step, 0)?;
+    }
+    if let Some(event) = &transition.event {
+        emit(ctx, event)?;
+    }
+    Ok(transition)
+}
+
 #[async_trait]
 impl GraphStore for EmbeddedStore {
     async fn change_edge(&self, change: &EdgeChange) -> Result<EdgeTransition> {
         let change = change.clone();
+        self.writer.write(move |ctx| apply_edge(ctx, &change)).await
+    }
+
+    async fn change_relation(&self, change: &RelationChange) -> Result<RelationTransition> {
+        let change = change.clone();
         self.writer
-            .write(move |ctx| {
-                change.check_users(|u| user_exists(ctx.txn, u.as_str()))?;
-                let (f, t) = (change.follower().as_str(), change.followee().as_str());
-                let mut following = ctx.txn.open_table(FOLLOWING).store()?;
-                let mut followers = ctx.txn.open_table(FOLLOWERS).store()?;
-                let existing = match following.get((f, t)).store()? {
-                    None => None,
-                    Some(_) => Some(lists::edge_lists(
-                        &ctx.txn.open_table(EDGE_LISTS).store()?,
-                        f,
-                        t,
-                    )?),
-                };
-                let transition = change.transition(existing);
-                if !transition.changed() {
-                    return Ok(transition);
-                }
-                lists::apply(ctx.txn, f, t, &transition)?;
-                // The edge itself is written only when the graph changes.
-                match transition.count_step {
-                    1 => {
-                        following.insert((f, t), ()).store()?;
-                        followers.insert((t, f), ()).store()?;
-                        edge_times::add(ctx.txn, &[(f, t)], now_ms())?;
-                    }
-                    -1 => {
-                        following.remove((f, t)).store()?;
-                        followers.remove((t, f)).store()?;
-                        edge_times::remove(ctx.txn, f, t)?;
-                    }
-                    _ => {}
-                }
-                drop((following, followers));
-                if transition.count_step != 0 {
-                    let step = transition.count_step;
-                    add_counts(ctx.txn, f, 0, step)?;
-                    add_counts(ctx.txn, t, step, 0)?;
-                }
-                if let Some(event) = &transition.event {
-                    emit(ctx, event)?;
-                }
-                Ok(transition)
-            })
+            .write(move |ctx| relations::apply(ctx, &change))
             .await
+    }
+
+    async fn relations(
+        &self,
+        user: &UserId,
+        relation: Relation,
+        after: Option<&UserId>,
+        limit: usize,
+    ) -> Result<Vec<UserId>> {
+        self.read(|txn| {
+            let t = txn.open_table(RELATIONS).store()?;
+            relations::page(&t, user.as_str(), relation, after, limit)
+        })
+    }
+
+    async fn related(
+        &self,
+        target: &UserId,
+        relation: Relation,
+        after: Option<&UserId>,
+        limit: usize,
+    ) -> Result<Vec<UserId>> {
+        self.read(|txn| {
+            let t = txn.open_table(RELATED).store()?;
+            relations::page(&t, target.as_str(), relation, after, limit)
+        })
+    }
+
+    async fn has_relation(
+        &self,
+        user: &UserId,
+        relation: Relation,
+        target: &UserId,
+    ) -> Result<bool> {
+        self.read(|txn| {
+            let t = txn.open_table(RELATIONS).store()?;
+            let key = (user.as_str(), relation.code(), target.as_str());
+            Ok(t.get(key).store()?.is_some())
+        })
     }
 
     async fn followers(

@@ -32,6 +32,7 @@ mod lists;
 mod log;
 mod outbox;
 mod post_cache;
+mod relations;
 mod store;
 mod stored;
 mod tables;

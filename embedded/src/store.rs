@@ -58,6 +58,8 @@ impl EmbeddedStore {
             txn.open_table(FOLLOWING_BY_TIME).store()?;
             txn.open_table(FOLLOWERS_BY_TIME).store()?;
             txn.open_table(DELETING).store()?;
+            txn.open_table(RELATIONS).store()?;
+            txn.open_table(RELATED).store()?;
             crate::edge_times::backfill_untimed(&txn)?;
             last_u64_key(&txn.open_table(OUTBOX).store()?)? + 1
         };

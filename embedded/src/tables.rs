@@ -41,6 +41,10 @@ pub const GROUP_MEMBERS: TableDefinition<(&str, &str), ()> = TableDefinition::ne
 pub const USER_GROUPS: TableDefinition<(&str, &str), ()> = TableDefinition::new("user_groups");
 /// group → how many members it has; a group with none has no row.
 pub const GROUP_SIZES: TableDefinition<&str, u64> = TableDefinition::new("group_sizes");
+/// (user, relation code, target): whom a user mutes and blocks, in id order.
+pub const RELATIONS: TableDefinition<(&str, u8, &str), ()> = TableDefinition::new("relations");
+/// (target, relation code, user): who mutes and blocks a user, in id order.
+pub const RELATED: TableDefinition<(&str, u8, &str), ()> = TableDefinition::new("related");
 /// post id → post record.
 pub const POSTS: TableDefinition<u64, &[u8]> = TableDefinition::new("posts");
 /// (author, post id): an author's posts in time order.

@@ -25,6 +25,7 @@ pub const TIMELINE_CACHE: &str = "timeline_cache";
 pub const GROUP_MEMBERS: &str = "group_members";
 pub const GROUPS: &str = "groups";
 pub const COUNTS: &str = "counts";
+pub const RELATIONS: &str = "relations";
 
 /// How long a transaction keeps being retried on transient errors (write
 /// conflicts between concurrent writers of the same documents, such as the
@@ -91,6 +92,7 @@ pub struct Db {
     pub group_members: Collection<Document>,
     pub groups: Collection<Document>,
     pub counts: Collection<Document>,
+    pub relations: Collection<Document>,
 }
 
 pub fn db_err(what: &str) -> impl Fn(DbError) -> Error + '_ {
@@ -120,6 +122,7 @@ impl Db {
             group_members: database.collection(GROUP_MEMBERS),
             groups: database.collection(GROUPS),
             counts: database.collection(COUNTS),
+            relations: database.collection(RELATIONS),
             client,
             database,
         };
@@ -197,6 +200,20 @@ impl Db {
             )
             .await
             .map_err(db_err("creating the list index"))?;
+        // Mutes and blocks: a user's in id order, and who keeps one to a user.
+        self.relations
+            .create_index(unique(doc! { "u": 1, "k": 1, "t": 1 }, "u_k_t"))
+            .await
+            .map_err(db_err("creating the relations index"))?;
+        self.relations
+            .create_index(
+                IndexModel::builder()
+                    .keys(doc! { "t": 1, "k": 1, "u": 1 })
+                    .options(IndexOptions::builder().name("t_k_u".to_owned()).build())
+                    .build(),
+            )
+            .await
+            .map_err(db_err("creating the related index"))?;
         // An author's posts newest first, for read-time merges and backfills.
         self.content
             .create_index(

@@ -113,6 +113,12 @@ impl MongoStore {
                     .await?;
                 false
             }
+            DeletionStage::Relations => {
+                let (muted, more) = self.remove_relations(s, u, limit).await?;
+                self.emit(s, &UserDeletion::of_relations(id, &muted).events())
+                    .await?;
+                more
+            }
             DeletionStage::Posts => {
                 let posts = self
                     .ids_where(

@@ -18,6 +18,9 @@ use socialite_core::error::Result;
 use socialite_core::ids::{now_ms, GroupName, ListName, UserId};
 use socialite_core::ports::GraphStore;
 use socialite_core::rules::checks::{EdgeChange, EdgeTransition, Membership};
+use socialite_core::rules::relations::{
+    check_not_blocked, Relation, RelationChange, RelationTransition, Relations,
+};
 
 /// The field holding the other end of an edge in each edge collection.
 pub(crate) fn other_end(collection: &str) -> &'static str {
@@ -107,13 +110,16 @@ impl MongoStore {
             .collect()
     }
 
-    async fn change_edge_in(
+    pub(crate) async fn change_edge_in(
         &self,
         s: &mut ClientSession,
         change: &EdgeChange,
     ) -> Result<EdgeTransition, TxnError> {
         self.check_users(s, change).await?;
         let (a, b) = (change.follower().as_str(), change.followee().as_str());
+        if change.adds() {
+            check_not_blocked(change, self.blocked_either_way(s, a, b).await?)?;
+        }
         let edge = doc! { "user": a, "followee": b };
         let reverse = doc! { "user": b, "follower": a };
         let found = self
@@ -217,6 +223,72 @@ impl GraphStore for MongoStore {
             self.queued();
         }
         Ok(changed)
+    }
+
+    async fn change_relation(&self, change: &RelationChange) -> Result<RelationTransition> {
+        let what = match change.relation() {
+            Relation::Mute => "muting",
+            Relation::Block => "blocking",
+        };
+        let t = self
+            .db
+            .transaction(what, |mut s| async move {
+                let r = self.change_relation_in(&mut s, change).await;
+                (s, r)
+            })
+            .await?;
+        if t.changed {
+            self.queued();
+        }
+        Ok(t)
+    }
+
+    async fn relations(
+        &self,
+        user: &UserId,
+        relation: Relation,
+        after: Option<&UserId>,
+        limit: usize,
+    ) -> Result<Vec<UserId>> {
+        self.relation_page(("u", "t"), user, relation, after, limit)
+            .await
+    }
+
+    async fn related(
+        &self,
+        target: &UserId,
+        relation: Relation,
+        after: Option<&UserId>,
+        limit: usize,
+    ) -> Result<Vec<UserId>> {
+        self.relation_page(("t", "u"), target, relation, after, limit)
+            .await
+    }
+
+    async fn has_relation(
+        &self,
+        user: &UserId,
+        relation: Relation,
+        target: &UserId,
+    ) -> Result<bool> {
+        let key =
+            doc! { "u": user.as_str(), "k": i32::from(relation.code()), "t": target.as_str() };
+        let found = self
+            .db
+            .relations
+            .find_one(key)
+            .projection(doc! { "_id": 1 })
+            .await
+            .map_err(db_err("reading a mute or block"))?;
+        Ok(found.is_some())
+    }
+
+    async fn relations_of(&self, user: &UserId) -> Result<Relations> {
+        self.relations_touching(user).await
+    }
+
+    async fn muted_by(&self, users: &[UserId]) -> Result<Vec<Vec<UserId>>> {
+        self.muters_of(users).await
     }
 
     async fn followers(

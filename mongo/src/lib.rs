@@ -19,6 +19,7 @@ mod graph;
 mod groups;
 mod lists;
 mod outbox;
+mod relations;
 mod store;
 mod timelines;
 

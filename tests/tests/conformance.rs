@@ -23,6 +23,7 @@ use socialite_core::ports::{CacheRead, Coverage, IdRange, LogConsumer};
 use socialite_core::rules::access::Caller;
 use socialite_core::rules::cascade::{timeline_dropped, DeletionStage, UserDeletion};
 use socialite_core::rules::checks::{EdgeChange, EdgeOp, Membership};
+use socialite_core::rules::relations::Hidden;
 use socialite_embedded::EmbeddedConfig;
 use socialite_runtime::backends::{open_backends, BackendConfig};
 use std::collections::BTreeMap;
@@ -403,6 +404,7 @@ async fn follow_graph(kind: Kind) {
         listed: &[],
         following: &[(u("c"), vec![])],
         groups: &[],
+        muted: &[],
     };
     let mut events = deletion.events();
     events.push(timeline_dropped(&u("a"), vec![]));
@@ -679,6 +681,7 @@ async fn groups(kind: Kind) {
         listed: &[],
         following: &[],
         groups: &[gn("go"), gn("rust")],
+        muted: &[],
     };
     let mut events = deletion.events();
     events.push(timeline_dropped(&u("a"), vec![]));
@@ -918,6 +921,7 @@ async fn lists_on_edges(kind: Kind) {
         listed: &[(u("a"), l("work")), (u("e"), l("work"))],
         following: &[(u("c"), vec![l("mine")])],
         groups: &[],
+        muted: &[],
     };
     let mut events = deletion.events();
     events.push(timeline_dropped(&u("b"), vec![l("mine")]));
@@ -1290,7 +1294,8 @@ async fn activation_racing_a_deletion(kind: Kind) {
     b.content.put_user(&u("x"), None).await.unwrap();
     b.content.create_post(post(20, "f", "new")).await.unwrap();
     fan_out(b, &index).await;
-    let page = read_timeline(&stores, &Feed::Home(u("x")), None, 10)
+    let nothing = Hidden::default();
+    let page = read_timeline(&stores, &Feed::Home(u("x")), &nothing, None, 10)
         .await
         .unwrap();
     assert!(page.entries.is_empty(), "the new x follows nobody");

@@ -16,6 +16,7 @@ use socialite_core::ports::{CacheRead, LogConsumer};
 use socialite_core::reads::Reads;
 use socialite_core::relay::relay_once;
 use socialite_core::rules::access::Caller;
+use socialite_core::rules::relations::Relation;
 use socialite_core::sim::{Rng, Zipf};
 use socialite_e2e::servers::Servers;
 use socialite_embedded::EmbeddedConfig;
@@ -42,16 +43,34 @@ struct Model {
     own_posts: bool,
     /// Group → members.
     groups: BTreeMap<String, BTreeSet<String>>,
+    /// (user, target): who mutes whom, and who blocks whom.
+    mutes: BTreeSet<(String, String)>,
+    blocks: BTreeSet<(String, String)>,
 }
 
 impl Model {
+    fn pair(a: &str, b: &str) -> (String, String) {
+        (a.to_owned(), b.to_owned())
+    }
+
+    /// Whether either user blocks the other.
+    fn blocked(&self, a: &str, b: &str) -> bool {
+        self.blocks.contains(&Self::pair(a, b)) || self.blocks.contains(&Self::pair(b, a))
+    }
+
+    /// Whether `viewer` does not see `author`'s posts in timelines.
+    fn hides(&self, viewer: &str, author: &str) -> bool {
+        self.mutes.contains(&Self::pair(viewer, author)) || self.blocked(viewer, author)
+    }
+
     fn timeline(&self, user: &str) -> Vec<PostId> {
         let mut v: Vec<PostId> = self
             .posts
             .iter()
             .filter(|(_, (a, _))| {
                 (self.own_posts && a == user)
-                    || self.follows.contains_key(&(user.to_owned(), a.clone()))
+                    || (self.follows.contains_key(&(user.to_owned(), a.clone()))
+                        && !self.hides(user, a))
             })
             .map(|(p, _)| *p)
             .collect();
@@ -68,6 +87,7 @@ impl Model {
                 self.follows
                     .get(&(user.to_owned(), a.clone()))
                     .is_some_and(|l| l.contains(list))
+                    && !self.hides(user, a)
             })
             .map(|(p, _)| *p)
             .collect();
@@ -75,27 +95,34 @@ impl Model {
         v
     }
 
-    /// The oracle of a group's timeline: its members' posts.
-    fn group_timeline(&self, group: &str) -> Vec<PostId> {
+    /// The oracle of a group's timeline: its members' posts, without those
+    /// the viewer (if any: "" is none) hides.
+    fn group_timeline(&self, group: &str, viewer: &str) -> Vec<PostId> {
         let Some(members) = self.groups.get(group) else {
             return Vec::new();
         };
         let mut v: Vec<PostId> = self
             .posts
             .iter()
-            .filter(|(_, (a, _))| members.contains(a))
+            .filter(|(_, (a, _))| members.contains(a) && !self.hides(viewer, a))
             .map(|(p, _)| *p)
             .collect();
         v.reverse();
         v
     }
 
-    /// The oracle of the mentions timeline: the posts that mention the user.
+    /// The oracle of the mentions timeline: the posts that mention the
+    /// user, but those of accounts blocked either way.
     fn mentions_of(&self, user: &str) -> Vec<PostId> {
         let mut v: Vec<PostId> = self
             .mentions
             .iter()
-            .filter(|(p, m)| self.posts.contains_key(p) && m.iter().any(|x| x == user))
+            .filter(|(p, m)| {
+                self.posts
+                    .get(p)
+                    .is_some_and(|(a, _)| !self.blocked(user, a))
+                    && m.iter().any(|x| x == user)
+            })
             .map(|(p, _)| *p)
             .collect();
         v.reverse();
@@ -228,7 +255,11 @@ impl Harness {
                     .list_timeline(c, user, l, Some(limit), before)
                     .await
             }
-            Which::Group(g) => self.reads.group_timeline(c, g, Some(limit), before).await,
+            Which::Group(g) => {
+                let viewer = (!user.is_empty()).then_some(user);
+                let read = self.reads.group_timeline(c, g, viewer, Some(limit), before);
+                read.await
+            }
             Which::Mentions => return self.reads.mentions(c, user, Some(limit), before).await,
         };
         read.map(|(page, _)| page)
@@ -243,7 +274,7 @@ impl Harness {
         let expected = match &which {
             Which::Home => self.model.timeline(u),
             Which::List(l) => self.model.list_timeline(u, l),
-            Which::Group(g) => self.model.group_timeline(g),
+            Which::Group(g) => self.model.group_timeline(g, u),
             Which::Mentions => self.model.mentions_of(u),
         };
         let mut got = Vec::new();
@@ -325,8 +356,10 @@ impl Harness {
                 .await;
             if let Some(g) = GROUPS.get(i) {
                 let which = Which::Group(g.to_string());
+                // Read by a viewer, whose mutes and blocks apply, and as a whole.
+                let viewer = if i == 0 { u.as_str() } else { "" };
                 if self.model.groups.get(*g).is_some_and(|m| !m.is_empty()) {
-                    self.check_timeline(seed, step, "", which, limit).await;
+                    self.check_timeline(seed, step, viewer, which, limit).await;
                 } else {
                     let err = self.page("", &which, 3, None).await.unwrap_err();
                     assert_eq!(err.code(), "group_not_found");
@@ -341,6 +374,18 @@ impl Harness {
                 .await
                 .unwrap();
             if let CacheRead::Ready { entries, .. } = stored {
+                // What is stored is the oracle's: nothing muted, unfollowed
+                // or deleted waits there for the read to filter it.
+                let oracle: BTreeSet<PostId> = self.model.timeline(u).into_iter().collect();
+                let strays: Vec<PostId> = entries
+                    .iter()
+                    .map(|e| e.post)
+                    .filter(|p| !oracle.contains(p))
+                    .collect();
+                assert!(
+                    strays.is_empty(),
+                    "seed {seed} step {step} {config}: {u}'s stored timeline holds {strays:?}"
+                );
                 let embedded = entries.iter().filter(|e| e.body.is_some()).count();
                 let want = if self.feed.embed { entries.len() } else { 0 };
                 assert_eq!(
@@ -373,7 +418,7 @@ async fn run_on(seed: u64, steps: usize, users: usize, feed: FeedConfig, store: 
     for step in 0..steps {
         let a = names[popular.pick(&mut rng)].clone();
         let b = names[rng.below(names.len())].clone();
-        let op = rng.below(100);
+        let op = rng.below(110);
         if std::env::var_os("SOCIALITE_TRACE").is_some() {
             eprintln!("step {step}: op {op} a={a} b={b}");
         }
@@ -386,15 +431,21 @@ async fn run_on(seed: u64, steps: usize, users: usize, feed: FeedConfig, store: 
                 // Follow: a popular account (Zipf pick) gains a follower,
                 // filed under random lists (or an edge is refiled).
                 let lists = random_lists(&mut rng);
-                if h.ingest
+                let followed = h
+                    .ingest
                     .follow(&Caller::Trusted, &b, &a, lists.as_deref())
-                    .await
-                    .is_ok()
-                {
-                    let edge = h.model.follows.entry((b, a)).or_default();
-                    if let Some(lists) = lists {
-                        *edge = lists.into_iter().map(String::from).collect();
+                    .await;
+                let blocked = h.model.blocked(&a, &b);
+                match followed {
+                    Ok(_) => {
+                        assert!(!blocked, "seed {seed}: {b} followed {a} across a block");
+                        let edge = h.model.follows.entry((b, a)).or_default();
+                        if let Some(lists) = lists {
+                            *edge = lists.into_iter().map(String::from).collect();
+                        }
                     }
+                    Err(e) if e.code() == "blocked" => assert!(blocked, "seed {seed}"),
+                    Err(_) => {}
                 }
             }
             35..=40 => {
@@ -465,6 +516,8 @@ async fn run_on(seed: u64, steps: usize, users: usize, feed: FeedConfig, store: 
                     for members in h.model.groups.values_mut() {
                         members.remove(&b);
                     }
+                    h.model.mutes.retain(|(x, y)| x != &b && y != &b);
+                    h.model.blocks.retain(|(x, y)| x != &b && y != &b);
                 }
             }
             84..=93 => {
@@ -476,7 +529,7 @@ async fn run_on(seed: u64, steps: usize, users: usize, feed: FeedConfig, store: 
                     1 => {
                         let group = GROUPS[rng.below(GROUPS.len())];
                         h.reads
-                            .group_timeline(&Caller::Trusted, group, Some(3), None)
+                            .group_timeline(&Caller::Trusted, group, None, Some(3), None)
                             .await
                     }
                     _ => {
@@ -497,6 +550,36 @@ async fn run_on(seed: u64, steps: usize, users: usize, feed: FeedConfig, store: 
                     .first_retained()
                     .unwrap();
                 h.replay_from(first + rng.below(60) as u64).await;
+            }
+            100..=109 => {
+                // b mutes or blocks a popular account, or lifts it.
+                let relation = if op < 105 {
+                    Relation::Mute
+                } else {
+                    Relation::Block
+                };
+                let make = op % 5 < 3;
+                if h.ingest
+                    .relation(&Caller::Trusted, &b, &a, relation, make)
+                    .await
+                    .is_ok()
+                {
+                    let m = &mut h.model;
+                    let pair = (b.clone(), a.clone());
+                    let set = match relation {
+                        Relation::Mute => &mut m.mutes,
+                        Relation::Block => &mut m.blocks,
+                    };
+                    if make {
+                        set.insert(pair);
+                    } else {
+                        set.remove(&pair);
+                    }
+                    if make && relation == Relation::Block {
+                        m.follows.remove(&(b.clone(), a.clone()));
+                        m.follows.remove(&(a, b));
+                    }
+                }
             }
             _ => h.drain().await,
         }

@@ -6,6 +6,7 @@ use crate::pb::{optional_json, post, user};
 use crate::MAX_BODY_BYTES;
 use socialite_core::ingest::Ingest;
 use socialite_core::rules::checks::EdgeTransition;
+use socialite_core::rules::relations::Relation;
 use socialite_proto::v1 as pb;
 use socialite_proto::v1::ingest_server::IngestServer;
 use std::sync::Arc;
@@ -21,6 +22,24 @@ pub fn grpc_service(ingest: Arc<Ingest>) -> IngestServer<IngestGrpc> {
 pub struct IngestGrpc(Arc<Ingest>);
 
 impl IngestGrpc {
+    async fn relation(
+        &self,
+        req: Request<pb::RelationRequest>,
+        relation: Relation,
+        make: bool,
+    ) -> Result<Response<pb::RelationReply>, Status> {
+        let (caller, r) = grpc_parts(req);
+        let t = self
+            .0
+            .relation(&caller, &r.user, &r.target, relation, make)
+            .await
+            .map_err(to_status)?;
+        Ok(Response::new(pb::RelationReply {
+            active: t.active,
+            changed: t.changed,
+        }))
+    }
+
     async fn membership(
         &self,
         req: Request<pb::MembershipRequest>,
@@ -41,6 +60,34 @@ impl IngestGrpc {
 
 #[tonic::async_trait]
 impl pb::ingest_server::Ingest for IngestGrpc {
+    async fn mute(
+        &self,
+        req: Request<pb::RelationRequest>,
+    ) -> Result<Response<pb::RelationReply>, Status> {
+        self.relation(req, Relation::Mute, true).await
+    }
+
+    async fn unmute(
+        &self,
+        req: Request<pb::RelationRequest>,
+    ) -> Result<Response<pb::RelationReply>, Status> {
+        self.relation(req, Relation::Mute, false).await
+    }
+
+    async fn block(
+        &self,
+        req: Request<pb::RelationRequest>,
+    ) -> Result<Response<pb::RelationReply>, Status> {
+        self.relation(req, Relation::Block, true).await
+    }
+
+    async fn unblock(
+        &self,
+        req: Request<pb::RelationRequest>,
+    ) -> Result<Response<pb::RelationReply>, Status> {
+        self.relation(req, Relation::Block, false).await
+    }
+
     async fn put_user(
         &self,
         req: Request<pb::PutUserRequest>,

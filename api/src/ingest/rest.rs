@@ -2,8 +2,8 @@
 
 use crate::auth::Auth;
 use crate::extract::{optional_json_body, Json, Path};
-use crate::json::{FollowJson, MemberJson, PostJson, UserJson};
-use crate::schema::{EdgePath, ErrorBody, MemberPath, PostPath, UserPath};
+use crate::json::{FollowJson, MemberJson, PostJson, RelationJson, UserJson};
+use crate::schema::{EdgePath, ErrorBody, MemberPath, PostPath, RelationPath, UserPath};
 use crate::{json, ApiError};
 use axum::body::Bytes;
 use axum::extract::State;
@@ -12,7 +12,9 @@ use axum::response::{IntoResponse, Response};
 use serde::Deserialize;
 use serde_json::Value;
 use socialite_core::ingest::Ingest;
+use socialite_core::rules::access::Caller;
 use socialite_core::rules::checks::EdgeTransition;
+use socialite_core::rules::relations::Relation;
 use std::sync::Arc;
 use utoipa::ToSchema;
 use utoipa_axum::router::OpenApiRouter;
@@ -25,6 +27,8 @@ pub fn rest_router() -> OpenApiRouter<Arc<Ingest>> {
     OpenApiRouter::new()
         .routes(routes!(put_user, delete_user))
         .routes(routes!(follow, unfollow))
+        .routes(routes!(mute, unmute))
+        .routes(routes!(block, unblock))
         .routes(routes!(join_group, leave_group))
         .routes(routes!(create_post))
         .routes(routes!(delete_post))
@@ -132,6 +136,7 @@ async fn delete_user(
     responses(
         (status = 200, description = "Following", body = FollowJson),
         (status = 400, description = "`invalid_user_id`, `invalid_list_name`, `too_many_lists`, `invalid_json`, `invalid_body`", body = ErrorBody),
+        (status = 403, description = "`blocked`: one of the two blocks the other", body = ErrorBody),
         (status = 404, description = "`user_not_found`: either user", body = ErrorBody),
         (status = 409, description = "`cannot_follow_self`, `too_many_lists`: the user would have more than 50 lists", body = ErrorBody),
         (status = 413, description = "`body_too_large`", body = ErrorBody),
@@ -185,6 +190,106 @@ fn edge_reply(t: &EdgeTransition) -> Response {
         lists: json::names(t.after.as_deref().unwrap_or_default()),
     })
     .into_response()
+}
+
+/// Mutes `target` (idempotent): their posts leave the user's home, list
+/// and group timelines and are no longer delivered there; the follow edge
+/// stays. A user mutes at most 1,000 accounts.
+#[utoipa::path(
+    put, path = "/users/{id}/mutes/{target}", tag = "graph", params(RelationPath),
+    security(("api_key" = ["write"]), ("user_token" = ["self"])),
+    responses(
+        (status = 200, description = "Muting", body = RelationJson),
+        (status = 400, description = "`invalid_user_id`", body = ErrorBody),
+        (status = 404, description = "`user_not_found`: either user", body = ErrorBody),
+        (status = 409, description = "`cannot_mute_self`, `too_many_relations`", body = ErrorBody),
+        (status = 503, description = "`unavailable`", body = ErrorBody),
+    )
+)]
+async fn mute(
+    State(ingest): App,
+    Auth(caller): Auth,
+    Path((id, target)): Path<(String, String)>,
+) -> Result<Response, ApiError> {
+    relation(&ingest, &caller, &id, &target, Relation::Mute, true).await
+}
+
+/// Lifts the mute (idempotent): the target's recent posts come back into
+/// the timelines that follow them, within what those timelines store.
+#[utoipa::path(
+    delete, path = "/users/{id}/mutes/{target}", tag = "graph", params(RelationPath),
+    security(("api_key" = ["write"]), ("user_token" = ["self"])),
+    responses(
+        (status = 200, description = "Not muting", body = RelationJson),
+        (status = 400, description = "`invalid_user_id`", body = ErrorBody),
+        (status = 404, description = "`user_not_found`: either user", body = ErrorBody),
+        (status = 503, description = "`unavailable`", body = ErrorBody),
+    )
+)]
+async fn unmute(
+    State(ingest): App,
+    Auth(caller): Auth,
+    Path((id, target)): Path<(String, String)>,
+) -> Result<Response, ApiError> {
+    relation(&ingest, &caller, &id, &target, Relation::Mute, false).await
+}
+
+/// Blocks `target` (idempotent): what a mute does, both ways, and the
+/// follow edges between the two go both ways (counts move); neither can
+/// follow the other (403 `blocked`) and neither's posts appear in the
+/// other's mentions. A user blocks at most 1,000 accounts.
+#[utoipa::path(
+    put, path = "/users/{id}/blocks/{target}", tag = "graph", params(RelationPath),
+    security(("api_key" = ["write"]), ("user_token" = ["self"])),
+    responses(
+        (status = 200, description = "Blocking", body = RelationJson),
+        (status = 400, description = "`invalid_user_id`", body = ErrorBody),
+        (status = 404, description = "`user_not_found`: either user", body = ErrorBody),
+        (status = 409, description = "`cannot_block_self`, `too_many_relations`", body = ErrorBody),
+        (status = 503, description = "`unavailable`", body = ErrorBody),
+    )
+)]
+async fn block(
+    State(ingest): App,
+    Auth(caller): Auth,
+    Path((id, target)): Path<(String, String)>,
+) -> Result<Response, ApiError> {
+    relation(&ingest, &caller, &id, &target, Relation::Block, true).await
+}
+
+/// Lifts the block (idempotent); the edges it removed stay removed.
+#[utoipa::path(
+    delete, path = "/users/{id}/blocks/{target}", tag = "graph", params(RelationPath),
+    security(("api_key" = ["write"]), ("user_token" = ["self"])),
+    responses(
+        (status = 200, description = "Not blocking", body = RelationJson),
+        (status = 400, description = "`invalid_user_id`", body = ErrorBody),
+        (status = 404, description = "`user_not_found`: either user", body = ErrorBody),
+        (status = 503, description = "`unavailable`", body = ErrorBody),
+    )
+)]
+async fn unblock(
+    State(ingest): App,
+    Auth(caller): Auth,
+    Path((id, target)): Path<(String, String)>,
+) -> Result<Response, ApiError> {
+    relation(&ingest, &caller, &id, &target, Relation::Block, false).await
+}
+
+async fn relation(
+    ingest: &Ingest,
+    caller: &Caller,
+    id: &str,
+    target: &str,
+    kind: Relation,
+    make: bool,
+) -> Result<Response, ApiError> {
+    let t = ingest.relation(caller, id, target, kind, make).await?;
+    Ok(axum::Json(RelationJson {
+        active: t.active,
+        changed: t.changed,
+    })
+    .into_response())
 }
 
 /// Joins the group (idempotent); the user's recent posts enter its

@@ -6,6 +6,7 @@ use crate::pb::{edge_page, limit, optional, post, post_page, user, user_page};
 use crate::MAX_BODY_BYTES;
 use socialite_core::reads::{Direction, Reads};
 use socialite_core::rules::access::Caller;
+use socialite_core::rules::relations::Relation;
 use socialite_proto::v1 as pb;
 use socialite_proto::v1::reads_server::ReadsServer;
 use std::sync::Arc;
@@ -21,6 +22,16 @@ pub fn grpc_service(reads: Arc<Reads>) -> ReadsServer<ReadsGrpc> {
 pub struct ReadsGrpc(Arc<Reads>);
 
 impl ReadsGrpc {
+    async fn relations(
+        &self,
+        (caller, r): (Caller, pb::ListUsersRequest),
+        relation: Relation,
+    ) -> Result<Response<pb::UserList>, Status> {
+        let (limit, cursor) = (limit(r.limit), optional(&r.cursor));
+        let page = self.0.relations(&caller, &r.user, relation, limit, cursor);
+        Ok(Response::new(user_page(page.await.map_err(to_status)?)))
+    }
+
     async fn edges(
         &self,
         (caller, r): (Caller, pb::ListUsersRequest),
@@ -248,9 +259,29 @@ impl pb::reads_server::Reads for ReadsGrpc {
         let (caller, r) = grpc_parts(req);
         let (page, _) = self
             .0
-            .group_timeline(&caller, &r.group, limit(r.limit), optional(&r.before))
+            .group_timeline(
+                &caller,
+                &r.group,
+                optional(&r.viewer),
+                limit(r.limit),
+                optional(&r.before),
+            )
             .await
             .map_err(to_status)?;
         Ok(Response::new(post_page(&page)))
+    }
+
+    async fn list_mutes(
+        &self,
+        req: Request<pb::ListUsersRequest>,
+    ) -> Result<Response<pb::UserList>, Status> {
+        self.relations(grpc_parts(req), Relation::Mute).await
+    }
+
+    async fn list_blocks(
+        &self,
+        req: Request<pb::ListUsersRequest>,
+    ) -> Result<Response<pb::UserList>, Status> {
+        self.relations(grpc_parts(req), Relation::Block).await
     }
 }

@@ -7,8 +7,8 @@ use crate::json::{
     UserJson, UserPageJson,
 };
 use crate::schema::{
-    AuthorsQuery, ErrorBody, FollowersQuery, FollowingQuery, GroupPath, LimitQuery, ListPath,
-    PairPath, PostPageQuery, PostPath, UserPageQuery, UserPath,
+    AuthorsQuery, ErrorBody, FollowersQuery, FollowingQuery, GroupPath, GroupTimelineQuery,
+    LimitQuery, ListPath, PairPath, PostPageQuery, PostPath, UserPageQuery, UserPath,
 };
 use crate::{json, ApiError};
 use axum::extract::State;
@@ -20,6 +20,7 @@ use socialite_core::ids::PostId;
 use socialite_core::model::{Page, Post};
 use socialite_core::reads::{Direction, Reads};
 use socialite_core::rules::access::Caller;
+use socialite_core::rules::relations::Relation;
 use std::sync::Arc;
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
@@ -46,6 +47,8 @@ pub fn rest_router() -> OpenApiRouter<Arc<Reads>> {
         .routes(routes!(group))
         .routes(routes!(group_members))
         .routes(routes!(group_timeline))
+        .routes(routes!(mutes))
+        .routes(routes!(blocks))
 }
 
 pub fn rest_routes(reads: Arc<Reads>) -> OpenApiRouter {
@@ -288,16 +291,17 @@ async fn group_members(
 }
 
 /// A group's timeline: its members' posts while they are members, newest
-/// first. One timeline serves every reader of the group: stored once the
-/// group is read (each member's post is one delivery to it), merged at
-/// read time otherwise.
+/// first, without the posts the viewer's mutes and blocks hide. One
+/// timeline serves every reader of the group: stored once the group is read
+/// (each member's post is one delivery to it), merged at read time
+/// otherwise.
 #[utoipa::path(
-    get, path = "/groups/{group}/timeline", tag = "timelines", params(GroupPath, PostPageQuery),
+    get, path = "/groups/{group}/timeline", tag = "timelines", params(GroupPath, GroupTimelineQuery),
     security(("api_key" = ["read"]), ("user_token" = ["public_reads"])),
     responses(
         (status = 200, description = "A page of the group's timeline", body = PostPageJson,
             headers(("x-timeline-source" = String, description = "`cache`, `past_cache` or `merge`"))),
-        (status = 400, description = "`invalid_group_name`, `invalid_limit`, `invalid_post_id`, `invalid_query`", body = ErrorBody), (status = 404, description = "`group_not_found`", body = ErrorBody), (status = 503, description = "`unavailable`", body = ErrorBody)
+        (status = 400, description = "`invalid_group_name`, `invalid_user_id`, `invalid_limit`, `invalid_post_id`, `invalid_query`", body = ErrorBody), (status = 403, description = "`not_your_account`: a user token named another viewer", body = ErrorBody), (status = 404, description = "`group_not_found`, `user_not_found`: the viewer", body = ErrorBody), (status = 503, description = "`unavailable`", body = ErrorBody)
     )
 )]
 async fn group_timeline(
@@ -307,9 +311,52 @@ async fn group_timeline(
     Query(q): Query<PageParams>,
 ) -> Result<Response, ApiError> {
     let read = reads
-        .group_timeline(&caller, &group, q.limit, q.before())
+        .group_timeline(&caller, &group, q.viewer(), q.limit, q.before())
         .await?;
     Ok(timeline_reply(read))
+}
+
+/// The accounts the user mutes, in id order: the user's own to read.
+#[utoipa::path(
+    get, path = "/users/{id}/mutes", tag = "graph", params(UserPath, UserPageQuery),
+    security(("api_key" = ["read"]), ("user_token" = ["self"])),
+    responses((status = 200, description = "A page of muted accounts", body = UserPageJson), (status = 400, description = "`invalid_user_id`, `invalid_limit`, `invalid_cursor`, `invalid_query`", body = ErrorBody), (status = 404, description = "`user_not_found`", body = ErrorBody), (status = 503, description = "`unavailable`", body = ErrorBody))
+)]
+async fn mutes(
+    State(reads): App,
+    Auth(caller): Auth,
+    Path(id): Path<String>,
+    Query(q): Query<PageParams>,
+) -> Result<Response, ApiError> {
+    relation_page(&reads, &caller, &id, &q, Relation::Mute).await
+}
+
+/// The accounts the user blocks, in id order: the user's own to read.
+#[utoipa::path(
+    get, path = "/users/{id}/blocks", tag = "graph", params(UserPath, UserPageQuery),
+    security(("api_key" = ["read"]), ("user_token" = ["self"])),
+    responses((status = 200, description = "A page of blocked accounts", body = UserPageJson), (status = 400, description = "`invalid_user_id`, `invalid_limit`, `invalid_cursor`, `invalid_query`", body = ErrorBody), (status = 404, description = "`user_not_found`", body = ErrorBody), (status = 503, description = "`unavailable`", body = ErrorBody))
+)]
+async fn blocks(
+    State(reads): App,
+    Auth(caller): Auth,
+    Path(id): Path<String>,
+    Query(q): Query<PageParams>,
+) -> Result<Response, ApiError> {
+    relation_page(&reads, &caller, &id, &q, Relation::Block).await
+}
+
+async fn relation_page(
+    reads: &Reads,
+    caller: &Caller,
+    id: &str,
+    q: &PageParams,
+    relation: Relation,
+) -> Result<Response, ApiError> {
+    let page = reads
+        .relations(caller, id, relation, q.limit, q.cursor())
+        .await?;
+    Ok(Json(json::user_page(&page)).into_response())
 }
 
 /// One post.

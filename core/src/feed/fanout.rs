@@ -12,6 +12,7 @@ use crate::metrics::metrics;
 use crate::model::Entry;
 use crate::ports::Delivery;
 use crate::ports::IdRange;
+use crate::rules::relations::Relation;
 use std::sync::Arc;
 
 /// What one batch did.
@@ -84,8 +85,10 @@ pub async fn apply(
                 lists,
             } => {
                 followers.followed(follower, followee, lists);
-                for t in edge_targets(follower, lists) {
-                    backfill(stores, &t, followee).await?;
+                if !mutes(stores, follower, followee).await? {
+                    for t in edge_targets(follower, lists) {
+                        backfill(stores, &t, followee).await?;
+                    }
                 }
             }
             Event::Unfollowed {
@@ -105,9 +108,11 @@ pub async fn apply(
                 removed,
             } => {
                 followers.relisted(follower, followee, added, removed);
-                for l in added {
-                    let t = TimelineId::list(follower, l);
-                    backfill(stores, &t, followee).await?;
+                if !mutes(stores, follower, followee).await? {
+                    for l in added {
+                        let t = TimelineId::list(follower, l);
+                        backfill(stores, &t, followee).await?;
+                    }
                 }
                 for l in removed {
                     let t = TimelineId::list(follower, l);
@@ -143,6 +148,24 @@ pub async fn apply(
                     stores.timelines.drop_timeline(&t).await?;
                 }
             }
+            Event::Muted { user, target, edge } => {
+                followers.muted(user, target, edge.as_deref());
+                // Without an edge, none of the user's timelines holds the target.
+                for t in edge.iter().flat_map(|lists| edge_targets(user, lists)) {
+                    stores.timelines.purge_author(&t, target).await?;
+                }
+            }
+            Event::Unmuted { user, target, edge } => {
+                followers.unmuted(user, target, edge.as_deref());
+                let Some(lists) = edge else {
+                    continue; // no edge: nothing of the target's to bring back
+                };
+                if !mutes(stores, user, target).await? {
+                    for t in edge_targets(user, lists) {
+                        backfill(stores, &t, target).await?;
+                    }
+                }
+            }
         }
     }
     flush(stores, &mut pending, &mut posts, &mut stats).await?;
@@ -169,6 +192,17 @@ async fn flush(
             .observe(now.saturating_sub(p.unix_ms()) as f64 / 1000.0);
     }
     Ok(())
+}
+
+/// Whether `user` mutes `author` now. A backfill reads the graph as it is,
+/// not as it was at the event's place in the log: when the two differ, a
+/// later `Muted` or `Unmuted` event of the same pair, ordered after this
+/// one, sets the timeline right.
+async fn mutes(stores: &Stores, user: &UserId, author: &UserId) -> Result<bool> {
+    stores
+        .graph
+        .has_relation(user, Relation::Mute, author)
+        .await
 }
 
 /// Copies the followee's posts that the timeline's cache covers into it.

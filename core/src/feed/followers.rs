@@ -1,6 +1,8 @@
 //! The fanout worker's follower index: for each author, the timelines their
 //! posts go to (their followers' home timelines, the lists those followers
-//! filed them under, and the timelines of the groups they are in), loaded from the graph store the first time
+//! filed them under, and the timelines of the groups they are in, leaving
+//! out the timelines of followers who mute them), loaded from the graph
+//! store the first time
 //! the author is fanned out, then kept in step by the follow events the
 //! worker applies in log order. It spares every post a scan of the graph
 //! store; for the log position being processed it holds what reading the
@@ -10,11 +12,19 @@
 use crate::error::Result;
 use crate::ids::{GroupName, ListName, TimelineId, UserId};
 use crate::ports::GraphStore;
-use rustc_hash::FxHashMap;
+use rustc_hash::{FxHashMap, FxHashSet};
 use std::sync::{Arc, Mutex};
 
-/// Author → the timelines their posts go to, sorted.
-type Targets = FxHashMap<UserId, Arc<Vec<TimelineId>>>;
+/// What the index knows of one author.
+#[derive(Clone)]
+struct Known {
+    /// The timelines their posts go to, sorted.
+    timelines: Arc<Vec<TimelineId>>,
+    /// Who mutes them: their timelines get none of the author's posts.
+    muters: FxHashSet<UserId>,
+}
+
+type Targets = FxHashMap<UserId, Known>;
 
 #[derive(Default)]
 pub struct FollowerIndex {
@@ -31,17 +41,31 @@ pub fn edge_targets<'a>(
         .chain(lists.iter().map(|l| TimelineId::list(follower, l)))
 }
 
-fn targets_of(
+fn known(
     followers: Vec<UserId>,
     listed: Vec<(UserId, ListName)>,
     groups: Vec<GroupName>,
-) -> Arc<Vec<TimelineId>> {
-    let mut all: Vec<TimelineId> = followers.iter().map(TimelineId::home).collect();
-    all.extend(listed.iter().map(|(f, l)| TimelineId::list(f, l)));
+    muters: Vec<UserId>,
+) -> Known {
+    let muters: FxHashSet<UserId> = muters.into_iter().collect();
+    let mut all: Vec<TimelineId> = followers
+        .iter()
+        .filter(|f| !muters.contains(*f))
+        .map(TimelineId::home)
+        .collect();
+    all.extend(
+        listed
+            .iter()
+            .filter(|(f, _)| !muters.contains(f))
+            .map(|(f, l)| TimelineId::list(f, l)),
+    );
     all.extend(groups.iter().map(TimelineId::group));
     all.sort_unstable();
     all.dedup();
-    Arc::new(all)
+    Known {
+        timelines: Arc::new(all),
+        muters,
+    }
 }
 
 impl FollowerIndex {
@@ -59,15 +83,21 @@ impl FollowerIndex {
         graph: &dyn GraphStore,
         author: &UserId,
     ) -> Result<Arc<Vec<TimelineId>>> {
-        if let Some(list) = self.lists().get(author) {
-            return Ok(list.clone());
+        if let Some(k) = self.lists().get(author) {
+            return Ok(k.timelines.clone());
         }
         let one = std::slice::from_ref(author);
         let followers = graph.all_followers(author).await?;
         let listed = graph.listed_by(one).await?.pop().unwrap_or_default();
         let groups = graph.groups_of(one).await?.pop().unwrap_or_default();
-        let loaded = targets_of(followers, listed, groups);
-        Ok(self.lists().entry(author.clone()).or_insert(loaded).clone())
+        let muters = graph.muted_by(one).await?.pop().unwrap_or_default();
+        let loaded = known(followers, listed, groups, muters);
+        let mut lists = self.lists();
+        Ok(lists
+            .entry(author.clone())
+            .or_insert(loaded)
+            .timelines
+            .clone())
     }
 
     /// Loads, in one store call each for followers, lists and groups, the
@@ -89,43 +119,79 @@ impl FollowerIndex {
         let followers = graph.followers_of(&missing).await?;
         let listed = graph.listed_by(&missing).await?;
         let groups = graph.groups_of(&missing).await?;
+        let muters = graph.muted_by(&missing).await?;
         let mut lists = self.lists();
-        for (((author, f), l), g) in missing.into_iter().zip(followers).zip(listed).zip(groups) {
-            lists.entry(author).or_insert_with(|| targets_of(f, l, g));
+        let loaded = followers.into_iter().zip(listed).zip(groups).zip(muters);
+        for (author, (((f, l), g), m)) in missing.into_iter().zip(loaded) {
+            lists.entry(author).or_insert_with(|| known(f, l, g, m));
         }
         Ok(())
     }
 
-    /// Changes a known author's targets: adds `add`, removes `remove`.
+    /// Changes a known author's targets: adds `add` (unless `by`, whose
+    /// timelines they are, mutes the author), removes `remove`.
     fn update(
         &self,
         author: &UserId,
+        by: Option<&UserId>,
         add: impl Iterator<Item = TimelineId>,
         remove: impl Iterator<Item = TimelineId>,
     ) {
         let mut lists = self.lists();
-        let Some(list) = lists.get_mut(author) else {
+        let Some(known) = lists.get_mut(author) else {
             return;
         };
-        let list = Arc::make_mut(list);
+        let muted = by.is_some_and(|u| known.muters.contains(u));
+        let list = Arc::make_mut(&mut known.timelines);
         for t in remove {
             if let Ok(at) = list.binary_search(&t) {
                 list.remove(at);
             }
         }
-        for t in add {
+        for t in add.filter(|_| !muted) {
             if let Err(at) = list.binary_search(&t) {
                 list.insert(at, t);
             }
         }
     }
 
+    /// Records a mute or its lifting, and moves the muter's timelines
+    /// (`edge`: the lists of their follow edge to the author, if any).
+    fn remute(&self, user: &UserId, target: &UserId, edge: Option<&[ListName]>, mute: bool) {
+        if let Some(known) = self.lists().get_mut(target) {
+            if mute {
+                known.muters.insert(user.clone());
+            } else {
+                known.muters.remove(user);
+            }
+        }
+        let Some(lists) = edge else {
+            return;
+        };
+        let (add, remove) = match mute {
+            true => (None, Some(edge_targets(user, lists))),
+            false => (Some(edge_targets(user, lists)), None),
+        };
+        let (add, remove) = (add.into_iter().flatten(), remove.into_iter().flatten());
+        self.update(target, Some(user), add, remove);
+    }
+
+    pub fn muted(&self, user: &UserId, target: &UserId, edge: Option<&[ListName]>) {
+        self.remute(user, target, edge, true);
+    }
+
+    pub fn unmuted(&self, user: &UserId, target: &UserId, edge: Option<&[ListName]>) {
+        self.remute(user, target, edge, false);
+    }
+
     pub fn followed(&self, follower: &UserId, followee: &UserId, lists: &[ListName]) {
-        self.update(followee, edge_targets(follower, lists), std::iter::empty());
+        let add = edge_targets(follower, lists);
+        self.update(followee, Some(follower), add, std::iter::empty());
     }
 
     pub fn unfollowed(&self, follower: &UserId, followee: &UserId, lists: &[ListName]) {
-        self.update(followee, std::iter::empty(), edge_targets(follower, lists));
+        let remove = edge_targets(follower, lists);
+        self.update(followee, None, std::iter::empty(), remove);
     }
 
     pub fn relisted(
@@ -137,6 +203,7 @@ impl FollowerIndex {
     ) {
         self.update(
             followee,
+            Some(follower),
             added.iter().map(|l| TimelineId::list(follower, l)),
             removed.iter().map(|l| TimelineId::list(follower, l)),
         );
@@ -145,12 +212,12 @@ impl FollowerIndex {
     /// The member's posts now go to the group's timeline.
     pub fn joined(&self, group: &GroupName, user: &UserId) {
         let t = std::iter::once(TimelineId::group(group));
-        self.update(user, t, std::iter::empty());
+        self.update(user, None, t, std::iter::empty());
     }
 
     pub fn left(&self, group: &GroupName, user: &UserId) {
         let t = std::iter::once(TimelineId::group(group));
-        self.update(user, std::iter::empty(), t);
+        self.update(user, None, std::iter::empty(), t);
     }
 
     /// Forgets every list, after the worker's share of the log changed.

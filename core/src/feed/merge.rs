@@ -6,20 +6,26 @@ use super::{Feed, Stores};
 use crate::error::Result;
 use crate::model::Entry;
 use crate::ports::{Coverage, IdRange};
+use crate::rules::relations::Hidden;
 
 /// The newest `limit` entries of `feed` within `range`, newest first: each
-/// of its authors ([`Stores::authors`]) contributes at most `limit`
-/// candidates, and the best `limit` of all candidates win.
+/// of its authors ([`Stores::authors`]) but those `hidden` from the reader
+/// contributes at most `limit` candidates, and the best `limit` of all
+/// candidates win.
 pub async fn merge(
     stores: &Stores,
     feed: &Feed,
+    hidden: &Hidden,
     range: IdRange,
     limit: usize,
 ) -> Result<Vec<Entry>> {
     if limit == 0 {
         return Ok(Vec::new());
     }
-    let authors = stores.authors(feed).await?;
+    let mut authors = stores.authors(feed).await?;
+    if !hidden.is_empty() {
+        authors.retain(|a| !hidden.hides(a));
+    }
     if authors.is_empty() {
         return Ok(Vec::new());
     }

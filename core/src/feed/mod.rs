@@ -16,8 +16,9 @@ use crate::error::Result;
 use crate::ids::{GroupName, ListName, PostId, TimelineId, UserId};
 use crate::model::Entry;
 use crate::ports::{CacheRead, ContentStore, Coverage, GraphStore, TimelineStore};
+use crate::rules::relations::Relation;
 use config::FeedConfig;
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
 /// A timeline the feed logic builds. Every kind is the same machinery
@@ -71,22 +72,30 @@ impl Stores {
 
     /// The authors whose posts `feed` holds: for a home timeline the accounts
     /// its user follows and, when own posts are shown, the user; for a list
-    /// the accounts filed under it. The one place that says whose posts a
-    /// timeline holds; the merge reads it, and fanout delivers by the same
-    /// edges and memberships ([`followers::FollowerIndex`]). For a group,
-    /// its members.
+    /// the accounts filed under it; either way without the accounts the user
+    /// mutes ([`crate::rules::relations`]). For a group, its members (a
+    /// group's timeline is shared: its readers' mutes apply when it is
+    /// read). The one place that says whose posts a timeline holds; the
+    /// merge reads it, and fanout delivers by the same edges, memberships
+    /// and mutes ([`followers::FollowerIndex`]).
     pub async fn authors(&self, feed: &Feed) -> Result<Vec<UserId>> {
-        match feed {
+        let (user, mut authors) = match feed {
             Feed::Home(user) => {
                 let mut authors = self.graph.all_following(user).await?;
                 if self.feed.own_posts {
                     authors.push(user.clone());
                 }
-                Ok(authors)
+                (user, authors)
             }
-            Feed::List(user, list) => self.graph.all_list_members(user, list).await,
-            Feed::Group(group) => self.graph.all_group_members(group).await,
+            Feed::List(user, list) => (user, self.graph.all_list_members(user, list).await?),
+            Feed::Group(group) => return self.graph.all_group_members(group).await,
+        };
+        let muted = self.graph.all_relations(user, Relation::Mute).await?;
+        if !muted.is_empty() {
+            let muted: HashSet<&UserId> = muted.iter().collect();
+            authors.retain(|a| !muted.contains(a));
         }
+        Ok(authors)
     }
 
     /// Whether an author's post also goes into the author's own timeline.

@@ -5,9 +5,10 @@
 use super::merge::{merge, newest_exact};
 use super::{Feed, Stores};
 use crate::error::Result;
-use crate::ids::PostId;
+use crate::ids::{PostId, TimelineId};
 use crate::model::Entry;
 use crate::ports::{CacheRead, Coverage, IdRange};
+use crate::rules::relations::Hidden;
 
 /// Where a page came from, for metrics and logs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -37,10 +38,12 @@ pub struct EntryPage {
     pub source: ReadSource,
 }
 
-/// A page of `feed`, newest first, below `before`.
+/// A page of `feed` as a reader sees it, without the posts of the authors
+/// `hidden` from them, newest first, below `before`.
 pub async fn read_timeline(
     stores: &Stores,
     feed: &Feed,
+    hidden: &Hidden,
     before: Option<PostId>,
     limit: usize,
 ) -> Result<EntryPage> {
@@ -51,16 +54,16 @@ pub async fn read_timeline(
             below: before,
             from: None,
         };
-        let entries = merge(stores, feed, range, want).await?;
+        let entries = merge(stores, feed, hidden, range, want).await?;
         return Ok(page(entries, limit, ReadSource::Merge));
     }
     let id = feed.id();
     let mut source = ReadSource::Cache;
-    let mut read = stores.timelines.read(&id, before, want).await?;
+    let mut read = read_visible(stores, &id, hidden, before, want).await?;
     if !matches!(read, CacheRead::Ready { .. }) {
         activate(stores, feed).await?;
         source = ReadSource::Merge;
-        read = stores.timelines.read(&id, before, want).await?;
+        read = read_visible(stores, &id, hidden, before, want).await?;
     }
     let (mut entries, coverage) = match read {
         CacheRead::Ready { entries, coverage } => (entries, coverage),
@@ -70,7 +73,7 @@ pub async fn read_timeline(
                 below: before,
                 from: None,
             };
-            let entries = merge(stores, feed, range, want).await?;
+            let entries = merge(stores, feed, hidden, range, want).await?;
             return Ok(page(entries, limit, ReadSource::Merge));
         }
     };
@@ -91,13 +94,47 @@ pub async fn read_timeline(
             below: Some(below),
             from: None,
         };
-        let more = merge(stores, feed, range, want - entries.len()).await?;
+        let more = merge(stores, feed, hidden, range, want - entries.len()).await?;
         if !more.is_empty() && source == ReadSource::Cache {
             source = ReadSource::PastCache;
         }
         entries.extend(more);
     }
     Ok(page(entries, limit, source))
+}
+
+/// Up to `want` entries of the stored timeline below `before` that the
+/// reader sees. A group's timeline holds what its readers have hidden, and
+/// any timeline may until the worker applies a new mute or block: such
+/// entries are skipped, and the read goes on below them until `want` are
+/// found or the stored timeline ends.
+async fn read_visible(
+    stores: &Stores,
+    id: &TimelineId,
+    hidden: &Hidden,
+    before: Option<PostId>,
+    want: usize,
+) -> Result<CacheRead> {
+    let mut read = stores.timelines.read(id, before, want).await?;
+    if hidden.is_empty() {
+        return Ok(read);
+    }
+    let mut seen = Vec::new();
+    loop {
+        let CacheRead::Ready { entries, coverage } = read else {
+            return Ok(read);
+        };
+        let (ended, last) = (entries.len() < want, entries.last().map(|e| e.post));
+        seen.extend(entries.into_iter().filter(|e| !hidden.hides(&e.author)));
+        if ended || seen.len() >= want {
+            seen.truncate(want);
+            return Ok(CacheRead::Ready {
+                entries: seen,
+                coverage,
+            });
+        }
+        read = stores.timelines.read(id, last, want).await?;
+    }
 }
 
 /// Cuts up to `limit + 1` entries to a page of `limit`.
@@ -127,7 +164,10 @@ pub async fn activate(stores: &Stores, feed: &Feed) -> Result<()> {
     let id = feed.id();
     let cap = stores.timelines.capacity();
     stores.timelines.create(&id).await?;
-    let merged = merge(stores, feed, IdRange::default(), cap + 1).await?;
+    // A stored timeline holds what its feed holds ([`Stores::authors`]);
+    // what one reader hides is left out when it is read.
+    let nothing = Hidden::default();
+    let merged = merge(stores, feed, &nothing, IdRange::default(), cap + 1).await?;
     let (entries, coverage) = newest_exact(merged, cap);
     let entries = stores.prepare(entries).await?;
     stores.timelines.fill(&id, entries, coverage).await?;

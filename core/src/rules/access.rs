@@ -178,6 +178,21 @@ pub fn check(caller: &Caller, act: Act<'_>) -> Result<()> {
     }
 }
 
+/// Whose mutes and blocks apply to a timeline several users share (a
+/// group's): a user token views as its user, and naming another is refused
+/// as reading their timelines is; other callers view as the user they name,
+/// or as nobody (the whole timeline).
+pub fn viewing_as(caller: &Caller, viewer: Option<UserId>) -> Result<Option<UserId>> {
+    let viewer = match (caller, viewer) {
+        (Caller::User { user, .. }, None) => Some(user.clone()),
+        (_, named) => named,
+    };
+    if let Some(v) = &viewer {
+        check(caller, Act::ReadOwn(v))?;
+    }
+    Ok(viewer)
+}
+
 /// Refuses an anonymous caller before anything is looked up, for checks
 /// that need stored data (a post's author): without a credential the answer
 /// is 401 whether or not the data exists.

@@ -35,6 +35,9 @@ pub enum DeletionStage {
     Following,
     /// Group memberships: the groups lose a member; `Left`.
     Groups,
+    /// Mutes and blocks, both ways: `Unmuted` for each account the user
+    /// muted, so fanout workers forget the mute.
+    Relations,
     /// The user's posts (and their mentions of others).
     Posts,
     /// Mentions of the user in others' posts.
@@ -44,10 +47,11 @@ pub enum DeletionStage {
 }
 
 impl DeletionStage {
-    pub const ORDER: [DeletionStage; 6] = [
+    pub const ORDER: [DeletionStage; 7] = [
         DeletionStage::Followers,
         DeletionStage::Following,
         DeletionStage::Groups,
+        DeletionStage::Relations,
         DeletionStage::Posts,
         DeletionStage::Mentions,
         DeletionStage::Finish,
@@ -79,6 +83,8 @@ pub struct UserDeletion<'a> {
     pub following: &'a [(UserId, Vec<ListName>)],
     /// The groups the user was a member of; each loses a member.
     pub groups: &'a [GroupName],
+    /// The accounts the user muted.
+    pub muted: &'a [UserId],
 }
 
 impl<'a> UserDeletion<'a> {
@@ -95,6 +101,7 @@ impl<'a> UserDeletion<'a> {
             listed,
             following: &[],
             groups: &[],
+            muted: &[],
         }
     }
 
@@ -109,6 +116,7 @@ impl<'a> UserDeletion<'a> {
             listed: &[],
             following,
             groups: &[],
+            muted: &[],
         }
     }
 
@@ -120,6 +128,21 @@ impl<'a> UserDeletion<'a> {
             listed: &[],
             following: &[],
             groups,
+            muted: &[],
+        }
+    }
+
+    /// A `Relations` step: it removed these mutes of the user's (and any
+    /// relations of others to the user, which need no event: the user's
+    /// posts are retracted anyway).
+    pub fn of_relations(user: &'a UserId, muted: &'a [UserId]) -> UserDeletion<'a> {
+        UserDeletion {
+            user,
+            followers: &[],
+            listed: &[],
+            following: &[],
+            groups: &[],
+            muted,
         }
     }
 
@@ -130,7 +153,8 @@ impl<'a> UserDeletion<'a> {
     /// - `Unfollowed` for every account the user followed: fanout workers
     ///   keep follower lists, and those accounts lost a follower;
     /// - `Left` for every group the user was in: its timeline drops the
-    ///   user's posts.
+    ///   user's posts;
+    /// - `Unmuted` for every account the user muted (no edge remains).
     ///
     /// The deletion's last step adds [`timeline_dropped`].
     pub fn events(&self) -> Vec<Event> {
@@ -161,6 +185,11 @@ impl<'a> UserDeletion<'a> {
         events.extend(self.groups.iter().map(|g| Event::Left {
             group: g.clone(),
             user: author(),
+        }));
+        events.extend(self.muted.iter().map(|t| Event::Unmuted {
+            user: author(),
+            target: t.clone(),
+            edge: None,
         }));
         events
     }
@@ -197,9 +226,10 @@ mod tests {
             listed: &listed,
             following: &following,
             groups: &[GroupName::parse("g").unwrap()],
+            muted: &[u("m")],
         };
         let events = d.events();
-        assert_eq!(events.len(), 5);
+        assert_eq!(events.len(), 6);
         assert!(
             matches!(&events[0], Event::AuthorRetracted { followers, .. } if followers.len() == RETRACT_CHUNK)
         );
@@ -218,6 +248,9 @@ mod tests {
             }
         );
         assert!(matches!(&events[4], Event::Left { user, .. } if *user == u("x")));
+        assert!(
+            matches!(&events[5], Event::Unmuted { user, target, edge: None } if *user == u("x") && *target == u("m"))
+        );
     }
 
     #[test]
@@ -228,6 +261,7 @@ mod tests {
             listed: &[],
             following: &[],
             groups: &[],
+            muted: &[],
         };
         assert!(d.events().is_empty());
         assert_eq!(

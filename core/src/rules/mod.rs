@@ -2,7 +2,8 @@
 //! backend: which checks refuse a write ([`checks`]), what deleting a user
 //! removes and tells the pipeline ([`cascade`]), and which entries a stored
 //! timeline accepts and keeps ([`accept`]), which users a post mentions
-//! ([`mentions`]), and who may do what ([`access`]).
+//! ([`mentions`]), whose posts mutes and blocks hide ([`relations`]), and
+//! who may do what ([`access`]).
 //!
 //! Adapters persist what these functions decide. Where a backend must
 //! express a rule as an atomic update (a MongoDB filter, say), it derives
@@ -17,3 +18,4 @@ pub mod access;
 pub mod cascade;
 pub mod checks;
 pub mod mentions;
+pub mod relations;

@@ -1,0 +1,212 @@
+//! Mutes and blocks on MongoDB: one document per relation in `relations`,
+//! `{u, k, t}` (the user who keeps it, the relation's code, its target),
+//! with a unique `{u, k, t}` index for a user's relations in id order and a
+//! `{t, k, u}` index for who keeps one to a user. Written in one
+//! transaction with the unfollows and the event the rule decides
+//! (`socialite_core::rules::relations`).
+
+use crate::db::{db_err, TxnError, IN_CHUNK};
+use crate::lists::lists_of;
+use crate::store::{get_i64, get_str, MongoStore};
+use futures_util::TryStreamExt;
+use mongodb::bson::{doc, Document};
+use mongodb::ClientSession;
+use socialite_core::error::Result;
+use socialite_core::ids::UserId;
+use socialite_core::rules::relations::{Relation, RelationChange, RelationTransition, Relations};
+use std::collections::HashMap;
+
+fn code(r: Relation) -> i32 {
+    i32::from(r.code())
+}
+
+impl MongoStore {
+    pub(crate) async fn change_relation_in(
+        &self,
+        s: &mut ClientSession,
+        change: &RelationChange,
+    ) -> Result<RelationTransition, TxnError> {
+        self.require_users(s, &[change.user(), change.target()])
+            .await?;
+        let (u, t) = (change.user().as_str(), change.target().as_str());
+        let k = code(change.relation());
+        let key = doc! { "u": u, "k": k, "t": t };
+        let rel = &self.db.relations;
+        let exists = rel.find_one(key.clone()).session(&mut *s).await?.is_some();
+        let count = rel
+            .count_documents(doc! { "u": u, "k": k })
+            .session(&mut *s)
+            .await?;
+        let edge = self
+            .db
+            .following
+            .find_one(doc! { "user": u, "followee": t })
+            .projection(doc! { "_id": 0, "_g": 1 })
+            .session(&mut *s)
+            .await?
+            .map(|d| lists_of(&d));
+        let transition = change.transition(exists, edge);
+        transition.check_count(change, count as usize)?;
+        if !transition.changed {
+            return Ok(transition);
+        }
+        if transition.active {
+            rel.insert_one(key).session(&mut *s).await?;
+        } else {
+            rel.delete_one(key).session(&mut *s).await?;
+        }
+        for cut in &transition.unfollows {
+            self.change_edge_in(s, cut).await?;
+        }
+        if let Some(event) = &transition.event {
+            self.emit(s, std::slice::from_ref(event)).await?;
+        }
+        Ok(transition)
+    }
+
+    /// Whether either user blocks the other, in the transaction.
+    pub(crate) async fn blocked_either_way(
+        &self,
+        s: &mut ClientSession,
+        a: &str,
+        b: &str,
+    ) -> Result<bool, TxnError> {
+        let k = code(Relation::Block);
+        let filter = doc! { "k": k, "$or": [ { "u": a, "t": b }, { "u": b, "t": a } ] };
+        let found = self
+            .db
+            .relations
+            .find_one(filter)
+            .projection(doc! { "_id": 1 })
+            .session(&mut *s)
+            .await?;
+        Ok(found.is_some())
+    }
+
+    /// One page of `by`'s relations of a kind, in id order of `other`'s
+    /// field: (`u`, `t`) for the relations a user keeps, (`t`, `u`) for
+    /// those kept to them.
+    pub(crate) async fn relation_page(
+        &self,
+        (by, other): (&str, &str),
+        user: &UserId,
+        relation: Relation,
+        after: Option<&UserId>,
+        limit: usize,
+    ) -> Result<Vec<UserId>> {
+        let mut filter = doc! { by: user.as_str(), "k": code(relation) };
+        if let Some(a) = after {
+            filter.insert(other, doc! { "$gt": a.as_str() });
+        }
+        let docs: Vec<Document> = self
+            .db
+            .relations
+            .find(filter)
+            .projection(doc! { "_id": 0, other: 1 })
+            .sort(doc! { by: 1, "k": 1, other: 1 })
+            .limit(limit.min(i64::MAX as usize) as i64)
+            .await
+            .map_err(db_err("reading mutes and blocks"))?
+            .try_collect()
+            .await
+            .map_err(db_err("reading mutes and blocks"))?;
+        docs.iter()
+            .map(|d| Ok(UserId::from_stored(get_str(d, other)?.to_owned())))
+            .collect()
+    }
+
+    /// Whom the user mutes and blocks and who blocks them: one query.
+    pub(crate) async fn relations_touching(&self, user: &UserId) -> Result<Relations> {
+        let (v, block) = (user.as_str(), code(Relation::Block));
+        let filter = doc! { "$or": [ { "u": v }, { "t": v, "k": block } ] };
+        let docs: Vec<Document> = self
+            .db
+            .relations
+            .find(filter)
+            .projection(doc! { "_id": 0 })
+            .await
+            .map_err(db_err("reading mutes and blocks"))?
+            .try_collect()
+            .await
+            .map_err(db_err("reading mutes and blocks"))?;
+        let mut out = Relations::default();
+        for d in &docs {
+            let (u, t) = (get_str(d, "u")?, get_str(d, "t")?);
+            let relation = Relation::from_code(get_i64(d, "k") as u8);
+            match (u == v, relation) {
+                (true, Some(Relation::Mute)) => out.muted.push(UserId::from_stored(t.to_owned())),
+                (true, Some(Relation::Block)) => {
+                    out.blocked.push(UserId::from_stored(t.to_owned()))
+                }
+                (false, Some(Relation::Block)) => {
+                    out.blocked_by.push(UserId::from_stored(u.to_owned()))
+                }
+                _ => {}
+            }
+        }
+        Ok(out)
+    }
+
+    /// For each of `users`, who mutes them, chunked `$in` queries.
+    pub(crate) async fn muters_of(&self, users: &[UserId]) -> Result<Vec<Vec<UserId>>> {
+        let mut by_user: HashMap<&str, Vec<UserId>> =
+            users.iter().map(|u| (u.as_str(), Vec::new())).collect();
+        for chunk in users.chunks(IN_CHUNK) {
+            let ids: Vec<&str> = chunk.iter().map(UserId::as_str).collect();
+            let filter = doc! { "t": { "$in": ids }, "k": code(Relation::Mute) };
+            let mut cursor = self
+                .db
+                .relations
+                .find(filter)
+                .projection(doc! { "_id": 0, "t": 1, "u": 1 })
+                .await
+                .map_err(db_err("reading mutes"))?;
+            while let Some(d) = cursor.try_next().await.map_err(db_err("reading mutes"))? {
+                if let Some(list) = by_user.get_mut(get_str(&d, "t")?) {
+                    list.push(UserId::from_stored(get_str(&d, "u")?.to_owned()));
+                }
+            }
+        }
+        Ok(users
+            .iter()
+            .map(|u| by_user.remove(u.as_str()).unwrap_or_default())
+            .collect())
+    }
+
+    /// A deletion step: removes up to `limit` of the relations the user
+    /// keeps or others keep to them. Returns whom the user muted among
+    /// them, and whether any remain.
+    pub(crate) async fn remove_relations(
+        &self,
+        s: &mut ClientSession,
+        user: &str,
+        limit: usize,
+    ) -> Result<(Vec<UserId>, bool), TxnError> {
+        let filter = doc! { "$or": [ { "u": user }, { "t": user } ] };
+        let mut cursor = self
+            .db
+            .relations
+            .find(filter)
+            .limit(limit as i64)
+            .session(&mut *s)
+            .await?;
+        let (mut ids, mut muted) = (Vec::new(), Vec::new());
+        while let Some(d) = cursor.next(&mut *s).await {
+            let d = d?;
+            let mute = get_i64(&d, "k") == i64::from(code(Relation::Mute));
+            if mute && get_str(&d, "u")? == user {
+                muted.push(UserId::from_stored(get_str(&d, "t")?.to_owned()));
+            }
+            if let Some(id) = d.get("_id") {
+                ids.push(id.clone());
+            }
+        }
+        let more = ids.len() == limit;
+        self.db
+            .relations
+            .delete_many(doc! { "_id": { "$in": ids } })
+            .session(&mut *s)
+            .await?;
+        Ok((muted, more))
+    }
+}
