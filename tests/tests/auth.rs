@@ -36,6 +36,12 @@ const REST_TABLE: &[(&str, &str, &str, bool, [u16; 7])] = &[
     ("DELETE", "/users/{victim}", "/users/{id}", false,                                   [401, 204, 403, 403, 204, 403, 403]),
     ("PUT", "/users/alice/following/bob", "/users/{id}/following/{target}", false,        [401, 200, 200, 403, 403, 200, 403]),
     ("DELETE", "/users/alice/following/carol", "/users/{id}/following/{target}", false,   [401, 200, 200, 403, 403, 200, 403]),
+    ("PUT", "/users/alice/mutes/{victim}", "/users/{id}/mutes/{target}", false,           [401, 200, 200, 403, 403, 200, 403]),
+    ("DELETE", "/users/alice/mutes/{victim}", "/users/{id}/mutes/{target}", false,        [401, 200, 200, 403, 403, 200, 403]),
+    ("PUT", "/users/alice/blocks/{victim}", "/users/{id}/blocks/{target}", false,         [401, 200, 200, 403, 403, 200, 403]),
+    ("DELETE", "/users/alice/blocks/{victim}", "/users/{id}/blocks/{target}", false,      [401, 200, 200, 403, 403, 200, 403]),
+    ("GET", "/users/alice/mutes", "/users/{id}/mutes", false,                             [401, 200, 403, 200, 403, 200, 403]),
+    ("GET", "/users/alice/blocks", "/users/{id}/blocks", false,                           [401, 200, 403, 200, 403, 200, 403]),
     ("POST", "/users/alice/posts", "/users/{id}/posts", true,                             [401, 201, 201, 403, 403, 201, 403]),
     ("DELETE", "/posts/{post}", "/posts/{id}", false,                                     [401, 204, 204, 403, 204, 204, 403]),
     ("GET", "/users/alice", "/users/{id}", false,                                         [401, 200, 403, 200, 403, 200, 200]),
@@ -310,7 +316,7 @@ async fn every_grpc_method_answers_each_credential_as_the_table_says() {
     let t = spawn_app().await;
     network(&t).await;
     use Code::{Ok as Y, PermissionDenied as F, Unauthenticated as U};
-    let table: [(&str, [Code; 7]); 25] = [
+    let table: [(&str, [Code; 7]); 31] = [
         //                   none admin write read ops alice bob
         ("PutUser", [U, Y, Y, F, F, Y, F]),
         ("DeleteUser", [U, Y, F, F, Y, F, F]),
@@ -337,6 +343,12 @@ async fn every_grpc_method_answers_each_credential_as_the_table_says() {
         ("GetListTimeline", [U, Y, F, Y, F, Y, F]),
         ("ListMentions", [U, Y, F, Y, F, Y, F]),
         ("ListPostsByAuthors", [U, Y, F, Y, F, Y, Y]),
+        ("Mute", [U, Y, Y, F, F, Y, F]),
+        ("Unmute", [U, Y, Y, F, F, Y, F]),
+        ("Block", [U, Y, Y, F, F, Y, F]),
+        ("Unblock", [U, Y, Y, F, F, Y, F]),
+        ("ListMutes", [U, Y, F, Y, F, Y, F]),
+        ("ListBlocks", [U, Y, F, Y, F, Y, F]),
     ];
     let mut n = 0;
     for (method, expected) in table {
@@ -359,6 +371,10 @@ async fn every_grpc_method_answers_each_credential_as_the_table_says() {
             let membership = |group: &str| pb::MembershipRequest {
                 group: group.into(),
                 user: "alice".into(),
+            };
+            let relation = |target: &str| pb::RelationRequest {
+                user: "alice".into(),
+                target: target.into(),
             };
             let club = || pb::GroupRef {
                 group: "club".into(),
@@ -434,6 +450,12 @@ async fn every_grpc_method_answers_each_credential_as_the_table_says() {
                         .await
                         .map(drop),
                 ),
+                "Mute" => code(ingest.mute(relation(&victim)).await.map(drop)),
+                "Unmute" => code(ingest.unmute(relation(&victim)).await.map(drop)),
+                "Block" => code(ingest.block(relation(&victim)).await.map(drop)),
+                "Unblock" => code(ingest.unblock(relation(&victim)).await.map(drop)),
+                "ListMutes" => code(reads.list_mutes(list()).await.map(drop)),
+                "ListBlocks" => code(reads.list_blocks(list()).await.map(drop)),
                 "JoinGroup" => code(ingest.join_group(membership("club")).await.map(drop)),
                 "LeaveGroup" => code(ingest.leave_group(membership("other")).await.map(drop)),
                 "GetGroup" => code(reads.get_group(club()).await.map(drop)),

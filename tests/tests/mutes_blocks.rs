@@ -1,0 +1,238 @@
+//! Mutes and blocks through the APIs: REST and gRPC, with server keys and
+//! user tokens, on the embedded default.
+
+mod common;
+
+use common::*;
+use reqwest::{Method, StatusCode};
+use serde_json::{json, Value};
+use socialite_proto::v1 as pb;
+use tonic::Code;
+
+async fn users(t: &TestApp, names: &[&str]) {
+    for n in names {
+        t.put_user(n).await;
+    }
+}
+
+async fn group_page(t: &TestApp, query: &str) -> Vec<String> {
+    let (s, b) = t.get(&format!("/groups/club/timeline{query}")).await;
+    assert_eq!(s, StatusCode::OK, "{b}");
+    ids(&b["posts"])
+}
+
+async fn mentions(t: &TestApp, user: &str) -> Vec<String> {
+    let (s, b) = t.get(&format!("/users/{user}/mentions")).await;
+    assert_eq!(s, StatusCode::OK, "{b}");
+    ids(&b["posts"])
+}
+
+#[tokio::test]
+async fn mutes_and_blocks_over_rest() {
+    let t = spawn_app_with(10).await;
+    users(&t, &["bob", "alice", "carol"]).await;
+    t.follow("bob", "alice").await;
+    t.follow("bob", "carol").await;
+    t.follow("carol", "bob").await;
+    for u in ["alice", "bob", "carol"] {
+        let (s, _) = t
+            .call(Method::PUT, &format!("/groups/club/members/{u}"), None)
+            .await;
+        assert_eq!(s, StatusCode::OK);
+    }
+    let a1 = t.post("alice", "hello @bob").await;
+    let c1 = t.post("carol", "hi @bob").await;
+    t.wait_idle().await;
+    assert_eq!(
+        t.timeline("bob", 5).await,
+        newest_first(vec![a1.clone(), c1.clone()])
+    );
+
+    // A mute: alice leaves bob's home and his view of the group, not his mentions.
+    let (s, b) = t.call(Method::PUT, "/users/bob/mutes/alice", None).await;
+    assert_eq!(
+        (s, b),
+        (StatusCode::OK, json!({ "active": true, "changed": true }))
+    );
+    let (_, b) = t.call(Method::PUT, "/users/bob/mutes/alice", None).await;
+    assert_eq!(b["changed"], json!(false), "idempotent");
+    let a2 = t.post("alice", "again").await;
+    t.wait_idle().await;
+    assert_eq!(t.timeline("bob", 5).await, vec![c1.clone()]);
+    assert_eq!(group_page(&t, "?viewer=bob").await, vec![c1.clone()]);
+    assert_eq!(
+        group_page(&t, "").await,
+        newest_first(vec![a1.clone(), a2.clone(), c1.clone()]),
+        "the whole group without a viewer"
+    );
+    assert_eq!(
+        mentions(&t, "bob").await,
+        newest_first(vec![a1.clone(), c1.clone()])
+    );
+    let (s, b) = t.get("/users/bob/mutes").await;
+    assert_eq!((s, &b["users"]), (StatusCode::OK, &json!(["alice"])));
+    // The follow stays, and lifting the mute brings alice's posts back.
+    assert_eq!(
+        t.get("/users/bob/following_count").await.1,
+        json!({ "count": 2 })
+    );
+    let (_, b) = t.call(Method::DELETE, "/users/bob/mutes/alice", None).await;
+    assert_eq!(b, json!({ "active": false, "changed": true }));
+    t.wait_idle().await;
+    assert_eq!(
+        t.timeline("bob", 2).await,
+        newest_first(vec![a1.clone(), a2.clone(), c1.clone()])
+    );
+
+    // A block: the edges go both ways, follows are refused, mentions hidden.
+    let (s, b) = t.call(Method::PUT, "/users/carol/blocks/bob", None).await;
+    assert_eq!(
+        (s, b),
+        (StatusCode::OK, json!({ "active": true, "changed": true }))
+    );
+    t.wait_idle().await;
+    assert_eq!(
+        t.get("/users/bob/following_count").await.1,
+        json!({ "count": 1 })
+    );
+    assert_eq!(
+        t.get("/users/carol/following_count").await.1,
+        json!({ "count": 0 })
+    );
+    for (who, whom) in [("bob", "carol"), ("carol", "bob")] {
+        let (s, b) = t
+            .call(Method::PUT, &format!("/users/{who}/following/{whom}"), None)
+            .await;
+        assert_eq!(s, StatusCode::FORBIDDEN);
+        assert_eq!(b["error"]["code"], json!("blocked"), "{b}");
+    }
+    assert_eq!(
+        t.timeline("bob", 5).await,
+        newest_first(vec![a1.clone(), a2.clone()])
+    );
+    assert_eq!(mentions(&t, "bob").await, vec![a1.clone()]);
+    assert_eq!(
+        group_page(&t, "?viewer=bob&limit=1").await,
+        vec![a2.clone()],
+        "a page is filled past what is hidden"
+    );
+    assert_eq!(
+        group_page(&t, "?viewer=carol").await,
+        newest_first(vec![a1, a2, c1])
+    );
+    let (_, b) = t.get("/users/carol/blocks").await;
+    assert_eq!(b["users"], json!(["bob"]));
+    let (_, b) = t
+        .call(Method::DELETE, "/users/carol/blocks/bob", None)
+        .await;
+    assert_eq!(b, json!({ "active": false, "changed": true }));
+    t.follow("bob", "carol").await;
+
+    // Bad input: clear errors naming the problem.
+    let (s, b) = t.call(Method::PUT, "/users/bob/mutes/bob", None).await;
+    assert_eq!(
+        (s, &b["error"]["code"]),
+        (StatusCode::CONFLICT, &json!("cannot_mute_self"))
+    );
+    let (s, b) = t.call(Method::PUT, "/users/bob/blocks/nobody", None).await;
+    assert_eq!(
+        (s, &b["error"]["code"]),
+        (StatusCode::NOT_FOUND, &json!("user_not_found"))
+    );
+    let (s, b) = t.call(Method::PUT, "/users/bob/blocks/a%20b", None).await;
+    assert_eq!(
+        (s, &b["error"]["code"]),
+        (StatusCode::BAD_REQUEST, &json!("invalid_user_id"))
+    );
+    let (s, b) = t.get("/groups/club/timeline?viewer=nobody").await;
+    assert_eq!(
+        (s, &b["error"]["code"]),
+        (StatusCode::NOT_FOUND, &json!("user_not_found"))
+    );
+}
+
+#[tokio::test]
+async fn a_user_token_mutes_and_blocks_only_as_its_user() {
+    let t = spawn_app().await;
+    users(&t, &["bob", "alice"]).await;
+    let bob = client_with(&token_for("bob"));
+    let call = |m: Method, path: &str| {
+        let req = bob.request(m, format!("{}{path}", t.base));
+        async move {
+            let r = req.send().await.unwrap();
+            let s = r.status();
+            (s, r.json::<Value>().await.unwrap_or(Value::Null))
+        }
+    };
+    let (s, _) = call(Method::PUT, "/users/bob/mutes/alice").await;
+    assert_eq!(s, StatusCode::OK);
+    let (s, b) = call(Method::GET, "/users/bob/mutes").await;
+    assert_eq!((s, &b["users"]), (StatusCode::OK, &json!(["alice"])));
+    for (m, path) in [
+        (Method::PUT, "/users/alice/mutes/bob"),
+        (Method::DELETE, "/users/alice/blocks/bob"),
+        (Method::GET, "/users/alice/mutes"),
+        (Method::GET, "/users/alice/blocks"),
+    ] {
+        let (s, b) = call(m, path).await;
+        assert_eq!(s, StatusCode::FORBIDDEN, "{path}");
+        assert_eq!(b["error"]["code"], json!("not_your_account"));
+    }
+    t.call(Method::PUT, "/groups/club/members/alice", None)
+        .await;
+    let (s, b) = call(Method::GET, "/groups/club/timeline?viewer=alice").await;
+    assert_eq!(
+        (s, &b["error"]["code"]),
+        (StatusCode::FORBIDDEN, &json!("not_your_account"))
+    );
+    // Without a viewer, a user token reads as its user: alice is muted.
+    t.post("alice", "hi").await;
+    t.wait_idle().await;
+    let (s, b) = call(Method::GET, "/groups/club/timeline").await;
+    assert_eq!((s, ids(&b["posts"]).len()), (StatusCode::OK, 0));
+}
+
+#[tokio::test]
+async fn mutes_and_blocks_over_grpc() {
+    let t = spawn_app_with(10).await;
+    users(&t, &["bob", "alice"]).await;
+    t.follow("bob", "alice").await;
+    let a1 = t.post("alice", "one").await;
+    t.wait_idle().await;
+    assert_eq!(t.timeline("bob", 5).await, vec![a1.clone()]);
+    let (mut w, mut r) = clients_as(&t, ADMIN_KEY).await;
+    let rel = |user: &str, target: &str| pb::RelationRequest {
+        user: user.into(),
+        target: target.into(),
+    };
+    let reply = w.mute(rel("bob", "alice")).await.unwrap().into_inner();
+    assert_eq!((reply.active, reply.changed), (true, true));
+    t.wait_idle().await;
+    assert!(t.timeline("bob", 5).await.is_empty());
+    let list = |user: &str| pb::ListUsersRequest {
+        user: user.into(),
+        ..Default::default()
+    };
+    let muted = r.list_mutes(list("bob")).await.unwrap().into_inner();
+    assert_eq!(muted.users, vec!["alice".to_owned()]);
+    w.unmute(rel("bob", "alice")).await.unwrap();
+    t.wait_idle().await;
+    assert_eq!(t.timeline("bob", 5).await, vec![a1]);
+
+    let reply = w.block(rel("alice", "bob")).await.unwrap().into_inner();
+    assert_eq!((reply.active, reply.changed), (true, true));
+    let follow = pb::FollowRequest {
+        user: "bob".into(),
+        target: "alice".into(),
+        ..Default::default()
+    };
+    let err = w.follow(follow.clone()).await.unwrap_err();
+    assert_eq!(err.code(), Code::PermissionDenied, "{err:?}");
+    assert!(err.message().contains("blocked"), "{}", err.message());
+    let blocked = r.list_blocks(list("alice")).await.unwrap().into_inner();
+    assert_eq!(blocked.users, vec!["bob".to_owned()]);
+    w.unblock(rel("alice", "bob")).await.unwrap();
+    assert!(w.follow(follow).await.unwrap().into_inner().changed);
+    let err = w.block(rel("bob", "bob")).await.unwrap_err();
+    assert_eq!(err.code(), Code::FailedPrecondition, "{err:?}");
+}
