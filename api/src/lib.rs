@@ -1,5 +1,6 @@
 //! Socialite's APIs: the REST routes and gRPC services of ingestion
-//! ([`ingest`]) and reads ([`reads`]) over the core use cases, one mapping
+//! ([`ingest`]), reads ([`reads`]) and live timelines ([`live`]) over the
+//! core use cases, one mapping
 //! of core errors to HTTP and gRPC ([`error`]), extractors whose rejections
 //! use the API's error body ([`extract`]), the JSON and protobuf shapes
 //! ([`json`], [`pb`]), the generated OpenAPI contract ([`openapi`]), request
@@ -20,6 +21,7 @@ pub mod guard;
 pub mod http;
 pub mod ingest;
 pub mod json;
+pub mod live;
 pub mod observe;
 pub mod openapi;
 pub mod pb;

@@ -14,6 +14,7 @@ pub fn document() -> Document {
     let mut doc = ApiDoc::openapi();
     doc.merge(crate::ingest::rest_router().into_openapi());
     doc.merge(crate::reads::rest_router().into_openapi());
+    doc.merge(crate::live::rest_router().into_openapi());
     doc.merge(crate::serve::ops_router().into_openapi());
     with_common_refusals(&mut doc);
     doc

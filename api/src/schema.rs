@@ -103,6 +103,17 @@ pub struct GroupTimelineQuery {
     pub viewer: Option<String>,
 }
 
+/// Where a live stream resumes.
+#[derive(IntoParams)]
+#[into_params(parameter_in = Query)]
+#[allow(dead_code)]
+pub struct StreamQuery {
+    /// The id of the last entry received (a post id), as the
+    /// `Last-Event-ID` header also gives it; the header wins.
+    #[param(pattern = "^([0-9A-Fa-f]{16})?$")]
+    pub last_event_id: Option<String>,
+}
+
 /// Two users in the path: the one asking and the other.
 #[derive(IntoParams)]
 #[into_params(parameter_in = Path)]

@@ -4,7 +4,9 @@
 use crate::feed::config::FeedConfig;
 use crate::feed::Stores;
 use crate::metered::Metered;
-use crate::ports::{ContentStore, EventLog, GraphStore, Outbox, Rewind, TimelineStore};
+use crate::ports::{
+    AppliedFeed, ContentStore, EventLog, GraphStore, Outbox, Rewind, TimelineStore,
+};
 use std::sync::Arc;
 
 /// Every port, opened and metered.
@@ -17,6 +19,8 @@ pub struct Backends {
     pub timelines: Arc<dyn TimelineStore>,
     /// Rewinding consumer groups, where the log can (the embedded one).
     pub rewind: Option<Arc<dyn Rewind>>,
+    /// What fanout applied, for live timelines.
+    pub applied: Arc<dyn AppliedFeed>,
     pub feed: FeedConfig,
 }
 
@@ -28,6 +32,7 @@ pub struct Parts {
     pub log: Arc<dyn EventLog>,
     pub timelines: Arc<dyn TimelineStore>,
     pub rewind: Option<Arc<dyn Rewind>>,
+    pub applied: Arc<dyn AppliedFeed>,
 }
 
 impl Backends {
@@ -40,6 +45,7 @@ impl Backends {
             log: Arc::new(Metered(parts.log)),
             timelines: Arc::new(Metered(parts.timelines)),
             rewind: parts.rewind,
+            applied: parts.applied,
             feed,
         }
     }

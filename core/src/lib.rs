@@ -19,6 +19,7 @@
 //!   path with activation of dormant users, and fanout of log events.
 //! - [`ingest`] and [`reads`]: the operations the APIs offer, validated once
 //!   for REST and gRPC alike.
+//! - [`live`]: live timelines, pushed to open streams as fanout applies them.
 //! - [`relay`] (outbox → log) and [`worker`] (log → timelines): the two loops
 //!   of the pipeline; [`health`], [`metrics`], [`shutdown`] serve them.
 //! - [`sim`]: seeded random numbers and Zipf picks for tests, benchmarks and
@@ -32,6 +33,7 @@ pub mod feed;
 pub mod health;
 pub mod ids;
 pub mod ingest;
+pub mod live;
 pub mod metered;
 pub mod metrics;
 pub mod model;

@@ -43,6 +43,8 @@ pub struct Metrics {
     pub timeline_round_trips: Counter,
     pub timeline_reads: Family<Labels, Counter>,
     pub post_visible: Histogram,
+    pub live_streams: Gauge,
+    pub live_push: Histogram,
     pub store_duration: Histograms,
     pub store_errors: Family<Labels, Counter>,
     pub resident_memory: Gauge,
@@ -76,6 +78,8 @@ impl Metrics {
             timeline_round_trips: Counter::default(),
             timeline_reads: Family::default(),
             post_visible: Histogram::new(exponential_buckets(0.000_5, 2.0, 16)),
+            live_streams: Gauge::default(),
+            live_push: Histogram::new(exponential_buckets(0.000_5, 2.0, 16)),
             store_duration: Family::new_with_constructor(latency),
             store_errors: Family::default(),
             resident_memory: Gauge::default(),
@@ -203,6 +207,17 @@ impl Metrics {
             "Time from a post's creation to its delivery into followers' caches",
             Unit::Seconds,
             self.post_visible.clone(),
+        );
+        r.register(
+            "live_streams",
+            "Open live timeline streams (SSE and gRPC) in this process",
+            self.live_streams.clone(),
+        );
+        r.register_with_unit(
+            "live_push",
+            "Time from a post's creation to its push to the open streams of this process",
+            Unit::Seconds,
+            self.live_push.clone(),
         );
         r.register_with_unit(
             "store_operation_duration",

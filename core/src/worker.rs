@@ -6,8 +6,9 @@ use crate::error::Result;
 use crate::event::Event;
 use crate::feed::followers::FollowerIndex;
 use crate::feed::{fanout, Stores};
+use crate::live::concerns_home;
 use crate::metrics::metrics;
-use crate::ports::EventLog;
+use crate::ports::{AppliedFeed, EventLog};
 use crate::shutdown::Shutdown;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
@@ -43,6 +44,7 @@ const MAX_BACKOFF: Duration = Duration::from_secs(5);
 pub async fn run_worker(
     stores: Stores,
     log: Arc<dyn EventLog>,
+    applied: Arc<dyn AppliedFeed>,
     config: WorkerConfig,
     assigned: Arc<AtomicBool>,
     mut shutdown: Shutdown,
@@ -81,6 +83,7 @@ pub async fn run_worker(
         };
         if !events.is_empty() {
             apply_until_done(&stores, &followers, &events).await;
+            publish_applied(&*applied, &events).await;
             while let Err(e) = consumer.commit().await {
                 tracing::warn!(error = %e.chain(), "committing the log offset failed");
                 tokio::time::sleep(Duration::from_millis(200)).await;
@@ -100,6 +103,23 @@ pub async fn run_worker(
     }
     assigned.store(false, Ordering::Relaxed);
     consumer.commit().await
+}
+
+/// Tells the processes that push live timelines what is now in the
+/// timelines. Best effort: a stream that misses it resumes from the
+/// timeline itself.
+async fn publish_applied(applied: &dyn AppliedFeed, events: &[Event]) {
+    let live: Vec<Event> = events
+        .iter()
+        .filter(|e| concerns_home(e))
+        .cloned()
+        .collect();
+    if live.is_empty() {
+        return;
+    }
+    if let Err(e) = applied.publish(&live).await {
+        tracing::warn!(error = %e.chain(), "publishing applied events for live timelines failed");
+    }
 }
 
 /// Applies a batch, retrying with backoff until it succeeds: skipping it

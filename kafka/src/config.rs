@@ -85,6 +85,14 @@ impl KafkaConfig {
     }
 }
 
+impl KafkaConfig {
+    /// What fanout workers applied, read by every process that pushes live
+    /// timelines.
+    pub fn applied_topic(&self) -> String {
+        format!("{}.applied", self.topic_prefix)
+    }
+}
+
 fn topic_char(c: char) -> bool {
     c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-')
 }

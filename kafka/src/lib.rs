@@ -11,12 +11,16 @@
 //! - `log`: the producer side (topics, idempotent appends) and the port.
 //! - `consumer`: the consumer-group member, offsets stored after the writes
 //!   they cover, rebalances.
+//! - `applied`: the applied feed of live timelines on `<prefix>.applied`,
+//!   which every subscriber reads whole from where it joined.
 //! - `error`: Kafka errors as port errors.
 
+mod applied;
 pub mod config;
 mod consumer;
 mod error;
 mod log;
 
+pub use applied::KafkaApplied;
 pub use config::KafkaConfig;
 pub use log::KafkaLog;

@@ -52,7 +52,7 @@ impl KafkaLog {
             producer: std::sync::RwLock::new(new_producer(&config)?),
             config,
         };
-        log.create_topics().await?;
+        create_topics(&log.config, &log.topics).await?;
         Ok(log)
     }
 
@@ -86,50 +86,51 @@ impl KafkaLog {
         &self.config
     }
 
-    async fn create_topics(&self) -> Result<()> {
-        let admin: AdminClient<DefaultClientContext> = ClientConfig::new()
-            .set("bootstrap.servers", &self.config.brokers)
-            .create()
-            .map_err(|e| unavailable("creating the Kafka admin client", e))?;
-        let topics: Vec<NewTopic> = self
-            .topics
-            .iter()
-            .map(|t| {
-                NewTopic::new(
-                    t,
-                    self.config.partitions,
-                    TopicReplication::Fixed(self.config.replication),
-                )
-            })
-            .collect();
-        let options = AdminOptions::new().operation_timeout(Some(ADMIN_TIMEOUT));
-        let results = admin
-            .create_topics(&topics, &options)
-            .await
-            .map_err(|e| unavailable("creating the Kafka topics", e))?;
-        for result in results {
-            match result {
-                Ok(topic) => {
-                    tracing::info!(%topic, partitions = self.config.partitions, "created Kafka topic")
-                }
-                Err((_, Code::TopicAlreadyExists)) => {}
-                Err((topic, code)) => {
-                    return Err(unavailable(
-                        &format!("creating Kafka topic {topic}"),
-                        KafkaError::AdminOp(code),
-                    ))
-                }
-            }
-        }
-        Ok(())
-    }
-
     fn topic_of(&self, event: &Event) -> &str {
         match event {
             Event::PostCreated { .. } | Event::PostDeleted { .. } => &self.topics[0],
             _ => &self.topics[1],
         }
     }
+}
+
+/// Creates the topics that are missing, with the configured partitions and
+/// replication.
+pub(crate) async fn create_topics(config: &KafkaConfig, names: &[String]) -> Result<()> {
+    let admin: AdminClient<DefaultClientContext> = ClientConfig::new()
+        .set("bootstrap.servers", &config.brokers)
+        .create()
+        .map_err(|e| unavailable("creating the Kafka admin client", e))?;
+    let topics: Vec<NewTopic> = names
+        .iter()
+        .map(|t| {
+            NewTopic::new(
+                t,
+                config.partitions,
+                TopicReplication::Fixed(config.replication),
+            )
+        })
+        .collect();
+    let options = AdminOptions::new().operation_timeout(Some(ADMIN_TIMEOUT));
+    let results = admin
+        .create_topics(&topics, &options)
+        .await
+        .map_err(|e| unavailable("creating the Kafka topics", e))?;
+    for result in results {
+        match result {
+            Ok(topic) => {
+                tracing::info!(%topic, partitions = config.partitions, "created Kafka topic")
+            }
+            Err((_, Code::TopicAlreadyExists)) => {}
+            Err((topic, code)) => {
+                return Err(unavailable(
+                    &format!("creating Kafka topic {topic}"),
+                    KafkaError::AdminOp(code),
+                ))
+            }
+        }
+    }
+    Ok(())
 }
 
 #[async_trait]

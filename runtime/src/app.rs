@@ -7,6 +7,7 @@
 
 use crate::backends::{open_backends, BackendConfig};
 use socialite_api::auth::{AuthConfig, Authenticator};
+use socialite_api::live::Live;
 use socialite_api::serve::{
     finish_router, grpc_routes, ops_only_router, serve_grpc, serve_http, Serving,
 };
@@ -14,6 +15,7 @@ use socialite_core::backends::Backends;
 use socialite_core::deletions::run_deletions;
 use socialite_core::health::Health;
 use socialite_core::ingest::Ingest;
+use socialite_core::live::hub::LiveHub;
 use socialite_core::reads::Reads;
 use socialite_core::relay::run_relay;
 use socialite_core::shutdown::{self, ShutdownTrigger};
@@ -47,11 +49,15 @@ impl Service {
     ];
 
     /// The gRPC service it serves, as health checks name it.
-    fn grpc_name(self) -> Option<&'static str> {
+    /// The gRPC services it serves, as health checks name them.
+    fn grpc_names(self) -> &'static [&'static str] {
         match self {
-            Service::Producer => Some(socialite_api::ingest::GRPC_NAME),
-            Service::TimelineApi => Some(socialite_api::reads::GRPC_NAME),
-            Service::FanoutWorker => None,
+            Service::Producer => &[socialite_api::ingest::GRPC_NAME],
+            Service::TimelineApi => &[
+                socialite_api::reads::GRPC_NAME,
+                socialite_api::live::GRPC_NAME,
+            ],
+            Service::FanoutWorker => &[],
         }
     }
 }
@@ -126,7 +132,7 @@ pub async fn start(
 ) -> Result<App> {
     // A process that serves no API (a lone fanout worker) serves only the
     // operators' endpoints, on an address that is theirs alone.
-    let serves_api = services.iter().any(|s| s.grpc_name().is_some());
+    let serves_api = services.iter().any(|s| !s.grpc_names().is_empty());
     let auth = match serves_api {
         true => Some(Arc::new(
             Authenticator::new(config.auth.clone()).map_err(invalid_settings)?,
@@ -169,12 +175,21 @@ pub async fn start(
         router = router.merge(socialite_api::ingest::rest_routes(ingest.clone()));
         routes = routes.add_service(socialite_api::ingest::grpc_service(ingest.clone()));
     }
+    let mut server_tasks = Vec::new();
     if runs(Service::TimelineApi) {
         router = router.merge(socialite_api::reads::rest_routes(reads.clone()));
         routes = routes.add_service(socialite_api::reads::grpc_service(reads.clone()));
+        let hub = LiveHub::new(backends.stores());
+        let feed = backends.applied.clone();
+        server_tasks.push(tokio::spawn(hub.clone().run(feed, server_shutdown.clone())));
+        let live = Live {
+            reads: reads.clone(),
+            hub,
+        };
+        router = router.merge(socialite_api::live::rest_routes(live.clone()));
+        routes = routes.add_service(socialite_api::live::grpc_service(live));
     }
     let ops_addr = ops.as_ref().map(local_addr).transpose()?;
-    let mut server_tasks = Vec::new();
     if let Some(listener) = ops {
         let router = ops_only_router(health.clone());
         server_tasks.push(spawn_http("operators'", listener, router, &server_shutdown));
@@ -195,7 +210,11 @@ pub async fn start(
         None => ops_only_router(health),
     };
     server_tasks.push(spawn_http("REST", rest, router, &server_shutdown));
-    let names: Vec<&str> = services.iter().filter_map(|s| s.grpc_name()).collect();
+    let names: Vec<&str> = services
+        .iter()
+        .flat_map(|s| s.grpc_names())
+        .copied()
+        .collect();
     let (mut grpc_addr, mut grpc_health) = (None, None);
     if let (Some(listener), Some(auth)) = (grpc, &auth) {
         grpc_addr = Some(local_addr(&listener)?);
@@ -224,6 +243,7 @@ pub async fn start(
         pipeline_tasks.push(tokio::spawn(run_worker(
             backends.stores(),
             backends.log.clone(),
+            backends.applied.clone(),
             config.worker.clone(),
             assigned,
             pipeline_shutdown,
@@ -258,7 +278,7 @@ impl App {
     /// batch and commit.
     pub async fn shutdown(self) {
         if let Some(reporter) = &self.grpc_health {
-            let names = self.services.iter().filter_map(|s| s.grpc_name());
+            let names = self.services.iter().flat_map(|s| s.grpc_names()).copied();
             for name in names.chain([""]) {
                 reporter
                     .set_service_status(name, ServingStatus::NotServing)

@@ -8,10 +8,11 @@ use socialite_core::backends::{Backends, Parts};
 use socialite_core::error::{Error, Result};
 #[cfg(feature = "mongodb")]
 use socialite_core::feed::config::FeedModel;
-use socialite_core::ports::{Rewind, TimelineStore};
+use socialite_core::live::in_process::InProcessFeed;
+use socialite_core::ports::{AppliedFeed, Rewind, TimelineStore};
 use socialite_embedded::EmbeddedConfig;
 #[cfg(feature = "kafka")]
-use socialite_kafka::{KafkaConfig, KafkaLog};
+use socialite_kafka::{KafkaApplied, KafkaConfig, KafkaLog};
 #[cfg(feature = "mongodb")]
 use socialite_mongo::{Db, MongoBuckets, MongoStore, MongoTimelines};
 use std::path::PathBuf;
@@ -133,13 +134,18 @@ pub async fn open_backends(config: &BackendConfig) -> Result<Backends> {
             (s.clone() as _, s.clone() as _, s as _, timelines)
         }
     };
-    let (log, rewind): (_, Option<Arc<dyn Rewind>>) = match log {
+    // The applied feed goes with the log: in process beside the embedded
+    // one (one process runs everything), a topic beside Kafka's.
+    let (log, rewind, applied): (_, Option<Arc<dyn Rewind>>, Arc<dyn AppliedFeed>) = match log {
         Log::Embedded(e) => {
             let l = e.open_log()?;
-            (l.clone() as _, Some(l))
+            (l.clone() as _, Some(l), Arc::new(InProcessFeed::new()))
         }
         #[cfg(feature = "kafka")]
-        Log::Kafka(k) => (Arc::new(KafkaLog::open(k).await?) as _, None),
+        Log::Kafka(k) => {
+            let applied = Arc::new(KafkaApplied::open(&k).await?);
+            (Arc::new(KafkaLog::open(k).await?) as _, None, applied)
+        }
     };
     let parts = Parts {
         content,
@@ -148,6 +154,7 @@ pub async fn open_backends(config: &BackendConfig) -> Result<Backends> {
         log,
         timelines,
         rewind,
+        applied,
     };
     Ok(Backends::assemble(parts, feed))
 }

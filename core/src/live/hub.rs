@@ -1,0 +1,284 @@
+//! The live hub of one process: which users have open streams, whose posts
+//! their home timelines hold, and the dispatch of applied events to them.
+
+use super::LiveEvent;
+use crate::error::Result;
+use crate::event::Event;
+use crate::feed::{Feed, Stores};
+use crate::ids::{now_ms, UserId};
+use crate::metrics::metrics;
+use crate::ports::{Applied, AppliedFeed};
+use crate::shutdown::Shutdown;
+use rustc_hash::{FxHashMap, FxHashSet};
+use std::sync::{Arc, Mutex, MutexGuard};
+use tokio::sync::mpsc;
+
+/// Events one stream may have waiting before it is told to reload: a slow
+/// client costs at most this much memory.
+pub const STREAM_BUFFER: usize = 256;
+
+struct Sub {
+    id: u64,
+    tx: mpsc::Sender<LiveEvent>,
+}
+
+/// A user with open streams: whose posts their home timeline holds.
+struct Watched {
+    authors: FxHashSet<UserId>,
+    subs: Vec<Sub>,
+}
+
+#[derive(Default)]
+struct Registry {
+    next_id: u64,
+    users: FxHashMap<UserId, Watched>,
+    /// Author → the watched users whose home timeline holds their posts.
+    by_author: FxHashMap<UserId, FxHashSet<UserId>>,
+}
+
+impl Registry {
+    /// Sends to every stream of `user`; a stream whose buffer is full (or
+    /// whose client left) is dropped, and its client told to reload.
+    fn send(&mut self, user: &UserId, event: &LiveEvent) {
+        let Some(w) = self.users.get_mut(user) else {
+            return;
+        };
+        w.subs.retain(|s| s.tx.try_send(event.clone()).is_ok());
+    }
+
+    fn set_authors(&mut self, user: &UserId, authors: FxHashSet<UserId>) {
+        let Some(w) = self.users.get_mut(user) else {
+            return;
+        };
+        for gone in w.authors.difference(&authors) {
+            if let Some(set) = self.by_author.get_mut(gone) {
+                set.remove(user);
+                if set.is_empty() {
+                    self.by_author.remove(gone);
+                }
+            }
+        }
+        for new in authors.difference(&w.authors) {
+            self.by_author
+                .entry(new.clone())
+                .or_default()
+                .insert(user.clone());
+        }
+        w.authors = authors;
+    }
+
+    fn forget(&mut self, user: &UserId) {
+        self.set_authors(user, FxHashSet::default());
+        self.users.remove(user);
+    }
+}
+
+pub struct LiveHub {
+    stores: Stores,
+    registry: Mutex<Registry>,
+}
+
+/// One open stream's receiving end; dropping it closes the stream.
+pub struct Watch {
+    hub: Arc<LiveHub>,
+    user: UserId,
+    id: u64,
+    rx: mpsc::Receiver<LiveEvent>,
+}
+
+impl Watch {
+    /// The next event; `None` once the hub dropped the stream (it fell
+    /// behind, the hub lost track, or the user was deleted).
+    pub async fn recv(&mut self) -> Option<LiveEvent> {
+        self.rx.recv().await
+    }
+
+    pub fn user(&self) -> &UserId {
+        &self.user
+    }
+}
+
+impl Drop for Watch {
+    fn drop(&mut self) {
+        metrics().live_streams.dec();
+        let mut reg = self.hub.registry();
+        let empty = match reg.users.get_mut(&self.user) {
+            Some(w) => {
+                w.subs.retain(|s| s.id != self.id);
+                w.subs.is_empty()
+            }
+            None => false,
+        };
+        if empty {
+            reg.forget(&self.user);
+        }
+    }
+}
+
+impl LiveHub {
+    pub fn new(stores: Stores) -> Arc<LiveHub> {
+        Arc::new(LiveHub {
+            stores,
+            registry: Mutex::default(),
+        })
+    }
+
+    fn registry(&self) -> MutexGuard<'_, Registry> {
+        self.registry.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Open streams in this process.
+    pub fn streams(&self) -> usize {
+        self.registry().users.values().map(|w| w.subs.len()).sum()
+    }
+
+    /// Opens a stream of `user`'s home timeline: from now on every applied
+    /// event that concerns it is sent to the returned watch.
+    pub async fn watch(self: &Arc<Self>, user: &UserId) -> Result<Watch> {
+        let known = self.registry().users.contains_key(user);
+        let authors = if known {
+            None
+        } else {
+            Some(self.authors(user).await?)
+        };
+        let (tx, rx) = mpsc::channel(STREAM_BUFFER);
+        let mut reg = self.registry();
+        reg.next_id += 1;
+        let id = reg.next_id;
+        let w = reg.users.entry(user.clone()).or_insert_with(|| Watched {
+            authors: FxHashSet::default(),
+            subs: Vec::new(),
+        });
+        w.subs.push(Sub { id, tx });
+        if let Some(authors) = authors {
+            reg.set_authors(user, authors);
+        }
+        metrics().live_streams.inc();
+        Ok(Watch {
+            hub: self.clone(),
+            user: user.clone(),
+            id,
+            rx,
+        })
+    }
+
+    async fn authors(&self, user: &UserId) -> Result<FxHashSet<UserId>> {
+        let feed = Feed::Home(user.clone());
+        Ok(self.stores.authors(&feed).await?.into_iter().collect())
+    }
+
+    /// Reads the applied feed and dispatches it until `shutdown`.
+    pub async fn run(self: Arc<Self>, feed: Arc<dyn AppliedFeed>, mut shutdown: Shutdown) {
+        let mut stream = loop {
+            match feed.subscribe().await {
+                Ok(s) => break s,
+                Err(e) => {
+                    tracing::warn!(error = %e.chain(), "subscribing to the applied feed failed");
+                    tokio::select! {
+                        _ = shutdown.wait() => return self.close(),
+                        _ = tokio::time::sleep(std::time::Duration::from_secs(1)) => {}
+                    }
+                }
+            }
+        };
+        loop {
+            let applied = tokio::select! {
+                _ = shutdown.wait() => return self.close(),
+                applied = stream.next() => applied,
+            };
+            match applied {
+                Applied::Events(events) => {
+                    for e in &events {
+                        self.dispatch(e).await;
+                    }
+                }
+                Applied::Lost => self.lost(),
+            }
+        }
+    }
+
+    /// Some events may have been missed: every stream is told to reload.
+    fn lost(&self) {
+        tracing::warn!("the live hub missed applied events; open streams are told to reload");
+        self.close();
+    }
+
+    /// Ends every stream (each client is told to reload): on shutdown, so
+    /// that clients move to another replica and the server drains.
+    fn close(&self) {
+        let mut reg = self.registry();
+        reg.users.clear();
+        reg.by_author.clear();
+    }
+
+    /// Sends what one applied event changes to the streams it concerns.
+    pub async fn dispatch(&self, event: &Event) {
+        match event {
+            Event::PostCreated { post } => {
+                let mut reg = self.registry();
+                let Some(watchers) = reg.by_author.get(&post.author).cloned() else {
+                    return;
+                };
+                let entry = LiveEvent::Entry(post.clone());
+                for w in &watchers {
+                    reg.send(w, &entry);
+                }
+                drop(reg);
+                let took = now_ms().saturating_sub(post.id.unix_ms());
+                metrics().live_push.observe(took as f64 / 1000.0);
+            }
+            Event::PostDeleted { post, author } => {
+                let mut reg = self.registry();
+                let Some(watchers) = reg.by_author.get(author).cloned() else {
+                    return;
+                };
+                for w in &watchers {
+                    reg.send(w, &LiveEvent::Retracted(*post));
+                }
+            }
+            Event::Unfollowed {
+                follower: user,
+                followee: author,
+                ..
+            }
+            | Event::Muted {
+                user,
+                target: author,
+                ..
+            } => {
+                self.registry()
+                    .send(user, &LiveEvent::Purged(author.clone()));
+                self.reload(user).await;
+            }
+            Event::Followed { follower: user, .. } | Event::Unmuted { user, .. } => {
+                self.reload(user).await
+            }
+            Event::AuthorRetracted {
+                author, followers, ..
+            } => {
+                for f in followers {
+                    self.registry().send(f, &LiveEvent::Purged(author.clone()));
+                    self.reload(f).await;
+                }
+            }
+            Event::TimelineDropped { user, .. } => self.registry().forget(user),
+            Event::Relisted { .. } | Event::Joined { .. } | Event::Left { .. } => {}
+        }
+    }
+
+    /// Reads again whose posts a watched user's timeline holds, after an
+    /// event that changed it (the store already holds the change).
+    async fn reload(&self, user: &UserId) {
+        if !self.registry().users.contains_key(user) {
+            return;
+        }
+        match self.authors(user).await {
+            Ok(authors) => self.registry().set_authors(user, authors),
+            Err(e) => {
+                // Without the authors the streams cannot be trusted.
+                tracing::warn!(error = %e.chain(), %user, "reloading a live timeline's authors failed");
+                self.registry().forget(user);
+            }
+        }
+    }
+}

@@ -1,0 +1,380 @@
+//! Live timelines end to end: Server-Sent Events and gRPC streams of the home
+//! timeline, resumes from the last event id, a client that falls behind,
+//! and a stream held by a replica that runs no fanout worker (Kafka and
+//! MongoDB).
+
+mod common;
+
+use common::servers::Servers;
+use common::*;
+use reqwest::{Method, StatusCode};
+use serde_json::Value;
+use socialite_core::event::Event;
+use socialite_core::ids::{PostId, UserId};
+use socialite_core::live::hub::{LiveHub, STREAM_BUFFER};
+use socialite_core::live::stream::LiveStream;
+use socialite_core::live::LiveEvent;
+use socialite_core::model::Post;
+use socialite_core::reads::Reads;
+use socialite_core::rules::access::Caller;
+use socialite_proto::v1 as pb;
+use socialite_proto::v1::live_client::LiveClient;
+use socialite_proto::v1::timeline_event::Kind;
+use socialite_runtime::app::{start, Service};
+
+/// One Server-Sent Event.
+#[derive(Debug, Clone, PartialEq)]
+struct Sse {
+    event: String,
+    id: Option<String>,
+    data: Value,
+}
+
+/// A client of one event stream.
+struct Stream {
+    resp: reqwest::Response,
+    buf: String,
+}
+
+impl Stream {
+    async fn open(base: &str, credential: &str, user: &str, last: Option<&str>) -> Stream {
+        let resp = Self::request(base, credential, user, last).await;
+        assert_eq!(resp.status(), StatusCode::OK);
+        let kind = resp.headers()["content-type"].to_str().unwrap().to_owned();
+        assert!(kind.starts_with("text/event-stream"), "{kind}");
+        Stream {
+            resp,
+            buf: String::new(),
+        }
+    }
+
+    async fn request(
+        base: &str,
+        credential: &str,
+        user: &str,
+        last: Option<&str>,
+    ) -> reqwest::Response {
+        let mut req = client_with(credential).get(format!("{base}/users/{user}/timeline/stream"));
+        if let Some(last) = last {
+            req = req.header("last-event-id", last);
+        }
+        req.send().await.unwrap()
+    }
+
+    /// The next event (comments skipped), waiting at most the deadline.
+    async fn next(&mut self) -> Sse {
+        tokio::time::timeout(DEADLINE, async {
+            loop {
+                if let Some(end) = self.buf.find("\n\n") {
+                    let block: String = self.buf.drain(..end + 2).collect();
+                    let mut e = Sse {
+                        event: String::new(),
+                        id: None,
+                        data: Value::Null,
+                    };
+                    for line in block.lines() {
+                        if let Some(v) = line.strip_prefix("event: ") {
+                            e.event = v.to_owned();
+                        } else if let Some(v) = line.strip_prefix("id: ") {
+                            e.id = Some(v.to_owned());
+                        } else if let Some(v) = line.strip_prefix("data: ") {
+                            e.data = serde_json::from_str(v).unwrap();
+                        }
+                    }
+                    if !e.event.is_empty() {
+                        return e;
+                    }
+                    continue;
+                }
+                let chunk = self.resp.chunk().await.unwrap().expect("the stream ended");
+                self.buf.push_str(std::str::from_utf8(&chunk).unwrap());
+            }
+        })
+        .await
+        .expect("no event within the deadline")
+    }
+
+    /// The next event, which must be an entry; its post id.
+    async fn entry(&mut self) -> String {
+        let e = self.next().await;
+        assert_eq!(e.event, "entry", "{e:?}");
+        let id = e.id.clone().unwrap();
+        assert_eq!(e.data["id"].as_str(), Some(id.as_str()));
+        id
+    }
+}
+
+#[tokio::test]
+async fn a_home_timeline_streams_over_sse_and_resumes_without_gaps_or_duplicates() {
+    let t = spawn_app_with(20).await;
+    for u in ["bob", "alice", "carol"] {
+        t.put_user(u).await;
+    }
+    t.follow("bob", "alice").await;
+    t.follow("bob", "carol").await;
+    let mut s = Stream::open(&t.base, ADMIN_KEY, "bob", None).await;
+    let p1 = t.post("alice", "one").await;
+    assert_eq!(s.entry().await, p1);
+    let p2 = t.post("carol", "two").await;
+    assert_eq!(s.entry().await, p2);
+    t.delete(&format!("/posts/{p1}")).await;
+    let e = s.next().await;
+    assert_eq!(
+        (e.event.as_str(), &e.data["id"]),
+        ("retracted", &Value::from(p1))
+    );
+    // A mute retracts the author's posts and stops theirs.
+    let (st, _) = t.call(Method::PUT, "/users/bob/mutes/carol", None).await;
+    assert_eq!(st, StatusCode::OK);
+    let e = s.next().await;
+    assert_eq!(
+        (e.event.as_str(), &e.data["author"]),
+        ("purged", &Value::from("carol"))
+    );
+    t.post("carol", "muted").await;
+    let p4 = t.post("alice", "four").await;
+    assert_eq!(s.entry().await, p4, "carol's post is not pushed to bob");
+
+    // The client dies mid-stream; posts go on; it comes back with the last id.
+    drop(s);
+    let p5 = t.post("alice", "five").await;
+    let p6 = t.post("alice", "six").await;
+    t.wait_idle().await;
+    let mut s = Stream::open(&t.base, ADMIN_KEY, "bob", Some(&p4)).await;
+    assert_eq!(s.entry().await, p5);
+    assert_eq!(s.entry().await, p6);
+    let p7 = t.post("alice", "seven").await;
+    assert_eq!(
+        s.entry().await,
+        p7,
+        "exactly the missed entries, then live ones"
+    );
+    // A block retracts both ways.
+    let (st, _) = t.call(Method::PUT, "/users/alice/blocks/bob", None).await;
+    assert_eq!(st, StatusCode::OK);
+    let e = s.next().await;
+    assert_eq!(
+        (e.event.as_str(), &e.data["author"]),
+        ("purged", &Value::from("alice"))
+    );
+
+    // Who may open a stream, and bad input.
+    let bob = token_for("bob");
+    Stream::open(&t.base, &bob, "bob", None).await;
+    let denied = Stream::request(&t.base, &bob, "alice", None).await;
+    assert_eq!(denied.status(), StatusCode::FORBIDDEN);
+    let anonymous = reqwest::get(format!("{}/users/bob/timeline/stream", t.base)).await;
+    assert_eq!(anonymous.unwrap().status(), StatusCode::UNAUTHORIZED);
+    let bad = Stream::request(&t.base, ADMIN_KEY, "bob", Some("nonsense")).await;
+    assert_eq!(bad.status(), StatusCode::BAD_REQUEST);
+    let body: Value = bad.json().await.unwrap();
+    assert_eq!(body["error"]["code"], "invalid_post_id");
+    let missing = Stream::request(&t.base, ADMIN_KEY, "nobody", None).await;
+    assert_eq!(missing.status(), StatusCode::NOT_FOUND);
+    let (_, metrics) = t.get("/metrics").await;
+    let text = metrics.as_str().unwrap_or_default();
+    assert!(text.contains("socialite_live_streams "), "{text}");
+    assert!(
+        text.contains("socialite_live_push_seconds_bucket"),
+        "{text}"
+    );
+}
+
+async fn next(s: &mut tonic::Streaming<pb::TimelineEvent>) -> pb::TimelineEvent {
+    let m = tokio::time::timeout(DEADLINE, s.message()).await;
+    m.expect("an event within the deadline").unwrap().unwrap()
+}
+
+#[tokio::test]
+async fn a_home_timeline_streams_over_grpc_and_resumes() {
+    let t = spawn_app_with(20).await;
+    for u in ["bob", "alice"] {
+        t.put_user(u).await;
+    }
+    t.follow("bob", "alice").await;
+    let channel = tonic::transport::Channel::from_shared(t.grpc.clone())
+        .unwrap()
+        .connect()
+        .await
+        .unwrap();
+    let bearer = socialite_bench::target::Bearer::new(Some(ADMIN_KEY)).unwrap();
+    let mut live = LiveClient::with_interceptor(channel, bearer);
+    let open = |last: &str| pb::StreamTimelineRequest {
+        user: "bob".into(),
+        last_event_id: last.into(),
+    };
+    let mut s = live.stream_timeline(open("")).await.unwrap().into_inner();
+    let p1 = t.post("alice", "one").await;
+    let e = next(&mut s).await;
+    assert_eq!(e.id, p1);
+    assert!(matches!(e.kind, Some(Kind::Entry(ref p)) if p.message == "one"));
+    drop(s);
+    let p2 = t.post("alice", "two").await;
+    t.wait_idle().await;
+    let mut s = live.stream_timeline(open(&p1)).await.unwrap().into_inner();
+    assert_eq!(next(&mut s).await.id, p2);
+    let p3 = t.post("alice", "three").await;
+    assert_eq!(next(&mut s).await.id, p3);
+    let err = live.stream_timeline(open("zz")).await.unwrap_err();
+    assert_eq!(err.code(), tonic::Code::InvalidArgument);
+}
+
+/// A client that stops reading is not buffered without bound: past the
+/// stream's buffer it is told to reload, and the stream ends.
+#[tokio::test]
+async fn a_client_that_falls_behind_is_told_to_reload() {
+    let t = spawn_app_with(20).await;
+    for u in ["bob", "alice"] {
+        t.put_user(u).await;
+    }
+    t.follow("bob", "alice").await;
+    let backends = &t.app.as_ref().unwrap().backends;
+    let hub = LiveHub::new(backends.stores());
+    let reads = Reads::new(backends.stores());
+    let mut stream = LiveStream::open(&hub, &reads, &Caller::Trusted, "bob", None)
+        .await
+        .unwrap();
+    let alice = UserId::parse("alice").unwrap();
+    for n in 0..STREAM_BUFFER as u64 + 50 {
+        let post = Post {
+            id: PostId((1 << 40) + n),
+            author: alice.clone(),
+            message: format!("p{n}"),
+            data: None,
+            mentions: vec![],
+        };
+        hub.dispatch(&Event::PostCreated { post }).await;
+    }
+    assert_eq!(hub.streams(), 0, "the stream was dropped");
+    for _ in 0..STREAM_BUFFER {
+        assert!(matches!(stream.next().await, Some(LiveEvent::Entry(_))));
+    }
+    assert_eq!(stream.next().await, Some(LiveEvent::Reload));
+    assert_eq!(stream.next().await, None);
+}
+
+/// On Kafka and MongoDB, a replica that runs only the timeline-api holds
+/// the stream: entries that another process's worker delivered reach it
+/// through the applied feed.
+#[tokio::test]
+async fn a_replica_without_a_worker_streams_what_another_delivered() {
+    let Some(servers) =
+        Servers::from_env("a_replica_without_a_worker_streams_what_another_delivered")
+    else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let mut config = config(dir.path(), 20);
+    config.storage.store = servers.mongodb_uri(&Servers::unique("live"));
+    config.storage.event_log = servers.kafka_uri(&Servers::unique("live"), 2);
+    let listen = || async { tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap() };
+    let writer = start(
+        &[Service::Producer, Service::FanoutWorker],
+        &config,
+        listen().await,
+        None,
+    )
+    .await
+    .unwrap();
+    let reader = start(&[Service::TimelineApi], &config, listen().await, None)
+        .await
+        .unwrap();
+    let (w, r) = (
+        format!("http://{}", writer.rest_addr),
+        format!("http://{}", reader.rest_addr),
+    );
+    let http = client_with(ADMIN_KEY);
+    for u in ["bob", "alice"] {
+        let resp = http.put(format!("{w}/users/{u}")).send().await.unwrap();
+        assert!(resp.status().is_success());
+    }
+    let resp = http
+        .put(format!("{w}/users/bob/following/alice"))
+        .send()
+        .await;
+    assert_eq!(resp.unwrap().status(), StatusCode::OK);
+    let mut s = Stream::open(&r, ADMIN_KEY, "bob", None).await;
+    // The replica joins the applied feed at its end: posts until one arrives.
+    let post = |message: String| {
+        let req = http
+            .post(format!("{w}/users/alice/posts"))
+            .json(&serde_json::json!({ "message": message }));
+        async move {
+            let resp = req.send().await.unwrap();
+            assert_eq!(resp.status(), StatusCode::CREATED);
+            resp.json::<Value>().await.unwrap()["id"]
+                .as_str()
+                .unwrap()
+                .to_owned()
+        }
+    };
+    let started = std::time::Instant::now();
+    let first = loop {
+        assert!(started.elapsed() < DEADLINE, "nothing reached the replica");
+        let id = post("early".into()).await;
+        let wait = std::time::Duration::from_millis(500);
+        if let Ok(e) = tokio::time::timeout(wait, s.next()).await {
+            assert_eq!(e.event, "entry", "{e:?}");
+            break e.id.unwrap();
+        }
+        let _ = id;
+    };
+    // From then on, every post arrives, in order.
+    let mut posted = Vec::new();
+    for n in 0..5 {
+        posted.push(post(format!("live {n}")).await);
+    }
+    let mut got = Vec::new();
+    while got.len() < posted.len() {
+        let id = s.entry().await;
+        if id > first && !posted.contains(&id) {
+            continue; // an early post that arrived late
+        }
+        got.push(id);
+    }
+    assert_eq!(got, posted);
+    drop(s);
+    reader.shutdown().await;
+    writer.shutdown().await;
+}
+
+/// An entry can reach a resuming stream twice: from the timeline, and as
+/// the live event the hub received while the timeline was read. It is sent
+/// once.
+#[tokio::test]
+async fn a_resume_racing_the_live_event_sends_each_entry_once() {
+    let t = spawn_app_with(20).await;
+    for u in ["bob", "alice"] {
+        t.put_user(u).await;
+    }
+    t.follow("bob", "alice").await;
+    let p1 = t.post("alice", "one").await;
+    let p2 = t.post("alice", "two").await;
+    t.wait_idle().await;
+    let backends = &t.app.as_ref().unwrap().backends;
+    let hub = LiveHub::new(backends.stores());
+    let reads = Reads::new(backends.stores());
+    let mut stream = LiveStream::open(&hub, &reads, &Caller::Trusted, "bob", Some(&p1))
+        .await
+        .unwrap();
+    let post = |id: PostId, message: &str| Post {
+        id,
+        author: UserId::parse("alice").unwrap(),
+        message: message.into(),
+        data: None,
+        mentions: vec![],
+    };
+    let p2 = PostId::parse(&p2).unwrap();
+    let p3 = PostId(p2.0 + 1);
+    for p in [post(p2, "two"), post(p3, "three")] {
+        hub.dispatch(&Event::PostCreated { post: p }).await;
+    }
+    let mut ids = Vec::new();
+    for _ in 0..2 {
+        match stream.next().await {
+            Some(LiveEvent::Entry(p)) => ids.push(p.id),
+            other => panic!("{other:?}"),
+        }
+    }
+    assert_eq!(ids, vec![p2, p3]);
+}
