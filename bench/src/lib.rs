@@ -1,9 +1,11 @@
 //! `socialite load` and `socialite bench`: generate or import a network, then
-//! drive Socialite with a realistic workload and report what it achieved.
+//! drive Socialite with a realistic workload and report what it achieved;
+//! `socialite bench-live` holds live streams open under posting load.
 //! It drives the pipeline from outside (in-process through the use cases, or
 //! over REST and gRPC) and must not reach into a backend's internals, save
 //! the embedded store's bulk import that `load` uses.
 
+pub mod live;
 pub mod load;
 mod progress;
 pub mod report;

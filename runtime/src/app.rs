@@ -91,6 +91,8 @@ pub struct App {
     /// The use cases the APIs call, for in-process callers (the benchmark).
     pub ingest: Arc<Ingest>,
     pub reads: Arc<Reads>,
+    /// The live hub, where the timeline-api runs.
+    pub live: Option<Arc<LiveHub>>,
     services: Vec<Service>,
     grpc_health: Option<HealthReporter>,
     servers: ShutdownTrigger,
@@ -176,12 +178,14 @@ pub async fn start(
         routes = routes.add_service(socialite_api::ingest::grpc_service(ingest.clone()));
     }
     let mut server_tasks = Vec::new();
+    let mut live_hub = None;
     if runs(Service::TimelineApi) {
         router = router.merge(socialite_api::reads::rest_routes(reads.clone()));
         routes = routes.add_service(socialite_api::reads::grpc_service(reads.clone()));
         let hub = LiveHub::new(backends.stores());
         let feed = backends.applied.clone();
         server_tasks.push(tokio::spawn(hub.clone().run(feed, server_shutdown.clone())));
+        live_hub = Some(hub.clone());
         let live = Live {
             reads: reads.clone(),
             hub,
@@ -262,6 +266,7 @@ pub async fn start(
         backends,
         ingest,
         reads,
+        live: live_hub,
         services: services.to_vec(),
         grpc_health,
         servers,

@@ -6,6 +6,7 @@ use clap::{Args, Parser, Subcommand};
 use socialite_api::auth::keys::{new_key, parse_keys, StoredKey};
 use socialite_api::auth::tokens::mint;
 use socialite_api::auth::Source;
+use socialite_bench::live::{run_live_bench, LiveBenchArgs};
 use socialite_bench::load::{run_load, LoadArgs};
 use socialite_bench::{run_bench, BenchArgs};
 use socialite_core::rules::access::Scopes;
@@ -41,6 +42,10 @@ enum Command {
     /// Drive Socialite with a realistic workload and report throughput,
     /// latency, fanout, freshness and memory (text, JSON and an SVG plot).
     Bench(BenchArgs),
+    /// Hold many live timeline streams (SSE) open against a running server
+    /// while authors post, and report post → pushed latency and memory per
+    /// stream.
+    BenchLive(LiveBenchArgs),
     /// Print the REST contract: the OpenAPI 3.1 document of the whole API,
     /// as `socialite up` serves it at /openapi.json.
     Openapi,
@@ -130,6 +135,7 @@ fn main() -> ExitCode {
             Command::Up(args) => up(args).await,
             Command::Load(args) => load(args).await,
             Command::Bench(args) => run_bench(args).await,
+            Command::BenchLive(args) => run_live_bench(args).await,
             Command::Token(args) => token(args),
             Command::Key(args) => key(args),
             Command::Openapi => {

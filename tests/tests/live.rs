@@ -378,3 +378,16 @@ async fn a_resume_racing_the_live_event_sends_each_entry_once() {
     }
     assert_eq!(ids, vec![p2, p3]);
 }
+
+/// A client that leaves is forgotten at once, even while nothing happens
+/// in its timeline.
+#[tokio::test]
+async fn a_stream_whose_client_left_closes() {
+    let t = spawn_app().await;
+    t.put_user("bob").await;
+    let s = Stream::open(&t.base, ADMIN_KEY, "bob", None).await;
+    let hub = t.app.as_ref().unwrap().live.clone().unwrap();
+    assert_eq!(hub.streams(), 1);
+    drop(s);
+    eventually("the stream to close", || async { hub.streams() == 0 }).await;
+}

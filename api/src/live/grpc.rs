@@ -41,7 +41,11 @@ impl pb::live_server::Live for LiveGrpc {
             .map_err(to_status)?;
         let (tx, rx) = tokio::sync::mpsc::channel(16);
         tokio::spawn(async move {
-            while let Some(event) = stream.next().await {
+            // Ends when the client leaves, even while no event comes.
+            while let Some(event) = tokio::select! {
+                event = stream.next() => event,
+                _ = tx.closed() => None,
+            } {
                 if tx.send(Ok(message(&event))).await.is_err() {
                     break;
                 }

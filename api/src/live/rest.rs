@@ -74,7 +74,11 @@ async fn stream(
     // leaves (the body is dropped) or after `reload`.
     let (tx, rx) = tokio::sync::mpsc::channel(16);
     tokio::spawn(async move {
-        while let Some(event) = stream.next().await {
+        // Ends when the client leaves, even while no event comes.
+        while let Some(event) = tokio::select! {
+            event = stream.next() => event,
+            _ = tx.closed() => None,
+        } {
             if tx.send(sse_event(&event)).await.is_err() {
                 break;
             }
