@@ -6,7 +6,7 @@
 mod common;
 
 use common::eventually;
-use common::servers::Servers;
+use common::ports::{Kind, Under};
 use serde_json::json;
 use socialite_core::backends::Backends;
 use socialite_core::error::ErrorKind;
@@ -24,41 +24,12 @@ use socialite_core::rules::access::Caller;
 use socialite_core::rules::cascade::{timeline_dropped, DeletionStage, UserDeletion};
 use socialite_core::rules::checks::{EdgeChange, EdgeOp, Membership};
 use socialite_core::rules::relations::Hidden;
-use socialite_embedded::EmbeddedConfig;
-use socialite_runtime::backends::{open_backends, BackendConfig};
 use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::time::Duration;
 
-/// A backend under test, with what keeps it alive.
-struct Under {
-    backends: Backends,
-    _dir: tempfile::TempDir,
-}
-
-#[derive(Clone, Copy, Debug)]
-enum Kind {
-    Embedded,
-    MongoKafka,
-}
-
 async fn open(kind: Kind, feed: FeedConfig, test: &str) -> Option<Under> {
-    let dir = tempfile::tempdir().unwrap();
-    let mut config = BackendConfig::embedded(EmbeddedConfig {
-        data_dir: dir.path().into(),
-        log_retention: 1_000_000,
-        feed,
-    });
-    if let Kind::MongoKafka = kind {
-        let servers = Servers::from_env(test)?;
-        config.store = servers.mongodb_uri(&Servers::unique("conf"));
-        config.event_log = servers.kafka_uri(&Servers::unique("conf"), 3);
-    }
-    let backends = open_backends(&config).await.unwrap();
-    Some(Under {
-        backends,
-        _dir: dir,
-    })
+    common::ports::open(kind, feed, test, "conf").await
 }
 
 fn u(s: &str) -> UserId {

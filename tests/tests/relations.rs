@@ -3,6 +3,9 @@
 //! with a relation change (`socialite_core::rules::relations`), and what the
 //! feed logic then does to stored timelines.
 
+mod common;
+
+use common::ports::{Kind, Under};
 use socialite_core::backends::Backends;
 use socialite_core::error::ErrorKind;
 use socialite_core::event::Event;
@@ -15,41 +18,13 @@ use socialite_core::ports::CacheRead;
 use socialite_core::rules::cascade::DeletionStage;
 use socialite_core::rules::checks::{EdgeChange, EdgeOp};
 use socialite_core::rules::relations::{Relation, RelationChange};
-use socialite_e2e::servers::Servers;
-use socialite_embedded::EmbeddedConfig;
-use socialite_runtime::backends::{open_backends, BackendConfig};
-
-struct Under {
-    backends: Backends,
-    _dir: tempfile::TempDir,
-}
-
-#[derive(Clone, Copy, Debug)]
-enum Kind {
-    Embedded,
-    MongoKafka,
-}
 
 async fn open(kind: Kind, test: &str) -> Option<Under> {
-    let dir = tempfile::tempdir().unwrap();
-    let mut config = BackendConfig::embedded(EmbeddedConfig {
-        data_dir: dir.path().into(),
-        log_retention: 1_000_000,
-        feed: FeedConfig {
-            cache_size: 10,
-            ..FeedConfig::default()
-        },
-    });
-    if let Kind::MongoKafka = kind {
-        let servers = Servers::from_env(test)?;
-        config.store = servers.mongodb_uri(&Servers::unique("rel"));
-        config.event_log = servers.kafka_uri(&Servers::unique("rel"), 3);
-    }
-    let backends = open_backends(&config).await.unwrap();
-    Some(Under {
-        backends,
-        _dir: dir,
-    })
+    let feed = FeedConfig {
+        cache_size: 10,
+        ..FeedConfig::default()
+    };
+    common::ports::open(kind, feed, test, "rel").await
 }
 
 fn u(s: &str) -> UserId {

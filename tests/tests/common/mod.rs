@@ -6,6 +6,8 @@
 #[allow(unused_imports)] // used by the tests that need servers only
 pub use socialite_e2e::servers;
 
+pub mod ports;
+
 use reqwest::{Client, Method, StatusCode};
 use serde_json::{json, Value};
 use socialite_api::auth::keys::StoredKey;
