@@ -13,7 +13,7 @@ use socialite_core::ids::{now_ms, GroupName, ListName, UserId};
 use socialite_core::ports::GraphStore;
 use socialite_core::rules::checks::{user_not_found, EdgeChange, EdgeTransition, Membership};
 use socialite_core::rules::relations::{
-    check_not_blocked, Relation, RelationChange, RelationTransition,
+    check_not_blocked, Relation, RelationChange, RelationTransition, Relations,
 };
 
 type EdgeTable = redb::TableDefinition<'static, (&'static str, &'static str), ()>;
@@ -126,6 +126,36 @@ impl GraphStore for EmbeddedStore {
             let t = txn.open_table(RELATED).store()?;
             relations::page(&t, target.as_str(), relation, after, limit)
         })
+    }
+
+    /// One read transaction for the three lists (read with every timeline
+    /// page).
+    async fn relations_of(&self, user: &UserId) -> Result<Relations> {
+        self.read(|txn| {
+            let (kept, kept_to) = (
+                txn.open_table(RELATIONS).store()?,
+                txn.open_table(RELATED).store()?,
+            );
+            let all = usize::MAX;
+            let u = user.as_str();
+            Ok(Relations {
+                muted: relations::page(&kept, u, Relation::Mute, None, all)?,
+                blocked: relations::page(&kept, u, Relation::Block, None, all)?,
+                blocked_by: relations::page(&kept_to, u, Relation::Block, None, all)?,
+            })
+        })
+    }
+
+    async fn muted_by(&self, users: &[UserId]) -> Result<Vec<Vec<UserId>>> {
+        let users = users.to_vec();
+        self.read_blocking(move |txn| {
+            let table = txn.open_table(RELATED).store()?;
+            users
+                .iter()
+                .map(|u| relations::page(&table, u.as_str(), Relation::Mute, None, usize::MAX))
+                .collect()
+        })
+        .await
     }
 
     async fn has_relation(
