@@ -3,18 +3,16 @@
 //! content, with `Followed`/`Unfollowed` queued in the outbox; mutes and
 //! blocks are in [`crate::relations`].
 
-use crate::store::{add_counts, edges_of, emit, stored_ids, user_exists, Ctx, EmbeddedStore};
+use crate::edges::apply_edge;
+use crate::store::{edges_of, emit, stored_ids, user_exists, EmbeddedStore};
 use crate::tables::*;
 use crate::{edge_times, groups, lists, relations};
 use async_trait::async_trait;
-use redb::ReadableTable;
 use socialite_core::error::Result;
-use socialite_core::ids::{now_ms, GroupName, ListName, UserId};
+use socialite_core::ids::{GroupName, ListName, UserId};
 use socialite_core::ports::GraphStore;
 use socialite_core::rules::checks::{user_not_found, EdgeChange, EdgeTransition, Membership};
-use socialite_core::rules::relations::{
-    check_not_blocked, Relation, RelationChange, RelationTransition, Relations,
-};
+use socialite_core::rules::relations::{Relation, RelationChange, RelationTransition, Relations};
 
 type EdgeTable = redb::TableDefinition<'static, (&'static str, &'static str), ()>;
 
@@ -37,55 +35,6 @@ impl EmbeddedStore {
             .await?;
         Ok(stored_ids(ids))
     }
-}
-
-/// Applies an edge change in the writer's transaction (a follow, an
-/// unfollow, or one of the unfollows of a block).
-pub(crate) fn apply_edge(ctx: &mut Ctx<'_>, change: &EdgeChange) -> Result<EdgeTransition> {
-    change.check_users(|u| user_exists(ctx.txn, u.as_str()))?;
-    let (f, t) = (change.follower().as_str(), change.followee().as_str());
-    if change.adds() {
-        check_not_blocked(change, relations::blocked_either_way(ctx.txn, f, t)?)?;
-    }
-    let mut following = ctx.txn.open_table(FOLLOWING).store()?;
-    let mut followers = ctx.txn.open_table(FOLLOWERS).store()?;
-    let existing = match following.get((f, t)).store()? {
-        None => None,
-        Some(_) => Some(lists::edge_lists(
-            &ctx.txn.open_table(EDGE_LISTS).store()?,
-            f,
-            t,
-        )?),
-    };
-    let transition = change.transition(existing);
-    if !transition.changed() {
-        return Ok(transition);
-    }
-    lists::apply(ctx.txn, f, t, &transition)?;
-    // The edge itself is written only when the graph changes.
-    match transition.count_step {
-        1 => {
-            following.insert((f, t), ()).store()?;
-            followers.insert((t, f), ()).store()?;
-            edge_times::add(ctx.txn, &[(f, t)], now_ms())?;
-        }
-        -1 => {
-            following.remove((f, t)).store()?;
-            followers.remove((t, f)).store()?;
-            edge_times::remove(ctx.txn, f, t)?;
-        }
-        _ => {}
-    }
-    drop((following, followers));
-    if transition.count_step != 0 {
-        let step = transition.count_step;
-        add_counts(ctx.txn, f, 0, step)?;
-        add_counts(ctx.txn, t, step, 0)?;
-    }
-    if let Some(event) = &transition.event {
-        emit(ctx, event)?;
-    }
-    Ok(transition)
 }
 
 #[async_trait]

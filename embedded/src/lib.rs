@@ -24,6 +24,7 @@ pub mod config;
 mod content;
 mod deletion;
 mod edge_times;
+mod edges;
 mod graph;
 mod groups;
 mod import;

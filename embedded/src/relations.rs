@@ -3,10 +3,10 @@
 //! in the writer's transaction with the unfollows and the event the rule
 //! decides (`socialite_core::rules::relations`).
 
-use crate::graph::apply_edge;
+use crate::edges::apply_edge;
 use crate::store::{emit, user_exists, Ctx};
 use crate::tables::*;
-use redb::{ReadableTable, WriteTransaction};
+use redb::ReadableTable;
 use socialite_core::error::Result;
 use socialite_core::ids::UserId;
 use socialite_core::rules::relations::{
@@ -63,13 +63,6 @@ pub(crate) fn apply(ctx: &mut Ctx<'_>, change: &RelationChange) -> Result<Relati
         emit(ctx, event)?;
     }
     Ok(transition)
-}
-
-/// Whether either user blocks the other.
-pub(crate) fn blocked_either_way(txn: &WriteTransaction, a: &str, b: &str) -> Result<bool> {
-    let table = txn.open_table(RELATIONS).store()?;
-    let code = Relation::Block.code();
-    Ok(table.get((a, code, b)).store()?.is_some() || table.get((b, code, a)).store()?.is_some())
 }
 
 /// One page of the second ids under (`first`, relation), after `after`.

@@ -1,6 +1,6 @@
 //! The gRPC `Live` service: the home timeline as a server stream.
 
-use super::Live;
+use super::state::Live;
 use crate::auth::grpc_parts;
 use crate::error::to_status;
 use crate::pb::post;

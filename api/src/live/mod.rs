@@ -4,17 +4,8 @@
 
 mod grpc;
 mod rest;
+mod state;
 
 pub use grpc::{grpc_service, GRPC_NAME};
 pub use rest::{rest_router, rest_routes};
-
-use socialite_core::live::hub::LiveHub;
-use socialite_core::reads::Reads;
-use std::sync::Arc;
-
-/// What the live routes need: the reads (checks and resumes) and the hub.
-#[derive(Clone)]
-pub struct Live {
-    pub reads: Arc<Reads>,
-    pub hub: Arc<LiveHub>,
-}
+pub use state::Live;

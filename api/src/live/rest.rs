@@ -1,7 +1,7 @@
 //! `GET /users/{id}/timeline/stream`: the home timeline as Server-Sent
 //! Events.
 
-use super::Live;
+use super::state::Live;
 use crate::auth::Auth;
 use crate::extract::{Path, Query};
 use crate::json;
