@@ -357,5 +357,12 @@ async fn reflection_lists_the_services() {
     };
     let mut names: Vec<String> = list.service.into_iter().map(|s| s.name).collect();
     names.sort();
-    assert_eq!(names, ["socialite.v1.Ingest", "socialite.v1.Reads"]);
+    assert_eq!(
+        names,
+        [
+            "socialite.v1.Ingest",
+            "socialite.v1.Live",
+            "socialite.v1.Reads"
+        ]
+    );
 }
