@@ -195,6 +195,16 @@ impl TimelineId {
         TimelineId(Arc::from(format!("+{group}")))
     }
 
+    /// Whether this is a group's timeline.
+    pub fn is_group(&self) -> bool {
+        self.0.starts_with('+')
+    }
+
+    /// Whether this is a user's home timeline.
+    pub fn is_home(&self) -> bool {
+        !self.is_group() && !self.0.contains(':')
+    }
+
     /// A key read back from a store.
     pub fn from_stored(key: &str) -> TimelineId {
         TimelineId(Arc::from(key))
@@ -392,6 +402,9 @@ mod tests {
         assert_eq!(TimelineId::list(&u, &l).as_str(), "a:b");
         let g = GroupName::parse("a").unwrap();
         assert_eq!(TimelineId::group(&g).as_str(), "+a");
+        assert!(TimelineId::home(&u).is_home() && !TimelineId::home(&u).is_group());
+        assert!(!TimelineId::list(&u, &l).is_home() && !TimelineId::list(&u, &l).is_group());
+        assert!(TimelineId::group(&g).is_group() && !TimelineId::group(&g).is_home());
         assert_eq!(
             GroupName::parse("a.b").unwrap_err().code(),
             "invalid_group_name"

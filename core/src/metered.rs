@@ -222,6 +222,16 @@ impl GraphStore for Metered<dyn GraphStore> {
     async fn muted_by(&self, users: &[UserId]) -> Result<Vec<Vec<UserId>>> {
         timed("graph", "muted_by", self.0.muted_by(users)).await
     }
+    async fn hybrid_authors(&self) -> Result<Vec<UserId>> {
+        timed("graph", "hybrid_authors", self.0.hybrid_authors()).await
+    }
+    async fn set_hybrid(&self, author: &UserId, on: bool) -> Result<()> {
+        timed("graph", "set_hybrid", self.0.set_hybrid(author, on)).await
+    }
+    async fn following_among(&self, user: &UserId, candidates: &[UserId]) -> Result<Vec<UserId>> {
+        let call = self.0.following_among(user, candidates);
+        timed("graph", "following_among", call).await
+    }
     async fn change_membership(&self, change: &Membership) -> Result<bool> {
         let op = if change.join { "join" } else { "leave" };
         timed("graph", op, self.0.change_membership(change)).await

@@ -267,6 +267,21 @@ pub trait GraphStore: Send + Sync + 'static {
         }
         Ok(out)
     }
+    /// The authors marked for hybrid fanout ([`crate::rules::hybrid`]): their
+    /// posts may be missing from stored timelines, so reads merge them.
+    async fn hybrid_authors(&self) -> Result<Vec<UserId>>;
+    /// Marks (or unmarks) an author for hybrid fanout; idempotent.
+    async fn set_hybrid(&self, author: &UserId, on: bool) -> Result<()>;
+    /// Which of `candidates` `user` follows, in the order given.
+    async fn following_among(&self, user: &UserId, candidates: &[UserId]) -> Result<Vec<UserId>> {
+        let mut out = Vec::new();
+        for c in candidates {
+            if self.is_following(user, c).await? {
+                out.push(c.clone());
+            }
+        }
+        Ok(out)
+    }
     /// Whether `user` follows `target`: one indexed read.
     async fn is_following(&self, user: &UserId, target: &UserId) -> Result<bool> {
         Ok(self.edge(user, target).await?.is_some())

@@ -7,6 +7,7 @@ use crate::edges::apply_edge;
 use crate::store::{edges_of, emit, stored_ids, user_exists, EmbeddedStore};
 use crate::tables::*;
 use crate::{edge_times, groups, lists, relations};
+use redb::ReadableTable;
 use async_trait::async_trait;
 use socialite_core::error::Result;
 use socialite_core::ids::{GroupName, ListName, UserId};
@@ -74,6 +75,45 @@ impl GraphStore for EmbeddedStore {
         self.read(|txn| {
             let t = txn.open_table(RELATED).store()?;
             relations::page(&t, target.as_str(), relation, after, limit)
+        })
+    }
+
+    async fn hybrid_authors(&self) -> Result<Vec<UserId>> {
+        self.read(|txn| {
+            let table = txn.open_table(HYBRID).store()?;
+            let mut out = Vec::new();
+            for item in table.iter().store()? {
+                let (k, _) = item.store()?;
+                out.push(UserId::from_stored(k.value().to_owned()));
+            }
+            Ok(out)
+        })
+    }
+
+    async fn set_hybrid(&self, author: &UserId, on: bool) -> Result<()> {
+        let author = author.clone();
+        self.writer
+            .write(move |ctx| {
+                let mut table = ctx.txn.open_table(HYBRID).store()?;
+                match on {
+                    true => table.insert(author.as_str(), ()).store()?,
+                    false => table.remove(author.as_str()).store()?,
+                };
+                Ok(())
+            })
+            .await
+    }
+
+    async fn following_among(&self, user: &UserId, candidates: &[UserId]) -> Result<Vec<UserId>> {
+        self.read(|txn| {
+            let table = txn.open_table(FOLLOWING).store()?;
+            let mut out = Vec::new();
+            for c in candidates {
+                if table.get((user.as_str(), c.as_str())).store()?.is_some() {
+                    out.push(c.clone());
+                }
+            }
+            Ok(out)
         })
     }
 

@@ -45,6 +45,8 @@ pub const GROUP_SIZES: TableDefinition<&str, u64> = TableDefinition::new("group_
 pub const RELATIONS: TableDefinition<(&str, u8, &str), ()> = TableDefinition::new("relations");
 /// (target, relation code, user): who mutes and blocks a user, in id order.
 pub const RELATED: TableDefinition<(&str, u8, &str), ()> = TableDefinition::new("related");
+/// author: the authors marked for hybrid fanout.
+pub const HYBRID: TableDefinition<&str, ()> = TableDefinition::new("hybrid");
 /// post id → post record.
 pub const POSTS: TableDefinition<u64, &[u8]> = TableDefinition::new("posts");
 /// (author, post id): an author's posts in time order.

@@ -26,6 +26,7 @@ pub const GROUP_MEMBERS: &str = "group_members";
 pub const GROUPS: &str = "groups";
 pub const COUNTS: &str = "counts";
 pub const RELATIONS: &str = "relations";
+pub const HYBRID: &str = "hybrid";
 
 /// How long a transaction keeps being retried on transient errors (write
 /// conflicts between concurrent writers of the same documents, such as the
@@ -93,6 +94,7 @@ pub struct Db {
     pub groups: Collection<Document>,
     pub counts: Collection<Document>,
     pub relations: Collection<Document>,
+    pub hybrid: Collection<Document>,
 }
 
 pub fn db_err(what: &str) -> impl Fn(DbError) -> Error + '_ {
@@ -123,6 +125,7 @@ impl Db {
             groups: database.collection(GROUPS),
             counts: database.collection(COUNTS),
             relations: database.collection(RELATIONS),
+            hybrid: database.collection(HYBRID),
             client,
             database,
         };

@@ -5,6 +5,7 @@
 use crate::backends::BackendConfig;
 use clap::Args;
 use socialite_core::feed::config::{FeedConfig, FeedModel};
+use socialite_core::rules::hybrid::Hybrid;
 use socialite_core::worker::WorkerConfig;
 use socialite_embedded::{EmbeddedConfig, DEFAULT_RETENTION};
 use std::path::PathBuf;
@@ -56,6 +57,13 @@ pub struct FeedArgs {
     /// again until they read): a number with s, m, h or d (seconds without).
     #[arg(long, env = "SOCIALITE_CACHE_TTL", default_value = "30d", value_parser = parse_duration_secs)]
     pub cache_ttl: u64,
+    /// Hybrid fanout: authors with at least this many followers are not
+    /// fanned out; their recent posts are merged into their followers'
+    /// pages at read time. `auto` chooses the count from the measured cost
+    /// of a delivery (the count whose fanout takes 20 ms of worker time,
+    /// between 1,000 and 1,000,000); `off` fans every post out.
+    #[arg(long, env = "SOCIALITE_HYBRID", default_value = "auto")]
+    pub hybrid: Hybrid,
 }
 
 /// Seconds of a duration written `30d`, `12h`, `90m`, `45s` or `45`.
@@ -92,6 +100,7 @@ impl FeedArgs {
             embed: self.embed,
             own_posts: self.own_posts,
             cache_ttl_secs: self.cache_ttl,
+            hybrid: self.hybrid,
         }
     }
 }

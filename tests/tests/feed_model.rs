@@ -16,6 +16,7 @@ use socialite_core::ports::{CacheRead, LogConsumer};
 use socialite_core::reads::Reads;
 use socialite_core::relay::relay_once;
 use socialite_core::rules::access::Caller;
+use socialite_core::rules::hybrid::Hybrid;
 use socialite_core::rules::relations::Relation;
 use socialite_core::sim::{Rng, Zipf};
 use socialite_e2e::servers::Servers;
@@ -160,6 +161,10 @@ struct Harness {
     model: Model,
     feed: FeedConfig,
     followers: FollowerIndex,
+    /// Authors marked for hybrid fanout after the last drain, and how many
+    /// times an author crossed the threshold up and down.
+    marked: BTreeSet<String>,
+    crossings: (usize, usize),
     _dir: tempfile::TempDir,
 }
 
@@ -197,6 +202,8 @@ impl Harness {
             },
             feed,
             followers: FollowerIndex::new(),
+            marked: BTreeSet::new(),
+            crossings: (0, 0),
             _dir: dir,
         }
     }
@@ -222,6 +229,18 @@ impl Harness {
                 .unwrap();
             self.consumer.commit().await.unwrap();
         }
+        let marked: BTreeSet<String> = self
+            .backends
+            .graph
+            .hybrid_authors()
+            .await
+            .unwrap()
+            .iter()
+            .map(|u| u.to_string())
+            .collect();
+        self.crossings.0 += marked.difference(&self.marked).count();
+        self.crossings.1 += self.marked.difference(&marked).count();
+        self.marked = marked;
     }
 
     /// Makes the group consume again from `from` (a replay).
@@ -405,12 +424,19 @@ fn random_lists(rng: &mut Rng) -> Option<Vec<&'static str>> {
     Some(LISTS.into_iter().filter(|_| rng.below(2) == 0).collect())
 }
 
-/// One random history of `steps` operations over `users` accounts.
-async fn run(seed: u64, steps: usize, users: usize, feed: FeedConfig) {
+/// One random history of `steps` operations over `users` accounts; how
+/// many times authors crossed the hybrid threshold, up and down.
+async fn run(seed: u64, steps: usize, users: usize, feed: FeedConfig) -> (usize, usize) {
     run_on(seed, steps, users, feed, None).await
 }
 
-async fn run_on(seed: u64, steps: usize, users: usize, feed: FeedConfig, store: Option<String>) {
+async fn run_on(
+    seed: u64,
+    steps: usize,
+    users: usize,
+    feed: FeedConfig,
+    store: Option<String>,
+) -> (usize, usize) {
     let mut rng = Rng::new(seed);
     let mut h = Harness::on(feed, store).await;
     let names: Vec<String> = (0..users).map(|i| format!("u{i}")).collect();
@@ -419,6 +445,16 @@ async fn run_on(seed: u64, steps: usize, users: usize, feed: FeedConfig, store: 
         let a = names[popular.pick(&mut rng)].clone();
         let b = names[rng.below(names.len())].clone();
         let op = rng.below(110);
+        // Half way, the hybrid threshold rises past every follower count
+        // (every big author turns small: backfilled, then unmarked); at
+        // three quarters it falls back (they turn big again).
+        if let Hybrid::Above(_) = feed.hybrid {
+            if step == steps / 2 {
+                h.backends.feed.hybrid = Hybrid::Above(1000);
+            } else if step == steps * 3 / 4 {
+                h.backends.feed.hybrid = feed.hybrid;
+            }
+        }
         if std::env::var_os("SOCIALITE_TRACE").is_some() {
             eprintln!("step {step}: op {op} a={a} b={b}");
         }
@@ -588,6 +624,7 @@ async fn run_on(seed: u64, steps: usize, users: usize, feed: FeedConfig, store: 
         }
     }
     h.check_all(seed, steps).await;
+    h.crossings
 }
 
 /// Small sizes force floors, truncation, bucket retention and paging past
@@ -602,6 +639,12 @@ fn feed(model: FeedModel, embed: bool, seed: u64) -> FeedConfig {
         bucket_retention: 1 + (seed as usize / 3 % 3),
         // Both ways: shown (the default) and not.
         own_posts: seed % 2 == 1,
+        // Hybrid fanout off, and on with thresholds that popular accounts
+        // cross both ways as follows come and go.
+        hybrid: match seed % 4 {
+            0 => Hybrid::Off,
+            n => Hybrid::Above(1 + n),
+        },
         ..FeedConfig::default()
     }
 }
@@ -616,13 +659,20 @@ fn seeds() -> Vec<u64> {
 /// Every model, linked and embedded, returns what fanout on read returns.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn every_feed_model_matches_the_oracle_on_random_histories() {
+    let (mut up, mut down) = (0, 0);
     for seed in seeds() {
         for model in FeedModel::ALL {
             for embed in [false, true] {
-                run(seed, 250, 12, feed(model, embed, seed)).await;
+                let (u, d) = run(seed, 250, 12, feed(model, embed, seed)).await;
+                (up, down) = (up + u, down + d);
             }
         }
     }
+    // Hybrid fanout was exercised: authors became big, and small again.
+    if std::env::var_os("SOCIALITE_SEED").is_none() {
+        assert!(up > 0 && down > 0, "crossings up {up}, down {down}");
+    }
+    eprintln!("hybrid threshold crossings: {up} up, {down} down");
 }
 
 /// The same histories on MongoDB's stores, every model, linked and

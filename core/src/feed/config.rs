@@ -1,6 +1,7 @@
 //! Which feed model a deployment uses, and its parameters.
 
 use crate::error::{Error, Result};
+use crate::rules::hybrid::Hybrid;
 use std::fmt;
 use std::str::FromStr;
 
@@ -80,6 +81,9 @@ pub struct FeedConfig {
     /// A stored timeline not read for this long is dropped, and its owner is
     /// dormant again until they read ([`crate::rules::accept::Freshness`]).
     pub cache_ttl_secs: u64,
+    /// Hybrid fanout: authors past a follower count are merged at read time
+    /// instead of fanned out ([`crate::rules::hybrid`]).
+    pub hybrid: Hybrid,
 }
 
 impl Default for FeedConfig {
@@ -93,6 +97,7 @@ impl Default for FeedConfig {
             embed: false,
             own_posts: true,
             cache_ttl_secs: 30 * 86_400,
+            hybrid: Hybrid::Auto,
         }
     }
 }
@@ -112,7 +117,7 @@ impl FeedConfig {
         if self.cache_ttl_secs == 0 {
             return bad("the cache time to live must be at least a second");
         }
-        Ok(())
+        self.hybrid.validate()
     }
 
     /// When stored timelines expire, and when a read refreshes that.

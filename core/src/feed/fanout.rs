@@ -12,6 +12,7 @@ use crate::metrics::metrics;
 use crate::model::Entry;
 use crate::ports::Delivery;
 use crate::ports::IdRange;
+use crate::rules::hybrid::is_big;
 use crate::rules::relations::Relation;
 use std::sync::Arc;
 
@@ -23,6 +24,9 @@ pub struct FanoutStats {
     pub candidates: usize,
     /// Pairs written into a cache; the rest were dormant followers.
     pub delivered: usize,
+    /// Follower timelines not delivered to because the author is big
+    /// (hybrid fanout): their readers merge the post at read time.
+    pub hybrid_skipped: usize,
 }
 
 /// Applies `events` in order. `followers` is the worker's follower index;
@@ -62,13 +66,12 @@ pub async fn apply(
                 let own = TimelineId::home(&post.author);
                 pending.push((entry.clone(), Arc::new(vec![own])));
             }
-            pending.push((
-                entry,
-                followers.followers(&*stores.graph, &post.author).await?,
-            ));
+            let targets = hybrid_targets(stores, followers, &post.author).await?;
+            stats.hybrid_skipped += targets.1;
+            pending.push((entry, targets.0));
             continue;
         }
-        flush(stores, &mut pending, &mut posts, &mut stats).await?;
+        flush(stores, followers, &mut pending, &mut posts, &mut stats).await?;
         match event {
             Event::PostCreated { .. } => unreachable!("handled above"),
             Event::PostDeleted { post, author } => {
@@ -168,21 +171,58 @@ pub async fn apply(
             }
         }
     }
-    flush(stores, &mut pending, &mut posts, &mut stats).await?;
+    flush(stores, followers, &mut pending, &mut posts, &mut stats).await?;
     Ok(stats)
+}
+
+/// Where a post of `author` goes, by the hybrid rule: every target, or for
+/// a big author only the groups' timelines (with how many were skipped).
+/// An author turning big is marked in the store before the first post is
+/// skipped; one turning small again first has their recent posts backfilled
+/// into the active followers' timelines, then is unmarked.
+async fn hybrid_targets(
+    stores: &Stores,
+    followers: &FollowerIndex,
+    author: &UserId,
+) -> Result<(Arc<Vec<TimelineId>>, usize)> {
+    let t = followers.post_targets(&*stores.graph, author).await?;
+    let threshold = stores.feed.hybrid.threshold(followers.secs_per_delivery());
+    let big = is_big(threshold, t.homes as u64, t.marked);
+    match (t.marked, big) {
+        (false, false) => Ok((t.all, 0)),
+        (_, true) => {
+            if !t.marked {
+                stores.graph.set_hybrid(author, true).await?;
+                followers.set_marked(author, true);
+            }
+            Ok((t.groups.clone(), t.all.len() - t.groups.len()))
+        }
+        (true, false) => {
+            for timeline in t.all.iter().filter(|t| !t.is_group()) {
+                backfill(stores, timeline, author).await?;
+            }
+            stores.graph.set_hybrid(author, false).await?;
+            followers.set_marked(author, false);
+            Ok((t.all, 0))
+        }
+    }
 }
 
 /// Writes the gathered deliveries, then records how long after their
 /// creation the posts became visible.
 async fn flush(
     stores: &Stores,
+    followers: &FollowerIndex,
     pending: &mut Vec<Delivery>,
     posts: &mut Vec<PostId>,
     stats: &mut FanoutStats,
 ) -> Result<()> {
     if !pending.is_empty() {
-        stats.candidates += pending.iter().map(|(_, f)| f.len()).sum::<usize>();
+        let candidates = pending.iter().map(|(_, f)| f.len()).sum::<usize>();
+        let started = std::time::Instant::now();
+        stats.candidates += candidates;
         stats.delivered += stores.timelines.deliver(pending).await?;
+        followers.observe_delivery_cost(started.elapsed().as_secs_f64(), candidates);
         pending.clear();
     }
     let now = now_ms();

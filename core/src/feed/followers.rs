@@ -22,6 +22,12 @@ struct Known {
     timelines: Arc<Vec<TimelineId>>,
     /// Who mutes them: their timelines get none of the author's posts.
     muters: FxHashSet<UserId>,
+    /// How many home timelines are among `timelines`: the follower count
+    /// hybrid fanout compares with its threshold.
+    homes: usize,
+    /// The group timelines among `timelines`, which a big author's posts
+    /// still go to (hybrid fanout skips only followers' timelines).
+    groups: Arc<Vec<TimelineId>>,
 }
 
 type Targets = FxHashMap<UserId, Known>;
@@ -29,6 +35,23 @@ type Targets = FxHashMap<UserId, Known>;
 #[derive(Default)]
 pub struct FollowerIndex {
     lists: Mutex<Targets>,
+    /// The authors marked for hybrid fanout, loaded from the graph store on
+    /// first use.
+    hybrid: Mutex<Option<FxHashSet<UserId>>>,
+    /// Seconds per delivery, a moving average of the worker's flushes.
+    cost: Mutex<Option<f64>>,
+}
+
+/// Where one post goes, as the index and the hybrid rule decide.
+pub struct PostTargets {
+    /// Every timeline the author's posts go to.
+    pub all: Arc<Vec<TimelineId>>,
+    /// Of those, the groups' timelines.
+    pub groups: Arc<Vec<TimelineId>>,
+    /// Home timelines among them: the follower count.
+    pub homes: usize,
+    /// Whether the author is marked for hybrid fanout.
+    pub marked: bool,
 }
 
 /// The timelines one edge feeds: the follower's home and each list it is
@@ -59,12 +82,18 @@ fn known(
             .filter(|(f, _)| !muters.contains(f))
             .map(|(f, l)| TimelineId::list(f, l)),
     );
-    all.extend(groups.iter().map(TimelineId::group));
+    let homes = all.len();
+    let mut groups: Vec<TimelineId> = groups.iter().map(TimelineId::group).collect();
+    groups.sort_unstable();
+    groups.dedup();
+    all.extend(groups.iter().cloned());
     all.sort_unstable();
     all.dedup();
     Known {
         timelines: Arc::new(all),
         muters,
+        homes,
+        groups: Arc::new(groups),
     }
 }
 
@@ -143,15 +172,76 @@ impl FollowerIndex {
         };
         let muted = by.is_some_and(|u| known.muters.contains(u));
         let list = Arc::make_mut(&mut known.timelines);
+        let mut changed_groups = false;
         for t in remove {
             if let Ok(at) = list.binary_search(&t) {
+                known.homes -= usize::from(t.is_home());
+                changed_groups |= t.is_group();
                 list.remove(at);
             }
         }
         for t in add.filter(|_| !muted) {
             if let Err(at) = list.binary_search(&t) {
+                known.homes += usize::from(t.is_home());
+                changed_groups |= t.is_group();
                 list.insert(at, t);
             }
+        }
+        if changed_groups {
+            known.groups = Arc::new(list.iter().filter(|t| t.is_group()).cloned().collect());
+        }
+    }
+
+    /// Where a post of `author` goes, loading what the index lacks.
+    pub async fn post_targets(&self, graph: &dyn GraphStore, author: &UserId) -> Result<PostTargets> {
+        let all = self.followers(graph, author).await?;
+        let marked = self.is_marked(graph, author).await?;
+        let lists = self.lists();
+        let (homes, groups) = match lists.get(author) {
+            Some(k) => (k.homes, k.groups.clone()),
+            None => (all.iter().filter(|t| t.is_home()).count(), Arc::default()),
+        };
+        Ok(PostTargets {
+            all,
+            groups,
+            homes,
+            marked,
+        })
+    }
+
+    /// Whether the author is marked for hybrid fanout, as this index knows.
+    async fn is_marked(&self, graph: &dyn GraphStore, author: &UserId) -> Result<bool> {
+        if let Some(marks) = self.hybrid.lock().unwrap_or_else(|p| p.into_inner()).as_ref() {
+            return Ok(marks.contains(author));
+        }
+        let loaded: FxHashSet<UserId> = graph.hybrid_authors().await?.into_iter().collect();
+        let mut marks = self.hybrid.lock().unwrap_or_else(|p| p.into_inner());
+        Ok(marks.get_or_insert(loaded).contains(author))
+    }
+
+    /// Folds a measured delivery cost (seconds for `deliveries`) into the
+    /// running estimate that `auto` hybrid fanout reads.
+    pub fn observe_delivery_cost(&self, secs: f64, deliveries: usize) {
+        if deliveries < 100 {
+            return; // too few to tell the cost of one from the batch's overhead
+        }
+        let sample = secs / deliveries as f64;
+        let mut cost = self.cost.lock().unwrap_or_else(|p| p.into_inner());
+        *cost = Some(cost.map_or(sample, |c| c * 0.9 + sample * 0.1));
+    }
+
+    /// Seconds one delivery takes, as measured so far.
+    pub fn secs_per_delivery(&self) -> Option<f64> {
+        *self.cost.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Records that the author is now marked (or unmarked) in the store.
+    pub fn set_marked(&self, author: &UserId, on: bool) {
+        if let Some(marks) = self.hybrid.lock().unwrap_or_else(|p| p.into_inner()).as_mut() {
+            match on {
+                true => marks.insert(author.clone()),
+                false => marks.remove(author),
+            };
         }
     }
 
@@ -223,6 +313,7 @@ impl FollowerIndex {
     /// Forgets every list, after the worker's share of the log changed.
     pub fn clear(&self) {
         self.lists().clear();
+        *self.hybrid.lock().unwrap_or_else(|p| p.into_inner()) = None;
     }
 
     /// Forgets a deleted author's list.

@@ -2,7 +2,8 @@
 //! backend: which checks refuse a write ([`checks`]), what deleting a user
 //! removes and tells the pipeline ([`cascade`]), and which entries a stored
 //! timeline accepts and keeps ([`accept`]), which users a post mentions
-//! ([`mentions`]), whose posts mutes and blocks hide ([`relations`]), and
+//! ([`mentions`]), whose posts mutes and blocks hide ([`relations`]), which
+//! authors are not fanned out ([`hybrid`]), and
 //! who may do what ([`access`]).
 //!
 //! Adapters persist what these functions decide. Where a backend must
@@ -17,5 +18,6 @@ pub mod accept;
 pub mod access;
 pub mod cascade;
 pub mod checks;
+pub mod hybrid;
 pub mod mentions;
 pub mod relations;
