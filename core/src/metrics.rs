@@ -34,6 +34,7 @@ pub struct Metrics {
     pub fanout_events: Counter,
     pub fanout_deliveries: Counter,
     pub fanout_skipped_dormant: Counter,
+    pub fanout_hybrid_skipped: Counter,
     pub fanout_batch_duration: Histogram,
     pub log_backlog: Gauge,
     pub log_partition_lag: Family<Labels, Gauge>,
@@ -69,6 +70,7 @@ impl Metrics {
             fanout_events: Counter::default(),
             fanout_deliveries: Counter::default(),
             fanout_skipped_dormant: Counter::default(),
+            fanout_hybrid_skipped: Counter::default(),
             fanout_batch_duration: latency(),
             log_backlog: Gauge::default(),
             log_partition_lag: Family::default(),
@@ -158,6 +160,11 @@ impl Metrics {
             "fanout_skipped_dormant",
             "Deliveries skipped because the follower is dormant",
             self.fanout_skipped_dormant.clone(),
+        );
+        r.register(
+            "fanout_hybrid_skipped",
+            "Follower timelines not delivered to because the author is past the hybrid threshold (merged at read time instead)",
+            self.fanout_hybrid_skipped.clone(),
         );
         r.register_with_unit(
             "fanout_batch_duration",

@@ -141,6 +141,7 @@ async fn apply_until_done(stores: &Stores, followers: &FollowerIndex, events: &[
                 m.fanout_deliveries.inc_by(stats.delivered as u64);
                 m.fanout_skipped_dormant
                     .inc_by((stats.candidates - stats.delivered) as u64);
+                m.fanout_hybrid_skipped.inc_by(stats.hybrid_skipped as u64);
                 m.fanout_batch_duration
                     .observe(started.elapsed().as_secs_f64());
                 span.in_scope(|| {

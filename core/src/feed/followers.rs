@@ -193,7 +193,11 @@ impl FollowerIndex {
     }
 
     /// Where a post of `author` goes, loading what the index lacks.
-    pub async fn post_targets(&self, graph: &dyn GraphStore, author: &UserId) -> Result<PostTargets> {
+    pub async fn post_targets(
+        &self,
+        graph: &dyn GraphStore,
+        author: &UserId,
+    ) -> Result<PostTargets> {
         let all = self.followers(graph, author).await?;
         let marked = self.is_marked(graph, author).await?;
         let lists = self.lists();
@@ -211,7 +215,12 @@ impl FollowerIndex {
 
     /// Whether the author is marked for hybrid fanout, as this index knows.
     async fn is_marked(&self, graph: &dyn GraphStore, author: &UserId) -> Result<bool> {
-        if let Some(marks) = self.hybrid.lock().unwrap_or_else(|p| p.into_inner()).as_ref() {
+        if let Some(marks) = self
+            .hybrid
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .as_ref()
+        {
             return Ok(marks.contains(author));
         }
         let loaded: FxHashSet<UserId> = graph.hybrid_authors().await?.into_iter().collect();
@@ -237,7 +246,12 @@ impl FollowerIndex {
 
     /// Records that the author is now marked (or unmarked) in the store.
     pub fn set_marked(&self, author: &UserId, on: bool) {
-        if let Some(marks) = self.hybrid.lock().unwrap_or_else(|p| p.into_inner()).as_mut() {
+        if let Some(marks) = self
+            .hybrid
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .as_mut()
+        {
             match on {
                 true => marks.insert(author.clone()),
                 false => marks.remove(author),

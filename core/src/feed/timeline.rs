@@ -150,7 +150,11 @@ async fn merge_big(
         Feed::List(_, list) => {
             let mut filed = Vec::new();
             for a in marked {
-                if graph.edge(owner, &a).await?.is_some_and(|l| l.contains(list)) {
+                if graph
+                    .edge(owner, &a)
+                    .await?
+                    .is_some_and(|l| l.contains(list))
+                {
                     filed.push(a);
                 }
             }

@@ -1,0 +1,202 @@
+//! Hybrid fanout on every backend (the embedded default, and MongoDB with
+//! Kafka): the marks a graph store keeps, and an author crossing the
+//! threshold both ways while their followers read.
+
+mod common;
+
+use common::ports::{open, Kind};
+use socialite_core::backends::Backends;
+use socialite_core::feed::config::FeedConfig;
+use socialite_core::feed::fanout;
+use socialite_core::feed::followers::FollowerIndex;
+use socialite_core::ids::{PostId, TimelineId, UserId};
+use socialite_core::ingest::Ingest;
+use socialite_core::ports::CacheRead;
+use socialite_core::reads::Reads;
+use socialite_core::relay::relay_once;
+use socialite_core::rules::access::Caller;
+use socialite_core::rules::hybrid::Hybrid;
+
+fn u(s: &str) -> UserId {
+    UserId::parse(s).unwrap()
+}
+
+/// Relays the outbox and applies the log, as the worker does, until the
+/// `expected` events were applied (a Kafka consumer may still be joining its
+/// group); how many follower timelines hybrid fanout skipped.
+async fn fan_out(
+    b: &Backends,
+    index: &FollowerIndex,
+    consumer: &mut Box<dyn socialite_core::ports::LogConsumer>,
+    expected: usize,
+) -> usize {
+    while relay_once(&*b.outbox, &*b.log).await.unwrap() > 0 {}
+    let (mut skipped, mut applied) = (0, 0);
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    while applied < expected {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "{applied} of {expected} events"
+        );
+        let wait = std::time::Duration::from_millis(200);
+        let events = consumer.poll(100, wait, wait).await.unwrap();
+        applied += events.len();
+        skipped += fanout::apply(&b.stores(), index, &events)
+            .await
+            .unwrap()
+            .hybrid_skipped;
+        consumer.commit().await.unwrap();
+    }
+    skipped
+}
+
+async fn stored(b: &Backends, user: &str) -> Vec<PostId> {
+    match b
+        .timelines
+        .read(&TimelineId::home(&u(user)), None, 100)
+        .await
+        .unwrap()
+    {
+        CacheRead::Ready { entries, .. } => entries.iter().map(|e| e.post).collect(),
+        other => panic!("{user}: {other:?}"),
+    }
+}
+
+async fn marks_are_kept(kind: Kind) {
+    let Some(t) = open(kind, FeedConfig::default(), "marks_are_kept", "hyb").await else {
+        return;
+    };
+    let g = &t.backends.graph;
+    assert!(g.hybrid_authors().await.unwrap().is_empty());
+    for a in ["b", "a", "b"] {
+        g.set_hybrid(&u(a), true).await.unwrap();
+    }
+    assert_eq!(g.hybrid_authors().await.unwrap(), vec![u("a"), u("b")]);
+    g.set_hybrid(&u("a"), false).await.unwrap();
+    g.set_hybrid(&u("zed"), false).await.unwrap();
+    assert_eq!(g.hybrid_authors().await.unwrap(), vec![u("b")]);
+    for name in ["r", "a", "b", "c"] {
+        t.backends.content.put_user(&u(name), None).await.unwrap();
+    }
+    for followee in ["c", "a"] {
+        let e = socialite_core::rules::checks::EdgeChange::new(
+            u("r"),
+            u(followee),
+            socialite_core::rules::checks::EdgeOp::Follow,
+        )
+        .unwrap();
+        g.change_edge(&e).await.unwrap();
+    }
+    let among = g.following_among(&u("r"), &[u("a"), u("b"), u("c")]).await;
+    assert_eq!(among.unwrap(), vec![u("a"), u("c")]);
+}
+
+/// An author past the threshold is not delivered to followers' stored
+/// timelines, yet every follower reads their posts, page by page; once the
+/// threshold rises past them, their posts are backfilled and they are
+/// delivered again.
+async fn an_author_crosses_the_threshold_both_ways(kind: Kind) {
+    let feed = FeedConfig {
+        cache_size: 10,
+        hybrid: Hybrid::Above(3),
+        ..FeedConfig::default()
+    };
+    let test = "an_author_crosses_the_threshold_both_ways";
+    let Some(mut t) = open(kind, feed, test, "hyb").await else {
+        return;
+    };
+    let b = t.backends.clone();
+    let ingest = Ingest::new(b.content.clone(), b.graph.clone(), 1)
+        .await
+        .unwrap();
+    let reads = Reads::new(b.stores());
+    let mut consumer = b.log.consumer("fanout").await.unwrap();
+    let index = FollowerIndex::new();
+    let c = &Caller::Trusted;
+    for name in ["star", "f1", "f2", "f3", "small"] {
+        ingest.put_user(c, name, None).await.unwrap();
+    }
+    for f in ["f1", "f2", "f3"] {
+        ingest.follow(c, f, "star", None).await.unwrap();
+        if f != "f3" {
+            ingest.follow(c, f, "small", None).await.unwrap(); // under the threshold
+        }
+        reads.timeline(c, f, None, None).await.unwrap(); // active
+    }
+    fan_out(&b, &index, &mut consumer, 5).await;
+    let mut posts = Vec::new();
+    for n in 0..6 {
+        let author = if n % 2 == 0 { "star" } else { "small" };
+        posts.push(
+            ingest
+                .create_post(c, author, format!("{n}"), None)
+                .await
+                .unwrap()
+                .id,
+        );
+    }
+    let skipped = fan_out(&b, &index, &mut consumer, 6).await;
+    assert_eq!(skipped, 9, "three posts by star, three followers each");
+    assert_eq!(b.graph.hybrid_authors().await.unwrap(), vec![u("star")]);
+    let small: Vec<PostId> = posts.iter().rev().step_by(2).copied().collect();
+    assert_eq!(
+        stored(&b, "f1").await,
+        small,
+        "only small's posts are stored"
+    );
+    // Every page still has star's posts, newest first, pages of two.
+    let mut all = Vec::new();
+    let mut before: Option<String> = None;
+    loop {
+        let (page, _) = reads
+            .timeline(c, "f1", Some(2), before.as_deref())
+            .await
+            .unwrap();
+        all.extend(page.items.iter().map(|p| p.id));
+        match page.next_cursor {
+            Some(n) => before = Some(n.to_string()),
+            None => break,
+        }
+    }
+    let newest_first: Vec<PostId> = posts.iter().rev().copied().collect();
+    assert_eq!(all, newest_first);
+
+    // The threshold rises past star: the next post backfills and unmarks.
+    t.backends.feed.hybrid = Hybrid::Above(100);
+    let b = t.backends.clone();
+    let last = ingest
+        .create_post(c, "star", "back".into(), None)
+        .await
+        .unwrap()
+        .id;
+    assert_eq!(fan_out(&b, &index, &mut consumer, 1).await, 0);
+    assert!(b.graph.hybrid_authors().await.unwrap().is_empty());
+    let mut expected = newest_first.clone();
+    expected.insert(0, last);
+    assert_eq!(
+        stored(&b, "f2").await,
+        expected,
+        "star's posts were backfilled"
+    );
+}
+
+macro_rules! suite {
+    ($name:ident, $kind:expr) => {
+        mod $name {
+            use super::*;
+
+            #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+            async fn marks_are_kept() {
+                super::marks_are_kept($kind).await
+            }
+
+            #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+            async fn an_author_crosses_the_threshold_both_ways() {
+                super::an_author_crosses_the_threshold_both_ways($kind).await
+            }
+        }
+    };
+}
+
+suite!(embedded, Kind::Embedded);
+suite!(mongodb_kafka, Kind::MongoKafka);
