@@ -295,11 +295,9 @@ async fn probe_loop(s: Arc<Shared>, probe_user: String) -> (Histogram<u64>, u64)
         };
         let acked = Instant::now();
         loop {
-            if let Ok((ids, _)) = s.target.timeline(&probe_user, 10, None).await {
-                if ids.contains(&id) {
-                    h.saturating_record(acked.elapsed().as_micros().max(1) as u64);
-                    break;
-                }
+            if shows(&*s.target, &probe_user, &id).await {
+                h.saturating_record(acked.elapsed().as_micros().max(1) as u64);
+                break;
             }
             if acked.elapsed() > Duration::from_secs(30) {
                 timeouts += 1;
@@ -309,6 +307,27 @@ async fn probe_loop(s: Arc<Shared>, probe_user: String) -> (Histogram<u64>, u64)
         }
     }
     (h, timeouts)
+}
+
+/// Whether the post shows in the user's timeline: pages through it down to
+/// the post's place (the account keeps posting, so it may be below the first
+/// page by the time it is delivered).
+async fn shows(target: &dyn Target, user: &str, id: &str) -> bool {
+    let mut before: Option<String> = None;
+    for _ in 0..20 {
+        let Ok((ids, next)) = target.timeline(user, 50, before.as_deref()).await else {
+            return false;
+        };
+        // Post ids are fixed-width hex: text order is id order.
+        if ids.iter().any(|i| i == id) {
+            return true;
+        }
+        match (next, ids.last()) {
+            (Some(n), Some(last)) if last.as_str() > id => before = Some(n),
+            _ => return false,
+        }
+    }
+    false
 }
 
 async fn report_progress(s: Arc<Shared>) {

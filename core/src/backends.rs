@@ -2,6 +2,7 @@
 //! is decided by the runtime crate from the settings; core only meters them.
 
 use crate::feed::config::FeedConfig;
+use crate::feed::hybrid::Marks;
 use crate::feed::Stores;
 use crate::metered::Metered;
 use crate::ports::{
@@ -22,6 +23,8 @@ pub struct Backends {
     /// What fanout applied, for live timelines.
     pub applied: Arc<dyn AppliedFeed>,
     pub feed: FeedConfig,
+    /// Hybrid fanout's marks, shared by this process's reads and worker.
+    pub marks: Arc<Marks>,
 }
 
 /// Opened ports, before metering.
@@ -47,6 +50,7 @@ impl Backends {
             rewind: parts.rewind,
             applied: parts.applied,
             feed,
+            marks: Arc::default(),
         }
     }
 
@@ -56,6 +60,7 @@ impl Backends {
             graph: self.graph.clone(),
             timelines: self.timelines.clone(),
             feed: self.feed,
+            marks: self.marks.clone(),
         }
     }
 }

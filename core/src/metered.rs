@@ -96,6 +96,15 @@ impl ContentStore for Metered<dyn ContentStore> {
         )
         .await
     }
+    async fn newest_by(
+        &self,
+        authors: &[UserId],
+        range: IdRange,
+        limit: usize,
+    ) -> Result<Vec<Entry>> {
+        let call = self.0.newest_by(authors, range, limit);
+        timed("content", "newest_by", call).await
+    }
     async fn newest_post_id(&self) -> Result<Option<PostId>> {
         timed("content", "newest_post_id", self.0.newest_post_id()).await
     }

@@ -92,6 +92,20 @@ pub trait ContentStore: Send + Sync + 'static {
         range: IdRange,
         limit_each: usize,
     ) -> Result<Vec<Entry>>;
+    /// The newest `limit` posts of all of `authors` together in `range`,
+    /// newest first: the page of a read-time merge. Stores that keep each
+    /// author's posts in order merge them as a heap (a read of about
+    /// `limit` entries, however many authors), instead of reading `limit`
+    /// of each.
+    async fn newest_by(
+        &self,
+        authors: &[UserId],
+        range: IdRange,
+        limit: usize,
+    ) -> Result<Vec<Entry>> {
+        let candidates = self.post_ids_by(authors, range, limit).await?;
+        Ok(crate::feed::merge::newest(candidates, limit))
+    }
     /// The newest post id ever stored, so a restarted producer keeps ids increasing.
     async fn newest_post_id(&self) -> Result<Option<PostId>>;
 }

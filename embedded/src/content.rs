@@ -276,6 +276,48 @@ impl ContentStore for EmbeddedStore {
         .await
     }
 
+    /// A heap merge of the authors' newest-first ranges: each range yields
+    /// only what the heap pops, so a page costs about `limit` entries read
+    /// (and one seek per author), not `limit` per author.
+    async fn newest_by(
+        &self,
+        authors: &[UserId],
+        range: IdRange,
+        limit: usize,
+    ) -> Result<Vec<Entry>> {
+        let Some((lo, hi)) = bounds(range).filter(|_| limit > 0) else {
+            return Ok(Vec::new());
+        };
+        let authors = authors.to_vec();
+        self.read_blocking(move |txn| {
+            let table = txn.open_table(AUTHOR_POSTS).store()?;
+            let mut ranges = Vec::with_capacity(authors.len());
+            let mut heap = std::collections::BinaryHeap::with_capacity(authors.len());
+            for (i, a) in authors.iter().enumerate() {
+                let mut r = table
+                    .range((a.as_str(), lo)..=(a.as_str(), hi))
+                    .store()?
+                    .rev();
+                if let Some(item) = r.next() {
+                    heap.push((item.store()?.0.value().1, i));
+                }
+                ranges.push(r);
+            }
+            let mut out = Vec::with_capacity(limit.min(1024));
+            while let Some((post, i)) = heap.pop() {
+                out.push(Entry::linked(PostId(post), authors[i].clone()));
+                if out.len() == limit {
+                    break;
+                }
+                if let Some(item) = ranges[i].next() {
+                    heap.push((item.store()?.0.value().1, i));
+                }
+            }
+            Ok(out)
+        })
+        .await
+    }
+
     async fn newest_post_id(&self) -> Result<Option<PostId>> {
         self.read(|txn| {
             Ok(txn

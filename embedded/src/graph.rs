@@ -104,16 +104,30 @@ impl GraphStore for EmbeddedStore {
             .await
     }
 
+    /// Point reads for a few candidates; past that, one scan of the user's
+    /// followees (a user follows far fewer accounts than there may be
+    /// candidates) filtered by them.
     async fn following_among(&self, user: &UserId, candidates: &[UserId]) -> Result<Vec<UserId>> {
+        const POINT_READS: usize = 32;
         self.read(|txn| {
             let table = txn.open_table(FOLLOWING).store()?;
-            let mut out = Vec::new();
-            for c in candidates {
-                if table.get((user.as_str(), c.as_str())).store()?.is_some() {
-                    out.push(c.clone());
+            if candidates.len() <= POINT_READS {
+                let mut out = Vec::new();
+                for c in candidates {
+                    if table.get((user.as_str(), c.as_str())).store()?.is_some() {
+                        out.push(c.clone());
+                    }
                 }
+                return Ok(out);
             }
-            Ok(out)
+            let wanted: std::collections::HashSet<&str> =
+                candidates.iter().map(UserId::as_str).collect();
+            let followees = edges_of(&table, user.as_str(), None, usize::MAX)?;
+            Ok(followees
+                .into_iter()
+                .filter(|f| wanted.contains(f.as_str()))
+                .map(UserId::from_stored)
+                .collect())
         })
     }
 

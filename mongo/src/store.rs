@@ -473,6 +473,45 @@ impl ContentStore for MongoStore {
         Ok(lists.into_iter().flatten().collect())
     }
 
+    /// One query per chunk of authors: `$in` on the `{author, _id}` index,
+    /// sorted by `_id` and limited, which the server answers by merging the
+    /// authors' index ranges (a SORT_MERGE), not by reading `limit` of each.
+    async fn newest_by(
+        &self,
+        authors: &[UserId],
+        range: IdRange,
+        limit: usize,
+    ) -> Result<Vec<Entry>> {
+        let Some(ids) = id_filter(range).filter(|_| limit > 0) else {
+            return Ok(Vec::new());
+        };
+        let mut all = Vec::new();
+        for chunk in authors.chunks(crate::db::IN_CHUNK) {
+            let names: Vec<&str> = chunk.iter().map(UserId::as_str).collect();
+            let mut filter = doc! { "author": { "$in": &names } };
+            if !ids.is_empty() {
+                filter.insert("_id", ids.clone());
+            }
+            let docs: Vec<Document> = self
+                .db
+                .content
+                .find(filter)
+                .projection(doc! { "_id": 1, "author": 1 })
+                .sort(doc! { "_id": -1 })
+                .limit(limit as i64)
+                .await
+                .map_err(db_err("reading authors' posts"))?
+                .try_collect()
+                .await
+                .map_err(db_err("reading authors' posts"))?;
+            for d in &docs {
+                let author = UserId::from_stored(get_str(d, "author")?.to_owned());
+                all.push(Entry::linked(PostId(get_i64(d, "_id") as u64), author));
+            }
+        }
+        Ok(socialite_core::feed::merge::newest(all, limit))
+    }
+
     async fn newest_post_id(&self) -> Result<Option<PostId>> {
         let newest = self
             .db

@@ -445,14 +445,14 @@ async fn run_on(
         let a = names[popular.pick(&mut rng)].clone();
         let b = names[rng.below(names.len())].clone();
         let op = rng.below(110);
-        // Half way, the hybrid threshold rises past every follower count
-        // (every big author turns small: backfilled, then unmarked); at
-        // three quarters it falls back (they turn big again).
+        // Every 40 steps the hybrid threshold rises past every follower
+        // count for 20 steps (big authors turn small: backfilled, then
+        // unmarked), then falls back (they turn big again).
         if let Hybrid::Above(_) = feed.hybrid {
-            if step == steps / 2 {
-                h.backends.feed.hybrid = Hybrid::Above(1000);
-            } else if step == steps * 3 / 4 {
-                h.backends.feed.hybrid = feed.hybrid;
+            match step % 40 {
+                20 => h.backends.feed.hybrid = Hybrid::Above(1000),
+                0 => h.backends.feed.hybrid = feed.hybrid,
+                _ => {}
             }
         }
         if std::env::var_os("SOCIALITE_TRACE").is_some() {
@@ -643,7 +643,7 @@ fn feed(model: FeedModel, embed: bool, seed: u64) -> FeedConfig {
         // cross both ways as follows come and go.
         hybrid: match seed % 4 {
             0 => Hybrid::Off,
-            n => Hybrid::Above(1 + n),
+            n => Hybrid::Above(1 + n.min(2)),
         },
         ..FeedConfig::default()
     }

@@ -194,6 +194,7 @@ async fn hybrid_targets(
             if !t.marked {
                 stores.graph.set_hybrid(author, true).await?;
                 followers.set_marked(author, true);
+                stores.marks.set(author, true);
             }
             Ok((t.groups.clone(), t.all.len() - t.groups.len()))
         }
@@ -203,6 +204,7 @@ async fn hybrid_targets(
             }
             stores.graph.set_hybrid(author, false).await?;
             followers.set_marked(author, false);
+            stores.marks.set(author, false);
             Ok((t.all, 0))
         }
     }

@@ -76,13 +76,13 @@ fn known(
         .filter(|f| !muters.contains(*f))
         .map(TimelineId::home)
         .collect();
+    let homes = all.len();
     all.extend(
         listed
             .iter()
             .filter(|(f, _)| !muters.contains(f))
             .map(|(f, l)| TimelineId::list(f, l)),
     );
-    let homes = all.len();
     let mut groups: Vec<TimelineId> = groups.iter().map(TimelineId::group).collect();
     groups.sort_unstable();
     groups.dedup();

@@ -8,10 +8,9 @@ use crate::model::Entry;
 use crate::ports::{Coverage, IdRange};
 use crate::rules::relations::Hidden;
 
-/// The newest `limit` entries of `feed` within `range`, newest first: each
-/// of its authors ([`Stores::authors`]) but those `hidden` from the reader
-/// contributes at most `limit` candidates, and the best `limit` of all
-/// candidates win.
+/// The newest `limit` entries of `feed` within `range`, newest first: the
+/// newest `limit` posts of its authors ([`Stores::authors`]) but those
+/// `hidden` from the reader.
 pub async fn merge(
     stores: &Stores,
     feed: &Feed,
@@ -29,8 +28,7 @@ pub async fn merge(
     if authors.is_empty() {
         return Ok(Vec::new());
     }
-    let candidates = stores.content.post_ids_by(&authors, range, limit).await?;
-    Ok(newest(candidates, limit))
+    stores.content.newest_by(&authors, range, limit).await
 }
 
 /// The `limit` newest entries, newest first.

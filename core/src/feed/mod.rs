@@ -9,6 +9,7 @@
 pub mod config;
 pub mod fanout;
 pub mod followers;
+pub mod hybrid;
 pub mod merge;
 pub mod timeline;
 
@@ -62,6 +63,8 @@ pub struct Stores {
     pub graph: Arc<dyn GraphStore>,
     pub timelines: Arc<dyn TimelineStore>,
     pub feed: FeedConfig,
+    /// The authors marked for hybrid fanout, as this process knows them.
+    pub marks: Arc<hybrid::Marks>,
 }
 
 impl Stores {

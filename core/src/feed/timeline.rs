@@ -2,14 +2,14 @@
 //! timeline by building its cache from a read-time merge; continue past the
 //! end of the cache with a merge below it.
 
-use super::merge::{merge, newest, newest_exact};
+use super::hybrid::merge_big;
+use super::merge::{merge, newest_exact};
 use super::{Feed, Stores};
 use crate::error::Result;
 use crate::ids::{PostId, TimelineId};
 use crate::model::Entry;
 use crate::ports::{CacheRead, Coverage, IdRange};
-use crate::rules::hybrid::Hybrid;
-use crate::rules::relations::{Hidden, Relation};
+use crate::rules::relations::Hidden;
 
 /// Where a page came from, for metrics and logs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -120,59 +120,6 @@ fn newest_unique(mut entries: Vec<Entry>, more: Vec<Entry>, limit: usize) -> Vec
     entries.dedup_by_key(|e| e.post);
     entries.truncate(limit);
     entries
-}
-
-/// Hybrid fanout's part of a page ([`crate::rules::hybrid`]): the newest
-/// `want` posts in `range` of the big authors whose posts `feed` holds
-/// (followed, or filed under the list, and not muted), which fanout did not
-/// deliver. Groups and a user's own posts are always delivered.
-async fn merge_big(
-    stores: &Stores,
-    feed: &Feed,
-    hidden: &Hidden,
-    range: IdRange,
-    want: usize,
-) -> Result<Vec<Entry>> {
-    let owner = match feed {
-        Feed::Home(u) | Feed::List(u, _) => u,
-        Feed::Group(_) => return Ok(Vec::new()),
-    };
-    if stores.feed.hybrid == Hybrid::Off {
-        return Ok(Vec::new());
-    }
-    let mut marked = stores.graph.hybrid_authors().await?;
-    marked.retain(|a| a != owner && !hidden.hides(a));
-    if marked.is_empty() {
-        return Ok(Vec::new());
-    }
-    let graph = &stores.graph;
-    let candidates = match feed {
-        Feed::List(_, list) => {
-            let mut filed = Vec::new();
-            for a in marked {
-                if graph
-                    .edge(owner, &a)
-                    .await?
-                    .is_some_and(|l| l.contains(list))
-                {
-                    filed.push(a);
-                }
-            }
-            filed
-        }
-        _ => graph.following_among(owner, &marked).await?,
-    };
-    let mut authors = Vec::with_capacity(candidates.len());
-    for a in candidates {
-        if !graph.has_relation(owner, Relation::Mute, &a).await? {
-            authors.push(a);
-        }
-    }
-    if authors.is_empty() {
-        return Ok(Vec::new());
-    }
-    let entries = stores.content.post_ids_by(&authors, range, want).await?;
-    stores.prepare(newest(entries, want)).await
 }
 
 /// Up to `want` entries of the stored timeline below `before` that the

@@ -1,0 +1,98 @@
+//! Hybrid fanout on the read path ([`crate::rules::hybrid`]): which authors
+//! are marked, as this process knows them, and their part of a page.
+
+use super::merge::newest;
+use super::{Feed, Stores};
+use crate::error::Result;
+use crate::ids::UserId;
+use crate::model::Entry;
+use crate::ports::{GraphStore, IdRange};
+use crate::rules::hybrid::Hybrid;
+use crate::rules::relations::{Hidden, Relation};
+use rustc_hash::FxHashSet;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+/// How long a process trusts the marks it read. A worker of this process
+/// changes them here at once; another process's worker is seen within this.
+pub const MARKS_REFRESH: Duration = Duration::from_secs(1);
+
+/// The authors marked for hybrid fanout, read from the graph store at most
+/// once per [`MARKS_REFRESH`] (one read per second, not one per page).
+#[derive(Default)]
+pub struct Marks {
+    cached: Mutex<Option<(Arc<FxHashSet<UserId>>, Instant)>>,
+}
+
+impl Marks {
+    pub async fn get(&self, graph: &dyn GraphStore) -> Result<Arc<FxHashSet<UserId>>> {
+        if let Some((marks, at)) = self.lock().as_ref() {
+            if at.elapsed() < MARKS_REFRESH {
+                return Ok(marks.clone());
+            }
+        }
+        let loaded: Arc<FxHashSet<UserId>> =
+            Arc::new(graph.hybrid_authors().await?.into_iter().collect());
+        *self.lock() = Some((loaded.clone(), Instant::now()));
+        Ok(loaded)
+    }
+
+    /// This process's worker marked (or unmarked) the author in the store.
+    pub fn set(&self, author: &UserId, on: bool) {
+        if let Some((marks, _)) = self.lock().as_mut() {
+            let marks = Arc::make_mut(marks);
+            match on {
+                true => marks.insert(author.clone()),
+                false => marks.remove(author),
+            };
+        }
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, Option<(Arc<FxHashSet<UserId>>, Instant)>> {
+        self.cached.lock().unwrap_or_else(|p| p.into_inner())
+    }
+}
+
+/// Hybrid fanout's part of a page: the newest `want` posts in `range` of
+/// the marked authors whose posts `feed` holds (followed, or filed under the
+/// list; not the owner, not muted, not `hidden`), which fanout may not have
+/// delivered. Groups and a user's own posts are always delivered.
+pub async fn merge_big(
+    stores: &Stores,
+    feed: &Feed,
+    hidden: &Hidden,
+    range: IdRange,
+    want: usize,
+) -> Result<Vec<Entry>> {
+    let owner = match feed {
+        Feed::Home(u) | Feed::List(u, _) => u,
+        Feed::Group(_) => return Ok(Vec::new()),
+    };
+    if stores.feed.hybrid == Hybrid::Off {
+        return Ok(Vec::new());
+    }
+    let marks = stores.marks.get(&*stores.graph).await?;
+    if marks.is_empty() {
+        return Ok(Vec::new());
+    }
+    let graph = &stores.graph;
+    let mut authors = match feed {
+        Feed::List(u, list) => {
+            let mut members = graph.all_list_members(u, list).await?;
+            members.retain(|m| marks.contains(m));
+            members
+        }
+        _ => {
+            let marked: Vec<UserId> = marks.iter().cloned().collect();
+            graph.following_among(owner, &marked).await?
+        }
+    };
+    authors.retain(|a| a != owner && !hidden.hides(a));
+    if authors.is_empty() {
+        return Ok(Vec::new());
+    }
+    let muted = graph.all_relations(owner, Relation::Mute).await?;
+    authors.retain(|a| !muted.contains(a));
+    let entries = stores.content.newest_by(&authors, range, want).await?;
+    stores.prepare(newest(entries, want)).await
+}
