@@ -254,6 +254,16 @@ fn civil_from_days(z: i64) -> (i64, u32, u32) {
     (yoe + era * 400 + i64::from(m <= 2), m, d)
 }
 
+/// The `limit` newest entries, newest first.
+pub fn newest(mut entries: Vec<Entry>, limit: usize) -> Vec<Entry> {
+    if entries.len() > limit {
+        entries.select_nth_unstable_by(limit, |a, b| b.post.cmp(&a.post));
+        entries.truncate(limit);
+    }
+    entries.sort_unstable_by_key(|e| std::cmp::Reverse(e.post));
+    entries
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

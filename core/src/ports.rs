@@ -104,7 +104,7 @@ pub trait ContentStore: Send + Sync + 'static {
         limit: usize,
     ) -> Result<Vec<Entry>> {
         let candidates = self.post_ids_by(authors, range, limit).await?;
-        Ok(crate::feed::merge::newest(candidates, limit))
+        Ok(crate::model::newest(candidates, limit))
     }
     /// The newest post id ever stored, so a restarted producer keeps ids increasing.
     async fn newest_post_id(&self) -> Result<Option<PostId>>;

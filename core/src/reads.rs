@@ -4,7 +4,6 @@
 
 use crate::error::Error;
 use crate::error::Result;
-use crate::feed::merge::newest;
 use crate::feed::timeline::{read_timeline, ReadSource};
 use crate::feed::{Feed, Stores};
 use crate::ids::{
@@ -12,7 +11,7 @@ use crate::ids::{
     ListName, PostId, UserId,
 };
 use crate::metrics::metrics;
-use crate::model::{page_size, Entry, Page, Post, Relationship, Suggestion, User};
+use crate::model::{newest, page_size, Entry, Page, Post, Relationship, Suggestion, User};
 use crate::ports::IdRange;
 use crate::rules::access::{check, viewing_as, Act, Caller};
 use crate::rules::checks::{group_not_found, list_not_found, post_not_found, user_not_found};

@@ -509,7 +509,7 @@ impl ContentStore for MongoStore {
                 all.push(Entry::linked(PostId(get_i64(d, "_id") as u64), author));
             }
         }
-        Ok(socialite_core::feed::merge::newest(all, limit))
+        Ok(socialite_core::model::newest(all, limit))
     }
 
     async fn newest_post_id(&self) -> Result<Option<PostId>> {

@@ -1,11 +1,10 @@
 //! Hybrid fanout on the read path ([`crate::rules::hybrid`]): which authors
 //! are marked, as this process knows them, and their part of a page.
 
-use super::merge::newest;
 use super::{Feed, Stores};
 use crate::error::Result;
 use crate::ids::UserId;
-use crate::model::Entry;
+use crate::model::{newest, Entry};
 use crate::ports::{GraphStore, IdRange};
 use crate::rules::hybrid::Hybrid;
 use crate::rules::relations::{Hidden, Relation};

@@ -4,7 +4,7 @@
 
 use super::{Feed, Stores};
 use crate::error::Result;
-use crate::model::Entry;
+use crate::model::{newest, Entry};
 use crate::ports::{Coverage, IdRange};
 use crate::rules::relations::Hidden;
 
@@ -29,16 +29,6 @@ pub async fn merge(
         return Ok(Vec::new());
     }
     stores.content.newest_by(&authors, range, limit).await
-}
-
-/// The `limit` newest entries, newest first.
-pub fn newest(mut entries: Vec<Entry>, limit: usize) -> Vec<Entry> {
-    if entries.len() > limit {
-        entries.select_nth_unstable_by(limit, |a, b| b.post.cmp(&a.post));
-        entries.truncate(limit);
-    }
-    entries.sort_unstable_by_key(|e| std::cmp::Reverse(e.post));
-    entries
 }
 
 /// The `cap` newest of `candidates` (fetched with one more than `cap` per
