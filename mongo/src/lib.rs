@@ -9,6 +9,7 @@
 //! filter is derived from the rule's function (see `timelines`). It must not
 //! know the other backends, transports or settings sources.
 
+mod author_posts;
 mod buckets;
 mod cache_doc;
 mod counts;
@@ -17,6 +18,7 @@ mod deletion;
 mod expiry;
 mod graph;
 mod groups;
+mod hybrid;
 mod lists;
 mod outbox;
 mod relations;

@@ -12,7 +12,7 @@
 
 use crate::db::{db_err, Db, TxnError, IN_CHUNK};
 use async_trait::async_trait;
-use futures_util::{StreamExt, TryStreamExt};
+use futures_util::TryStreamExt;
 use mongodb::bson::{doc, spec::BinarySubtype, Binary, Bson, Document};
 use mongodb::options::ReturnDocument;
 use mongodb::ClientSession;
@@ -28,9 +28,6 @@ use socialite_core::rules::mentions::kept;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use tokio::sync::Notify;
-
-/// Concurrent queries of a read-time merge over many authors.
-const MERGE_QUERIES: usize = 16;
 
 pub struct MongoStore {
     pub(crate) db: Db,
@@ -209,7 +206,7 @@ fn to_post(doc: &Document) -> Result<Post> {
 }
 
 /// The inclusive-exclusive id filter of a range, or `None` when it is empty.
-fn id_filter(range: IdRange) -> Option<Document> {
+pub(crate) fn id_filter(range: IdRange) -> Option<Document> {
     if range.below == Some(PostId(0)) {
         return None;
     }
@@ -439,77 +436,16 @@ impl ContentStore for MongoStore {
         range: IdRange,
         limit_each: usize,
     ) -> Result<Vec<Entry>> {
-        let Some(ids) = id_filter(range).filter(|_| limit_each > 0) else {
-            return Ok(Vec::new());
-        };
-        // One indexed query per author (newest first, limited), run concurrently.
-        let content = &self.db.content;
-        let queries = authors.iter().cloned().map(|a| {
-            let mut filter = doc! { "author": a.as_str() };
-            if !ids.is_empty() {
-                filter.insert("_id", ids.clone());
-            }
-            async move {
-                let docs: Vec<Document> = content
-                    .find(filter)
-                    .projection(doc! { "_id": 1 })
-                    .sort(doc! { "author": 1, "_id": -1 })
-                    .limit(limit_each as i64)
-                    .await?
-                    .try_collect()
-                    .await?;
-                Ok::<_, mongodb::error::Error>(
-                    docs.iter()
-                        .map(|d| Entry::linked(PostId(get_i64(d, "_id") as u64), a.clone()))
-                        .collect::<Vec<_>>(),
-                )
-            }
-        });
-        let lists: Vec<Vec<Entry>> = futures_util::stream::iter(queries)
-            .buffer_unordered(MERGE_QUERIES)
-            .try_collect()
-            .await
-            .map_err(db_err("reading authors' posts"))?;
-        Ok(lists.into_iter().flatten().collect())
+        self.newest_of_each(authors, range, limit_each).await
     }
 
-    /// One query per chunk of authors: `$in` on the `{author, _id}` index,
-    /// sorted by `_id` and limited, which the server answers by merging the
-    /// authors' index ranges (a SORT_MERGE), not by reading `limit` of each.
     async fn newest_by(
         &self,
         authors: &[UserId],
         range: IdRange,
         limit: usize,
     ) -> Result<Vec<Entry>> {
-        let Some(ids) = id_filter(range).filter(|_| limit > 0) else {
-            return Ok(Vec::new());
-        };
-        let mut all = Vec::new();
-        for chunk in authors.chunks(crate::db::IN_CHUNK) {
-            let names: Vec<&str> = chunk.iter().map(UserId::as_str).collect();
-            let mut filter = doc! { "author": { "$in": &names } };
-            if !ids.is_empty() {
-                filter.insert("_id", ids.clone());
-            }
-            let docs: Vec<Document> = self
-                .db
-                .content
-                .find(filter)
-                .projection(doc! { "_id": 1, "author": 1 })
-                .sort(doc! { "_id": -1 })
-                .limit(limit as i64)
-                .await
-                .map_err(db_err("reading authors' posts"))?
-                .try_collect()
-                .await
-                .map_err(db_err("reading authors' posts"))?;
-            for d in &docs {
-                let author = UserId::from_stored(get_str(d, "author")?.to_owned());
-                all.push(Entry::linked(PostId(get_i64(d, "_id") as u64), author));
-            }
-        }
-        Ok(socialite_core::model::newest(all, limit))
+        self.newest_of_all(authors, range, limit).await
     }
 
     async fn newest_post_id(&self) -> Result<Option<PostId>> {

@@ -4,7 +4,7 @@
 
 use crate::error::Result;
 use crate::event::Event;
-use crate::ids::{GroupName, ListName, PostId, TimelineId, UserId};
+use crate::ids::{GroupName, ListName, PostId, UserId};
 use crate::model::{Entry, Post, User};
 use crate::rules::cascade::{DeletionStage, DELETION_STEP};
 use crate::rules::checks::{EdgeChange, EdgeTransition, Membership};
@@ -109,6 +109,11 @@ pub trait ContentStore: Send + Sync + 'static {
     /// The newest post id ever stored, so a restarted producer keeps ids increasing.
     async fn newest_post_id(&self) -> Result<Option<PostId>>;
 }
+
+mod applied;
+mod timelines;
+pub use applied::{Applied, AppliedFeed, AppliedStream};
+pub use timelines::{CacheRead, Coverage, Delivery, Footprint, TimelineStore};
 
 /// A window of post ids: `below` is exclusive, `from` inclusive.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -400,125 +405,4 @@ pub trait Rewind: Send + Sync + 'static {
     fn first_retained(&self) -> Result<u64>;
     /// Makes `group` consume again from sequence `next`.
     async fn rewind(&self, group: &str, next: u64) -> Result<()>;
-}
-
-/// What fanout workers applied, for the processes that push live timelines
-/// ([`crate::live`]): each worker publishes a batch's events once they are in
-/// the timelines, and every subscriber, in any process, receives every batch
-/// published after it subscribed.
-#[async_trait]
-pub trait AppliedFeed: Send + Sync + 'static {
-    async fn publish(&self, events: &[Event]) -> Result<()>;
-    async fn subscribe(&self) -> Result<Box<dyn AppliedStream>>;
-}
-
-/// One subscriber's view of the applied events.
-#[async_trait]
-pub trait AppliedStream: Send {
-    /// The next events, waiting for them; `Applied::Lost` when some may
-    /// have been missed (the subscriber fell behind, or the feed failed).
-    async fn next(&mut self) -> Applied;
-}
-
-#[derive(Debug, Clone, PartialEq)]
-pub enum Applied {
-    Events(Vec<Event>),
-    Lost,
-}
-
-/// One post's entry and the timelines it goes to.
-pub type Delivery = (Entry, Arc<Vec<TimelineId>>);
-
-pub use crate::rules::accept::Coverage;
-
-/// What a cache read found.
-#[derive(Debug, Clone, PartialEq)]
-pub enum CacheRead {
-    /// No cache: the user is dormant.
-    Absent,
-    /// Being built by a read-time merge; not yet complete.
-    Warming,
-    /// Entries below the cursor, newest first, and what the cache covers.
-    Ready {
-        entries: Vec<Entry>,
-        coverage: Coverage,
-    },
-}
-
-/// Stored timelines: a capped list of entries for each *active* timeline
-/// (one that a reader reads), keyed by [`TimelineId`].
-/// Every write is idempotent (an entry is held once whatever the deliveries),
-/// and entries stay ordered by post id, newest first.
-///
-/// A cache is created *warming*, before the read-time merge that fills it, so
-/// that fanout delivers to it while the merge runs; purges and retractions that
-/// reach a warming cache are remembered and applied to the merge's entries
-/// when they arrive with [`TimelineStore::fill`]. That closes the races between
-/// activation and concurrent posts, follows, unfollows and deletions.
-#[async_trait]
-pub trait TimelineStore: Send + Sync + 'static {
-    /// Entries kept per cache.
-    fn capacity(&self) -> usize;
-    async fn read(
-        &self,
-        timeline: &TimelineId,
-        before: Option<PostId>,
-        limit: usize,
-    ) -> Result<CacheRead>;
-    /// Creates a warming cache unless the timeline has one.
-    async fn create(&self, timeline: &TimelineId) -> Result<()>;
-    /// Completes a warming cache with a merge's entries, exact over `coverage`.
-    /// Does nothing to a cache that is ready or gone.
-    async fn fill(
-        &self,
-        timeline: &TimelineId,
-        entries: Vec<Entry>,
-        coverage: Coverage,
-    ) -> Result<()>;
-    /// Delivers each entry to its timelines where they exist; returns how
-    /// many landed in a timeline (dormant ones are skipped).
-    async fn deliver(&self, deliveries: &[Delivery]) -> Result<usize>;
-    /// The coverage of the timeline's cache, or `None` if there is none.
-    async fn coverage(&self, timeline: &TimelineId) -> Result<Option<Coverage>>;
-    /// Inserts a newly followed author's recent posts, which are exact over
-    /// `coverage` (the author may have older ones): the cache's floor rises to
-    /// it if needed.
-    async fn backfill(
-        &self,
-        timeline: &TimelineId,
-        author: &UserId,
-        entries: Vec<Entry>,
-        coverage: Coverage,
-    ) -> Result<()>;
-    /// Removes every entry by `author` from the timeline's cache.
-    async fn purge_author(&self, timeline: &TimelineId, author: &UserId) -> Result<()>;
-    /// Removes the post from these timelines' caches.
-    async fn retract_post(&self, timelines: &[TimelineId], post: PostId) -> Result<()>;
-    async fn drop_timeline(&self, timeline: &TimelineId) -> Result<()>;
-    /// Drops the stored timelines that expired ([`crate::rules::accept::Freshness`]);
-    /// returns how many. A store that expires them by itself (a TTL index)
-    /// does nothing here; reads treat an expired timeline as absent either way.
-    async fn expire(&self) -> Result<u64> {
-        Ok(0)
-    }
-    /// What the store holds, for capacity planning and the benchmark.
-    async fn footprint(&self) -> Result<Footprint>;
-}
-
-/// Size of a timeline store.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct Footprint {
-    /// Stored timelines: active users' home timelines, and the lists and
-    /// groups that were read.
-    pub users: u64,
-    pub entries: u64,
-    /// Arrays or buckets: what a document store holds as documents.
-    pub documents: u64,
-    /// The entries serialized as a document store keeps them (ids, author,
-    /// and with embedding the message and data), plus per-document keys.
-    pub serialized_bytes: u64,
-    /// Memory the timelines take in this process (zero for remote stores):
-    /// allocated entry slots, per-timeline state and map slots, not counting
-    /// post content shared with other timelines.
-    pub memory_bytes: u64,
 }
