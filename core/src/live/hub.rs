@@ -40,10 +40,15 @@ impl Registry {
     /// Sends to every stream of `user`; a stream whose buffer is full (or
     /// whose client left) is dropped, and its client told to reload.
     fn send(&mut self, user: &UserId, event: &LiveEvent) {
-        let Some(w) = self.users.get_mut(user) else {
-            return;
-        };
-        w.subs.retain(|s| s.tx.try_send(event.clone()).is_ok());
+        send_to(&mut self.users, user, event);
+    }
+
+    /// Sends to the streams of every user watching `author` (no copy of the
+    /// watchers: this runs for every post).
+    fn send_watchers(&mut self, author: &UserId, event: &LiveEvent) {
+        for w in self.by_author.get(author).into_iter().flatten() {
+            send_to(&mut self.users, w, event);
+        }
     }
 
     fn set_authors(&mut self, user: &UserId, authors: FxHashSet<UserId>) {
@@ -70,6 +75,12 @@ impl Registry {
     fn forget(&mut self, user: &UserId) {
         self.set_authors(user, FxHashSet::default());
         self.users.remove(user);
+    }
+}
+
+fn send_to(users: &mut FxHashMap<UserId, Watched>, user: &UserId, event: &LiveEvent) {
+    if let Some(w) = users.get_mut(user) {
+        w.subs.retain(|s| s.tx.try_send(event.clone()).is_ok());
     }
 }
 
@@ -215,26 +226,19 @@ impl LiveHub {
     pub async fn dispatch(&self, event: &Event) {
         match event {
             Event::PostCreated { post } => {
-                let mut reg = self.registry();
-                let Some(watchers) = reg.by_author.get(&post.author).cloned() else {
-                    return;
-                };
-                let entry = LiveEvent::Entry(post.clone());
-                for w in &watchers {
-                    reg.send(w, &entry);
+                {
+                    let mut reg = self.registry();
+                    if !reg.by_author.contains_key(&post.author) {
+                        return; // nobody watching: no copy of the post
+                    }
+                    reg.send_watchers(&post.author, &LiveEvent::Entry(post.clone()));
                 }
-                drop(reg);
                 let took = now_ms().saturating_sub(post.id.unix_ms());
                 metrics().live_push.observe(took as f64 / 1000.0);
             }
             Event::PostDeleted { post, author } => {
-                let mut reg = self.registry();
-                let Some(watchers) = reg.by_author.get(author).cloned() else {
-                    return;
-                };
-                for w in &watchers {
-                    reg.send(w, &LiveEvent::Retracted(*post));
-                }
+                self.registry()
+                    .send_watchers(author, &LiveEvent::Retracted(*post));
             }
             Event::Unfollowed {
                 follower: user,
