@@ -38,7 +38,14 @@ struct LogState {
 
 impl EmbeddedLog {
     pub fn open(path: &Path, retention: u64) -> Result<EmbeddedLog> {
-        let db = Arc::new(Database::create(path).store()?);
+        // Consumers read the log's tail, which is also what was written last:
+        // a small page cache suffices (redb's default is 1 GiB).
+        let db = Arc::new(
+            Database::builder()
+                .set_cache_size(16 << 20)
+                .create(path)
+                .store()?,
+        );
         let txn = db.begin_write().store()?;
         let head = {
             txn.open_table(OFFSETS).store()?;

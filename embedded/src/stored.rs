@@ -84,8 +84,14 @@ impl StoredTimeline {
                 .insert(slot.post.0, b.clone());
         }
         if let Some(floor) = self.layout.enforce_retention() {
-            self.raise_floor(Coverage::From(floor));
-            self.forget_dropped_bodies();
+            if self.layout.holds_below(floor) {
+                self.raise_floor(Coverage::From(floor));
+            } else {
+                // The usual case (a full cache dropped its oldest): nothing
+                // is left below the new floor to look for.
+                self.coverage = self.coverage.narrowed_to(Coverage::From(floor));
+                self.forget_dropped_bodies();
+            }
         }
         true
     }
@@ -142,7 +148,7 @@ impl StoredTimeline {
         if let Some(w) = self.warming.as_mut() {
             w.retract(post);
         }
-        self.layout.retain(|e| e.post != post);
+        self.layout.retain(|e| { e.post } != post);
         if let Some(bodies) = self.bodies.as_mut() {
             bodies.remove(&post.0);
         }
@@ -158,7 +164,10 @@ impl StoredTimeline {
             .map(|(s, author)| Entry {
                 post: s.post,
                 author,
-                body: self.bodies.as_ref().and_then(|b| b.get(&s.post.0).cloned()),
+                body: self
+                    .bodies
+                    .as_ref()
+                    .and_then(|b| b.get(&{ s.post }.0).cloned()),
             })
             .collect()
     }
