@@ -17,6 +17,7 @@ pub mod auth;
 pub mod cors;
 pub mod error;
 pub mod extract;
+pub mod fragments;
 pub mod guard;
 pub mod http;
 pub mod ingest;

@@ -10,8 +10,10 @@ use crate::schema::{
     AuthorsQuery, ErrorBody, FollowersQuery, FollowingQuery, GroupPath, GroupTimelineQuery,
     LimitQuery, ListPath, PairPath, PostPageQuery, PostPath, UserPageQuery, UserPath,
 };
+use crate::fragments::PostFragments;
 use crate::{json, ApiError};
 use axum::extract::State;
+use axum::Extension;
 use axum::http::HeaderValue;
 use axum::response::{IntoResponse, Response};
 use axum::Json;
@@ -26,6 +28,8 @@ use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
 type App = State<Arc<Reads>>;
+/// Serialized posts, shared by the routes that answer pages of posts.
+type Fragments = Extension<Arc<PostFragments>>;
 
 /// The routes and their contract, before the state is given.
 pub fn rest_router() -> OpenApiRouter<Arc<Reads>> {
@@ -49,6 +53,7 @@ pub fn rest_router() -> OpenApiRouter<Arc<Reads>> {
         .routes(routes!(group_timeline))
         .routes(routes!(mutes))
         .routes(routes!(blocks))
+        .layer(Extension(Arc::new(PostFragments::default())))
 }
 
 pub fn rest_routes(reads: Arc<Reads>) -> OpenApiRouter {
@@ -139,6 +144,7 @@ async fn lists(
 )]
 async fn list_timeline(
     State(reads): App,
+    Extension(fragments): Fragments,
     Auth(caller): Auth,
     Path((id, list)): Path<(String, String)>,
     Query(q): Query<PageParams>,
@@ -146,7 +152,7 @@ async fn list_timeline(
     let read = reads
         .list_timeline(&caller, &id, &list, q.limit, q.before())
         .await?;
-    Ok(timeline_reply(read))
+    Ok(timeline_reply(&fragments, read))
 }
 
 async fn edge_page(
@@ -199,12 +205,13 @@ async fn following_count(
 )]
 async fn posts_by(
     State(reads): App,
+    Extension(fragments): Fragments,
     Auth(caller): Auth,
     Path(id): Path<String>,
     Query(q): Query<PageParams>,
 ) -> Result<Response, ApiError> {
     let page = reads.posts_by(&caller, &id, q.limit, q.before()).await?;
-    Ok(Json(json::post_page(&page)).into_response())
+    Ok(fragments.reply(&page))
 }
 
 /// The home timeline, newest first. `X-Timeline-Source` tells whether the
@@ -221,17 +228,21 @@ async fn posts_by(
 )]
 async fn timeline(
     State(reads): App,
+    Extension(fragments): Fragments,
     Auth(caller): Auth,
     Path(id): Path<String>,
     Query(q): Query<PageParams>,
 ) -> Result<Response, ApiError> {
     let read = reads.timeline(&caller, &id, q.limit, q.before()).await?;
-    Ok(timeline_reply(read))
+    Ok(timeline_reply(&fragments, read))
 }
 
 /// A timeline page with the header that names its source.
-fn timeline_reply((page, source): (Page<Post, PostId>, ReadSource)) -> Response {
-    let mut resp = Json(json::post_page(&page)).into_response();
+fn timeline_reply(
+    fragments: &PostFragments,
+    (page, source): (Page<Post, PostId>, ReadSource),
+) -> Response {
+    let mut resp = fragments.reply(&page);
     resp.headers_mut().insert(
         "x-timeline-source",
         HeaderValue::from_static(source.as_str()),
@@ -247,12 +258,13 @@ fn timeline_reply((page, source): (Page<Post, PostId>, ReadSource)) -> Response 
 )]
 async fn mentions(
     State(reads): App,
+    Extension(fragments): Fragments,
     Auth(caller): Auth,
     Path(id): Path<String>,
     Query(q): Query<PageParams>,
 ) -> Result<Response, ApiError> {
     let page = reads.mentions(&caller, &id, q.limit, q.before()).await?;
-    Ok(Json(json::post_page(&page)).into_response())
+    Ok(fragments.reply(&page))
 }
 
 /// A group and how many members it has. A group exists while it has
@@ -306,6 +318,7 @@ async fn group_members(
 )]
 async fn group_timeline(
     State(reads): App,
+    Extension(fragments): Fragments,
     Auth(caller): Auth,
     Path(group): Path<String>,
     Query(q): Query<PageParams>,
@@ -313,7 +326,7 @@ async fn group_timeline(
     let read = reads
         .group_timeline(&caller, &group, q.viewer(), q.limit, q.before())
         .await?;
-    Ok(timeline_reply(read))
+    Ok(timeline_reply(&fragments, read))
 }
 
 /// The accounts the user mutes, in id order: the user's own to read.
@@ -385,6 +398,7 @@ async fn get_post(
 )]
 async fn posts_by_authors(
     State(reads): App,
+    Extension(fragments): Fragments,
     Auth(caller): Auth,
     Query(q): Query<AuthorsParams>,
 ) -> Result<Response, ApiError> {
@@ -392,7 +406,7 @@ async fn posts_by_authors(
     let page = reads
         .posts_by_authors(&caller, &authors, q.limit, q.before())
         .await?;
-    Ok(Json(json::post_page(&page)).into_response())
+    Ok(fragments.reply(&page))
 }
 
 /// Whether the user follows `other`, and whether `other` follows them.

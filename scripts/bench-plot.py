@@ -1,0 +1,144 @@
+#!/usr/bin/env python3
+"""Reports of scripts/benchmarks.sh that the bench tool does not write itself.
+
+  bench-plot.py rest-vs-nginx RESULTS BYTES USER OUT_PREFIX
+      RESULTS: lines "name requests_per_s p50 p99 non_2xx" from wrk runs
+      named socialite-N and nginx-N; writes OUT_PREFIX.{txt,json,svg}.
+  bench-plot.py table OUTDIR
+      Prints the performance bar of BENCHMARKS.md from the reports in OUTDIR.
+"""
+import json
+import os
+import sys
+
+
+def ms(text):
+    """A wrk latency ("850.00us", "1.20ms", "1.02s") in milliseconds."""
+    for unit, scale in (("us", 0.001), ("ms", 1.0), ("s", 1000.0)):
+        if text.endswith(unit):
+            return float(text[: -len(unit)]) * scale
+    return float(text)
+
+
+def bars_svg(title, groups, unit):
+    """Grouped horizontal bars: groups is [(label, [(name, value)])]."""
+    width, left, row = 720, 170, 22
+    rows = sum(len(g[1]) for g in groups) + len(groups)
+    height = 50 + rows * row
+    top = max(v for _, g in groups for _, v in g) or 1.0
+    colours = {"socialite": "#3b6fb6", "nginx": "#2e9d57"}
+    out = [
+        f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" font-family="sans-serif" font-size="12">',
+        f'<text x="10" y="20" font-size="14">{title}</text>',
+    ]
+    y = 40
+    for label, bars in groups:
+        out.append(f'<text x="10" y="{y + 14}" font-weight="bold">{label}</text>')
+        y += row
+        for name, value in bars:
+            w = (width - left - 90) * value / top
+            colour = colours.get(name.split()[0], "#888")
+            out.append(f'<text x="20" y="{y + 14}">{name}</text>')
+            out.append(f'<rect x="{left}" y="{y + 3}" width="{w:.1f}" height="{row - 6}" fill="{colour}"/>')
+            out.append(f'<text x="{left + w + 5:.1f}" y="{y + 14}">{value:,.1f} {unit}</text>')
+            y += row
+    out.append("</svg>")
+    return "\n".join(out) + "\n"
+
+
+def rest_vs_nginx(results, size, user, prefix):
+    runs = {}
+    for line in open(results):
+        name, rps, p50, p99, non2xx = line.split()
+        runs[name] = {
+            "requests_per_s": float(rps),
+            "p50_ms": ms(p50),
+            "p99_ms": ms(p99),
+            "non_2xx": int(non2xx),
+        }
+    rounds = []
+    n = 1
+    while f"socialite-{n}" in runs:
+        s, g = runs[f"socialite-{n}"], runs[f"nginx-{n}"]
+        rounds.append({"round": n, "socialite": s, "nginx": g,
+                       "share": s["requests_per_s"] / g["requests_per_s"]})
+        n += 1
+    report = {"page_bytes": int(size), "user": user, "client": "wrk -t1 -c32", "rounds": rounds}
+    with open(prefix + ".json", "w") as f:
+        json.dump(report, f, indent=2)
+    lines = [f"cached first page of {user} ({size} bytes), wrk -t1 -c32",
+             "round  socialite/s  p50 ms  p99 ms   nginx/s  p50 ms  p99 ms  share  non-2xx"]
+    for r in rounds:
+        s, g = r["socialite"], r["nginx"]
+        lines.append(f"{r['round']:>5} {s['requests_per_s']:>12,.0f} {s['p50_ms']:>7.2f} {s['p99_ms']:>7.2f}"
+                     f" {g['requests_per_s']:>9,.0f} {g['p50_ms']:>7.2f} {g['p99_ms']:>7.2f}"
+                     f" {r['share']:>5.0%} {s['non_2xx'] + g['non_2xx']:>8}")
+    with open(prefix + ".txt", "w") as f:
+        f.write("\n".join(lines) + "\n")
+    groups = [(f"round {r['round']} ({r['share']:.0%})",
+               [("socialite", r["socialite"]["requests_per_s"]), ("nginx", r["nginx"]["requests_per_s"])])
+              for r in rounds]
+    with open(prefix + ".svg", "w") as f:
+        f.write(bars_svg(f"cached first page, {size} bytes: requests/s, same client, same minutes", groups, "/s"))
+
+
+def load(outdir, name):
+    path = os.path.join(outdir, name + ".json")
+    return json.load(open(path)) if os.path.exists(path) else None
+
+
+def table(outdir):
+    rows = []
+    fan = load(outdir, "fanout-active")
+    if fan:
+        rows.append(("deliveries/s, Zipf 100 K × 50, every user active, posts only, hybrid off", "≥ 5,000,000",
+                     f"{fan['fanout']['deliveries_per_s']:,.0f}", "fanout-active"))
+        m = fan["warm_up_memory"]
+        added = (m["resident_after_bytes"] - m["resident_before_bytes"]) / 2**20
+        rows.append(("memory added by activating 100,000 users (full 50-entry caches)", "≤ 150 MiB",
+                     f"{added:,.1f} MiB ({m['bytes_per_activated_user']:,.0f} bytes per user)", "fanout-active"))
+    rvn = load(outdir, "rest-vs-nginx")
+    if rvn:
+        shares = ", ".join(f"{r['share']:.0%}" for r in rvn["rounds"])
+        p99 = ", ".join(f"{r['socialite']['p99_ms']:.2f}" for r in rvn["rounds"])
+        rows.append(("cached first page of 50 over REST, share of nginx", "≥ 80%, p99 ≤ 2 ms",
+                     f"{shares} of nginx; p99 {p99} ms", "rest-vs-nginx"))
+    merge = load(outdir, "merge")
+    if merge:
+        r = merge["ops"]["read"]
+        rows.append(("read-time merge over 1,000 followees", "p99 ≤ 2 ms",
+                     f"p50 {r['p50_ms']:.2f} ms, p99 {r['p99_ms']:.2f} ms", "merge"))
+    million = load(outdir, "million")
+    if million:
+        f = million["freshness"]
+        rows.append(("post to 1,000,000 active followers, visible to all", "p99 ≤ 0.5 s",
+                     f"p50 {f['all_posts_p50_ms'] / 1000:.2f} s, p99 {f['all_posts_p99_ms'] / 1000:.2f} s", "million"))
+    fresh = [load(outdir, f"freshness-{i}") for i in (1, 2, 3)]
+    if all(fresh):
+        p99 = ", ".join(f"{r['freshness']['all_posts_p99_ms']:.1f}" for r in fresh)
+        rows.append(("post → visible p99 at 5,000 posts/s, median fanout 100", "≤ 20 ms, 3 runs of 3",
+                     f"p99 {p99} ms", "freshness-1..3"))
+    mixed = load(outdir, "mixed-rest")
+    if mixed:
+        reads = mixed["ops"].get("read", {})
+        f = mixed["freshness"]
+        errors = sum(o.get("errors", 0) for o in mixed["ops"].values())
+        rows.append(("mixed REST load, 2,000 ops/s, 180 s", "reads p99 ≤ 10 ms; post → visible p99 ≤ 2 s; 0 errors",
+                     f"reads p99 {reads.get('p99_ms', float('nan')):.1f} ms; post → visible p99 "
+                     f"{f['all_posts_p99_ms'] / 1000:.2f} s, most followed p99 "
+                     f"{f['top_author'].get('p99_ms', float('nan')) / 1000:.2f} s "
+                     f"({f['top_author'].get('samples', 0)} probes, {f['top_author'].get('timeouts', 0)} timeouts); "
+                     f"{errors} errors", "mixed-rest"))
+    print("| row | target | measured | report |")
+    print("|---|---|---|---|")
+    for row in rows:
+        print("| " + " | ".join(row) + " |")
+
+
+if __name__ == "__main__":
+    if len(sys.argv) == 6 and sys.argv[1] == "rest-vs-nginx":
+        rest_vs_nginx(*sys.argv[2:])
+    elif len(sys.argv) == 3 and sys.argv[1] == "table":
+        table(sys.argv[2])
+    else:
+        sys.exit(__doc__)

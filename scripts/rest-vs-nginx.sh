@@ -1,0 +1,96 @@
+#!/usr/bin/env bash
+# Cached first page of a home timeline over REST against nginx serving the
+# same bytes as a static file: the same `wrk` client, the same minutes,
+# alternated over ROUNDS rounds (the machine is noisy, so each round gives
+# its own ratio).
+#
+#   scripts/rest-vs-nginx.sh DATA_DIR OUT_PREFIX
+#
+# DATA_DIR holds a loaded network (`socialite load`) and is used in place.
+# Writes OUT_PREFIX.txt, OUT_PREFIX.json and OUT_PREFIX.svg. Installs
+# Debian's nginx-light and wrk if they are missing.
+set -euo pipefail
+data="$1"
+out="$2"
+bin="${SOCIALITE:-target/release/socialite}"
+rounds="${ROUNDS:-2}"
+user="${PAGE_USER:-u1}"
+seconds="${SECONDS_PER_RUN:-15}"
+rest=127.0.0.1:18080
+static=127.0.0.1:18081
+here="$(cd "$(dirname "$0")" && pwd)"
+
+need() { # command, Debian package
+  command -v "$1" >/dev/null && return
+  local sudo=""
+  [ "$(id -u)" = 0 ] || sudo=sudo
+  $sudo apt-get install -y "$2" >/dev/null 2>&1 ||
+    { $sudo apt-get update >/dev/null && $sudo apt-get install -y "$2" >/dev/null; }
+}
+need nginx nginx-light
+need wrk wrk
+nginx_bin="$(command -v nginx || echo /usr/sbin/nginx)"
+
+work="$(mktemp -d)"
+chmod 755 "$work" # nginx's workers run as another user
+trap 'kill $(jobs -p) 2>/dev/null || true; [ -f "$work/nginx.pid" ] && kill "$(cat "$work/nginx.pid")" 2>/dev/null; rm -rf "$work"' EXIT
+
+"$bin" up --data-dir "$data" --rest-addr "$rest" --grpc-addr 127.0.0.1:18051 2>"$work/up.log" &
+until curl -sf "http://$rest/readyz" >/dev/null; do sleep 0.2; done
+auth="Authorization: Bearer $(cat "$data/auth/admin-key")"
+page="http://$rest/users/$user/timeline?limit=50"
+
+# The first read activates the user (a read-time merge); the second must
+# come from the cache, and is the page nginx will serve.
+curl -sf -H "$auth" "$page" >/dev/null
+mkdir -p "$work/www"
+source=$(curl -sf -D - -o "$work/www/page.json" -H "$auth" "$page" | tr -d '\r' | awk -F': ' 'tolower($1)=="x-timeline-source"{print $2}')
+[ "$source" = cache ] || { echo "the page did not come from the cache ($source)" >&2; exit 1; }
+bytes=$(wc -c <"$work/www/page.json")
+
+mkdir -p "$work/tmp"
+cat >"$work/nginx.conf" <<EOF
+worker_processes auto;
+daemon on;
+pid $work/nginx.pid;
+error_log $work/nginx-error.log;
+events { worker_connections 1024; }
+http {
+  access_log off;
+  client_body_temp_path $work/tmp;
+  proxy_temp_path $work/tmp;
+  fastcgi_temp_path $work/tmp;
+  uwsgi_temp_path $work/tmp;
+  scgi_temp_path $work/tmp;
+  server {
+    listen $static;
+    root $work/www;
+    default_type application/json;
+  }
+}
+EOF
+"$nginx_bin" -p "$work" -c "$work/nginx.conf"
+for _ in $(seq 50); do curl -sf "http://$static/page.json" >/dev/null && break; sleep 0.1; done
+cmp -s "$work/www/page.json" <(curl -sf "http://$static/page.json")
+
+measure() { # name, url, extra wrk args...
+  local name="$1" url="$2"; shift 2
+  wrk -t1 -c32 -d5s "$@" "$url" >/dev/null # warm-up
+  wrk -t1 -c32 -d"${seconds}s" --latency "$@" "$url" >"$work/$name.wrk"
+  local rps p50 p99 non2xx
+  rps=$(awk '/^Requests\/sec:/{print $2}' "$work/$name.wrk")
+  p50=$(awk '$1=="50%"{print $2}' "$work/$name.wrk")
+  p99=$(awk '$1=="99%"{print $2}' "$work/$name.wrk")
+  non2xx=$(awk '/Non-2xx/{print $NF}' "$work/$name.wrk")
+  echo "$name $rps $p50 $p99 ${non2xx:-0}"
+}
+
+{
+  for r in $(seq 1 "$rounds"); do
+    measure "socialite-$r" "$page" -H "$auth"
+    measure "nginx-$r" "http://$static/page.json"
+  done
+} >"$work/results"
+
+python3 "$here/bench-plot.py" rest-vs-nginx "$work/results" "$bytes" "$user" "$out"
+cat "$out.txt"
