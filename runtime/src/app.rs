@@ -244,14 +244,17 @@ pub async fn start(
         )));
     }
     if runs(Service::FanoutWorker) {
-        pipeline_tasks.push(tokio::spawn(run_worker(
-            backends.stores(),
-            backends.log.clone(),
-            backends.applied.clone(),
-            config.worker.clone(),
-            assigned,
-            pipeline_shutdown,
-        )));
+        pipeline_tasks.push(crate::background::spawn_background(
+            "fanout",
+            run_worker(
+                backends.stores(),
+                backends.log.clone(),
+                backends.applied.clone(),
+                config.worker.clone(),
+                assigned,
+                pipeline_shutdown,
+            ),
+        ));
     }
     tracing::info!(
         ?services, %rest_addr, grpc_addr = ?grpc_addr, ops_addr = ?ops_addr,

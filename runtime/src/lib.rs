@@ -11,6 +11,7 @@
 
 mod allocator;
 pub mod app;
+mod background;
 pub mod backends;
 pub mod credentials;
 pub mod process;
