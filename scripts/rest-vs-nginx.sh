@@ -31,8 +31,10 @@ need nginx nginx-light
 need wrk wrk
 nginx_bin="$(command -v nginx || echo /usr/sbin/nginx)"
 
-work="$(mktemp -d)"
-chmod 755 "$work" # nginx's workers run as another user
+# Under /tmp, readable by all: nginx's workers run as another user, who
+# may not enter $TMPDIR.
+work="$(mktemp -d /tmp/rest-vs-nginx.XXXXXX)"
+chmod 755 "$work"
 trap 'kill $(jobs -p) 2>/dev/null || true; [ -f "$work/nginx.pid" ] && kill "$(cat "$work/nginx.pid")" 2>/dev/null; rm -rf "$work"' EXIT
 
 "$bin" up --data-dir "$data" --rest-addr "$rest" --grpc-addr 127.0.0.1:18051 2>"$work/up.log" &
@@ -71,7 +73,8 @@ http {
 EOF
 "$nginx_bin" -p "$work" -c "$work/nginx.conf"
 for _ in $(seq 50); do curl -sf "http://$static/page.json" >/dev/null && break; sleep 0.1; done
-cmp -s "$work/www/page.json" <(curl -sf "http://$static/page.json")
+cmp -s "$work/www/page.json" <(curl -sf "http://$static/page.json") ||
+  { echo "nginx does not serve the saved page (see $work/nginx-error.log)" >&2; exit 1; }
 
 measure() { # name, url, extra wrk args...
   local name="$1" url="$2"; shift 2

@@ -109,7 +109,10 @@ mod tests {
                 next_cursor: Some(PostId(300 << 22)),
             },
             Page {
-                items: vec![post(300 << 22, "plain", &[]), post(7, "tab\there", &["bob", "carol"])],
+                items: vec![
+                    post(300 << 22, "plain", &[]),
+                    post(7, "tab\there", &["bob", "carol"]),
+                ],
                 next_cursor: None,
             },
             Page {

@@ -1,6 +1,7 @@
 //! Users and posts of the embedded store. A user's deletion runs in steps
 //! (see `deletion`).
 
+use crate::recent::PER_AUTHOR;
 use crate::store::{being_deleted, emit, require_user, user_exists, EmbeddedStore};
 use crate::tables::*;
 use async_trait::async_trait;
@@ -57,6 +58,45 @@ fn bounds(range: IdRange) -> Option<(u64, u64)> {
     };
     let lo = range.from.map_or(0, |f| f.0);
     (lo <= hi).then_some((lo, hi))
+}
+
+/// An author's newest ids for [`RecentPosts`] (newest first, and whether
+/// they are all the author's posts), and their `limit` newest in `lo..=hi`.
+fn newest_of(
+    table: &impl ReadableTable<(&'static str, u64), ()>,
+    author: &UserId,
+    lo: u64,
+    hi: u64,
+    limit: usize,
+) -> Result<(Vec<u64>, bool, Vec<u64>)> {
+    let a = author.as_str();
+    let mut newest = Vec::with_capacity(PER_AUTHOR);
+    for item in table
+        .range((a, 0)..=(a, u64::MAX))
+        .store()?
+        .rev()
+        .take(PER_AUTHOR + 1)
+    {
+        newest.push(item.store()?.0.value().1);
+    }
+    let complete = newest.len() <= PER_AUTHOR;
+    newest.truncate(PER_AUTHOR);
+    let mut in_range: Vec<u64> = newest
+        .iter()
+        .copied()
+        .filter(|&id| id <= hi)
+        .take_while(|&id| id >= lo)
+        .take(limit)
+        .collect();
+    let covered = complete || newest.last().is_some_and(|&oldest| oldest <= lo);
+    if in_range.len() < limit && !covered {
+        // Deeper than the newest ids: read the range itself.
+        in_range.clear();
+        for item in table.range((a, lo)..=(a, hi)).store()?.rev().take(limit) {
+            in_range.push(item.store()?.0.value().1);
+        }
+    }
+    Ok((newest, complete, in_range))
 }
 
 fn to_post(id: u64, bytes: &[u8]) -> Result<Post> {
@@ -167,6 +207,7 @@ impl ContentStore for EmbeddedStore {
                 Ok(post)
             })
             .await?;
+        self.recent.posted(&stored.author, stored.id.0);
         self.posts.put(Arc::new(stored.clone()));
         Ok(stored)
     }
@@ -243,6 +284,9 @@ impl ContentStore for EmbeddedStore {
                 Ok(Some(post))
             })
             .await?;
+        if let Some(post) = &deleted {
+            self.recent.removed(&post.author, id.0);
+        }
         self.posts.remove(id);
         Ok(deleted)
     }
@@ -288,34 +332,53 @@ impl ContentStore for EmbeddedStore {
         let Some((lo, hi)) = bounds(range).filter(|_| limit > 0) else {
             return Ok(Vec::new());
         };
-        let authors = authors.to_vec();
-        self.read_blocking(move |txn| {
-            let table = txn.open_table(AUTHOR_POSTS).store()?;
-            let mut ranges = Vec::with_capacity(authors.len());
-            let mut heap = std::collections::BinaryHeap::with_capacity(authors.len());
-            for (i, a) in authors.iter().enumerate() {
-                let mut r = table
-                    .range((a.as_str(), lo)..=(a.as_str(), hi))
-                    .store()?
-                    .rev();
-                if let Some(item) = r.next() {
-                    heap.push((item.store()?.0.value().1, i));
-                }
-                ranges.push(r);
+        // Most authors answer from memory; the rest are read from the file,
+        // and their newest ids kept for the next merge.
+        let mut sources: Vec<Option<std::vec::IntoIter<u64>>> = Vec::with_capacity(authors.len());
+        let mut missing = Vec::new();
+        for (i, a) in authors.iter().enumerate() {
+            let held = self.recent.newest(a, lo, hi, limit);
+            if held.is_none() {
+                missing.push((i, self.recent.epoch(a)));
             }
-            let mut out = Vec::with_capacity(limit.min(1024));
-            while let Some((post, i)) = heap.pop() {
-                out.push(Entry::linked(PostId(post), authors[i].clone()));
-                if out.len() == limit {
-                    break;
-                }
-                if let Some(item) = ranges[i].next() {
-                    heap.push((item.store()?.0.value().1, i));
-                }
+            sources.push(held.map(Vec::into_iter));
+        }
+        if !missing.is_empty() {
+            let wanted: Vec<UserId> = missing.iter().map(|(i, _)| authors[*i].clone()).collect();
+            let read = self
+                .read_blocking(move |txn| {
+                    let table = txn.open_table(AUTHOR_POSTS).store()?;
+                    wanted
+                        .iter()
+                        .map(|a| newest_of(&table, a, lo, hi, limit))
+                        .collect::<Result<Vec<_>>>()
+                })
+                .await?;
+            for ((i, epoch), (newest, complete, in_range)) in missing.into_iter().zip(read) {
+                self.recent.loaded(&authors[i], epoch, &newest, complete);
+                sources[i] = Some(in_range.into_iter());
             }
-            Ok(out)
-        })
-        .await
+        }
+        // A heap merge of the authors' lists, each newest first.
+        let mut sources: Vec<std::vec::IntoIter<u64>> =
+            sources.into_iter().map(Option::unwrap_or_default).collect();
+        let mut heap = std::collections::BinaryHeap::with_capacity(sources.len());
+        for (i, s) in sources.iter_mut().enumerate() {
+            if let Some(id) = s.next() {
+                heap.push((id, i));
+            }
+        }
+        let mut out = Vec::with_capacity(limit.min(1024));
+        while let Some((post, i)) = heap.pop() {
+            out.push(Entry::linked(PostId(post), authors[i].clone()));
+            if out.len() == limit {
+                break;
+            }
+            if let Some(id) = sources[i].next() {
+                heap.push((id, i));
+            }
+        }
+        Ok(out)
     }
 
     async fn newest_post_id(&self) -> Result<Option<PostId>> {

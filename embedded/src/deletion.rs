@@ -53,10 +53,11 @@ impl EmbeddedStore {
         stage: DeletionStage,
         limit: usize,
     ) -> Result<bool> {
-        let id = id.clone();
+        let user = id.clone();
         let (more, evicted) = self
             .writer
             .write(move |ctx| {
+                let id = user;
                 if ctx
                     .txn
                     .open_table(DELETING)
@@ -71,6 +72,9 @@ impl EmbeddedStore {
             })
             .await?;
         // Posts removed or rewritten leave the post cache.
+        if stage == DeletionStage::Posts {
+            self.recent.forget(&id);
+        }
         for p in evicted {
             self.posts.remove(PostId(p));
         }

@@ -33,6 +33,7 @@ mod lists;
 mod log;
 mod outbox;
 mod post_cache;
+mod recent;
 mod relations;
 mod store;
 mod stored;

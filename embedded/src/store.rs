@@ -5,6 +5,7 @@
 //! queuing events, existence checks, counts and edge scans.
 
 use crate::post_cache::PostCache;
+use crate::recent::RecentPosts;
 use crate::tables::*;
 use crate::writer::{WriteCtx, Writer};
 use redb::{Database, ReadTransaction, ReadableDatabase, ReadableTable, WriteTransaction};
@@ -21,6 +22,7 @@ pub struct EmbeddedStore {
     pub(crate) writer: Writer<State>,
     pub(crate) outbox_ready: Arc<Notify>,
     pub(crate) posts: PostCache,
+    pub(crate) recent: RecentPosts,
     /// Bounds the larger reads running at once: each runs on a thread of its
     /// own, and every such thread keeps its own allocator heap, so a burst of
     /// 64 merges on two cores cost 1.2 GiB resident without making anything
@@ -97,6 +99,7 @@ impl EmbeddedStore {
             writer,
             outbox_ready,
             posts: PostCache::new(POST_CACHE),
+            recent: RecentPosts::default(),
             readers: tokio::sync::Semaphore::new(reader_threads()),
         })
     }

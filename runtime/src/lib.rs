@@ -11,8 +11,8 @@
 
 mod allocator;
 pub mod app;
-mod background;
 pub mod backends;
+mod background;
 pub mod credentials;
 pub mod process;
 pub mod settings;

@@ -2,6 +2,7 @@
 
 use crate::auth::Auth;
 use crate::extract::{AuthorsParams, PageParams, Path, Query};
+use crate::fragments::PostFragments;
 use crate::json::{
     CountJson, GroupJson, ListsJson, PostJson, PostPageJson, RelationshipJson, SuggestionsJson,
     UserJson, UserPageJson,
@@ -10,12 +11,11 @@ use crate::schema::{
     AuthorsQuery, ErrorBody, FollowersQuery, FollowingQuery, GroupPath, GroupTimelineQuery,
     LimitQuery, ListPath, PairPath, PostPageQuery, PostPath, UserPageQuery, UserPath,
 };
-use crate::fragments::PostFragments;
 use crate::{json, ApiError};
 use axum::extract::State;
-use axum::Extension;
 use axum::http::HeaderValue;
 use axum::response::{IntoResponse, Response};
+use axum::Extension;
 use axum::Json;
 use socialite_core::feed::timeline::ReadSource;
 use socialite_core::ids::PostId;

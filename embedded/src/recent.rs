@@ -1,0 +1,198 @@
+//! The newest post ids of recently read authors, in memory, in front of the
+//! `author_posts` index. A read-time merge over 1,000 followees, and hybrid
+//! fanout's merge of the big authors into every page, then read in-memory
+//! lists instead of descending the B-tree once per author.
+//!
+//! It is exact: this store is the only writer of its file, and every post
+//! write passes here after its commit. A list loaded from the file is kept
+//! only if no write to its shard came between the load's start and its
+//! insertion (the shard's epoch), so a load never hides a newer post.
+//! Bounded: a shard that fills starts afresh.
+
+use rustc_hash::{FxHashMap, FxHasher};
+use socialite_core::ids::UserId;
+use std::hash::{Hash, Hasher};
+use std::sync::{Mutex, MutexGuard};
+
+/// Ids kept per author: a page of 50 and some.
+pub const PER_AUTHOR: usize = 64;
+const SHARDS: usize = 64;
+const AUTHORS: usize = 8_192;
+
+/// One author's newest ids, oldest first. Every post of the author from the
+/// oldest held id up is held; with `complete`, every post of the author.
+struct Newest {
+    ids: Vec<u64>,
+    complete: bool,
+}
+
+impl Newest {
+    /// The ids in `lo..=hi`, newest first, at most `limit`; `None` if posts
+    /// in that range may exist below what is held.
+    fn answer(&self, lo: u64, hi: u64, limit: usize) -> Option<Vec<u64>> {
+        let out: Vec<u64> = self
+            .ids
+            .iter()
+            .rev()
+            .copied()
+            .filter(|&id| id <= hi)
+            .take_while(|&id| id >= lo)
+            .take(limit)
+            .collect();
+        let covered = self.complete || self.ids.first().is_some_and(|&oldest| oldest <= lo);
+        (out.len() == limit || covered).then_some(out)
+    }
+}
+
+#[derive(Default)]
+struct Shard {
+    authors: FxHashMap<UserId, Newest>,
+    /// Bumped by every write to an author of the shard.
+    epoch: u64,
+}
+
+pub struct RecentPosts {
+    shards: Vec<Mutex<Shard>>,
+}
+
+impl Default for RecentPosts {
+    fn default() -> Self {
+        RecentPosts {
+            shards: (0..SHARDS).map(|_| Mutex::default()).collect(),
+        }
+    }
+}
+
+impl RecentPosts {
+    fn shard(&self, author: &UserId) -> MutexGuard<'_, Shard> {
+        let mut h = FxHasher::default();
+        author.hash(&mut h);
+        let i = (h.finish().wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 58) as usize % SHARDS;
+        self.shards[i].lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Taken before a load from the file begins; see [`RecentPosts::loaded`].
+    pub fn epoch(&self, author: &UserId) -> u64 {
+        self.shard(author).epoch
+    }
+
+    /// The author's ids in `lo..=hi`, newest first, at most `limit`, if held.
+    pub fn newest(&self, author: &UserId, lo: u64, hi: u64, limit: usize) -> Option<Vec<u64>> {
+        self.shard(author)
+            .authors
+            .get(author)?
+            .answer(lo, hi, limit)
+    }
+
+    /// Keeps what a load read (newest first; `complete` when it read every
+    /// post of the author), unless a write came since `epoch`.
+    pub fn loaded(&self, author: &UserId, epoch: u64, newest_first: &[u64], complete: bool) {
+        let mut shard = self.shard(author);
+        if shard.epoch != epoch || (newest_first.is_empty() && !complete) {
+            return;
+        }
+        if shard.authors.len() >= AUTHORS / SHARDS {
+            shard.authors.clear();
+        }
+        let ids = newest_first.iter().rev().copied().collect();
+        shard
+            .authors
+            .insert(author.clone(), Newest { ids, complete });
+    }
+
+    /// A post was committed.
+    pub fn posted(&self, author: &UserId, id: u64) {
+        let mut shard = self.shard(author);
+        shard.epoch += 1;
+        let Some(n) = shard.authors.get_mut(author) else {
+            return;
+        };
+        match n.ids.binary_search(&id) {
+            Ok(_) => {}
+            Err(at) if at == 0 && !n.complete => {} // below what is held
+            Err(at) => n.ids.insert(at, id),
+        }
+        if n.ids.len() > PER_AUTHOR {
+            n.ids.remove(0);
+            n.complete = false;
+        }
+    }
+
+    /// A post was deleted.
+    pub fn removed(&self, author: &UserId, id: u64) {
+        let mut shard = self.shard(author);
+        shard.epoch += 1;
+        let Some(n) = shard.authors.get_mut(author) else {
+            return;
+        };
+        if let Ok(at) = n.ids.binary_search(&id) {
+            n.ids.remove(at);
+        }
+        if n.ids.is_empty() && !n.complete {
+            shard.authors.remove(author);
+        }
+    }
+
+    /// Some of the author's posts were deleted at once (user deletion).
+    pub fn forget(&self, author: &UserId) {
+        let mut shard = self.shard(author);
+        shard.epoch += 1;
+        shard.authors.remove(author);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn alice() -> UserId {
+        UserId::parse("alice").unwrap()
+    }
+
+    #[test]
+    fn answers_only_what_it_holds_exactly() {
+        let r = RecentPosts::default();
+        let a = alice();
+        assert_eq!(r.newest(&a, 0, u64::MAX, 10), None);
+        // The newest 3 of more posts: exact for 3 or fewer, or above the oldest held.
+        r.loaded(&a, r.epoch(&a), &[30, 20, 10], false);
+        assert_eq!(r.newest(&a, 0, u64::MAX, 2), Some(vec![30, 20]));
+        assert_eq!(r.newest(&a, 0, u64::MAX, 3), Some(vec![30, 20, 10]));
+        assert_eq!(r.newest(&a, 0, u64::MAX, 4), None);
+        assert_eq!(r.newest(&a, 15, u64::MAX, 4), Some(vec![30, 20]));
+        assert_eq!(r.newest(&a, 0, 25, 1), Some(vec![20]));
+        assert_eq!(r.newest(&a, 0, 25, 3), None);
+        r.posted(&a, 40);
+        r.removed(&a, 30);
+        assert_eq!(r.newest(&a, 0, u64::MAX, 3), Some(vec![40, 20, 10]));
+        // Every post of the author: exact for any range.
+        r.loaded(&a, r.epoch(&a), &[40, 20, 10], true);
+        assert_eq!(r.newest(&a, 0, 15, 5), Some(vec![10]));
+        r.forget(&a);
+        assert_eq!(r.newest(&a, 0, u64::MAX, 1), None);
+    }
+
+    #[test]
+    fn a_load_overtaken_by_a_write_is_not_kept() {
+        let r = RecentPosts::default();
+        let a = alice();
+        let before = r.epoch(&a);
+        r.posted(&a, 50); // committed while the load read the file
+        r.loaded(&a, before, &[30], true);
+        assert_eq!(r.newest(&a, 0, u64::MAX, 1), None);
+    }
+
+    #[test]
+    fn keeps_at_most_per_author_ids() {
+        let r = RecentPosts::default();
+        let a = alice();
+        r.loaded(&a, r.epoch(&a), &[1], true);
+        for id in 2..=(PER_AUTHOR as u64 + 10) {
+            r.posted(&a, id);
+        }
+        let all = r.newest(&a, 0, u64::MAX, PER_AUTHOR).unwrap();
+        assert_eq!(all.len(), PER_AUTHOR);
+        assert_eq!(all[0], PER_AUTHOR as u64 + 10);
+        assert_eq!(r.newest(&a, 0, u64::MAX, PER_AUTHOR + 1), None);
+    }
+}
