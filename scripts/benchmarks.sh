@@ -4,7 +4,9 @@
 # Reports land in OUTDIR (default ./bench-reports): NAME.txt, NAME.json and
 # NAME.svg per run. Needs a release build (cargo build --release --bin
 # socialite); installs nginx-light and wrk for the REST baseline if missing.
-# About 25 minutes on the 2-core development machine.
+# About 30 minutes on the 2-core development machine. ROWS="merge million"
+# runs only the named reports (freshness-1 runs all three freshness runs,
+# hybrid-off both hybrid runs).
 set -euo pipefail
 out="${1:-bench-reports}"
 bin="${SOCIALITE:-target/release/socialite}"
@@ -28,6 +30,8 @@ up() { # starts `socialite up` on $work/run; sets $url and $key
 
 down() { kill %1; wait %1 2>/dev/null || true; }
 
+want() { [ -z "${ROWS:-}" ] || [[ " $ROWS " == *" $1 "* ]]; }
+
 zipf=(--users 100000 --follows 50 --posts-per-user 2)
 
 # fanout-active: deliveries/s on the Zipf graph of 100 K users with every
@@ -35,56 +39,82 @@ zipf=(--users 100000 --follows 50 --posts-per-user 2)
 # memory that activating the 100,000 users added. Batches of 100 events keep
 # the deliveries counter moving during the run (a batch of 1,000 posts by
 # popular authors takes seconds).
-net zipf100k "${zipf[@]}"
-"$bin" bench --data-dir "$work/run" --users 100000 --mix post=100 --concurrency 64 --duration 30 --active 1.0 --hybrid off --fanout-batch 100 --report "$out/fanout-active" >/dev/null
+if want fanout-active; then
+  net zipf100k "${zipf[@]}"
+  "$bin" bench --data-dir "$work/run" --users 100000 --mix post=100 --concurrency 64 --duration 30 --active 1.0 --hybrid off --fanout-batch 100 --report "$out/fanout-active" >/dev/null
+fi
 
 # rest-vs-nginx: a cached first page of 50 over REST against nginx serving
 # the same bytes, alternated twice.
-net zipf100k "${zipf[@]}"
-SOCIALITE="$bin" "$here/rest-vs-nginx.sh" "$work/run" "$out/rest-vs-nginx" >/dev/null
+if want rest-vs-nginx; then
+  net zipf100k "${zipf[@]}"
+  SOCIALITE="$bin" "$here/rest-vs-nginx.sh" "$work/run" "$out/rest-vs-nginx" >/dev/null
+fi
 
 # merge: dormant users' read-time merge over about 1,000 followees.
-net follows1k --users 5000 --follows 1100 --zipf 0 --posts-per-user 3
-"$bin" bench --data-dir "$work/run" --users 5000 --zipf 0 --feed-model read --mix read=100 --concurrency 2 --duration 20 --active 0.2 --report "$out/merge" >/dev/null
+if want merge; then
+  net follows1k --users 5000 --follows 1100 --zipf 0 --posts-per-user 3
+  "$bin" bench --data-dir "$work/run" --users 5000 --zipf 0 --feed-model read --mix read=100 --concurrency 2 --duration 20 --active 0.2 --report "$out/merge" >/dev/null
+fi
 
 # million: one post per second to 1,000,000 active followers, hybrid off.
-net star1m --users 1000000 --follows 1 --zipf 30 --posts-per-user 1
-"$bin" bench --data-dir "$work/run" --users 1000000 --zipf 30 --mix post=100 --rate 1 --concurrency 1 --duration 15 --active 1 --probe-interval-ms 5000 --hybrid off --report "$out/million" >/dev/null
+if want million; then
+  net star1m --users 1000000 --follows 1 --zipf 30 --posts-per-user 1
+  "$bin" bench --data-dir "$work/run" --users 1000000 --zipf 30 --mix post=100 --rate 1 --concurrency 1 --duration 15 --active 1 --probe-interval-ms 5000 --hybrid off --report "$out/million" >/dev/null
+fi
+
+# million-hybrid: the same account with hybrid fanout at its default
+# (`auto`): its posts are merged into its followers' pages at read time, and
+# the probe, one of the million, measures post -> visible by reading.
+if want million-hybrid; then
+  net star1m --users 1000000 --follows 1 --zipf 30 --posts-per-user 1
+  "$bin" bench --data-dir "$work/run" --users 1000000 --zipf 30 --mix post=100 --rate 1 --concurrency 1 --duration 15 --active 1 --probe-interval-ms 500 --report "$out/million-hybrid" >/dev/null
+fi
 
 # freshness-1..3: post -> visible at 5,000 posts/s with a median fanout of
 # 100 (uniform graph), three runs.
-for i in 1 2 3; do
-  net uniform50k --users 50000 --follows 100 --zipf 0 --posts-per-user 1
-  "$bin" bench --data-dir "$work/run" --users 50000 --zipf 0 --mix post=100 --rate 5000 --concurrency 64 --duration 20 --active 0.5 --hybrid off --report "$out/freshness-$i" >/dev/null
-done
+if want freshness-1; then
+  for i in 1 2 3; do
+    net uniform50k --users 50000 --follows 100 --zipf 0 --posts-per-user 1
+    "$bin" bench --data-dir "$work/run" --users 50000 --zipf 0 --mix post=100 --rate 5000 --concurrency 64 --duration 20 --active 0.5 --hybrid off --report "$out/freshness-$i" >/dev/null
+  done
+fi
 
 # mixed-rest: the default mix over REST at 2,000 ops/s for 180 s against
 # `socialite up` with its defaults (hybrid fanout `auto`), half the users active.
-net zipf100k "${zipf[@]}"
-up
-"$bin" bench --target rest --url "$url" --api-key "$key" --users 100000 --rate 2000 --concurrency 32 --duration 180 --report "$out/mixed-rest" >/dev/null
-down
+if want mixed-rest; then
+  net zipf100k "${zipf[@]}"
+  up
+  "$bin" bench --target rest --url "$url" --api-key "$key" --users 100000 --rate 2000 --concurrency 32 --duration 180 --report "$out/mixed-rest" >/dev/null
+  down
+fi
 
 # Beyond the bar. http-reads: cached reads over REST with the tool's own client.
-net zipf100k "${zipf[@]}"
-up
-"$bin" bench --target rest --url "$url" --api-key "$key" --users 100000 --mix read=100 --concurrency 64 --duration 20 --active 0.05 --report "$out/http-reads" >/dev/null
-down
+if want http-reads; then
+  net zipf100k "${zipf[@]}"
+  up
+  "$bin" bench --target rest --url "$url" --api-key "$key" --users 100000 --mix read=100 --concurrency 64 --duration 20 --active 0.05 --report "$out/http-reads" >/dev/null
+  down
+fi
 
 # timelines: list, group and mention reads on the Zipf graph (lists `close`,
 # groups of 1,000, a mention in every seed post), half the users active.
-net zipf100k "${zipf[@]}"
-"$bin" bench --data-dir "$work/run" --users 100000 --mix list=40,group=20,mention=40 --concurrency 32 --duration 20 --active 0.5 --report "$out/timelines" >/dev/null
+if want timelines; then
+  net zipf100k "${zipf[@]}"
+  "$bin" bench --data-dir "$work/run" --users 100000 --mix list=40,group=20,mention=40 --concurrency 32 --duration 20 --active 0.5 --report "$out/timelines" >/dev/null
+fi
 
 # hybrid-off, hybrid-2000: 20% posts and 80% reads flat out, every post
 # fanned out, then authors of 2,000 followers or more merged at read time.
-for mode in off 2000; do
-  net zipf100k "${zipf[@]}"
-  "$bin" bench --data-dir "$work/run" --users 100000 --mix post=20,read=80 --concurrency 32 --duration 20 --active 0.5 --hybrid "$mode" --report "$out/hybrid-$mode" >/dev/null
-done
+if want hybrid-off; then
+  for mode in off 2000; do
+    net zipf100k "${zipf[@]}"
+    "$bin" bench --data-dir "$work/run" --users 100000 --mix post=20,read=80 --concurrency 32 --duration 20 --active 0.5 --hybrid "$mode" --report "$out/hybrid-$mode" >/dev/null
+  done
+fi
 
-for r in fanout-active rest-vs-nginx merge million freshness-1 freshness-2 freshness-3 mixed-rest http-reads timelines hybrid-off hybrid-2000; do
-  echo "== $r"; cat "$out/$r.txt"
+for r in fanout-active rest-vs-nginx merge million million-hybrid freshness-1 freshness-2 freshness-3 mixed-rest http-reads timelines hybrid-off hybrid-2000; do
+  if [ -f "$out/$r.txt" ]; then echo "== $r"; cat "$out/$r.txt"; fi
 done
 echo
 python3 "$here/bench-plot.py" table "$out"

@@ -186,7 +186,7 @@ async fn hybrid_targets(
     author: &UserId,
 ) -> Result<(Arc<Vec<TimelineId>>, usize)> {
     let t = followers.post_targets(&*stores.graph, author).await?;
-    let threshold = stores.feed.hybrid.threshold(followers.secs_per_delivery());
+    let threshold = followers.hybrid_threshold(stores.feed.hybrid);
     let big = is_big(threshold, t.homes as u64, t.marked);
     match (t.marked, big) {
         (false, false) => Ok((t.all, 0)),

@@ -12,6 +12,7 @@
 use crate::error::Result;
 use crate::ids::{GroupName, ListName, TimelineId, UserId};
 use crate::ports::GraphStore;
+use crate::rules::hybrid::Hybrid;
 use rustc_hash::{FxHashMap, FxHashSet};
 use std::sync::{Arc, Mutex};
 
@@ -40,6 +41,8 @@ pub struct FollowerIndex {
     hybrid: Mutex<Option<FxHashSet<UserId>>>,
     /// Seconds per delivery, a moving average of the worker's flushes.
     cost: Mutex<Option<f64>>,
+    /// The lowest threshold `auto` has chosen.
+    lowest: Mutex<Option<u64>>,
 }
 
 /// Where one post goes, as the index and the hybrid rule decide.
@@ -244,6 +247,24 @@ impl FollowerIndex {
         *self.cost.lock().unwrap_or_else(|p| p.into_inner())
     }
 
+    /// Hybrid fanout's threshold now. `auto` only ever lowers it while the
+    /// worker runs: the measured cost swings with the load on the machine
+    /// (a batch the request path preempts looks slow), and a threshold that
+    /// rose again would unmark authors, each unmark backfilling every active
+    /// follower's timeline, only to mark them again at the next slow batch.
+    pub fn hybrid_threshold(&self, setting: Hybrid) -> Option<u64> {
+        let now = setting.threshold(self.secs_per_delivery());
+        if setting != Hybrid::Auto {
+            return now;
+        }
+        let mut lowest = self.lowest.lock().unwrap_or_else(|p| p.into_inner());
+        *lowest = match (*lowest, now) {
+            (Some(l), Some(n)) => Some(l.min(n)),
+            (l, n) => n.or(l),
+        };
+        *lowest
+    }
+
     /// Records that the author is now marked (or unmarked) in the store.
     pub fn set_marked(&self, author: &UserId, on: bool) {
         if let Some(marks) = self
@@ -333,5 +354,30 @@ impl FollowerIndex {
     /// Forgets a deleted author's list.
     pub fn forget(&self, author: &UserId) {
         self.lists().remove(author);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn auto_threshold_only_falls() {
+        let index = FollowerIndex::default();
+        assert_eq!(
+            index.hybrid_threshold(Hybrid::Auto),
+            Some(crate::rules::hybrid::AUTO_START)
+        );
+        // 1 µs a delivery: 20,000 deliveries fill the 20 ms budget.
+        index.observe_delivery_cost(0.1, 100_000);
+        assert_eq!(index.hybrid_threshold(Hybrid::Auto), Some(20_000));
+        // Cheaper batches do not raise it again.
+        for _ in 0..100 {
+            index.observe_delivery_cost(0.001, 100_000);
+        }
+        assert_eq!(index.hybrid_threshold(Hybrid::Auto), Some(20_000));
+        // A fixed setting is what it says.
+        assert_eq!(index.hybrid_threshold(Hybrid::Above(7)), Some(7));
+        assert_eq!(index.hybrid_threshold(Hybrid::Off), None);
     }
 }
