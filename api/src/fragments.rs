@@ -92,7 +92,9 @@ mod tests {
             id: PostId(id),
             author: UserId::parse("alice").unwrap(),
             message: message.into(),
-            data: (id % 2 == 0).then(|| data.as_object().unwrap().clone()),
+            data: id
+                .is_multiple_of(2)
+                .then(|| data.as_object().unwrap().clone()),
             mentions: mentions.iter().map(|m| UserId::parse(m).unwrap()).collect(),
         }
     }

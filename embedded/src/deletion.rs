@@ -73,7 +73,7 @@ impl EmbeddedStore {
             .await?;
         // Posts removed or rewritten leave the post cache.
         if stage == DeletionStage::Posts {
-            self.recent.forget(&id);
+            self.recent.forget(id);
         }
         for p in evicted {
             self.posts.remove(PostId(p));
