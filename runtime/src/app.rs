@@ -22,8 +22,9 @@ use socialite_core::shutdown::{self, ShutdownTrigger};
 use socialite_core::worker::{run_worker, WorkerConfig};
 use socialite_core::{Error, ErrorKind, Result};
 use std::net::SocketAddr;
-use std::sync::atomic::AtomicBool;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
+use std::time::{Duration, Instant};
 use tokio::net::TcpListener;
 use tokio::task::JoinHandle;
 use tonic_health::server::HealthReporter;
@@ -251,10 +252,17 @@ pub async fn start(
                 backends.log.clone(),
                 backends.applied.clone(),
                 config.worker.clone(),
-                assigned,
+                assigned.clone(),
                 pipeline_shutdown,
             ),
         ));
+        // The worker starts on threads of its own: answer once it holds its
+        // place in the group, so that a process that says it is up is also
+        // ready, unless the log keeps it waiting (readiness then says so).
+        let joining = Instant::now();
+        while !assigned.load(Ordering::Relaxed) && joining.elapsed() < Duration::from_secs(5) {
+            tokio::time::sleep(Duration::from_millis(2)).await;
+        }
     }
     tracing::info!(
         ?services, %rest_addr, grpc_addr = ?grpc_addr, ops_addr = ?ops_addr,
