@@ -96,7 +96,7 @@ def table(outdir):
         m = fan["warm_up_memory"]
         added = (m["resident_after_bytes"] - m["resident_before_bytes"]) / 2**20
         rows.append(("memory added by activating 100,000 users (full 50-entry caches)", "≤ 150 MiB",
-                     f"{added:,.1f} MiB ({m['bytes_per_activated_user']:,.0f} bytes per user)", "fanout-active"))
+                     f"{added:,.2f} MiB ({m['bytes_per_activated_user']:,.0f} bytes per user)", "fanout-active"))
     rvn = load(outdir, "rest-vs-nginx")
     if rvn:
         shares = ", ".join(f"{r['share']:.0%}" for r in rvn["rounds"])

@@ -320,9 +320,9 @@ impl ContentStore for EmbeddedStore {
         .await
     }
 
-    /// A heap merge of the authors' newest-first ranges: each range yields
-    /// only what the heap pops, so a page costs about `limit` entries read
-    /// (and one seek per author), not `limit` per author.
+    /// A heap merge of the authors' newest ids in the range: from memory
+    /// ([`crate::recent::RecentPosts`]) for the authors held there, from the
+    /// file for the others, whose newest ids are then kept.
     async fn newest_by(
         &self,
         authors: &[UserId],
