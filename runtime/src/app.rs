@@ -245,20 +245,24 @@ pub async fn start(
         )));
     }
     if runs(Service::FanoutWorker) {
-        pipeline_tasks.push(crate::background::spawn_background(
-            "fanout",
-            run_worker(
-                backends.stores(),
-                backends.log.clone(),
-                backends.applied.clone(),
-                config.worker.clone(),
-                assigned.clone(),
-                pipeline_shutdown,
-            ),
-        ));
-        // The worker starts on threads of its own: answer once it holds its
-        // place in the group, so that a process that says it is up is also
-        // ready, unless the log keeps it waiting (readiness then says so).
+        let worker = run_worker(
+            backends.stores(),
+            backends.log.clone(),
+            backends.applied.clone(),
+            config.worker.clone(),
+            assigned.clone(),
+            pipeline_shutdown,
+        );
+        // Beside a request path, fanout yields to it; a process that only
+        // fans out has nothing to yield to.
+        let serves_requests = services.iter().any(|s| *s != Service::FanoutWorker);
+        pipeline_tasks.push(match serves_requests {
+            true => crate::background::spawn_background("fanout", worker),
+            false => tokio::spawn(worker),
+        });
+        // The worker may start on threads of its own: answer once it holds
+        // its place in the group, so that a process that says it is up is
+        // also ready, unless the log keeps it waiting (readiness says so).
         let joining = Instant::now();
         while !assigned.load(Ordering::Relaxed) && joining.elapsed() < Duration::from_secs(5) {
             tokio::time::sleep(Duration::from_millis(2)).await;

@@ -1,5 +1,5 @@
-//! The fanout worker runs beside the request path on the same cores, and it
-//! is background work: when both want the CPU, reads and acknowledgements
+//! In `socialite up`, the fanout worker runs beside the request path on the
+//! same cores, and it is background work: when both want the CPU, reads and acknowledgements
 //! must win, and when the request path is idle, fanout may take every core.
 //! So the worker gets a runtime of its own whose threads run at nice 10: the
 //! kernel's scheduler then gives each of them about a tenth of the CPU time
