@@ -1,7 +1,7 @@
 //! Users and posts of the embedded store. A user's deletion runs in steps
 //! (see `deletion`).
 
-use crate::recent::PER_AUTHOR;
+use crate::recent::{pick, PER_AUTHOR};
 use crate::store::{being_deleted, emit, require_user, user_exists, EmbeddedStore};
 use crate::tables::*;
 use async_trait::async_trait;
@@ -81,21 +81,25 @@ fn newest_of(
     }
     let complete = newest.len() <= PER_AUTHOR;
     newest.truncate(PER_AUTHOR);
-    let mut in_range: Vec<u64> = newest
-        .iter()
-        .copied()
-        .filter(|&id| id <= hi)
-        .take_while(|&id| id >= lo)
-        .take(limit)
-        .collect();
-    let covered = complete || newest.last().is_some_and(|&oldest| oldest <= lo);
-    if in_range.len() < limit && !covered {
+    let held = pick(
+        newest.iter().copied(),
+        newest.last().copied(),
+        complete,
+        lo,
+        hi,
+        limit,
+    );
+    let in_range = match held {
+        Some(ids) => ids,
         // Deeper than the newest ids: read the range itself.
-        in_range.clear();
-        for item in table.range((a, lo)..=(a, hi)).store()?.rev().take(limit) {
-            in_range.push(item.store()?.0.value().1);
-        }
-    }
+        None => table
+            .range((a, lo)..=(a, hi))
+            .store()?
+            .rev()
+            .take(limit)
+            .map(|item| Ok(item.store()?.0.value().1))
+            .collect::<Result<Vec<u64>>>()?,
+    };
     Ok((newest, complete, in_range))
 }
 

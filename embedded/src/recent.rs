@@ -27,21 +27,37 @@ struct Newest {
 }
 
 impl Newest {
-    /// The ids in `lo..=hi`, newest first, at most `limit`; `None` if posts
-    /// in that range may exist below what is held.
     fn answer(&self, lo: u64, hi: u64, limit: usize) -> Option<Vec<u64>> {
-        let out: Vec<u64> = self
-            .ids
-            .iter()
-            .rev()
-            .copied()
-            .filter(|&id| id <= hi)
-            .take_while(|&id| id >= lo)
-            .take(limit)
-            .collect();
-        let covered = self.complete || self.ids.first().is_some_and(|&oldest| oldest <= lo);
-        (out.len() == limit || covered).then_some(out)
+        let newest_first = self.ids.iter().rev().copied();
+        pick(
+            newest_first,
+            self.ids.first().copied(),
+            self.complete,
+            lo,
+            hi,
+            limit,
+        )
     }
+}
+
+/// An author's ids in `lo..=hi`, newest first, at most `limit`, from their
+/// newest ids (`oldest` the oldest of them; `complete` when they are all the
+/// author's posts); `None` if posts in that range may exist below them.
+pub fn pick(
+    newest_first: impl Iterator<Item = u64>,
+    oldest: Option<u64>,
+    complete: bool,
+    lo: u64,
+    hi: u64,
+    limit: usize,
+) -> Option<Vec<u64>> {
+    let out: Vec<u64> = newest_first
+        .filter(|&id| id <= hi)
+        .take_while(|&id| id >= lo)
+        .take(limit)
+        .collect();
+    let covered = complete || oldest.is_some_and(|o| o <= lo);
+    (out.len() == limit || covered).then_some(out)
 }
 
 #[derive(Default)]
