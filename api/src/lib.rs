@@ -22,6 +22,7 @@ pub mod guard;
 pub mod http;
 pub mod ingest;
 pub mod json;
+pub mod limits;
 pub mod live;
 pub mod observe;
 pub mod openapi;

@@ -253,8 +253,10 @@ pub struct UserPageQuery {
             unsupported_content_encoding, 431 headers_too_large (over 16 KiB), and 503 \
             overloaded (with Retry-After) or request_timeout (30 s). Every response carries \
             x-request-id. Callers present a server API key (scopes write, read, admin) or a \
-            user token (a JWT signed HS256 with a shared secret, `sub` the user id, `exp` \
-            required) as `Authorization: Bearer`; each route lists the schemes and scopes \
+            user token (a JWT signed HS256 with a shared secret, `sub` the user id, `iat` and \
+            `exp` required, at most 30 days apart, `nbf` honoured; refused with \
+            `token_revoked` if issued before its account's tokens were revoked or the \
+            account deleted or suspended) as `Authorization: Bearer`; each route lists the schemes and scopes \
             that may call it (`self`: only as the user in the path; `author`: only the \
             post's author; `public_reads`: when the deployment lets user tokens read public \
             data). Routes without security are open.",
@@ -267,6 +269,7 @@ pub struct UserPageQuery {
         (name = "graph", description = "Follows, followers and counts"),
         (name = "posts", description = "Posts and their authors' lists"),
         (name = "groups", description = "Groups that users join and leave"),
+        (name = "moderation", description = "Suspensions and token revocation"),
         (name = "timelines", description = "Timelines, newest first: home, lists, groups, mentions"),
         (name = "operations", description = "Health, readiness, metrics, status, the contract"),
     )

@@ -137,6 +137,7 @@ pub async fn run_bench(args: BenchArgs) -> Result<(), String> {
                 auth: socialite_runtime::AuthConfig::none(),
                 cors_origins: Vec::new(),
                 ops_addr: None,
+                limits: Default::default(),
             };
             let rest = tokio::net::TcpListener::bind("127.0.0.1:0")
                 .await

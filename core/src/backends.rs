@@ -1,12 +1,13 @@
 //! Every port of a deployment, opened, in one value. Which adapters fill it
 //! is decided by the runtime crate from the settings; core only meters them.
 
+use crate::accounts::Standings;
 use crate::feed::config::FeedConfig;
 use crate::feed::hybrid::Marks;
 use crate::feed::Stores;
 use crate::metered::Metered;
 use crate::ports::{
-    AppliedFeed, ContentStore, EventLog, GraphStore, Outbox, Rewind, TimelineStore,
+    Accounts, AppliedFeed, ContentStore, EventLog, GraphStore, Outbox, Rewind, TimelineStore,
 };
 use std::sync::Arc;
 
@@ -25,6 +26,9 @@ pub struct Backends {
     pub feed: FeedConfig,
     /// Hybrid fanout's marks, shared by this process's reads and worker.
     pub marks: Arc<Marks>,
+    /// Account standings (revocations, suspensions), as this process knows
+    /// them.
+    pub accounts: Arc<Standings>,
 }
 
 /// Opened ports, before metering.
@@ -36,6 +40,7 @@ pub struct Parts {
     pub timelines: Arc<dyn TimelineStore>,
     pub rewind: Option<Arc<dyn Rewind>>,
     pub applied: Arc<dyn AppliedFeed>,
+    pub accounts: Arc<dyn Accounts>,
 }
 
 impl Backends {
@@ -51,6 +56,7 @@ impl Backends {
             applied: parts.applied,
             feed,
             marks: Arc::default(),
+            accounts: Arc::new(Standings::new(Arc::new(Metered(parts.accounts)))),
         }
     }
 
@@ -61,6 +67,7 @@ impl Backends {
             timelines: self.timelines.clone(),
             feed: self.feed,
             marks: self.marks.clone(),
+            accounts: self.accounts.clone(),
         }
     }
 }

@@ -3,6 +3,8 @@
 //! log. Everything here is shared by the REST and gRPC transports, and every
 //! call is checked against its caller's permissions (`crate::rules::access`).
 
+use crate::accounts::Standings;
+use crate::backends::Backends;
 use crate::error::Result;
 use crate::ids::{GroupName, PostId, PostIdGen, UserId};
 use crate::metrics::metrics;
@@ -22,28 +24,43 @@ use std::time::{Duration, Instant};
 /// to finish before answering `user_being_deleted`.
 const RECREATE_WAIT: Duration = Duration::from_secs(5);
 
+/// The most accounts a user may follow unless configured otherwise.
+pub const DEFAULT_MAX_FOLLOWING: u64 = 7_500;
+
 pub struct Ingest {
     content: Arc<dyn ContentStore>,
     graph: Arc<dyn GraphStore>,
+    accounts: Arc<Standings>,
     ids: PostIdGen,
+    max_following: u64,
 }
 
 impl Ingest {
     /// `node` tells producers apart in post ids (0..1024).
-    pub async fn new(
-        content: Arc<dyn ContentStore>,
-        graph: Arc<dyn GraphStore>,
-        node: u16,
-    ) -> Result<Ingest> {
+    pub async fn new(backends: &Backends, node: u16) -> Result<Ingest> {
         let ids = PostIdGen::new(node);
-        if let Some(newest) = content.newest_post_id().await? {
+        if let Some(newest) = backends.content.newest_post_id().await? {
             ids.advance_past(newest);
         }
         Ok(Ingest {
-            content,
-            graph,
+            content: backends.content.clone(),
+            graph: backends.graph.clone(),
+            accounts: backends.accounts.clone(),
             ids,
+            max_following: DEFAULT_MAX_FOLLOWING,
         })
+    }
+
+    /// Caps how many accounts one user may follow.
+    pub fn with_max_following(mut self, max: u64) -> Ingest {
+        self.max_following = max;
+        self
+    }
+
+    /// The caller may act as `user`, and `user` may act at all.
+    async fn acting_as(&self, caller: &Caller, user: &UserId) -> Result<()> {
+        check(caller, Act::ActAs(user))?;
+        self.accounts.may_act(user).await
     }
 
     /// Creates the user, or replaces the profile of an existing one.
@@ -54,7 +71,7 @@ impl Ingest {
         profile: Option<Value>,
     ) -> Result<(User, bool)> {
         let id = UserId::parse(id)?;
-        check(caller, Act::ActAs(&id))?;
+        self.acting_as(caller, &id).await?;
         let profile = profile.map(|p| json_object("profile", p)).transpose()?;
         // A deletion of the id's earlier user usually ends within
         // milliseconds: wait for it a little rather than refuse at once.
@@ -71,9 +88,15 @@ impl Ingest {
         }
     }
 
+    /// Deletes the account. Its tokens are revoked first, so that none
+    /// issued before the deletion acts for a later account under the id.
     pub async fn delete_user(&self, caller: &Caller, id: &str) -> Result<()> {
         let id = UserId::parse(id)?;
-        check(caller, Act::DeleteUser)?;
+        check(caller, Act::Moderate)?;
+        if self.content.get_user(&id).await?.is_none() {
+            return Err(user_not_found(&id));
+        }
+        self.accounts.revoke_tokens(&id).await?;
         if self.content.delete_user(&id).await? {
             Ok(())
         } else {
@@ -114,8 +137,11 @@ impl Ingest {
     ) -> Result<EdgeTransition> {
         let (u, t) = (UserId::parse(user)?, UserId::parse(target)?);
         let lists = lists.map(edge_lists).transpose()?;
-        check(caller, Act::ActAs(&u))?;
-        let mut change = EdgeChange::new(u, t, op)?;
+        self.acting_as(caller, &u).await?;
+        if op == EdgeOp::Follow {
+            self.accounts.visible(&t).await?;
+        }
+        let mut change = EdgeChange::new(u, t, op)?.with_max_following(self.max_following);
         if let Some(lists) = lists {
             change = change.with_lists(lists);
         }
@@ -133,7 +159,7 @@ impl Ingest {
         make: bool,
     ) -> Result<RelationTransition> {
         let (u, t) = (UserId::parse(user)?, UserId::parse(target)?);
-        check(caller, Act::ActAs(&u))?;
+        self.acting_as(caller, &u).await?;
         let change = RelationChange::new(u, t, relation, make)?;
         self.graph.change_relation(&change).await
     }
@@ -149,7 +175,7 @@ impl Ingest {
     ) -> Result<bool> {
         let group = GroupName::parse(group)?;
         let user = UserId::parse(user)?;
-        check(caller, Act::ActAs(&user))?;
+        self.acting_as(caller, &user).await?;
         let change = Membership { group, user, join };
         self.graph.change_membership(&change).await
     }
@@ -162,7 +188,7 @@ impl Ingest {
         data: Option<Value>,
     ) -> Result<Post> {
         let author = UserId::parse(author)?;
-        check(caller, Act::ActAs(&author))?;
+        self.acting_as(caller, &author).await?;
         validate_message(&message)?;
         let mentions = candidates(&message)?;
         let data = data.map(|d| json_object("data", d)).transpose()?;
@@ -190,5 +216,24 @@ impl Ingest {
             .delete_post(id)
             .await?
             .ok_or_else(|| post_not_found(id))
+    }
+
+    /// Suspends the account (`on`) or lifts its suspension; returns whether
+    /// it changed. Suspending refuses the account's tokens issued so far,
+    /// hides it and its posts from every reader and keeps its id; lifting
+    /// brings the posts back. The id need not exist: a deleted account's
+    /// suspension keeps its id from being taken.
+    pub async fn suspend(&self, caller: &Caller, id: &str, on: bool) -> Result<bool> {
+        let id = UserId::parse(id)?;
+        check(caller, Act::Moderate)?;
+        self.accounts.set_suspended(&id, on).await
+    }
+
+    /// Refuses every token of the account issued up to now (one user's
+    /// tokens, without rotating the shared secret).
+    pub async fn revoke_tokens(&self, caller: &Caller, id: &str) -> Result<()> {
+        let id = UserId::parse(id)?;
+        check(caller, Act::Moderate)?;
+        self.accounts.revoke_tokens(&id).await
     }
 }

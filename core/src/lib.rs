@@ -25,6 +25,7 @@
 //! - [`sim`]: seeded random numbers and Zipf picks for tests, benchmarks and
 //!   retry jitter.
 
+pub mod accounts;
 pub mod backends;
 pub mod deletions;
 pub mod error;

@@ -33,6 +33,22 @@ async fn timed<T>(
 pub struct Metered<T: ?Sized>(pub Arc<T>);
 
 #[async_trait]
+impl Accounts for Metered<dyn Accounts> {
+    async fn standing(&self, id: &UserId) -> Result<Standing> {
+        timed("accounts", "standing", self.0.standing(id)).await
+    }
+    async fn suspended(&self) -> Result<Vec<UserId>> {
+        timed("accounts", "suspended", self.0.suspended()).await
+    }
+    async fn revoke_tokens(&self, id: &UserId, at_ms: u64) -> Result<()> {
+        timed("accounts", "revoke_tokens", self.0.revoke_tokens(id, at_ms)).await
+    }
+    async fn set_suspended(&self, id: &UserId, on: bool, at_ms: u64) -> Result<bool> {
+        timed("accounts", "set_suspended", self.0.set_suspended(id, on, at_ms)).await
+    }
+}
+
+#[async_trait]
 impl ContentStore for Metered<dyn ContentStore> {
     async fn put_user(
         &self,

@@ -143,10 +143,21 @@ fn is_invisible(c: char) -> bool {
 }
 
 /// A message shows something (not only whitespace, controls or invisible
-/// characters) and is at most [`MAX_MESSAGE_BYTES`] of UTF-8.
+/// characters), holds no control character but newline and tab (a NUL or a
+/// terminal escape would reach every reader's screen and log), and is at
+/// most [`MAX_MESSAGE_BYTES`] of UTF-8.
 pub fn validate_message(message: &str) -> Result<()> {
     if message.chars().all(is_invisible) {
         return Err(Error::invalid("empty_message", "message must not be empty"));
+    }
+    if let Some(c) = message.chars().find(|c| c.is_control() && !matches!(c, '\n' | '\t')) {
+        return Err(Error::invalid(
+            "control_character",
+            format!(
+                "message holds the control character U+{:04X}; only newline and tab are allowed",
+                c as u32
+            ),
+        ));
     }
     if message.len() > MAX_MESSAGE_BYTES {
         return Err(Error::invalid(
@@ -310,6 +321,18 @@ mod tests {
             );
         }
         assert!(validate_message("\u{200B}hi").is_ok());
+    }
+
+    #[test]
+    fn control_characters_but_newline_and_tab_are_refused() {
+        for bad in ["a\u{0}b", "red \u{1b}[31m", "bell\u{7}", "cr\r", "\u{9b}csi"] {
+            assert_eq!(
+                validate_message(bad).unwrap_err().code(),
+                "control_character",
+                "{bad:?}"
+            );
+        }
+        assert!(validate_message("line one\n\tline two").is_ok());
     }
 
     #[test]

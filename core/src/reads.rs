@@ -59,12 +59,19 @@ impl Reads {
         self.existing(&id).await
     }
 
+    /// The user, unless there is none or it is suspended (hidden from
+    /// every reader).
     async fn existing(&self, id: &UserId) -> Result<User> {
-        self.stores
-            .content
-            .get_user(id)
-            .await?
-            .ok_or_else(|| user_not_found(id))
+        let user = self.stores.content.get_user(id).await?;
+        let user = user.ok_or_else(|| user_not_found(id))?;
+        self.stores.accounts.visible(id).await?;
+        Ok(user)
+    }
+
+    /// What every reader is hidden: the suspended accounts.
+    async fn hidden_from_all(&self) -> Result<Hidden> {
+        let suspended = self.stores.accounts.suspended_ids().await?;
+        Ok(Hidden::default().and_suspended(suspended))
     }
 
     /// A user's followers or followees, newest follow first, each with
@@ -138,12 +145,12 @@ impl Reads {
     pub async fn post(&self, caller: &Caller, id: &str) -> Result<Post> {
         let id = PostId::parse(id)?;
         check(caller, Act::ReadPublic)?;
-        self.stores
-            .content
-            .get_posts(&[id])
-            .await?
-            .pop()
-            .ok_or_else(|| post_not_found(id))
+        let post = self.stores.content.get_posts(&[id]).await?.pop();
+        let post = post.ok_or_else(|| post_not_found(id))?;
+        if self.stores.accounts.is_suspended(&post.author).await? {
+            return Err(post_not_found(id));
+        }
+        Ok(post)
     }
 
     /// A user's own posts, newest first.
@@ -247,6 +254,15 @@ impl Reads {
             ));
         }
         check(caller, Act::ReadPublic)?;
+        let suspended = self.stores.accounts.suspended_ids().await?;
+        ids.retain(|a| !suspended.contains(a));
+        if ids.is_empty() {
+            page_size(limit)?;
+            return Ok(Page {
+                items: Vec::new(),
+                next_cursor: None,
+            });
+        }
         self.posts_of(&ids, limit, before).await
     }
 
@@ -268,8 +284,11 @@ impl Reads {
 
     /// What `viewer`'s mutes and blocks hide from their timelines.
     async fn hidden_from(&self, viewer: &UserId) -> Result<Hidden> {
-        let relations = self.stores.graph.relations_of(viewer).await?;
-        Ok(Hidden::in_timelines(relations))
+        let (relations, suspended) = tokio::try_join!(
+            self.stores.graph.relations_of(viewer),
+            self.stores.accounts.suspended_ids()
+        )?;
+        Ok(Hidden::in_timelines(relations).and_suspended(suspended))
     }
 
     /// The accounts the user mutes (or blocks), in id order: theirs alone
@@ -340,7 +359,7 @@ impl Reads {
         let (group, _) = self.group(caller, group).await?;
         let hidden = match viewing_as(caller, viewer)? {
             Some(v) => self.hidden_from(&self.existing(&v).await?.id).await?,
-            None => Hidden::default(),
+            None => self.hidden_from_all().await?,
         };
         self.feed_page(&Feed::Group(group), &hidden, limit, before)
             .await
@@ -360,7 +379,9 @@ impl Reads {
         let user = self.existing(&id).await?;
         let limit = page_size(limit)?;
         let mut below = before.map(PostId::parse).transpose()?;
-        let hidden = Hidden::in_mentions(self.stores.graph.relations_of(&user.id).await?);
+        let suspended = self.stores.accounts.suspended_ids().await?;
+        let hidden = Hidden::in_mentions(self.stores.graph.relations_of(&user.id).await?)
+            .and_suspended(suspended);
         // Reads past what is hidden until the page and one more are found.
         let (content, want) = (&self.stores.content, limit + 1);
         let mut posts = Vec::new();

@@ -34,6 +34,11 @@ pub(crate) fn apply_edge(ctx: &mut Ctx<'_>, change: &EdgeChange) -> Result<EdgeT
     if !transition.changed() {
         return Ok(transition);
     }
+    if transition.count_step > 0 {
+        let counts = ctx.txn.open_table(COUNTS).store()?;
+        let following = counts.get(f).store()?.map_or(0, |c| c.value().1);
+        change.check_room(&transition, following)?;
+    }
     lists::apply(ctx.txn, f, t, &transition)?;
     // The edge itself is written only when the graph changes.
     match transition.count_step {

@@ -19,6 +19,7 @@
 //!   rules), `layout` (capped array, time buckets, sized buckets) and
 //!   `authors` (interned author ids).
 
+mod accounts;
 mod authors;
 pub mod config;
 mod content;

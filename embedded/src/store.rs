@@ -79,6 +79,7 @@ impl EmbeddedStore {
             txn.open_table(RELATIONS).store()?;
             txn.open_table(RELATED).store()?;
             txn.open_table(HYBRID).store()?;
+            txn.open_table(ACCOUNTS).store()?;
             crate::edge_times::backfill_untimed(&txn)?;
             last_u64_key(&txn.open_table(OUTBOX).store()?)? + 1
         };

@@ -47,6 +47,9 @@ pub const RELATIONS: TableDefinition<(&str, u8, &str), ()> = TableDefinition::ne
 pub const RELATED: TableDefinition<(&str, u8, &str), ()> = TableDefinition::new("related");
 /// author: the authors marked for hybrid fanout.
 pub const HYBRID: TableDefinition<&str, ()> = TableDefinition::new("hybrid");
+/// user id → (tokens refused up to this ms, suspended): account standings,
+/// kept after the account's deletion.
+pub const ACCOUNTS: TableDefinition<&str, (u64, bool)> = TableDefinition::new("accounts");
 /// post id → post record.
 pub const POSTS: TableDefinition<u64, &[u8]> = TableDefinition::new("posts");
 /// (author, post id): an author's posts in time order.

@@ -48,6 +48,7 @@ fn main() -> ExitCode {
             auth: AuthConfig::none(),
             cors_origins: Vec::new(),
             ops_addr: None,
+            limits: Default::default(),
         };
         let services = [Service::FanoutWorker];
         serve_until_signal(

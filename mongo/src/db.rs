@@ -27,6 +27,7 @@ pub const GROUPS: &str = "groups";
 pub const COUNTS: &str = "counts";
 pub const RELATIONS: &str = "relations";
 pub const HYBRID: &str = "hybrid";
+pub const ACCOUNTS: &str = "accounts";
 
 /// How long a transaction keeps being retried on transient errors (write
 /// conflicts between concurrent writers of the same documents, such as the
@@ -95,6 +96,7 @@ pub struct Db {
     pub counts: Collection<Document>,
     pub relations: Collection<Document>,
     pub hybrid: Collection<Document>,
+    pub accounts: Collection<Document>,
 }
 
 pub fn db_err(what: &str) -> impl Fn(DbError) -> Error + '_ {
@@ -126,6 +128,7 @@ impl Db {
             counts: database.collection(COUNTS),
             relations: database.collection(RELATIONS),
             hybrid: database.collection(HYBRID),
+            accounts: database.collection(ACCOUNTS),
             client,
             database,
         };
@@ -179,6 +182,16 @@ impl Db {
                 .await
                 .map_err(db_err("creating the follow time index"))?;
         }
+        // The suspended accounts, read by every process once a second.
+        self.accounts
+            .create_index(
+                IndexModel::builder()
+                    .keys(doc! { "suspended": 1 })
+                    .options(IndexOptions::builder().name("suspended".to_owned()).build())
+                    .build(),
+            )
+            .await
+            .map_err(db_err("creating the accounts index"))?;
         // A group's members in id order, and a user's groups.
         self.group_members
             .create_index(unique(doc! { "group": 1, "user": 1 }, "group_user"))

@@ -133,6 +133,10 @@ impl MongoStore {
         if !t.changed() {
             return Ok(t);
         }
+        if t.count_step > 0 {
+            let following = self.following_count(s, a).await?;
+            change.check_room(&t, following)?;
+        }
         if !t.added.is_empty() {
             let held = self.list_sizes(Some(&mut *s), a).await?;
             t.check_list_count(held.len(), |l| Ok(held.iter().any(|(h, _)| h == l)))?;
@@ -179,6 +183,18 @@ impl MongoStore {
             self.emit(s, std::slice::from_ref(event)).await?;
         }
         Ok(t)
+    }
+
+    /// How many accounts `user` follows, as their record counts them.
+    async fn following_count(&self, s: &mut ClientSession, user: &str) -> Result<u64, TxnError> {
+        let found = self
+            .db
+            .users
+            .find_one(doc! { "_id": user })
+            .projection(doc! { "_id": 0, "following": 1 })
+            .session(&mut *s)
+            .await?;
+        Ok(found.map_or(0, |d| get_i64(&d, "following")).max(0) as u64)
     }
 
     /// The rule's existence check, with one query for both users.

@@ -9,6 +9,7 @@
 //! filter is derived from the rule's function (see `timelines`). It must not
 //! know the other backends, transports or settings sources.
 
+mod accounts;
 mod author_posts;
 mod buckets;
 mod cache_doc;

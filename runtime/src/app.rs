@@ -7,6 +7,7 @@
 
 use crate::backends::{open_backends, BackendConfig};
 use socialite_api::auth::{AuthConfig, Authenticator};
+use socialite_api::limits::Limits;
 use socialite_api::live::Live;
 use socialite_api::serve::{
     finish_router, grpc_routes, ops_only_router, serve_grpc, serve_http, Serving,
@@ -76,6 +77,8 @@ pub struct AppConfig {
     /// Where `/metrics` and the status page are served apart, open; `None`
     /// serves them on the REST address behind an admin key.
     pub ops_addr: Option<SocketAddr>,
+    /// What clients may hold: connections, streams, follows.
+    pub limits: Limits,
 }
 
 /// How often the key and secret files are checked for changes.
@@ -137,9 +140,7 @@ pub async fn start(
     // operators' endpoints, on an address that is theirs alone.
     let serves_api = services.iter().any(|s| !s.grpc_names().is_empty());
     let auth = match serves_api {
-        true => Some(Arc::new(
-            Authenticator::new(config.auth.clone()).map_err(invalid_settings)?,
-        )),
+        true => Some(Authenticator::new(config.auth.clone()).map_err(invalid_settings)?),
         false => None,
     };
     let ops = match config.ops_addr.filter(|_| serves_api) {
@@ -151,14 +152,12 @@ pub async fn start(
         None => None,
     };
     let backends = open_backends(&config.storage).await?;
+    let auth = auth.map(|a| Arc::new(a.with_accounts(backends.accounts.clone())));
     let runs = |s: Service| services.contains(&s);
     let ingest = Arc::new(
-        Ingest::new(
-            backends.content.clone(),
-            backends.graph.clone(),
-            config.node_id,
-        )
-        .await?,
+        Ingest::new(&backends, config.node_id)
+            .await?
+            .with_max_following(config.limits.max_following),
     );
     let reads = Arc::new(Reads::new(backends.stores()));
     let (servers, server_shutdown) = shutdown::channel();

@@ -113,10 +113,10 @@ pub async fn open_backends(config: &BackendConfig) -> Result<Backends> {
     feed.validate()?;
     let store = parse_store(&config.store, &config.embedded)?;
     let log = parse_log(&config.event_log, &config.embedded)?;
-    let (content, graph, outbox, timelines): (_, _, _, Arc<dyn TimelineStore>) = match store {
+    let (content, graph, outbox, accounts, timelines): (_, _, _, _, Arc<dyn TimelineStore>) = match store {
         Store::Embedded(e) => {
             let s = e.open_store()?;
-            (s.clone() as _, s.clone() as _, s as _, e.memory_timelines())
+            (s.clone() as _, s.clone() as _, s.clone() as _, s as _, e.memory_timelines())
         }
         #[cfg(feature = "mongodb")]
         Store::Mongo(uri) => {
@@ -131,7 +131,7 @@ pub async fn open_backends(config: &BackendConfig) -> Result<Backends> {
                 }
             };
             let s = Arc::new(MongoStore::new(db));
-            (s.clone() as _, s.clone() as _, s as _, timelines)
+            (s.clone() as _, s.clone() as _, s.clone() as _, s as _, timelines)
         }
     };
     // The applied feed goes with the log: in process beside the embedded
@@ -155,6 +155,7 @@ pub async fn open_backends(config: &BackendConfig) -> Result<Backends> {
         timelines,
         rewind,
         applied,
+        accounts,
     };
     Ok(Backends::assemble(parts, feed))
 }

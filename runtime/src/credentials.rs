@@ -53,6 +53,8 @@ pub struct AuthArgs {
     /// credentials, instead of on the REST address behind an admin key.
     #[arg(long, env = "SOCIALITE_OPS_ADDR")]
     pub ops_addr: Option<SocketAddr>,
+    #[command(flatten)]
+    pub limits: crate::settings::LimitArgs,
 }
 
 impl std::fmt::Debug for AuthArgs {

@@ -3,6 +3,7 @@
 //! fills in what neither sets (see [`crate::settings_file`]).
 
 use crate::backends::BackendConfig;
+use socialite_api::limits::Limits;
 use clap::Args;
 use socialite_core::feed::config::{FeedConfig, FeedModel};
 use socialite_core::rules::hybrid::Hybrid;
@@ -115,6 +116,53 @@ impl StorageArgs {
             },
             store: self.store.clone(),
             event_log: self.event_log.clone(),
+        }
+    }
+}
+
+/// What one process lets clients hold (see `socialite_api::limits`).
+#[derive(Debug, Clone, Args)]
+pub struct LimitArgs {
+    /// Most accounts one user may follow.
+    #[arg(long, env = "SOCIALITE_MAX_FOLLOWING", default_value_t = Limits::default().max_following, value_parser = clap::value_parser!(u64).range(1..=1_000_000))]
+    pub max_following: u64,
+    /// Open connections, REST and gRPC together; 0 takes three quarters of
+    /// the process's file-descriptor limit.
+    #[arg(long, env = "SOCIALITE_MAX_CONNECTIONS", default_value_t = 0)]
+    pub max_connections: usize,
+    /// Open connections from one client address.
+    #[arg(long, env = "SOCIALITE_MAX_CONNECTIONS_PER_IP", default_value_t = Limits::default().max_connections_per_ip, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=1_000_000))]
+    pub max_connections_per_ip: usize,
+    /// Seconds a connection may stay without a request in flight, from its
+    /// start (a client that sends no complete request head) and between
+    /// requests.
+    #[arg(long, env = "SOCIALITE_IDLE_TIMEOUT", default_value = "5s", value_parser = parse_duration_secs)]
+    pub idle_timeout: u64,
+    /// Live streams open in the process.
+    #[arg(long, env = "SOCIALITE_MAX_STREAMS", default_value_t = Limits::default().max_streams, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=1_000_000))]
+    pub max_streams: usize,
+    /// Live streams of one user's timeline.
+    #[arg(long, env = "SOCIALITE_MAX_STREAMS_PER_USER", default_value_t = Limits::default().max_streams_per_user, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=1_000_000))]
+    pub max_streams_per_user: usize,
+    /// Live streams opened with one API key.
+    #[arg(long, env = "SOCIALITE_MAX_STREAMS_PER_KEY", default_value_t = Limits::default().max_streams_per_key, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=1_000_000))]
+    pub max_streams_per_key: usize,
+    /// How long a live stream lives before it asks its client to reconnect.
+    #[arg(long, env = "SOCIALITE_STREAM_LIFETIME", default_value = "1h", value_parser = parse_duration_secs)]
+    pub stream_lifetime: u64,
+}
+
+impl LimitArgs {
+    pub fn config(&self) -> Limits {
+        Limits {
+            max_following: self.max_following,
+            max_connections: self.max_connections,
+            max_connections_per_ip: self.max_connections_per_ip,
+            idle_timeout: std::time::Duration::from_secs(self.idle_timeout),
+            max_streams: self.max_streams,
+            max_streams_per_user: self.max_streams_per_user,
+            max_streams_per_key: self.max_streams_per_key,
+            stream_lifetime: std::time::Duration::from_secs(self.stream_lifetime),
         }
     }
 }

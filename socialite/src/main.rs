@@ -176,6 +176,7 @@ async fn up(mut args: UpArgs) -> Result<(), String> {
         auth: args.auth.config(),
         cors_origins: args.auth.cors_origins.clone(),
         ops_addr: args.auth.ops_addr,
+        limits: args.auth.limits.config(),
     };
     serve_until_signal(
         "socialite",

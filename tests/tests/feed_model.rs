@@ -186,7 +186,7 @@ impl Harness {
             config.store = store;
         }
         let backends = open_backends(&config).await.unwrap();
-        let ingest = Ingest::new(backends.content.clone(), backends.graph.clone(), 1)
+        let ingest = Ingest::new(&backends, 1)
             .await
             .unwrap();
         let reads = Reads::new(backends.stores());

@@ -106,7 +106,7 @@ async fn an_author_crosses_the_threshold_both_ways(kind: Kind) {
         return;
     };
     let b = t.backends.clone();
-    let ingest = Ingest::new(b.content.clone(), b.graph.clone(), 1)
+    let ingest = Ingest::new(&b, 1)
         .await
         .unwrap();
     let reads = Reads::new(b.stores());

@@ -50,6 +50,7 @@ fn main() -> ExitCode {
             auth: cli.auth.config(),
             cors_origins: cli.auth.cors_origins.clone(),
             ops_addr: cli.auth.ops_addr,
+            limits: cli.auth.limits.config(),
         };
         let services = [Service::TimelineApi];
         serve_until_signal(

@@ -25,7 +25,9 @@ use base64ct::{Base64, Encoding};
 use keys::{find_key, parse_keys, StoredKey};
 pub use rate::Refusal;
 use rate::{RateLimiter, Rates};
+use socialite_core::accounts::Standings;
 use socialite_core::rules::access::Caller;
+use socialite_core::rules::accounts::admit_token;
 use socialite_core::{Error, ErrorKind};
 use std::path::PathBuf;
 use std::sync::{Arc, RwLock};
@@ -89,6 +91,18 @@ pub struct Authenticator {
     /// What the files looked like when last read.
     seen: std::sync::Mutex<[Option<Stamp>; 2]>,
     limiter: RateLimiter,
+    /// Account standings, for user tokens: a token issued before its
+    /// account's tokens were revoked (or the account deleted or suspended)
+    /// is refused. Absent only in a process with no stores.
+    accounts: Option<Arc<Standings>>,
+}
+
+/// A verified credential: who calls, and until when it holds (a token's
+/// expiry, Unix seconds).
+#[derive(Debug, Clone)]
+pub struct Identity {
+    pub caller: Caller,
+    pub expires_at: Option<u64>,
 }
 
 /// The text of a source: its fixed text, then its file.
@@ -119,6 +133,7 @@ impl Authenticator {
     pub fn new(config: AuthConfig) -> Result<Authenticator, String> {
         let auth = Authenticator {
             limiter: RateLimiter::new(config.rates),
+            accounts: None,
             credentials: RwLock::default(),
             seen: std::sync::Mutex::new([
                 modified(&config.api_keys),
@@ -148,6 +163,12 @@ impl Authenticator {
             tracing::warn!("authentication is OFF (--auth none): any client may act as any user");
         }
         Ok(auth)
+    }
+
+    /// User tokens are checked against account standings.
+    pub fn with_accounts(mut self, accounts: Arc<Standings>) -> Authenticator {
+        self.accounts = Some(accounts);
+        self
     }
 
     /// Whether requests are checked at all.
@@ -210,14 +231,30 @@ impl Authenticator {
         }
     }
 
-    /// The caller a request's headers name.
-    pub fn caller(&self, headers: &HeaderMap) -> Result<Caller, Error> {
+    /// The caller a request's headers name, with the credential it
+    /// presented (for checks again later, by live streams).
+    pub async fn caller(&self, headers: &HeaderMap) -> Result<(Identity, Option<String>), Error> {
         if !self.config.checks {
-            return Ok(Caller::Trusted);
+            let trusted = Identity {
+                caller: Caller::Trusted,
+                expires_at: None,
+            };
+            return Ok((trusted, None));
         }
         let Some(presented) = credential(headers)? else {
-            return Ok(Caller::Anonymous);
+            let anonymous = Identity {
+                caller: Caller::Anonymous,
+                expires_at: None,
+            };
+            return Ok((anonymous, None));
         };
+        let identity = self.identify(&presented).await?;
+        Ok((identity, Some(presented)))
+    }
+
+    /// Who a presented credential is: a key that is configured now, or a
+    /// token that verifies and whose account still stands.
+    pub async fn identify(&self, presented: &str) -> Result<Identity, Error> {
         let credentials = self.credentials.read().expect("not poisoned").clone();
         if presented.starts_with(keys::KEY_PREFIX) {
             let key = find_key(&credentials.keys, &presented).ok_or_else(|| {
@@ -227,31 +264,76 @@ impl Authenticator {
                     "no such API key",
                 )
             })?;
-            return Ok(Caller::Server {
+            let caller = Caller::Server {
                 key: key.name.clone(),
                 scopes: key.scopes,
+            };
+            return Ok(Identity {
+                caller,
+                expires_at: None,
             });
         }
-        let user = tokens::verify(&credentials.secrets, &presented)?;
-        Ok(Caller::User {
-            user,
+        let token = tokens::verify(&credentials.secrets, presented)?;
+        if let Some(accounts) = &self.accounts {
+            let standing = accounts.of(&token.user).await?;
+            admit_token(&token.user, &standing, token.issued_at)?;
+        }
+        let caller = Caller::User {
+            user: token.user,
             public_reads: self.config.public_reads,
+        };
+        Ok(Identity {
+            caller,
+            expires_at: Some(token.expires_at),
         })
     }
 
     /// The caller, admitted by its rate limit.
-    fn admit(&self, headers: &HeaderMap) -> Result<Caller, Refusal> {
-        let caller = self.caller(headers)?;
-        self.limiter.admit(&caller)?;
-        Ok(caller)
+    async fn admit(self: &Arc<Self>, headers: &HeaderMap) -> Result<Grant, Refusal> {
+        let (identity, presented) = self.caller(headers).await?;
+        self.limiter.admit(&identity.caller)?;
+        Ok(Grant {
+            auth: self.clone(),
+            presented: presented.map(Arc::from),
+            identity,
+        })
+    }
+}
+
+/// What a request was granted: its identity, and the means to check its
+/// credential again (a live stream does, every second, and ends when the
+/// credential no longer holds).
+#[derive(Clone)]
+pub struct Grant {
+    auth: Arc<Authenticator>,
+    presented: Option<Arc<str>>,
+    pub identity: Identity,
+}
+
+impl Grant {
+    /// `Ok` while the credential still holds: the key is still configured,
+    /// the token has not expired, its account's tokens were not revoked and
+    /// the account is not suspended.
+    pub async fn recheck(&self) -> Result<(), Error> {
+        match &self.presented {
+            Some(p) => self.auth.identify(p).await.map(drop),
+            None => Ok(()),
+        }
     }
 }
 
 /// The credential of `Authorization: Bearer X` or of Basic's password.
 fn credential(headers: &HeaderMap) -> Result<Option<String>, Error> {
-    let Some(value) = headers.get(header::AUTHORIZATION) else {
+    let mut values = headers.get_all(header::AUTHORIZATION).iter();
+    let Some(value) = values.next() else {
         return Ok(None);
     };
+    if values.next().is_some() {
+        return Err(Error::invalid(
+            "duplicate_authorization",
+            "send one Authorization header",
+        ));
+    }
     let malformed = || {
         Error::new(
             ErrorKind::Unauthenticated,
@@ -289,6 +371,17 @@ impl<S: Send + Sync> FromRequestParts<S> for Auth {
     }
 }
 
+/// The grant of a REST request, for handlers that hold on to it (streams).
+pub struct Granted(pub Option<Grant>);
+
+impl<S: Send + Sync> FromRequestParts<S> for Granted {
+    type Rejection = std::convert::Infallible;
+
+    async fn from_request_parts(parts: &mut Parts, _: &S) -> Result<Self, Self::Rejection> {
+        Ok(Granted(parts.extensions.get::<Grant>().cloned()))
+    }
+}
+
 /// A gRPC request's caller and message.
 pub fn grpc_parts<T>(req: tonic::Request<T>) -> (Caller, T) {
     let caller = req.extensions().get::<Caller>().cloned();
@@ -317,14 +410,15 @@ pub async fn authenticate_grpc(
 /// Puts the admitted caller in the request for the handler, or answers the
 /// refusal in the transport's form.
 async fn authenticate(
-    auth: &Authenticator,
+    auth: &Arc<Authenticator>,
     mut req: Request,
     next: Next,
     refuse: fn(Refusal) -> Response,
 ) -> Response {
-    match auth.admit(req.headers()) {
-        Ok(caller) => {
-            req.extensions_mut().insert(caller);
+    match auth.admit(req.headers()).await {
+        Ok(grant) => {
+            req.extensions_mut().insert(grant.identity.caller.clone());
+            req.extensions_mut().insert(grant);
             next.run(req).await
         }
         Err(r) => refuse(r),

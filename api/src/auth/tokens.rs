@@ -85,9 +85,20 @@ fn invalid(message: impl Into<String>) -> Error {
     Error::new(ErrorKind::Unauthenticated, "invalid_token", message)
 }
 
-/// The user a token acts as, if one of `secrets` signed it and it has not
-/// expired.
-pub fn verify(secrets: &[Vec<u8>], token: &str) -> Result<UserId> {
+/// What a verified token says: the user it acts as, when it was issued and
+/// when it expires (Unix seconds).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Verified {
+    pub user: UserId,
+    pub issued_at: u64,
+    pub expires_at: u64,
+}
+
+/// The user a token acts as, if one of `secrets` signed it, it says when it
+/// was issued (`iat`, which binds it to the accounts under its id then: see
+/// `socialite_core::rules::accounts`), it lives at most [`MAX_TTL`], it has
+/// not expired and it is not used before its `nbf`.
+pub fn verify(secrets: &[Vec<u8>], token: &str) -> Result<Verified> {
     let untrusted =
         UntrustedToken::new(token).map_err(|e| invalid(format!("the token is malformed: {e}")))?;
     let mut outcome = Err(invalid("no configured secret signed this token"));
@@ -109,8 +120,9 @@ pub fn verify(secrets: &[Vec<u8>], token: &str) -> Result<UserId> {
     }
     let token = outcome?;
     let claims = token.claims();
+    let options = time_options();
     claims
-        .validate_expiration(&time_options())
+        .validate_expiration(&options)
         .map_err(|e| match e {
             ValidationError::Expired => Error::new(
                 ErrorKind::Unauthenticated,
@@ -119,7 +131,36 @@ pub fn verify(secrets: &[Vec<u8>], token: &str) -> Result<UserId> {
             ),
             e => invalid(format!("the token is not valid: {e}")),
         })?;
-    UserId::parse(&claims.custom.sub).map_err(|_| invalid("the token's subject is not a user id"))
+    if claims.not_before.is_some() {
+        claims.validate_maturity(&options).map_err(|_| {
+            Error::new(
+                ErrorKind::Unauthenticated,
+                "token_not_yet_valid",
+                "the token is not valid yet (its `nbf` is in the future)",
+            )
+        })?;
+    }
+    let (issued, expires) = match (claims.issued_at, claims.expiration) {
+        (Some(i), Some(e)) => (i.timestamp(), e.timestamp()),
+        _ => return Err(invalid("the token must say when it was issued (`iat`)")),
+    };
+    let leeway = LEEWAY_SECS;
+    if issued > now().timestamp() + leeway {
+        return Err(invalid("the token's `iat` is in the future"));
+    }
+    if expires - issued > MAX_TTL.as_secs() as i64 + leeway {
+        return Err(invalid(format!(
+            "the token lives longer than {} days (`exp` - `iat`)",
+            MAX_TTL.as_secs() / 86_400
+        )));
+    }
+    let user = UserId::parse(&claims.custom.sub)
+        .map_err(|_| invalid("the token's subject is not a user id"))?;
+    Ok(Verified {
+        user,
+        issued_at: issued.max(0) as u64,
+        expires_at: expires.max(0) as u64,
+    })
 }
 
 #[cfg(test)]
@@ -131,9 +172,11 @@ mod tests {
         let (old, new) = (new_secret().unwrap(), new_secret().unwrap());
         let secrets = parse_secrets(&format!("{new}\n# rotated out soon\n{old}\n")).unwrap();
         let t = mint(old.as_bytes(), "alice", Duration::from_secs(60)).unwrap();
-        assert_eq!(verify(&secrets, &t).unwrap().as_str(), "alice");
+        assert_eq!(verify(&secrets, &t).unwrap().user.as_str(), "alice");
         let t = mint(new.as_bytes(), "bob", Duration::from_secs(60)).unwrap();
-        assert_eq!(verify(&secrets, &t).unwrap().as_str(), "bob");
+        let verified = verify(&secrets, &t).unwrap();
+        assert_eq!(verified.user.as_str(), "bob");
+        assert_eq!(verified.expires_at - verified.issued_at, 60);
         // Signed with a secret no longer configured.
         assert_eq!(
             verify(
@@ -196,6 +239,48 @@ mod tests {
             "invalid_user_id"
         );
         assert!(parse_secrets("short").unwrap_err().contains("shorter"));
+    }
+
+    /// Signs `claims` with `secret`, as any backend's JWT library would.
+    fn signed(secret: &str, claims: serde_json::Value) -> String {
+        let header = base64_url(br#"{"alg":"HS256","typ":"JWT"}"#);
+        let body = base64_url(claims.to_string().as_bytes());
+        let input = format!("{header}.{body}");
+        let key = Hs256Key::new(secret.as_bytes());
+        let sig = jwt_compact::Algorithm::sign(&Hs256, &key, input.as_bytes());
+        let sig = jwt_compact::AlgorithmSignature::as_bytes(&sig);
+        format!("{input}.{}", base64_url(&sig))
+    }
+
+    #[test]
+    fn lifetime_issue_time_and_not_before_are_enforced() {
+        let s = new_secret().unwrap();
+        let secrets = parse_secrets(&s).unwrap();
+        let now = now().timestamp();
+        let code = |claims| verify(&secrets, &signed(&s, claims)).map(|v| v.issued_at);
+        assert_eq!(
+            code(serde_json::json!({"sub": "a", "iat": now, "exp": now + 60})).unwrap(),
+            now as u64
+        );
+        let century = now + 100 * 365 * 86_400;
+        for (claims, want) in [
+            (serde_json::json!({"sub": "a", "exp": now + 60}), "invalid_token"),
+            (
+                serde_json::json!({"sub": "a", "iat": now, "exp": century}),
+                "invalid_token",
+            ),
+            (
+                serde_json::json!({"sub": "a", "iat": now + 3600, "exp": now + 7200}),
+                "invalid_token",
+            ),
+            (
+                serde_json::json!({"sub": "a", "iat": now, "nbf": now + 600, "exp": now + 900}),
+                "token_not_yet_valid",
+            ),
+        ] {
+            assert_eq!(code(claims.clone()).unwrap_err().code(), want, "{claims}");
+        }
+        assert!(code(serde_json::json!({"sub": "a", "iat": now, "nbf": now, "exp": now + 9})).is_ok());
     }
 
     fn base64_url(bytes: &[u8]) -> String {

@@ -40,6 +40,19 @@ impl IngestGrpc {
         }))
     }
 
+    async fn suspension(
+        &self,
+        req: Request<pb::UserRef>,
+        on: bool,
+    ) -> Result<Response<pb::SuspensionReply>, Status> {
+        let (caller, r) = grpc_parts(req);
+        let changed = self.0.suspend(&caller, &r.id, on).await.map_err(to_status)?;
+        Ok(Response::new(pb::SuspensionReply {
+            suspended: on,
+            changed,
+        }))
+    }
+
     async fn membership(
         &self,
         req: Request<pb::MembershipRequest>,
@@ -100,6 +113,32 @@ impl pb::ingest_server::Ingest for IngestGrpc {
             .await
             .map_err(to_status)?;
         Ok(Response::new(user(&u)))
+    }
+
+    async fn suspend(
+        &self,
+        req: Request<pb::UserRef>,
+    ) -> Result<Response<pb::SuspensionReply>, Status> {
+        self.suspension(req, true).await
+    }
+
+    async fn unsuspend(
+        &self,
+        req: Request<pb::UserRef>,
+    ) -> Result<Response<pb::SuspensionReply>, Status> {
+        self.suspension(req, false).await
+    }
+
+    async fn revoke_tokens(
+        &self,
+        req: Request<pb::UserRef>,
+    ) -> Result<Response<pb::Revoked>, Status> {
+        let (caller, r) = grpc_parts(req);
+        self.0
+            .revoke_tokens(&caller, &r.id)
+            .await
+            .map_err(to_status)?;
+        Ok(Response::new(pb::Revoked {}))
     }
 
     async fn delete_user(

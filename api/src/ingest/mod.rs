@@ -2,6 +2,7 @@
 //! `socialite_core::ingest::Ingest`.
 
 mod grpc;
+mod moderation;
 mod rest;
 
 pub use grpc::{grpc_service, IngestGrpc, GRPC_NAME};

@@ -32,6 +32,7 @@ pub fn rest_router() -> OpenApiRouter<Arc<Ingest>> {
         .routes(routes!(join_group, leave_group))
         .routes(routes!(create_post))
         .routes(routes!(delete_post))
+        .merge(super::moderation::rest_router())
 }
 
 pub fn rest_routes(ingest: Arc<Ingest>) -> OpenApiRouter {
@@ -350,7 +351,7 @@ async fn leave_group(
     request_body(content = CreatePostBody, content_type = "application/json"),
     responses(
         (status = 201, description = "Created; `Location: /posts/{id}`", body = PostJson),
-        (status = 400, description = "`invalid_user_id`, `invalid_json`, `invalid_body`, `empty_message`, `message_too_long`, `too_many_mentions`, `invalid_json_field`, `json_field_too_large`", body = ErrorBody),
+        (status = 400, description = "`invalid_user_id`, `invalid_json`, `invalid_body`, `empty_message`, `message_too_long`, `control_character`, `too_many_mentions`, `invalid_json_field`, `json_field_too_large`", body = ErrorBody),
         (status = 404, description = "`user_not_found`", body = ErrorBody),
         (status = 413, description = "`body_too_large`", body = ErrorBody),
         (status = 415, description = "`unsupported_media_type`: the body is not declared JSON", body = ErrorBody),

@@ -65,6 +65,8 @@ pub struct Stores {
     pub feed: FeedConfig,
     /// The authors marked for hybrid fanout, as this process knows them.
     pub marks: Arc<hybrid::Marks>,
+    /// Account standings: suspended accounts are hidden from every read.
+    pub accounts: Arc<crate::accounts::Standings>,
 }
 
 impl Stores {

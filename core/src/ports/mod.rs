@@ -110,8 +110,11 @@ pub trait ContentStore: Send + Sync + 'static {
     async fn newest_post_id(&self) -> Result<Option<PostId>>;
 }
 
+mod accounts;
 mod applied;
 mod timelines;
+pub use accounts::Accounts;
+pub use crate::rules::accounts::Standing;
 pub use applied::{Applied, AppliedFeed, AppliedStream};
 pub use timelines::{CacheRead, Coverage, Delivery, Footprint, TimelineStore};
 

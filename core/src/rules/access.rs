@@ -116,8 +116,9 @@ pub enum Act<'a> {
     ActAs(&'a UserId),
     /// Delete a post whose author is this user.
     DeletePostOf(&'a UserId),
-    /// Delete an account and everything it posted.
-    DeleteUser,
+    /// Moderate accounts: delete one and everything it posted, suspend or
+    /// lift, revoke its tokens.
+    Moderate,
     /// Read this user's own timelines (home, lists, mentions).
     ReadOwn(&'a UserId),
     /// Read public data: users, counts, posts, follower and following lists.
@@ -132,7 +133,7 @@ impl Act<'_> {
         match self {
             Act::ActAs(_) | Act::DeletePostOf(_) => Scope::Write,
             Act::ReadOwn(_) | Act::ReadPublic => Scope::Read,
-            Act::DeleteUser | Act::Operate => Scope::Admin,
+            Act::Moderate | Act::Operate => Scope::Admin,
         }
     }
 }
@@ -170,7 +171,7 @@ pub fn check(caller: &Caller, act: Act<'_>) -> Result<()> {
                 "public_reads_off",
                 "user tokens read only their own timelines on this deployment",
             )),
-            Act::DeleteUser | Act::Operate => Err(forbidden(
+            Act::Moderate | Act::Operate => Err(forbidden(
                 "server_key_required",
                 "this needs a server API key with the `admin` scope",
             )),
@@ -247,7 +248,7 @@ mod tests {
         let acts = [
             Act::ActAs(&alice),
             Act::DeletePostOf(&alice),
-            Act::DeleteUser,
+            Act::Moderate,
             Act::ReadOwn(&alice),
             Act::ReadPublic,
             Act::Operate,

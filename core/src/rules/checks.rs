@@ -118,6 +118,9 @@ pub struct EdgeChange {
     /// For a follow: the lists to file the edge under (from [`edge_lists`]),
     /// or `None` to keep those it has (none, for a new edge).
     lists: Option<Vec<ListName>>,
+    /// The most accounts the follower may follow (`None`: no cap, as for
+    /// the unfollows of a block).
+    max_following: Option<u64>,
 }
 
 impl EdgeChange {
@@ -135,7 +138,31 @@ impl EdgeChange {
             followee,
             op,
             lists: None,
+            max_following: None,
         })
+    }
+
+    /// Caps how many accounts the follower may follow: a new edge past
+    /// `max` is refused by [`check_room`](Self::check_room).
+    pub fn with_max_following(mut self, max: u64) -> EdgeChange {
+        self.max_following = Some(max);
+        self
+    }
+
+    /// Refuses a transition that adds an edge when the follower already
+    /// follows the most accounts allowed (`too_many_following`). The store
+    /// calls it with the count it holds, in the transaction that applies
+    /// the transition.
+    pub fn check_room(&self, transition: &EdgeTransition, following_now: u64) -> Result<()> {
+        match self.max_following {
+            Some(max) if transition.count_step > 0 && following_now >= max => {
+                Err(Error::conflict(
+                    "too_many_following",
+                    format!("a user can follow at most {max} accounts"),
+                ))
+            }
+            _ => Ok(()),
+        }
     }
 
     /// Files a follow under `lists` (replacing the lists of an existing
@@ -300,6 +327,21 @@ mod tests {
         let err = EdgeChange::new(u("a"), u("a"), EdgeOp::Follow).unwrap_err();
         assert_eq!(err.code(), "cannot_follow_self");
         assert!(EdgeChange::new(u("a"), u("a"), EdgeOp::Unfollow).is_ok());
+    }
+
+    #[test]
+    fn a_new_edge_past_the_cap_is_refused_and_a_refiling_is_not() {
+        let change = EdgeChange::new(u("a"), u("b"), EdgeOp::Follow)
+            .unwrap()
+            .with_max_following(2);
+        let new_edge = change.transition(None);
+        assert!(change.check_room(&new_edge, 1).is_ok());
+        let err = change.check_room(&new_edge, 2).unwrap_err();
+        assert_eq!(err.code(), "too_many_following");
+        // An edge that exists already moves no count: always admitted.
+        assert!(change.check_room(&change.transition(Some(vec![])), 9).is_ok());
+        let uncapped = EdgeChange::new(u("a"), u("b"), EdgeOp::Follow).unwrap();
+        assert!(uncapped.check_room(&uncapped.transition(None), 1 << 40).is_ok());
     }
 
     #[test]

@@ -3,7 +3,8 @@
 //! removes and tells the pipeline ([`cascade`]), and which entries a stored
 //! timeline accepts and keeps ([`accept`]), which users a post mentions
 //! ([`mentions`]), whose posts mutes and blocks hide ([`relations`]), which
-//! authors are not fanned out ([`hybrid`]), and
+//! authors are not fanned out ([`hybrid`]), when an account may act and its
+//! tokens count ([`accounts`]), and
 //! who may do what ([`access`]).
 //!
 //! Adapters persist what these functions decide. Where a backend must
@@ -16,6 +17,7 @@
 
 pub mod accept;
 pub mod access;
+pub mod accounts;
 pub mod cascade;
 pub mod checks;
 pub mod hybrid;

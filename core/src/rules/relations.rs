@@ -22,6 +22,7 @@ use crate::event::Event;
 use crate::ids::{ListName, UserId};
 use crate::rules::checks::{user_not_found, EdgeChange, EdgeOp};
 use std::collections::HashSet;
+use std::sync::Arc;
 
 /// Most accounts one user mutes, and most one user blocks: a reader's
 /// relations are read with every page of their timelines.
@@ -209,10 +210,12 @@ pub struct Relations {
     pub blocked_by: Vec<UserId>,
 }
 
-/// The authors whose posts a reader does not see.
+/// The authors whose posts a reader does not see: those the reader's
+/// relations hide, and suspended accounts (hidden from everyone).
 #[derive(Debug, Clone, Default)]
 pub struct Hidden {
     authors: HashSet<UserId>,
+    suspended: Option<Arc<HashSet<UserId>>>,
 }
 
 impl Hidden {
@@ -226,6 +229,7 @@ impl Hidden {
                 .chain(r.blocked)
                 .chain(r.blocked_by)
                 .collect(),
+            suspended: None,
         }
     }
 
@@ -234,15 +238,23 @@ impl Hidden {
     pub fn in_mentions(r: Relations) -> Hidden {
         Hidden {
             authors: r.blocked.into_iter().chain(r.blocked_by).collect(),
+            suspended: None,
         }
     }
 
+    /// Also hides the suspended accounts.
+    pub fn and_suspended(mut self, suspended: Arc<HashSet<UserId>>) -> Hidden {
+        self.suspended = Some(suspended).filter(|s| !s.is_empty());
+        self
+    }
+
     pub fn hides(&self, author: &UserId) -> bool {
-        !self.authors.is_empty() && self.authors.contains(author)
+        (!self.authors.is_empty() && self.authors.contains(author))
+            || self.suspended.as_ref().is_some_and(|s| s.contains(author))
     }
 
     pub fn is_empty(&self) -> bool {
-        self.authors.is_empty()
+        self.authors.is_empty() && self.suspended.is_none()
     }
 }
 
@@ -316,6 +328,12 @@ mod tests {
         assert!(feeds.hides(&u("m")) && feeds.hides(&u("b")) && feeds.hides(&u("c")));
         let mentions = Hidden::in_mentions(r);
         assert!(!mentions.hides(&u("m")) && mentions.hides(&u("b")) && mentions.hides(&u("c")));
+        let banned = Arc::new(HashSet::from([u("s")]));
+        let all = Hidden::default().and_suspended(banned.clone());
+        assert!(all.hides(&u("s")) && !all.hides(&u("m")) && !all.is_empty());
+        assert!(Hidden::in_mentions(Relations::default())
+            .and_suspended(Arc::default())
+            .is_empty());
         assert!(Hidden::default().is_empty());
     }
 }

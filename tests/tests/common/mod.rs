@@ -133,6 +133,7 @@ pub fn config(dir: &Path, cache_size: usize) -> AppConfig {
         auth: test_auth(),
         cors_origins: Vec::new(),
         ops_addr: None,
+        limits: Default::default(),
     }
 }
 

@@ -1,0 +1,48 @@
+//! What one process lets clients hold: connections (globally and per client
+//! address, and how long one may stay without a request), live streams
+//! (per process, per timeline user, per API key, and how long one lives),
+//! and follows per user. Each is a setting (`socialite up --help`); the
+//! defaults suit one process on one machine.
+
+use std::time::Duration;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Limits {
+    /// Most accounts one user may follow (`too_many_following` past it).
+    pub max_following: u64,
+    /// Open connections, REST and gRPC together; past it a connection is
+    /// answered only `/healthz` or 503 `too_many_connections`, then closed.
+    /// 0: derived from the process's file-descriptor limit.
+    pub max_connections: usize,
+    /// Open connections from one client address.
+    pub max_connections_per_ip: usize,
+    /// How long a connection may go without a request in flight: from its
+    /// start (so one that never sends a complete request head is closed) and
+    /// between requests.
+    pub idle_timeout: Duration,
+    /// Live streams open in the process (503 `too_many_streams` past it).
+    pub max_streams: usize,
+    /// Live streams of one user's timeline (429 `too_many_streams`).
+    pub max_streams_per_user: usize,
+    /// Live streams opened with one API key (429 `too_many_streams`).
+    pub max_streams_per_key: usize,
+    /// How long a live stream lives before it ends with `reconnect`.
+    pub stream_lifetime: Duration,
+}
+
+pub const DEFAULT_MAX_FOLLOWING: u64 = socialite_core::ingest::DEFAULT_MAX_FOLLOWING;
+
+impl Default for Limits {
+    fn default() -> Limits {
+        Limits {
+            max_following: DEFAULT_MAX_FOLLOWING,
+            max_connections: 0,
+            max_connections_per_ip: 1_000,
+            idle_timeout: Duration::from_secs(5),
+            max_streams: 10_000,
+            max_streams_per_user: 8,
+            max_streams_per_key: 5_000,
+            stream_lifetime: Duration::from_secs(3_600),
+        }
+    }
+}

@@ -1,0 +1,24 @@
+//! The accounts port: what stands of an account id beyond its profile, and
+//! outlives the account: when its user tokens stop counting, and whether it
+//! is suspended. Both backends keep one small record per id that was ever
+//! revoked, deleted or suspended; ids never touched have the default.
+
+use crate::error::Result;
+use crate::ids::UserId;
+use crate::rules::accounts::Standing;
+use async_trait::async_trait;
+
+#[async_trait]
+pub trait Accounts: Send + Sync + 'static {
+    /// The id's standing: the default for an id never revoked, deleted or
+    /// suspended.
+    async fn standing(&self, id: &UserId) -> Result<Standing>;
+    /// Every suspended id, in id order (a moderation list: small).
+    async fn suspended(&self) -> Result<Vec<UserId>>;
+    /// Refuses the id's tokens issued at or before `at_ms` (the time only
+    /// moves forward).
+    async fn revoke_tokens(&self, id: &UserId, at_ms: u64) -> Result<()>;
+    /// Suspends (`on`, revoking tokens issued up to `at_ms` too) or lifts a
+    /// suspension. Returns whether the suspension changed.
+    async fn set_suspended(&self, id: &UserId, on: bool, at_ms: u64) -> Result<bool>;
+}

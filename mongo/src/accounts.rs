@@ -1,0 +1,80 @@
+//! Account standings on MongoDB: `accounts` holds `{_id: user, after,
+//! suspended}` for each id ever revoked, deleted or suspended; the
+//! account's deletion leaves it (a deletion revokes its tokens, and that
+//! must outlive it).
+
+use crate::db::db_err;
+use crate::store::{get_i64, get_str, MongoStore};
+use async_trait::async_trait;
+use futures_util::TryStreamExt;
+use mongodb::bson::{doc, Document};
+use mongodb::options::ReturnDocument;
+use socialite_core::error::Result;
+use socialite_core::ids::UserId;
+use socialite_core::ports::{Accounts, Standing};
+
+fn standing(d: &Document) -> Standing {
+    Standing {
+        tokens_after_ms: get_i64(d, "after").max(0) as u64,
+        suspended: d.get_bool("suspended").unwrap_or(false),
+    }
+}
+
+#[async_trait]
+impl Accounts for MongoStore {
+    async fn standing(&self, id: &UserId) -> Result<Standing> {
+        let found = self
+            .db
+            .accounts
+            .find_one(doc! { "_id": id.as_str() })
+            .await
+            .map_err(db_err("reading an account's standing"))?;
+        Ok(found.as_ref().map(standing).unwrap_or_default())
+    }
+
+    async fn suspended(&self) -> Result<Vec<UserId>> {
+        let docs: Vec<Document> = self
+            .db
+            .accounts
+            .find(doc! { "suspended": true })
+            .projection(doc! { "_id": 1 })
+            .sort(doc! { "_id": 1 })
+            .await
+            .map_err(db_err("reading the suspended accounts"))?
+            .try_collect()
+            .await
+            .map_err(db_err("reading the suspended accounts"))?;
+        docs.iter()
+            .map(|d| Ok(UserId::from_stored(get_str(d, "_id")?.to_owned())))
+            .collect()
+    }
+
+    async fn revoke_tokens(&self, id: &UserId, at_ms: u64) -> Result<()> {
+        self.db
+            .accounts
+            .update_one(
+                doc! { "_id": id.as_str() },
+                doc! { "$max": { "after": at_ms as i64 } },
+            )
+            .upsert(true)
+            .await
+            .map_err(db_err("revoking tokens"))?;
+        Ok(())
+    }
+
+    async fn set_suspended(&self, id: &UserId, on: bool, at_ms: u64) -> Result<bool> {
+        let mut update = doc! { "$set": { "suspended": on } };
+        if on {
+            update.insert("$max", doc! { "after": at_ms as i64 });
+        }
+        let before = self
+            .db
+            .accounts
+            .find_one_and_update(doc! { "_id": id.as_str() }, update)
+            .upsert(true)
+            .return_document(ReturnDocument::Before)
+            .await
+            .map_err(db_err("changing a suspension"))?;
+        Ok(before.as_ref().map(standing).unwrap_or_default().suspended != on)
+    }
+}
