@@ -7,6 +7,9 @@ use axum::http::Method;
 use axum::middleware::Next;
 use axum::response::Response;
 use socialite_core::metrics::metrics;
+use prost::Message;
+use std::collections::HashSet;
+use std::sync::OnceLock;
 use std::time::Instant;
 use tracing::Instrument;
 
@@ -54,16 +57,48 @@ fn method_label(method: &Method) -> &'static str {
         .map_or("other", Method::as_str)
 }
 
+/// The gRPC methods there are: those the compiled descriptors define, with
+/// health and reflection. Only these are metric labels.
+fn known_methods() -> &'static HashSet<String> {
+    static KNOWN: OnceLock<HashSet<String>> = OnceLock::new();
+    KNOWN.get_or_init(|| {
+        let set = prost_types::FileDescriptorSet::decode(socialite_proto::FILE_DESCRIPTOR_SET)
+            .expect("the compiled descriptors decode");
+        let mut known: HashSet<String> = set
+            .file
+            .iter()
+            .flat_map(|f| {
+                f.service.iter().flat_map(move |s| {
+                    s.method.iter().map(move |m| {
+                        format!("/{}.{}/{}", f.package(), s.name(), m.name())
+                    })
+                })
+            })
+            .collect();
+        known.extend(
+            [
+                "/grpc.health.v1.Health/Check",
+                "/grpc.health.v1.Health/Watch",
+                "/grpc.reflection.v1.ServerReflection/ServerReflectionInfo",
+            ]
+            .map(str::to_owned),
+        );
+        known
+    })
+}
+
 /// gRPC: labels by method; the code is the trailers-only `grpc-status` of a
-/// failed call, `0` otherwise. A path is a label only when a service of ours
-/// implements it (any other answers `UNIMPLEMENTED`, 12): clients choose
-/// paths, and labels must come from a fixed set.
+/// failed call, `0` otherwise. A path is a label only when it is a method
+/// the descriptors define and a service here implements it (any other
+/// answers `UNIMPLEMENTED`, 12): clients choose paths, and labels must come
+/// from a fixed set, whether or not the call was refused before routing.
 pub async fn track_grpc(req: Request, next: Next) -> Response {
     let path = req.uri().path().to_owned();
-    let ours = ["/socialite.v1.", "/grpc.health.v1.", "/grpc.reflection.v1."]
-        .iter()
-        .any(|p| path.starts_with(p));
-    let span = tracing::info_span!("grpc_request", method = %path);
+    let ours = known_methods().contains(&path);
+    let span = match ours {
+        true => tracing::info_span!("grpc_request", method = %path),
+        false => tracing::info_span!("grpc_request", method = "other"),
+    };
     let start = Instant::now();
     let resp = next.run(req).instrument(span.clone()).await;
     let code = match resp
@@ -86,4 +121,17 @@ pub async fn track_grpc(req: Request, next: Next) -> Response {
         || tracing::debug!(%code, micros = start.elapsed().as_micros() as u64, "request finished"),
     );
     resp
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn only_defined_methods_are_known() {
+        let known = super::known_methods();
+        assert!(known.contains("/socialite.v1.Ingest/CreatePost"));
+        assert!(known.contains("/socialite.v1.Live/StreamTimeline"));
+        assert!(known.contains("/grpc.health.v1.Health/Check"));
+        assert!(!known.contains("/socialite.v1.rX/x"));
+        assert!(!known.contains("/socialite.v1.Ingest/Nope"));
+    }
 }

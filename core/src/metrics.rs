@@ -52,6 +52,18 @@ pub struct Metrics {
     pub peak_resident_memory: Gauge,
     /// 1 when the APIs check credentials, 0 under `--auth none`.
     pub auth_checks: Gauge,
+    /// Lines of the credential files skipped as malformed, as last read.
+    pub credential_lines_skipped: Gauge,
+    /// Live streams refused, by `reason` (`user`, `key`, `process`).
+    pub live_streams_refused: Family<Labels, Counter>,
+    /// Live streams the server ended, by `reason` (an error code).
+    pub live_streams_ended: Family<Labels, Counter>,
+    /// Open client connections, REST and gRPC.
+    pub connections_open: Gauge,
+    /// Connections refused, by `reason` (`process`, `address`, `overflow`).
+    pub connections_refused: Family<Labels, Counter>,
+    /// Connections closed for going without a request past the idle timeout.
+    pub connections_idle_closed: Counter,
 }
 
 impl Metrics {
@@ -87,6 +99,12 @@ impl Metrics {
             resident_memory: Gauge::default(),
             peak_resident_memory: Gauge::default(),
             auth_checks: Gauge::default(),
+            credential_lines_skipped: Gauge::default(),
+            live_streams_refused: Family::default(),
+            live_streams_ended: Family::default(),
+            connections_open: Gauge::default(),
+            connections_refused: Family::default(),
+            connections_idle_closed: Counter::default(),
         };
         m.register()
     }
@@ -97,6 +115,36 @@ impl Metrics {
             "auth_checks",
             "1 when the APIs check credentials; 0 when they run with --auth none",
             self.auth_checks.clone(),
+        );
+        r.register(
+            "credential_lines_skipped",
+            "Lines of the API keys and token secrets skipped as malformed when last read",
+            self.credential_lines_skipped.clone(),
+        );
+        r.register(
+            "live_streams_refused",
+            "Live streams refused by the per-user, per-key or per-process cap",
+            self.live_streams_refused.clone(),
+        );
+        r.register(
+            "live_streams_ended",
+            "Live streams ended by the server, by reason (credential expired or revoked, lifetime)",
+            self.live_streams_ended.clone(),
+        );
+        r.register(
+            "connections_open",
+            "Open client connections, REST and gRPC",
+            self.connections_open.clone(),
+        );
+        r.register(
+            "connections_refused",
+            "Client connections refused: the process's or an address's cap, or the overflow's",
+            self.connections_refused.clone(),
+        );
+        r.register(
+            "connections_idle_closed",
+            "Connections closed for going without a request past the idle timeout",
+            self.connections_idle_closed.clone(),
         );
         r.register(
             "http_requests",
@@ -347,4 +395,9 @@ mod tests {
             assert!(text.contains(needle), "{needle} missing from\n{text}");
         }
     }
+}
+
+/// `(reason, value)` as a label set, for the counters by reason.
+pub fn reason(value: &'static str) -> Labels {
+    vec![("reason", value.to_owned())]
 }

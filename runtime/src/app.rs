@@ -186,10 +186,7 @@ pub async fn start(
         let feed = backends.applied.clone();
         server_tasks.push(tokio::spawn(hub.clone().run(feed, server_shutdown.clone())));
         live_hub = Some(hub.clone());
-        let live = Live {
-            reads: reads.clone(),
-            hub,
-        };
+        let live = Live::new(reads.clone(), hub, &config.limits);
         router = router.merge(socialite_api::live::rest_routes(live.clone()));
         routes = routes.add_service(socialite_api::live::grpc_service(live));
     }

@@ -1,10 +1,9 @@
 //! The gRPC `Live` service: the home timeline as a server stream.
 
-use super::state::Live;
-use crate::auth::grpc_parts;
+use super::state::{self, Live, Out};
+use crate::auth::{grpc_parts, Grant};
 use crate::error::to_status;
 use crate::pb::post;
-use socialite_core::live::stream::LiveStream;
 use socialite_core::live::LiveEvent;
 use socialite_proto::v1 as pb;
 use socialite_proto::v1::live_server::LiveServer;
@@ -33,37 +32,33 @@ impl pb::live_server::Live for LiveGrpc {
         &self,
         req: Request<pb::StreamTimelineRequest>,
     ) -> Result<Response<Events>, Status> {
+        let grant = req.extensions().get::<Grant>().cloned();
         let (caller, r) = grpc_parts(req);
         let last = Some(r.last_event_id.as_str()).filter(|s| !s.is_empty());
         let live = &self.0;
-        let mut stream = LiveStream::open(&live.hub, &live.reads, &caller, &r.user, last)
+        let (stream, slot) = state::open(live, &caller, &r.user, last)
             .await
             .map_err(to_status)?;
         let (tx, rx) = tokio::sync::mpsc::channel(16);
-        tokio::spawn(async move {
-            // Ends when the client leaves, even while no event comes.
-            while let Some(event) = tokio::select! {
-                event = stream.next() => event,
-                _ = tx.closed() => None,
-            } {
-                if tx.send(Ok(message(&event))).await.is_err() {
-                    break;
-                }
-            }
-        });
+        state::forward(stream, slot, grant, live.slots.lifetime(), tx, message);
         Ok(Response::new(Box::pin(ReceiverStream::new(rx))))
     }
 }
 
-fn message(event: &LiveEvent) -> pb::TimelineEvent {
-    let (id, kind) = match event {
+/// An event, or the status the stream ends with when the server ends it.
+fn message(out: Out) -> Result<pb::TimelineEvent, Status> {
+    let event = match out {
+        Out::Event(e) => e,
+        Out::End(e) => return Err(to_status(e)),
+    };
+    let (id, kind) = match &event {
         LiveEvent::Entry(p) => (p.id.to_string(), Kind::Entry(post(p))),
         LiveEvent::Retracted(id) => (String::new(), Kind::Retracted(id.to_string())),
         LiveEvent::Purged(a) => (String::new(), Kind::Purged(a.to_string())),
         LiveEvent::Reload => (String::new(), Kind::Reload(true)),
     };
-    pb::TimelineEvent {
+    Ok(pb::TimelineEvent {
         id,
         kind: Some(kind),
-    }
+    })
 }

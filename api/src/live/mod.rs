@@ -8,4 +8,4 @@ mod state;
 
 pub use grpc::{grpc_service, GRPC_NAME};
 pub use rest::{rest_router, rest_routes};
-pub use state::Live;
+pub use state::{Live, StreamSlots};

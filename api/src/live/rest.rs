@@ -1,8 +1,8 @@
 //! `GET /users/{id}/timeline/stream`: the home timeline as Server-Sent
 //! Events.
 
-use super::state::Live;
-use crate::auth::Auth;
+use super::state::{self, Live, Out};
+use crate::auth::{Auth, Granted};
 use crate::extract::{Path, Query};
 use crate::json;
 use crate::schema::{ErrorBody, StreamQuery, UserPath};
@@ -13,7 +13,6 @@ use axum::response::sse::{Event, KeepAlive, Sse};
 use axum::response::{IntoResponse, Response};
 use serde::Deserialize;
 use serde_json::json;
-use socialite_core::live::stream::LiveStream;
 use socialite_core::live::LiveEvent;
 use std::convert::Infallible;
 use std::time::Duration;
@@ -43,7 +42,10 @@ pub struct StreamParams {
 /// `{"id"}`: the post left the timeline), `purged` (data `{"author"}`: every
 /// post of that author left it: unfollowed, muted, blocked or deleted), and
 /// `reload` (the stream ends: the client fell too far behind; read the
-/// timeline again and reconnect). A client that reconnects with
+/// timeline again and reconnect), and `end` (data `{"reason","message"}`:
+/// the server ended the stream because its credential expired or was
+/// revoked, its account was suspended, or the stream lived its longest,
+/// `stream_lifetime`: reconnect). A client that reconnects with
 /// `Last-Event-ID` (or `?last_event_id=`) first gets the entries newer than
 /// it, from the timeline, each once; more than 1,000 missed answer `reload`.
 /// A comment every 15 s keeps idle connections open.
@@ -54,12 +56,14 @@ pub struct StreamParams {
         (status = 200, description = "An event stream", content_type = "text/event-stream"),
         (status = 400, description = "`invalid_user_id`, `invalid_post_id`: a bad last event id, `invalid_query`", body = ErrorBody),
         (status = 404, description = "`user_not_found`", body = ErrorBody),
-        (status = 503, description = "`unavailable`", body = ErrorBody),
+        (status = 429, description = "`too_many_streams`: the user's or the key's streams are at their cap", body = ErrorBody),
+        (status = 503, description = "`unavailable`, `too_many_streams`: the process's streams are at their cap", body = ErrorBody),
     )
 )]
 async fn stream(
     State(live): State<Live>,
     Auth(caller): Auth,
+    Granted(grant): Granted,
     Path(id): Path<String>,
     Query(q): Query<StreamParams>,
     headers: HeaderMap,
@@ -69,29 +73,28 @@ async fn stream(
         .and_then(|v| v.to_str().ok())
         .filter(|v| !v.is_empty());
     let last = header.or(q.last_event_id.as_deref().filter(|v| !v.is_empty()));
-    let mut stream = LiveStream::open(&live.hub, &live.reads, &caller, &id, last).await?;
-    // A task per stream pulls its events; the channel ends when the client
-    // leaves (the body is dropped) or after `reload`.
+    let (stream, slot) = state::open(&live, &caller, &id, last).await?;
+    // A task per stream forwards its events; the channel ends when the
+    // client leaves (the body is dropped), after `reload`, or with `end`.
     let (tx, rx) = tokio::sync::mpsc::channel(16);
-    tokio::spawn(async move {
-        // Ends when the client leaves, even while no event comes.
-        while let Some(event) = tokio::select! {
-            event = stream.next() => event,
-            _ = tx.closed() => None,
-        } {
-            if tx.send(sse_event(&event)).await.is_err() {
-                break;
-            }
-        }
-    });
+    let lifetime = live.slots.lifetime();
+    state::forward(stream, slot, grant, lifetime, tx, sse_event);
     let events = ReceiverStream::new(rx).map(Ok::<_, Infallible>);
     let keep_alive = KeepAlive::new().interval(KEEP_ALIVE);
     Ok(Sse::new(events).keep_alive(keep_alive).into_response())
 }
 
-fn sse_event(event: &LiveEvent) -> Event {
+fn sse_event(out: Out) -> Event {
     let data = |v: serde_json::Value| v.to_string();
-    match event {
+    let event = match out {
+        Out::Event(e) => e,
+        Out::End(e) => {
+            return Event::default().event("end").data(data(
+                json!({ "reason": e.code(), "message": e.message() }),
+            ))
+        }
+    };
+    match &event {
         LiveEvent::Entry(post) => Event::default()
             .event("entry")
             .id(post.id.to_string())
