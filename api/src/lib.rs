@@ -14,6 +14,7 @@
 //! `socialite_runtime`. It must not know any backend.
 
 pub mod auth;
+pub mod conn;
 pub mod cors;
 pub mod error;
 pub mod extract;

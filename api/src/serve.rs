@@ -1,6 +1,7 @@
 //! Serving REST and gRPC on given listeners until a shutdown signal.
 
 use crate::auth::{Auth, Authenticator, Refusal};
+use crate::conn::Gate;
 use crate::error::ApiError;
 use crate::guard::{guard, InFlight};
 use crate::observe::{track_grpc, track_http};
@@ -200,7 +201,7 @@ pub async fn grpc_routes(
     routes: Routes,
     services: &[&str],
     auth: Arc<Authenticator>,
-) -> (Routes, HealthReporter) {
+) -> (Router, HealthReporter) {
     let (reporter, health_service) = tonic_health::server::health_reporter();
     for name in services.iter().copied().chain([""]) {
         reporter
@@ -226,25 +227,35 @@ pub async fn grpc_routes(
             auth,
             crate::auth::authenticate_grpc,
         ))
+        .layer(axum::middleware::from_fn(grpc_deadline))
         .layer(axum::middleware::from_fn(track_grpc));
-    (Routes::from(router), reporter)
+    (router, reporter)
+}
+
+/// The REST limit, for gRPC: a call must answer (its response head; a
+/// stream's events may follow for longer) within the request timeout, or
+/// ends with `DEADLINE_EXCEEDED`.
+async fn grpc_deadline(req: Request, next: Next) -> Response {
+    let limit = crate::guard::REQUEST_TIMEOUT;
+    match tokio::time::timeout(limit, next.run(req)).await {
+        Ok(resp) => resp,
+        Err(_) => tonic::Status::deadline_exceeded(format!(
+            "request_timeout: the call took longer than {} s",
+            limit.as_secs()
+        ))
+        .into_http::<axum::body::Body>(),
+    }
 }
 
 pub use crate::http::serve_http;
 
+/// gRPC is served by the same loop as REST (HTTP/2 with prior knowledge),
+/// under the same connection caps.
 pub async fn serve_grpc(
     listener: TcpListener,
-    routes: Routes,
-    mut shutdown: Shutdown,
-) -> Result<(), tonic::transport::Error> {
-    let incoming = tokio_stream::wrappers::TcpListenerStream::new(listener);
-    tonic::transport::Server::builder()
-        // The REST limits, for gRPC: a deadline per call (DEADLINE_EXCEEDED
-        // past it) and idle connections probed and closed.
-        .timeout(crate::guard::REQUEST_TIMEOUT)
-        .http2_keepalive_interval(Some(crate::http::HEADER_READ_TIMEOUT))
-        .http2_keepalive_timeout(Some(crate::http::HEADER_READ_TIMEOUT))
-        .add_routes(routes)
-        .serve_with_incoming_shutdown(incoming, async move { shutdown.wait().await })
-        .await
+    router: Router,
+    gate: Arc<Gate>,
+    shutdown: Shutdown,
+) -> std::io::Result<()> {
+    serve_http(listener, router, gate, shutdown).await
 }

@@ -7,6 +7,7 @@
 
 use crate::backends::{open_backends, BackendConfig};
 use socialite_api::auth::{AuthConfig, Authenticator};
+use socialite_api::conn::Gate;
 use socialite_api::limits::Limits;
 use socialite_api::live::Live;
 use socialite_api::serve::{
@@ -113,11 +114,12 @@ fn spawn_http(
     what: &'static str,
     listener: TcpListener,
     router: axum::Router,
+    gate: &Arc<Gate>,
     shutdown: &socialite_core::shutdown::Shutdown,
 ) -> JoinHandle<()> {
-    let shutdown = shutdown.clone();
+    let (shutdown, gate) = (shutdown.clone(), gate.clone());
     tokio::spawn(async move {
-        if let Err(e) = serve_http(listener, router, shutdown).await {
+        if let Err(e) = serve_http(listener, router, gate, shutdown).await {
             tracing::error!(error = %e, "{what} server failed");
         }
     })
@@ -171,6 +173,13 @@ pub async fn start(
         runs(Service::FanoutWorker).then(|| assigned.clone()),
     );
 
+    let limits = &config.limits;
+    // One set of connection caps for the REST and gRPC ports together.
+    let gate = Gate::new(
+        limits.max_connections,
+        limits.max_connections_per_ip,
+        limits.idle_timeout,
+    );
     let mut router = OpenApiRouter::new();
     let mut routes = tonic::service::Routes::default();
     if runs(Service::Producer) {
@@ -193,7 +202,10 @@ pub async fn start(
     let ops_addr = ops.as_ref().map(local_addr).transpose()?;
     if let Some(listener) = ops {
         let router = ops_only_router(health.clone());
-        server_tasks.push(spawn_http("operators'", listener, router, &server_shutdown));
+        // The operators' address has caps of its own, so a flood of the
+        // API's never keeps an operator out.
+        let ops_gate = Gate::new(0, limits.max_connections_per_ip, limits.idle_timeout);
+        server_tasks.push(spawn_http("operators'", listener, router, &ops_gate, &server_shutdown));
     }
     let router = match &auth {
         Some(auth) => {
@@ -210,7 +222,7 @@ pub async fn start(
         }
         None => ops_only_router(health),
     };
-    server_tasks.push(spawn_http("REST", rest, router, &server_shutdown));
+    server_tasks.push(spawn_http("REST", rest, router, &gate, &server_shutdown));
     let names: Vec<&str> = services
         .iter()
         .flat_map(|s| s.grpc_names())
@@ -222,7 +234,7 @@ pub async fn start(
         let (routes, reporter) = grpc_routes(routes, &names, auth.clone()).await;
         grpc_health = Some(reporter);
         server_tasks.push(tokio::spawn(async move {
-            if let Err(e) = serve_grpc(listener, routes, server_shutdown).await {
+            if let Err(e) = serve_grpc(listener, routes, gate, server_shutdown).await {
                 tracing::error!(error = %e, "gRPC server failed");
             }
         }));
