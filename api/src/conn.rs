@@ -104,13 +104,19 @@ impl Gate {
         } else {
             "process"
         };
-        metrics().connections_refused.get_or_create(&reason(why)).inc();
+        metrics()
+            .connections_refused
+            .get_or_create(&reason(why))
+            .inc();
         if *spilled < OVERFLOW_PER_IP && self.overflow.load(Ordering::Relaxed) < OVERFLOW_MAX {
             *spilled += 1;
             self.overflow.fetch_add(1, Ordering::Relaxed);
             return Admission::Overflow(permit(true));
         }
-        metrics().connections_refused.get_or_create(&reason("overflow")).inc();
+        metrics()
+            .connections_refused
+            .get_or_create(&reason("overflow"))
+            .inc();
         if *served == 0 && *spilled == 0 {
             by_ip.remove(&ip);
         }
@@ -276,10 +282,7 @@ impl<IO: AsyncWrite + Unpin> AsyncWrite for Tracked<IO> {
         Pin::new(&mut self.io).poll_flush(cx)
     }
 
-    fn poll_shutdown(
-        mut self: Pin<&mut Self>,
-        cx: &mut Context<'_>,
-    ) -> Poll<std::io::Result<()>> {
+    fn poll_shutdown(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<std::io::Result<()>> {
         ready!(Pin::new(&mut self.io).poll_flush(cx))?;
         Pin::new(&mut self.io).poll_shutdown(cx)
     }
@@ -299,7 +302,10 @@ mod tests {
             Admission::Close => "close",
         };
         let mut held = vec![gate.admit(a), gate.admit(a)];
-        assert_eq!(held.iter().map(kind).collect::<Vec<_>>(), ["serve", "serve"]);
+        assert_eq!(
+            held.iter().map(kind).collect::<Vec<_>>(),
+            ["serve", "serve"]
+        );
         // The address's cap: a third from it spills; another address is served.
         held.push(gate.admit(a));
         assert_eq!(kind(&held[2]), "overflow");

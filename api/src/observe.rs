@@ -6,8 +6,8 @@ use axum::extract::{MatchedPath, Request};
 use axum::http::Method;
 use axum::middleware::Next;
 use axum::response::Response;
-use socialite_core::metrics::metrics;
 use prost::Message;
+use socialite_core::metrics::metrics;
 use std::collections::HashSet;
 use std::sync::OnceLock;
 use std::time::Instant;
@@ -69,9 +69,9 @@ fn known_methods() -> &'static HashSet<String> {
             .iter()
             .flat_map(|f| {
                 f.service.iter().flat_map(move |s| {
-                    s.method.iter().map(move |m| {
-                        format!("/{}.{}/{}", f.package(), s.name(), m.name())
-                    })
+                    s.method
+                        .iter()
+                        .map(move |m| format!("/{}.{}/{}", f.package(), s.name(), m.name()))
                 })
             })
             .collect();

@@ -44,7 +44,12 @@ impl Accounts for Metered<dyn Accounts> {
         timed("accounts", "revoke_tokens", self.0.revoke_tokens(id, at_ms)).await
     }
     async fn set_suspended(&self, id: &UserId, on: bool, at_ms: u64) -> Result<bool> {
-        timed("accounts", "set_suspended", self.0.set_suspended(id, on, at_ms)).await
+        timed(
+            "accounts",
+            "set_suspended",
+            self.0.set_suspended(id, on, at_ms),
+        )
+        .await
     }
 }
 

@@ -150,7 +150,10 @@ pub fn validate_message(message: &str) -> Result<()> {
     if message.chars().all(is_invisible) {
         return Err(Error::invalid("empty_message", "message must not be empty"));
     }
-    if let Some(c) = message.chars().find(|c| c.is_control() && !matches!(c, '\n' | '\t')) {
+    if let Some(c) = message
+        .chars()
+        .find(|c| c.is_control() && !matches!(c, '\n' | '\t'))
+    {
         return Err(Error::invalid(
             "control_character",
             format!(
@@ -325,7 +328,13 @@ mod tests {
 
     #[test]
     fn control_characters_but_newline_and_tab_are_refused() {
-        for bad in ["a\u{0}b", "red \u{1b}[31m", "bell\u{7}", "cr\r", "\u{9b}csi"] {
+        for bad in [
+            "a\u{0}b",
+            "red \u{1b}[31m",
+            "bell\u{7}",
+            "cr\r",
+            "\u{9b}csi",
+        ] {
             assert_eq!(
                 validate_message(bad).unwrap_err().code(),
                 "control_character",

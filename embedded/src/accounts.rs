@@ -24,9 +24,7 @@ fn load(table: &impl ReadableTable<&'static str, (u64, bool)>, id: &str) -> Resu
 }
 
 fn save(table: &mut Table<&'static str, (u64, bool)>, id: &str, s: Standing) -> Result<()> {
-    table
-        .insert(id, (s.tokens_after_ms, s.suspended))
-        .store()?;
+    table.insert(id, (s.tokens_after_ms, s.suspended)).store()?;
     Ok(())
 }
 

@@ -38,27 +38,55 @@ impl EmbeddedConfig {
         }
     }
 
+    /// Creates the data directory readable by its owner only (0700), as
+    /// every file in it is (0600): the data is the users' and posts'.
     fn create_dir(&self) -> Result<()> {
-        std::fs::create_dir_all(&self.data_dir).map_err(|e| {
+        let failed = |e| {
             Error::backend(
                 ErrorKind::Unavailable,
                 &format!("creating data directory {}", self.data_dir.display()),
                 e,
             )
-        })
+        };
+        if self.data_dir.is_dir() {
+            return Ok(());
+        }
+        let mut builder = std::fs::DirBuilder::new();
+        builder.recursive(true);
+        #[cfg(unix)]
+        std::os::unix::fs::DirBuilderExt::mode(&mut builder, 0o700);
+        builder.create(&self.data_dir).map_err(failed)
+    }
+
+    /// Creates `name` in the data directory with owner-only permissions
+    /// (0600) if it is not there yet, so the store never exists readable by
+    /// others, and returns its path.
+    fn private_file(&self, name: &str) -> Result<std::path::PathBuf> {
+        self.create_dir()?;
+        let path = self.data_dir.join(name);
+        let mut options = std::fs::OpenOptions::new();
+        options.write(true).create(true).truncate(false);
+        #[cfg(unix)]
+        std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
+        options.open(&path).map_err(|e| {
+            Error::backend(
+                ErrorKind::Unavailable,
+                &format!("creating {}", path.display()),
+                e,
+            )
+        })?;
+        Ok(path)
     }
 
     /// Opens `content.redb`: users, posts, the graph and the outbox.
     pub fn open_store(&self) -> Result<Arc<EmbeddedStore>> {
-        self.create_dir()?;
-        let path = self.data_dir.join("content.redb");
+        let path = self.private_file("content.redb")?;
         Ok(Arc::new(EmbeddedStore::open(&path).map_err(self.in_use())?))
     }
 
     /// Opens `log.redb`, the event log.
     pub fn open_log(&self) -> Result<Arc<EmbeddedLog>> {
-        self.create_dir()?;
-        let path = self.data_dir.join("log.redb");
+        let path = self.private_file("log.redb")?;
         Ok(Arc::new(
             EmbeddedLog::open(&path, self.log_retention).map_err(self.in_use())?,
         ))

@@ -205,7 +205,13 @@ pub async fn start(
         // The operators' address has caps of its own, so a flood of the
         // API's never keeps an operator out.
         let ops_gate = Gate::new(0, limits.max_connections_per_ip, limits.idle_timeout);
-        server_tasks.push(spawn_http("operators'", listener, router, &ops_gate, &server_shutdown));
+        server_tasks.push(spawn_http(
+            "operators'",
+            listener,
+            router,
+            &ops_gate,
+            &server_shutdown,
+        ));
     }
     let router = match &auth {
         Some(auth) => {

@@ -113,27 +113,40 @@ pub async fn open_backends(config: &BackendConfig) -> Result<Backends> {
     feed.validate()?;
     let store = parse_store(&config.store, &config.embedded)?;
     let log = parse_log(&config.event_log, &config.embedded)?;
-    let (content, graph, outbox, accounts, timelines): (_, _, _, _, Arc<dyn TimelineStore>) = match store {
-        Store::Embedded(e) => {
-            let s = e.open_store()?;
-            (s.clone() as _, s.clone() as _, s.clone() as _, s as _, e.memory_timelines())
-        }
-        #[cfg(feature = "mongodb")]
-        Store::Mongo(uri) => {
-            let db = Db::connect(&uri).await?;
-            let timelines: Arc<dyn TimelineStore> = match feed.model {
-                FeedModel::FanoutOnRead => Arc::new(socialite_core::feed::NoTimelines),
-                FeedModel::Cache => Arc::new(
-                    MongoTimelines::open(db.clone(), feed.cache_size, feed.freshness()).await?,
-                ),
-                FeedModel::TimeBuckets | FeedModel::SizedBuckets => {
-                    Arc::new(MongoBuckets::open(db.clone(), &feed).await?)
-                }
-            };
-            let s = Arc::new(MongoStore::new(db));
-            (s.clone() as _, s.clone() as _, s.clone() as _, s as _, timelines)
-        }
-    };
+    let (content, graph, outbox, accounts, timelines): (_, _, _, _, Arc<dyn TimelineStore>) =
+        match store {
+            Store::Embedded(e) => {
+                let s = e.open_store()?;
+                (
+                    s.clone() as _,
+                    s.clone() as _,
+                    s.clone() as _,
+                    s as _,
+                    e.memory_timelines(),
+                )
+            }
+            #[cfg(feature = "mongodb")]
+            Store::Mongo(uri) => {
+                let db = Db::connect(&uri).await?;
+                let timelines: Arc<dyn TimelineStore> = match feed.model {
+                    FeedModel::FanoutOnRead => Arc::new(socialite_core::feed::NoTimelines),
+                    FeedModel::Cache => Arc::new(
+                        MongoTimelines::open(db.clone(), feed.cache_size, feed.freshness()).await?,
+                    ),
+                    FeedModel::TimeBuckets | FeedModel::SizedBuckets => {
+                        Arc::new(MongoBuckets::open(db.clone(), &feed).await?)
+                    }
+                };
+                let s = Arc::new(MongoStore::new(db));
+                (
+                    s.clone() as _,
+                    s.clone() as _,
+                    s.clone() as _,
+                    s as _,
+                    timelines,
+                )
+            }
+        };
     // The applied feed goes with the log: in process beside the embedded
     // one (one process runs everything), a topic beside Kafka's.
     let (log, rewind, applied): (_, Option<Arc<dyn Rewind>>, Arc<dyn AppliedFeed>) = match log {

@@ -212,7 +212,7 @@ mod tests {
         }
         let key = std::fs::read_to_string(&files.admin_key).unwrap();
         let stored = std::fs::read_to_string(&files.api_keys).unwrap();
-        let keys = socialite_api::auth::keys::parse_keys(&stored).unwrap();
+        let keys = socialite_api::auth::keys::parse_keys(&stored).0;
         let found = socialite_api::auth::keys::find_key(&keys, key.trim()).unwrap();
         assert_eq!(found.scopes, Scopes::ALL);
         assert!(

@@ -3,8 +3,8 @@
 //! fills in what neither sets (see [`crate::settings_file`]).
 
 use crate::backends::BackendConfig;
-use socialite_api::limits::Limits;
 use clap::Args;
+use socialite_api::limits::Limits;
 use socialite_core::feed::config::{FeedConfig, FeedModel};
 use socialite_core::rules::hybrid::Hybrid;
 use socialite_core::worker::WorkerConfig;

@@ -207,7 +207,9 @@ fn key(args: KeyArgs) -> Result<(), String> {
     let key = new_key()?;
     let line = StoredKey::line(&args.name, scopes, &key);
     // The line must parse as the services will parse it.
-    parse_keys(&line)?;
+    if let Some(problem) = parse_keys(&line).1.pop() {
+        return Err(problem);
+    }
     match &args.append {
         Some(path) => {
             append_key(path, &line)?;

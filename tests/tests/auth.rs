@@ -266,13 +266,12 @@ async fn a_token_from_a_backend_acts_as_its_user_only() {
     let t = spawn_app().await;
     network(&t).await;
     // A token made the way a product's backend makes one: HS256 over
-    // {"sub","exp"} with the shared secret.
-    let exp = std::time::SystemTime::now()
+    // {"sub","iat","exp"} with the shared secret.
+    let iat = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .unwrap()
-        .as_secs()
-        + 600;
-    let token = hs256(&json!({ "sub": "alice", "exp": exp }));
+        .as_secs();
+    let token = hs256(&json!({ "sub": "alice", "iat": iat, "exp": iat + 600 }));
     let (s, post) = as_credential(&t, &token, Method::POST, "/users/alice/posts").await;
     assert_eq!(s, 201, "{post}");
     let id = post["id"].as_str().unwrap().to_owned();

@@ -186,9 +186,7 @@ impl Harness {
             config.store = store;
         }
         let backends = open_backends(&config).await.unwrap();
-        let ingest = Ingest::new(&backends, 1)
-            .await
-            .unwrap();
+        let ingest = Ingest::new(&backends, 1).await.unwrap();
         let reads = Reads::new(backends.stores());
         let consumer = backends.log.consumer("fanout").await.unwrap();
         Harness {

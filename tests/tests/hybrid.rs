@@ -106,9 +106,7 @@ async fn an_author_crosses_the_threshold_both_ways(kind: Kind) {
         return;
     };
     let b = t.backends.clone();
-    let ingest = Ingest::new(&b, 1)
-        .await
-        .unwrap();
+    let ingest = Ingest::new(&b, 1).await.unwrap();
     let reads = Reads::new(b.stores());
     let mut consumer = b.log.consumer("fanout").await.unwrap();
     let index = FollowerIndex::new();

@@ -55,42 +55,47 @@ fn unhex(s: &str) -> Option<[u8; 32]> {
 
 /// Parses stored keys: one per line (or separated by `;`, for an
 /// environment variable). Names are 1 to 64 characters of `[A-Za-z0-9_.-]`
-/// and unique.
-pub fn parse_keys(text: &str) -> Result<Vec<StoredKey>, String> {
+/// and unique. A malformed entry is skipped and named in the second list,
+/// so that a typo in one line never keeps in force a key whose line was
+/// removed.
+pub fn parse_keys(text: &str) -> (Vec<StoredKey>, Vec<String>) {
     let mut keys: Vec<StoredKey> = Vec::new();
+    let mut skipped = Vec::new();
     let entries = text
         .lines()
         .flat_map(|l| l.split('#').next().unwrap_or("").split(';'))
         .map(str::trim);
     for (n, line) in entries.enumerate().filter(|(_, l)| !l.is_empty()) {
-        let fields: Vec<&str> = line.split_whitespace().collect();
-        let [name, scopes, hash] = fields[..] else {
-            return Err(format!("entry {}: expected `NAME SCOPES SHA256`", n + 1));
-        };
-        let name_ok = name.len() <= 64
-            && name
-                .bytes()
-                .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b'-'));
-        if !name_ok {
-            return Err(format!("entry {}: invalid key name {name:?}", n + 1));
+        match parse_entry(line, &keys) {
+            Ok(key) => keys.push(key),
+            Err(e) => skipped.push(format!("entry {}: {e}", n + 1)),
         }
-        if keys.iter().any(|k| &*k.name == name) {
-            return Err(format!("entry {}: key name {name} is used twice", n + 1));
-        }
-        let scopes = Scopes::parse(scopes).map_err(|e| format!("entry {}: {e}", n + 1))?;
-        let hash = unhex(hash).ok_or_else(|| {
-            format!(
-                "entry {}: the hash must be 64 hex digits (SHA-256 of the key)",
-                n + 1
-            )
-        })?;
-        keys.push(StoredKey {
-            name: name.into(),
-            scopes,
-            hash,
-        });
     }
-    Ok(keys)
+    (keys, skipped)
+}
+
+fn parse_entry(line: &str, keys: &[StoredKey]) -> Result<StoredKey, String> {
+    let fields: Vec<&str> = line.split_whitespace().collect();
+    let [name, scopes, hash] = fields[..] else {
+        return Err("expected `NAME SCOPES SHA256`".into());
+    };
+    let name_ok = name.len() <= 64
+        && name
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b'-'));
+    if !name_ok {
+        return Err(format!("invalid key name {name:?}"));
+    }
+    if keys.iter().any(|k| &*k.name == name) {
+        return Err(format!("key name {name} is used twice"));
+    }
+    let scopes = Scopes::parse(scopes).map_err(|e| e.to_string())?;
+    let hash = unhex(hash).ok_or("the hash must be 64 hex digits (SHA-256 of the key)")?;
+    Ok(StoredKey {
+        name: name.into(),
+        scopes,
+        hash,
+    })
 }
 
 /// The stored key that `presented` is, if any. Every hash is compared,
@@ -120,7 +125,8 @@ mod tests {
             StoredKey::line("ops", Scopes::parse("admin").unwrap(), &b)
         );
         assert!(!text.contains(&a[4..]), "the key itself is never stored");
-        let keys = parse_keys(&text).unwrap();
+        let (keys, skipped) = parse_keys(&text);
+        assert!(skipped.is_empty());
         let found = find_key(&keys, &a).unwrap();
         assert_eq!(
             (&*found.name, found.scopes.to_string().as_str()),
@@ -142,14 +148,16 @@ mod tests {
             (format!("a write {h}; a read {h}"), "used twice"),
         ];
         for (text, want) in cases {
-            let err = parse_keys(&text).unwrap_err();
-            assert!(err.contains(want), "{text}: {err}");
+            let (_, skipped) = parse_keys(&text);
+            assert!(
+                skipped.iter().any(|e| e.contains(want)),
+                "{text}: {skipped:?}"
+            );
         }
-        assert_eq!(
-            parse_keys(&format!("a write {h};b read {h}"))
-                .unwrap()
-                .len(),
-            2
-        );
+        assert_eq!(parse_keys(&format!("a write {h};b read {h}")).0.len(), 2);
+        // A bad line leaves the good ones in force, and only them.
+        let (keys, skipped) = parse_keys(&format!("a write {h}\nbroken line\nc read {h}"));
+        let names: Vec<&str> = keys.iter().map(|k| &*k.name).collect();
+        assert_eq!((names, skipped.len()), (vec!["a", "c"], 1));
     }
 }

@@ -176,17 +176,26 @@ impl Authenticator {
         self.config.checks
     }
 
+    /// Reads the keys and secrets. A malformed key line is skipped, named
+    /// in the log and counted (`socialite_credential_lines_skipped`): the
+    /// other lines are in force, and a removed line's key is not.
     fn load(&self) -> Result<Credentials, String> {
-        let keys = parse_keys(&read_source(&self.config.api_keys, "API keys")?)
-            .map_err(|e| format!("API keys: {e}"))?;
+        let (keys, skipped) = parse_keys(&read_source(&self.config.api_keys, "API keys")?);
+        for line in &skipped {
+            tracing::error!(problem = %line, "API keys: a malformed entry is skipped");
+        }
+        socialite_core::metrics::metrics()
+            .credential_lines_skipped
+            .set(skipped.len() as i64);
         let secrets =
             tokens::parse_secrets(&read_source(&self.config.token_secrets, "token secrets")?)
                 .map_err(|e| format!("token secrets: {e}"))?;
         Ok(Credentials { keys, secrets })
     }
 
-    /// Rereads the files if either changed. A file that no longer parses
-    /// leaves the credentials as they were, with an error in the log.
+    /// Rereads the files if either changed. A file that cannot be read, or
+    /// secrets that no longer parse, leave the credentials as they were,
+    /// with an error in the log; malformed key lines are skipped.
     pub fn reload_if_changed(&self) {
         let now = [
             modified(&self.config.api_keys),

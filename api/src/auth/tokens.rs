@@ -121,16 +121,14 @@ pub fn verify(secrets: &[Vec<u8>], token: &str) -> Result<Verified> {
     let token = outcome?;
     let claims = token.claims();
     let options = time_options();
-    claims
-        .validate_expiration(&options)
-        .map_err(|e| match e {
-            ValidationError::Expired => Error::new(
-                ErrorKind::Unauthenticated,
-                "expired_token",
-                "the token has expired; get a new one",
-            ),
-            e => invalid(format!("the token is not valid: {e}")),
-        })?;
+    claims.validate_expiration(&options).map_err(|e| match e {
+        ValidationError::Expired => Error::new(
+            ErrorKind::Unauthenticated,
+            "expired_token",
+            "the token has expired; get a new one",
+        ),
+        e => invalid(format!("the token is not valid: {e}")),
+    })?;
     if claims.not_before.is_some() {
         claims.validate_maturity(&options).map_err(|_| {
             Error::new(
@@ -264,7 +262,10 @@ mod tests {
         );
         let century = now + 100 * 365 * 86_400;
         for (claims, want) in [
-            (serde_json::json!({"sub": "a", "exp": now + 60}), "invalid_token"),
+            (
+                serde_json::json!({"sub": "a", "exp": now + 60}),
+                "invalid_token",
+            ),
             (
                 serde_json::json!({"sub": "a", "iat": now, "exp": century}),
                 "invalid_token",
@@ -280,7 +281,9 @@ mod tests {
         ] {
             assert_eq!(code(claims.clone()).unwrap_err().code(), want, "{claims}");
         }
-        assert!(code(serde_json::json!({"sub": "a", "iat": now, "nbf": now, "exp": now + 9})).is_ok());
+        assert!(
+            code(serde_json::json!({"sub": "a", "iat": now, "nbf": now, "exp": now + 9})).is_ok()
+        );
     }
 
     fn base64_url(bytes: &[u8]) -> String {

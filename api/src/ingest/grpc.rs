@@ -46,7 +46,11 @@ impl IngestGrpc {
         on: bool,
     ) -> Result<Response<pb::SuspensionReply>, Status> {
         let (caller, r) = grpc_parts(req);
-        let changed = self.0.suspend(&caller, &r.id, on).await.map_err(to_status)?;
+        let changed = self
+            .0
+            .suspend(&caller, &r.id, on)
+            .await
+            .map_err(to_status)?;
         Ok(Response::new(pb::SuspensionReply {
             suspended: on,
             changed,

@@ -89,9 +89,9 @@ fn sse_event(out: Out) -> Event {
     let event = match out {
         Out::Event(e) => e,
         Out::End(e) => {
-            return Event::default().event("end").data(data(
-                json!({ "reason": e.code(), "message": e.message() }),
-            ))
+            return Event::default()
+                .event("end")
+                .data(data(json!({ "reason": e.code(), "message": e.message() })))
         }
     };
     match &event {

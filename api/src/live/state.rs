@@ -62,7 +62,10 @@ pub struct Slot {
 }
 
 fn too_many(which: &'static str, limit: usize, kind: ErrorKind) -> Error {
-    metrics().live_streams_refused.get_or_create(&reason(which)).inc();
+    metrics()
+        .live_streams_refused
+        .get_or_create(&reason(which))
+        .inc();
     Error::new(
         kind,
         "too_many_streams",
@@ -97,11 +100,19 @@ impl StreamSlots {
             return Err(too_many("process", l.max_streams, ErrorKind::Unavailable));
         }
         if held.users.get(user).copied().unwrap_or(0) >= l.max_streams_per_user {
-            return Err(too_many("user", l.max_streams_per_user, ErrorKind::RateLimited));
+            return Err(too_many(
+                "user",
+                l.max_streams_per_user,
+                ErrorKind::RateLimited,
+            ));
         }
         if let Some(k) = &key {
             if held.keys.get(k).copied().unwrap_or(0) >= l.max_streams_per_key {
-                return Err(too_many("key", l.max_streams_per_key, ErrorKind::RateLimited));
+                return Err(too_many(
+                    "key",
+                    l.max_streams_per_key,
+                    ErrorKind::RateLimited,
+                ));
             }
             *held.keys.entry(k.clone()).or_default() += 1;
         }
@@ -207,7 +218,10 @@ pub fn forward<T: Send + 'static>(
             }
         };
         if let Some(e) = ending {
-            metrics().live_streams_ended.get_or_create(&reason(e.code())).inc();
+            metrics()
+                .live_streams_ended
+                .get_or_create(&reason(e.code()))
+                .inc();
             let _ = tx.send(map(Out::End(e))).await;
         }
     });

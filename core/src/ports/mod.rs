@@ -113,8 +113,8 @@ pub trait ContentStore: Send + Sync + 'static {
 mod accounts;
 mod applied;
 mod timelines;
-pub use accounts::Accounts;
 pub use crate::rules::accounts::Standing;
+pub use accounts::Accounts;
 pub use applied::{Applied, AppliedFeed, AppliedStream};
 pub use timelines::{CacheRead, Coverage, Delivery, Footprint, TimelineStore};
 

@@ -155,12 +155,10 @@ impl EdgeChange {
     /// the transition.
     pub fn check_room(&self, transition: &EdgeTransition, following_now: u64) -> Result<()> {
         match self.max_following {
-            Some(max) if transition.count_step > 0 && following_now >= max => {
-                Err(Error::conflict(
-                    "too_many_following",
-                    format!("a user can follow at most {max} accounts"),
-                ))
-            }
+            Some(max) if transition.count_step > 0 && following_now >= max => Err(Error::conflict(
+                "too_many_following",
+                format!("a user can follow at most {max} accounts"),
+            )),
             _ => Ok(()),
         }
     }
@@ -339,9 +337,13 @@ mod tests {
         let err = change.check_room(&new_edge, 2).unwrap_err();
         assert_eq!(err.code(), "too_many_following");
         // An edge that exists already moves no count: always admitted.
-        assert!(change.check_room(&change.transition(Some(vec![])), 9).is_ok());
+        assert!(change
+            .check_room(&change.transition(Some(vec![])), 9)
+            .is_ok());
         let uncapped = EdgeChange::new(u("a"), u("b"), EdgeOp::Follow).unwrap();
-        assert!(uncapped.check_room(&uncapped.transition(None), 1 << 40).is_ok());
+        assert!(uncapped
+            .check_room(&uncapped.transition(None), 1 << 40)
+            .is_ok());
     }
 
     #[test]
