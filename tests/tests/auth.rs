@@ -575,9 +575,19 @@ async fn keys_and_secrets_rotate_without_a_restart() {
     })
     .await;
     assert_eq!(status(new_key.clone()).await, 404);
-    // A file that no longer parses leaves the credentials as they were.
-    write_replacing(&keys, "not a key line");
-    tokio::time::sleep(Duration::from_millis(2500)).await;
+    // A malformed line is skipped: the well-formed lines stay in force,
+    // and a key whose line was removed does not, even beside a typo.
+    let both = format!("{}\n{}", line("new", &new_key), line("old", &old_key));
+    write_replacing(&keys, &both);
+    eventually("the old key back", || async {
+        status(old_key.clone()).await == 404
+    })
+    .await;
+    write_replacing(&keys, &format!("not a key line\n{}", line("new", &new_key)));
+    eventually("the removed key to be refused beside a malformed line", || async {
+        status(old_key.clone()).await == 401
+    })
+    .await;
     assert_eq!(status(new_key.clone()).await, 404);
 }
 
