@@ -373,6 +373,11 @@ pub fn metrics() -> &'static Metrics {
     METRICS.get_or_init(Metrics::new)
 }
 
+/// `(reason, value)` as a label set, for the counters by reason.
+pub fn reason(value: &'static str) -> Labels {
+    vec![("reason", value.to_owned())]
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -395,9 +400,4 @@ mod tests {
             assert!(text.contains(needle), "{needle} missing from\n{text}");
         }
     }
-}
-
-/// `(reason, value)` as a label set, for the counters by reason.
-pub fn reason(value: &'static str) -> Labels {
-    vec![("reason", value.to_owned())]
 }

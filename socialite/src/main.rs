@@ -35,7 +35,7 @@ struct Cli {
 enum Command {
     /// Run the whole pipeline (producer, fanout worker, timeline-api) in one
     /// process on the embedded, persistent stores.
-    Up(UpArgs),
+    Up(Box<UpArgs>),
     /// Fill a data directory with a generated network (Zipf-distributed
     /// follower counts) or an imported edge list, through the bulk paths.
     Load(LoadArgs),
@@ -59,8 +59,18 @@ enum Command {
 
 #[derive(Args)]
 struct TokenArgs {
-    /// The user the token acts as.
+    /// The user the token acts as; or `revoke`, then the user whose tokens
+    /// a running server refuses from now on (`socialite token revoke USER`).
     user: String,
+    /// With `revoke`: the user whose tokens are revoked.
+    revoked: Option<String>,
+    /// With `revoke`: the server's REST address.
+    #[arg(long, env = "SOCIALITE_URL", default_value = "http://127.0.0.1:8080")]
+    url: String,
+    /// With `revoke`: an API key with the `admin` scope (default: the one in
+    /// DATA_DIR/auth/admin-key).
+    #[arg(long, env = "SOCIALITE_API_KEY", hide_env_values = true)]
+    api_key: Option<String>,
     /// Lifetime: seconds, or a number with s, m, h or d (at most 30 days).
     #[arg(long, default_value = "1h", value_parser = parse_ttl)]
     ttl: Duration,
@@ -132,10 +142,13 @@ struct UpArgs {
 fn main() -> ExitCode {
     run_main("socialite", |cli: Cli| async move {
         match cli.command {
-            Command::Up(args) => up(args).await,
+            Command::Up(args) => up(*args).await,
             Command::Load(args) => load(args).await,
             Command::Bench(args) => run_bench(args).await,
             Command::BenchLive(args) => run_live_bench(args).await,
+            Command::Token(args) if args.user == "revoke" && args.revoked.is_some() => {
+                revoke(args).await
+            }
             Command::Token(args) => token(args),
             Command::Key(args) => key(args),
             Command::Openapi => {
@@ -186,6 +199,39 @@ async fn up(mut args: UpArgs) -> Result<(), String> {
         args.log.log_json,
     )
     .await
+}
+
+/// Revokes every token of a user issued up to now, through the running
+/// server's admin route (every replica refuses them within a second).
+async fn revoke(args: TokenArgs) -> Result<(), String> {
+    let user = args.revoked.unwrap_or_default();
+    let key = match args.api_key {
+        Some(k) => k,
+        None => {
+            let path = DataDirCredentials::of(&args.data_dir).admin_key;
+            std::fs::read_to_string(&path)
+                .map_err(|e| format!("no --api-key, and cannot read {}: {e}", path.display()))?
+                .trim()
+                .to_owned()
+        }
+    };
+    let url = format!("{}/users/{user}/tokens", args.url.trim_end_matches('/'));
+    let resp = reqwest::Client::new()
+        .delete(&url)
+        .bearer_auth(key)
+        .send()
+        .await
+        .map_err(|e| format!("{url}: {e}"))?;
+    match resp.status().as_u16() {
+        204 => {
+            eprintln!("tokens of {user} issued up to now are revoked");
+            Ok(())
+        }
+        status => Err(format!(
+            "{url}: {status} {}",
+            resp.text().await.unwrap_or_default()
+        )),
+    }
 }
 
 fn token(args: TokenArgs) -> Result<(), String> {

@@ -584,9 +584,10 @@ async fn keys_and_secrets_rotate_without_a_restart() {
     })
     .await;
     write_replacing(&keys, &format!("not a key line\n{}", line("new", &new_key)));
-    eventually("the removed key to be refused beside a malformed line", || async {
-        status(old_key.clone()).await == 401
-    })
+    eventually(
+        "the removed key to be refused beside a malformed line",
+        || async { status(old_key.clone()).await == 401 },
+    )
     .await;
     assert_eq!(status(new_key.clone()).await, 404);
 }

@@ -206,7 +206,7 @@ async fn follow_graph(kind: Kind) {
     }
     drain_outbox(b).await;
     // The rules refuse a self-follow before any store is asked.
-    let ingest = Ingest::new(&b, 1).await.unwrap();
+    let ingest = Ingest::new(b, 1).await.unwrap();
     let err = ingest
         .follow(&Caller::Trusted, "a", "a", None)
         .await

@@ -266,7 +266,7 @@ impl Authenticator {
     pub async fn identify(&self, presented: &str) -> Result<Identity, Error> {
         let credentials = self.credentials.read().expect("not poisoned").clone();
         if presented.starts_with(keys::KEY_PREFIX) {
-            let key = find_key(&credentials.keys, &presented).ok_or_else(|| {
+            let key = find_key(&credentials.keys, presented).ok_or_else(|| {
                 Error::new(
                     ErrorKind::Unauthenticated,
                     "invalid_api_key",
