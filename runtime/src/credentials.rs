@@ -140,7 +140,15 @@ impl DataDirCredentials {
     }
 }
 
+/// Creates `dir` (0700), and its parent the same way when it is new (the
+/// data directory: the stores' files are the users' data).
 fn create_private_dir(dir: &Path) -> Result<(), String> {
+    if let Some(parent) = dir
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty() && !p.exists())
+    {
+        create_private_dir(parent)?;
+    }
     std::fs::create_dir_all(dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
     #[cfg(unix)]
     {
