@@ -237,18 +237,6 @@ async fn refusals_name_the_problem() {
     );
 }
 
-/// Signs claims with the tests' secret, as a product's backend would.
-fn hs256(claims: &Value) -> String {
-    use base64ct::{Base64UrlUnpadded, Encoding};
-    use hmac::{Hmac, Mac};
-    let header = Base64UrlUnpadded::encode_string(br#"{"alg":"HS256","typ":"JWT"}"#);
-    let body = Base64UrlUnpadded::encode_string(claims.to_string().as_bytes());
-    let mut mac = Hmac::<sha2::Sha256>::new_from_slice(TOKEN_SECRET.as_bytes()).unwrap();
-    mac.update(format!("{header}.{body}").as_bytes());
-    let sig = Base64UrlUnpadded::encode_string(&mac.finalize().into_bytes());
-    format!("{header}.{body}.{sig}")
-}
-
 async fn as_credential(t: &TestApp, credential: &str, method: Method, path: &str) -> (u16, Value) {
     let resp = reqwest::Client::new()
         .request(method, format!("{}{path}", t.base))

@@ -87,17 +87,7 @@ async fn past_the_caps_only_healthz_answers_and_streams_are_not_cut() {
             .is_ok_and(|r| r.status() == 200)
     })
     .await;
-    let (_, metrics) = t.get("/metrics").await;
-    let _ = metrics;
-    let text = t
-        .http
-        .get(format!("{}/metrics", t.base))
-        .send()
-        .await
-        .unwrap()
-        .text()
-        .await
-        .unwrap();
+    let text = metrics_text(&t).await;
     assert!(
         text.contains("socialite_connections_refused_total{reason=\"address\"}"),
         "{text}"
@@ -127,15 +117,7 @@ async fn made_up_grpc_methods_share_one_metric_label() {
         let err = grpc.unary(req, path, codec).await.unwrap_err();
         assert_eq!(err.code(), tonic::Code::Unauthenticated);
     }
-    let text = t
-        .http
-        .get(format!("{}/metrics", t.base))
-        .send()
-        .await
-        .unwrap()
-        .text()
-        .await
-        .unwrap();
+    let text = metrics_text(&t).await;
     assert!(
         !text.contains("socialite.v1.r1"),
         "a made-up method became a label"
@@ -240,17 +222,14 @@ async fn streams_end_with_their_credential_and_are_capped() {
     assert_eq!(expiring.status(), StatusCode::OK);
     let end = end_of(&mut expiring, Duration::from_secs(6)).await;
     assert!(end.contains("expired_token"), "{end}");
-    let text = t
-        .http
-        .get(format!("{}/metrics", t.base))
-        .send()
-        .await
-        .unwrap()
-        .text()
-        .await
-        .unwrap();
+    let text = metrics_text(&t).await;
     assert!(
         text.contains("socialite_live_streams_refused_total{reason=\"user\"} 1"),
         "{text}"
     );
+}
+
+async fn metrics_text(t: &TestApp) -> String {
+    let resp = t.http.get(format!("{}/metrics", t.base)).send().await;
+    resp.unwrap().text().await.unwrap()
 }
