@@ -37,6 +37,18 @@ fn shard_ids(user: &str) -> Vec<String> {
 }
 
 impl MongoStore {
+    /// How many accounts `user` follows, as their record counts them.
+    pub(crate) async fn following_count(&self, s: &mut ClientSession, user: &str) -> Result<u64, TxnError> {
+        let found = self
+            .db
+            .users
+            .find_one(doc! { "_id": user })
+            .projection(doc! { "_id": 0, "following": 1 })
+            .session(&mut *s)
+            .await?;
+        Ok(found.map_or(0, |d| get_i64(&d, "following")).max(0) as u64)
+    }
+
     /// Moves `user`'s follower count by `step` for `follower`'s edge.
     pub(crate) async fn add_follower_count(
         &self,

@@ -185,18 +185,6 @@ impl MongoStore {
         Ok(t)
     }
 
-    /// How many accounts `user` follows, as their record counts them.
-    async fn following_count(&self, s: &mut ClientSession, user: &str) -> Result<u64, TxnError> {
-        let found = self
-            .db
-            .users
-            .find_one(doc! { "_id": user })
-            .projection(doc! { "_id": 0, "following": 1 })
-            .session(&mut *s)
-            .await?;
-        Ok(found.map_or(0, |d| get_i64(&d, "following")).max(0) as u64)
-    }
-
     /// The rule's existence check, with one query for both users.
     async fn check_users(
         &self,
