@@ -196,6 +196,9 @@ pub struct Tracked<IO> {
     pub activity: Arc<Activity>,
     idle: Duration,
     timer: Pin<Box<Sleep>>,
+    /// The API's answer replacing one of hyper's own refusals
+    /// (`crate::refusals`), still to be written.
+    replacement: Vec<u8>,
     _permit: Permit,
 }
 
@@ -206,16 +209,18 @@ impl<IO> Tracked<IO> {
             activity: Activity::new(),
             idle,
             timer: Box::pin(tokio::time::sleep(idle)),
+            replacement: Vec::new(),
             _permit: permit,
         }
     }
 
-    /// `Err` once the connection has been idle too long; otherwise arms
-    /// the timer to wake the reader at the next moment it could be.
+    /// `Err` once the connection has been idle too long. The timer only
+    /// ever fires at or before the moment the connection could be idle
+    /// long enough (it is set from the start, then from each firing), so
+    /// it is re-armed only when it fires, not on every read.
     fn check_idle(&mut self, cx: &mut Context<'_>) -> std::io::Result<()> {
         loop {
-            let deadline = match self.activity.in_flight.load(Ordering::Relaxed) {
-                // Busy: look again after a while.
+            let next = match self.activity.in_flight.load(Ordering::Relaxed) {
                 0 => {
                     let since = self.activity.idle_since_ms.load(Ordering::Relaxed);
                     let idle_for = Duration::from_millis(now_ms().saturating_sub(since));
@@ -226,16 +231,15 @@ impl<IO> Tracked<IO> {
                             "no request within the idle timeout",
                         ));
                     }
-                    Instant::now() + (self.idle - idle_for)
+                    self.idle - idle_for
                 }
-                _ => Instant::now() + self.idle,
+                // Busy: look again after a while.
+                _ => self.idle,
             };
-            if self.timer.deadline() != deadline {
-                self.timer.as_mut().reset(deadline);
-            }
             if self.timer.as_mut().poll(cx).is_pending() {
                 return Ok(());
             }
+            self.timer.as_mut().reset(Instant::now() + next);
         }
     }
 }
@@ -257,13 +261,47 @@ impl<IO: AsyncRead + Unpin> AsyncRead for Tracked<IO> {
     }
 }
 
+impl<IO: AsyncWrite + Unpin> Tracked<IO> {
+    /// Writes what is left of a replacement.
+    fn drain(&mut self, cx: &mut Context<'_>) -> Poll<std::io::Result<()>> {
+        while !self.replacement.is_empty() {
+            let n = ready!(Pin::new(&mut self.io).poll_write(cx, &self.replacement))?;
+            if n == 0 {
+                return Poll::Ready(Err(std::io::ErrorKind::WriteZero.into()));
+            }
+            self.replacement.drain(..n);
+        }
+        Poll::Ready(Ok(()))
+    }
+
+    /// Whether `head` is one of hyper's own refusals, now replaced: only
+    /// while no request of the router is in flight (its answers always are).
+    fn replaced(&mut self, head: &[u8]) -> bool {
+        if self.activity.in_flight.load(Ordering::Relaxed) != 0 {
+            return false;
+        }
+        match crate::refusals::rewrite(head) {
+            Some(answer) => {
+                self.replacement = answer;
+                true
+            }
+            None => false,
+        }
+    }
+}
+
 impl<IO: AsyncWrite + Unpin> AsyncWrite for Tracked<IO> {
     fn poll_write(
         mut self: Pin<&mut Self>,
         cx: &mut Context<'_>,
         buf: &[u8],
     ) -> Poll<std::io::Result<usize>> {
-        Pin::new(&mut self.io).poll_write(cx, buf)
+        let this = &mut *self;
+        ready!(this.drain(cx))?;
+        if this.replaced(buf) {
+            return Poll::Ready(Ok(buf.len()));
+        }
+        Pin::new(&mut this.io).poll_write(cx, buf)
     }
 
     fn poll_write_vectored(
@@ -271,7 +309,12 @@ impl<IO: AsyncWrite + Unpin> AsyncWrite for Tracked<IO> {
         cx: &mut Context<'_>,
         bufs: &[std::io::IoSlice<'_>],
     ) -> Poll<std::io::Result<usize>> {
-        Pin::new(&mut self.io).poll_write_vectored(cx, bufs)
+        let this = &mut *self;
+        ready!(this.drain(cx))?;
+        if bufs.len() == 1 && this.replaced(&bufs[0]) {
+            return Poll::Ready(Ok(bufs[0].len()));
+        }
+        Pin::new(&mut this.io).poll_write_vectored(cx, bufs)
     }
 
     fn is_write_vectored(&self) -> bool {
@@ -279,10 +322,12 @@ impl<IO: AsyncWrite + Unpin> AsyncWrite for Tracked<IO> {
     }
 
     fn poll_flush(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<std::io::Result<()>> {
+        ready!(self.drain(cx))?;
         Pin::new(&mut self.io).poll_flush(cx)
     }
 
     fn poll_shutdown(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<std::io::Result<()>> {
+        ready!(self.drain(cx))?;
         ready!(Pin::new(&mut self.io).poll_flush(cx))?;
         Pin::new(&mut self.io).poll_shutdown(cx)
     }

@@ -29,6 +29,7 @@ pub mod observe;
 pub mod openapi;
 pub mod pb;
 pub mod reads;
+pub mod refusals;
 pub mod schema;
 pub mod serve;
 

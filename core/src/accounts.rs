@@ -9,7 +9,7 @@ use crate::ids::{now_ms, UserId};
 use crate::ports::{Accounts, Standing};
 use crate::rules::accounts::may_act;
 use std::collections::{HashMap, HashSet};
-use std::sync::{Arc, Mutex, RwLock};
+use std::sync::{Arc, RwLock};
 use std::time::{Duration, Instant};
 
 /// How long a standing read from the store is used.
@@ -21,7 +21,7 @@ type Suspended = Arc<HashSet<UserId>>;
 
 pub struct Standings {
     store: Arc<dyn Accounts>,
-    kept: Mutex<HashMap<UserId, (Standing, Instant)>>,
+    kept: RwLock<HashMap<UserId, (Standing, Instant)>>,
     suspended: RwLock<Option<(Suspended, Instant)>>,
     /// One reload of the suspended set at a time.
     reloading: tokio::sync::Mutex<()>,
@@ -31,7 +31,7 @@ impl Standings {
     pub fn new(store: Arc<dyn Accounts>) -> Standings {
         Standings {
             store,
-            kept: Mutex::default(),
+            kept: RwLock::default(),
             suspended: RwLock::default(),
             reloading: tokio::sync::Mutex::new(()),
         }
@@ -39,13 +39,13 @@ impl Standings {
 
     /// The id's standing, at most [`FRESH`] old.
     pub async fn of(&self, id: &UserId) -> Result<Standing> {
-        if let Some((s, at)) = self.kept.lock().expect("not poisoned").get(id) {
+        if let Some((s, at)) = self.kept.read().expect("not poisoned").get(id) {
             if at.elapsed() < FRESH {
                 return Ok(*s);
             }
         }
         let standing = self.store.standing(id).await?;
-        let mut kept = self.kept.lock().expect("not poisoned");
+        let mut kept = self.kept.write().expect("not poisoned");
         if kept.len() >= MAX_KEPT {
             kept.retain(|_, (_, at)| at.elapsed() < FRESH);
             if kept.len() >= MAX_KEPT {
@@ -112,6 +112,6 @@ impl Standings {
     }
 
     fn forget(&self, id: &UserId) {
-        self.kept.lock().expect("not poisoned").remove(id);
+        self.kept.write().expect("not poisoned").remove(id);
     }
 }

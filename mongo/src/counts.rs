@@ -38,7 +38,11 @@ fn shard_ids(user: &str) -> Vec<String> {
 
 impl MongoStore {
     /// How many accounts `user` follows, as their record counts them.
-    pub(crate) async fn following_count(&self, s: &mut ClientSession, user: &str) -> Result<u64, TxnError> {
+    pub(crate) async fn following_count(
+        &self,
+        s: &mut ClientSession,
+        user: &str,
+    ) -> Result<u64, TxnError> {
         let found = self
             .db
             .users

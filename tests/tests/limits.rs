@@ -233,3 +233,44 @@ async fn metrics_text(t: &TestApp) -> String {
     let resp = t.http.get(format!("{}/metrics", t.base)).send().await;
     resp.unwrap().text().await.unwrap()
 }
+
+/// What the HTTP library refuses before any handler runs (a URL over
+/// 64 KiB, 150 headers, 500 KB of headers, a malformed request line) is
+/// answered with the API's JSON error, and counted.
+#[tokio::test]
+async fn requests_the_http_library_refuses_get_the_json_error() {
+    let t = spawn_app().await;
+    let many: String = (0..150).map(|i| format!("x-h{i}: v\r\n")).collect();
+    let cases = [
+        (
+            format!("GET /{} HTTP/1.1\r\nhost: x\r\n\r\n", "a".repeat(70_000)),
+            414,
+            "uri_too_long",
+        ),
+        (
+            format!("GET / HTTP/1.1\r\nhost: x\r\n{many}\r\n"),
+            431,
+            "headers_too_large",
+        ),
+        (
+            format!(
+                "GET / HTTP/1.1\r\nhost: x\r\nx-big: {}\r\n\r\n",
+                "v".repeat(500_000)
+            ),
+            431,
+            "headers_too_large",
+        ),
+        ("BLAH\r\n\r\n".to_owned(), 400, "invalid_request"),
+    ];
+    for (raw, status, code) in cases {
+        let mut s = TcpStream::connect(addr(&t.base)).await.unwrap();
+        let _ = s.write_all(raw.as_bytes()).await;
+        let (text, closed) = read_to_close(&mut s, Duration::from_secs(5)).await;
+        assert!(closed);
+        assert!(text.starts_with(&format!("HTTP/1.1 {status} ")), "{text}");
+        let body: Value = serde_json::from_str(text.split_once("\r\n\r\n").unwrap().1).unwrap();
+        assert_eq!(body["error"]["code"], code, "{text}");
+    }
+    let text = metrics_text(&t).await;
+    assert!(text.contains("route=\"unparsed\""), "{text}");
+}

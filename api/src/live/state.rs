@@ -11,7 +11,7 @@ use socialite_core::live::stream::LiveStream;
 use socialite_core::live::LiveEvent;
 use socialite_core::metrics::{metrics, reason};
 use socialite_core::reads::Reads;
-use socialite_core::rules::access::Caller;
+use socialite_core::rules::access::{check, Act, Caller};
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
@@ -162,6 +162,8 @@ pub async fn open(
     last_event_id: Option<&str>,
 ) -> Result<(LiveStream, Slot)> {
     let id = UserId::parse(user)?;
+    // Who may not read the timeline learns nothing of its streams.
+    check(caller, Act::ReadOwn(&id))?;
     let slot = live.slots.take(&id, caller)?;
     let stream = LiveStream::open(&live.hub, &live.reads, caller, user, last_event_id).await?;
     Ok((stream, slot))
