@@ -356,7 +356,8 @@ pub fn with_common_refusals(doc: &mut Document) {
             add("431", "`headers_too_large`: the headers are over 16 KiB");
             add(
                 "503",
-                "`unavailable`, `overloaded` (with `Retry-After`) or `request_timeout`",
+                "`unavailable`, `overloaded` (with `Retry-After`), `request_timeout` or \
+                 `too_many_connections` (the process's or the address's connection cap)",
             );
             add(
                 "413",
@@ -370,12 +371,15 @@ pub fn with_common_refusals(doc: &mut Document) {
                 add(
                     "401",
                     "`unauthenticated` (no credential), `invalid_api_key`, `invalid_token`, \
-                     `expired_token` or `invalid_authorization`; with `WWW-Authenticate`",
+                     `expired_token`, `token_not_yet_valid`, `token_revoked` (issued before its \
+                     account's tokens were revoked, or the account deleted or suspended) or \
+                     `invalid_authorization`; with `WWW-Authenticate`",
                 );
                 add(
                     "403",
                     "`missing_scope` (the key lacks the route's scope), `not_your_account`, \
-                     `not_your_post`, `public_reads_off` or `server_key_required` (user tokens)",
+                     `not_your_post`, `public_reads_off`, `server_key_required` (user tokens) or \
+                     `account_suspended`",
                 );
                 add(
                     "429",

@@ -63,7 +63,10 @@ impl Ingest {
         self.accounts.may_act(user).await
     }
 
-    /// Creates the user, or replaces the profile of an existing one.
+    /// Creates the user, or replaces the profile of an existing one. A
+    /// write answers with what it wrote: a caller that may not read the
+    /// user (a `write`-only key) gets the id and the profile it sent, with
+    /// counts of 0, never the stored profile.
     pub async fn put_user(
         &self,
         caller: &Caller,
@@ -82,6 +85,15 @@ impl Ingest {
                 Err(e) if e.code() == "user_being_deleted" && Instant::now() < give_up => {
                     tokio::time::sleep(wait).await;
                     wait = (wait * 2).min(Duration::from_millis(200));
+                }
+                Ok((user, created)) if check(caller, Act::ReadPublic).is_err() => {
+                    let written = User {
+                        id: user.id,
+                        followers: 0,
+                        following: 0,
+                        profile,
+                    };
+                    return Ok((written, created));
                 }
                 answer => return answer,
             }

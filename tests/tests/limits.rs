@@ -142,6 +142,28 @@ async fn smaller_refusals_name_their_problem() {
     assert_eq!(resp.status(), StatusCode::BAD_REQUEST);
     let body: Value = resp.json().await.unwrap();
     assert_eq!(body["error"]["code"], "duplicate_authorization");
+    // A write answers with what it wrote, not with what a read would show.
+    let (status, _) = t
+        .call(
+            Method::PUT,
+            "/users/alice",
+            Some(json!({ "profile": { "secret": 1 } })),
+        )
+        .await;
+    assert_eq!(status, StatusCode::OK);
+    let resp = client_with(WRITE_KEY)
+        .put(format!("{}/users/alice", t.base))
+        .send()
+        .await
+        .unwrap();
+    let body: Value = resp.json().await.unwrap();
+    assert_eq!(body["profile"], Value::Null, "{body}");
+    let (_, stored) = t.get("/users/alice").await;
+    assert_eq!(
+        stored["profile"],
+        json!({ "secret": 1 }),
+        "the put without a body kept it"
+    );
     // Control characters in a message.
     for bad in ["nul\u{0}", "\u{1b}[2Jclear"] {
         let (status, body) = t

@@ -70,7 +70,8 @@ struct CreatePostBody {
 }
 
 /// Creates the user (201) or replaces their profile (200). The body is
-/// optional.
+/// optional. A caller that may not read users (a `write`-only key) gets
+/// back the id and the profile it sent, with counts of 0.
 #[utoipa::path(
     put, path = "/users/{id}", tag = "users", params(UserPath),
     security(("api_key" = ["write"]), ("user_token" = ["self"])),
@@ -79,6 +80,7 @@ struct CreatePostBody {
         (status = 201, description = "Created", body = UserJson),
         (status = 200, description = "Profile replaced", body = UserJson),
         (status = 400, description = "`invalid_user_id`, `invalid_json`, `invalid_body`, `invalid_json_field`, `json_field_too_large`", body = ErrorBody),
+        (status = 403, description = "`account_suspended`: the id is suspended; `missing_scope`, `not_your_account`", body = ErrorBody),
         (status = 409, description = "`user_being_deleted`: the id's earlier user was still being deleted after 5 s", body = ErrorBody),
         (status = 413, description = "`body_too_large`", body = ErrorBody),
         (status = 415, description = "`unsupported_media_type`: a body that is not declared JSON", body = ErrorBody),
