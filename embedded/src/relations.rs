@@ -90,8 +90,8 @@ pub(crate) fn page<T: ReadableTable<RelationTable, ()>>(
     Ok(out)
 }
 
-/// A deletion step: removes up to `limit` of the relations the user keeps,
-/// then of those others keep to the user, both directions each. Returns
+/// A deletion step: removes up to `limit` of the relations the user keeps
+/// (both index directions; those others keep to the user stay). Returns
 /// whom the user muted among them, and whether any remain.
 pub(crate) fn remove_some(
     ctx: &mut Ctx<'_>,
@@ -101,7 +101,6 @@ pub(crate) fn remove_some(
     let mut relations = ctx.txn.open_table(RELATIONS).store()?;
     let mut related = ctx.txn.open_table(RELATED).store()?;
     let own = first_keys(&relations, user, limit)?;
-    let others = first_keys(&related, user, limit - own.len())?;
     let mut muted = Vec::new();
     for (code, target) in &own {
         relations.remove((user, *code, target.as_str())).store()?;
@@ -110,11 +109,7 @@ pub(crate) fn remove_some(
             muted.push(UserId::from_stored(target.clone()));
         }
     }
-    for (code, keeper) in &others {
-        related.remove((user, *code, keeper.as_str())).store()?;
-        relations.remove((keeper.as_str(), *code, user)).store()?;
-    }
-    Ok((muted, own.len() + others.len() == limit))
+    Ok((muted, own.len() == limit))
 }
 
 /// The first `limit` (code, other) keys under `user`.

@@ -182,7 +182,8 @@ impl MongoStore {
         user: &str,
         limit: usize,
     ) -> Result<(Vec<UserId>, bool), TxnError> {
-        let filter = doc! { "$or": [ { "u": user }, { "t": user } ] };
+        // The user's own; those others keep to the user stay theirs.
+        let filter = doc! { "u": user };
         let mut cursor = self
             .db
             .relations
@@ -194,7 +195,7 @@ impl MongoStore {
         while let Some(d) = cursor.next(&mut *s).await {
             let d = d?;
             let mute = get_i64(&d, "k") == i64::from(code(Relation::Mute));
-            if mute && get_str(&d, "u")? == user {
+            if mute {
                 muted.push(UserId::from_stored(get_str(&d, "t")?.to_owned()));
             }
             if let Some(id) = d.get("_id") {

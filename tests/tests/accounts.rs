@@ -1,6 +1,7 @@
 //! An account's lifecycle against a running server, as an attacker would
 //! try it: a token minted before a deletion never acts for the account
-//! re-created under the id, one user's tokens are revoked alone, and a
+//! re-created under the id (nor sheds the blocks on it), one user's tokens
+//! are revoked alone, and a
 //! suspension refuses, hides and lifts; on the embedded default and on
 //! MongoDB, over REST and gRPC.
 
@@ -62,6 +63,11 @@ async fn grpc_timeline(t: &TestApp, credential: &str, user: &str) -> Result<(), 
 async fn a_token_minted_before_a_deletion_never_acts_for_the_account_re_created() {
     for t in apps("a_token_minted_before_a_deletion").await {
         t.put_user("victim").await;
+        t.put_user("carol").await;
+        let (status, _) = t
+            .call(Method::PUT, "/users/carol/blocks/victim", None)
+            .await;
+        assert_eq!(status, StatusCode::OK);
         let old = token_for("victim");
         assert_eq!(
             as_(&t, &old, Method::GET, "/users/victim/timeline").await.0,
@@ -83,6 +89,11 @@ async fn a_token_minted_before_a_deletion_never_acts_for_the_account_re_created(
         let err = grpc_timeline(&t, &old, "victim").await.unwrap_err();
         assert_eq!(err.code(), Code::Unauthenticated);
         assert!(err.message().starts_with("token_revoked"), "{err:?}");
+        // The id does not shed the block on it.
+        let got = as_(&t, ADMIN_KEY, Method::PUT, "/users/victim/following/carol").await;
+        assert_eq!(got, (403, "blocked".into()));
+        let (_, blocks) = t.get("/users/carol/blocks").await;
+        assert_eq!(blocks["users"], json!(["victim"]));
         // The new owner's tokens act.
         next_second().await;
         let new = token_for("victim");

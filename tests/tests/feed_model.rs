@@ -550,8 +550,9 @@ async fn run_on(
                     for members in h.model.groups.values_mut() {
                         members.remove(&b);
                     }
-                    h.model.mutes.retain(|(x, y)| x != &b && y != &b);
-                    h.model.blocks.retain(|(x, y)| x != &b && y != &b);
+                    // Others' mutes and blocks of the account stay theirs.
+                    h.model.mutes.retain(|(x, _)| x != &b);
+                    h.model.blocks.retain(|(x, _)| x != &b);
                 }
             }
             84..=93 => {

@@ -263,8 +263,8 @@ async fn blocks_cut_edges_and_refuse_follows(kind: Kind) {
         .changed());
 }
 
-/// A user's deletion removes the relations they keep and those kept to
-/// them, and tells the worker to forget their mutes.
+/// A user's deletion removes the relations they keep, and tells the worker
+/// to forget their mutes; those others keep to them stay.
 async fn deletion_removes_relations(kind: Kind) {
     let Some(t) = open(kind, "deletion_removes_relations").await else {
         return;
@@ -304,12 +304,33 @@ async fn deletion_removes_relations(kind: Kind) {
     };
     assert_eq!(unmuted, vec![forget("m1"), forget("m2")]);
     for r in [Relation::Mute, Relation::Block] {
-        assert!(g.relations(&u("k"), r, None, 10).await.unwrap().is_empty());
+        // The deleted user's own relations are gone; k's of d stay k's.
         assert!(g.related(&u("m1"), r, None, 10).await.unwrap().is_empty());
+        assert_eq!(
+            g.relations(&u("k"), r, None, 10).await.unwrap(),
+            vec![u("d")]
+        );
     }
-    // A user created again under the id keeps none of it.
+    // A user created again under the id keeps none of its own, and does
+    // not shed the block on it.
     c.put_user(&u("d"), None).await.unwrap();
-    assert_eq!(g.relations_of(&u("d")).await.unwrap(), Default::default());
+    let again = g.relations_of(&u("d")).await.unwrap();
+    assert_eq!((again.muted.len(), again.blocked.len()), (0, 0));
+    assert_eq!(again.blocked_by, vec![u("k")]);
+    // A relation to an account that is gone is still its keeper's to lift.
+    c.delete_user(&u("d")).await.unwrap();
+    let lifted = g
+        .change_relation(&change("k", "d", Relation::Block, false))
+        .await
+        .unwrap();
+    assert!(lifted.changed && !lifted.active);
+    assert_eq!(
+        g.change_relation(&change("k", "d", Relation::Mute, true))
+            .await
+            .unwrap_err()
+            .code(),
+        "user_not_found"
+    );
 }
 
 /// What the feed logic does with them: a mute purges the muter's stored

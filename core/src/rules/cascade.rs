@@ -35,8 +35,10 @@ pub enum DeletionStage {
     Following,
     /// Group memberships: the groups lose a member; `Left`.
     Groups,
-    /// Mutes and blocks, both ways: `Unmuted` for each account the user
-    /// muted, so fanout workers forget the mute.
+    /// The mutes and blocks the user keeps: `Unmuted` for each account the
+    /// user muted, so fanout workers forget the mute. Those others keep to
+    /// the user stay theirs: an account deleted and registered again under
+    /// the id does not shed the blocks on it.
     Relations,
     /// The user's posts (and their mentions of others).
     Posts,
@@ -132,9 +134,8 @@ impl<'a> UserDeletion<'a> {
         }
     }
 
-    /// A `Relations` step: it removed these mutes of the user's (and any
-    /// relations of others to the user, which need no event: the user's
-    /// posts are retracted anyway).
+    /// A `Relations` step: it removed these mutes of the user's (and the
+    /// user's blocks, which need no event: no edge survived them).
     pub fn of_relations(user: &'a UserId, muted: &'a [UserId]) -> UserDeletion<'a> {
         UserDeletion {
             user,

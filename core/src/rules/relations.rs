@@ -129,9 +129,16 @@ impl RelationChange {
         self.make
     }
 
-    /// Both users must exist, the user first; run inside the transaction.
+    /// Both users must exist to make a relation, the user first; to lift
+    /// one, only the user: a relation to a deleted account stays its
+    /// keeper's (see `crate::rules::cascade`) and is theirs to lift. Run
+    /// inside the transaction.
     pub fn check_users(&self, mut exists: impl FnMut(&UserId) -> Result<bool>) -> Result<()> {
-        for u in [&self.user, &self.target] {
+        let required = match self.make {
+            true => &[&self.user, &self.target][..],
+            false => &[&self.user][..],
+        };
+        for u in required.iter().copied() {
             if !exists(u)? {
                 return Err(user_not_found(u));
             }
