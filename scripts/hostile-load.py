@@ -6,8 +6,8 @@ addresses 127.0.0.10.., --per-source each, in worker processes so no
 process runs out of descriptors) and --streams live streams with one user
 token, while a prober on 127.0.0.2 asks /healthz every 50 ms. Prints the
 probe latencies (p50, p99, max, failures), how the server answered the
-streams, and the server's resident memory before, at the peak and after
-everything closed (from /proc, given --pid). Every loop is bounded in count
+streams, and the server's resident memory (all, and anonymous: the heap)
+before, at the peak and after everything closed (from /proc, given --pid). Every loop is bounded in count
 and time; nothing but 127.0.0.0/8 is contacted.
 
     scripts/hostile-load.py --url http://127.0.0.1:8080 --pid PID \
@@ -22,10 +22,12 @@ import sys
 import time
 
 
-def rss_kib(pid):
+def rss_kib(pid, field="VmRSS"):
+    """Resident memory; `RssAnon` is the heap and stacks alone, without the
+    pages of the executable that the flood's code paths touched."""
     with open(f"/proc/{pid}/status") as f:
         for line in f:
-            if line.startswith("VmRSS:"):
+            if line.startswith(field + ":"):
                 return int(line.split()[1])
     return 0
 
@@ -140,6 +142,7 @@ async def main():
         sys.exit("loopback only")
     raise_fd_limit()
     before = rss_kib(a.pid)
+    anon_before = rss_kib(a.pid, "RssAnon")
     stop, lat, fails = asyncio.Event(), [], []
     prober = asyncio.create_task(probe(host, port, stop, lat, fails))
     nsources = max(1, a.idle // a.per_source)
@@ -167,6 +170,7 @@ async def main():
     await prober
     await watcher
     after = rss_kib(a.pid)
+    anon_after = rss_kib(a.pid, "RssAnon")
     report = {
         "idle_connections_opened": opened,
         "idle_connections_closed_by_server": closed,
@@ -176,6 +180,8 @@ async def main():
         "healthz_ms": {"p50": pct(lat, 0.5), "p99": pct(lat, 0.99), "max": max(lat) if lat else None},
         "rss_kib": {"before": before, "peak": peak[0], "after": after},
         "rss_after_vs_before": round(after / before, 3) if before else None,
+        "anon_kib": {"before": anon_before, "after": anon_after},
+        "anon_after_vs_before": round(anon_after / anon_before, 3) if anon_before else None,
         "seconds": round(time.time() - started, 1),
     }
     print(json.dumps(report, indent=2))

@@ -68,6 +68,12 @@ impl Reads {
         Ok(user)
     }
 
+    /// Refuses a suspended user (`user_not_found`: hidden) without a store
+    /// read: what a live stream of their timeline checks every second.
+    pub async fn not_suspended(&self, id: &UserId) -> Result<()> {
+        self.stores.accounts.visible(id).await
+    }
+
     /// What every reader is hidden: the suspended accounts.
     async fn hidden_from_all(&self) -> Result<Hidden> {
         let suspended = self.stores.accounts.suspended_ids().await?;

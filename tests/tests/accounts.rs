@@ -152,12 +152,32 @@ async fn a_suspension_refuses_hides_keeps_the_id_and_lifts() {
         t.wait_idle().await;
         assert!(t.timeline("bob", 10).await.contains(&post));
         let token = token_for("alice");
+        let mut stream = client_with(ADMIN_KEY)
+            .get(format!("{}/users/alice/timeline/stream", t.base))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(stream.status(), StatusCode::OK);
 
         let (status, body) = t.call(Method::PUT, "/users/alice/suspension", None).await;
         assert_eq!(
             (status, &body),
             (StatusCode::OK, &json!({"suspended": true, "changed": true}))
         );
+        // Its timeline's streams end, even one a server key opened.
+        let end = tokio::time::timeout(Duration::from_secs(5), async {
+            let mut text = String::new();
+            while let Some(chunk) = stream.chunk().await.unwrap() {
+                text.push_str(&String::from_utf8_lossy(&chunk));
+                if text.contains("event: end") {
+                    break;
+                }
+            }
+            text
+        })
+        .await
+        .unwrap();
+        assert!(end.contains("account_suspended"), "{end}");
         // Cannot act, by token or by a server key acting for it.
         let got = as_(&t, &token, Method::GET, "/users/alice/timeline").await;
         assert_eq!(got, (401, "token_revoked".into()));

@@ -36,11 +36,11 @@ impl pb::live_server::Live for LiveGrpc {
         let (caller, r) = grpc_parts(req);
         let last = Some(r.last_event_id.as_str()).filter(|s| !s.is_empty());
         let live = &self.0;
-        let (stream, slot) = state::open(live, &caller, &r.user, last)
+        let opened = state::open(live, &caller, &r.user, last)
             .await
             .map_err(to_status)?;
         let (tx, rx) = tokio::sync::mpsc::channel(16);
-        state::forward(stream, slot, grant, live.slots.lifetime(), tx, message);
+        state::forward(live, opened, grant, tx, message);
         Ok(Response::new(Box::pin(ReceiverStream::new(rx))))
     }
 }

@@ -73,12 +73,11 @@ async fn stream(
         .and_then(|v| v.to_str().ok())
         .filter(|v| !v.is_empty());
     let last = header.or(q.last_event_id.as_deref().filter(|v| !v.is_empty()));
-    let (stream, slot) = state::open(&live, &caller, &id, last).await?;
+    let opened = state::open(&live, &caller, &id, last).await?;
     // A task per stream forwards its events; the channel ends when the
     // client leaves (the body is dropped), after `reload`, or with `end`.
     let (tx, rx) = tokio::sync::mpsc::channel(16);
-    let lifetime = live.slots.lifetime();
-    state::forward(stream, slot, grant, lifetime, tx, sse_event);
+    state::forward(&live, opened, grant, tx, sse_event);
     let events = ReceiverStream::new(rx).map(Ok::<_, Infallible>);
     let keep_alive = KeepAlive::new().interval(KEEP_ALIVE);
     Ok(Sse::new(events).keep_alive(keep_alive).into_response())

@@ -81,11 +81,6 @@ impl StreamSlots {
         }
     }
 
-    /// How long a stream lives.
-    pub fn lifetime(&self) -> Duration {
-        self.limits.stream_lifetime
-    }
-
     /// A place for a stream of `user`'s timeline opened by `caller`: 429
     /// `too_many_streams` past the user's or the key's cap, 503 past the
     /// process's.
@@ -174,14 +169,14 @@ pub async fn open(
 /// every second; a token also at its expiry), or the stream's lifetime is
 /// over; the last two send [`Out::End`]. Runs as a task of its own.
 pub fn forward<T: Send + 'static>(
-    mut stream: LiveStream,
-    slot: Slot,
+    live: &Live,
+    (mut stream, slot): (LiveStream, Slot),
     grant: Option<Grant>,
-    lifetime: Duration,
     tx: mpsc::Sender<T>,
     map: fn(Out) -> T,
 ) {
-    let mut deadline = Instant::now() + lifetime;
+    let reads = live.reads.clone();
+    let mut deadline = Instant::now() + live.slots.limits.stream_lifetime;
     let mut end_reason = "stream_lifetime";
     if let Some(exp) = grant.as_ref().and_then(|g| g.identity.expires_at) {
         let now = SystemTime::now()
@@ -194,7 +189,6 @@ pub fn forward<T: Send + 'static>(
         }
     }
     tokio::spawn(async move {
-        let _slot = slot;
         let mut recheck = tokio::time::interval_at(Instant::now() + RECHECK, RECHECK);
         let ending = loop {
             tokio::select! {
@@ -210,10 +204,7 @@ pub fn forward<T: Send + 'static>(
                 _ = tx.closed() => break None,
                 _ = tokio::time::sleep_until(deadline) => break Some(ended(end_reason)),
                 _ = recheck.tick() => {
-                    if let Some(Err(e)) = match &grant {
-                        Some(g) => Some(g.recheck().await),
-                        None => None,
-                    } {
+                    if let Err(e) = still_holds(grant.as_ref(), &reads, &slot.user).await {
                         break Some(e);
                     }
                 }
@@ -227,6 +218,21 @@ pub fn forward<T: Send + 'static>(
             let _ = tx.send(map(Out::End(e))).await;
         }
     });
+}
+
+/// Whether a stream may go on: its credential still holds, and its
+/// timeline's owner is not suspended.
+async fn still_holds(grant: Option<&Grant>, reads: &Reads, user: &UserId) -> Result<()> {
+    if let Some(g) = grant {
+        g.recheck().await?;
+    }
+    reads.not_suspended(user).await.map_err(|_| {
+        Error::new(
+            ErrorKind::Forbidden,
+            "account_suspended",
+            format!("the account {user} is suspended"),
+        )
+    })
 }
 
 fn ended(code: &'static str) -> Error {
