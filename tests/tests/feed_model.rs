@@ -47,6 +47,8 @@ struct Model {
     /// (user, target): who mutes whom, and who blocks whom.
     mutes: BTreeSet<(String, String)>,
     blocks: BTreeSet<(String, String)>,
+    /// Suspended ids: hidden from every reader (their stored entries stay).
+    suspended: BTreeSet<String>,
 }
 
 impl Model {
@@ -61,7 +63,9 @@ impl Model {
 
     /// Whether `viewer` does not see `author`'s posts in timelines.
     fn hides(&self, viewer: &str, author: &str) -> bool {
-        self.mutes.contains(&Self::pair(viewer, author)) || self.blocked(viewer, author)
+        self.mutes.contains(&Self::pair(viewer, author))
+            || self.blocked(viewer, author)
+            || self.suspended.contains(author)
     }
 
     fn timeline(&self, user: &str) -> Vec<PostId> {
@@ -121,7 +125,7 @@ impl Model {
             .filter(|(p, m)| {
                 self.posts
                     .get(p)
-                    .is_some_and(|(a, _)| !self.blocked(user, a))
+                    .is_some_and(|(a, _)| !self.blocked(user, a) && !self.suspended.contains(a))
                     && m.iter().any(|x| x == user)
             })
             .map(|(p, _)| *p)
@@ -344,6 +348,12 @@ impl Harness {
             self.feed.model, self.feed.embed, self.feed.own_posts
         );
         for (i, u) in users.iter().enumerate() {
+            if self.model.suspended.contains(u) {
+                // Hidden from every reader, its own timelines too.
+                let err = self.page(u, &Which::Home, 3, None).await.unwrap_err();
+                assert_eq!(err.code(), "user_not_found", "seed {seed} step {step}");
+                continue;
+            }
             let limit = [1u64, 2, 3, 7, 50][i % 5];
             self.check_timeline(seed, step, u, Which::Home, limit).await;
             // Every list the user has, and its size, as the model says.
@@ -394,10 +404,16 @@ impl Harness {
                 // What is stored is the oracle's: nothing muted, unfollowed
                 // or deleted waits there for the read to filter it.
                 let oracle: BTreeSet<PostId> = self.model.timeline(u).into_iter().collect();
+                // A suspended author's entries stay stored, hidden when
+                // read, so lifting the suspension needs no rebuild.
+                let by_suspended = |p: &PostId| {
+                    let author = self.model.posts.get(p).map(|(a, _)| a);
+                    author.is_some_and(|a| self.model.suspended.contains(a))
+                };
                 let strays: Vec<PostId> = entries
                     .iter()
                     .map(|e| e.post)
-                    .filter(|p| !oracle.contains(p))
+                    .filter(|p| !oracle.contains(p) && !by_suspended(p))
                     .collect();
                 assert!(
                     strays.is_empty(),
@@ -442,7 +458,7 @@ async fn run_on(
     for step in 0..steps {
         let a = names[popular.pick(&mut rng)].clone();
         let b = names[rng.below(names.len())].clone();
-        let op = rng.below(110);
+        let op = rng.below(114);
         // Every 40 steps the hybrid threshold rises past every follower
         // count for 20 steps (big authors turn small: backfilled, then
         // unmarked), then falls back (they turn big again).
@@ -458,8 +474,18 @@ async fn run_on(
         }
         match op {
             0..=9 => {
-                h.ingest.put_user(&Caller::Trusted, &b, None).await.unwrap();
-                h.model.users.insert(b);
+                // A suspended id cannot be taken, even after a deletion.
+                match h.ingest.put_user(&Caller::Trusted, &b, None).await {
+                    Ok(_) => assert!(!h.model.suspended.contains(&b), "seed {seed}"),
+                    Err(e) => assert_eq!(
+                        (e.code(), h.model.suspended.contains(&b)),
+                        ("account_suspended", true),
+                        "seed {seed}"
+                    ),
+                }
+                if !h.model.suspended.contains(&b) {
+                    h.model.users.insert(b);
+                }
             }
             10..=34 => {
                 // Follow: a popular account (Zipf pick) gains a follower,
@@ -615,6 +641,15 @@ async fn run_on(
                         m.follows.remove(&(a, b));
                     }
                 }
+            }
+            110..=113 => {
+                // A moderator suspends an account, or lifts a suspension.
+                let on = op < 112;
+                h.ingest.suspend(&Caller::Trusted, &b, on).await.unwrap();
+                match on {
+                    true => h.model.suspended.insert(b),
+                    false => h.model.suspended.remove(&b),
+                };
             }
             _ => h.drain().await,
         }
