@@ -15,8 +15,8 @@ use socialite_proto::v1 as pb;
 use std::time::Duration;
 use tonic::Code;
 
-/// The app on the embedded default, and on MongoDB when the test servers
-/// are there.
+/// The app on the embedded default, and on MongoDB + Kafka when the test
+/// servers are there.
 async fn apps(test: &str) -> Vec<TestApp> {
     let mut apps = vec![spawn_app().await];
     if Servers::from_env(test).is_some() {
@@ -24,6 +24,7 @@ async fn apps(test: &str) -> Vec<TestApp> {
             spawn_app_configured(|c| {
                 let servers = Servers::from_env("accounts").unwrap();
                 c.storage.store = servers.mongodb_uri(&Servers::unique("accounts"));
+                c.storage.event_log = servers.kafka_uri(&Servers::unique("accounts"), 2);
             })
             .await,
         );
@@ -149,8 +150,10 @@ async fn a_suspension_refuses_hides_keeps_the_id_and_lifts() {
         let (status, _) = t.call(Method::PUT, "/users/carol/blocks/alice", None).await;
         assert_eq!(status, StatusCode::OK);
         let post = t.post("alice", "hello @bob").await;
-        t.wait_idle().await;
-        assert!(t.timeline("bob", 10).await.contains(&post));
+        eventually("the post in bob's timeline", || async {
+            t.timeline("bob", 10).await.contains(&post)
+        })
+        .await;
         let token = token_for("alice");
         let mut stream = client_with(ADMIN_KEY)
             .get(format!("{}/users/alice/timeline/stream", t.base))

@@ -296,3 +296,53 @@ async fn requests_the_http_library_refuses_get_the_json_error() {
     let text = metrics_text(&t).await;
     assert!(text.contains("route=\"unparsed\""), "{text}");
 }
+
+/// A gRPC stream ends like an SSE one: its token revoked, it ends with the
+/// status that says so.
+#[tokio::test]
+async fn a_grpc_stream_ends_when_its_token_is_revoked() {
+    let t = spawn_app().await;
+    t.put_user("alice").await;
+    let channel = tonic::transport::Channel::from_shared(t.grpc.clone())
+        .unwrap()
+        .connect()
+        .await
+        .unwrap();
+    let token = token_for("alice");
+    let bearer = socialite_bench::target::Bearer::new(Some(&token)).unwrap();
+    let mut live = socialite_proto::v1::live_client::LiveClient::with_interceptor(channel, bearer);
+    let req = socialite_proto::v1::StreamTimelineRequest {
+        user: "alice".into(),
+        last_event_id: String::new(),
+    };
+    let mut s = live.stream_timeline(req).await.unwrap().into_inner();
+    let (status, _) = t.call(Method::DELETE, "/users/alice/tokens", None).await;
+    assert_eq!(status, StatusCode::NO_CONTENT);
+    let ended = tokio::time::timeout(Duration::from_secs(5), s.message())
+        .await
+        .expect("the stream ends within the recheck")
+        .unwrap_err();
+    assert_eq!(ended.code(), tonic::Code::Unauthenticated);
+    assert!(ended.message().starts_with("token_revoked"), "{ended:?}");
+}
+
+/// The embedded stores are the users' data: a new data directory is made
+/// readable by its owner only, and so are its files.
+#[cfg(unix)]
+#[tokio::test]
+async fn data_files_are_private() {
+    use std::os::unix::fs::PermissionsExt;
+    let t = spawn_app_configured(|c| {
+        let data = c.storage.embedded.data_dir.join("nested").join("data");
+        c.storage.embedded.data_dir = data.clone();
+        c.storage.store = format!("embedded://{}", data.display());
+        c.storage.event_log = format!("embedded://{}", data.display());
+    })
+    .await;
+    let data = t.dir.path().join("nested").join("data");
+    let mode = |p: &std::path::Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
+    assert_eq!(mode(&data), 0o700);
+    for f in ["content.redb", "log.redb"] {
+        assert_eq!(mode(&data.join(f)), 0o600, "{f}");
+    }
+}
