@@ -244,15 +244,23 @@ pub struct UserPageQuery {
             timelines of the accounts they follow, newest first. Limits: user ids 1-64 \
             characters of [A-Za-z0-9_.-], not . or ..; post ids 16 hex digits; messages \
             1-4096 bytes of UTF-8, not blank (whitespace, control and invisible characters \
-            count as blank); `data` and `profile` JSON objects of at most 16 KiB whose \
+            count as blank), with no control character but newline and tab; a user follows \
+            at most 7,500 accounts by default (409 too_many_following); `data` and `profile` JSON objects of at most 16 KiB whose \
             integers fit in 64 bits; request \
             bodies at most 64 KiB; page sizes 1-200 (default 20). Errors are \
             {\"error\":{\"code\",\"message\",\"request_id\"}}. Besides the answers each \
             route lists, any route may answer 413 body_too_large (a declared Content-Length \
             over the limit), 414 uri_too_long (URLs over 4 KiB), 415 \
             unsupported_content_encoding, 431 headers_too_large (over 16 KiB), and 503 \
-            overloaded (with Retry-After) or request_timeout (30 s). Every response carries \
-            x-request-id. Callers present a server API key (scopes write, read, admin) or a \
+            overloaded (with Retry-After) or request_timeout (30 s); a request the HTTP \
+            parser cannot take answers 400 invalid_request, 414 or 431 likewise. A connection \
+            with no request in flight is closed after 5 s (from its start); past the \
+            connection caps (per process, 1,000 per client address) a connection is answered \
+            only /healthz or 503 too_many_connections. Live streams: at most 8 per user, \
+            5,000 per API key, 10,000 per process (429/503 too_many_streams), each for at most \
+            an hour; they end with `end` when their credential expires or is revoked (the \
+            defaults; each is a setting). Two Authorization headers answer 400 \
+            duplicate_authorization. Every response carries x-request-id. Callers present a server API key (scopes write, read, admin) or a \
             user token (a JWT signed HS256 with a shared secret, `sub` the user id, `iat` and \
             `exp` required, at most 30 days apart, `nbf` honoured; refused with \
             `token_revoked` if issued before its account's tokens were revoked or the \
