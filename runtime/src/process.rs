@@ -58,6 +58,7 @@ where
         return exit_code(binary, Err(e));
     }
     let cli = C::parse();
+    raise_descriptor_limit();
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
@@ -66,6 +67,28 @@ where
         Err(e) => return exit_code(binary, Err(format!("cannot start the runtime: {e}"))),
     };
     exit_code(binary, runtime.block_on(body(cli)))
+}
+
+/// Raises the soft limit of open files to the hard one, as servers do: the
+/// connection caps derive from it (`socialite_api::conn::Gate`), and a
+/// soft limit of 1,024 would hold a server to a few hundred clients.
+fn raise_descriptor_limit() {
+    #[cfg(unix)]
+    {
+        let mut limit = libc::rlimit {
+            rlim_cur: 0,
+            rlim_max: 0,
+        };
+        // SAFETY: reads and writes a struct this function owns.
+        unsafe {
+            if libc::getrlimit(libc::RLIMIT_NOFILE, &mut limit) == 0
+                && limit.rlim_cur < limit.rlim_max
+            {
+                limit.rlim_cur = limit.rlim_max;
+                libc::setrlimit(libc::RLIMIT_NOFILE, &limit);
+            }
+        }
+    }
 }
 
 /// Where a binary listens: REST (with the operators' endpoints) under the
