@@ -9,6 +9,7 @@ use axum::extract::State;
 use axum::http::StatusCode;
 use serde::Serialize;
 use socialite_core::ingest::Ingest;
+use socialite_core::rules::access::Caller;
 use std::sync::Arc;
 use utoipa::ToSchema;
 use utoipa_axum::router::OpenApiRouter;
@@ -50,11 +51,7 @@ async fn suspend(
     Auth(caller): Auth,
     Path(id): Path<String>,
 ) -> Result<axum::Json<SuspensionJson>, ApiError> {
-    let changed = ingest.suspend(&caller, &id, true).await?;
-    Ok(axum::Json(SuspensionJson {
-        suspended: true,
-        changed,
-    }))
+    suspension(&ingest, &caller, &id, true).await
 }
 
 /// Lifts a suspension (idempotent): the account and its posts are back
@@ -73,9 +70,18 @@ async fn unsuspend(
     Auth(caller): Auth,
     Path(id): Path<String>,
 ) -> Result<axum::Json<SuspensionJson>, ApiError> {
-    let changed = ingest.suspend(&caller, &id, false).await?;
+    suspension(&ingest, &caller, &id, false).await
+}
+
+async fn suspension(
+    ingest: &Ingest,
+    caller: &Caller,
+    id: &str,
+    on: bool,
+) -> Result<axum::Json<SuspensionJson>, ApiError> {
+    let changed = ingest.suspend(caller, id, on).await?;
     Ok(axum::Json(SuspensionJson {
-        suspended: false,
+        suspended: on,
         changed,
     }))
 }
