@@ -26,8 +26,7 @@ impl MongoStore {
         s: &mut ClientSession,
         change: &RelationChange,
     ) -> Result<RelationTransition, TxnError> {
-        self.require_users(s, &[change.user(), change.target()])
-            .await?;
+        self.require_users(s, &change.required()).await?;
         let (u, t) = (change.user().as_str(), change.target().as_str());
         let k = code(change.relation());
         let key = doc! { "u": u, "k": k, "t": t };

@@ -129,16 +129,20 @@ impl RelationChange {
         self.make
     }
 
+    /// The users that must exist, in the order they are checked.
+    pub fn required(&self) -> Vec<&UserId> {
+        match self.make {
+            true => vec![&self.user, &self.target],
+            false => vec![&self.user],
+        }
+    }
+
     /// Both users must exist to make a relation, the user first; to lift
     /// one, only the user: a relation to a deleted account stays its
     /// keeper's (see `crate::rules::cascade`) and is theirs to lift. Run
     /// inside the transaction.
     pub fn check_users(&self, mut exists: impl FnMut(&UserId) -> Result<bool>) -> Result<()> {
-        let required = match self.make {
-            true => &[&self.user, &self.target][..],
-            false => &[&self.user][..],
-        };
-        for u in required.iter().copied() {
+        for u in self.required() {
             if !exists(u)? {
                 return Err(user_not_found(u));
             }
