@@ -108,7 +108,10 @@ async fn an_author_crosses_the_threshold_both_ways(kind: Kind) {
     let b = t.backends.clone();
     let ingest = Ingest::new(&b, 1).await.unwrap();
     let reads = Reads::new(b.stores());
-    let mut consumer = b.log.consumer("fanout").await.unwrap();
+    // A group of its own: members other tests left on the same Kafka
+    // would otherwise hold its partitions.
+    let group = common::servers::Servers::unique("fanout");
+    let mut consumer = b.log.consumer(&group).await.unwrap();
     let index = FollowerIndex::new();
     let c = &Caller::Trusted;
     for name in ["star", "f1", "f2", "f3", "small"] {

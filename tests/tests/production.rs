@@ -89,6 +89,8 @@ struct Topology {
     dir: tempfile::TempDir,
     store: String,
     event_log: String,
+    /// The workers' consumer group, of this test alone.
+    group: String,
 }
 
 impl Topology {
@@ -102,6 +104,7 @@ impl Topology {
             .arg(&data)
             .args(["--cache-size", "500"])
             .env("RUST_LOG", "info,librdkafka=warn,rdkafka=warn")
+            .env("SOCIALITE_FANOUT_GROUP", &self.group)
             // The services read their keys from their settings.
             .env("SOCIALITE_API_KEYS", test_auth().api_keys.text.unwrap())
             .stdout(Stdio::null())
@@ -207,6 +210,7 @@ async fn a_killed_worker_loses_nothing_and_duplicates_nothing() {
             "{}&stale_partition_rejoin_ms=10000",
             servers.kafka_uri(&Servers::unique("e2e"), 4)
         ),
+        group: Servers::unique("fanout"),
     };
     let (p_rest, api_rest) = (free_addr(), free_addr());
     let producer = topo.spawn(

@@ -114,6 +114,14 @@ pub async fn clients_as(
     )
 }
 
+/// The fanout group of the app over `dir`: its own, so apps of other tests on
+/// the same Kafka never share a group (a member that died with its test
+/// would hold partitions of it), and the same across the app's restarts.
+pub fn fanout_group(dir: &Path) -> String {
+    let name = dir.file_name().unwrap_or_default().to_string_lossy();
+    format!("fanout-{}", name.trim_start_matches('.'))
+}
+
 pub fn config(dir: &Path, cache_size: usize) -> AppConfig {
     AppConfig {
         storage: BackendConfig::embedded(EmbeddedConfig {
@@ -125,7 +133,7 @@ pub fn config(dir: &Path, cache_size: usize) -> AppConfig {
             },
         }),
         worker: WorkerConfig {
-            group: "fanout".into(),
+            group: fanout_group(dir),
             batch: 500,
             ..WorkerConfig::default()
         },
@@ -308,7 +316,7 @@ impl TestApp {
             let outbox_empty = b.outbox.pending(1).await.unwrap().is_empty();
             let backlog = b
                 .log
-                .consumer("fanout")
+                .consumer(&fanout_group(self.dir.path()))
                 .await
                 .unwrap()
                 .backlog()
