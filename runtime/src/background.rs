@@ -23,6 +23,7 @@ where
         .worker_threads(cores)
         .thread_name(format!("{name}-bg"))
         .on_thread_start(lower_priority)
+        .on_thread_park(crate::allocator::release_when_idle)
         .enable_all()
         .build();
     let runtime = match runtime {

@@ -60,6 +60,7 @@ where
     let cli = C::parse();
     raise_descriptor_limit();
     let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .on_thread_park(crate::allocator::release_when_idle)
         .enable_all()
         .build()
     {
