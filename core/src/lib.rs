@@ -15,6 +15,8 @@
 //! - [`rules`]: the checks that refuse writes, what a deletion tells the
 //!   pipeline, which entries a stored timeline accepts. Every backend obeys
 //!   them; the conformance suite proves it.
+//! - [`plan`]: each write's sequence (facts read, checks run, steps
+//!   applied), decided once; a backend supplies only the primitives.
 //! - [`feed`]: what goes into whose timeline: read-time merge, the cached read
 //!   path with activation of dormant users, and fanout of log events.
 //! - [`ingest`] and [`reads`]: the operations the APIs offer, validated once
@@ -38,6 +40,7 @@ pub mod live;
 pub mod metered;
 pub mod metrics;
 pub mod model;
+pub mod plan;
 pub mod ports;
 pub mod reads;
 pub mod relay;

@@ -1,74 +1,156 @@
-//! One follow, refiling or unfollow in the writer's transaction: the edge
-//! in both directions, its lists and follow time, the counts and the event,
-//! as the rule's transition decides; a follow across a block is refused.
-//! Used by follows and by the unfollows of a block.
+//! The embedded store's primitives for the planned writes
+//! (`socialite_core::plan`): facts read in the writer's transaction, and
+//! each step written to its tables. The planner decides the sequence; here
+//! is only how a fact is read and a step stored.
 
 use crate::store::{add_counts, emit, user_exists, Ctx};
 use crate::tables::*;
-use crate::{edge_times, lists};
+use crate::{edge_times, lists, relations};
 use redb::{ReadableTable, WriteTransaction};
-use socialite_core::error::Result;
-use socialite_core::ids::now_ms;
-use socialite_core::rules::checks::{EdgeChange, EdgeTransition};
-use socialite_core::rules::relations::{check_not_blocked, Relation};
+use socialite_core::error::{Error, Result};
+use socialite_core::ids::{ListName, UserId};
+use socialite_core::plan::{Step, Txn};
+use socialite_core::rules::relations::Relation;
 
-/// Applies an edge change in the writer's transaction (a follow, an
-/// unfollow, or one of the unfollows of a block).
-pub(crate) fn apply_edge(ctx: &mut Ctx<'_>, change: &EdgeChange) -> Result<EdgeTransition> {
-    change.check_users(|u| user_exists(ctx.txn, u.as_str()))?;
-    let (f, t) = (change.follower().as_str(), change.followee().as_str());
-    if change.adds() {
-        check_not_blocked(change, blocked_either_way(ctx.txn, f, t)?)?;
-    }
-    let mut following = ctx.txn.open_table(FOLLOWING).store()?;
-    let mut followers = ctx.txn.open_table(FOLLOWERS).store()?;
-    let existing = match following.get((f, t)).store()? {
-        None => None,
-        Some(_) => Some(lists::edge_lists(
-            &ctx.txn.open_table(EDGE_LISTS).store()?,
-            f,
-            t,
-        )?),
-    };
-    let transition = change.transition(existing);
-    if !transition.changed() {
-        return Ok(transition);
-    }
-    if transition.count_step > 0 {
-        let counts = ctx.txn.open_table(COUNTS).store()?;
-        let following = counts.get(f).store()?.map_or(0, |c| c.value().1);
-        change.check_room(&transition, following)?;
-    }
-    lists::apply(ctx.txn, f, t, &transition)?;
-    // The edge itself is written only when the graph changes.
-    match transition.count_step {
-        1 => {
-            following.insert((f, t), ()).store()?;
-            followers.insert((t, f), ()).store()?;
-            edge_times::add(ctx.txn, &[(f, t)], now_ms())?;
+impl Txn for Ctx<'_> {
+    type Error = Error;
+
+    async fn existing_users(&mut self, users: &[&UserId]) -> Result<Vec<UserId>> {
+        let mut found = Vec::with_capacity(users.len());
+        for u in users {
+            if user_exists(self.txn, u.as_str())? {
+                found.push((*u).clone());
+            }
         }
-        -1 => {
-            following.remove((f, t)).store()?;
-            followers.remove((t, f)).store()?;
-            edge_times::remove(ctx.txn, f, t)?;
+        Ok(found)
+    }
+
+    async fn edge_lists(
+        &mut self,
+        follower: &UserId,
+        followee: &UserId,
+    ) -> Result<Option<Vec<ListName>>> {
+        let (f, t) = (follower.as_str(), followee.as_str());
+        if self
+            .txn
+            .open_table(FOLLOWING)
+            .store()?
+            .get((f, t))
+            .store()?
+            .is_none()
+        {
+            return Ok(None);
         }
-        _ => {}
+        let table = self.txn.open_table(EDGE_LISTS).store()?;
+        Ok(Some(lists::edge_lists(&table, f, t)?))
     }
-    drop((following, followers));
-    if transition.count_step != 0 {
-        let step = transition.count_step;
-        add_counts(ctx.txn, f, 0, step)?;
-        add_counts(ctx.txn, t, step, 0)?;
+
+    async fn blocked_either_way(&mut self, a: &UserId, b: &UserId) -> Result<bool> {
+        let table = self.txn.open_table(RELATIONS).store()?;
+        let (a, b, code) = (a.as_str(), b.as_str(), Relation::Block.code());
+        Ok(
+            table.get((a, code, b)).store()?.is_some()
+                || table.get((b, code, a)).store()?.is_some(),
+        )
     }
-    if let Some(event) = &transition.event {
-        emit(ctx, event)?;
+
+    async fn following_count(&mut self, user: &UserId) -> Result<u64> {
+        let counts = self.txn.open_table(COUNTS).store()?;
+        let count = counts.get(user.as_str()).store()?;
+        Ok(count.map_or(0, |c| c.value().1))
     }
-    Ok(transition)
+
+    async fn list_names(&mut self, user: &UserId) -> Result<Vec<ListName>> {
+        let sizes = self.txn.open_table(USER_LISTS).store()?;
+        let held = lists::user_lists(&sizes, user.as_str())?;
+        Ok(held.into_iter().map(|(l, _)| l).collect())
+    }
+
+    async fn relation_exists(
+        &mut self,
+        user: &UserId,
+        relation: Relation,
+        target: &UserId,
+    ) -> Result<bool> {
+        let table = self.txn.open_table(RELATIONS).store()?;
+        let key = (user.as_str(), relation.code(), target.as_str());
+        let exists = table.get(key).store()?.is_some();
+        Ok(exists)
+    }
+
+    async fn relation_count(
+        &mut self,
+        user: &UserId,
+        relation: Relation,
+        cap: usize,
+    ) -> Result<usize> {
+        let table = self.txn.open_table(RELATIONS).store()?;
+        Ok(relations::page(&table, user.as_str(), relation, None, cap)?.len())
+    }
+
+    async fn apply(&mut self, steps: &[Step]) -> Result<()> {
+        for step in steps {
+            apply_step(self, step)?;
+        }
+        Ok(())
+    }
 }
 
-/// Whether either user blocks the other.
-fn blocked_either_way(txn: &WriteTransaction, a: &str, b: &str) -> Result<bool> {
-    let table = txn.open_table(RELATIONS).store()?;
-    let code = Relation::Block.code();
-    Ok(table.get((a, code, b)).store()?.is_some() || table.get((b, code, a)).store()?.is_some())
+fn apply_step(ctx: &mut Ctx<'_>, step: &Step) -> Result<()> {
+    let txn = ctx.txn;
+    match step {
+        Step::AddEdge {
+            follower,
+            followee,
+            lists,
+            at_ms,
+        } => {
+            let (f, t) = (follower.as_str(), followee.as_str());
+            txn.open_table(FOLLOWING)
+                .store()?
+                .insert((f, t), ())
+                .store()?;
+            txn.open_table(FOLLOWERS)
+                .store()?
+                .insert((t, f), ())
+                .store()?;
+            edge_times::add(txn, &[(f, t)], *at_ms)?;
+            lists::file_edge(txn, f, t, lists)
+        }
+        Step::RefileEdge {
+            follower,
+            followee,
+            lists,
+        } => lists::file_edge(txn, follower.as_str(), followee.as_str(), lists),
+        Step::RemoveEdge { follower, followee } => remove_edge(txn, follower, followee),
+        Step::MoveLists {
+            follower,
+            followee,
+            added,
+            removed,
+        } => lists::move_members(txn, follower.as_str(), followee.as_str(), added, removed),
+        Step::FollowCounts {
+            follower,
+            followee,
+            step,
+        } => {
+            add_counts(txn, follower.as_str(), 0, *step)?;
+            add_counts(txn, followee.as_str(), *step, 0)
+        }
+        Step::Relation {
+            user,
+            relation,
+            target,
+            active,
+        } => relations::put(txn, user, *relation, target, *active),
+        Step::Emit(event) => emit(ctx, event),
+    }
+}
+
+fn remove_edge(txn: &WriteTransaction, follower: &UserId, followee: &UserId) -> Result<()> {
+    let (f, t) = (follower.as_str(), followee.as_str());
+    txn.open_table(FOLLOWING).store()?.remove((f, t)).store()?;
+    txn.open_table(FOLLOWERS).store()?.remove((t, f)).store()?;
+    edge_times::remove(txn, f, t)?;
+    lists::file_edge(txn, f, t, &[])
 }

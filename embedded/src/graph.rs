@@ -3,7 +3,6 @@
 //! content, with `Followed`/`Unfollowed` queued in the outbox; mutes and
 //! blocks are in [`crate::relations`].
 
-use crate::edges::apply_edge;
 use crate::store::{edges_of, emit, stored_ids, user_exists, EmbeddedStore};
 use crate::tables::*;
 use crate::{edge_times, groups, lists, relations};
@@ -11,6 +10,7 @@ use async_trait::async_trait;
 use redb::ReadableTable;
 use socialite_core::error::Result;
 use socialite_core::ids::{GroupName, ListName, UserId};
+use socialite_core::plan::{self, run_ready};
 use socialite_core::ports::GraphStore;
 use socialite_core::rules::checks::{user_not_found, EdgeChange, EdgeTransition, Membership};
 use socialite_core::rules::relations::{Relation, RelationChange, RelationTransition, Relations};
@@ -42,13 +42,15 @@ impl EmbeddedStore {
 impl GraphStore for EmbeddedStore {
     async fn change_edge(&self, change: &EdgeChange) -> Result<EdgeTransition> {
         let change = change.clone();
-        self.writer.write(move |ctx| apply_edge(ctx, &change)).await
+        self.writer
+            .write(move |ctx| run_ready(plan::edge::change_edge(ctx, &change)))
+            .await
     }
 
     async fn change_relation(&self, change: &RelationChange) -> Result<RelationTransition> {
         let change = change.clone();
         self.writer
-            .write(move |ctx| relations::apply(ctx, &change))
+            .write(move |ctx| run_ready(plan::relation::change_relation(ctx, &change)))
             .await
     }
 

@@ -53,20 +53,34 @@ pub(crate) fn user_lists<T: ReadableTable<(&'static str, &'static str), u64>>(
 
 /// Writes what a transition does to the edge's lists: the lists of both
 /// directions, list members and list sizes. Refuses a change that would
-/// give the follower too many lists.
+/// give the follower too many lists. For the bulk paths (import, deletion);
+/// follows are planned in `socialite_core::plan`.
 pub(crate) fn apply(
     txn: &WriteTransaction,
     follower: &str,
     followee: &str,
     t: &EdgeTransition,
 ) -> Result<()> {
-    let mut sizes = txn.open_table(USER_LISTS).store()?;
     if !t.added.is_empty() {
-        let held = user_lists(&sizes, follower)?;
+        let held = user_lists(&txn.open_table(USER_LISTS).store()?, follower)?;
         t.check_list_count(held.len(), |l| Ok(held.iter().any(|(h, _)| h == l)))?;
     }
+    move_members(txn, follower, followee, &t.added, &t.removed)?;
+    file_edge(txn, follower, followee, t.after.as_deref().unwrap_or(&[]))
+}
+
+/// The followee joins the follower's lists `added` and leaves `removed`:
+/// members and sizes (a list whose last member leaves is gone).
+pub(crate) fn move_members(
+    txn: &WriteTransaction,
+    follower: &str,
+    followee: &str,
+    added: &[ListName],
+    removed: &[ListName],
+) -> Result<()> {
+    let mut sizes = txn.open_table(USER_LISTS).store()?;
     let mut members = txn.open_table(LIST_MEMBERS).store()?;
-    for l in &t.added {
+    for l in added {
         members
             .insert((follower, l.as_str(), followee), ())
             .store()?;
@@ -76,7 +90,7 @@ pub(crate) fn apply(
             .map_or(0, |g| g.value());
         sizes.insert((follower, l.as_str()), n + 1).store()?;
     }
-    for l in &t.removed {
+    for l in removed {
         members.remove((follower, l.as_str(), followee)).store()?;
         let n = sizes
             .get((follower, l.as_str()))
@@ -88,22 +102,29 @@ pub(crate) fn apply(
             sizes.insert((follower, l.as_str()), n - 1).store()?;
         }
     }
+    Ok(())
+}
+
+/// Files the edge under `lists` in both directions (none: no rows).
+pub(crate) fn file_edge(
+    txn: &WriteTransaction,
+    follower: &str,
+    followee: &str,
+    lists: &[ListName],
+) -> Result<()> {
     let mut forward = txn.open_table(EDGE_LISTS).store()?;
     let mut backward = txn.open_table(LISTED).store()?;
-    match t.after.as_deref() {
-        Some(lists) if !lists.is_empty() => {
-            let text = encode_lists(lists);
-            forward
-                .insert((follower, followee), text.as_str())
-                .store()?;
-            backward
-                .insert((followee, follower), text.as_str())
-                .store()?;
-        }
-        _ => {
-            forward.remove((follower, followee)).store()?;
-            backward.remove((followee, follower)).store()?;
-        }
+    if lists.is_empty() {
+        forward.remove((follower, followee)).store()?;
+        backward.remove((followee, follower)).store()?;
+    } else {
+        let text = encode_lists(lists);
+        forward
+            .insert((follower, followee), text.as_str())
+            .store()?;
+        backward
+            .insert((followee, follower), text.as_str())
+            .store()?;
     }
     Ok(())
 }

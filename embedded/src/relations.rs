@@ -1,68 +1,35 @@
 //! Mutes and blocks on the embedded store: each relation in both directions
-//! (`RELATIONS` by the user who keeps it, `RELATED` by its target), written
-//! in the writer's transaction with the unfollows and the event the rule
-//! decides (`socialite_core::rules::relations`).
+//! (`RELATIONS` by the user who keeps it, `RELATED` by its target). A
+//! change is planned in `socialite_core::plan::relation`; here are its rows.
 
-use crate::edges::apply_edge;
-use crate::store::{emit, user_exists, Ctx};
+use crate::store::Ctx;
 use crate::tables::*;
-use redb::ReadableTable;
+use redb::{ReadableTable, WriteTransaction};
 use socialite_core::error::Result;
 use socialite_core::ids::UserId;
-use socialite_core::rules::relations::{
-    Relation, RelationChange, RelationTransition, MAX_RELATIONS,
-};
+use socialite_core::rules::relations::Relation;
 
 type RelationTable = (&'static str, u8, &'static str);
 
-/// Makes or lifts a relation, with what its transition decides.
-pub(crate) fn apply(ctx: &mut Ctx<'_>, change: &RelationChange) -> Result<RelationTransition> {
-    change.check_users(|u| user_exists(ctx.txn, u.as_str()))?;
-    let (u, t) = (change.user().as_str(), change.target().as_str());
-    let code = change.relation().code();
-    let (exists, count) = {
-        let table = ctx.txn.open_table(RELATIONS).store()?;
-        let exists = table.get((u, code, t)).store()?.is_some();
-        (
-            exists,
-            page(&table, u, change.relation(), None, MAX_RELATIONS)?.len(),
-        )
-    };
-    let edge = if ctx
-        .txn
-        .open_table(FOLLOWING)
-        .store()?
-        .get((u, t))
-        .store()?
-        .is_some()
-    {
-        let lists = ctx.txn.open_table(EDGE_LISTS).store()?;
-        Some(crate::lists::edge_lists(&lists, u, t)?)
-    } else {
-        None
-    };
-    let transition = change.transition(exists, edge);
-    transition.check_count(change, count)?;
-    if !transition.changed {
-        return Ok(transition);
-    }
-    let mut relations = ctx.txn.open_table(RELATIONS).store()?;
-    let mut related = ctx.txn.open_table(RELATED).store()?;
-    if transition.active {
+/// Makes (`active`) or lifts a relation's rows, both directions.
+pub(crate) fn put(
+    txn: &WriteTransaction,
+    user: &UserId,
+    relation: Relation,
+    target: &UserId,
+    active: bool,
+) -> Result<()> {
+    let (u, t, code) = (user.as_str(), target.as_str(), relation.code());
+    let mut relations = txn.open_table(RELATIONS).store()?;
+    let mut related = txn.open_table(RELATED).store()?;
+    if active {
         relations.insert((u, code, t), ()).store()?;
         related.insert((t, code, u), ()).store()?;
     } else {
         relations.remove((u, code, t)).store()?;
         related.remove((t, code, u)).store()?;
     }
-    drop((relations, related));
-    for cut in &transition.unfollows {
-        apply_edge(ctx, cut)?;
-    }
-    if let Some(event) = &transition.event {
-        emit(ctx, event)?;
-    }
-    Ok(transition)
+    Ok(())
 }
 
 /// One page of the second ids under (`first`, relation), after `after`.

@@ -7,20 +7,21 @@
 //! (absent when none); `{user, _g, followee}` serves a list's members, and
 //! each list's size is kept on the user's document (`lists: {name: n}`).
 
-use crate::db::{db_err, TxnError, IN_CHUNK};
-use crate::lists::{lists_of, names};
+use crate::db::{db_err, IN_CHUNK};
+use crate::lists::lists_of;
 use crate::store::{get_i64, get_str, MongoStore};
+use crate::txn::MongoTxn;
 use async_trait::async_trait;
 use futures_util::TryStreamExt;
 use mongodb::bson::{doc, Document};
-use mongodb::{ClientSession, Collection};
+use mongodb::Collection;
 use socialite_core::error::Result;
-use socialite_core::ids::{now_ms, GroupName, ListName, UserId};
+use socialite_core::ids::{GroupName, ListName, UserId};
+use socialite_core::plan::edge::change_edge;
+use socialite_core::plan::relation::change_relation;
 use socialite_core::ports::GraphStore;
 use socialite_core::rules::checks::{EdgeChange, EdgeTransition, Membership};
-use socialite_core::rules::relations::{
-    check_not_blocked, Relation, RelationChange, RelationTransition, Relations,
-};
+use socialite_core::rules::relations::{Relation, RelationChange, RelationTransition, Relations};
 
 /// The field holding the other end of an edge in each edge collection.
 pub(crate) fn other_end(collection: &str) -> &'static str {
@@ -109,103 +110,6 @@ impl MongoStore {
             .map(|d| Ok(UserId::from_stored(get_str(d, field)?.to_owned())))
             .collect()
     }
-
-    pub(crate) async fn change_edge_in(
-        &self,
-        s: &mut ClientSession,
-        change: &EdgeChange,
-    ) -> Result<EdgeTransition, TxnError> {
-        self.check_users(s, change).await?;
-        let (a, b) = (change.follower().as_str(), change.followee().as_str());
-        if change.adds() {
-            check_not_blocked(change, self.blocked_either_way(s, a, b).await?)?;
-        }
-        let edge = doc! { "user": a, "followee": b };
-        let reverse = doc! { "user": b, "follower": a };
-        let found = self
-            .db
-            .following
-            .find_one(edge.clone())
-            .projection(doc! { "_id": 0, "_g": 1 })
-            .session(&mut *s)
-            .await?;
-        let t = change.transition(found.as_ref().map(lists_of));
-        if !t.changed() {
-            return Ok(t);
-        }
-        if t.count_step > 0 {
-            let following = self.following_count(s, a).await?;
-            change.check_room(&t, following)?;
-        }
-        if !t.added.is_empty() {
-            let held = self.list_sizes(Some(&mut *s), a).await?;
-            t.check_list_count(held.len(), |l| Ok(held.iter().any(|(h, _)| h == l)))?;
-        }
-        let (fwing, fwers) = (&self.db.following, &self.db.followers);
-        match t.after.as_deref() {
-            None => {
-                fwing.delete_one(edge).session(&mut *s).await?;
-                fwers.delete_one(reverse).session(&mut *s).await?;
-            }
-            Some(lists) if t.count_step == 1 => {
-                let (mut d1, mut d2) = (edge, reverse);
-                let at = now_ms() as i64;
-                d1.insert("at", at);
-                d2.insert("at", at);
-                if !lists.is_empty() {
-                    d1.insert("_g", names(lists));
-                    d2.insert("_g", names(lists));
-                }
-                fwing.insert_one(d1).session(&mut *s).await?;
-                fwers.insert_one(d2).session(&mut *s).await?;
-            }
-            Some(lists) => {
-                let set = if lists.is_empty() {
-                    doc! { "$unset": { "_g": "" } }
-                } else {
-                    doc! { "$set": { "_g": names(lists) } }
-                };
-                fwing.update_one(edge, set.clone()).session(&mut *s).await?;
-                fwers.update_one(reverse, set).session(&mut *s).await?;
-            }
-        }
-        self.move_list_sizes(s, a, &t.added, &t.removed).await?;
-        let step = t.count_step;
-        if step != 0 {
-            self.db
-                .users
-                .update_one(doc! { "_id": a }, doc! { "$inc": { "following": step } })
-                .session(&mut *s)
-                .await?;
-            self.add_follower_count(s, b, a, step).await?;
-        }
-        if let Some(event) = &t.event {
-            self.emit(s, std::slice::from_ref(event)).await?;
-        }
-        Ok(t)
-    }
-
-    /// The rule's existence check, with one query for both users.
-    async fn check_users(
-        &self,
-        s: &mut ClientSession,
-        change: &EdgeChange,
-    ) -> Result<(), TxnError> {
-        let ids: Vec<&str> = change.required().iter().map(|u| u.as_str()).collect();
-        let mut cursor = self
-            .db
-            .users
-            .find(doc! { "_id": { "$in": &ids }, "deleting": { "$ne": true } })
-            .projection(doc! { "_id": 1 })
-            .session(&mut *s)
-            .await?;
-        let mut found = std::collections::HashSet::new();
-        while let Some(d) = cursor.next(&mut *s).await {
-            found.insert(get_str(&d?, "_id")?.to_owned());
-        }
-        change.check_users(|u| Ok(found.contains(u.as_str())))?;
-        Ok(())
-    }
 }
 
 #[async_trait]
@@ -219,7 +123,14 @@ impl GraphStore for MongoStore {
         let changed = self
             .db
             .transaction(what, |mut s| async move {
-                let r = self.change_edge_in(&mut s, change).await;
+                let r = change_edge(
+                    &mut MongoTxn {
+                        store: self,
+                        s: &mut s,
+                    },
+                    change,
+                )
+                .await;
                 (s, r)
             })
             .await?;
@@ -237,7 +148,11 @@ impl GraphStore for MongoStore {
         let t = self
             .db
             .transaction(what, |mut s| async move {
-                let r = self.change_relation_in(&mut s, change).await;
+                let txn = &mut MongoTxn {
+                    store: self,
+                    s: &mut s,
+                };
+                let r = change_relation(txn, change).await;
                 (s, r)
             })
             .await?;

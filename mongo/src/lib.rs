@@ -25,6 +25,7 @@ mod outbox;
 mod relations;
 mod store;
 mod timelines;
+mod txn;
 
 pub use buckets::MongoBuckets;
 pub use db::Db;

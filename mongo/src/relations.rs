@@ -6,14 +6,13 @@
 //! (`socialite_core::rules::relations`).
 
 use crate::db::{db_err, TxnError, IN_CHUNK};
-use crate::lists::lists_of;
 use crate::store::{get_i64, get_str, MongoStore};
 use futures_util::TryStreamExt;
 use mongodb::bson::{doc, Document};
 use mongodb::ClientSession;
 use socialite_core::error::Result;
 use socialite_core::ids::UserId;
-use socialite_core::rules::relations::{Relation, RelationChange, RelationTransition, Relations};
+use socialite_core::rules::relations::{Relation, Relations};
 use std::collections::HashMap;
 
 fn code(r: Relation) -> i32 {
@@ -21,48 +20,6 @@ fn code(r: Relation) -> i32 {
 }
 
 impl MongoStore {
-    pub(crate) async fn change_relation_in(
-        &self,
-        s: &mut ClientSession,
-        change: &RelationChange,
-    ) -> Result<RelationTransition, TxnError> {
-        self.require_users(s, &change.required()).await?;
-        let (u, t) = (change.user().as_str(), change.target().as_str());
-        let k = code(change.relation());
-        let key = doc! { "u": u, "k": k, "t": t };
-        let rel = &self.db.relations;
-        let exists = rel.find_one(key.clone()).session(&mut *s).await?.is_some();
-        let count = rel
-            .count_documents(doc! { "u": u, "k": k })
-            .session(&mut *s)
-            .await?;
-        let edge = self
-            .db
-            .following
-            .find_one(doc! { "user": u, "followee": t })
-            .projection(doc! { "_id": 0, "_g": 1 })
-            .session(&mut *s)
-            .await?
-            .map(|d| lists_of(&d));
-        let transition = change.transition(exists, edge);
-        transition.check_count(change, count as usize)?;
-        if !transition.changed {
-            return Ok(transition);
-        }
-        if transition.active {
-            rel.insert_one(key).session(&mut *s).await?;
-        } else {
-            rel.delete_one(key).session(&mut *s).await?;
-        }
-        for cut in &transition.unfollows {
-            self.change_edge_in(s, cut).await?;
-        }
-        if let Some(event) = &transition.event {
-            self.emit(s, std::slice::from_ref(event)).await?;
-        }
-        Ok(transition)
-    }
-
     /// Whether either user blocks the other, in the transaction.
     pub(crate) async fn blocked_either_way(
         &self,

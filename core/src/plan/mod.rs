@@ -1,0 +1,121 @@
+//! Writes planned once, applied by every backend. A backend implements
+//! [`Txn`]: the facts a rule needs, read inside its write transaction, and
+//! [`Step`]s applied in that same transaction. The sequence between them
+//! (which facts are read, which checks run on them, which steps follow) is
+//! decided here, once: [`edge::change_edge`] and
+//! [`relation::change_relation`]. A backend holds no sequence of its own,
+//! so two backends cannot drift apart, and a new one is correct once its
+//! primitives are.
+//!
+//! Facts are read when the plan needs them, not all up front: a follow of an
+//! account already followed reads neither counts nor lists.
+
+pub mod edge;
+pub mod relation;
+
+use crate::error::{Error, Result};
+use crate::event::Event;
+use crate::ids::{ListName, UserId};
+use crate::rules::relations::Relation;
+use std::future::Future;
+
+/// One row-level change of a plan. Each is applied in the transaction that
+/// read the facts, in the plan's order; together they are atomic.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Step {
+    /// A new follow edge, in both directions, filed under `lists`, made at
+    /// `at_ms` (the follow time that read-time merges order by).
+    AddEdge {
+        follower: UserId,
+        followee: UserId,
+        lists: Vec<ListName>,
+        at_ms: u64,
+    },
+    /// An existing edge now filed under `lists` (maybe none).
+    RefileEdge {
+        follower: UserId,
+        followee: UserId,
+        lists: Vec<ListName>,
+    },
+    /// The edge gone, in both directions, with its lists and follow time.
+    RemoveEdge { follower: UserId, followee: UserId },
+    /// The followee joins the follower's lists `added` and leaves `removed`:
+    /// list members and each list's size.
+    MoveLists {
+        follower: UserId,
+        followee: UserId,
+        added: Vec<ListName>,
+        removed: Vec<ListName>,
+    },
+    /// The follower's `following` and the followee's `followers` move by
+    /// `step` (+1 or -1).
+    FollowCounts {
+        follower: UserId,
+        followee: UserId,
+        step: i64,
+    },
+    /// A mute or block made (`active`) or lifted, in both index directions.
+    Relation {
+        user: UserId,
+        relation: Relation,
+        target: UserId,
+        active: bool,
+    },
+    /// The event queued on the outbox, for the relay to put on the log.
+    Emit(Event),
+}
+
+/// A backend's write transaction, as the planners see it. Every read sees
+/// the transaction's own earlier steps.
+// The planners are generic over the backend, so each call is made on a
+// concrete type and its future is `Send` exactly when the backend's is.
+#[allow(async_fn_in_trait)]
+pub trait Txn {
+    /// The backend's error; a rule's refusal converts into it and ends the
+    /// transaction without a retry.
+    type Error: From<Error>;
+
+    /// Those of `users` that exist and are not being deleted.
+    async fn existing_users(&mut self, users: &[&UserId]) -> Result<Vec<UserId>, Self::Error>;
+    /// The lists of the edge `follower → followee`; `None` when there is no edge.
+    async fn edge_lists(
+        &mut self,
+        follower: &UserId,
+        followee: &UserId,
+    ) -> Result<Option<Vec<ListName>>, Self::Error>;
+    /// Whether either user blocks the other.
+    async fn blocked_either_way(&mut self, a: &UserId, b: &UserId) -> Result<bool, Self::Error>;
+    /// How many accounts `user` follows.
+    async fn following_count(&mut self, user: &UserId) -> Result<u64, Self::Error>;
+    /// The names of `user`'s lists (those with members).
+    async fn list_names(&mut self, user: &UserId) -> Result<Vec<ListName>, Self::Error>;
+    /// Whether `user` keeps `relation` to `target`.
+    async fn relation_exists(
+        &mut self,
+        user: &UserId,
+        relation: Relation,
+        target: &UserId,
+    ) -> Result<bool, Self::Error>;
+    /// How many relations of a kind `user` keeps, counted up to `cap`.
+    async fn relation_count(
+        &mut self,
+        user: &UserId,
+        relation: Relation,
+        cap: usize,
+    ) -> Result<usize, Self::Error>;
+    /// Applies `steps` in order.
+    async fn apply(&mut self, steps: &[Step]) -> Result<(), Self::Error>;
+}
+
+/// Runs a plan whose backend never waits (a synchronous transaction, as the
+/// embedded store's writer holds) to its end on the calling thread.
+pub fn run_ready<F: Future>(plan: F) -> F::Output {
+    let mut plan = std::pin::pin!(plan);
+    let mut cx = std::task::Context::from_waker(std::task::Waker::noop());
+    match plan.as_mut().poll(&mut cx) {
+        std::task::Poll::Ready(out) => out,
+        // Nothing could ever wake it: a synchronous backend that returned
+        // `Pending` broke the contract of `run_ready`, not a request.
+        std::task::Poll::Pending => panic!("a synchronous transaction waited"),
+    }
+}
