@@ -5,10 +5,10 @@
 
 use crate::store::{add_counts, emit, user_exists, Ctx};
 use crate::tables::*;
-use crate::{edge_times, lists, relations};
+use crate::{edge_times, groups, lists, relations};
 use redb::{ReadableTable, WriteTransaction};
 use socialite_core::error::{Error, Result};
-use socialite_core::ids::{ListName, UserId};
+use socialite_core::ids::{GroupName, ListName, UserId};
 use socialite_core::plan::{Step, Txn};
 use socialite_core::rules::relations::Relation;
 
@@ -88,6 +88,15 @@ impl Txn for Ctx<'_> {
         Ok(relations::page(&table, user.as_str(), relation, None, cap)?.len())
     }
 
+    async fn is_member(&mut self, group: &GroupName, user: &UserId) -> Result<bool> {
+        groups::is_member(self.txn, group.as_str(), user.as_str())
+    }
+
+    async fn group_count(&mut self, user: &UserId, cap: usize) -> Result<usize> {
+        let table = self.txn.open_table(USER_GROUPS).store()?;
+        Ok(groups::groups_of(&table, user.as_str())?.len().min(cap))
+    }
+
     async fn apply(&mut self, steps: &[Step]) -> Result<()> {
         for step in steps {
             apply_step(self, step)?;
@@ -143,6 +152,7 @@ fn apply_step(ctx: &mut Ctx<'_>, step: &Step) -> Result<()> {
             target,
             active,
         } => relations::put(txn, user, *relation, target, *active),
+        Step::Membership(change) => groups::put(txn, change),
         Step::Emit(event) => emit(ctx, event),
     }
 }

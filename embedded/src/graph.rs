@@ -3,7 +3,7 @@
 //! content, with `Followed`/`Unfollowed` queued in the outbox; mutes and
 //! blocks are in [`crate::relations`].
 
-use crate::store::{edges_of, emit, stored_ids, user_exists, EmbeddedStore};
+use crate::store::{edges_of, stored_ids, EmbeddedStore};
 use crate::tables::*;
 use crate::{edge_times, groups, lists, relations};
 use async_trait::async_trait;
@@ -12,7 +12,7 @@ use socialite_core::error::Result;
 use socialite_core::ids::{GroupName, ListName, UserId};
 use socialite_core::plan::{self, run_ready};
 use socialite_core::ports::GraphStore;
-use socialite_core::rules::checks::{user_not_found, EdgeChange, EdgeTransition, Membership};
+use socialite_core::rules::checks::{EdgeChange, EdgeTransition, Membership};
 use socialite_core::rules::relations::{Relation, RelationChange, RelationTransition, Relations};
 
 type EdgeTable = redb::TableDefinition<'static, (&'static str, &'static str), ()>;
@@ -266,16 +266,7 @@ impl GraphStore for EmbeddedStore {
     async fn change_membership(&self, change: &Membership) -> Result<bool> {
         let change = change.clone();
         self.writer
-            .write(move |ctx| {
-                if !user_exists(ctx.txn, change.user.as_str())? {
-                    return Err(user_not_found(&change.user));
-                }
-                let changed = groups::apply(ctx.txn, &change)?;
-                if changed {
-                    emit(ctx, &change.event())?;
-                }
-                Ok(changed)
-            })
+            .write(move |ctx| run_ready(plan::membership::change_membership(ctx, &change)))
             .await
     }
 

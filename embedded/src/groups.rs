@@ -24,20 +24,37 @@ pub(crate) fn groups_of<T: ReadableTable<(&'static str, &'static str), ()>>(
     Ok(out)
 }
 
-/// Applies a join or a leave of an existing user; returns whether the
-/// membership changed.
+/// Applies a join or a leave of an existing user, for the bulk paths
+/// (import, deletion; a join or leave through the API is planned in
+/// `socialite_core::plan::membership`); returns whether it changed.
 pub(crate) fn apply(txn: &WriteTransaction, change: &Membership) -> Result<bool> {
+    let (g, u) = (change.group.as_str(), change.user.as_str());
+    if is_member(txn, g, u)? == change.join {
+        return Ok(false);
+    }
+    if change.join {
+        let held = groups_of(&txn.open_table(USER_GROUPS).store()?, u)?.len();
+        change.check_group_count(held)?;
+    }
+    put(txn, change)?;
+    Ok(true)
+}
+
+pub(crate) fn is_member(txn: &WriteTransaction, group: &str, user: &str) -> Result<bool> {
+    let members = txn.open_table(GROUP_MEMBERS).store()?;
+    let found = members.get((group, user)).store()?.is_some();
+    Ok(found)
+}
+
+/// Writes a join or a leave that changes the membership: the rows, both
+/// ways, and the group's size.
+pub(crate) fn put(txn: &WriteTransaction, change: &Membership) -> Result<()> {
     let (g, u) = (change.group.as_str(), change.user.as_str());
     let mut members = txn.open_table(GROUP_MEMBERS).store()?;
     let mut by_user = txn.open_table(USER_GROUPS).store()?;
-    let is_member = members.get((g, u)).store()?.is_some();
-    if is_member == change.join {
-        return Ok(false);
-    }
     let mut sizes = txn.open_table(GROUP_SIZES).store()?;
     let n = sizes.get(g).store()?.map_or(0, |v| v.value());
     if change.join {
-        change.check_group_count(groups_of(&by_user, u)?.len())?;
         members.insert((g, u), ()).store()?;
         by_user.insert((u, g), ()).store()?;
         sizes.insert(g, n + 1).store()?;
@@ -50,5 +67,5 @@ pub(crate) fn apply(txn: &WriteTransaction, change: &Membership) -> Result<bool>
             sizes.insert(g, n - 1).store()?;
         }
     }
-    Ok(true)
+    Ok(())
 }

@@ -107,7 +107,7 @@ impl MongoStore {
                         user: id.clone(),
                         join: false,
                     };
-                    self.membership_in(s, &leave).await?;
+                    self.put_membership(s, &leave).await?;
                 }
                 self.emit(s, &UserDeletion::of_groups(id, &groups).events())
                     .await?;

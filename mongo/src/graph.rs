@@ -18,6 +18,7 @@ use mongodb::Collection;
 use socialite_core::error::Result;
 use socialite_core::ids::{GroupName, ListName, UserId};
 use socialite_core::plan::edge::change_edge;
+use socialite_core::plan::membership::change_membership;
 use socialite_core::plan::relation::change_relation;
 use socialite_core::ports::GraphStore;
 use socialite_core::rules::checks::{EdgeChange, EdgeTransition, Membership};
@@ -311,15 +312,11 @@ impl GraphStore for MongoStore {
         let changed = self
             .db
             .transaction(what, |mut s| async move {
-                let r = async {
-                    self.require_users(&mut s, &[&change.user]).await?;
-                    let changed = self.membership_in(&mut s, change).await?;
-                    if changed {
-                        self.emit(&mut s, &[change.event()]).await?;
-                    }
-                    Ok(changed)
-                }
-                .await;
+                let txn = &mut MongoTxn {
+                    store: self,
+                    s: &mut s,
+                };
+                let r = change_membership(txn, change).await;
                 (s, r)
             })
             .await?;

@@ -15,46 +15,28 @@ use socialite_core::rules::checks::Membership;
 use std::collections::HashMap;
 
 impl MongoStore {
-    /// Applies a join or a leave inside a transaction (the user's existence
-    /// and the event are the caller's); returns whether the membership
-    /// changed.
-    pub(crate) async fn membership_in(
+    /// Writes a join or a leave that changes the membership, inside a
+    /// transaction: the member document and the group's size (a group left
+    /// with no member is gone).
+    pub(crate) async fn put_membership(
         &self,
         s: &mut ClientSession,
         change: &Membership,
-    ) -> Result<bool, TxnError> {
+    ) -> Result<(), TxnError> {
         let (g, u) = (change.group.as_str(), change.user.as_str());
         let member = doc! { "group": g, "user": u };
-        let is_member = self
-            .db
-            .group_members
-            .find_one(member.clone())
-            .projection(doc! { "_id": 1 })
-            .session(&mut *s)
-            .await?
-            .is_some();
-        if is_member == change.join {
-            return Ok(false);
-        }
-        if change.join {
-            let held = self
-                .db
-                .group_members
-                .count_documents(doc! { "user": u })
-                .session(&mut *s)
-                .await?;
-            change.check_group_count(held as usize)?;
-            self.db
-                .group_members
+        let members = &self.db.group_members;
+        match change.join {
+            true => members
                 .insert_one(member)
                 .session(&mut *s)
-                .await?;
-        } else {
-            self.db
-                .group_members
+                .await
+                .map(drop)?,
+            false => members
                 .delete_one(member)
                 .session(&mut *s)
-                .await?;
+                .await
+                .map(drop)?,
         }
         let step: i64 = if change.join { 1 } else { -1 };
         self.db
@@ -68,7 +50,7 @@ impl MongoStore {
             .delete_one(doc! { "_id": g, "members": { "$lte": 0_i64 } })
             .session(&mut *s)
             .await?;
-        Ok(true)
+        Ok(())
     }
 
     /// The groups `user` is in, inside a transaction.

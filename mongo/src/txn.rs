@@ -8,7 +8,7 @@ use crate::lists::{lists_of, names};
 use crate::store::{get_str, MongoStore};
 use mongodb::bson::doc;
 use mongodb::ClientSession;
-use socialite_core::ids::{ListName, UserId};
+use socialite_core::ids::{GroupName, ListName, UserId};
 use socialite_core::plan::{Step, Txn};
 use socialite_core::rules::relations::Relation;
 
@@ -94,6 +94,25 @@ impl Txn for MongoTxn<'_> {
             .db
             .relations
             .count_documents(doc! { "u": user.as_str(), "k": code(relation) })
+            .limit(cap as u64)
+            .session(&mut *self.s)
+            .await?;
+        Ok(n as usize)
+    }
+
+    async fn is_member(&mut self, group: &GroupName, user: &UserId) -> Result<bool, TxnError> {
+        let member = doc! { "group": group.as_str(), "user": user.as_str() };
+        let found = self.store.db.group_members.find_one(member);
+        let found = found.projection(doc! { "_id": 1 }).session(&mut *self.s);
+        Ok(found.await?.is_some())
+    }
+
+    async fn group_count(&mut self, user: &UserId, cap: usize) -> Result<usize, TxnError> {
+        let n = self
+            .store
+            .db
+            .group_members
+            .count_documents(doc! { "user": user.as_str() })
             .limit(cap as u64)
             .session(&mut *self.s)
             .await?;
@@ -202,6 +221,7 @@ impl MongoTxn<'_> {
                         .map(drop)?,
                 }
             }
+            Step::Membership(change) => self.store.put_membership(s, change).await?,
             Step::Emit(event) => self.store.emit(s, std::slice::from_ref(event)).await?,
         }
         Ok(())

@@ -127,6 +127,7 @@ mod tests {
             Step::MoveLists { .. } => "lists",
             Step::FollowCounts { .. } => "counts",
             Step::Relation { .. } => "relation",
+            Step::Membership(_) => "membership",
             Step::Emit(_) => "emit",
         }
     }

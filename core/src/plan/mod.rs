@@ -2,8 +2,8 @@
 //! [`Txn`]: the facts a rule needs, read inside its write transaction, and
 //! [`Step`]s applied in that same transaction. The sequence between them
 //! (which facts are read, which checks run on them, which steps follow) is
-//! decided here, once: [`edge::change_edge`] and
-//! [`relation::change_relation`]. A backend holds no sequence of its own,
+//! decided here, once: [`edge::change_edge`],
+//! [`relation::change_relation`] and [`membership::change_membership`]. A backend holds no sequence of its own,
 //! so two backends cannot drift apart, and a new one is correct once its
 //! primitives are.
 //!
@@ -11,11 +11,13 @@
 //! account already followed reads neither counts nor lists.
 
 pub mod edge;
+pub mod membership;
 pub mod relation;
 
 use crate::error::{Error, Result};
 use crate::event::Event;
-use crate::ids::{ListName, UserId};
+use crate::ids::{GroupName, ListName, UserId};
+use crate::rules::checks::Membership;
 use crate::rules::relations::Relation;
 use std::future::Future;
 
@@ -61,6 +63,9 @@ pub enum Step {
         target: UserId,
         active: bool,
     },
+    /// A join or a leave that changes the membership: its rows, both ways,
+    /// and the group's size (a group whose last member leaves is gone).
+    Membership(Membership),
     /// The event queued on the outbox, for the relay to put on the log.
     Emit(Event),
 }
@@ -103,6 +108,10 @@ pub trait Txn {
         relation: Relation,
         cap: usize,
     ) -> Result<usize, Self::Error>;
+    /// Whether `user` is a member of `group`.
+    async fn is_member(&mut self, group: &GroupName, user: &UserId) -> Result<bool, Self::Error>;
+    /// How many groups `user` is in, counted up to `cap`.
+    async fn group_count(&mut self, user: &UserId, cap: usize) -> Result<usize, Self::Error>;
     /// Applies `steps` in order.
     async fn apply(&mut self, steps: &[Step]) -> Result<(), Self::Error>;
 }

@@ -52,6 +52,14 @@ pub struct Membership {
 }
 
 impl Membership {
+    /// The user must exist (and not be being deleted), to join and to leave.
+    pub fn check_user(&self, exists: bool) -> Result<()> {
+        match exists {
+            true => Ok(()),
+            false => Err(user_not_found(&self.user)),
+        }
+    }
+
     /// Refuses a join past the limit, given how many groups the user is in.
     pub fn check_group_count(&self, groups_now: usize) -> Result<()> {
         if self.join && groups_now >= MAX_GROUPS_PER_USER {
