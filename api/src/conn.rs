@@ -11,7 +11,7 @@
 //! response; then it is closed. Bytes alone do not keep it open, so a
 //! client trickling a header does not either.
 
-use socialite_core::metrics::{metrics, reason};
+use socialite_core::metrics::reason;
 use std::collections::HashMap;
 use std::future::Future;
 use std::net::IpAddr;
@@ -96,7 +96,7 @@ impl Gate {
         if *served < self.per_ip && self.open.load(Ordering::Relaxed) < self.max {
             *served += 1;
             self.open.fetch_add(1, Ordering::Relaxed);
-            metrics().connections_open.inc();
+            crate::metrics::transport().connections_open.inc();
             return Admission::Serve(permit(false));
         }
         let why = if *served >= self.per_ip {
@@ -104,7 +104,7 @@ impl Gate {
         } else {
             "process"
         };
-        metrics()
+        crate::metrics::transport()
             .connections_refused
             .get_or_create(&reason(why))
             .inc();
@@ -113,7 +113,7 @@ impl Gate {
             self.overflow.fetch_add(1, Ordering::Relaxed);
             return Admission::Overflow(permit(true));
         }
-        metrics()
+        crate::metrics::transport()
             .connections_refused
             .get_or_create(&reason("overflow"))
             .inc();
@@ -134,7 +134,7 @@ impl Drop for Permit {
             } else {
                 *served -= 1;
                 self.gate.open.fetch_sub(1, Ordering::Relaxed);
-                metrics().connections_open.dec();
+                crate::metrics::transport().connections_open.dec();
             }
             if *served == 0 && *spilled == 0 {
                 by_ip.remove(&self.ip);
@@ -225,7 +225,7 @@ impl<IO> Tracked<IO> {
                     let since = self.activity.idle_since_ms.load(Ordering::Relaxed);
                     let idle_for = Duration::from_millis(now_ms().saturating_sub(since));
                     if idle_for >= self.idle {
-                        metrics().connections_idle_closed.inc();
+                        crate::metrics::transport().connections_idle_closed.inc();
                         return Err(std::io::Error::new(
                             std::io::ErrorKind::TimedOut,
                             "no request within the idle timeout",

@@ -1,6 +1,8 @@
 //! Errors as responses: `{"error":{"code":"...","message":"..."}}` with the
 //! status the error's kind decides (and `WWW-Authenticate` on 401), and the
-//! matching gRPC status.
+//! matching gRPC status: the one place where core's error kinds become a
+//! transport's statuses. Refusals only HTTP makes (a body, URL or headers
+//! too large, a body that is not JSON) carry their status themselves.
 
 use crate::schema::{ErrorBody, ErrorDetail};
 use axum::http::StatusCode;
@@ -10,28 +12,61 @@ use socialite_core::{Error, ErrorKind};
 
 /// An error on its way to a REST client.
 #[derive(Debug)]
-pub struct ApiError(pub Error);
+pub struct ApiError {
+    error: Error,
+    /// The status of a refusal only HTTP makes; otherwise the kind's.
+    status: Option<StatusCode>,
+}
 
 impl From<Error> for ApiError {
-    fn from(e: Error) -> Self {
-        ApiError(e)
+    fn from(error: Error) -> Self {
+        ApiError {
+            error,
+            status: None,
+        }
     }
 }
 
 impl ApiError {
     pub fn new(kind: ErrorKind, code: &'static str, message: impl Into<String>) -> Self {
-        ApiError(Error::new(kind, code, message))
+        Error::new(kind, code, message).into()
+    }
+
+    /// A refusal of the request's HTTP form (its size or media type), with
+    /// its own `status`; to gRPC it would be an invalid argument.
+    pub fn http(status: StatusCode, code: &'static str, message: impl Into<String>) -> Self {
+        ApiError {
+            error: Error::invalid(code, message),
+            status: Some(status),
+        }
+    }
+
+    pub fn error(&self) -> &Error {
+        &self.error
+    }
+}
+
+/// The REST status of each kind of error.
+pub fn status_of(kind: ErrorKind) -> StatusCode {
+    match kind {
+        ErrorKind::Invalid => StatusCode::BAD_REQUEST,
+        ErrorKind::Unauthenticated => StatusCode::UNAUTHORIZED,
+        ErrorKind::Forbidden => StatusCode::FORBIDDEN,
+        ErrorKind::NotFound => StatusCode::NOT_FOUND,
+        ErrorKind::Conflict => StatusCode::CONFLICT,
+        ErrorKind::RateLimited => StatusCode::TOO_MANY_REQUESTS,
+        ErrorKind::Unavailable => StatusCode::SERVICE_UNAVAILABLE,
+        ErrorKind::Internal => StatusCode::INTERNAL_SERVER_ERROR,
     }
 }
 
 impl IntoResponse for ApiError {
     fn into_response(self) -> Response {
-        let e = self.0;
+        let e = self.error;
         if matches!(e.kind(), ErrorKind::Internal | ErrorKind::Unavailable) {
             tracing::error!(code = e.code(), error = %e.chain(), "request failed");
         }
-        let status = StatusCode::from_u16(e.kind().http_status())
-            .unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
+        let status = self.status.unwrap_or_else(|| status_of(e.kind()));
         let body = ErrorBody {
             error: ErrorDetail {
                 code: e.code(),
@@ -55,11 +90,7 @@ impl IntoResponse for ApiError {
 pub fn to_status(e: Error) -> tonic::Status {
     use tonic::Code;
     let code = match e.kind() {
-        ErrorKind::Invalid
-        | ErrorKind::TooLarge
-        | ErrorKind::UnsupportedMediaType
-        | ErrorKind::UriTooLong
-        | ErrorKind::HeadersTooLarge => Code::InvalidArgument,
+        ErrorKind::Invalid => Code::InvalidArgument,
         ErrorKind::Unauthenticated => Code::Unauthenticated,
         ErrorKind::Forbidden => Code::PermissionDenied,
         ErrorKind::RateLimited => Code::ResourceExhausted,

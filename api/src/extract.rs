@@ -37,8 +37,8 @@ impl<S: Send + Sync, T: DeserializeOwned> FromRequest<S> for Json<T> {
 }
 
 fn body_too_large() -> ApiError {
-    ApiError::new(
-        ErrorKind::TooLarge,
+    ApiError::http(
+        StatusCode::PAYLOAD_TOO_LARGE,
         "body_too_large",
         format!(
             "the request body is over the limit of {} bytes",
@@ -63,8 +63,8 @@ fn json_rejection(r: JsonRejection) -> ApiError {
 }
 
 fn unsupported_media_type() -> ApiError {
-    ApiError::new(
-        ErrorKind::UnsupportedMediaType,
+    ApiError::http(
+        StatusCode::UNSUPPORTED_MEDIA_TYPE,
         "unsupported_media_type",
         "the body must be JSON with Content-Type: application/json",
     )

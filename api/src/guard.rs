@@ -57,8 +57,12 @@ fn request_id(req: &Request) -> Arc<str> {
     Arc::from(format!("{prefix}-{}", NEXT.fetch_add(1, Ordering::Relaxed)).as_str())
 }
 
-fn refusal(kind: ErrorKind, code: &'static str, message: String) -> Response {
-    ApiError::new(kind, code, message).into_response()
+fn refusal(status: StatusCode, code: &'static str, message: String) -> Response {
+    ApiError::http(status, code, message).into_response()
+}
+
+fn unavailable(code: &'static str, message: String) -> Response {
+    ApiError::new(ErrorKind::Unavailable, code, message).into_response()
 }
 
 /// Checks what can be checked before the handler runs.
@@ -66,7 +70,7 @@ fn precheck(req: &Request) -> Option<Response> {
     let uri = req.uri().path_and_query().map_or(0, |p| p.as_str().len());
     if uri > MAX_URI_BYTES {
         return Some(refusal(
-            ErrorKind::UriTooLong,
+            StatusCode::URI_TOO_LONG,
             "uri_too_long",
             format!("the URL is {uri} bytes; the limit is {MAX_URI_BYTES}"),
         ));
@@ -78,7 +82,7 @@ fn precheck(req: &Request) -> Option<Response> {
         .sum();
     if headers > MAX_HEADER_BYTES {
         return Some(refusal(
-            ErrorKind::HeadersTooLarge,
+            StatusCode::REQUEST_HEADER_FIELDS_TOO_LARGE,
             "headers_too_large",
             format!("the headers are {headers} bytes; the limit is {MAX_HEADER_BYTES}"),
         ));
@@ -90,7 +94,7 @@ fn precheck(req: &Request) -> Option<Response> {
         .and_then(|v| v.parse::<u64>().ok());
     if declared.is_some_and(|n| n > MAX_BODY_BYTES as u64) {
         return Some(refusal(
-            ErrorKind::TooLarge,
+            StatusCode::PAYLOAD_TOO_LARGE,
             "body_too_large",
             format!("the request body is over the limit of {MAX_BODY_BYTES} bytes"),
         ));
@@ -98,7 +102,7 @@ fn precheck(req: &Request) -> Option<Response> {
     if let Some(enc) = req.headers().get(header::CONTENT_ENCODING) {
         if enc.as_bytes() != b"identity" {
             return Some(refusal(
-                ErrorKind::UnsupportedMediaType,
+                StatusCode::UNSUPPORTED_MEDIA_TYPE,
                 "unsupported_content_encoding",
                 "request bodies are taken uncompressed (no Content-Encoding)".into(),
             ));
@@ -131,8 +135,7 @@ pub async fn guard(
             return refused;
         }
         let Ok(_permit) = in_flight.0.try_acquire() else {
-            let mut r = refusal(
-                ErrorKind::Unavailable,
+            let mut r = unavailable(
                 "overloaded",
                 format!("more than {MAX_IN_FLIGHT} requests are in flight; retry shortly"),
             );
@@ -142,8 +145,7 @@ pub async fn guard(
         };
         match tokio::time::timeout(REQUEST_TIMEOUT, next.run(req)).await {
             Ok(resp) => resp,
-            Err(_) => refusal(
-                ErrorKind::Unavailable,
+            Err(_) => unavailable(
                 "request_timeout",
                 format!(
                     "the request took longer than {} s",

@@ -115,7 +115,7 @@ fn overflow_router() -> Router {
             .is_some_and(|v| v.as_bytes().starts_with(b"application/grpc"));
         let mut resp = match grpc {
             true => crate::error::to_status(error).into_http::<Body>(),
-            false => crate::ApiError(error).into_response(),
+            false => crate::ApiError::from(error).into_response(),
         };
         resp.headers_mut()
             .insert(header::CONNECTION, HeaderValue::from_static("close"));

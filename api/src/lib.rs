@@ -25,6 +25,7 @@ pub mod ingest;
 pub mod json;
 pub mod limits;
 pub mod live;
+pub mod metrics;
 pub mod observe;
 pub mod openapi;
 pub mod pb;

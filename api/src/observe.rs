@@ -7,7 +7,6 @@ use axum::http::Method;
 use axum::middleware::Next;
 use axum::response::Response;
 use prost::Message;
-use socialite_core::metrics::metrics;
 use std::collections::HashSet;
 use std::sync::OnceLock;
 use std::time::Instant;
@@ -28,7 +27,7 @@ pub async fn track_http(matched: Option<MatchedPath>, req: Request, next: Next) 
     let start = Instant::now();
     let resp = next.run(req).instrument(span.clone()).await;
     let status = resp.status().as_u16();
-    metrics().observe_http(route, method, status, start.elapsed());
+    crate::metrics::transport().observe_http(route, method, status, start.elapsed());
     span.in_scope(|| {
         tracing::debug!(
             status,
@@ -116,7 +115,7 @@ pub async fn track_grpc(req: Request, next: Next) -> Response {
     } else {
         "other".to_owned()
     };
-    metrics().observe_grpc(method, &code.to_string(), start.elapsed());
+    crate::metrics::transport().observe_grpc(method, &code.to_string(), start.elapsed());
     span.in_scope(
         || tracing::debug!(%code, micros = start.elapsed().as_micros() as u64, "request finished"),
     );

@@ -6,7 +6,6 @@
 //! connection writes while no request of the router is in flight (a
 //! router's answer always is, so only hyper's own are rewritten).
 
-use socialite_core::metrics::metrics;
 use std::time::Duration;
 
 /// The JSON answer that replaces `head`, when `head` is hyper's empty
@@ -31,7 +30,12 @@ pub fn rewrite(head: &[u8]) -> Option<Vec<u8>> {
         ),
         _ => ("invalid_request", "the request could not be parsed as HTTP"),
     };
-    metrics().observe_http("unparsed".to_owned(), "other", status, Duration::ZERO);
+    crate::metrics::transport().observe_http(
+        "unparsed".to_owned(),
+        "other",
+        status,
+        Duration::ZERO,
+    );
     let body = serde_json::json!({ "error": { "code": code, "message": message } }).to_string();
     let reason = rest.get(4..)?.split("\r\n").next()?;
     Some(

@@ -14,7 +14,6 @@ use axum::response::{Html, IntoResponse, Response};
 use axum::{Extension, Json, Router};
 use serde_json::json;
 use socialite_core::health::Health;
-use socialite_core::metrics::metrics;
 use socialite_core::rules::access::{self, Act, Caller};
 use socialite_core::shutdown::Shutdown;
 use socialite_core::ErrorKind;
@@ -164,7 +163,7 @@ async fn prometheus(Auth(caller): Auth) -> Result<Response, Refusal> {
         header::CONTENT_TYPE,
         "text/plain; version=0.0.4; charset=utf-8",
     );
-    Ok(([content_type], metrics().render()).into_response())
+    Ok(([content_type], crate::metrics::render()).into_response())
 }
 
 /// A live page of throughput, lag, freshness and hit ratio, drawn in the

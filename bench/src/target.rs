@@ -118,7 +118,7 @@ impl Target for InProcess {
         Ok(page.items.len())
     }
     async fn metrics(&self) -> OpResult<String> {
-        Ok(socialite_core::metrics::metrics().render())
+        Ok(socialite_core::metrics::metrics().render(&[]))
     }
 }
 

@@ -1,5 +1,7 @@
-//! One error type for every port and service. Its [`ErrorKind`] decides, in one
-//! place each, the HTTP status, the gRPC code and whether a retry can help.
+//! One error type for every port and service. Its [`ErrorKind`] says what
+//! went wrong from the caller's side and whether a retry can help; each
+//! transport maps the kinds to its own statuses, in one place each (the API
+//! crate's `error` module). Core knows no transport.
 
 use std::fmt;
 
@@ -8,19 +10,12 @@ use std::fmt;
 pub enum ErrorKind {
     /// The request is malformed or breaks a documented limit.
     Invalid,
-    /// The request body is larger than the documented limit.
-    TooLarge,
-    /// The request body is not of a media type the API takes (JSON).
-    UnsupportedMediaType,
-    /// The request's URL is longer than the documented limit.
-    UriTooLong,
-    /// The request's headers are larger than the documented limit.
-    HeadersTooLarge,
     /// No credential, or one that is unknown, malformed or expired.
     Unauthenticated,
     /// The credential is valid but does not allow this call.
     Forbidden,
-    /// The credential sent more requests than its rate allows.
+    /// The caller used up a quota: more requests than its rate allows, or
+    /// more streams than it may hold.
     RateLimited,
     /// A user or post that the request names does not exist.
     NotFound,
@@ -36,23 +31,6 @@ impl ErrorKind {
     /// Whether retrying the same operation later can succeed.
     pub fn is_retryable(self) -> bool {
         matches!(self, ErrorKind::Unavailable)
-    }
-
-    pub fn http_status(self) -> u16 {
-        match self {
-            ErrorKind::Invalid => 400,
-            ErrorKind::Unauthenticated => 401,
-            ErrorKind::Forbidden => 403,
-            ErrorKind::NotFound => 404,
-            ErrorKind::Conflict => 409,
-            ErrorKind::TooLarge => 413,
-            ErrorKind::UnsupportedMediaType => 415,
-            ErrorKind::UriTooLong => 414,
-            ErrorKind::RateLimited => 429,
-            ErrorKind::HeadersTooLarge => 431,
-            ErrorKind::Unavailable => 503,
-            ErrorKind::Internal => 500,
-        }
     }
 }
 

@@ -1,9 +1,11 @@
-//! Every metric Socialite exports, defined in this one module. Names follow
+//! Every metric of the pipeline, defined in this one module (the transports'
+//! own, HTTP and gRPC requests and connections, are the API crate's, in a
+//! registry of their own rendered beside this one). Names follow
 //! `socialite_<thing>_<unit>` (counters gain `_total` when rendered); labels
 //! come from small fixed sets, never raw ids or error text. All processes
 //! share the layout; each renders its own values at `/metrics`.
 
-use prometheus_client::encoding::text::encode;
+use prometheus_client::encoding::text::{encode_eof, encode_registry};
 use prometheus_client::metrics::counter::Counter;
 use prometheus_client::metrics::family::Family;
 use prometheus_client::metrics::gauge::Gauge;
@@ -12,20 +14,16 @@ use prometheus_client::registry::{Registry, Unit};
 use std::sync::OnceLock;
 use std::time::Duration;
 
-type Labels = Vec<(&'static str, String)>;
-type Histograms = Family<Labels, Histogram, fn() -> Histogram>;
+pub type Labels = Vec<(&'static str, String)>;
+pub type Histograms = Family<Labels, Histogram, fn() -> Histogram>;
 
 /// Latency buckets from 50 µs to about 3.3 s.
-fn latency() -> Histogram {
+pub fn latency() -> Histogram {
     Histogram::new(exponential_buckets(0.000_05, 2.0, 17))
 }
 
 pub struct Metrics {
     registry: Registry,
-    pub http_requests: Family<Labels, Counter>,
-    pub http_duration: Histograms,
-    pub grpc_requests: Family<Labels, Counter>,
-    pub grpc_duration: Histograms,
     pub posts_ingested: Counter,
     pub events_published: Counter,
     pub event_publish_failures: Counter,
@@ -58,22 +56,12 @@ pub struct Metrics {
     pub live_streams_refused: Family<Labels, Counter>,
     /// Live streams the server ended, by `reason` (an error code).
     pub live_streams_ended: Family<Labels, Counter>,
-    /// Open client connections, REST and gRPC.
-    pub connections_open: Gauge,
-    /// Connections refused, by `reason` (`process`, `address`, `overflow`).
-    pub connections_refused: Family<Labels, Counter>,
-    /// Connections closed for going without a request past the idle timeout.
-    pub connections_idle_closed: Counter,
 }
 
 impl Metrics {
     fn new() -> Metrics {
         let m = Metrics {
             registry: Registry::with_prefix("socialite"),
-            http_requests: Family::default(),
-            http_duration: Family::new_with_constructor(latency),
-            grpc_requests: Family::default(),
-            grpc_duration: Family::new_with_constructor(latency),
             posts_ingested: Counter::default(),
             events_published: Counter::default(),
             event_publish_failures: Counter::default(),
@@ -102,9 +90,6 @@ impl Metrics {
             credential_lines_skipped: Gauge::default(),
             live_streams_refused: Family::default(),
             live_streams_ended: Family::default(),
-            connections_open: Gauge::default(),
-            connections_refused: Family::default(),
-            connections_idle_closed: Counter::default(),
         };
         m.register()
     }
@@ -130,43 +115,6 @@ impl Metrics {
             "live_streams_ended",
             "Live streams ended by the server, by reason (credential expired or revoked, lifetime)",
             self.live_streams_ended.clone(),
-        );
-        r.register(
-            "connections_open",
-            "Open client connections, REST and gRPC",
-            self.connections_open.clone(),
-        );
-        r.register(
-            "connections_refused",
-            "Client connections refused: the process's or an address's cap, or the overflow's",
-            self.connections_refused.clone(),
-        );
-        r.register(
-            "connections_idle_closed",
-            "Connections closed for going without a request past the idle timeout",
-            self.connections_idle_closed.clone(),
-        );
-        r.register(
-            "http_requests",
-            "REST requests by route, method and status",
-            self.http_requests.clone(),
-        );
-        r.register_with_unit(
-            "http_request_duration",
-            "REST request latency by route and method",
-            Unit::Seconds,
-            self.http_duration.clone(),
-        );
-        r.register(
-            "grpc_requests",
-            "gRPC requests by method and status code",
-            self.grpc_requests.clone(),
-        );
-        r.register_with_unit(
-            "grpc_request_duration",
-            "gRPC request latency by method",
-            Unit::Seconds,
-            self.grpc_duration.clone(),
         );
         r.register(
             "posts_ingested",
@@ -300,14 +248,20 @@ impl Metrics {
         self
     }
 
-    /// The Prometheus text exposition of every metric.
-    pub fn render(&self) -> String {
+    /// The Prometheus text exposition of every metric: core's, then those
+    /// the crates above register apart (the transports').
+    pub fn render(&self, more: &[&Registry]) -> String {
         if let Some((rss, peak)) = process_memory() {
             self.resident_memory.set(rss as i64);
             self.peak_resident_memory.set(peak as i64);
         }
         let mut out = String::new();
-        encode(&mut out, &self.registry).expect("writing to a String cannot fail");
+        let fail = "writing to a String cannot fail";
+        encode_registry(&mut out, &self.registry).expect(fail);
+        for r in more {
+            encode_registry(&mut out, r).expect(fail);
+        }
+        encode_eof(&mut out).expect(fail);
         out
     }
 
@@ -325,28 +279,6 @@ impl Metrics {
         if failed {
             self.store_errors.get_or_create(&labels).inc();
         }
-    }
-
-    pub fn observe_http(&self, route: String, method: &str, status: u16, took: Duration) {
-        let labels = vec![
-            ("route", route.clone()),
-            ("method", method.to_owned()),
-            ("status", status.to_string()),
-        ];
-        self.http_requests.get_or_create(&labels).inc();
-        let labels = vec![("route", route), ("method", method.to_owned())];
-        self.http_duration
-            .get_or_create(&labels)
-            .observe(took.as_secs_f64());
-    }
-
-    pub fn observe_grpc(&self, method: String, code: &str, took: Duration) {
-        self.grpc_requests
-            .get_or_create(&vec![("method", method.clone()), ("code", code.to_owned())])
-            .inc();
-        self.grpc_duration
-            .get_or_create(&vec![("method", method)])
-            .observe(took.as_secs_f64());
     }
 
     pub fn timeline_read(&self, source: &'static str) {
@@ -388,7 +320,7 @@ mod tests {
         m.fanout_deliveries.inc_by(3);
         m.observe_store("content", "get_user", Duration::from_micros(120), true);
         m.timeline_read("cache");
-        let text = m.render();
+        let text = m.render(&[]);
         for needle in [
             "socialite_fanout_deliveries_total ",
             "socialite_store_operation_duration_seconds_bucket{",

@@ -282,14 +282,15 @@ async fn the_grafana_dashboard_queries_only_exported_metrics() {
         serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
     // Families with labels are rendered once they have a member.
     let m = socialite_core::metrics::metrics();
-    m.observe_http("/probe".into(), "GET", 200, Duration::ZERO);
-    m.observe_grpc("/probe".into(), "0", Duration::ZERO);
+    let t = socialite_api::metrics::transport();
+    t.observe_http("/probe".into(), "GET", 200, Duration::ZERO);
+    t.observe_grpc("/probe".into(), "0", Duration::ZERO);
     m.observe_store("probe", "probe", Duration::ZERO, true);
     m.timeline_read("cache");
     m.log_partition_lag
         .get_or_create(&vec![("topic", "probe".into()), ("partition", "0".into())])
         .set(0);
-    let rendered = m.render();
+    let rendered = socialite_api::metrics::render();
     let mut checked = 0;
     for panel in dashboard["panels"].as_array().unwrap() {
         for target in panel["targets"].as_array().unwrap() {

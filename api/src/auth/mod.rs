@@ -445,7 +445,7 @@ fn grpc_refusal(r: Refusal) -> Response {
 /// A REST refusal: the error's response, with `Retry-After` on 429.
 impl IntoResponse for Refusal {
     fn into_response(self) -> Response {
-        let mut resp = ApiError(self.error).into_response();
+        let mut resp = ApiError::from(self.error).into_response();
         if let Some(secs) = self.retry_after {
             resp.headers_mut()
                 .insert(header::RETRY_AFTER, HeaderValue::from(secs));

@@ -1,0 +1,118 @@
+//! The transports' metrics: REST and gRPC requests and client connections.
+//! Kept here rather than in core, which knows no transport; `/metrics`
+//! renders them after core's, with the same `socialite_` prefix and the
+//! same rule for labels (small fixed sets, never raw ids or error text).
+
+use prometheus_client::metrics::counter::Counter;
+use prometheus_client::metrics::family::Family;
+use prometheus_client::metrics::gauge::Gauge;
+use prometheus_client::registry::{Registry, Unit};
+use socialite_core::metrics::{latency, metrics, Histograms, Labels};
+use std::sync::OnceLock;
+use std::time::Duration;
+
+pub struct Transport {
+    registry: Registry,
+    http_requests: Family<Labels, Counter>,
+    http_duration: Histograms,
+    grpc_requests: Family<Labels, Counter>,
+    grpc_duration: Histograms,
+    /// Open client connections, REST and gRPC.
+    pub connections_open: Gauge,
+    /// Connections refused, by `reason` (`process`, `address`, `overflow`).
+    pub connections_refused: Family<Labels, Counter>,
+    /// Connections closed for going without a request past the idle timeout.
+    pub connections_idle_closed: Counter,
+}
+
+impl Transport {
+    fn new() -> Transport {
+        let t = Transport {
+            registry: Registry::with_prefix("socialite"),
+            http_requests: Family::default(),
+            http_duration: Family::new_with_constructor(latency),
+            grpc_requests: Family::default(),
+            grpc_duration: Family::new_with_constructor(latency),
+            connections_open: Gauge::default(),
+            connections_refused: Family::default(),
+            connections_idle_closed: Counter::default(),
+        };
+        t.register()
+    }
+
+    fn register(mut self) -> Transport {
+        let r = &mut self.registry;
+        r.register(
+            "connections_open",
+            "Open client connections, REST and gRPC",
+            self.connections_open.clone(),
+        );
+        r.register(
+            "connections_refused",
+            "Client connections refused: the process's or an address's cap, or the overflow's",
+            self.connections_refused.clone(),
+        );
+        r.register(
+            "connections_idle_closed",
+            "Connections closed for going without a request past the idle timeout",
+            self.connections_idle_closed.clone(),
+        );
+        r.register(
+            "http_requests",
+            "REST requests by route, method and status",
+            self.http_requests.clone(),
+        );
+        r.register_with_unit(
+            "http_request_duration",
+            "REST request latency by route and method",
+            Unit::Seconds,
+            self.http_duration.clone(),
+        );
+        r.register(
+            "grpc_requests",
+            "gRPC requests by method and status code",
+            self.grpc_requests.clone(),
+        );
+        r.register_with_unit(
+            "grpc_request_duration",
+            "gRPC request latency by method",
+            Unit::Seconds,
+            self.grpc_duration.clone(),
+        );
+        self
+    }
+
+    pub fn observe_http(&self, route: String, method: &str, status: u16, took: Duration) {
+        let labels = vec![
+            ("route", route.clone()),
+            ("method", method.to_owned()),
+            ("status", status.to_string()),
+        ];
+        self.http_requests.get_or_create(&labels).inc();
+        let labels = vec![("route", route), ("method", method.to_owned())];
+        self.http_duration
+            .get_or_create(&labels)
+            .observe(took.as_secs_f64());
+    }
+
+    pub fn observe_grpc(&self, method: String, code: &str, took: Duration) {
+        self.grpc_requests
+            .get_or_create(&vec![("method", method.clone()), ("code", code.to_owned())])
+            .inc();
+        self.grpc_duration
+            .get_or_create(&vec![("method", method)])
+            .observe(took.as_secs_f64());
+    }
+}
+
+/// The process's transport metrics.
+pub fn transport() -> &'static Transport {
+    static TRANSPORT: OnceLock<Transport> = OnceLock::new();
+    TRANSPORT.get_or_init(Transport::new)
+}
+
+/// The Prometheus text of every metric of the process: core's and the
+/// transports'.
+pub fn render() -> String {
+    metrics().render(&[&transport().registry])
+}
