@@ -2,8 +2,10 @@
 """Checks the workspace's shape: lines of Rust per crate (no crate may hold
 more than MAX_SHARE of them), import cycles between the modules of each
 crate (a module that imports another, directly or through others, may not be
-imported back by it), and dependencies a crate declares but never names.
-Run from the repository root; exits 1 on a violation.
+imported back by it), dependencies a crate declares but never names,
+functions longer than MAX_FN_LINES outside tests, and any transport (HTTP or
+gRPC) type, status or dependency in core. Run from the repository root;
+exits 1 on a violation.
 
 A module's imports are the paths it names: `use crate::a::b`, `use super::x`,
 `use child::y` of a child module, and `crate::`/`super::` paths in code. Each
@@ -17,6 +19,13 @@ import tomllib
 from pathlib import Path
 
 MAX_SHARE = 0.30
+MAX_FN_LINES = 100
+# Crates made of tests and their helpers only.
+TEST_CRATES = {"tests"}
+# What core may not name: it knows no transport.
+TRANSPORT = re.compile(
+    r"\b(axum|hyper|tonic|http|StatusCode|HeaderMap|http_status|grpc\w*|\w*_grpc)\b")
+TRANSPORT_CRATES = {"axum", "hyper", "tonic", "http", "http-body", "tower-http"}
 # Dependencies used only by generated code, which the sources do not name.
 USED_BY_GENERATED = {("proto", "tonic-prost")}
 
@@ -146,6 +155,106 @@ def cycles(graph):
     return out
 
 
+def strip_literals(text):
+    """The text with comments, strings and character literals blanked out
+    (newlines kept), so that braces and names are those of the code."""
+    out, i, n = [], 0, len(text)
+    while i < n:
+        c = text[i]
+        if text.startswith("//", i):
+            j = text.find("\n", i)
+            i = n if j < 0 else j
+        elif text.startswith("/*", i):
+            depth, j = 1, i + 2
+            while j < n and depth:
+                if text.startswith("/*", j):
+                    depth, j = depth + 1, j + 2
+                elif text.startswith("*/", j):
+                    depth, j = depth - 1, j + 2
+                else:
+                    j += 1
+            out.append("\n" * text.count("\n", i, j))
+            i = j
+        elif re.match(r'(b?r#*)"', text[i:i + 8]) and (i == 0 or not text[i - 1].isalnum()):
+            m = re.match(r'b?r(#*)"', text[i:])
+            end = '"' + m.group(1)
+            j = text.find(end, i + m.end())
+            j = n if j < 0 else j + len(end)
+            out.append("\n" * text.count("\n", i, j))
+            i = j
+        elif c == '"':
+            j = i + 1
+            while j < n and text[j] != '"':
+                j += 2 if text[j] == "\\" else 1
+            out.append("\n" * text.count("\n", i, j))
+            i = j + 1
+        elif c == "'":
+            m = re.match(r"'(\\.[^']*|[^'\\])'", text[i:])
+            if m:
+                i += m.end()
+            else:
+                out.append(c)
+                i += 1
+        else:
+            out.append(c)
+            i += 1
+    return "".join(out)
+
+
+FN = re.compile(r"^\s*(?:pub(?:\([a-z:]+\))?\s+)?(?:const\s+)?(?:async\s+)?"
+                r"(?:unsafe\s+)?(?:extern\s+\S+\s+)?fn\s+(\w+)")
+
+
+def long_functions(file):
+    """(name, first line, lines) of each function over MAX_FN_LINES before
+    the file's tests."""
+    lines = strip_literals(code_of_raw(file)).split("\n")
+    found = []
+    for start, line in enumerate(lines):
+        m = FN.match(line)
+        if not m:
+            continue
+        depth, opened = 0, False
+        for end in range(start, len(lines)):
+            for ch in lines[end]:
+                if ch == "{":
+                    depth, opened = depth + 1, True
+                elif ch == "}":
+                    depth -= 1
+                elif ch == ";" and not opened and depth == 0:
+                    break
+            else:
+                if opened and depth == 0:
+                    break
+                continue
+            break
+        length = end - start + 1
+        if opened and length > MAX_FN_LINES:
+            found.append((m.group(1), start + 1, length))
+    return found
+
+
+def code_of_raw(file):
+    """The file up to its tests, comments kept (line numbers stay true)."""
+    out = []
+    for line in file.read_text(encoding="utf-8").splitlines():
+        if line.startswith("#[cfg(test)]"):
+            break
+        out.append(line)
+    return "\n".join(out)
+
+
+def transport_in_core(path):
+    manifest = tomllib.loads((path / "Cargo.toml").read_text())
+    for dep in sorted(set(manifest.get("dependencies", {})) & TRANSPORT_CRATES):
+        yield f"core depends on {dep}"
+    for f in sorted((path / "src").rglob("*.rs")):
+        for no, line in enumerate(strip_literals(code_of_raw(f)).split("\n"), 1):
+            m = TRANSPORT.search(line)
+            if m:
+                yield f"{f.relative_to(path.parent)}:{no} names {m.group(0)}: core knows no transport"
+
+
 def main():
     root = Path(__file__).resolve().parent.parent
     counts = {}
@@ -156,6 +265,16 @@ def main():
         for dep in unused_dependencies(name, path):
             failed = True
             print(f"{name} declares {dep} and never uses it")
+        if name == "core":
+            for problem in transport_in_core(path):
+                failed = True
+                print(problem)
+        if name not in TEST_CRATES:
+            for f in sorted(files):
+                for fn, line, length in long_functions(f):
+                    failed = True
+                    print(f"{f.relative_to(root)}:{line} fn {fn} is {length} lines "
+                          f"(at most {MAX_FN_LINES} outside tests)")
         src = path / "src"
         if not src.is_dir():
             continue
@@ -182,7 +301,8 @@ def main():
     if failed:
         sys.exit(1)
     print("layout ok: no import cycles, no crate over "
-          f"{MAX_SHARE:.0%} of the code")
+          f"{MAX_SHARE:.0%} of the code, no function over {MAX_FN_LINES} lines, "
+          "no transport in core")
 
 
 if __name__ == "__main__":

@@ -16,10 +16,10 @@ pub mod workload;
 use clap::{Args, ValueEnum};
 use load::{run_load, LoadArgs, NetworkArgs};
 use run::{active_users, warm_up, Plan};
-use serde_json::json;
+use serde_json::{json, Value};
 use socialite_core::worker::WorkerConfig;
 use socialite_runtime::settings::FeedArgs;
-use socialite_runtime::{start, AppConfig, Service};
+use socialite_runtime::{start, App, AppConfig, Service};
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
@@ -98,79 +98,7 @@ pub async fn run_bench(args: BenchArgs) -> Result<(), String> {
     if !(0.0..=1.0).contains(&args.active) || args.active == 0.0 {
         return Err("--active must be in (0, 1]".into());
     }
-    let mut app = None;
-    let (target, config): (Arc<dyn Target>, _) = match args.target {
-        TargetKind::Inprocess => {
-            if !args.data_dir.join("content.redb").exists() {
-                eprintln!(
-                    "loading a network of {} users into {}",
-                    args.network.users,
-                    args.data_dir.display()
-                );
-                let load = LoadArgs {
-                    data_dir: args.data_dir.clone(),
-                    network: args.network.clone(),
-                    posts_per_user: 1,
-                    edges: None,
-                };
-                let loaded = run_load(&load).await?;
-                eprintln!(
-                    "loaded {} users, {} follows, {} posts in {:.1}s",
-                    loaded.users, loaded.edges, loaded.posts, loaded.seconds
-                );
-            }
-            let config = AppConfig {
-                storage: socialite_runtime::backends::BackendConfig::embedded(
-                    socialite_embedded::EmbeddedConfig {
-                        data_dir: args.data_dir.clone(),
-                        log_retention: socialite_embedded::DEFAULT_RETENTION,
-                        feed: args.feed.config(),
-                    },
-                ),
-                worker: WorkerConfig {
-                    group: "fanout".into(),
-                    batch: args.fanout_batch,
-                    ..WorkerConfig::default()
-                },
-                node_id: 7,
-                // Driven through the use cases, not its listeners.
-                auth: socialite_runtime::AuthConfig::none(),
-                cors_origins: Vec::new(),
-                ops_addr: None,
-                limits: Default::default(),
-            };
-            let rest = tokio::net::TcpListener::bind("127.0.0.1:0")
-                .await
-                .map_err(|e| e.to_string())?;
-            let grpc = tokio::net::TcpListener::bind("127.0.0.1:0")
-                .await
-                .map_err(|e| e.to_string())?;
-            let a = start(&Service::ALL, &config, rest, Some(grpc))
-                .await
-                .map_err(|e| e.chain())?;
-            let target = Arc::new(InProcess {
-                ingest: a.ingest.clone(),
-                reads: a.reads.clone(),
-            });
-            app = Some(a);
-            let f = args.feed.config();
-            (
-                target as Arc<dyn Target>,
-                json!({ "target": "inprocess", "feed_model": f.model.as_str(), "embed": f.embed, "cache_size": f.cache_size, "fanout_batch": args.fanout_batch }),
-            )
-        }
-        TargetKind::Rest => (
-            Arc::new(Rest::new(&args.url, args.api_key.as_deref())?) as Arc<dyn Target>,
-            json!({ "target": "rest", "url": args.url }),
-        ),
-        TargetKind::Grpc => {
-            let g = Grpc::connect(&args.grpc_url, &args.url, args.api_key.as_deref()).await?;
-            (
-                Arc::new(g) as Arc<dyn Target>,
-                json!({ "target": "grpc", "url": args.grpc_url }),
-            )
-        }
-    };
+    let (target, config, app) = open_target(&args).await?;
     let plan = Plan {
         users: args.network.users,
         zipf: args.network.zipf,
@@ -220,25 +148,113 @@ pub async fn run_bench(args: BenchArgs) -> Result<(), String> {
     report["warm_up_memory"] = warm_up_memory;
     let text = report::text(&report);
     print!("{text}");
-    let write = |ext: &str, body: &str| {
-        let path = args.report.with_extension(ext);
-        std::fs::write(&path, body).map_err(|e| format!("cannot write {}: {e}", path.display()))
-    };
-    write(
-        "json",
-        &serde_json::to_string_pretty(&report).expect("json"),
-    )?;
-    write("txt", &text)?;
-    write(
-        "svg",
-        &report::svg(&recorded, &format!("socialite bench: {}", plan.mix)),
-    )?;
-    eprintln!(
-        "report written to {}.{{json,txt,svg}}",
-        args.report.display()
-    );
+    write_report(&args.report, &report, &text, &recorded, &plan)?;
     if let Some(app) = app {
         app.shutdown().await;
     }
     Ok(())
+}
+
+/// Writes the report to PATH.json, PATH.txt and PATH.svg.
+fn write_report(
+    path: &std::path::Path,
+    report: &Value,
+    text: &str,
+    recorded: &run::Recorded,
+    plan: &Plan,
+) -> Result<(), String> {
+    let write = |ext: &str, body: &str| {
+        let path = path.with_extension(ext);
+        std::fs::write(&path, body).map_err(|e| format!("cannot write {}: {e}", path.display()))
+    };
+    write("json", &serde_json::to_string_pretty(report).expect("json"))?;
+    write("txt", text)?;
+    write(
+        "svg",
+        &report::svg(recorded, &format!("socialite bench: {}", plan.mix)),
+    )?;
+    eprintln!("report written to {}.{{json,txt,svg}}", path.display());
+    Ok(())
+}
+
+/// What the benchmark drives, the settings its report names, and the app
+/// when it runs in this process.
+async fn open_target(args: &BenchArgs) -> Result<(Arc<dyn Target>, Value, Option<App>), String> {
+    match args.target {
+        TargetKind::Inprocess => start_in_process(args).await,
+        TargetKind::Rest => Ok((
+            Arc::new(Rest::new(&args.url, args.api_key.as_deref())?) as Arc<dyn Target>,
+            json!({ "target": "rest", "url": args.url }),
+            None,
+        )),
+        TargetKind::Grpc => {
+            let g = Grpc::connect(&args.grpc_url, &args.url, args.api_key.as_deref()).await?;
+            Ok((
+                Arc::new(g) as Arc<dyn Target>,
+                json!({ "target": "grpc", "url": args.grpc_url }),
+                None,
+            ))
+        }
+    }
+}
+
+/// Loads the network if the data directory has none, and starts the whole
+/// pipeline in this process.
+async fn start_in_process(
+    args: &BenchArgs,
+) -> Result<(Arc<dyn Target>, Value, Option<App>), String> {
+    if !args.data_dir.join("content.redb").exists() {
+        eprintln!(
+            "loading a network of {} users into {}",
+            args.network.users,
+            args.data_dir.display()
+        );
+        let load = LoadArgs {
+            data_dir: args.data_dir.clone(),
+            network: args.network.clone(),
+            posts_per_user: 1,
+            edges: None,
+        };
+        let loaded = run_load(&load).await?;
+        eprintln!(
+            "loaded {} users, {} follows, {} posts in {:.1}s",
+            loaded.users, loaded.edges, loaded.posts, loaded.seconds
+        );
+    }
+    let config = AppConfig {
+        storage: socialite_runtime::backends::BackendConfig::embedded(
+            socialite_embedded::EmbeddedConfig {
+                data_dir: args.data_dir.clone(),
+                log_retention: socialite_embedded::DEFAULT_RETENTION,
+                feed: args.feed.config(),
+            },
+        ),
+        worker: WorkerConfig {
+            group: "fanout".into(),
+            batch: args.fanout_batch,
+            ..WorkerConfig::default()
+        },
+        node_id: 7,
+        // Driven through the use cases, not its listeners.
+        auth: socialite_runtime::AuthConfig::none(),
+        cors_origins: Vec::new(),
+        ops_addr: None,
+        limits: Default::default(),
+    };
+    let rest = tokio::net::TcpListener::bind("127.0.0.1:0")
+        .await
+        .map_err(|e| e.to_string())?;
+    let grpc = tokio::net::TcpListener::bind("127.0.0.1:0")
+        .await
+        .map_err(|e| e.to_string())?;
+    let a = start(&Service::ALL, &config, rest, Some(grpc))
+        .await
+        .map_err(|e| e.chain())?;
+    let target = Arc::new(InProcess {
+        ingest: a.ingest.clone(),
+        reads: a.reads.clone(),
+    });
+    let f = args.feed.config();
+    let config = json!({ "target": "inprocess", "feed_model": f.model.as_str(), "embed": f.embed, "cache_size": f.cache_size, "fanout_batch": args.fanout_batch });
+    Ok((target, config, Some(a)))
 }

@@ -64,36 +64,7 @@ pub async fn run_live_bench(args: LiveBenchArgs) -> Result<(), String> {
     let run = format!("l{}", args.seed);
     let reader = |i: usize| format!("{run}r{i}");
     let author = |i: usize| format!("{run}a{i}");
-    eprintln!(
-        "creating {} readers following {} of {} authors each",
-        args.streams, args.follows, args.authors
-    );
-    let gate = Arc::new(Semaphore::new(args.concurrency));
-    let mut setup = tokio::task::JoinSet::new();
-    for i in 0..args.authors {
-        let (rest, gate, id) = (rest.clone(), gate.clone(), author(i));
-        setup.spawn(async move {
-            let _p = gate.acquire().await;
-            rest.put_user(&id).await
-        });
-    }
-    drain(&mut setup).await?;
-    let mut rng = Rng::new(args.seed);
-    for i in 0..args.streams {
-        let picks: Vec<String> = (0..args.follows)
-            .map(|_| author(rng.below(args.authors)))
-            .collect();
-        let (rest, gate, id) = (rest.clone(), gate.clone(), reader(i));
-        setup.spawn(async move {
-            let _p = gate.acquire().await;
-            rest.put_user(&id).await?;
-            for a in picks {
-                rest.follow(&id, &a).await?;
-            }
-            Ok(())
-        });
-    }
-    drain(&mut setup).await?;
+    create_network(&rest, &args, &reader, &author).await?;
 
     let resident = |text: &str| metric_sum(text, "socialite_process_resident_memory_bytes");
     let before = resident(&rest.metrics().await?);
@@ -171,6 +142,45 @@ pub async fn run_live_bench(args: LiveBenchArgs) -> Result<(), String> {
     .map_err(|e| e.to_string())?;
     std::fs::write(path("txt"), &text).map_err(|e| e.to_string())?;
     Ok(())
+}
+
+/// The readers and authors, each reader following `--follows` authors.
+async fn create_network(
+    rest: &Arc<Rest>,
+    args: &LiveBenchArgs,
+    reader: &impl Fn(usize) -> String,
+    author: &impl Fn(usize) -> String,
+) -> Result<(), String> {
+    eprintln!(
+        "creating {} readers following {} of {} authors each",
+        args.streams, args.follows, args.authors
+    );
+    let gate = Arc::new(Semaphore::new(args.concurrency));
+    let mut setup = tokio::task::JoinSet::new();
+    for i in 0..args.authors {
+        let (rest, gate, id) = (rest.clone(), gate.clone(), author(i));
+        setup.spawn(async move {
+            let _p = gate.acquire().await;
+            rest.put_user(&id).await
+        });
+    }
+    drain(&mut setup).await?;
+    let mut rng = Rng::new(args.seed);
+    for i in 0..args.streams {
+        let picks: Vec<String> = (0..args.follows)
+            .map(|_| author(rng.below(args.authors)))
+            .collect();
+        let (rest, gate, id) = (rest.clone(), gate.clone(), reader(i));
+        setup.spawn(async move {
+            let _p = gate.acquire().await;
+            rest.put_user(&id).await?;
+            for a in picks {
+                rest.follow(&id, &a).await?;
+            }
+            Ok(())
+        });
+    }
+    drain(&mut setup).await
 }
 
 async fn drain(set: &mut tokio::task::JoinSet<Result<(), String>>) -> Result<(), String> {

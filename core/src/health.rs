@@ -4,15 +4,44 @@
 use crate::ids::UserId;
 use crate::ports::{ContentStore, EventLog};
 use serde::Serialize;
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
+use std::time::Duration;
+
+/// Whether a fanout worker holds its place in its consumer group: set by
+/// the worker, read by readiness probes, and awaited (not polled) by a
+/// process that answers only once its worker has joined.
+#[derive(Clone)]
+pub struct Joined(Arc<tokio::sync::watch::Sender<bool>>);
+
+impl Default for Joined {
+    fn default() -> Self {
+        Joined(Arc::new(tokio::sync::watch::Sender::new(false)))
+    }
+}
+
+impl Joined {
+    pub fn set(&self, joined: bool) {
+        self.0.send_replace(joined);
+    }
+
+    pub fn get(&self) -> bool {
+        *self.0.borrow()
+    }
+
+    /// Waits at most `limit` for the worker to join; whether it has.
+    pub async fn wait(&self, limit: Duration) -> bool {
+        let mut joined = self.0.subscribe();
+        let waited = tokio::time::timeout(limit, joined.wait_for(|j| *j)).await;
+        matches!(waited, Ok(Ok(_)))
+    }
+}
 
 #[derive(Clone)]
 pub struct Health {
     content: Arc<dyn ContentStore>,
     log: Arc<dyn EventLog>,
     /// Set by the worker once it has joined its group.
-    worker: Option<Arc<AtomicBool>>,
+    worker: Option<Joined>,
 }
 
 #[derive(Debug, Serialize)]
@@ -27,7 +56,7 @@ impl Health {
     pub fn new(
         content: Arc<dyn ContentStore>,
         log: Arc<dyn EventLog>,
-        worker: Option<Arc<AtomicBool>>,
+        worker: Option<Joined>,
     ) -> Health {
         Health {
             content,
@@ -46,8 +75,8 @@ impl Health {
             ),
             check("event_log", self.log.ping().await),
         ];
-        if let Some(flag) = &self.worker {
-            let ok = flag.load(Ordering::Relaxed);
+        if let Some(joined) = &self.worker {
+            let ok = joined.get();
             checks.push(Check {
                 name: "fanout_consumer",
                 ok,

@@ -95,6 +95,13 @@ impl Metrics {
     }
 
     fn register(mut self) -> Metrics {
+        self.register_access();
+        self.register_pipeline();
+        self
+    }
+
+    /// Credentials and live streams.
+    fn register_access(&mut self) {
         let r = &mut self.registry;
         r.register(
             "auth_checks",
@@ -116,6 +123,11 @@ impl Metrics {
             "Live streams ended by the server, by reason (credential expired or revoked, lifetime)",
             self.live_streams_ended.clone(),
         );
+    }
+
+    /// Writes, the relay and fanout (then the stores').
+    fn register_pipeline(&mut self) {
+        let r = &mut self.registry;
         r.register(
             "posts_ingested",
             "Posts stored and acknowledged",
@@ -180,6 +192,12 @@ impl Metrics {
             Unit::Other("events".into()),
             self.log_partition_lag.clone(),
         );
+        self.register_stores();
+    }
+
+    /// The log, the stores, the timelines and the process.
+    fn register_stores(&mut self) {
+        let r = &mut self.registry;
         r.register(
             "log_undecodable_events",
             "Events on the log that could not be decoded and were skipped",
@@ -245,7 +263,6 @@ impl Metrics {
             Unit::Bytes,
             self.peak_resident_memory.clone(),
         );
-        self
     }
 
     /// The Prometheus text exposition of every metric: core's, then those

@@ -6,11 +6,11 @@ use crate::error::Result;
 use crate::event::Event;
 use crate::feed::followers::FollowerIndex;
 use crate::feed::{fanout, Stores};
+use crate::health::Joined;
 use crate::live::concerns_home;
 use crate::metrics::metrics;
 use crate::ports::{AppliedFeed, EventLog};
 use crate::shutdown::Shutdown;
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 use tracing::Instrument;
@@ -39,19 +39,19 @@ const POLL_WAIT: Duration = Duration::from_millis(500);
 const MAX_BACKOFF: Duration = Duration::from_secs(5);
 
 /// Runs until `shutdown` fires. A batch in progress is finished and committed
-/// first; a failing batch is retried (never skipped) with backoff. `assigned`
+/// first; a failing batch is retried (never skipped) with backoff. `joined`
 /// tells readiness probes that the worker holds its place in the group.
 pub async fn run_worker(
     stores: Stores,
     log: Arc<dyn EventLog>,
     applied: Arc<dyn AppliedFeed>,
     config: WorkerConfig,
-    assigned: Arc<AtomicBool>,
+    joined: Joined,
     mut shutdown: Shutdown,
 ) -> Result<()> {
     let mut consumer = log.consumer(&config.group).await?;
     let followers = FollowerIndex::new();
-    assigned.store(true, Ordering::Relaxed);
+    joined.set(true);
     tracing::info!(group = %config.group, batch = config.batch, "fanout worker joined its group");
     // Expired timelines are swept between batches, at most this often.
     let sweep_every = Duration::from_millis(
@@ -101,7 +101,7 @@ pub async fn run_worker(
             }
         }
     }
-    assigned.store(false, Ordering::Relaxed);
+    joined.set(false);
     consumer.commit().await
 }
 

@@ -1,18 +1,18 @@
-//! A user's deletion on the embedded store, in bounded steps (see
-//! `socialite_core::rules::cascade::DeletionStage`): the first write puts
-//! the user in `DELETING` (with their lists, which the last step's event
-//! names), which every existence check reads as absent and which
-//! `pending_deletions` finds after a crash; each step is one transaction
-//! over at most a step's records, with the events they queue.
+//! A user's deletion on the embedded store, in bounded steps planned by
+//! `socialite_core::plan::deletion`: the first write puts the user in
+//! `DELETING` (with their lists, which the last step's event names), which
+//! every existence check reads as absent and which `pending_deletions`
+//! finds after a crash. Here are the deletion's facts and steps only.
 
-use crate::store::{add_counts, edges_of, emit, to_user_ids, user_exists, Ctx, EmbeddedStore};
+use crate::lists;
+use crate::store::{edges_of, to_user_ids, user_exists, EmbeddedStore};
 use crate::tables::*;
-use crate::{edge_times, groups, lists, relations};
-use redb::ReadableTable;
+use redb::{ReadableTable, WriteTransaction};
 use socialite_core::error::Result;
 use socialite_core::ids::{ListName, PostId, UserId};
-use socialite_core::rules::cascade::{timeline_dropped, DeletionStage, UserDeletion};
-use socialite_core::rules::checks::{EdgeChange, EdgeOp, Membership};
+use socialite_core::plan::deletion::{deletion_step, Side};
+use socialite_core::plan::run_ready;
+use socialite_core::rules::cascade::DeletionStage;
 
 impl EmbeddedStore {
     pub(crate) async fn begin_deletion_of(&self, id: &UserId) -> Result<bool> {
@@ -54,197 +54,115 @@ impl EmbeddedStore {
         limit: usize,
     ) -> Result<bool> {
         let user = id.clone();
-        let (more, evicted) = self
+        let done = self
             .writer
-            .write(move |ctx| {
-                let id = user;
-                if ctx
-                    .txn
-                    .open_table(DELETING)
-                    .store()?
-                    .get(id.as_str())
-                    .store()?
-                    .is_none()
-                {
-                    return Ok((false, Vec::new())); // finished already
-                }
-                step(ctx, &id, stage, limit)
-            })
+            .write(move |ctx| run_ready(deletion_step(ctx, &user, stage, limit)))
             .await?;
         // Posts removed or rewritten leave the post cache.
         if stage == DeletionStage::Posts {
             self.recent.forget(id);
         }
-        for p in evicted {
-            self.posts.remove(PostId(p));
+        for p in done.posts {
+            self.posts.remove(p);
         }
-        Ok(more)
+        Ok(done.more)
     }
 }
 
-/// One step; whether the stage has more, and the posts it changed.
-fn step(
-    ctx: &mut Ctx<'_>,
-    id: &UserId,
-    stage: DeletionStage,
+/// The lists the user had when their deletion began; `None` if none runs.
+pub(crate) fn deleting(txn: &WriteTransaction, user: &str) -> Result<Option<Vec<ListName>>> {
+    let table = txn.open_table(DELETING).store()?;
+    let found = table.get(user).store()?;
+    Ok(found.map(|g| lists::decode_lists(g.value())))
+}
+
+/// Up to `limit` of the user's edges on `side`, with their lists.
+pub(crate) fn edge_page(
+    txn: &WriteTransaction,
+    user: &str,
+    side: Side,
     limit: usize,
-) -> Result<(bool, Vec<u64>)> {
-    let u = id.as_str();
-    match stage {
-        DeletionStage::Followers => {
-            let followers = to_user_ids(edges_of(
-                &ctx.txn.open_table(FOLLOWERS).store()?,
-                u,
-                None,
-                limit,
-            )?)?;
-            let mut listed = Vec::new();
-            for f in &followers {
-                let filed =
-                    lists::edge_lists(&ctx.txn.open_table(EDGE_LISTS).store()?, f.as_str(), u)?;
-                unfile(ctx, f, id, &filed)?;
-                listed.extend(filed.into_iter().map(|l| (f.clone(), l)));
-                cut(ctx, f.as_str(), u)?;
-                add_counts(ctx.txn, f.as_str(), 0, -1)?;
-            }
-            for e in UserDeletion::of_followers(id, &followers, &listed).events() {
-                emit(ctx, &e)?;
-            }
-            Ok((followers.len() == limit, Vec::new()))
-        }
-        DeletionStage::Following => {
-            let followees = to_user_ids(edges_of(
-                &ctx.txn.open_table(FOLLOWING).store()?,
-                u,
-                None,
-                limit,
-            )?)?;
-            let mut following = Vec::new();
-            for t in followees {
-                let filed =
-                    lists::edge_lists(&ctx.txn.open_table(EDGE_LISTS).store()?, u, t.as_str())?;
-                unfile(ctx, id, &t, &filed)?;
-                cut(ctx, u, t.as_str())?;
-                add_counts(ctx.txn, t.as_str(), -1, 0)?;
-                following.push((t, filed));
-            }
-            for e in UserDeletion::of_following(id, &following).events() {
-                emit(ctx, &e)?;
-            }
-            Ok((following.len() == limit, Vec::new()))
-        }
-        DeletionStage::Groups => {
-            // At most `MAX_GROUPS_PER_USER`: one step.
-            let groups = groups::groups_of(&ctx.txn.open_table(USER_GROUPS).store()?, u)?;
-            for group in &groups {
-                let leave = Membership {
-                    group: group.clone(),
-                    user: id.clone(),
-                    join: false,
-                };
-                groups::apply(ctx.txn, &leave)?;
-            }
-            for e in UserDeletion::of_groups(id, &groups).events() {
-                emit(ctx, &e)?;
-            }
-            Ok((false, Vec::new()))
-        }
-        DeletionStage::Relations => {
-            let (muted, more) = relations::remove_some(ctx, u, limit)?;
-            for e in UserDeletion::of_relations(id, &muted).events() {
-                emit(ctx, &e)?;
-            }
-            Ok((more, Vec::new()))
-        }
-        DeletionStage::Posts => {
-            let mut by_author = ctx.txn.open_table(AUTHOR_POSTS).store()?;
-            let mut posts = ctx.txn.open_table(POSTS).store()?;
-            let mut mentions = ctx.txn.open_table(MENTIONS).store()?;
-            let ids = first_ids(&by_author, u, limit)?;
-            for &p in &ids {
-                if let Some(bytes) = posts.remove(p).store()? {
-                    for m in decode::<PostRecord>(bytes.value())?.mentions {
-                        mentions.remove((m.as_str(), p)).store()?;
-                    }
-                }
-                by_author.remove((u, p)).store()?;
-            }
-            Ok((ids.len() == limit, ids))
-        }
-        DeletionStage::Mentions => {
-            // Others' posts no longer mention a user who is gone (so a user
-            // created again under the id inherits none).
-            let mut mentions = ctx.txn.open_table(MENTIONS).store()?;
-            let mut posts = ctx.txn.open_table(POSTS).store()?;
-            let ids = first_ids(&mentions, u, limit)?;
-            for &p in &ids {
-                mentions.remove((u, p)).store()?;
-                let record = posts.get(p).store()?.map(|b| b.value().to_vec());
-                if let Some(bytes) = record {
-                    let mut r: PostRecord = decode(&bytes)?;
-                    r.mentions.retain(|m| m != u);
-                    posts.insert(p, encode(&r).as_slice()).store()?;
-                }
-            }
-            Ok((ids.len() == limit, ids))
-        }
-        DeletionStage::Finish => {
-            let own = ctx
-                .txn
-                .open_table(DELETING)
-                .store()?
-                .remove(u)
-                .store()?
-                .map(|g| lists::decode_lists(g.value()));
-            ctx.txn.open_table(USERS).store()?.remove(u).store()?;
-            ctx.txn.open_table(COUNTS).store()?.remove(u).store()?;
-            emit(ctx, &timeline_dropped(id, own.unwrap_or_default()))?;
-            Ok((false, Vec::new()))
-        }
-    }
+) -> Result<Vec<(UserId, Vec<ListName>)>> {
+    let table = match side {
+        Side::Followers => FOLLOWERS,
+        Side::Following => FOLLOWING,
+    };
+    let others = to_user_ids(edges_of(
+        &txn.open_table(table).store()?,
+        user,
+        None,
+        limit,
+    )?)?;
+    let filed = txn.open_table(EDGE_LISTS).store()?;
+    others
+        .into_iter()
+        .map(|o| {
+            let (f, t) = match side {
+                Side::Followers => (o.as_str(), user),
+                Side::Following => (user, o.as_str()),
+            };
+            let lists = lists::edge_lists(&filed, f, t)?;
+            Ok((o, lists))
+        })
+        .collect()
 }
 
-/// Both directions of the edge `follower → followee`, and its follow times.
-fn cut(ctx: &mut Ctx<'_>, follower: &str, followee: &str) -> Result<()> {
-    edge_times::remove(ctx.txn, follower, followee)?;
-    ctx.txn
-        .open_table(FOLLOWING)
-        .store()?
-        .remove((follower, followee))
-        .store()?;
-    ctx.txn
-        .open_table(FOLLOWERS)
-        .store()?
-        .remove((followee, follower))
-        .store()?;
-    Ok(())
-}
-
-/// Takes the edge out of its lists, as its unfollow would.
-fn unfile(
-    ctx: &mut Ctx<'_>,
-    follower: &UserId,
-    followee: &UserId,
-    filed: &[ListName],
-) -> Result<()> {
-    if filed.is_empty() {
-        return Ok(());
-    }
-    let unfollow = EdgeChange::new(follower.clone(), followee.clone(), EdgeOp::Unfollow)?;
-    let transition = unfollow.transition(Some(filed.to_vec()));
-    lists::apply(ctx.txn, follower.as_str(), followee.as_str(), &transition)
-}
-
-/// The first `limit` post ids under `user` in a (user, post id) table.
-fn first_ids<T: ReadableTable<(&'static str, u64), ()>>(
-    table: &T,
+/// The first `limit` post ids under `user` in a (user, post id) table:
+/// their posts (`AUTHOR_POSTS`) or those mentioning them (`MENTIONS`).
+pub(crate) fn first_posts(
+    txn: &WriteTransaction,
+    table: redb::TableDefinition<'static, (&'static str, u64), ()>,
     user: &str,
     limit: usize,
-) -> Result<Vec<u64>> {
+) -> Result<Vec<PostId>> {
+    let table = txn.open_table(table).store()?;
     table
         .range((user, 0)..=(user, u64::MAX))
         .store()?
         .take(limit)
-        .map(|r| r.map(|(k, _)| k.value().1).store())
+        .map(|r| r.map(|(k, _)| PostId(k.value().1)).store())
         .collect()
+}
+
+/// Removes posts of `author`, with their mentions of others.
+pub(crate) fn remove_posts(txn: &WriteTransaction, author: &str, ids: &[PostId]) -> Result<()> {
+    let mut by_author = txn.open_table(AUTHOR_POSTS).store()?;
+    let mut posts = txn.open_table(POSTS).store()?;
+    let mut mentions = txn.open_table(MENTIONS).store()?;
+    for &PostId(p) in ids {
+        by_author.remove((author, p)).store()?;
+        let Some(bytes) = posts.remove(p).store()? else {
+            continue;
+        };
+        let record: PostRecord = decode(bytes.value())?;
+        drop(bytes);
+        for m in &record.mentions {
+            mentions.remove((m.as_str(), p)).store()?;
+        }
+    }
+    Ok(())
+}
+
+/// These posts no longer mention `user`.
+pub(crate) fn unmention(txn: &WriteTransaction, user: &str, ids: &[PostId]) -> Result<()> {
+    let mut mentions = txn.open_table(MENTIONS).store()?;
+    let mut posts = txn.open_table(POSTS).store()?;
+    for &PostId(p) in ids {
+        mentions.remove((user, p)).store()?;
+        let record = posts.get(p).store()?.map(|b| b.value().to_vec());
+        if let Some(bytes) = record {
+            let mut r: PostRecord = decode(&bytes)?;
+            r.mentions.retain(|m| m != user);
+            posts.insert(p, encode(&r).as_slice()).store()?;
+        }
+    }
+    Ok(())
+}
+
+/// The user's record, counts and deletion mark.
+pub(crate) fn remove_user(txn: &WriteTransaction, user: &str) -> Result<()> {
+    txn.open_table(DELETING).store()?.remove(user).store()?;
+    txn.open_table(USERS).store()?.remove(user).store()?;
+    txn.open_table(COUNTS).store()?.remove(user).store()?;
+    Ok(())
 }

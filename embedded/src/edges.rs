@@ -5,10 +5,11 @@
 
 use crate::store::{add_counts, emit, user_exists, Ctx};
 use crate::tables::*;
-use crate::{edge_times, groups, lists, relations};
+use crate::{deletion, edge_times, groups, lists, relations};
 use redb::{ReadableTable, WriteTransaction};
 use socialite_core::error::{Error, Result};
-use socialite_core::ids::{GroupName, ListName, UserId};
+use socialite_core::ids::{GroupName, ListName, PostId, UserId};
+use socialite_core::plan::deletion::Side;
 use socialite_core::plan::{Step, Txn};
 use socialite_core::rules::relations::Relation;
 
@@ -97,6 +98,39 @@ impl Txn for Ctx<'_> {
         Ok(groups::groups_of(&table, user.as_str())?.len().min(cap))
     }
 
+    async fn deleting(&mut self, user: &UserId) -> Result<Option<Vec<ListName>>> {
+        deletion::deleting(self.txn, user.as_str())
+    }
+
+    async fn edge_page(
+        &mut self,
+        user: &UserId,
+        side: Side,
+        limit: usize,
+    ) -> Result<Vec<(UserId, Vec<ListName>)>> {
+        deletion::edge_page(self.txn, user.as_str(), side, limit)
+    }
+
+    async fn groups_of(&mut self, user: &UserId) -> Result<Vec<GroupName>> {
+        groups::groups_of(&self.txn.open_table(USER_GROUPS).store()?, user.as_str())
+    }
+
+    async fn relations_kept(
+        &mut self,
+        user: &UserId,
+        limit: usize,
+    ) -> Result<Vec<(Relation, UserId)>> {
+        relations::kept(self.txn, user.as_str(), limit)
+    }
+
+    async fn posts_by(&mut self, user: &UserId, limit: usize) -> Result<Vec<PostId>> {
+        deletion::first_posts(self.txn, AUTHOR_POSTS, user.as_str(), limit)
+    }
+
+    async fn posts_mentioning(&mut self, user: &UserId, limit: usize) -> Result<Vec<PostId>> {
+        deletion::first_posts(self.txn, MENTIONS, user.as_str(), limit)
+    }
+
     async fn apply(&mut self, steps: &[Step]) -> Result<()> {
         for step in steps {
             apply_step(self, step)?;
@@ -153,6 +187,9 @@ fn apply_step(ctx: &mut Ctx<'_>, step: &Step) -> Result<()> {
             active,
         } => relations::put(txn, user, *relation, target, *active),
         Step::Membership(change) => groups::put(txn, change),
+        Step::RemovePosts { author, posts } => deletion::remove_posts(txn, author.as_str(), posts),
+        Step::Unmention { user, posts } => deletion::unmention(txn, user.as_str(), posts),
+        Step::RemoveUser(user) => deletion::remove_user(txn, user.as_str()),
         Step::Emit(event) => emit(ctx, event),
     }
 }

@@ -2,7 +2,6 @@
 //! (`RELATIONS` by the user who keeps it, `RELATED` by its target). A
 //! change is planned in `socialite_core::plan::relation`; here are its rows.
 
-use crate::store::Ctx;
 use crate::tables::*;
 use redb::{ReadableTable, WriteTransaction};
 use socialite_core::error::Result;
@@ -57,26 +56,18 @@ pub(crate) fn page<T: ReadableTable<RelationTable, ()>>(
     Ok(out)
 }
 
-/// A deletion step: removes up to `limit` of the relations the user keeps
-/// (both index directions; those others keep to the user stay). Returns
-/// whom the user muted among them, and whether any remain.
-pub(crate) fn remove_some(
-    ctx: &mut Ctx<'_>,
+/// Up to `limit` of the relations `user` keeps (a deletion's page).
+pub(crate) fn kept(
+    txn: &WriteTransaction,
     user: &str,
     limit: usize,
-) -> Result<(Vec<UserId>, bool)> {
-    let mut relations = ctx.txn.open_table(RELATIONS).store()?;
-    let mut related = ctx.txn.open_table(RELATED).store()?;
-    let own = first_keys(&relations, user, limit)?;
-    let mut muted = Vec::new();
-    for (code, target) in &own {
-        relations.remove((user, *code, target.as_str())).store()?;
-        related.remove((target.as_str(), *code, user)).store()?;
-        if Relation::from_code(*code) == Some(Relation::Mute) {
-            muted.push(UserId::from_stored(target.clone()));
-        }
-    }
-    Ok((muted, own.len() == limit))
+) -> Result<Vec<(Relation, UserId)>> {
+    let table = txn.open_table(RELATIONS).store()?;
+    let keys = first_keys(&table, user, limit)?;
+    Ok(keys
+        .into_iter()
+        .filter_map(|(code, t)| Some((Relation::from_code(code)?, UserId::from_stored(t))))
+        .collect())
 }
 
 /// The first `limit` (code, other) keys under `user`.

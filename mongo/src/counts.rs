@@ -53,53 +53,39 @@ impl MongoStore {
         Ok(found.map_or(0, |d| get_i64(&d, "following")).max(0) as u64)
     }
 
-    /// Moves `user`'s follower count by `step` for `follower`'s edge.
-    pub(crate) async fn add_follower_count(
+    /// Moves the counts of these edges `(follower, followee, step)`:
+    /// each follower's `following` on their record, each followee's
+    /// follower count in the shard of the follower; one command for each
+    /// side, however many edges (a deletion's page). A shard may go below
+    /// zero where the edge was counted on the `users` document before the
+    /// shards: the sum stays exact.
+    pub(crate) async fn move_follow_counts(
         &self,
         s: &mut ClientSession,
-        user: &str,
-        follower: &str,
-        step: i64,
+        edges: &[(&str, &str, i64)],
     ) -> Result<(), TxnError> {
-        self.db
-            .counts
-            .update_one(
-                doc! { "_id": shard_id(user, follower) },
-                doc! { "$inc": { "n": step } },
-            )
-            .upsert(true)
-            .session(&mut *s)
-            .await?;
-        Ok(())
-    }
-
-    /// Each of `users` lost the follower `follower` (who was deleted), in
-    /// one command. A shard may go below zero where the edge was counted on
-    /// the `users` document before the shards: the sum stays exact.
-    pub(crate) async fn drop_follower_counts(
-        &self,
-        s: &mut ClientSession,
-        users: &[&str],
-        follower: &str,
-    ) -> Result<(), TxnError> {
-        if users.is_empty() {
+        use std::collections::BTreeMap;
+        if edges.is_empty() {
             return Ok(());
         }
-        let updates: Vec<Document> = users
-            .iter()
-            .map(|u| {
-                doc! {
-                    "q": { "_id": shard_id(u, follower) },
-                    "u": { "$inc": { "n": -1_i64 } },
-                    "upsert": true,
-                }
-            })
+        let (mut following, mut shards) = (BTreeMap::new(), BTreeMap::new());
+        for &(follower, followee, step) in edges {
+            *following.entry(follower).or_insert(0_i64) += step;
+            *shards.entry(shard_id(followee, follower)).or_insert(0_i64) += step;
+        }
+        let records: Vec<Document> = following
+            .into_iter()
+            .map(|(u, n)| doc! { "q": { "_id": u }, "u": { "$inc": { "following": n } } })
             .collect();
-        self.db
-            .database
-            .run_command(doc! { "update": crate::db::COUNTS, "updates": updates, "ordered": true })
-            .session(&mut *s)
-            .await?;
+        let counts: Vec<Document> = shards
+            .into_iter()
+            .map(|(id, n)| doc! { "q": { "_id": id }, "u": { "$inc": { "n": n } }, "upsert": true })
+            .collect();
+        for (collection, updates) in [(crate::db::USERS, records), (crate::db::COUNTS, counts)] {
+            let command = doc! { "update": collection, "updates": updates, "ordered": true };
+            let run = self.db.database.run_command(command);
+            run.session(&mut *s).await?;
+        }
         Ok(())
     }
 

@@ -137,30 +137,9 @@ impl Db {
     }
 
     async fn create_indexes(&self) -> Result<()> {
-        let unique = |keys: Document, name: &str| {
-            IndexModel::builder()
-                .keys(keys)
-                .options(
-                    IndexOptions::builder()
-                        .unique(true)
-                        .name(name.to_owned())
-                        .build(),
-                )
-                .build()
-        };
-        // Edges: one per pair; followers and following lists are covered
-        // queries on these indexes, in id order.
-        self.followers
-            .create_index(unique(doc! { "user": 1, "follower": 1 }, "user_follower"))
-            .await
-            .map_err(db_err("creating the followers index"))?;
-        self.following
-            .create_index(unique(doc! { "user": 1, "followee": 1 }, "user_followee"))
-            .await
-            .map_err(db_err("creating the following index"))?;
         // Follow lists newest first: `at` is when the follow was made (ms);
         // edges stored before it was kept get 0, once, and come last.
-        for (edges, other) in [(&self.followers, "follower"), (&self.following, "followee")] {
+        for edges in [&self.followers, &self.following] {
             edges
                 .update_many(
                     doc! { "at": { "$exists": false } },
@@ -168,93 +147,102 @@ impl Db {
                 )
                 .await
                 .map_err(db_err("giving old edges a follow time"))?;
-            edges
-                .create_index(
-                    IndexModel::builder()
-                        .keys(doc! { "user": 1, "at": -1, other: 1 })
-                        .options(
-                            IndexOptions::builder()
-                                .name(format!("user_at_{other}"))
-                                .build(),
-                        )
-                        .build(),
-                )
-                .await
-                .map_err(db_err("creating the follow time index"))?;
         }
-        // The suspended accounts, read by every process once a second.
-        self.accounts
-            .create_index(
-                IndexModel::builder()
-                    .keys(doc! { "suspended": 1 })
-                    .options(IndexOptions::builder().name("suspended".to_owned()).build())
-                    .build(),
-            )
-            .await
-            .map_err(db_err("creating the accounts index"))?;
-        // A group's members in id order, and a user's groups.
-        self.group_members
-            .create_index(unique(doc! { "group": 1, "user": 1 }, "group_user"))
-            .await
-            .map_err(db_err("creating the group members index"))?;
-        self.group_members
-            .create_index(unique(doc! { "user": 1, "group": 1 }, "user_group"))
-            .await
-            .map_err(db_err("creating the user groups index"))?;
-        // A list's members in id order: the edges of a user filed under a
-        // list (`_g` holds the edge's lists, so the index is multikey).
-        self.following
-            .create_index(
-                IndexModel::builder()
-                    .keys(doc! { "user": 1, "_g": 1, "followee": 1 })
-                    .options(
-                        IndexOptions::builder()
-                            .name("user_g_followee".to_owned())
-                            .build(),
-                    )
-                    .build(),
-            )
-            .await
-            .map_err(db_err("creating the list index"))?;
-        // Mutes and blocks: a user's in id order, and who keeps one to a user.
-        self.relations
-            .create_index(unique(doc! { "u": 1, "k": 1, "t": 1 }, "u_k_t"))
-            .await
-            .map_err(db_err("creating the relations index"))?;
-        self.relations
-            .create_index(
-                IndexModel::builder()
-                    .keys(doc! { "t": 1, "k": 1, "u": 1 })
-                    .options(IndexOptions::builder().name("t_k_u".to_owned()).build())
-                    .build(),
-            )
-            .await
-            .map_err(db_err("creating the related index"))?;
-        // An author's posts newest first, for read-time merges and backfills.
-        self.content
-            .create_index(
-                IndexModel::builder()
-                    .keys(doc! { "author": 1, "_id": -1 })
-                    .options(IndexOptions::builder().name("author_id".to_owned()).build())
-                    .build(),
-            )
-            .await
-            .map_err(db_err("creating the content index"))?;
-        // The posts that mention a user, newest first (multikey).
-        self.content
-            .create_index(
-                IndexModel::builder()
-                    .keys(doc! { "mentions": 1, "_id": -1 })
-                    .options(
-                        IndexOptions::builder()
-                            .name("mentions_id".to_owned())
-                            .build(),
-                    )
-                    .build(),
-            )
-            .await
-            .map_err(db_err("creating the mentions index"))?;
+        for (collection, model, what) in self.indexes() {
+            collection
+                .create_index(model)
+                .await
+                .map_err(db_err(&format!("creating {what}")))?;
+        }
         Ok(())
+    }
+
+    /// Every index the store's queries need, with what each serves.
+    fn indexes(&self) -> Vec<(&Collection<Document>, IndexModel, &'static str)> {
+        vec![
+            // Edges: one per pair; followers and following lists are
+            // covered queries on these indexes, in id order.
+            (
+                &self.followers,
+                index(doc! { "user": 1, "follower": 1 }, "user_follower", true),
+                "the followers index",
+            ),
+            (
+                &self.following,
+                index(doc! { "user": 1, "followee": 1 }, "user_followee", true),
+                "the following index",
+            ),
+            // Follow lists newest first.
+            (
+                &self.followers,
+                index(
+                    doc! { "user": 1, "at": -1, "follower": 1 },
+                    "user_at_follower",
+                    false,
+                ),
+                "the follow time index",
+            ),
+            (
+                &self.following,
+                index(
+                    doc! { "user": 1, "at": -1, "followee": 1 },
+                    "user_at_followee",
+                    false,
+                ),
+                "the follow time index",
+            ),
+            // The suspended accounts, read by every process once a second.
+            (
+                &self.accounts,
+                index(doc! { "suspended": 1 }, "suspended", false),
+                "the accounts index",
+            ),
+            // A group's members in id order, and a user's groups.
+            (
+                &self.group_members,
+                index(doc! { "group": 1, "user": 1 }, "group_user", true),
+                "the group members index",
+            ),
+            (
+                &self.group_members,
+                index(doc! { "user": 1, "group": 1 }, "user_group", true),
+                "the user groups index",
+            ),
+            // A list's members in id order: the edges of a user filed under
+            // a list (`_g` holds the edge's lists, so the index is multikey).
+            (
+                &self.following,
+                index(
+                    doc! { "user": 1, "_g": 1, "followee": 1 },
+                    "user_g_followee",
+                    false,
+                ),
+                "the list index",
+            ),
+            // Mutes and blocks: a user's in id order, and who keeps one to a user.
+            (
+                &self.relations,
+                index(doc! { "u": 1, "k": 1, "t": 1 }, "u_k_t", true),
+                "the relations index",
+            ),
+            (
+                &self.relations,
+                index(doc! { "t": 1, "k": 1, "u": 1 }, "t_k_u", false),
+                "the related index",
+            ),
+            // An author's posts newest first, for read-time merges and backfills.
+            (
+                &self.content,
+                index(doc! { "author": 1, "_id": -1 }, "author_id", false),
+                "the content index",
+            ),
+            // The posts that mention a user, newest first (multikey).
+            (
+                &self.content,
+                index(doc! { "mentions": 1, "_id": -1 }, "mentions_id", false),
+                "the mentions index",
+            ),
+        ]
     }
 
     pub async fn ping(&self) -> Result<()> {
@@ -368,6 +356,16 @@ pub fn is_duplicate_key(e: &DbError) -> bool {
 /// Lists longer than this are split across `$in` queries and writes, so no
 /// command document approaches MongoDB's 16 MiB limit.
 pub const IN_CHUNK: usize = 10_000;
+
+/// An index named `name` on `keys`.
+fn index(keys: Document, name: &str, unique: bool) -> IndexModel {
+    let options = IndexOptions::builder().name(name.to_owned());
+    let options = match unique {
+        true => options.unique(true).build(),
+        false => options.build(),
+    };
+    IndexModel::builder().keys(keys).options(options).build()
+}
 
 #[cfg(test)]
 mod tests {

@@ -1,32 +1,53 @@
-//! Deleting a user on MongoDB in bounded steps (see
-//! `socialite_core::rules::cascade::DeletionStage`): the first write marks
-//! the `users` document `deleting: true`, which every existence check reads
-//! as absent and which `pending_deletions` finds after a crash; each step is
-//! a transaction over at most a step's records, with the events they queue.
+//! Deleting a user on MongoDB in bounded steps planned by
+//! `socialite_core::plan::deletion`: the first write marks the `users`
+//! document `deleting: true`, which every existence check reads as absent
+//! and which `pending_deletions` finds after a crash. Here are the queries
+//! behind the deletion's facts.
 
-use crate::db::{db_err, TxnError, IN_CHUNK};
+use crate::db::{db_err, TxnError, FOLLOWERS, FOLLOWING};
 use crate::lists::lists_of;
-use crate::store::{get_str, MongoStore};
+use crate::store::{get_i64, get_str, MongoStore};
+use crate::txn::MongoTxn;
 use futures_util::TryStreamExt;
 use mongodb::bson::{doc, Document};
 use mongodb::ClientSession;
 use socialite_core::error::Result;
-use socialite_core::ids::{ListName, UserId};
-use socialite_core::rules::cascade::{timeline_dropped, DeletionStage, UserDeletion};
-use socialite_core::rules::checks::Membership;
+use socialite_core::ids::{ListName, PostId, UserId};
+use socialite_core::plan::deletion::deletion_step;
+use socialite_core::rules::cascade::DeletionStage;
+use socialite_core::rules::relations::Relation;
 
 impl MongoStore {
+    /// Marks the user as being deleted, with the lists they have now, which
+    /// the deletion's last event names (its steps empty them on the way).
     pub(crate) async fn begin_deletion_of(&self, id: &UserId) -> Result<bool> {
-        let marked = self
-            .db
-            .users
-            .update_one(
-                doc! { "_id": id.as_str(), "deleting": { "$ne": true } },
-                doc! { "$set": { "deleting": true } },
-            )
+        let what = "marking a user as being deleted";
+        self.db
+            .transaction(what, |mut s| async move {
+                let r = async {
+                    let u = id.as_str();
+                    let filter = doc! { "_id": u, "deleting": { "$ne": true } };
+                    let found = self.db.users.find_one(filter.clone());
+                    let found = found
+                        .projection(doc! { "lists": 1 })
+                        .session(&mut s)
+                        .await?;
+                    let Some(user) = found else {
+                        return Ok(false);
+                    };
+                    let lists: Vec<String> = list_names(&user);
+                    let mark = doc! { "$set": { "deleting": true, "deleting_lists": lists } };
+                    self.db
+                        .users
+                        .update_one(filter, mark)
+                        .session(&mut s)
+                        .await?;
+                    Ok(true)
+                }
+                .await;
+                (s, r)
+            })
             .await
-            .map_err(db_err("marking a user as being deleted"))?;
-        Ok(marked.matched_count == 1)
     }
 
     pub(crate) async fn pending_deletion_list(&self) -> Result<Vec<UserId>> {
@@ -45,142 +66,9 @@ impl MongoStore {
             .collect()
     }
 
-    /// One step of `stage` inside a transaction; whether the stage has more.
-    pub(crate) async fn deletion_step_in(
-        &self,
-        s: &mut ClientSession,
-        id: &UserId,
-        stage: DeletionStage,
-        limit: usize,
-    ) -> Result<bool, TxnError> {
-        let u = id.as_str();
-        let more = match stage {
-            DeletionStage::Followers => {
-                let filed_by = self.edges_to_cut(s, "followers", u, limit).await?;
-                let followers: Vec<UserId> = filed_by.iter().map(|(f, _)| f.clone()).collect();
-                let listed: Vec<(UserId, ListName)> = filed_by
-                    .iter()
-                    .flat_map(|(f, lists)| lists.iter().map(|l| (f.clone(), l.clone())))
-                    .collect();
-                let ids: Vec<&str> = followers.iter().map(UserId::as_str).collect();
-                self.db
-                    .followers
-                    .delete_many(doc! { "user": u, "follower": { "$in": &ids } })
-                    .session(&mut *s)
-                    .await?;
-                let fwing = &self.db.following;
-                self.cut_other_ends(s, &followers, fwing, "followee", u, "following")
-                    .await?;
-                // The lists that filed the user lose a member.
-                for (f, lists) in filed_by.iter().filter(|(_, l)| !l.is_empty()) {
-                    self.move_list_sizes(s, f.as_str(), &[], lists).await?;
-                }
-                self.emit(
-                    s,
-                    &UserDeletion::of_followers(id, &followers, &listed).events(),
-                )
-                .await?;
-                followers.len() == limit
-            }
-            DeletionStage::Following => {
-                let following = self.edges_to_cut(s, "following", u, limit).await?;
-                let followees: Vec<UserId> = following.iter().map(|(t, _)| t.clone()).collect();
-                let ids: Vec<&str> = followees.iter().map(UserId::as_str).collect();
-                self.db
-                    .following
-                    .delete_many(doc! { "user": u, "followee": { "$in": &ids } })
-                    .session(&mut *s)
-                    .await?;
-                let fwers = &self.db.followers;
-                self.cut_other_ends(s, &followees, fwers, "follower", u, "followers")
-                    .await?;
-                self.emit(s, &UserDeletion::of_following(id, &following).events())
-                    .await?;
-                following.len() == limit
-            }
-            DeletionStage::Groups => {
-                // At most `MAX_GROUPS_PER_USER`: one step.
-                let groups = self.groups_in(s, u).await?;
-                for group in &groups {
-                    let leave = Membership {
-                        group: group.clone(),
-                        user: id.clone(),
-                        join: false,
-                    };
-                    self.put_membership(s, &leave).await?;
-                }
-                self.emit(s, &UserDeletion::of_groups(id, &groups).events())
-                    .await?;
-                false
-            }
-            DeletionStage::Relations => {
-                let (muted, more) = self.remove_relations(s, u, limit).await?;
-                self.emit(s, &UserDeletion::of_relations(id, &muted).events())
-                    .await?;
-                more
-            }
-            DeletionStage::Posts => {
-                let posts = self
-                    .ids_where(
-                        s,
-                        doc! { "author": u },
-                        doc! { "author": 1, "_id": 1 },
-                        limit,
-                    )
-                    .await?;
-                self.db
-                    .content
-                    .delete_many(doc! { "_id": { "$in": &posts } })
-                    .session(&mut *s)
-                    .await?;
-                posts.len() == limit
-            }
-            DeletionStage::Mentions => {
-                // Others' posts no longer mention a user who is gone (so a
-                // user created again under the id inherits none).
-                let posts = self
-                    .ids_where(
-                        s,
-                        doc! { "mentions": u },
-                        doc! { "mentions": 1, "_id": -1 },
-                        limit,
-                    )
-                    .await?;
-                self.db
-                    .content
-                    .update_many(
-                        doc! { "_id": { "$in": &posts } },
-                        doc! { "$pull": { "mentions": u } },
-                    )
-                    .session(&mut *s)
-                    .await?;
-                posts.len() == limit
-            }
-            DeletionStage::Finish => {
-                let user = self
-                    .db
-                    .users
-                    .find_one_and_delete(doc! { "_id": u, "deleting": true })
-                    .projection(doc! { "lists": 1 })
-                    .session(&mut *s)
-                    .await?;
-                if let Some(user) = user {
-                    self.delete_follower_count(s, u).await?;
-                    let lists = user
-                        .get_document("lists")
-                        .map(|l| l.keys().map(|k| ListName::from_stored(k)).collect())
-                        .unwrap_or_default();
-                    self.emit(s, &[timeline_dropped(id, lists)]).await?;
-                }
-                false
-            }
-        };
-        Ok(more)
-    }
-
     /// Up to `limit` of `user`'s edges in `collection`, in id order, with
     /// their lists.
-    async fn edges_to_cut(
+    pub(crate) async fn edges_to_cut(
         &self,
         s: &mut ClientSession,
         collection: &str,
@@ -208,7 +96,7 @@ impl MongoStore {
     }
 
     /// The ids of up to `limit` posts that `filter` selects, by the index `sort` names.
-    async fn ids_where(
+    pub(crate) async fn ids_where(
         &self,
         s: &mut ClientSession,
         filter: Document,
@@ -230,38 +118,144 @@ impl MongoStore {
         }
         Ok(out)
     }
+}
 
-    /// For each of `others`, removes its edge to `u` from `edges` (whose
-    /// other-end field is `field`) and decrements its `count`.
-    async fn cut_other_ends(
+impl MongoStore {
+    /// One step of a begun deletion, in a transaction; whether the stage
+    /// has more.
+    pub(crate) async fn deletion_step_of(
+        &self,
+        id: &UserId,
+        stage: DeletionStage,
+        limit: usize,
+    ) -> Result<bool> {
+        let done = self
+            .db
+            .transaction("deleting a user", |mut s| async move {
+                let txn = &mut MongoTxn {
+                    store: self,
+                    s: &mut s,
+                };
+                let r = deletion_step(txn, id, stage, limit).await;
+                (s, r)
+            })
+            .await?;
+        Ok(done.more)
+    }
+
+    /// The lists the user had while their deletion runs; `None` if none does.
+    pub(crate) async fn deleting_lists(
         &self,
         s: &mut ClientSession,
-        others: &[UserId],
-        edges: &mongodb::Collection<Document>,
-        field: &str,
-        u: &str,
-        count: &str,
-    ) -> Result<(), TxnError> {
-        for chunk in others.chunks(IN_CHUNK) {
-            let ids: Vec<&str> = chunk.iter().map(UserId::as_str).collect();
-            edges
-                .delete_many(doc! { "user": { "$in": &ids }, field: u })
-                .session(&mut *s)
-                .await?;
-            if count == "followers" {
-                // Follower counts live in shards (see `counts`).
-                self.drop_follower_counts(s, &ids, u).await?;
-                continue;
+        user: &str,
+    ) -> Result<Option<Vec<ListName>>, TxnError> {
+        let found = self
+            .db
+            .users
+            .find_one(doc! { "_id": user, "deleting": true })
+            .projection(doc! { "lists": 1, "deleting_lists": 1 })
+            .session(&mut *s)
+            .await?;
+        Ok(found.map(|d| {
+            // A deletion begun before the lists were kept at its start
+            // names those left.
+            let names = match d.get_array("deleting_lists") {
+                Ok(kept) => kept
+                    .iter()
+                    .filter_map(|v| v.as_str())
+                    .map(str::to_owned)
+                    .collect(),
+                Err(_) => list_names(&d),
+            };
+            names.iter().map(|n| ListName::from_stored(n)).collect()
+        }))
+    }
+
+    /// Up to `limit` of the relations the user keeps.
+    pub(crate) async fn relations_kept(
+        &self,
+        s: &mut ClientSession,
+        user: &str,
+        limit: usize,
+    ) -> Result<Vec<(Relation, UserId)>, TxnError> {
+        let mut cursor = self
+            .db
+            .relations
+            .find(doc! { "u": user })
+            .projection(doc! { "_id": 0, "k": 1, "t": 1 })
+            .limit(limit as i64)
+            .session(&mut *s)
+            .await?;
+        let mut out = Vec::new();
+        while let Some(d) = cursor.next(&mut *s).await {
+            let d = d?;
+            if let Some(r) = Relation::from_code(get_i64(&d, "k") as u8) {
+                out.push((r, UserId::from_stored(get_str(&d, "t")?.to_owned())));
             }
+        }
+        Ok(out)
+    }
+
+    /// Up to `limit` of the ids of the posts `filter` selects, by the index
+    /// `sort` names.
+    pub(crate) async fn post_page(
+        &self,
+        s: &mut ClientSession,
+        filter: Document,
+        sort: Document,
+        limit: usize,
+    ) -> Result<Vec<PostId>, TxnError> {
+        let ids = self.ids_where(s, filter, sort, limit).await?;
+        Ok(ids.into_iter().map(|p| PostId(p as u64)).collect())
+    }
+
+    /// The user's record, follower count shards and deletion mark.
+    pub(crate) async fn remove_user(
+        &self,
+        s: &mut ClientSession,
+        user: &str,
+    ) -> Result<(), TxnError> {
+        self.db
+            .users
+            .delete_one(doc! { "_id": user, "deleting": true })
+            .session(&mut *s)
+            .await?;
+        self.delete_follower_count(s, user).await
+    }
+
+    /// Removes these edges `(follower, followee)`, both directions: one
+    /// command per collection, however many.
+    pub(crate) async fn remove_edges(
+        &self,
+        s: &mut ClientSession,
+        edges: &[(&str, &str)],
+    ) -> Result<(), TxnError> {
+        if edges.is_empty() {
+            return Ok(());
+        }
+        let following: Vec<Document> = edges
+            .iter()
+            .map(|(f, t)| doc! { "q": { "user": *f, "followee": *t }, "limit": 1 })
+            .collect();
+        let followers: Vec<Document> = edges
+            .iter()
+            .map(|(f, t)| doc! { "q": { "user": *t, "follower": *f }, "limit": 1 })
+            .collect();
+        for (collection, deletes) in [(FOLLOWING, following), (FOLLOWERS, followers)] {
+            let command = doc! { "delete": collection, "deletes": deletes, "ordered": true };
             self.db
-                .users
-                .update_many(
-                    doc! { "_id": { "$in": &ids } },
-                    doc! { "$inc": { count: -1_i64 } },
-                )
+                .database
+                .run_command(command)
                 .session(&mut *s)
                 .await?;
         }
         Ok(())
     }
+}
+
+/// The names of the lists a `users` document holds sizes of.
+fn list_names(user: &Document) -> Vec<String> {
+    user.get_document("lists")
+        .map(|l| l.keys().cloned().collect())
+        .unwrap_or_default()
 }

@@ -128,42 +128,4 @@ impl MongoStore {
             .map(|u| by_user.remove(u.as_str()).unwrap_or_default())
             .collect())
     }
-
-    /// A deletion step: removes up to `limit` of the relations the user
-    /// keeps or others keep to them. Returns whom the user muted among
-    /// them, and whether any remain.
-    pub(crate) async fn remove_relations(
-        &self,
-        s: &mut ClientSession,
-        user: &str,
-        limit: usize,
-    ) -> Result<(Vec<UserId>, bool), TxnError> {
-        // The user's own; those others keep to the user stay theirs.
-        let filter = doc! { "u": user };
-        let mut cursor = self
-            .db
-            .relations
-            .find(filter)
-            .limit(limit as i64)
-            .session(&mut *s)
-            .await?;
-        let (mut ids, mut muted) = (Vec::new(), Vec::new());
-        while let Some(d) = cursor.next(&mut *s).await {
-            let d = d?;
-            let mute = get_i64(&d, "k") == i64::from(code(Relation::Mute));
-            if mute {
-                muted.push(UserId::from_stored(get_str(&d, "t")?.to_owned()));
-            }
-            if let Some(id) = d.get("_id") {
-                ids.push(id.clone());
-            }
-        }
-        let more = ids.len() == limit;
-        self.db
-            .relations
-            .delete_many(doc! { "_id": { "$in": ids } })
-            .session(&mut *s)
-            .await?;
-        Ok((muted, more))
-    }
 }

@@ -302,13 +302,7 @@ impl ContentStore for MongoStore {
     }
 
     async fn deletion_step(&self, id: &UserId, stage: DeletionStage, limit: usize) -> Result<bool> {
-        let more = self
-            .db
-            .transaction("deleting a user", |mut s| async move {
-                let r = self.deletion_step_in(&mut s, id, stage, limit).await;
-                (s, r)
-            })
-            .await?;
+        let more = self.deletion_step_of(id, stage, limit).await?;
         self.queued();
         Ok(more)
     }

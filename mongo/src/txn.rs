@@ -5,10 +5,11 @@
 
 use crate::db::TxnError;
 use crate::lists::{lists_of, names};
-use crate::store::{get_str, MongoStore};
+use crate::store::{get_str, id_bson, MongoStore};
 use mongodb::bson::doc;
 use mongodb::ClientSession;
-use socialite_core::ids::{GroupName, ListName, UserId};
+use socialite_core::ids::{GroupName, ListName, PostId, UserId};
+use socialite_core::plan::deletion::Side;
 use socialite_core::plan::{Step, Txn};
 use socialite_core::rules::relations::Relation;
 
@@ -119,9 +120,93 @@ impl Txn for MongoTxn<'_> {
         Ok(n as usize)
     }
 
+    async fn deleting(&mut self, user: &UserId) -> Result<Option<Vec<ListName>>, TxnError> {
+        self.store.deleting_lists(self.s, user.as_str()).await
+    }
+
+    async fn edge_page(
+        &mut self,
+        user: &UserId,
+        side: Side,
+        limit: usize,
+    ) -> Result<Vec<(UserId, Vec<ListName>)>, TxnError> {
+        let collection = match side {
+            Side::Followers => "followers",
+            Side::Following => "following",
+        };
+        let page = self
+            .store
+            .edges_to_cut(self.s, collection, user.as_str(), limit);
+        page.await
+    }
+
+    async fn groups_of(&mut self, user: &UserId) -> Result<Vec<GroupName>, TxnError> {
+        self.store.groups_in(self.s, user.as_str()).await
+    }
+
+    async fn relations_kept(
+        &mut self,
+        user: &UserId,
+        limit: usize,
+    ) -> Result<Vec<(Relation, UserId)>, TxnError> {
+        self.store
+            .relations_kept(self.s, user.as_str(), limit)
+            .await
+    }
+
+    async fn posts_by(&mut self, user: &UserId, limit: usize) -> Result<Vec<PostId>, TxnError> {
+        let (filter, sort) = (
+            doc! { "author": user.as_str() },
+            doc! { "author": 1, "_id": 1 },
+        );
+        self.store.post_page(self.s, filter, sort, limit).await
+    }
+
+    async fn posts_mentioning(
+        &mut self,
+        user: &UserId,
+        limit: usize,
+    ) -> Result<Vec<PostId>, TxnError> {
+        let (filter, sort) = (
+            doc! { "mentions": user.as_str() },
+            doc! { "mentions": 1, "_id": -1 },
+        );
+        self.store.post_page(self.s, filter, sort, limit).await
+    }
+
     async fn apply(&mut self, steps: &[Step]) -> Result<(), TxnError> {
-        for step in steps {
-            self.apply_step(step).await?;
+        let mut rest = steps;
+        while let Some(first) = rest.first() {
+            // A run of edge removals or count moves (a deletion's page) is
+            // one command per collection, however long.
+            let run = rest
+                .iter()
+                .take_while(|s| std::mem::discriminant(*s) == std::mem::discriminant(first))
+                .count();
+            let (now, later) = rest.split_at(run);
+            match first {
+                Step::RemoveEdge { .. } => self.store.remove_edges(self.s, &edges_of(now)).await?,
+                Step::FollowCounts { .. } => {
+                    let moves: Vec<(&str, &str, i64)> = now
+                        .iter()
+                        .filter_map(|s| match s {
+                            Step::FollowCounts {
+                                follower,
+                                followee,
+                                step,
+                            } => Some((follower.as_str(), followee.as_str(), *step)),
+                            _ => None,
+                        })
+                        .collect();
+                    self.store.move_follow_counts(self.s, &moves).await?
+                }
+                _ => {
+                    for step in now {
+                        self.apply_step(step).await?;
+                    }
+                }
+            }
+            rest = later;
         }
         Ok(())
     }
@@ -168,13 +253,6 @@ impl MongoTxn<'_> {
                     .session(&mut *s)
                     .await?;
             }
-            Step::RemoveEdge { follower, followee } => {
-                let (f, t) = (follower.as_str(), followee.as_str());
-                let edge = doc! { "user": f, "followee": t };
-                db.following.delete_one(edge).session(&mut *s).await?;
-                let reverse = doc! { "user": t, "follower": f };
-                db.followers.delete_one(reverse).session(&mut *s).await?;
-            }
             Step::MoveLists {
                 follower,
                 added,
@@ -186,19 +264,8 @@ impl MongoTxn<'_> {
                 let user = follower.as_str();
                 self.store.move_list_sizes(s, user, added, removed).await?;
             }
-            Step::FollowCounts {
-                follower,
-                followee,
-                step,
-            } => {
-                let (f, t) = (follower.as_str(), followee.as_str());
-                let inc = doc! { "$inc": { "following": step } };
-                db.users
-                    .update_one(doc! { "_id": f }, inc)
-                    .session(&mut *s)
-                    .await?;
-                self.store.add_follower_count(s, t, f, *step).await?;
-            }
+            // Applied in runs by `apply`.
+            Step::RemoveEdge { .. } | Step::FollowCounts { .. } => {}
             Step::Relation {
                 user,
                 relation,
@@ -222,8 +289,34 @@ impl MongoTxn<'_> {
                 }
             }
             Step::Membership(change) => self.store.put_membership(s, change).await?,
+            Step::RemovePosts { posts, .. } => {
+                let ids: Vec<i64> = posts.iter().map(|p| id_bson(*p)).collect();
+                let filter = doc! { "_id": { "$in": ids } };
+                db.content.delete_many(filter).session(&mut *s).await?;
+            }
+            Step::Unmention { user, posts } => {
+                let ids: Vec<i64> = posts.iter().map(|p| id_bson(*p)).collect();
+                let pull = doc! { "$pull": { "mentions": user.as_str() } };
+                let filter = doc! { "_id": { "$in": ids } };
+                db.content
+                    .update_many(filter, pull)
+                    .session(&mut *s)
+                    .await?;
+            }
+            Step::RemoveUser(user) => self.store.remove_user(s, user.as_str()).await?,
             Step::Emit(event) => self.store.emit(s, std::slice::from_ref(event)).await?,
         }
         Ok(())
     }
+}
+
+/// The `(follower, followee)` pairs of a run of edge removals.
+fn edges_of(steps: &[Step]) -> Vec<(&str, &str)> {
+    steps
+        .iter()
+        .filter_map(|s| match s {
+            Step::RemoveEdge { follower, followee } => Some((follower.as_str(), followee.as_str())),
+            _ => None,
+        })
+        .collect()
 }

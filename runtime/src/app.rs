@@ -15,7 +15,7 @@ use socialite_api::serve::{
 };
 use socialite_core::backends::Backends;
 use socialite_core::deletions::run_deletions;
-use socialite_core::health::Health;
+use socialite_core::health::{Health, Joined};
 use socialite_core::ingest::Ingest;
 use socialite_core::live::hub::LiveHub;
 use socialite_core::reads::Reads;
@@ -24,9 +24,8 @@ use socialite_core::shutdown::{self, ShutdownTrigger};
 use socialite_core::worker::{run_worker, WorkerConfig};
 use socialite_core::{Error, ErrorKind, Result};
 use std::net::SocketAddr;
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 use tokio::net::TcpListener;
 use tokio::task::JoinHandle;
 use tonic_health::server::HealthReporter;
@@ -131,13 +130,90 @@ fn local_addr(l: &TcpListener) -> Result<SocketAddr> {
 
 /// Opens the backends and starts `services` on the given listeners: REST
 /// (with the operators' endpoints unless `config.ops_addr` serves them
-/// apart) always, gRPC when given.
+/// apart) always, gRPC when given. In steps: what can fail on the settings
+/// alone, the backends and use cases, the APIs, their servers, then the
+/// pipeline's loops.
 pub async fn start(
     services: &[Service],
     config: &AppConfig,
     rest: TcpListener,
     grpc: Option<TcpListener>,
 ) -> Result<App> {
+    let runs = |s: Service| services.contains(&s);
+    let (auth, ops) = credentials_and_ops(services, config).await?;
+    let backends = open_backends(&config.storage).await?;
+    let auth = auth.map(|a| Arc::new(a.with_accounts(backends.accounts.clone())));
+    let ingest = Arc::new(
+        Ingest::new(&backends, config.node_id)
+            .await?
+            .with_max_following(config.limits.max_following),
+    );
+    let reads = Arc::new(Reads::new(backends.stores()));
+    let (servers, server_shutdown) = shutdown::channel();
+    let (pipeline, pipeline_shutdown) = shutdown::channel();
+    // Ready means the worker holds its group only where a worker runs.
+    let joined = Joined::default();
+    let health = Health::new(
+        backends.content.clone(),
+        backends.log.clone(),
+        runs(Service::FanoutWorker).then(|| joined.clone()),
+    );
+    let apis = Apis::build(
+        services,
+        &backends,
+        &ingest,
+        &reads,
+        config,
+        &server_shutdown,
+    );
+    let live = apis.live.clone();
+    let listening = Listening { rest, grpc, ops };
+    let served = serve(
+        apis,
+        listening,
+        auth.as_ref(),
+        health,
+        config,
+        server_shutdown,
+    )
+    .await?;
+    let pipeline_tasks = start_pipeline(services, &backends, config, &joined, pipeline_shutdown);
+    if runs(Service::FanoutWorker) {
+        // The worker may start on threads of its own: answer once it holds
+        // its place in the group, so that a process that says it is up is
+        // also ready, unless the log keeps it waiting (readiness says so).
+        joined.wait(Duration::from_secs(5)).await;
+    }
+    tracing::info!(
+        ?services, rest_addr = %served.rest_addr, grpc_addr = ?served.grpc_addr,
+        ops_addr = ?served.ops_addr,
+        auth = match &auth { Some(a) if a.checks() => "keys", Some(_) => "none", None => "no API" },
+        store = %config.storage.store, event_log = %config.storage.event_log,
+        "services are up"
+    );
+    Ok(App {
+        rest_addr: served.rest_addr,
+        grpc_addr: served.grpc_addr,
+        ops_addr: served.ops_addr,
+        backends,
+        ingest,
+        reads,
+        live,
+        services: services.to_vec(),
+        grpc_health: served.grpc_health,
+        servers,
+        pipeline,
+        server_tasks: served.tasks,
+        pipeline_tasks,
+    })
+}
+
+/// What fails on the settings alone, checked before any backend opens: the
+/// credentials (where an API is served) and the operators' own listener.
+async fn credentials_and_ops(
+    services: &[Service],
+    config: &AppConfig,
+) -> Result<(Option<Authenticator>, Option<TcpListener>)> {
     // A process that serves no API (a lone fanout worker) serves only the
     // operators' endpoints, on an address that is theirs alone.
     let serves_api = services.iter().any(|s| !s.grpc_names().is_empty());
@@ -153,26 +229,91 @@ pub async fn start(
         })?),
         None => None,
     };
-    let backends = open_backends(&config.storage).await?;
-    let auth = auth.map(|a| Arc::new(a.with_accounts(backends.accounts.clone())));
-    let runs = |s: Service| services.contains(&s);
-    let ingest = Arc::new(
-        Ingest::new(&backends, config.node_id)
-            .await?
-            .with_max_following(config.limits.max_following),
-    );
-    let reads = Arc::new(Reads::new(backends.stores()));
-    let (servers, server_shutdown) = shutdown::channel();
-    let (pipeline, pipeline_shutdown) = shutdown::channel();
-    let rest_addr = local_addr(&rest)?;
-    // Ready means the worker holds its group only where a worker runs.
-    let assigned = Arc::new(AtomicBool::new(false));
-    let health = Health::new(
-        backends.content.clone(),
-        backends.log.clone(),
-        runs(Service::FanoutWorker).then(|| assigned.clone()),
-    );
+    Ok((auth, ops))
+}
 
+/// The REST routes and gRPC services of the APIs a process runs, and the
+/// tasks they need (the live hub's).
+struct Apis {
+    router: OpenApiRouter,
+    routes: tonic::service::Routes,
+    grpc_names: Vec<&'static str>,
+    live: Option<Arc<LiveHub>>,
+    tasks: Vec<JoinHandle<()>>,
+}
+
+impl Apis {
+    fn build(
+        services: &[Service],
+        backends: &Backends,
+        ingest: &Arc<Ingest>,
+        reads: &Arc<Reads>,
+        config: &AppConfig,
+        shutdown: &socialite_core::shutdown::Shutdown,
+    ) -> Apis {
+        let mut apis = Apis {
+            router: OpenApiRouter::new(),
+            routes: tonic::service::Routes::default(),
+            grpc_names: services
+                .iter()
+                .flat_map(|s| s.grpc_names())
+                .copied()
+                .collect(),
+            live: None,
+            tasks: Vec::new(),
+        };
+        if services.contains(&Service::Producer) {
+            let router = std::mem::take(&mut apis.router);
+            apis.router = router.merge(socialite_api::ingest::rest_routes(ingest.clone()));
+            apis.routes = apis
+                .routes
+                .add_service(socialite_api::ingest::grpc_service(ingest.clone()));
+        }
+        if services.contains(&Service::TimelineApi) {
+            let router = std::mem::take(&mut apis.router);
+            let mut router = router.merge(socialite_api::reads::rest_routes(reads.clone()));
+            let routes = std::mem::take(&mut apis.routes);
+            let mut routes = routes.add_service(socialite_api::reads::grpc_service(reads.clone()));
+            let hub = LiveHub::new(backends.stores());
+            let feed = backends.applied.clone();
+            apis.tasks
+                .push(tokio::spawn(hub.clone().run(feed, shutdown.clone())));
+            apis.live = Some(hub.clone());
+            let live = Live::new(reads.clone(), hub, &config.limits);
+            router = router.merge(socialite_api::live::rest_routes(live.clone()));
+            routes = routes.add_service(socialite_api::live::grpc_service(live));
+            (apis.router, apis.routes) = (router, routes);
+        }
+        apis
+    }
+}
+
+/// The listeners a process was given.
+struct Listening {
+    rest: TcpListener,
+    grpc: Option<TcpListener>,
+    ops: Option<TcpListener>,
+}
+
+/// What serving the APIs started.
+struct Served {
+    rest_addr: SocketAddr,
+    grpc_addr: Option<SocketAddr>,
+    ops_addr: Option<SocketAddr>,
+    grpc_health: Option<HealthReporter>,
+    tasks: Vec<JoinHandle<()>>,
+}
+
+/// Serves the APIs on their listeners: REST (with the operators'
+/// endpoints, unless they have their own), gRPC, and the operators'.
+async fn serve(
+    apis: Apis,
+    listening: Listening,
+    auth: Option<&Arc<Authenticator>>,
+    health: Health,
+    config: &AppConfig,
+    shutdown: socialite_core::shutdown::Shutdown,
+) -> Result<Served> {
     let limits = &config.limits;
     // One set of connection caps for the REST and gRPC ports together.
     let gate = Gate::new(
@@ -180,129 +321,96 @@ pub async fn start(
         limits.max_connections_per_ip,
         limits.idle_timeout,
     );
-    let mut router = OpenApiRouter::new();
-    let mut routes = tonic::service::Routes::default();
-    if runs(Service::Producer) {
-        router = router.merge(socialite_api::ingest::rest_routes(ingest.clone()));
-        routes = routes.add_service(socialite_api::ingest::grpc_service(ingest.clone()));
-    }
-    let mut server_tasks = Vec::new();
-    let mut live_hub = None;
-    if runs(Service::TimelineApi) {
-        router = router.merge(socialite_api::reads::rest_routes(reads.clone()));
-        routes = routes.add_service(socialite_api::reads::grpc_service(reads.clone()));
-        let hub = LiveHub::new(backends.stores());
-        let feed = backends.applied.clone();
-        server_tasks.push(tokio::spawn(hub.clone().run(feed, server_shutdown.clone())));
-        live_hub = Some(hub.clone());
-        let live = Live::new(reads.clone(), hub, &config.limits);
-        router = router.merge(socialite_api::live::rest_routes(live.clone()));
-        routes = routes.add_service(socialite_api::live::grpc_service(live));
-    }
-    let ops_addr = ops.as_ref().map(local_addr).transpose()?;
-    if let Some(listener) = ops {
+    let mut tasks = apis.tasks;
+    let ops_addr = listening.ops.as_ref().map(local_addr).transpose()?;
+    if let Some(listener) = listening.ops {
         let router = ops_only_router(health.clone());
         // The operators' address has caps of its own, so a flood of the
         // API's never keeps an operator out.
         let ops_gate = Gate::new(0, limits.max_connections_per_ip, limits.idle_timeout);
-        server_tasks.push(spawn_http(
+        tasks.push(spawn_http(
             "operators'",
             listener,
             router,
             &ops_gate,
-            &server_shutdown,
+            &shutdown,
         ));
     }
-    let router = match &auth {
+    let router = match auth {
         Some(auth) => {
             let serving = Serving {
                 auth: auth.clone(),
                 cors_origins: config.cors_origins.clone(),
                 ops_apart: ops_addr.is_some(),
             };
-            server_tasks.push(tokio::spawn(
-                auth.clone()
-                    .watch(CREDENTIALS_POLL, server_shutdown.clone()),
+            tasks.push(tokio::spawn(
+                auth.clone().watch(CREDENTIALS_POLL, shutdown.clone()),
             ));
-            finish_router(router, health, &serving)
+            finish_router(apis.router, health, &serving)
         }
         None => ops_only_router(health),
     };
-    server_tasks.push(spawn_http("REST", rest, router, &gate, &server_shutdown));
-    let names: Vec<&str> = services
-        .iter()
-        .flat_map(|s| s.grpc_names())
-        .copied()
-        .collect();
+    let rest_addr = local_addr(&listening.rest)?;
+    tasks.push(spawn_http("REST", listening.rest, router, &gate, &shutdown));
     let (mut grpc_addr, mut grpc_health) = (None, None);
-    if let (Some(listener), Some(auth)) = (grpc, &auth) {
+    if let (Some(listener), Some(auth)) = (listening.grpc, auth) {
         grpc_addr = Some(local_addr(&listener)?);
-        let (routes, reporter) = grpc_routes(routes, &names, auth.clone()).await;
+        let (routes, reporter) = grpc_routes(apis.routes, &apis.grpc_names, auth.clone()).await;
         grpc_health = Some(reporter);
-        server_tasks.push(tokio::spawn(async move {
-            if let Err(e) = serve_grpc(listener, routes, gate, server_shutdown).await {
+        tasks.push(tokio::spawn(async move {
+            if let Err(e) = serve_grpc(listener, routes, gate, shutdown).await {
                 tracing::error!(error = %e, "gRPC server failed");
             }
         }));
     }
+    Ok(Served {
+        rest_addr,
+        grpc_addr,
+        ops_addr,
+        grpc_health,
+        tasks,
+    })
+}
 
-    let mut pipeline_tasks = Vec::new();
-    if runs(Service::Producer) {
-        pipeline_tasks.push(tokio::spawn(run_relay(
+/// The pipeline's loops the services run: the relay and the deletions
+/// beside a producer, the fanout worker.
+fn start_pipeline(
+    services: &[Service],
+    backends: &Backends,
+    config: &AppConfig,
+    joined: &Joined,
+    shutdown: socialite_core::shutdown::Shutdown,
+) -> Vec<JoinHandle<Result<()>>> {
+    let mut tasks = Vec::new();
+    if services.contains(&Service::Producer) {
+        tasks.push(tokio::spawn(run_relay(
             backends.outbox.clone(),
             backends.log.clone(),
-            pipeline_shutdown.clone(),
+            shutdown.clone(),
         )));
-        pipeline_tasks.push(tokio::spawn(run_deletions(
+        tasks.push(tokio::spawn(run_deletions(
             backends.content.clone(),
-            pipeline_shutdown.clone(),
+            shutdown.clone(),
         )));
     }
-    if runs(Service::FanoutWorker) {
+    if services.contains(&Service::FanoutWorker) {
         let worker = run_worker(
             backends.stores(),
             backends.log.clone(),
             backends.applied.clone(),
             config.worker.clone(),
-            assigned.clone(),
-            pipeline_shutdown,
+            joined.clone(),
+            shutdown,
         );
         // Beside a request path, fanout yields to it; a process that only
         // fans out has nothing to yield to.
         let serves_requests = services.iter().any(|s| *s != Service::FanoutWorker);
-        pipeline_tasks.push(match serves_requests {
+        tasks.push(match serves_requests {
             true => crate::background::spawn_background("fanout", worker),
             false => tokio::spawn(worker),
         });
-        // The worker may start on threads of its own: answer once it holds
-        // its place in the group, so that a process that says it is up is
-        // also ready, unless the log keeps it waiting (readiness says so).
-        let joining = Instant::now();
-        while !assigned.load(Ordering::Relaxed) && joining.elapsed() < Duration::from_secs(5) {
-            tokio::time::sleep(Duration::from_millis(2)).await;
-        }
     }
-    tracing::info!(
-        ?services, %rest_addr, grpc_addr = ?grpc_addr, ops_addr = ?ops_addr,
-        auth = match &auth { Some(a) if a.checks() => "keys", Some(_) => "none", None => "no API" },
-        store = %config.storage.store, event_log = %config.storage.event_log,
-        "services are up"
-    );
-    Ok(App {
-        rest_addr,
-        grpc_addr,
-        ops_addr,
-        backends,
-        ingest,
-        reads,
-        live: live_hub,
-        services: services.to_vec(),
-        grpc_health,
-        servers,
-        pipeline,
-        server_tasks,
-        pipeline_tasks,
-    })
+    tasks
 }
 
 impl App {

@@ -86,7 +86,7 @@ async fn readiness_reports_each_backend_and_the_consumer() {
     assert_eq!(names, ["content_store", "event_log", "fanout_consumer"]);
     // A process whose worker has not joined its group is not ready.
     let b = &t.app.as_ref().unwrap().backends;
-    let unassigned = Arc::new(AtomicBool::new(false));
+    let unassigned = socialite_core::health::Joined::default();
     let health =
         socialite_core::health::Health::new(b.content.clone(), b.log.clone(), Some(unassigned));
     let (ready, checks) = health.ready().await;

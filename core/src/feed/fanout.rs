@@ -7,7 +7,7 @@ use super::merge::newest_exact;
 use super::Stores;
 use crate::error::Result;
 use crate::event::Event;
-use crate::ids::{now_ms, PostId, TimelineId, UserId};
+use crate::ids::{now_ms, ListName, PostId, TimelineId, UserId};
 use crate::metrics::metrics;
 use crate::model::Entry;
 use crate::ports::Delivery;
@@ -72,107 +72,121 @@ pub async fn apply(
             continue;
         }
         flush(stores, followers, &mut pending, &mut posts, &mut stats).await?;
-        match event {
-            Event::PostCreated { .. } => unreachable!("handled above"),
-            Event::PostDeleted { post, author } => {
-                let list = followers.followers(&*stores.graph, author).await?;
-                stores.timelines.retract_post(&list, *post).await?;
-                if stores.to_own_timeline() {
-                    let own = [TimelineId::home(author)];
-                    stores.timelines.retract_post(&own, *post).await?;
-                }
-            }
-            Event::Followed {
-                follower,
-                followee,
-                lists,
-            } => {
-                followers.followed(follower, followee, lists);
-                if !mutes(stores, follower, followee).await? {
-                    for t in edge_targets(follower, lists) {
-                        backfill(stores, &t, followee).await?;
-                    }
-                }
-            }
-            Event::Unfollowed {
-                follower,
-                followee,
-                lists,
-            } => {
-                followers.unfollowed(follower, followee, lists);
-                for t in edge_targets(follower, lists) {
-                    stores.timelines.purge_author(&t, followee).await?;
-                }
-            }
-            Event::Relisted {
-                follower,
-                followee,
-                added,
-                removed,
-            } => {
-                followers.relisted(follower, followee, added, removed);
-                if !mutes(stores, follower, followee).await? {
-                    for l in added {
-                        let t = TimelineId::list(follower, l);
-                        backfill(stores, &t, followee).await?;
-                    }
-                }
-                for l in removed {
-                    let t = TimelineId::list(follower, l);
-                    stores.timelines.purge_author(&t, followee).await?;
-                }
-            }
-            Event::Joined { group, user } => {
-                followers.joined(group, user);
-                backfill(stores, &TimelineId::group(group), user).await?;
-            }
-            Event::Left { group, user } => {
-                followers.left(group, user);
-                let t = TimelineId::group(group);
-                stores.timelines.purge_author(&t, user).await?;
-            }
-            Event::AuthorRetracted {
-                author,
-                followers: former,
-                listed,
-            } => {
-                followers.forget(author);
-                for f in former {
-                    let t = TimelineId::home(f);
-                    stores.timelines.purge_author(&t, author).await?;
-                }
-                for (f, l) in listed {
-                    let t = TimelineId::list(f, l);
-                    stores.timelines.purge_author(&t, author).await?;
-                }
-            }
-            Event::TimelineDropped { user, lists } => {
-                for t in edge_targets(user, lists) {
-                    stores.timelines.drop_timeline(&t).await?;
-                }
-            }
-            Event::Muted { user, target, edge } => {
-                followers.muted(user, target, edge.as_deref());
-                // Without an edge, none of the user's timelines holds the target.
-                for t in edge.iter().flat_map(|lists| edge_targets(user, lists)) {
-                    stores.timelines.purge_author(&t, target).await?;
-                }
-            }
-            Event::Unmuted { user, target, edge } => {
-                followers.unmuted(user, target, edge.as_deref());
-                let Some(lists) = edge else {
-                    continue; // no edge: nothing of the target's to bring back
-                };
-                if !mutes(stores, user, target).await? {
-                    for t in edge_targets(user, lists) {
-                        backfill(stores, &t, target).await?;
-                    }
-                }
-            }
-        }
+        apply_graph_event(stores, followers, event).await?;
     }
     flush(stores, followers, &mut pending, &mut posts, &mut stats).await?;
     Ok(stats)
+}
+
+/// Applies one event other than a new post, after the posts before it were
+/// delivered: retractions, follows, lists, groups, mutes and deletions.
+async fn apply_graph_event(
+    stores: &Stores,
+    followers: &FollowerIndex,
+    event: &Event,
+) -> Result<()> {
+    match event {
+        Event::PostCreated { .. } => unreachable!("handled above"),
+        Event::PostDeleted { post, author } => {
+            let list = followers.followers(&*stores.graph, author).await?;
+            stores.timelines.retract_post(&list, *post).await?;
+            if stores.to_own_timeline() {
+                let own = [TimelineId::home(author)];
+                stores.timelines.retract_post(&own, *post).await?;
+            }
+        }
+        Event::Followed {
+            follower,
+            followee,
+            lists,
+        } => {
+            followers.followed(follower, followee, lists);
+            if !mutes(stores, follower, followee).await? {
+                for t in edge_targets(follower, lists) {
+                    backfill(stores, &t, followee).await?;
+                }
+            }
+        }
+        Event::Unfollowed {
+            follower,
+            followee,
+            lists,
+        } => {
+            followers.unfollowed(follower, followee, lists);
+            for t in edge_targets(follower, lists) {
+                stores.timelines.purge_author(&t, followee).await?;
+            }
+        }
+        Event::Relisted {
+            follower,
+            followee,
+            added,
+            removed,
+        } => {
+            followers.relisted(follower, followee, added, removed);
+            if !mutes(stores, follower, followee).await? {
+                for l in added {
+                    let t = TimelineId::list(follower, l);
+                    backfill(stores, &t, followee).await?;
+                }
+            }
+            for l in removed {
+                let t = TimelineId::list(follower, l);
+                stores.timelines.purge_author(&t, followee).await?;
+            }
+        }
+        Event::Joined { group, user } => {
+            followers.joined(group, user);
+            backfill(stores, &TimelineId::group(group), user).await?;
+        }
+        Event::Left { group, user } => {
+            followers.left(group, user);
+            let t = TimelineId::group(group);
+            stores.timelines.purge_author(&t, user).await?;
+        }
+        Event::AuthorRetracted {
+            author,
+            followers: former,
+            listed,
+        } => {
+            followers.forget(author);
+            let homes = former.iter().map(TimelineId::home);
+            let lists = listed.iter().map(|(f, l)| TimelineId::list(f, l));
+            for t in homes.chain(lists) {
+                stores.timelines.purge_author(&t, author).await?;
+            }
+        }
+        Event::TimelineDropped { user, lists } => {
+            for t in edge_targets(user, lists) {
+                stores.timelines.drop_timeline(&t).await?;
+            }
+        }
+        Event::Muted { user, target, edge } => {
+            followers.muted(user, target, edge.as_deref());
+            // Without an edge, none of the user's timelines holds the target.
+            for t in edge.iter().flat_map(|lists| edge_targets(user, lists)) {
+                stores.timelines.purge_author(&t, target).await?;
+            }
+        }
+        Event::Unmuted { user, target, edge } => {
+            followers.unmuted(user, target, edge.as_deref());
+            // Without an edge, there is nothing of the target's to bring back.
+            if let Some(lists) = edge {
+                unmute(stores, user, target, lists).await?;
+            }
+        }
+    }
+    Ok(())
+}
+
+/// What a lifted mute brings back into the user's timelines of the edge.
+async fn unmute(stores: &Stores, user: &UserId, target: &UserId, lists: &[ListName]) -> Result<()> {
+    if !mutes(stores, user, target).await? {
+        for t in edge_targets(user, lists) {
+            backfill(stores, &t, target).await?;
+        }
+    }
+    Ok(())
 }
 
 /// Where a post of `author` goes, by the hybrid rule: every target, or for

@@ -3,20 +3,22 @@
 //! [`Step`]s applied in that same transaction. The sequence between them
 //! (which facts are read, which checks run on them, which steps follow) is
 //! decided here, once: [`edge::change_edge`],
-//! [`relation::change_relation`] and [`membership::change_membership`]. A backend holds no sequence of its own,
+//! [`relation::change_relation`], [`membership::change_membership`] and
+//! each step of a deletion, [`deletion::deletion_step`]. A backend holds no sequence of its own,
 //! so two backends cannot drift apart, and a new one is correct once its
 //! primitives are.
 //!
 //! Facts are read when the plan needs them, not all up front: a follow of an
 //! account already followed reads neither counts nor lists.
 
+pub mod deletion;
 pub mod edge;
 pub mod membership;
 pub mod relation;
 
 use crate::error::{Error, Result};
 use crate::event::Event;
-use crate::ids::{GroupName, ListName, UserId};
+use crate::ids::{GroupName, ListName, PostId, UserId};
 use crate::rules::checks::Membership;
 use crate::rules::relations::Relation;
 use std::future::Future;
@@ -66,6 +68,13 @@ pub enum Step {
     /// A join or a leave that changes the membership: its rows, both ways,
     /// and the group's size (a group whose last member leaves is gone).
     Membership(Membership),
+    /// Posts of `author` (being deleted) gone, with their mentions of others.
+    RemovePosts { author: UserId, posts: Vec<PostId> },
+    /// These posts no longer mention `user`.
+    Unmention { user: UserId, posts: Vec<PostId> },
+    /// The last of a deleted user: their record, counts and deletion mark
+    /// (the id is free again; its standing stays, see `rules::accounts`).
+    RemoveUser(UserId),
     /// The event queued on the outbox, for the relay to put on the log.
     Emit(Event),
 }
@@ -112,6 +121,33 @@ pub trait Txn {
     async fn is_member(&mut self, group: &GroupName, user: &UserId) -> Result<bool, Self::Error>;
     /// How many groups `user` is in, counted up to `cap`.
     async fn group_count(&mut self, user: &UserId, cap: usize) -> Result<usize, Self::Error>;
+    /// The lists `user` had when their deletion began, while it runs;
+    /// `None` when no deletion of `user` is under way.
+    async fn deleting(&mut self, user: &UserId) -> Result<Option<Vec<ListName>>, Self::Error>;
+    /// Up to `limit` of `user`'s edges on `side`, in id order of the other
+    /// end, with the lists each is filed under.
+    async fn edge_page(
+        &mut self,
+        user: &UserId,
+        side: deletion::Side,
+        limit: usize,
+    ) -> Result<Vec<(UserId, Vec<ListName>)>, Self::Error>;
+    /// The groups `user` is in.
+    async fn groups_of(&mut self, user: &UserId) -> Result<Vec<GroupName>, Self::Error>;
+    /// Up to `limit` of the relations `user` keeps.
+    async fn relations_kept(
+        &mut self,
+        user: &UserId,
+        limit: usize,
+    ) -> Result<Vec<(Relation, UserId)>, Self::Error>;
+    /// Up to `limit` of `user`'s posts.
+    async fn posts_by(&mut self, user: &UserId, limit: usize) -> Result<Vec<PostId>, Self::Error>;
+    /// Up to `limit` of the posts that mention `user`.
+    async fn posts_mentioning(
+        &mut self,
+        user: &UserId,
+        limit: usize,
+    ) -> Result<Vec<PostId>, Self::Error>;
     /// Applies `steps` in order.
     async fn apply(&mut self, steps: &[Step]) -> Result<(), Self::Error>;
 }

@@ -1,0 +1,152 @@
+//! One step of a user's deletion (see [`DeletionStage`]): the page of
+//! records the stage removes, read in the transaction, the steps that
+//! remove them as any unfollow, leave or lift would, and the events
+//! [`UserDeletion`] decides. A step of a deletion that has finished does
+//! nothing, so a late step (two runners, or the id registered again) never
+//! touches a newer account.
+
+use super::{Step, Txn};
+use crate::ids::{ListName, PostId, UserId};
+use crate::rules::cascade::{timeline_dropped, DeletionStage, UserDeletion};
+use crate::rules::checks::Membership;
+use crate::rules::relations::Relation;
+
+/// Which side of the user's edges a page reads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Side {
+    /// Edges from followers to the user.
+    Followers,
+    /// Edges from the user to followees.
+    Following,
+}
+
+/// What a deletion step did: whether its stage has more, and the posts it
+/// removed or rewrote (for the stores' post caches).
+#[derive(Debug, Default, PartialEq)]
+pub struct DeletionStep {
+    pub more: bool,
+    pub posts: Vec<PostId>,
+}
+
+/// Runs one step of `stage` for `user` in `txn`: at most `limit` records.
+pub async fn deletion_step<T: Txn>(
+    txn: &mut T,
+    user: &UserId,
+    stage: DeletionStage,
+    limit: usize,
+) -> Result<DeletionStep, T::Error> {
+    // The lists the user had, kept since the deletion began; `None` once
+    // it finished.
+    let Some(own_lists) = txn.deleting(user).await? else {
+        return Ok(DeletionStep::default());
+    };
+    let mut steps = Vec::new();
+    let mut done = DeletionStep::default();
+    match stage {
+        DeletionStage::Followers => {
+            let page = txn.edge_page(user, Side::Followers, limit).await?;
+            done.more = page.len() == limit;
+            let followers: Vec<UserId> = page.iter().map(|(f, _)| f.clone()).collect();
+            let listed: Vec<_> = page
+                .iter()
+                .flat_map(|(f, lists)| lists.iter().map(move |l| (f.clone(), l.clone())))
+                .collect();
+            let edges = page.iter().map(|(f, lists)| (f, user, &lists[..]));
+            steps.extend(cut(edges));
+            let events = UserDeletion::of_followers(user, &followers, &listed).events();
+            steps.extend(events.into_iter().map(Step::Emit));
+        }
+        DeletionStage::Following => {
+            let page = txn.edge_page(user, Side::Following, limit).await?;
+            done.more = page.len() == limit;
+            let edges = page.iter().map(|(t, lists)| (user, t, &lists[..]));
+            steps.extend(cut(edges));
+            let events = UserDeletion::of_following(user, &page).events();
+            steps.extend(events.into_iter().map(Step::Emit));
+        }
+        DeletionStage::Groups => {
+            // At most `MAX_GROUPS_PER_USER`: one step.
+            let groups = txn.groups_of(user).await?;
+            for group in &groups {
+                steps.push(Step::Membership(Membership {
+                    group: group.clone(),
+                    user: user.clone(),
+                    join: false,
+                }));
+            }
+            let events = UserDeletion::of_groups(user, &groups).events();
+            steps.extend(events.into_iter().map(Step::Emit));
+        }
+        DeletionStage::Relations => {
+            // The user's own; those others keep to the user stay theirs.
+            let page = txn.relations_kept(user, limit).await?;
+            done.more = page.len() == limit;
+            let muted: Vec<UserId> = page
+                .iter()
+                .filter(|(r, _)| *r == Relation::Mute)
+                .map(|(_, t)| t.clone())
+                .collect();
+            for (relation, target) in page {
+                steps.push(Step::Relation {
+                    user: user.clone(),
+                    relation,
+                    target,
+                    active: false,
+                });
+            }
+            let events = UserDeletion::of_relations(user, &muted).events();
+            steps.extend(events.into_iter().map(Step::Emit));
+        }
+        DeletionStage::Posts => {
+            done.posts = txn.posts_by(user, limit).await?;
+            done.more = done.posts.len() == limit;
+            steps.push(Step::RemovePosts {
+                author: user.clone(),
+                posts: done.posts.clone(),
+            });
+        }
+        DeletionStage::Mentions => {
+            // Others' posts no longer mention a user who is gone (so a user
+            // created again under the id inherits none).
+            done.posts = txn.posts_mentioning(user, limit).await?;
+            done.more = done.posts.len() == limit;
+            steps.push(Step::Unmention {
+                user: user.clone(),
+                posts: done.posts.clone(),
+            });
+        }
+        DeletionStage::Finish => {
+            steps.push(Step::RemoveUser(user.clone()));
+            steps.push(Step::Emit(timeline_dropped(user, own_lists)));
+        }
+    }
+    txn.apply(&steps).await?;
+    Ok(done)
+}
+
+/// The steps of cutting edges `(follower, followee, lists)` as their
+/// unfollows would, without the events (the stage queues its own). Grouped
+/// by kind, so that a backend may apply each group as one batch.
+fn cut<'a>(edges: impl Iterator<Item = (&'a UserId, &'a UserId, &'a [ListName])>) -> Vec<Step> {
+    let (mut removes, mut unfiles, mut counts) = (Vec::new(), Vec::new(), Vec::new());
+    for (follower, followee, lists) in edges {
+        removes.push(Step::RemoveEdge {
+            follower: follower.clone(),
+            followee: followee.clone(),
+        });
+        if !lists.is_empty() {
+            unfiles.push(Step::MoveLists {
+                follower: follower.clone(),
+                followee: followee.clone(),
+                added: Vec::new(),
+                removed: lists.to_vec(),
+            });
+        }
+        counts.push(Step::FollowCounts {
+            follower: follower.clone(),
+            followee: followee.clone(),
+            step: -1,
+        });
+    }
+    removes.into_iter().chain(unfiles).chain(counts).collect()
+}
