@@ -31,3 +31,30 @@ pub use buckets::MongoBuckets;
 pub use db::Db;
 pub use store::MongoStore;
 pub use timelines::MongoTimelines;
+
+use socialite_core::error::Result;
+use socialite_core::feed::config::{FeedConfig, FeedModel};
+use socialite_core::feed::NoTimelines;
+use socialite_core::ports::TimelineStore;
+use std::sync::Arc;
+
+/// Connects to `uri` (`mongodb://...`, the database its path) and opens the
+/// stores and the timelines of `feed`'s model, with their indexes. The feed
+/// model decides here which collections hold the timelines, as the embedded
+/// store decides for its own.
+pub async fn open(
+    uri: &str,
+    feed: &FeedConfig,
+) -> Result<(Arc<MongoStore>, Arc<dyn TimelineStore>)> {
+    let db = Db::connect(uri).await?;
+    let timelines: Arc<dyn TimelineStore> = match feed.model {
+        FeedModel::FanoutOnRead => Arc::new(NoTimelines),
+        FeedModel::Cache => {
+            Arc::new(MongoTimelines::open(db.clone(), feed.cache_size, feed.freshness()).await?)
+        }
+        FeedModel::TimeBuckets | FeedModel::SizedBuckets => {
+            Arc::new(MongoBuckets::open(db.clone(), feed).await?)
+        }
+    };
+    Ok((Arc::new(MongoStore::new(db)), timelines))
+}

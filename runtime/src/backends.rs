@@ -6,15 +6,11 @@
 
 use socialite_core::backends::{Backends, Parts};
 use socialite_core::error::{Error, Result};
-#[cfg(feature = "mongodb")]
-use socialite_core::feed::config::FeedModel;
 use socialite_core::live::in_process::InProcessFeed;
 use socialite_core::ports::{AppliedFeed, Rewind, TimelineStore};
 use socialite_embedded::EmbeddedConfig;
 #[cfg(feature = "kafka")]
 use socialite_kafka::{KafkaApplied, KafkaConfig, KafkaLog};
-#[cfg(feature = "mongodb")]
-use socialite_mongo::{Db, MongoBuckets, MongoStore, MongoTimelines};
 use std::path::PathBuf;
 use std::sync::Arc;
 
@@ -127,17 +123,7 @@ pub async fn open_backends(config: &BackendConfig) -> Result<Backends> {
             }
             #[cfg(feature = "mongodb")]
             Store::Mongo(uri) => {
-                let db = Db::connect(&uri).await?;
-                let timelines: Arc<dyn TimelineStore> = match feed.model {
-                    FeedModel::FanoutOnRead => Arc::new(socialite_core::feed::NoTimelines),
-                    FeedModel::Cache => Arc::new(
-                        MongoTimelines::open(db.clone(), feed.cache_size, feed.freshness()).await?,
-                    ),
-                    FeedModel::TimeBuckets | FeedModel::SizedBuckets => {
-                        Arc::new(MongoBuckets::open(db.clone(), &feed).await?)
-                    }
-                };
-                let s = Arc::new(MongoStore::new(db));
+                let (s, timelines) = socialite_mongo::open(&uri, &feed).await?;
                 (
                     s.clone() as _,
                     s.clone() as _,
