@@ -132,7 +132,7 @@ impl ContentStore for Metered<dyn ContentStore> {
 }
 
 #[async_trait]
-impl GraphStore for Metered<dyn GraphStore> {
+impl Edges for Metered<dyn GraphStore> {
     async fn change_edge(&self, change: &EdgeChange) -> Result<EdgeTransition> {
         let op = match change.op() {
             EdgeOp::Follow => "follow",
@@ -188,6 +188,17 @@ impl GraphStore for Metered<dyn GraphStore> {
     async fn edge(&self, user: &UserId, target: &UserId) -> Result<Option<Vec<ListName>>> {
         timed("graph", "edge", self.0.edge(user, target)).await
     }
+    async fn following_among(&self, user: &UserId, candidates: &[UserId]) -> Result<Vec<UserId>> {
+        let call = self.0.following_among(user, candidates);
+        timed("graph", "following_among", call).await
+    }
+    async fn followers_of(&self, users: &[UserId]) -> Result<Vec<Vec<UserId>>> {
+        timed("graph", "followers_of", self.0.followers_of(users)).await
+    }
+}
+
+#[async_trait]
+impl Lists for Metered<dyn GraphStore> {
     async fn lists(&self, user: &UserId) -> Result<Vec<(ListName, u64)>> {
         timed("graph", "lists", self.0.lists(user)).await
     }
@@ -208,6 +219,37 @@ impl GraphStore for Metered<dyn GraphStore> {
     async fn listed_by(&self, users: &[UserId]) -> Result<Vec<Vec<(UserId, ListName)>>> {
         timed("graph", "listed_by", self.0.listed_by(users)).await
     }
+}
+
+#[async_trait]
+impl Groups for Metered<dyn GraphStore> {
+    async fn change_membership(&self, change: &Membership) -> Result<bool> {
+        let op = if change.join { "join" } else { "leave" };
+        timed("graph", op, self.0.change_membership(change)).await
+    }
+    async fn group_size(&self, group: &GroupName) -> Result<u64> {
+        timed("graph", "group_size", self.0.group_size(group)).await
+    }
+    async fn group_members(
+        &self,
+        group: &GroupName,
+        after: Option<&UserId>,
+        limit: usize,
+    ) -> Result<Vec<UserId>> {
+        timed(
+            "graph",
+            "group_members",
+            self.0.group_members(group, after, limit),
+        )
+        .await
+    }
+    async fn groups_of(&self, users: &[UserId]) -> Result<Vec<Vec<GroupName>>> {
+        timed("graph", "groups_of", self.0.groups_of(users)).await
+    }
+}
+
+#[async_trait]
+impl Mutes for Metered<dyn GraphStore> {
     async fn change_relation(&self, change: &RelationChange) -> Result<RelationTransition> {
         let op = match (change.relation(), change.makes()) {
             (Relation::Mute, true) => "mute",
@@ -252,41 +294,15 @@ impl GraphStore for Metered<dyn GraphStore> {
     async fn muted_by(&self, users: &[UserId]) -> Result<Vec<Vec<UserId>>> {
         timed("graph", "muted_by", self.0.muted_by(users)).await
     }
+}
+
+#[async_trait]
+impl HybridMarks for Metered<dyn GraphStore> {
     async fn hybrid_authors(&self) -> Result<Vec<UserId>> {
         timed("graph", "hybrid_authors", self.0.hybrid_authors()).await
     }
     async fn set_hybrid(&self, author: &UserId, on: bool) -> Result<()> {
         timed("graph", "set_hybrid", self.0.set_hybrid(author, on)).await
-    }
-    async fn following_among(&self, user: &UserId, candidates: &[UserId]) -> Result<Vec<UserId>> {
-        let call = self.0.following_among(user, candidates);
-        timed("graph", "following_among", call).await
-    }
-    async fn change_membership(&self, change: &Membership) -> Result<bool> {
-        let op = if change.join { "join" } else { "leave" };
-        timed("graph", op, self.0.change_membership(change)).await
-    }
-    async fn group_size(&self, group: &GroupName) -> Result<u64> {
-        timed("graph", "group_size", self.0.group_size(group)).await
-    }
-    async fn group_members(
-        &self,
-        group: &GroupName,
-        after: Option<&UserId>,
-        limit: usize,
-    ) -> Result<Vec<UserId>> {
-        timed(
-            "graph",
-            "group_members",
-            self.0.group_members(group, after, limit),
-        )
-        .await
-    }
-    async fn groups_of(&self, users: &[UserId]) -> Result<Vec<Vec<GroupName>>> {
-        timed("graph", "groups_of", self.0.groups_of(users)).await
-    }
-    async fn followers_of(&self, users: &[UserId]) -> Result<Vec<Vec<UserId>>> {
-        timed("graph", "followers_of", self.0.followers_of(users)).await
     }
 }
 

@@ -11,7 +11,7 @@ use redb::ReadableTable;
 use socialite_core::error::Result;
 use socialite_core::ids::{GroupName, ListName, UserId};
 use socialite_core::plan::{self, run_ready};
-use socialite_core::ports::GraphStore;
+use socialite_core::ports::{Edges, Groups, HybridMarks, Lists, Mutes};
 use socialite_core::rules::checks::{EdgeChange, EdgeTransition, Membership};
 use socialite_core::rules::relations::{Relation, RelationChange, RelationTransition, Relations};
 
@@ -39,70 +39,11 @@ impl EmbeddedStore {
 }
 
 #[async_trait]
-impl GraphStore for EmbeddedStore {
+impl Edges for EmbeddedStore {
     async fn change_edge(&self, change: &EdgeChange) -> Result<EdgeTransition> {
         let change = change.clone();
         self.writer
             .write(move |ctx| run_ready(plan::edge::change_edge(ctx, &change)))
-            .await
-    }
-
-    async fn change_relation(&self, change: &RelationChange) -> Result<RelationTransition> {
-        let change = change.clone();
-        self.writer
-            .write(move |ctx| run_ready(plan::relation::change_relation(ctx, &change)))
-            .await
-    }
-
-    async fn relations(
-        &self,
-        user: &UserId,
-        relation: Relation,
-        after: Option<&UserId>,
-        limit: usize,
-    ) -> Result<Vec<UserId>> {
-        self.read(|txn| {
-            let t = txn.open_table(RELATIONS).store()?;
-            relations::page(&t, user.as_str(), relation, after, limit)
-        })
-    }
-
-    async fn related(
-        &self,
-        target: &UserId,
-        relation: Relation,
-        after: Option<&UserId>,
-        limit: usize,
-    ) -> Result<Vec<UserId>> {
-        self.read(|txn| {
-            let t = txn.open_table(RELATED).store()?;
-            relations::page(&t, target.as_str(), relation, after, limit)
-        })
-    }
-
-    async fn hybrid_authors(&self) -> Result<Vec<UserId>> {
-        self.read(|txn| {
-            let table = txn.open_table(HYBRID).store()?;
-            let mut out = Vec::new();
-            for item in table.iter().store()? {
-                let (k, _) = item.store()?;
-                out.push(UserId::from_stored(k.value().to_owned()));
-            }
-            Ok(out)
-        })
-    }
-
-    async fn set_hybrid(&self, author: &UserId, on: bool) -> Result<()> {
-        let author = author.clone();
-        self.writer
-            .write(move |ctx| {
-                let mut table = ctx.txn.open_table(HYBRID).store()?;
-                match on {
-                    true => table.insert(author.as_str(), ()).store()?,
-                    false => table.remove(author.as_str()).store()?,
-                };
-                Ok(())
-            })
             .await
     }
 
@@ -130,49 +71,6 @@ impl GraphStore for EmbeddedStore {
                 .filter(|f| wanted.contains(f.as_str()))
                 .map(UserId::from_stored)
                 .collect())
-        })
-    }
-
-    /// One read transaction for the three lists (read with every timeline
-    /// page).
-    async fn relations_of(&self, user: &UserId) -> Result<Relations> {
-        self.read(|txn| {
-            let (kept, kept_to) = (
-                txn.open_table(RELATIONS).store()?,
-                txn.open_table(RELATED).store()?,
-            );
-            let all = usize::MAX;
-            let u = user.as_str();
-            Ok(Relations {
-                muted: relations::page(&kept, u, Relation::Mute, None, all)?,
-                blocked: relations::page(&kept, u, Relation::Block, None, all)?,
-                blocked_by: relations::page(&kept_to, u, Relation::Block, None, all)?,
-            })
-        })
-    }
-
-    async fn muted_by(&self, users: &[UserId]) -> Result<Vec<Vec<UserId>>> {
-        let users = users.to_vec();
-        self.read_blocking(move |txn| {
-            let table = txn.open_table(RELATED).store()?;
-            users
-                .iter()
-                .map(|u| relations::page(&table, u.as_str(), Relation::Mute, None, usize::MAX))
-                .collect()
-        })
-        .await
-    }
-
-    async fn has_relation(
-        &self,
-        user: &UserId,
-        relation: Relation,
-        target: &UserId,
-    ) -> Result<bool> {
-        self.read(|txn| {
-            let t = txn.open_table(RELATIONS).store()?;
-            let key = (user.as_str(), relation.code(), target.as_str());
-            Ok(t.get(key).store()?.is_some())
         })
     }
 
@@ -230,6 +128,21 @@ impl GraphStore for EmbeddedStore {
         })
     }
 
+    async fn followers_of(&self, users: &[UserId]) -> Result<Vec<Vec<UserId>>> {
+        let users = users.to_vec();
+        self.read_blocking(move |txn| {
+            let table = txn.open_table(FOLLOWERS).store()?;
+            users
+                .iter()
+                .map(|u| edges_of(&table, u.as_str(), None, usize::MAX).map(stored_ids))
+                .collect()
+        })
+        .await
+    }
+}
+
+#[async_trait]
+impl Lists for EmbeddedStore {
     async fn lists(&self, user: &UserId) -> Result<Vec<(ListName, u64)>> {
         self.read(|txn| lists::user_lists(&txn.open_table(USER_LISTS).store()?, user.as_str()))
     }
@@ -263,6 +176,21 @@ impl GraphStore for EmbeddedStore {
         .await
     }
 
+    async fn listed_by(&self, users: &[UserId]) -> Result<Vec<Vec<(UserId, ListName)>>> {
+        let users = users.to_vec();
+        self.read_blocking(move |txn| {
+            let table = txn.open_table(LISTED).store()?;
+            users
+                .iter()
+                .map(|u| lists::listed_by(&table, u.as_str()))
+                .collect()
+        })
+        .await
+    }
+}
+
+#[async_trait]
+impl Groups for EmbeddedStore {
     async fn change_membership(&self, change: &Membership) -> Result<bool> {
         let change = change.clone();
         self.writer
@@ -296,28 +224,112 @@ impl GraphStore for EmbeddedStore {
                 .collect()
         })
     }
+}
 
-    async fn listed_by(&self, users: &[UserId]) -> Result<Vec<Vec<(UserId, ListName)>>> {
+#[async_trait]
+impl Mutes for EmbeddedStore {
+    async fn change_relation(&self, change: &RelationChange) -> Result<RelationTransition> {
+        let change = change.clone();
+        self.writer
+            .write(move |ctx| run_ready(plan::relation::change_relation(ctx, &change)))
+            .await
+    }
+
+    async fn relations(
+        &self,
+        user: &UserId,
+        relation: Relation,
+        after: Option<&UserId>,
+        limit: usize,
+    ) -> Result<Vec<UserId>> {
+        self.read(|txn| {
+            let t = txn.open_table(RELATIONS).store()?;
+            relations::page(&t, user.as_str(), relation, after, limit)
+        })
+    }
+
+    async fn related(
+        &self,
+        target: &UserId,
+        relation: Relation,
+        after: Option<&UserId>,
+        limit: usize,
+    ) -> Result<Vec<UserId>> {
+        self.read(|txn| {
+            let t = txn.open_table(RELATED).store()?;
+            relations::page(&t, target.as_str(), relation, after, limit)
+        })
+    }
+
+    /// One read transaction for the three lists (read with every timeline
+    /// page).
+    async fn relations_of(&self, user: &UserId) -> Result<Relations> {
+        self.read(|txn| {
+            let (kept, kept_to) = (
+                txn.open_table(RELATIONS).store()?,
+                txn.open_table(RELATED).store()?,
+            );
+            let all = usize::MAX;
+            let u = user.as_str();
+            Ok(Relations {
+                muted: relations::page(&kept, u, Relation::Mute, None, all)?,
+                blocked: relations::page(&kept, u, Relation::Block, None, all)?,
+                blocked_by: relations::page(&kept_to, u, Relation::Block, None, all)?,
+            })
+        })
+    }
+
+    async fn muted_by(&self, users: &[UserId]) -> Result<Vec<Vec<UserId>>> {
         let users = users.to_vec();
         self.read_blocking(move |txn| {
-            let table = txn.open_table(LISTED).store()?;
+            let table = txn.open_table(RELATED).store()?;
             users
                 .iter()
-                .map(|u| lists::listed_by(&table, u.as_str()))
+                .map(|u| relations::page(&table, u.as_str(), Relation::Mute, None, usize::MAX))
                 .collect()
         })
         .await
     }
 
-    async fn followers_of(&self, users: &[UserId]) -> Result<Vec<Vec<UserId>>> {
-        let users = users.to_vec();
-        self.read_blocking(move |txn| {
-            let table = txn.open_table(FOLLOWERS).store()?;
-            users
-                .iter()
-                .map(|u| edges_of(&table, u.as_str(), None, usize::MAX).map(stored_ids))
-                .collect()
+    async fn has_relation(
+        &self,
+        user: &UserId,
+        relation: Relation,
+        target: &UserId,
+    ) -> Result<bool> {
+        self.read(|txn| {
+            let t = txn.open_table(RELATIONS).store()?;
+            let key = (user.as_str(), relation.code(), target.as_str());
+            Ok(t.get(key).store()?.is_some())
         })
-        .await
+    }
+}
+
+#[async_trait]
+impl HybridMarks for EmbeddedStore {
+    async fn hybrid_authors(&self) -> Result<Vec<UserId>> {
+        self.read(|txn| {
+            let table = txn.open_table(HYBRID).store()?;
+            let mut out = Vec::new();
+            for item in table.iter().store()? {
+                let (k, _) = item.store()?;
+                out.push(UserId::from_stored(k.value().to_owned()));
+            }
+            Ok(out)
+        })
+    }
+
+    async fn set_hybrid(&self, author: &UserId, on: bool) -> Result<()> {
+        let author = author.clone();
+        self.writer
+            .write(move |ctx| {
+                let mut table = ctx.txn.open_table(HYBRID).store()?;
+                match on {
+                    true => table.insert(author.as_str(), ()).store()?,
+                    false => table.remove(author.as_str()).store()?,
+                };
+                Ok(())
+            })
+            .await
     }
 }

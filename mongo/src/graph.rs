@@ -20,7 +20,7 @@ use socialite_core::ids::{GroupName, ListName, UserId};
 use socialite_core::plan::edge::change_edge;
 use socialite_core::plan::membership::change_membership;
 use socialite_core::plan::relation::change_relation;
-use socialite_core::ports::GraphStore;
+use socialite_core::ports::{Edges, Groups, HybridMarks, Lists, Mutes};
 use socialite_core::rules::checks::{EdgeChange, EdgeTransition, Membership};
 use socialite_core::rules::relations::{Relation, RelationChange, RelationTransition, Relations};
 
@@ -114,7 +114,7 @@ impl MongoStore {
 }
 
 #[async_trait]
-impl GraphStore for MongoStore {
+impl Edges for MongoStore {
     async fn change_edge(&self, change: &EdgeChange) -> Result<EdgeTransition> {
         let what = if change.adds() {
             "following"
@@ -141,6 +141,196 @@ impl GraphStore for MongoStore {
         Ok(changed)
     }
 
+    async fn following_among(&self, user: &UserId, candidates: &[UserId]) -> Result<Vec<UserId>> {
+        self.followees_among(user, candidates).await
+    }
+
+    async fn followers(
+        &self,
+        user: &UserId,
+        after: Option<&UserId>,
+        limit: usize,
+    ) -> Result<Vec<UserId>> {
+        self.edge_page("followers", user, after, limit).await
+    }
+
+    async fn following(
+        &self,
+        user: &UserId,
+        after: Option<&UserId>,
+        limit: usize,
+    ) -> Result<Vec<UserId>> {
+        self.edge_page("following", user, after, limit).await
+    }
+
+    async fn followers_by_time(
+        &self,
+        user: &UserId,
+        after: Option<&(u64, UserId)>,
+        limit: usize,
+    ) -> Result<Vec<(UserId, u64)>> {
+        self.edge_page_by_time("followers", user, after, limit)
+            .await
+    }
+
+    async fn following_by_time(
+        &self,
+        user: &UserId,
+        after: Option<&(u64, UserId)>,
+        limit: usize,
+    ) -> Result<Vec<(UserId, u64)>> {
+        self.edge_page_by_time("following", user, after, limit)
+            .await
+    }
+
+    async fn edge(&self, user: &UserId, target: &UserId) -> Result<Option<Vec<ListName>>> {
+        let edge = doc! { "user": user.as_str(), "followee": target.as_str() };
+        let found = self
+            .db
+            .following
+            .find_one(edge)
+            .projection(doc! { "_id": 0, "_g": 1 })
+            .await
+            .map_err(db_err("reading an edge"))?;
+        Ok(found.as_ref().map(lists_of))
+    }
+
+    async fn followers_of(&self, users: &[UserId]) -> Result<Vec<Vec<UserId>>> {
+        let mut by_user: std::collections::HashMap<&str, Vec<UserId>> =
+            users.iter().map(|u| (u.as_str(), Vec::new())).collect();
+        for chunk in users.chunks(IN_CHUNK) {
+            let ids: Vec<&str> = chunk.iter().map(UserId::as_str).collect();
+            let mut cursor = self
+                .db
+                .followers
+                .find(doc! { "user": { "$in": ids } })
+                .projection(doc! { "_id": 0, "user": 1, "follower": 1 })
+                .await
+                .map_err(db_err("reading followers"))?;
+            while let Some(d) = cursor
+                .try_next()
+                .await
+                .map_err(db_err("reading followers"))?
+            {
+                if let Some(list) = by_user.get_mut(get_str(&d, "user")?) {
+                    list.push(UserId::from_stored(get_str(&d, "follower")?.to_owned()));
+                }
+            }
+        }
+        Ok(users
+            .iter()
+            .map(|u| by_user.remove(u.as_str()).unwrap_or_default())
+            .collect())
+    }
+}
+
+#[async_trait]
+impl Lists for MongoStore {
+    async fn lists(&self, user: &UserId) -> Result<Vec<(ListName, u64)>> {
+        self.list_sizes(None, user.as_str())
+            .await
+            .map_err(|e| e.into_error("reading lists"))
+    }
+
+    async fn list_members(
+        &self,
+        user: &UserId,
+        list: &ListName,
+        after: Option<&UserId>,
+        limit: usize,
+    ) -> Result<Vec<UserId>> {
+        let mut filter = doc! { "user": user.as_str(), "_g": list.as_str() };
+        if let Some(a) = after {
+            filter.insert("followee", doc! { "$gt": a.as_str() });
+        }
+        let docs: Vec<Document> = self
+            .db
+            .following
+            .find(filter)
+            .projection(doc! { "_id": 0, "followee": 1 })
+            .sort(doc! { "followee": 1 })
+            .limit(limit.min(i64::MAX as usize) as i64)
+            .await
+            .map_err(db_err("reading a list"))?
+            .try_collect()
+            .await
+            .map_err(db_err("reading a list"))?;
+        docs.iter()
+            .map(|d| Ok(UserId::from_stored(get_str(d, "followee")?.to_owned())))
+            .collect()
+    }
+
+    async fn listed_by(&self, users: &[UserId]) -> Result<Vec<Vec<(UserId, ListName)>>> {
+        let mut by_user: std::collections::HashMap<&str, Vec<(UserId, ListName)>> =
+            users.iter().map(|u| (u.as_str(), Vec::new())).collect();
+        for chunk in users.chunks(IN_CHUNK) {
+            let ids: Vec<&str> = chunk.iter().map(UserId::as_str).collect();
+            let mut cursor = self
+                .db
+                .followers
+                .find(doc! { "user": { "$in": ids }, "_g.0": { "$exists": true } })
+                .projection(doc! { "_id": 0, "user": 1, "follower": 1, "_g": 1 })
+                .await
+                .map_err(db_err("reading listed followers"))?;
+            while let Some(d) = cursor
+                .try_next()
+                .await
+                .map_err(db_err("reading listed followers"))?
+            {
+                if let Some(list) = by_user.get_mut(get_str(&d, "user")?) {
+                    let follower = UserId::from_stored(get_str(&d, "follower")?.to_owned());
+                    list.extend(lists_of(&d).into_iter().map(|l| (follower.clone(), l)));
+                }
+            }
+        }
+        Ok(users
+            .iter()
+            .map(|u| by_user.remove(u.as_str()).unwrap_or_default())
+            .collect())
+    }
+}
+
+#[async_trait]
+impl Groups for MongoStore {
+    async fn change_membership(&self, change: &Membership) -> Result<bool> {
+        let what = if change.join { "joining" } else { "leaving" };
+        let changed = self
+            .db
+            .transaction(what, |mut s| async move {
+                let txn = &mut MongoTxn {
+                    store: self,
+                    s: &mut s,
+                };
+                let r = change_membership(txn, change).await;
+                (s, r)
+            })
+            .await?;
+        if changed {
+            self.queued();
+        }
+        Ok(changed)
+    }
+
+    async fn group_size(&self, group: &GroupName) -> Result<u64> {
+        self.group_size_of(group).await
+    }
+
+    async fn group_members(
+        &self,
+        group: &GroupName,
+        after: Option<&UserId>,
+        limit: usize,
+    ) -> Result<Vec<UserId>> {
+        self.group_page(group, after, limit).await
+    }
+
+    async fn groups_of(&self, users: &[UserId]) -> Result<Vec<Vec<GroupName>>> {
+        self.groups_of_users(users).await
+    }
+}
+
+#[async_trait]
+impl Mutes for MongoStore {
     async fn change_relation(&self, change: &RelationChange) -> Result<RelationTransition> {
         let what = match change.relation() {
             Relation::Mute => "muting",
@@ -203,18 +393,6 @@ impl GraphStore for MongoStore {
         Ok(found.is_some())
     }
 
-    async fn hybrid_authors(&self) -> Result<Vec<UserId>> {
-        self.marked_authors().await
-    }
-
-    async fn set_hybrid(&self, author: &UserId, on: bool) -> Result<()> {
-        self.mark_author(author, on).await
-    }
-
-    async fn following_among(&self, user: &UserId, candidates: &[UserId]) -> Result<Vec<UserId>> {
-        self.followees_among(user, candidates).await
-    }
-
     async fn relations_of(&self, user: &UserId) -> Result<Relations> {
         self.relations_touching(user).await
     }
@@ -222,181 +400,15 @@ impl GraphStore for MongoStore {
     async fn muted_by(&self, users: &[UserId]) -> Result<Vec<Vec<UserId>>> {
         self.muters_of(users).await
     }
+}
 
-    async fn followers(
-        &self,
-        user: &UserId,
-        after: Option<&UserId>,
-        limit: usize,
-    ) -> Result<Vec<UserId>> {
-        self.edge_page("followers", user, after, limit).await
+#[async_trait]
+impl HybridMarks for MongoStore {
+    async fn hybrid_authors(&self) -> Result<Vec<UserId>> {
+        self.marked_authors().await
     }
 
-    async fn following(
-        &self,
-        user: &UserId,
-        after: Option<&UserId>,
-        limit: usize,
-    ) -> Result<Vec<UserId>> {
-        self.edge_page("following", user, after, limit).await
-    }
-
-    async fn followers_by_time(
-        &self,
-        user: &UserId,
-        after: Option<&(u64, UserId)>,
-        limit: usize,
-    ) -> Result<Vec<(UserId, u64)>> {
-        self.edge_page_by_time("followers", user, after, limit)
-            .await
-    }
-
-    async fn following_by_time(
-        &self,
-        user: &UserId,
-        after: Option<&(u64, UserId)>,
-        limit: usize,
-    ) -> Result<Vec<(UserId, u64)>> {
-        self.edge_page_by_time("following", user, after, limit)
-            .await
-    }
-
-    async fn edge(&self, user: &UserId, target: &UserId) -> Result<Option<Vec<ListName>>> {
-        let edge = doc! { "user": user.as_str(), "followee": target.as_str() };
-        let found = self
-            .db
-            .following
-            .find_one(edge)
-            .projection(doc! { "_id": 0, "_g": 1 })
-            .await
-            .map_err(db_err("reading an edge"))?;
-        Ok(found.as_ref().map(lists_of))
-    }
-
-    async fn lists(&self, user: &UserId) -> Result<Vec<(ListName, u64)>> {
-        self.list_sizes(None, user.as_str())
-            .await
-            .map_err(|e| e.into_error("reading lists"))
-    }
-
-    async fn list_members(
-        &self,
-        user: &UserId,
-        list: &ListName,
-        after: Option<&UserId>,
-        limit: usize,
-    ) -> Result<Vec<UserId>> {
-        let mut filter = doc! { "user": user.as_str(), "_g": list.as_str() };
-        if let Some(a) = after {
-            filter.insert("followee", doc! { "$gt": a.as_str() });
-        }
-        let docs: Vec<Document> = self
-            .db
-            .following
-            .find(filter)
-            .projection(doc! { "_id": 0, "followee": 1 })
-            .sort(doc! { "followee": 1 })
-            .limit(limit.min(i64::MAX as usize) as i64)
-            .await
-            .map_err(db_err("reading a list"))?
-            .try_collect()
-            .await
-            .map_err(db_err("reading a list"))?;
-        docs.iter()
-            .map(|d| Ok(UserId::from_stored(get_str(d, "followee")?.to_owned())))
-            .collect()
-    }
-
-    async fn change_membership(&self, change: &Membership) -> Result<bool> {
-        let what = if change.join { "joining" } else { "leaving" };
-        let changed = self
-            .db
-            .transaction(what, |mut s| async move {
-                let txn = &mut MongoTxn {
-                    store: self,
-                    s: &mut s,
-                };
-                let r = change_membership(txn, change).await;
-                (s, r)
-            })
-            .await?;
-        if changed {
-            self.queued();
-        }
-        Ok(changed)
-    }
-
-    async fn group_size(&self, group: &GroupName) -> Result<u64> {
-        self.group_size_of(group).await
-    }
-
-    async fn group_members(
-        &self,
-        group: &GroupName,
-        after: Option<&UserId>,
-        limit: usize,
-    ) -> Result<Vec<UserId>> {
-        self.group_page(group, after, limit).await
-    }
-
-    async fn groups_of(&self, users: &[UserId]) -> Result<Vec<Vec<GroupName>>> {
-        self.groups_of_users(users).await
-    }
-
-    async fn listed_by(&self, users: &[UserId]) -> Result<Vec<Vec<(UserId, ListName)>>> {
-        let mut by_user: std::collections::HashMap<&str, Vec<(UserId, ListName)>> =
-            users.iter().map(|u| (u.as_str(), Vec::new())).collect();
-        for chunk in users.chunks(IN_CHUNK) {
-            let ids: Vec<&str> = chunk.iter().map(UserId::as_str).collect();
-            let mut cursor = self
-                .db
-                .followers
-                .find(doc! { "user": { "$in": ids }, "_g.0": { "$exists": true } })
-                .projection(doc! { "_id": 0, "user": 1, "follower": 1, "_g": 1 })
-                .await
-                .map_err(db_err("reading listed followers"))?;
-            while let Some(d) = cursor
-                .try_next()
-                .await
-                .map_err(db_err("reading listed followers"))?
-            {
-                if let Some(list) = by_user.get_mut(get_str(&d, "user")?) {
-                    let follower = UserId::from_stored(get_str(&d, "follower")?.to_owned());
-                    list.extend(lists_of(&d).into_iter().map(|l| (follower.clone(), l)));
-                }
-            }
-        }
-        Ok(users
-            .iter()
-            .map(|u| by_user.remove(u.as_str()).unwrap_or_default())
-            .collect())
-    }
-
-    async fn followers_of(&self, users: &[UserId]) -> Result<Vec<Vec<UserId>>> {
-        let mut by_user: std::collections::HashMap<&str, Vec<UserId>> =
-            users.iter().map(|u| (u.as_str(), Vec::new())).collect();
-        for chunk in users.chunks(IN_CHUNK) {
-            let ids: Vec<&str> = chunk.iter().map(UserId::as_str).collect();
-            let mut cursor = self
-                .db
-                .followers
-                .find(doc! { "user": { "$in": ids } })
-                .projection(doc! { "_id": 0, "user": 1, "follower": 1 })
-                .await
-                .map_err(db_err("reading followers"))?;
-            while let Some(d) = cursor
-                .try_next()
-                .await
-                .map_err(db_err("reading followers"))?
-            {
-                if let Some(list) = by_user.get_mut(get_str(&d, "user")?) {
-                    list.push(UserId::from_stored(get_str(&d, "follower")?.to_owned()));
-                }
-            }
-        }
-        Ok(users
-            .iter()
-            .map(|u| by_user.remove(u.as_str()).unwrap_or_default())
-            .collect())
+    async fn set_hybrid(&self, author: &UserId, on: bool) -> Result<()> {
+        self.mark_author(author, on).await
     }
 }

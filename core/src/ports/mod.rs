@@ -134,9 +134,16 @@ impl IdRange {
 /// Edges read per call when walking a whole edge list.
 const EDGE_PAGE: usize = 10_000;
 
-/// The follow graph, with maintained follower and following counts.
+/// The graph store: every concern of the follow graph, each a port of its
+/// own so that each reads at once. A backend implements the five; anything
+/// that does is a `GraphStore`.
+pub trait GraphStore: Edges + Lists + Groups + Mutes + HybridMarks {}
+
+impl<T: Edges + Lists + Groups + Mutes + HybridMarks + ?Sized> GraphStore for T {}
+
+/// The follow graph's edges, with maintained follower and following counts.
 #[async_trait]
-pub trait GraphStore: Send + Sync + 'static {
+pub trait Edges: Send + Sync + 'static {
     /// Applies a follow, a refiling or an unfollow as the rules admitted it
     /// ([`EdgeChange`]), atomically: checks that the users it requires exist
     /// ([`EdgeChange::check_users`]), refuses a follow across a block
@@ -150,20 +157,6 @@ pub trait GraphStore: Send + Sync + 'static {
     /// The edge from `user` to `target`: `None` if `user` does not follow
     /// `target`, else the lists it is filed under. One indexed read.
     async fn edge(&self, user: &UserId, target: &UserId) -> Result<Option<Vec<ListName>>>;
-    /// The user's lists, in name order, with how many accounts each holds.
-    async fn lists(&self, user: &UserId) -> Result<Vec<(ListName, u64)>>;
-    /// The accounts `user` filed under `list`, in id order, after `after`,
-    /// at most `limit`.
-    async fn list_members(
-        &self,
-        user: &UserId,
-        list: &ListName,
-        after: Option<&UserId>,
-        limit: usize,
-    ) -> Result<Vec<UserId>>;
-    /// For each of `users`, the (follower, list) pairs of the lists that
-    /// file them, for the fanout worker's index.
-    async fn listed_by(&self, users: &[UserId]) -> Result<Vec<Vec<(UserId, ListName)>>>;
     /// Who follows `user`, in id order, after `after`, at most `limit`.
     async fn followers(
         &self,
@@ -178,6 +171,87 @@ pub trait GraphStore: Send + Sync + 'static {
         after: Option<&UserId>,
         limit: usize,
     ) -> Result<Vec<UserId>>;
+    /// Who follows `user`, newest follow first, each with when the follow
+    /// was made (ms since the Unix epoch; 0 for edges older than follow
+    /// times), after `after` (a time and a follower, from a page before),
+    /// at most `limit`. Ties in time come in id order.
+    async fn followers_by_time(
+        &self,
+        user: &UserId,
+        after: Option<&(u64, UserId)>,
+        limit: usize,
+    ) -> Result<Vec<(UserId, u64)>>;
+    /// Whom `user` follows, newest follow first, likewise.
+    async fn following_by_time(
+        &self,
+        user: &UserId,
+        after: Option<&(u64, UserId)>,
+        limit: usize,
+    ) -> Result<Vec<(UserId, u64)>>;
+    /// Which of `candidates` `user` follows, in the order given.
+    async fn following_among(&self, user: &UserId, candidates: &[UserId]) -> Result<Vec<UserId>> {
+        let mut out = Vec::new();
+        for c in candidates {
+            if self.is_following(user, c).await? {
+                out.push(c.clone());
+            }
+        }
+        Ok(out)
+    }
+    /// Whether `user` follows `target`: one indexed read.
+    async fn is_following(&self, user: &UserId, target: &UserId) -> Result<bool> {
+        Ok(self.edge(user, target).await?.is_some())
+    }
+    /// Every follower of each of `users`, in one go where the store can.
+    async fn followers_of(&self, users: &[UserId]) -> Result<Vec<Vec<UserId>>> {
+        let mut out = Vec::with_capacity(users.len());
+        for u in users {
+            out.push(self.all_followers(u).await?);
+        }
+        Ok(out)
+    }
+    /// Everyone who follows `user`, page by page.
+    async fn all_followers(&self, user: &UserId) -> Result<Vec<UserId>> {
+        walk_edges(|after| async move { self.followers(user, after.as_ref(), EDGE_PAGE).await })
+            .await
+    }
+    /// Everyone `user` follows, page by page.
+    async fn all_following(&self, user: &UserId) -> Result<Vec<UserId>> {
+        walk_edges(|after| async move { self.following(user, after.as_ref(), EDGE_PAGE).await })
+            .await
+    }
+}
+
+/// Lists: labels on follow edges, with each list's size.
+#[async_trait]
+pub trait Lists: Send + Sync + 'static {
+    /// The user's lists, in name order, with how many accounts each holds.
+    async fn lists(&self, user: &UserId) -> Result<Vec<(ListName, u64)>>;
+    /// The accounts `user` filed under `list`, in id order, after `after`,
+    /// at most `limit`.
+    async fn list_members(
+        &self,
+        user: &UserId,
+        list: &ListName,
+        after: Option<&UserId>,
+        limit: usize,
+    ) -> Result<Vec<UserId>>;
+    /// For each of `users`, the (follower, list) pairs of the lists that
+    /// file them, for the fanout worker's index.
+    async fn listed_by(&self, users: &[UserId]) -> Result<Vec<Vec<(UserId, ListName)>>>;
+    /// Every account `user` filed under `list`, page by page.
+    async fn all_list_members(&self, user: &UserId, list: &ListName) -> Result<Vec<UserId>> {
+        walk_edges(|after| async move {
+            self.list_members(user, list, after.as_ref(), EDGE_PAGE)
+                .await
+        })
+        .await
+    }
+}
+
+/// Groups and their members.
+#[async_trait]
+pub trait Groups: Send + Sync + 'static {
     /// Applies a join or a leave as [`Membership`] says, atomically; returns
     /// whether the membership changed.
     async fn change_membership(&self, change: &Membership) -> Result<bool>;
@@ -199,30 +273,18 @@ pub trait GraphStore: Send + Sync + 'static {
         )
         .await
     }
-    /// Who follows `user`, newest follow first, each with when the follow
-    /// was made (ms since the Unix epoch; 0 for edges older than follow
-    /// times), after `after` (a time and a follower, from a page before),
-    /// at most `limit`. Ties in time come in id order.
-    async fn followers_by_time(
-        &self,
-        user: &UserId,
-        after: Option<&(u64, UserId)>,
-        limit: usize,
-    ) -> Result<Vec<(UserId, u64)>>;
-    /// Whom `user` follows, newest follow first, likewise.
-    async fn following_by_time(
-        &self,
-        user: &UserId,
-        after: Option<&(u64, UserId)>,
-        limit: usize,
-    ) -> Result<Vec<(UserId, u64)>>;
+}
+
+/// Mutes and blocks.
+#[async_trait]
+pub trait Mutes: Send + Sync + 'static {
     /// Applies a mute, a block or the lifting of one as the rules admitted
     /// it ([`RelationChange`]), atomically: checks that both users exist,
     /// reads whether the relation stands, how many of its kind the user
     /// keeps and the user's follow edge to the target, and writes what
     /// [`RelationChange::transition`] decides (refusing by
     /// [`RelationTransition::check_count`]): the relation, the unfollows of
-    /// a block (applied as [`change_edge`](Self::change_edge) applies one,
+    /// a block (applied as [`change_edge`](Edges::change_edge) applies one,
     /// counts, lists and events), and the event.
     async fn change_relation(&self, change: &RelationChange) -> Result<RelationTransition>;
     /// The accounts `user` mutes (or blocks), in id order, after `after`,
@@ -289,51 +351,16 @@ pub trait GraphStore: Send + Sync + 'static {
         }
         Ok(out)
     }
+}
+
+/// The authors marked for hybrid fanout.
+#[async_trait]
+pub trait HybridMarks: Send + Sync + 'static {
     /// The authors marked for hybrid fanout ([`crate::rules::hybrid`]): their
     /// posts may be missing from stored timelines, so reads merge them.
     async fn hybrid_authors(&self) -> Result<Vec<UserId>>;
     /// Marks (or unmarks) an author for hybrid fanout; idempotent.
     async fn set_hybrid(&self, author: &UserId, on: bool) -> Result<()>;
-    /// Which of `candidates` `user` follows, in the order given.
-    async fn following_among(&self, user: &UserId, candidates: &[UserId]) -> Result<Vec<UserId>> {
-        let mut out = Vec::new();
-        for c in candidates {
-            if self.is_following(user, c).await? {
-                out.push(c.clone());
-            }
-        }
-        Ok(out)
-    }
-    /// Whether `user` follows `target`: one indexed read.
-    async fn is_following(&self, user: &UserId, target: &UserId) -> Result<bool> {
-        Ok(self.edge(user, target).await?.is_some())
-    }
-    /// Every account `user` filed under `list`, page by page.
-    async fn all_list_members(&self, user: &UserId, list: &ListName) -> Result<Vec<UserId>> {
-        walk_edges(|after| async move {
-            self.list_members(user, list, after.as_ref(), EDGE_PAGE)
-                .await
-        })
-        .await
-    }
-    /// Every follower of each of `users`, in one go where the store can.
-    async fn followers_of(&self, users: &[UserId]) -> Result<Vec<Vec<UserId>>> {
-        let mut out = Vec::with_capacity(users.len());
-        for u in users {
-            out.push(self.all_followers(u).await?);
-        }
-        Ok(out)
-    }
-    /// Everyone who follows `user`, page by page.
-    async fn all_followers(&self, user: &UserId) -> Result<Vec<UserId>> {
-        walk_edges(|after| async move { self.followers(user, after.as_ref(), EDGE_PAGE).await })
-            .await
-    }
-    /// Everyone `user` follows, page by page.
-    async fn all_following(&self, user: &UserId) -> Result<Vec<UserId>> {
-        walk_edges(|after| async move { self.following(user, after.as_ref(), EDGE_PAGE).await })
-            .await
-    }
 }
 
 /// A whole edge list, read a page at a time after the last id seen.
