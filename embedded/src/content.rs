@@ -2,19 +2,18 @@
 //! (see `deletion`).
 
 use crate::recent::{pick, PER_AUTHOR};
-use crate::store::{being_deleted, emit, require_user, user_exists, EmbeddedStore};
+use crate::store::{being_deleted, EmbeddedStore};
 use crate::tables::*;
 use async_trait::async_trait;
 use redb::{ReadTransaction, ReadableTable};
 use serde_json::{Map, Value};
 use socialite_core::error::{Error, Result};
-use socialite_core::event::Event;
 use socialite_core::ids::{PostId, UserId};
 use socialite_core::model::{Entry, Post, User};
+use socialite_core::plan::{self, run_ready};
 use socialite_core::ports::{ContentStore, IdRange};
-use socialite_core::rules::cascade::{post_deleted, DeletionStage};
+use socialite_core::rules::cascade::DeletionStage;
 use socialite_core::rules::checks::user_being_deleted;
-use socialite_core::rules::mentions::kept;
 use std::sync::Arc;
 
 fn load_user(txn: &ReadTransaction, id: &UserId) -> Result<Option<User>> {
@@ -103,7 +102,7 @@ fn newest_of(
     Ok((newest, complete, in_range))
 }
 
-fn to_post(id: u64, bytes: &[u8]) -> Result<Post> {
+pub(crate) fn to_post(id: u64, bytes: &[u8]) -> Result<Post> {
     let r: PostRecord = decode(bytes)?;
     let author =
         UserId::parse(&r.author).map_err(|e| Error::internal(format!("stored author: {e}")))?;
@@ -182,34 +181,7 @@ impl ContentStore for EmbeddedStore {
     async fn create_post(&self, post: Post) -> Result<Post> {
         let stored = self
             .writer
-            .write(move |ctx| {
-                let mut post = post;
-                require_user(ctx.txn, &post.author)?;
-                post.mentions = kept(&post.mentions, |u| user_exists(ctx.txn, u.as_str()))?;
-                let record = PostRecord {
-                    author: post.author.to_string(),
-                    message: post.message.clone(),
-                    data: post.data.clone(),
-                    mentions: post.mentions.iter().map(|m| m.to_string()).collect(),
-                };
-                let mut mentions = ctx.txn.open_table(MENTIONS).store()?;
-                for m in &post.mentions {
-                    mentions.insert((m.as_str(), post.id.0), ()).store()?;
-                }
-                drop(mentions);
-                ctx.txn
-                    .open_table(POSTS)
-                    .store()?
-                    .insert(post.id.0, encode(&record).as_slice())
-                    .store()?;
-                ctx.txn
-                    .open_table(AUTHOR_POSTS)
-                    .store()?
-                    .insert((post.author.as_str(), post.id.0), ())
-                    .store()?;
-                emit(ctx, &Event::PostCreated { post: post.clone() })?;
-                Ok(post)
-            })
+            .write(move |ctx| run_ready(plan::post::create_post(ctx, post)))
             .await?;
         self.recent.posted(&stored.author, stored.id.0);
         self.posts.put(Arc::new(stored.clone()));
@@ -265,28 +237,7 @@ impl ContentStore for EmbeddedStore {
     async fn delete_post(&self, id: PostId) -> Result<Option<Post>> {
         let deleted = self
             .writer
-            .write(move |ctx| {
-                let post = {
-                    let posts = ctx.txn.open_table(POSTS).store()?;
-                    let Some(bytes) = posts.get(id.0).store()? else {
-                        return Ok(None);
-                    };
-                    to_post(id.0, bytes.value())?
-                };
-                ctx.txn.open_table(POSTS).store()?.remove(id.0).store()?;
-                ctx.txn
-                    .open_table(AUTHOR_POSTS)
-                    .store()?
-                    .remove((post.author.as_str(), id.0))
-                    .store()?;
-                let mut mentions = ctx.txn.open_table(MENTIONS).store()?;
-                for m in &post.mentions {
-                    mentions.remove((m.as_str(), id.0)).store()?;
-                }
-                drop(mentions);
-                emit(ctx, &post_deleted(id, &post.author))?;
-                Ok(Some(post))
-            })
+            .write(move |ctx| run_ready(plan::post::delete_post(ctx, id)))
             .await?;
         if let Some(post) = &deleted {
             self.recent.removed(&post.author, id.0);
@@ -395,4 +346,27 @@ impl ContentStore for EmbeddedStore {
                 .map(|(k, _)| PostId(k.value())))
         })
     }
+}
+
+/// Stores a new post: its record, its author's index and its mentions.
+pub(crate) fn put_post(txn: &redb::WriteTransaction, post: &Post) -> Result<()> {
+    let record = PostRecord {
+        author: post.author.to_string(),
+        message: post.message.clone(),
+        data: post.data.clone(),
+        mentions: post.mentions.iter().map(|m| m.to_string()).collect(),
+    };
+    let mut mentions = txn.open_table(MENTIONS).store()?;
+    for m in &post.mentions {
+        mentions.insert((m.as_str(), post.id.0), ()).store()?;
+    }
+    let mut posts = txn.open_table(POSTS).store()?;
+    posts
+        .insert(post.id.0, encode(&record).as_slice())
+        .store()?;
+    let mut by_author = txn.open_table(AUTHOR_POSTS).store()?;
+    by_author
+        .insert((post.author.as_str(), post.id.0), ())
+        .store()?;
+    Ok(())
 }

@@ -5,10 +5,11 @@
 
 use crate::store::{add_counts, emit, user_exists, Ctx};
 use crate::tables::*;
-use crate::{deletion, edge_times, groups, lists, relations};
+use crate::{content, deletion, edge_times, groups, lists, relations};
 use redb::{ReadableTable, WriteTransaction};
 use socialite_core::error::{Error, Result};
 use socialite_core::ids::{GroupName, ListName, PostId, UserId};
+use socialite_core::model::Post;
 use socialite_core::plan::deletion::Side;
 use socialite_core::plan::{Step, Txn};
 use socialite_core::rules::relations::Relation;
@@ -131,6 +132,12 @@ impl Txn for Ctx<'_> {
         deletion::first_posts(self.txn, MENTIONS, user.as_str(), limit)
     }
 
+    async fn post(&mut self, id: PostId) -> Result<Option<Post>> {
+        let posts = self.txn.open_table(POSTS).store()?;
+        let found = posts.get(id.0).store()?;
+        found.map(|b| content::to_post(id.0, b.value())).transpose()
+    }
+
     async fn apply(&mut self, steps: &[Step]) -> Result<()> {
         for step in steps {
             apply_step(self, step)?;
@@ -187,6 +194,7 @@ fn apply_step(ctx: &mut Ctx<'_>, step: &Step) -> Result<()> {
             active,
         } => relations::put(txn, user, *relation, target, *active),
         Step::Membership(change) => groups::put(txn, change),
+        Step::PutPost(post) => content::put_post(txn, post),
         Step::RemovePosts { author, posts } => deletion::remove_posts(txn, author.as_str(), posts),
         Step::Unmention { user, posts } => deletion::unmention(txn, user.as_str(), posts),
         Step::RemoveUser(user) => deletion::remove_user(txn, user.as_str()),

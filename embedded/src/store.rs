@@ -12,7 +12,6 @@ use redb::{Database, ReadTransaction, ReadableDatabase, ReadableTable, WriteTran
 use socialite_core::error::{Error, Result};
 use socialite_core::event::Event;
 use socialite_core::ids::UserId;
-use socialite_core::rules::checks::user_not_found;
 use std::path::Path;
 use std::sync::Arc;
 use tokio::sync::Notify;
@@ -151,14 +150,6 @@ pub(crate) fn user_exists(txn: &WriteTransaction, id: &str) -> Result<bool> {
 
 pub(crate) fn being_deleted(txn: &WriteTransaction, id: &str) -> Result<bool> {
     Ok(txn.open_table(DELETING).store()?.get(id).store()?.is_some())
-}
-
-pub(crate) fn require_user(txn: &WriteTransaction, id: &UserId) -> Result<()> {
-    if user_exists(txn, id.as_str())? {
-        Ok(())
-    } else {
-        Err(user_not_found(id))
-    }
 }
 
 pub(crate) fn add_counts(

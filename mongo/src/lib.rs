@@ -22,6 +22,7 @@ mod groups;
 mod hybrid;
 mod lists;
 mod outbox;
+mod posts;
 mod relations;
 mod store;
 mod timelines;

@@ -22,9 +22,8 @@ use socialite_core::event::Event;
 use socialite_core::ids::{now_ms, PostId, UserId};
 use socialite_core::model::{Entry, Post, User};
 use socialite_core::ports::{ContentStore, IdRange};
-use socialite_core::rules::cascade::{post_deleted, DeletionStage};
-use socialite_core::rules::checks::{user_being_deleted, user_not_found};
-use socialite_core::rules::mentions::kept;
+use socialite_core::rules::cascade::DeletionStage;
+use socialite_core::rules::checks::user_being_deleted;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use tokio::sync::Notify;
@@ -98,54 +97,9 @@ impl MongoStore {
     pub(crate) fn queued(&self) {
         self.outbox_ready.notify_one();
     }
-
-    /// Which of `ids` are users, in order: the post's mentions
-    /// ([`kept`]), read inside the transaction that stores it.
-    async fn existing(
-        &self,
-        s: &mut ClientSession,
-        ids: &[UserId],
-    ) -> Result<Vec<UserId>, TxnError> {
-        if ids.is_empty() {
-            return Ok(Vec::new());
-        }
-        let wanted: Vec<&str> = ids.iter().map(UserId::as_str).collect();
-        let mut cursor = self
-            .db
-            .users
-            .find(doc! { "_id": { "$in": wanted }, "deleting": { "$ne": true } })
-            .projection(doc! { "_id": 1 })
-            .session(&mut *s)
-            .await?;
-        let mut found = std::collections::HashSet::new();
-        while let Some(d) = cursor.next(&mut *s).await {
-            found.insert(get_str(&d?, "_id")?.to_owned());
-        }
-        Ok(kept(ids, |u| Ok(found.contains(u.as_str())))?)
-    }
-
-    pub(crate) async fn require_users(
-        &self,
-        s: &mut ClientSession,
-        ids: &[&UserId],
-    ) -> Result<(), TxnError> {
-        for id in ids {
-            let found = self
-                .db
-                .users
-                .find_one(doc! { "_id": id.as_str(), "deleting": { "$ne": true } })
-                .projection(doc! { "_id": 1 })
-                .session(&mut *s)
-                .await?;
-            if found.is_none() {
-                return Err(user_not_found(id).into());
-            }
-        }
-        Ok(())
-    }
 }
 
-fn json_text(map: &Option<Map<String, Value>>) -> Bson {
+pub(crate) fn json_text(map: &Option<Map<String, Value>>) -> Bson {
     match map {
         Some(m) => Bson::String(Value::Object(m.clone()).to_string()),
         None => Bson::Null,
@@ -187,7 +141,7 @@ fn to_user(doc: &Document) -> Result<User> {
     })
 }
 
-fn to_post(doc: &Document) -> Result<Post> {
+pub(crate) fn to_post(doc: &Document) -> Result<Post> {
     Ok(Post {
         id: PostId(get_i64(doc, "_id") as u64),
         author: UserId::from_stored(get_str(doc, "author")?.to_owned()),
@@ -312,33 +266,7 @@ impl ContentStore for MongoStore {
     }
 
     async fn create_post(&self, post: Post) -> Result<Post> {
-        let post = &post;
-        let stored = self
-            .db
-            .transaction("storing a post", |mut s| async move {
-                let r = async {
-                    self.require_users(&mut s, &[&post.author]).await?;
-                    let mut post = post.clone();
-                    post.mentions = self.existing(&mut s, &post.mentions).await?;
-                    let mut record = doc! {
-                        "_id": id_bson(post.id),
-                        "author": post.author.as_str(),
-                        "message": &post.message,
-                        "data": json_text(&post.data),
-                    };
-                    if !post.mentions.is_empty() {
-                        let m: Vec<&str> = post.mentions.iter().map(UserId::as_str).collect();
-                        record.insert("mentions", m);
-                    }
-                    self.db.content.insert_one(record).session(&mut s).await?;
-                    self.emit(&mut s, &[Event::PostCreated { post: post.clone() }])
-                        .await?;
-                    Ok(post)
-                }
-                .await;
-                (s, r)
-            })
-            .await?;
+        let stored = self.create_post_of(&post).await?;
         self.queued();
         Ok(stored)
     }
@@ -397,27 +325,7 @@ impl ContentStore for MongoStore {
     }
 
     async fn delete_post(&self, id: PostId) -> Result<Option<Post>> {
-        let deleted = self
-            .db
-            .transaction("deleting a post", |mut s| async move {
-                let r = async {
-                    let Some(d) = self
-                        .db
-                        .content
-                        .find_one_and_delete(doc! { "_id": id_bson(id) })
-                        .session(&mut s)
-                        .await?
-                    else {
-                        return Ok(None);
-                    };
-                    let post = to_post(&d)?;
-                    self.emit(&mut s, &[post_deleted(id, &post.author)]).await?;
-                    Ok(Some(post))
-                }
-                .await;
-                (s, r)
-            })
-            .await?;
+        let deleted = self.delete_post_of(id).await?;
         if deleted.is_some() {
             self.queued();
         }

@@ -9,6 +9,7 @@ use crate::store::{get_str, id_bson, MongoStore};
 use mongodb::bson::doc;
 use mongodb::ClientSession;
 use socialite_core::ids::{GroupName, ListName, PostId, UserId};
+use socialite_core::model::Post;
 use socialite_core::plan::deletion::Side;
 use socialite_core::plan::{Step, Txn};
 use socialite_core::rules::relations::Relation;
@@ -174,6 +175,10 @@ impl Txn for MongoTxn<'_> {
         self.store.post_page(self.s, filter, sort, limit).await
     }
 
+    async fn post(&mut self, id: PostId) -> Result<Option<Post>, TxnError> {
+        self.store.post_in(self.s, id).await
+    }
+
     async fn apply(&mut self, steps: &[Step]) -> Result<(), TxnError> {
         let mut rest = steps;
         while let Some(first) = rest.first() {
@@ -289,6 +294,7 @@ impl MongoTxn<'_> {
                 }
             }
             Step::Membership(change) => self.store.put_membership(s, change).await?,
+            Step::PutPost(post) => self.store.put_post(s, post).await?,
             Step::RemovePosts { posts, .. } => {
                 let ids: Vec<i64> = posts.iter().map(|p| id_bson(*p)).collect();
                 let filter = doc! { "_id": { "$in": ids } };

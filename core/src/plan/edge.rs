@@ -128,6 +128,7 @@ mod tests {
             Step::FollowCounts { .. } => "counts",
             Step::Relation { .. } => "relation",
             Step::Membership(_) => "membership",
+            Step::PutPost(_) => "post",
             Step::RemovePosts { .. } | Step::Unmention { .. } | Step::RemoveUser(_) => "deletion",
             Step::Emit(_) => "emit",
         }

@@ -3,8 +3,9 @@
 //! [`Step`]s applied in that same transaction. The sequence between them
 //! (which facts are read, which checks run on them, which steps follow) is
 //! decided here, once: [`edge::change_edge`],
-//! [`relation::change_relation`], [`membership::change_membership`] and
-//! each step of a deletion, [`deletion::deletion_step`]. A backend holds no sequence of its own,
+//! [`relation::change_relation`], [`membership::change_membership`],
+//! [`post::create_post`], [`post::delete_post`] and each step of a user's
+//! deletion, [`deletion::deletion_step`]. A backend holds no sequence of its own,
 //! so two backends cannot drift apart, and a new one is correct once its
 //! primitives are.
 //!
@@ -14,6 +15,7 @@
 pub mod deletion;
 pub mod edge;
 pub mod membership;
+pub mod post;
 pub mod relation;
 
 use crate::error::{Error, Result};
@@ -68,7 +70,9 @@ pub enum Step {
     /// A join or a leave that changes the membership: its rows, both ways,
     /// and the group's size (a group whose last member leaves is gone).
     Membership(Membership),
-    /// Posts of `author` (being deleted) gone, with their mentions of others.
+    /// A new post, with its mentions (of users that exist).
+    PutPost(crate::model::Post),
+    /// Posts of `author` gone, with their mentions of others.
     RemovePosts { author: UserId, posts: Vec<PostId> },
     /// These posts no longer mention `user`.
     Unmention { user: UserId, posts: Vec<PostId> },
@@ -148,6 +152,8 @@ pub trait Txn {
         user: &UserId,
         limit: usize,
     ) -> Result<Vec<PostId>, Self::Error>;
+    /// The post `id`, if it is stored.
+    async fn post(&mut self, id: PostId) -> Result<Option<crate::model::Post>, Self::Error>;
     /// Applies `steps` in order.
     async fn apply(&mut self, steps: &[Step]) -> Result<(), Self::Error>;
 }
