@@ -25,7 +25,6 @@ pub mod config;
 mod content;
 mod deletion;
 mod edge_times;
-mod edges;
 mod graph;
 mod groups;
 mod import;
@@ -40,6 +39,8 @@ mod store;
 mod stored;
 mod tables;
 mod timelines;
+mod txn;
+mod txn;
 mod writer;
 
 pub use config::EmbeddedConfig;
