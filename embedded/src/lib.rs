@@ -40,7 +40,6 @@ mod stored;
 mod tables;
 mod timelines;
 mod txn;
-mod txn;
 mod writer;
 
 pub use config::EmbeddedConfig;
