@@ -22,7 +22,7 @@ from pathlib import Path
 MAX_SHARE = 0.30
 MAX_FN_LINES = 100
 # Crates made of tests and their helpers only.
-TEST_CRATES = {"tests"}
+TEST_CRATES = {"tests", "testkit"}
 # What core may not name: it knows no transport.
 TRANSPORT = re.compile(
     r"\b(axum|hyper|tonic|http|StatusCode|HeaderMap|http_status|grpc\w*|\w*_grpc)\b")

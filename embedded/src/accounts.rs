@@ -53,8 +53,7 @@ impl Accounts for EmbeddedStore {
         self.writer
             .write(move |ctx| {
                 let mut table = ctx.txn.open_table(ACCOUNTS).store()?;
-                let mut s = load(&table, id.as_str())?;
-                s.tokens_after_ms = s.tokens_after_ms.max(at_ms);
+                let s = load(&table, id.as_str())?.revoked(at_ms);
                 save(&mut table, id.as_str(), s)
             })
             .await
@@ -65,12 +64,7 @@ impl Accounts for EmbeddedStore {
         self.writer
             .write(move |ctx| {
                 let mut table = ctx.txn.open_table(ACCOUNTS).store()?;
-                let mut s = load(&table, id.as_str())?;
-                let changed = s.suspended != on;
-                s.suspended = on;
-                if on {
-                    s.tokens_after_ms = s.tokens_after_ms.max(at_ms);
-                }
+                let (s, changed) = load(&table, id.as_str())?.with_suspension(on, at_ms);
                 save(&mut table, id.as_str(), s)?;
                 Ok(changed)
             })

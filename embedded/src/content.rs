@@ -347,26 +347,3 @@ impl ContentStore for EmbeddedStore {
         })
     }
 }
-
-/// Stores a new post: its record, its author's index and its mentions.
-pub(crate) fn put_post(txn: &redb::WriteTransaction, post: &Post) -> Result<()> {
-    let record = PostRecord {
-        author: post.author.to_string(),
-        message: post.message.clone(),
-        data: post.data.clone(),
-        mentions: post.mentions.iter().map(|m| m.to_string()).collect(),
-    };
-    let mut mentions = txn.open_table(MENTIONS).store()?;
-    for m in &post.mentions {
-        mentions.insert((m.as_str(), post.id.0), ()).store()?;
-    }
-    let mut posts = txn.open_table(POSTS).store()?;
-    posts
-        .insert(post.id.0, encode(&record).as_slice())
-        .store()?;
-    let mut by_author = txn.open_table(AUTHOR_POSTS).store()?;
-    by_author
-        .insert((post.author.as_str(), post.id.0), ())
-        .store()?;
-    Ok(())
-}

@@ -33,6 +33,7 @@ mod lists;
 mod log;
 mod outbox;
 mod post_cache;
+mod post_rows;
 mod recent;
 mod relations;
 mod store;

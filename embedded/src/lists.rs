@@ -2,10 +2,12 @@
 //! directions), each list's members and each user's lists with their sizes,
 //! all written in the transaction that changes the edge.
 
+use crate::store::{edges_of, to_user_ids};
 use crate::tables::*;
 use redb::{ReadableTable, WriteTransaction};
 use socialite_core::error::Result;
 use socialite_core::ids::{ListName, UserId};
+use socialite_core::plan::deletion::Side;
 use socialite_core::rules::checks::EdgeTransition;
 
 /// Lists as stored: names joined by commas (no name holds one).
@@ -147,4 +149,31 @@ pub(crate) fn listed_by<T: ReadableTable<(&'static str, &'static str), &'static 
         }
     }
     Ok(out)
+}
+
+/// Up to `limit` of the user's edges on `side`, in id order of the other
+/// end, with the lists each is filed under.
+pub(crate) fn edges_with_lists(
+    txn: &WriteTransaction,
+    user: &str,
+    side: Side,
+    limit: usize,
+) -> Result<Vec<(UserId, Vec<ListName>)>> {
+    let table = match side {
+        Side::Followers => FOLLOWERS,
+        Side::Following => FOLLOWING,
+    };
+    let others = edges_of(&txn.open_table(table).store()?, user, None, limit)?;
+    let filed = txn.open_table(EDGE_LISTS).store()?;
+    to_user_ids(others)?
+        .into_iter()
+        .map(|o| {
+            let (f, t) = match side {
+                Side::Followers => (o.as_str(), user),
+                Side::Following => (user, o.as_str()),
+            };
+            let lists = edge_lists(&filed, f, t)?;
+            Ok((o, lists))
+        })
+        .collect()
 }

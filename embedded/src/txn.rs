@@ -5,7 +5,7 @@
 
 use crate::store::{add_counts, emit, user_exists, Ctx};
 use crate::tables::*;
-use crate::{content, deletion, edge_times, groups, lists, relations};
+use crate::{content, edge_times, groups, lists, post_rows, relations};
 use redb::{ReadableTable, WriteTransaction};
 use socialite_core::error::{Error, Result};
 use socialite_core::ids::{GroupName, ListName, PostId, UserId};
@@ -100,7 +100,7 @@ impl Txn for Ctx<'_> {
     }
 
     async fn deleting(&mut self, user: &UserId) -> Result<Option<Vec<ListName>>> {
-        deletion::deleting(self.txn, user.as_str())
+        deleting(self.txn, user.as_str())
     }
 
     async fn edge_page(
@@ -109,7 +109,7 @@ impl Txn for Ctx<'_> {
         side: Side,
         limit: usize,
     ) -> Result<Vec<(UserId, Vec<ListName>)>> {
-        deletion::edge_page(self.txn, user.as_str(), side, limit)
+        lists::edges_with_lists(self.txn, user.as_str(), side, limit)
     }
 
     async fn groups_of(&mut self, user: &UserId) -> Result<Vec<GroupName>> {
@@ -125,11 +125,11 @@ impl Txn for Ctx<'_> {
     }
 
     async fn posts_by(&mut self, user: &UserId, limit: usize) -> Result<Vec<PostId>> {
-        deletion::first_posts(self.txn, AUTHOR_POSTS, user.as_str(), limit)
+        post_rows::first_posts(self.txn, AUTHOR_POSTS, user.as_str(), limit)
     }
 
     async fn posts_mentioning(&mut self, user: &UserId, limit: usize) -> Result<Vec<PostId>> {
-        deletion::first_posts(self.txn, MENTIONS, user.as_str(), limit)
+        post_rows::first_posts(self.txn, MENTIONS, user.as_str(), limit)
     }
 
     async fn post(&mut self, id: PostId) -> Result<Option<Post>> {
@@ -194,10 +194,11 @@ fn apply_step(ctx: &mut Ctx<'_>, step: &Step) -> Result<()> {
             active,
         } => relations::put(txn, user, *relation, target, *active),
         Step::Membership(change) => groups::put(txn, change),
-        Step::PutPost(post) => content::put_post(txn, post),
-        Step::RemovePosts { author, posts } => deletion::remove_posts(txn, author.as_str(), posts),
-        Step::Unmention { user, posts } => deletion::unmention(txn, user.as_str(), posts),
-        Step::RemoveUser(user) => deletion::remove_user(txn, user.as_str()),
+        Step::PutPost(post) => post_rows::put_post(txn, post),
+        Step::RemovePosts { author, posts } => post_rows::remove_posts(txn, author.as_str(), posts),
+        Step::Unmention { user, posts } => post_rows::unmention(txn, user.as_str(), posts),
+        Step::MarkDeleting { user, lists } => mark_deleting(txn, user.as_str(), lists),
+        Step::RemoveUser(user) => remove_user(txn, user.as_str()),
         Step::Emit(event) => emit(ctx, event),
     }
 }
@@ -208,4 +209,28 @@ fn remove_edge(txn: &WriteTransaction, follower: &UserId, followee: &UserId) -> 
     txn.open_table(FOLLOWERS).store()?.remove((t, f)).store()?;
     edge_times::remove(txn, f, t)?;
     lists::file_edge(txn, f, t, &[])
+}
+
+/// The lists the user had when their deletion began; `None` if none runs.
+fn deleting(txn: &WriteTransaction, user: &str) -> Result<Option<Vec<ListName>>> {
+    let table = txn.open_table(DELETING).store()?;
+    let found = table.get(user).store()?;
+    Ok(found.map(|g| lists::decode_lists(g.value())))
+}
+
+/// Marks the user as being deleted, keeping `own` (their lists).
+fn mark_deleting(txn: &WriteTransaction, user: &str, own: &[ListName]) -> Result<()> {
+    let mut table = txn.open_table(DELETING).store()?;
+    table
+        .insert(user, lists::encode_lists(own).as_str())
+        .store()?;
+    Ok(())
+}
+
+/// The user's record, counts and deletion mark.
+fn remove_user(txn: &WriteTransaction, user: &str) -> Result<()> {
+    txn.open_table(DELETING).store()?.remove(user).store()?;
+    txn.open_table(USERS).store()?.remove(user).store()?;
+    txn.open_table(COUNTS).store()?.remove(user).store()?;
+    Ok(())
 }

@@ -10,7 +10,7 @@
 use crate::db::{db_err, IN_CHUNK};
 use crate::lists::lists_of;
 use crate::store::{get_i64, get_str, MongoStore};
-use crate::txn::MongoTxn;
+use crate::txn::planned;
 use async_trait::async_trait;
 use futures_util::TryStreamExt;
 use mongodb::bson::{doc, Document};
@@ -121,20 +121,7 @@ impl Edges for MongoStore {
         } else {
             "unfollowing"
         };
-        let changed = self
-            .db
-            .transaction(what, |mut s| async move {
-                let r = change_edge(
-                    &mut MongoTxn {
-                        store: self,
-                        s: &mut s,
-                    },
-                    change,
-                )
-                .await;
-                (s, r)
-            })
-            .await?;
+        let changed = planned!(self, what, |txn| change_edge(txn, change))?;
         if changed.changed() {
             self.queued();
         }
@@ -294,17 +281,7 @@ impl Lists for MongoStore {
 impl Groups for MongoStore {
     async fn change_membership(&self, change: &Membership) -> Result<bool> {
         let what = if change.join { "joining" } else { "leaving" };
-        let changed = self
-            .db
-            .transaction(what, |mut s| async move {
-                let txn = &mut MongoTxn {
-                    store: self,
-                    s: &mut s,
-                };
-                let r = change_membership(txn, change).await;
-                (s, r)
-            })
-            .await?;
+        let changed = planned!(self, what, |txn| change_membership(txn, change))?;
         if changed {
             self.queued();
         }
@@ -336,17 +313,7 @@ impl Mutes for MongoStore {
             Relation::Mute => "muting",
             Relation::Block => "blocking",
         };
-        let t = self
-            .db
-            .transaction(what, |mut s| async move {
-                let txn = &mut MongoTxn {
-                    store: self,
-                    s: &mut s,
-                };
-                let r = change_relation(txn, change).await;
-                (s, r)
-            })
-            .await?;
+        let t = planned!(self, what, |txn| change_relation(txn, change))?;
         if t.changed {
             self.queued();
         }

@@ -16,6 +16,7 @@ mod cache_doc;
 mod counts;
 mod db;
 mod deletion;
+mod edge_pages;
 mod expiry;
 mod graph;
 mod groups;

@@ -4,8 +4,8 @@
 
 use crate::db::TxnError;
 use crate::store::{id_bson, json_text, to_post, MongoStore};
-use crate::txn::MongoTxn;
-use mongodb::bson::doc;
+use crate::txn::planned;
+use mongodb::bson::{doc, Document};
 use mongodb::ClientSession;
 use socialite_core::error::Result;
 use socialite_core::ids::{PostId, UserId};
@@ -14,29 +14,11 @@ use socialite_core::plan::post::{create_post, delete_post};
 
 impl MongoStore {
     pub(crate) async fn create_post_of(&self, post: &Post) -> Result<Post> {
-        self.db
-            .transaction("storing a post", |mut s| async move {
-                let txn = &mut MongoTxn {
-                    store: self,
-                    s: &mut s,
-                };
-                let r = create_post(txn, post.clone()).await;
-                (s, r)
-            })
-            .await
+        planned!(self, "storing a post", |txn| create_post(txn, post.clone()))
     }
 
     pub(crate) async fn delete_post_of(&self, id: PostId) -> Result<Option<Post>> {
-        self.db
-            .transaction("deleting a post", |mut s| async move {
-                let txn = &mut MongoTxn {
-                    store: self,
-                    s: &mut s,
-                };
-                let r = delete_post(txn, id).await;
-                (s, r)
-            })
-            .await
+        planned!(self, "deleting a post", |txn| delete_post(txn, id))
     }
 
     /// Stores a new post's document (its mentions, of users that exist).
@@ -68,5 +50,30 @@ impl MongoStore {
         let found = self.db.content.find_one(doc! { "_id": id_bson(id) });
         let found = found.session(&mut *s).await?;
         Ok(found.as_ref().map(to_post).transpose()?)
+    }
+
+    /// Up to `limit` of the ids of the posts `filter` selects, by the index
+    /// `sort` names.
+    pub(crate) async fn post_page(
+        &self,
+        s: &mut ClientSession,
+        filter: Document,
+        sort: Document,
+        limit: usize,
+    ) -> Result<Vec<PostId>, TxnError> {
+        let mut cursor = self
+            .db
+            .content
+            .find(filter)
+            .projection(doc! { "_id": 1 })
+            .sort(sort)
+            .limit(limit as i64)
+            .session(&mut *s)
+            .await?;
+        let mut out = Vec::new();
+        while let Some(d) = cursor.next(&mut *s).await {
+            out.push(PostId(crate::store::get_i64(&d?, "_id") as u64));
+        }
+        Ok(out)
     }
 }

@@ -20,6 +20,31 @@ fn code(r: Relation) -> i32 {
 }
 
 impl MongoStore {
+    /// Up to `limit` of the relations the user keeps.
+    pub(crate) async fn relations_kept(
+        &self,
+        s: &mut ClientSession,
+        user: &str,
+        limit: usize,
+    ) -> Result<Vec<(Relation, UserId)>, TxnError> {
+        let mut cursor = self
+            .db
+            .relations
+            .find(doc! { "u": user })
+            .projection(doc! { "_id": 0, "k": 1, "t": 1 })
+            .limit(limit as i64)
+            .session(&mut *s)
+            .await?;
+        let mut out = Vec::new();
+        while let Some(d) = cursor.next(&mut *s).await {
+            let d = d?;
+            if let Some(r) = Relation::from_code(get_i64(&d, "k") as u8) {
+                out.push((r, UserId::from_stored(get_str(&d, "t")?.to_owned())));
+            }
+        }
+        Ok(out)
+    }
+
     /// Whether either user blocks the other, in the transaction.
     pub(crate) async fn blocked_either_way(
         &self,

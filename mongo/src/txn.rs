@@ -20,6 +20,24 @@ pub(crate) struct MongoTxn<'a> {
     pub s: &'a mut ClientSession,
 }
 
+/// Runs a planner on a [`MongoTxn`] in a transaction of the store
+/// (retried as `Db::transaction` retries):
+/// `planned!(store, "what it does", |txn| plan(txn, ...))`.
+macro_rules! planned {
+    ($store:expr, $what:expr, |$txn:ident| $plan:expr) => {{
+        let store = $store;
+        store
+            .db
+            .transaction($what, |mut s| async move {
+                let $txn = &mut $crate::txn::MongoTxn { store, s: &mut s };
+                let r = $plan.await;
+                (s, r)
+            })
+            .await
+    }};
+}
+pub(crate) use planned;
+
 fn code(r: Relation) -> i32 {
     i32::from(r.code())
 }
@@ -309,6 +327,9 @@ impl MongoTxn<'_> {
                     .session(&mut *s)
                     .await?;
             }
+            Step::MarkDeleting { user, lists } => {
+                self.store.mark_deleting(s, user.as_str(), lists).await?
+            }
             Step::RemoveUser(user) => self.store.remove_user(s, user.as_str()).await?,
             Step::Emit(event) => self.store.emit(s, std::slice::from_ref(event)).await?,
         }
@@ -325,4 +346,67 @@ fn edges_of(steps: &[Step]) -> Vec<(&str, &str)> {
             _ => None,
         })
         .collect()
+}
+
+impl MongoStore {
+    /// The lists the user had while their deletion runs; `None` if none does.
+    pub(crate) async fn deleting_lists(
+        &self,
+        s: &mut ClientSession,
+        user: &str,
+    ) -> Result<Option<Vec<ListName>>, TxnError> {
+        let found = self
+            .db
+            .users
+            .find_one(doc! { "_id": user, "deleting": true });
+        let found = found.projection(doc! { "lists": 1, "deleting_lists": 1 });
+        let Some(d) = found.session(&mut *s).await? else {
+            return Ok(None);
+        };
+        // A deletion begun before the lists were kept at its start names
+        // those left.
+        let names: Vec<String> = match d.get_array("deleting_lists") {
+            Ok(kept) => kept
+                .iter()
+                .filter_map(|v| v.as_str())
+                .map(str::to_owned)
+                .collect(),
+            Err(_) => d
+                .get_document("lists")
+                .map(|l| l.keys().cloned().collect())
+                .unwrap_or_default(),
+        };
+        Ok(Some(
+            names.iter().map(|n| ListName::from_stored(n)).collect(),
+        ))
+    }
+
+    /// Marks the user as being deleted, keeping `own` (their lists).
+    pub(crate) async fn mark_deleting(
+        &self,
+        s: &mut ClientSession,
+        user: &str,
+        own: &[ListName],
+    ) -> Result<(), TxnError> {
+        let filter = doc! { "_id": user, "deleting": { "$ne": true } };
+        let mark =
+            doc! { "$set": { "deleting": true, "deleting_lists": crate::lists::names(own) } };
+        self.db
+            .users
+            .update_one(filter, mark)
+            .session(&mut *s)
+            .await?;
+        Ok(())
+    }
+
+    /// The user's record, follower count shards and deletion mark.
+    pub(crate) async fn remove_user(
+        &self,
+        s: &mut ClientSession,
+        user: &str,
+    ) -> Result<(), TxnError> {
+        let filter = doc! { "_id": user, "deleting": true };
+        self.db.users.delete_one(filter).session(&mut *s).await?;
+        self.delete_follower_count(s, user).await
+    }
 }

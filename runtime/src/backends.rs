@@ -1,17 +1,21 @@
-//! Chooses and opens the backends by URI: `--store` is `embedded://[PATH]`
-//! (the default; the path defaults to `--data-dir`) or `mongodb://...`, and
-//! `--event-log` is `embedded://[PATH]` or `kafka://host:port[,...]`. MongoDB
-//! and Kafka are cargo features (`mongodb`, `kafka`); a build without one
+//! Chooses and opens the backends by URI, from one registry of schemes:
+//! `--store` is `embedded://[PATH]` (the default; the path defaults to
+//! `--data-dir`) or `mongodb://...`, and `--event-log` is
+//! `embedded://[PATH]` or `kafka://host:port[,...]`. Each backend opens
+//! itself from its URI, its feed model's timelines included. MongoDB and
+//! Kafka are cargo features (`mongodb`, `kafka`); a build without one
 //! refuses its URIs with a message that says so.
 
 use socialite_core::backends::{Backends, Parts};
 use socialite_core::error::{Error, Result};
 use socialite_core::live::in_process::InProcessFeed;
-use socialite_core::ports::{AppliedFeed, Rewind, TimelineStore};
+use socialite_core::ports::{
+    Accounts, AppliedFeed, ContentStore, EventLog, GraphStore, Outbox, Rewind, TimelineStore,
+};
 use socialite_embedded::EmbeddedConfig;
-#[cfg(feature = "kafka")]
-use socialite_kafka::{KafkaApplied, KafkaConfig, KafkaLog};
+use std::future::Future;
 use std::path::PathBuf;
+use std::pin::Pin;
 use std::sync::Arc;
 
 #[derive(Debug, Clone)]
@@ -35,16 +39,168 @@ impl BackendConfig {
     }
 }
 
-enum Store {
-    Embedded(EmbeddedConfig),
-    #[cfg(feature = "mongodb")]
-    Mongo(String),
+/// What a store URI opens: every port but the log's.
+struct Stores {
+    content: Arc<dyn ContentStore>,
+    graph: Arc<dyn GraphStore>,
+    outbox: Arc<dyn Outbox>,
+    accounts: Arc<dyn Accounts>,
+    timelines: Arc<dyn TimelineStore>,
 }
 
-enum Log {
-    Embedded(EmbeddedConfig),
-    #[cfg(feature = "kafka")]
-    Kafka(KafkaConfig),
+/// What a log URI opens: the log, its rewind where it has one, and the
+/// feed of what fanout applied, which goes with the log (in process beside
+/// the embedded one, a topic beside Kafka's).
+struct Log {
+    log: Arc<dyn EventLog>,
+    rewind: Option<Arc<dyn Rewind>>,
+    applied: Arc<dyn AppliedFeed>,
+}
+
+type Opening<T> = Pin<Box<dyn Future<Output = Result<T>> + Send>>;
+
+/// A backend, known by the scheme its URIs start with.
+struct Scheme<T> {
+    prefix: &'static str,
+    /// The shape of its URIs, for the refusal of a URI no scheme takes.
+    shape: &'static str,
+    /// Opens it from the whole URI, given the embedded default's settings
+    /// (its data directory, and the feed model every backend serves).
+    open: fn(String, EmbeddedConfig) -> Opening<T>,
+}
+
+/// Every store backend.
+const STORES: [Scheme<Stores>; 3] = [
+    Scheme {
+        prefix: "embedded://",
+        shape: "embedded://[PATH]",
+        open: embedded_store,
+    },
+    Scheme {
+        prefix: "mongodb://",
+        shape: "mongodb://HOST[:PORT][/DATABASE][?OPTIONS]",
+        open: mongodb_store,
+    },
+    Scheme {
+        prefix: "mongodb+srv://",
+        shape: "",
+        open: mongodb_srv_store,
+    },
+];
+
+/// Every event log backend.
+const LOGS: [Scheme<Log>; 2] = [
+    Scheme {
+        prefix: "embedded://",
+        shape: "embedded://[PATH]",
+        open: embedded_log,
+    },
+    Scheme {
+        prefix: "kafka://",
+        shape: "kafka://HOST:PORT[,HOST:PORT][?partitions=N&replication=N&topic_prefix=P]",
+        open: kafka_log,
+    },
+];
+
+/// The scheme that takes `uri`, or the refusal `code` listing those there are.
+fn scheme_of<'a, T>(
+    schemes: &'a [Scheme<T>],
+    uri: &str,
+    code: &'static str,
+) -> Result<&'a Scheme<T>> {
+    if let Some(s) = schemes.iter().find(|s| uri.starts_with(s.prefix)) {
+        return Ok(s);
+    }
+    let shapes: Vec<&str> = schemes
+        .iter()
+        .map(|s| s.shape)
+        .filter(|s| !s.is_empty())
+        .collect();
+    Err(Error::invalid(
+        code,
+        format!("{uri}: expected {}", shapes.join(" or ")),
+    ))
+}
+
+/// `embedded://` alone keeps the data directory; `embedded://PATH` names one.
+fn embedded_at(mut base: EmbeddedConfig, uri: &str) -> EmbeddedConfig {
+    let path = uri.trim_start_matches("embedded://");
+    if !path.is_empty() {
+        base.data_dir = PathBuf::from(path);
+    }
+    base
+}
+
+fn embedded_store(uri: String, base: EmbeddedConfig) -> Opening<Stores> {
+    Box::pin(async move {
+        let e = embedded_at(base, &uri);
+        let s = e.open_store()?;
+        Ok(Stores {
+            content: s.clone(),
+            graph: s.clone(),
+            outbox: s.clone(),
+            accounts: s,
+            timelines: e.memory_timelines(),
+        })
+    })
+}
+
+fn embedded_log(uri: String, base: EmbeddedConfig) -> Opening<Log> {
+    Box::pin(async move {
+        let l = embedded_at(base, &uri).open_log()?;
+        Ok(Log {
+            log: l.clone(),
+            rewind: Some(l),
+            applied: Arc::new(InProcessFeed::new()),
+        })
+    })
+}
+
+#[cfg(feature = "mongodb")]
+fn mongodb_store(uri: String, base: EmbeddedConfig) -> Opening<Stores> {
+    Box::pin(async move {
+        let (s, timelines) = socialite_mongo::open(&uri, &base.feed).await?;
+        Ok(Stores {
+            content: s.clone(),
+            graph: s.clone(),
+            outbox: s.clone(),
+            accounts: s,
+            timelines,
+        })
+    })
+}
+
+#[cfg(not(feature = "mongodb"))]
+fn mongodb_store(uri: String, _: EmbeddedConfig) -> Opening<Stores> {
+    Box::pin(async move { Err(left_out("invalid_store_uri", &uri, "mongodb")) })
+}
+
+fn mongodb_srv_store(uri: String, _: EmbeddedConfig) -> Opening<Stores> {
+    Box::pin(async move {
+        Err(Error::invalid(
+            "invalid_store_uri",
+            format!("{uri}: mongodb+srv:// needs DNS SRV lookups, which this build leaves out; list the hosts in a mongodb:// URI"),
+        ))
+    })
+}
+
+#[cfg(feature = "kafka")]
+fn kafka_log(uri: String, _: EmbeddedConfig) -> Opening<Log> {
+    use socialite_kafka::{KafkaApplied, KafkaConfig, KafkaLog};
+    Box::pin(async move {
+        let k = KafkaConfig::from_uri(&uri)?;
+        let applied = Arc::new(KafkaApplied::open(&k).await?);
+        Ok(Log {
+            log: Arc::new(KafkaLog::open(k).await?),
+            rewind: None,
+            applied,
+        })
+    })
+}
+
+#[cfg(not(feature = "kafka"))]
+fn kafka_log(uri: String, _: EmbeddedConfig) -> Opening<Log> {
+    Box::pin(async move { Err(left_out("invalid_log_uri", &uri, "kafka")) })
 }
 
 /// The refusal of a URI whose backend this build leaves out.
@@ -56,105 +212,23 @@ fn left_out(code: &'static str, uri: &str, feature: &str) -> Error {
     )
 }
 
-/// `embedded://` alone keeps the data directory; `embedded://PATH` names one.
-fn embedded_at(base: &EmbeddedConfig, path: &str) -> EmbeddedConfig {
-    let mut config = base.clone();
-    if !path.is_empty() {
-        config.data_dir = PathBuf::from(path);
-    }
-    config
-}
-
-fn parse_store(uri: &str, base: &EmbeddedConfig) -> Result<Store> {
-    if let Some(path) = uri.strip_prefix("embedded://") {
-        return Ok(Store::Embedded(embedded_at(base, path)));
-    }
-    if uri.starts_with("mongodb://") {
-        #[cfg(feature = "mongodb")]
-        return Ok(Store::Mongo(uri.to_owned()));
-        #[cfg(not(feature = "mongodb"))]
-        return Err(left_out("invalid_store_uri", uri, "mongodb"));
-    }
-    if uri.starts_with("mongodb+srv://") {
-        return Err(Error::invalid(
-            "invalid_store_uri",
-            format!("{uri}: mongodb+srv:// needs DNS SRV lookups, which this build leaves out; list the hosts in a mongodb:// URI"),
-        ));
-    }
-    Err(Error::invalid(
-        "invalid_store_uri",
-        format!("{uri}: expected embedded://[PATH] or mongodb://HOST[:PORT][/DATABASE][?OPTIONS]"),
-    ))
-}
-
-fn parse_log(uri: &str, base: &EmbeddedConfig) -> Result<Log> {
-    if let Some(path) = uri.strip_prefix("embedded://") {
-        return Ok(Log::Embedded(embedded_at(base, path)));
-    }
-    if uri.starts_with("kafka://") {
-        #[cfg(feature = "kafka")]
-        return Ok(Log::Kafka(KafkaConfig::from_uri(uri)?));
-        #[cfg(not(feature = "kafka"))]
-        return Err(left_out("invalid_log_uri", uri, "kafka"));
-    }
-    Err(Error::invalid(
-        "invalid_log_uri",
-        format!("{uri}: expected embedded://[PATH] or kafka://HOST:PORT[,HOST:PORT][?partitions=N&replication=N&topic_prefix=P]"),
-    ))
-}
-
 /// Opens the backends the URIs name, metered, with topics and indexes created.
 pub async fn open_backends(config: &BackendConfig) -> Result<Backends> {
     let feed = config.embedded.feed;
     feed.validate()?;
-    let store = parse_store(&config.store, &config.embedded)?;
-    let log = parse_log(&config.event_log, &config.embedded)?;
-    let (content, graph, outbox, accounts, timelines): (_, _, _, _, Arc<dyn TimelineStore>) =
-        match store {
-            Store::Embedded(e) => {
-                let s = e.open_store()?;
-                (
-                    s.clone() as _,
-                    s.clone() as _,
-                    s.clone() as _,
-                    s as _,
-                    e.memory_timelines(),
-                )
-            }
-            #[cfg(feature = "mongodb")]
-            Store::Mongo(uri) => {
-                let (s, timelines) = socialite_mongo::open(&uri, &feed).await?;
-                (
-                    s.clone() as _,
-                    s.clone() as _,
-                    s.clone() as _,
-                    s as _,
-                    timelines,
-                )
-            }
-        };
-    // The applied feed goes with the log: in process beside the embedded
-    // one (one process runs everything), a topic beside Kafka's.
-    let (log, rewind, applied): (_, Option<Arc<dyn Rewind>>, Arc<dyn AppliedFeed>) = match log {
-        Log::Embedded(e) => {
-            let l = e.open_log()?;
-            (l.clone() as _, Some(l), Arc::new(InProcessFeed::new()))
-        }
-        #[cfg(feature = "kafka")]
-        Log::Kafka(k) => {
-            let applied = Arc::new(KafkaApplied::open(&k).await?);
-            (Arc::new(KafkaLog::open(k).await?) as _, None, applied)
-        }
-    };
+    let store = scheme_of(&STORES, &config.store, "invalid_store_uri")?;
+    let log = scheme_of(&LOGS, &config.event_log, "invalid_log_uri")?;
+    let stores = (store.open)(config.store.clone(), config.embedded.clone()).await?;
+    let log = (log.open)(config.event_log.clone(), config.embedded.clone()).await?;
     let parts = Parts {
-        content,
-        graph,
-        outbox,
-        log,
-        timelines,
-        rewind,
-        applied,
-        accounts,
+        content: stores.content,
+        graph: stores.graph,
+        outbox: stores.outbox,
+        accounts: stores.accounts,
+        timelines: stores.timelines,
+        log: log.log,
+        rewind: log.rewind,
+        applied: log.applied,
     };
     Ok(Backends::assemble(parts, feed))
 }
@@ -173,39 +247,44 @@ mod tests {
 
     #[test]
     fn uris_choose_the_backends() {
-        assert!(
-            matches!(parse_store("embedded://", &base()), Ok(Store::Embedded(e)) if e.data_dir == std::path::Path::new("./data"))
+        let store = |uri| scheme_of(&STORES, uri, "invalid_store_uri").map(|s| s.prefix);
+        let log = |uri| scheme_of(&LOGS, uri, "invalid_log_uri").map(|s| s.prefix);
+        assert_eq!(store("embedded://").unwrap(), "embedded://");
+        assert_eq!(store("mongodb://h:27017/db").unwrap(), "mongodb://");
+        assert_eq!(log("kafka://h:9092").unwrap(), "kafka://");
+        assert_eq!(
+            embedded_at(base(), "embedded://").data_dir,
+            PathBuf::from("./data")
         );
-        assert!(
-            matches!(parse_store("embedded:///srv/s", &base()), Ok(Store::Embedded(e)) if e.data_dir == std::path::Path::new("/srv/s"))
+        assert_eq!(
+            embedded_at(base(), "embedded:///srv/s").data_dir,
+            PathBuf::from("/srv/s")
         );
-        #[cfg(feature = "mongodb")]
-        assert!(matches!(
-            parse_store("mongodb://h:27017/db", &base()),
-            Ok(Store::Mongo(_))
-        ));
-        #[cfg(feature = "kafka")]
-        assert!(matches!(
-            parse_log("kafka://h:9092", &base()),
-            Ok(Log::Kafka(_))
-        ));
-        for (uri, code) in [
-            ("postgres://h", "invalid_store_uri"),
-            ("mongodb+srv://cluster", "invalid_store_uri"),
+        let refused = store("postgres://h").err().unwrap();
+        assert_eq!(refused.code(), "invalid_store_uri");
+        assert!(
+            refused
+                .message()
+                .contains("embedded://[PATH] or mongodb://"),
+            "{refused}"
+        );
+        assert_eq!(log("nats://h:1").err().unwrap().code(), "invalid_log_uri");
+    }
+
+    #[tokio::test]
+    async fn malformed_or_left_out_uris_are_refused_before_connecting() {
+        for (store, log, code) in [
+            ("mongodb+srv://cluster", "embedded://", "invalid_store_uri"),
+            ("embedded://", "kafka://nohostport", "invalid_log_uri"),
         ] {
-            assert_eq!(parse_store(uri, &base()).err().unwrap().code(), code);
+            let dir = tempfile::tempdir().unwrap();
+            let mut config = BackendConfig::embedded(EmbeddedConfig {
+                data_dir: dir.path().into(),
+                ..base()
+            });
+            (config.store, config.event_log) = (store.into(), log.into());
+            let err = open_backends(&config).await.err().unwrap();
+            assert_eq!(err.code(), code, "{store} {log}");
         }
-        // Malformed, or left out of this build: refused either way.
-        assert_eq!(
-            parse_log("kafka://nohostport", &base())
-                .err()
-                .unwrap()
-                .code(),
-            "invalid_log_uri"
-        );
-        assert_eq!(
-            parse_log("nats://h:1", &base()).err().unwrap().code(),
-            "invalid_log_uri"
-        );
     }
 }

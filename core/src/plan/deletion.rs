@@ -28,6 +28,23 @@ pub struct DeletionStep {
     pub posts: Vec<PostId>,
 }
 
+/// Begins deleting `user`: from this write on they are gone to readers and
+/// writers, and a restarted process finds the deletion to resume. Keeps the
+/// lists they have now, which the last step's event names. False when there
+/// is no such user (or their deletion began already).
+pub async fn begin_deletion<T: Txn>(txn: &mut T, user: &UserId) -> Result<bool, T::Error> {
+    if txn.existing_users(&[user]).await?.is_empty() {
+        return Ok(false);
+    }
+    let lists = txn.list_names(user).await?;
+    let mark = Step::MarkDeleting {
+        user: user.clone(),
+        lists,
+    };
+    txn.apply(&[mark]).await?;
+    Ok(true)
+}
+
 /// Runs one step of `stage` for `user` in `txn`: at most `limit` records.
 pub async fn deletion_step<T: Txn>(
     txn: &mut T,

@@ -129,7 +129,10 @@ mod tests {
             Step::Relation { .. } => "relation",
             Step::Membership(_) => "membership",
             Step::PutPost(_) => "post",
-            Step::RemovePosts { .. } | Step::Unmention { .. } | Step::RemoveUser(_) => "deletion",
+            Step::RemovePosts { .. }
+            | Step::Unmention { .. }
+            | Step::MarkDeleting { .. }
+            | Step::RemoveUser(_) => "deletion",
             Step::Emit(_) => "emit",
         }
     }

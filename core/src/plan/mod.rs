@@ -4,8 +4,9 @@
 //! (which facts are read, which checks run on them, which steps follow) is
 //! decided here, once: [`edge::change_edge`],
 //! [`relation::change_relation`], [`membership::change_membership`],
-//! [`post::create_post`], [`post::delete_post`] and each step of a user's
-//! deletion, [`deletion::deletion_step`]. A backend holds no sequence of its own,
+//! [`post::create_post`], [`post::delete_post`], the start of a user's
+//! deletion, [`deletion::begin_deletion`], and each of its steps,
+//! [`deletion::deletion_step`]. A backend holds no sequence of its own,
 //! so two backends cannot drift apart, and a new one is correct once its
 //! primitives are.
 //!
@@ -76,6 +77,9 @@ pub enum Step {
     RemovePosts { author: UserId, posts: Vec<PostId> },
     /// These posts no longer mention `user`.
     Unmention { user: UserId, posts: Vec<PostId> },
+    /// The user marked as being deleted, with the lists they have now
+    /// (the deletion's last event names them; its steps empty them).
+    MarkDeleting { user: UserId, lists: Vec<ListName> },
     /// The last of a deleted user: their record, counts and deletion mark
     /// (the id is free again; its standing stays, see `rules::accounts`).
     RemoveUser(UserId),

@@ -20,6 +20,31 @@ pub struct Standing {
     pub suspended: bool,
 }
 
+impl Standing {
+    /// Also refuses the tokens issued at or before `at_ms` (the time only
+    /// moves forward).
+    pub fn revoked(self, at_ms: u64) -> Standing {
+        Standing {
+            tokens_after_ms: self.tokens_after_ms.max(at_ms),
+            ..self
+        }
+    }
+
+    /// Suspended (`on`, which revokes the tokens issued up to `at_ms`) or
+    /// lifted; and whether the suspension changed.
+    pub fn with_suspension(self, on: bool, at_ms: u64) -> (Standing, bool) {
+        let after = match on {
+            true => self.revoked(at_ms),
+            false => self,
+        };
+        let next = Standing {
+            suspended: on,
+            ..after
+        };
+        (next, self.suspended != on)
+    }
+}
+
 /// Whether a user token issued at `issued_at_secs` (its `iat`) still acts
 /// for the account: 401 `token_revoked` if it was issued at or before the
 /// account's tokens were last revoked (a token's time has whole seconds, so

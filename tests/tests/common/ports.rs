@@ -1,22 +1,21 @@
-//! The ports of one backend under test, for the suites that run each check
-//! on every backend: the embedded default, and MongoDB with Kafka.
+//! The backends under test, opened as the shared suites
+//! (`socialite_testkit`) ask: the embedded default, MongoDB with Kafka, and
+//! MongoDB's stores beside the embedded log (whose rewind the differential
+//! test's replays use).
 
 use super::servers::Servers;
-use socialite_core::backends::Backends;
 use socialite_core::feed::config::FeedConfig;
 use socialite_embedded::EmbeddedConfig;
 use socialite_runtime::backends::{open_backends, BackendConfig};
-
-/// A backend under test, with what keeps it alive.
-pub struct Under {
-    pub backends: Backends,
-    _dir: tempfile::TempDir,
-}
+pub use socialite_testkit::Opened as Under;
+use socialite_testkit::{Opened, Opening};
 
 #[derive(Clone, Copy, Debug)]
 pub enum Kind {
     Embedded,
     MongoKafka,
+    /// MongoDB's stores, the embedded log.
+    MongoStores,
 }
 
 /// Opens the backend with `feed`, in a database and topics of its own
@@ -29,14 +28,36 @@ pub async fn open(kind: Kind, feed: FeedConfig, test: &str, tag: &str) -> Option
         log_retention: 1_000_000,
         feed,
     });
-    if let Kind::MongoKafka = kind {
-        let servers = Servers::from_env(test)?;
-        config.store = servers.mongodb_uri(&Servers::unique(tag));
-        config.event_log = servers.kafka_uri(&Servers::unique(tag), 3);
+    match kind {
+        Kind::Embedded => {}
+        Kind::MongoKafka => {
+            let servers = Servers::from_env(test)?;
+            config.store = servers.mongodb_uri(&Servers::unique(tag));
+            config.event_log = servers.kafka_uri(&Servers::unique(tag), 3);
+        }
+        Kind::MongoStores => {
+            let servers = Servers::from_env(test)?;
+            config.store = servers.mongodb_uri(&Servers::unique(tag));
+        }
     }
     let backends = open_backends(&config).await.unwrap();
-    Some(Under {
-        backends,
-        _dir: dir,
-    })
+    Some(Opened::new(backends, dir))
+}
+
+/// The embedded default, for the shared suites.
+#[allow(dead_code)] // not every test binary runs a shared suite
+pub fn embedded(feed: FeedConfig, test: &'static str) -> Opening {
+    Box::pin(open(Kind::Embedded, feed, test, "conf"))
+}
+
+/// MongoDB with Kafka, for the shared suites.
+#[allow(dead_code)]
+pub fn mongodb_kafka(feed: FeedConfig, test: &'static str) -> Opening {
+    Box::pin(open(Kind::MongoKafka, feed, test, "conf"))
+}
+
+/// MongoDB's stores with the embedded log, for the differential test.
+#[allow(dead_code)]
+pub fn mongodb_stores(feed: FeedConfig, test: &'static str) -> Opening {
+    Box::pin(open(Kind::MongoStores, feed, test, "differential"))
 }

@@ -1,0 +1,144 @@
+//! One conformance suite for the ports, run on every backend: each check
+//! states what any adapter of a port must do, and knows the backend only by
+//! the [`Opener`] it is given. A backend runs the whole suite with
+//! [`conformance_suite!`](crate::conformance_suite).
+
+mod content;
+mod graph;
+mod lists;
+mod timelines;
+
+pub use content::*;
+pub use graph::*;
+pub use lists::*;
+pub use timelines::*;
+
+use crate::open::{eventually, Opener};
+use serde_json::json;
+use socialite_core::backends::Backends;
+use socialite_core::error::ErrorKind;
+use socialite_core::event::Event;
+use socialite_core::feed::config::{FeedConfig, FeedModel};
+use socialite_core::feed::fanout;
+use socialite_core::feed::followers::FollowerIndex;
+use socialite_core::feed::timeline::{activate, read_timeline};
+use socialite_core::feed::Feed;
+use socialite_core::ids::{GroupName, ListName, PostId, TimelineId, UserId};
+use socialite_core::ingest::Ingest;
+use socialite_core::model::{Entry, Post};
+use socialite_core::ports::{CacheRead, Coverage, IdRange, LogConsumer};
+use socialite_core::rules::access::Caller;
+use socialite_core::rules::cascade::{timeline_dropped, DeletionStage, UserDeletion};
+use socialite_core::rules::checks::{EdgeChange, EdgeOp, Membership};
+use socialite_core::rules::relations::Hidden;
+use std::collections::BTreeMap;
+use std::sync::Arc;
+use std::time::Duration;
+
+pub(crate) fn u(s: &str) -> UserId {
+    UserId::parse(s).unwrap()
+}
+
+pub(crate) fn edge(follower: &str, followee: &str, op: EdgeOp) -> EdgeChange {
+    EdgeChange::new(u(follower), u(followee), op).unwrap()
+}
+
+pub(crate) fn post(id: u64, author: &str, message: &str) -> Post {
+    Post {
+        id: PostId(id),
+        author: u(author),
+        message: message.into(),
+        data: json!({ "n": id, "tags": ["a", "b"], "nested": { "x": 1.5 } })
+            .as_object()
+            .cloned(),
+        mentions: vec![],
+    }
+}
+
+pub(crate) fn ids(entries: &[Entry]) -> Vec<u64> {
+    entries.iter().map(|e| e.post.0).collect()
+}
+
+/// Drains the outbox, in order, acknowledging what it read.
+pub(crate) async fn drain_outbox(b: &Backends) -> Vec<Event> {
+    let mut out = Vec::new();
+    loop {
+        let pending = b.outbox.pending(1000).await.unwrap();
+        if pending.is_empty() {
+            return out;
+        }
+        let seqs: Vec<u64> = pending.iter().map(|(s, _)| *s).collect();
+        assert!(
+            seqs.windows(2).all(|w| w[0] < w[1]),
+            "pending is oldest first"
+        );
+        b.outbox.ack(&seqs).await.unwrap();
+        out.extend(pending.into_iter().map(|(_, e)| e));
+    }
+}
+
+pub(crate) fn member(group: &str, user: &str, join: bool) -> Membership {
+    Membership {
+        group: GroupName::parse(group).unwrap(),
+        user: u(user),
+        join,
+    }
+}
+
+pub(crate) fn mentioning(id: u64, author: &str, named: &[&str]) -> Post {
+    Post {
+        mentions: named.iter().map(|n| u(n)).collect(),
+        ..post(id, author, "hi")
+    }
+}
+
+pub(crate) fn l(s: &str) -> ListName {
+    ListName::parse(s).unwrap()
+}
+
+pub(crate) fn filed(follower: &str, followee: &str, lists: &[&str]) -> EdgeChange {
+    edge(follower, followee, EdgeOp::Follow).with_lists(lists.iter().map(|s| l(s)).collect())
+}
+
+/// Polls `consumer` until `want` events arrived (or the deadline passes).
+pub(crate) async fn consume(consumer: &mut Box<dyn LogConsumer>, want: usize) -> Vec<Event> {
+    let mut got = Vec::new();
+    let deadline = std::time::Instant::now() + Duration::from_secs(60);
+    while got.len() < want && std::time::Instant::now() < deadline {
+        got.extend(
+            consumer
+                .poll(100, Duration::from_millis(200), Duration::ZERO)
+                .await
+                .unwrap(),
+        );
+    }
+    got
+}
+
+pub(crate) fn posted(author: &str, id: u64) -> Event {
+    Event::PostCreated {
+        post: post(id, author, "x"),
+    }
+}
+
+/// The home timeline of `user`.
+pub(crate) fn h(user: &str) -> TimelineId {
+    TimelineId::home(&u(user))
+}
+
+pub(crate) fn entry(id: u64, author: &str) -> Entry {
+    Entry::linked(PostId(id), u(author))
+}
+
+pub(crate) async fn ready(b: &Backends, user: &str) -> (Vec<u64>, Coverage) {
+    match b.timelines.read(&h(user), None, 200).await.unwrap() {
+        CacheRead::Ready { entries, coverage } => (ids(&entries), coverage),
+        other => panic!("{user}: expected a ready cache, found {other:?}"),
+    }
+}
+
+/// Applies what the outbox queued, as a fanout worker would.
+pub(crate) async fn fan_out(b: &Backends, index: &FollowerIndex) {
+    let events = drain_outbox(b).await;
+    fanout::apply(&b.stores(), index, &events).await.unwrap();
+}

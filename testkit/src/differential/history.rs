@@ -1,0 +1,287 @@
+//! Random histories: every write, reads that activate dormant users, and
+//! log replays, over graphs with Zipf-distributed follower counts.
+
+use super::harness::Harness;
+use super::model::{GROUPS, LISTS};
+use crate::open::Opener;
+use socialite_core::feed::config::{FeedConfig, FeedModel};
+use socialite_core::rules::access::Caller;
+use socialite_core::rules::hybrid::Hybrid;
+use socialite_core::rules::relations::Relation;
+use socialite_core::sim::{Rng, Zipf};
+
+/// Random lists for a follow: none given (keep the edge's), or a subset.
+fn random_lists(rng: &mut Rng) -> Option<Vec<&'static str>> {
+    if rng.below(100) < 40 {
+        return None;
+    }
+    Some(LISTS.into_iter().filter(|_| rng.below(2) == 0).collect())
+}
+
+/// One random history of `steps` operations over `users` accounts on the
+/// backend `open` opens; how many times authors crossed the hybrid
+/// threshold, up and down (`None`: the backend was skipped).
+pub async fn run(
+    open: Opener,
+    seed: u64,
+    steps: usize,
+    users: usize,
+    feed: FeedConfig,
+) -> Option<(usize, usize)> {
+    let mut rng = Rng::new(seed);
+    let mut h = Harness::open(open, feed).await?;
+    let names: Vec<String> = (0..users).map(|i| format!("u{i}")).collect();
+    let popular = Zipf::new(users, 1.1);
+    for step in 0..steps {
+        let a = names[popular.pick(&mut rng)].clone();
+        let b = names[rng.below(names.len())].clone();
+        let op = rng.below(114);
+        // Every 40 steps the hybrid threshold rises past every follower
+        // count for 20 steps (big authors turn small: backfilled, then
+        // unmarked), then falls back (they turn big again).
+        if let Hybrid::Above(_) = feed.hybrid {
+            match step % 40 {
+                20 => h.backends.feed.hybrid = Hybrid::Above(1000),
+                0 => h.backends.feed.hybrid = feed.hybrid,
+                _ => {}
+            }
+        }
+        if std::env::var_os("SOCIALITE_TRACE").is_some() {
+            eprintln!("step {step}: op {op} a={a} b={b}");
+        }
+        match op {
+            0..=9 => {
+                // A suspended id cannot be taken, even after a deletion.
+                match h.ingest.put_user(&Caller::Trusted, &b, None).await {
+                    Ok(_) => assert!(!h.model.suspended.contains(&b), "seed {seed}"),
+                    Err(e) => assert_eq!(
+                        (e.code(), h.model.suspended.contains(&b)),
+                        ("account_suspended", true),
+                        "seed {seed}"
+                    ),
+                }
+                if !h.model.suspended.contains(&b) {
+                    h.model.users.insert(b);
+                }
+            }
+            10..=34 => {
+                // Follow: a popular account (Zipf pick) gains a follower,
+                // filed under random lists (or an edge is refiled).
+                let lists = random_lists(&mut rng);
+                let followed = h
+                    .ingest
+                    .follow(&Caller::Trusted, &b, &a, lists.as_deref())
+                    .await;
+                let blocked = h.model.blocked(&a, &b);
+                match followed {
+                    Ok(_) => {
+                        assert!(!blocked, "seed {seed}: {b} followed {a} across a block");
+                        let edge = h.model.follows.entry((b, a)).or_default();
+                        if let Some(lists) = lists {
+                            *edge = lists.into_iter().map(String::from).collect();
+                        }
+                    }
+                    Err(e) if e.code() == "blocked" => assert!(blocked, "seed {seed}"),
+                    Err(_) => {}
+                }
+            }
+            35..=40 => {
+                if h.ingest.unfollow(&Caller::Trusted, &b, &a).await.is_ok() {
+                    h.model.follows.remove(&(b, a));
+                }
+            }
+            41..=44 => {
+                // A popular user joins or leaves a group.
+                let group = GROUPS[rng.below(GROUPS.len())];
+                let join = op <= 42;
+                if h.ingest
+                    .membership(&Caller::Trusted, group, &a, join)
+                    .await
+                    .is_ok()
+                {
+                    let members = h.model.groups.entry(group.to_owned()).or_default();
+                    if join {
+                        members.insert(a);
+                    } else {
+                        members.remove(&a);
+                    }
+                }
+            }
+            45..=74 => {
+                // Some posts mention users (and names that are no users).
+                let message = match rng.below(4) {
+                    0 => format!("post {step} by {a} for @{b} and @u{}", rng.below(users + 3)),
+                    _ => format!("post {step} by {a}"),
+                };
+                if let Ok(p) = h
+                    .ingest
+                    .create_post(&Caller::Trusted, &a, message.clone(), None)
+                    .await
+                {
+                    let mut named: Vec<String> = Vec::new();
+                    for word in message.split(' ').filter_map(|w| w.strip_prefix('@')) {
+                        if h.model.users.contains(word) && !named.iter().any(|n| n == word) {
+                            named.push(word.to_owned());
+                        }
+                    }
+                    h.model.mentions.insert(p.id, named);
+                    h.model.posts.insert(p.id, (a, message));
+                }
+            }
+            75..=81 => {
+                if let Some((&p, _)) = h
+                    .model
+                    .posts
+                    .iter()
+                    .nth(rng.below(h.model.posts.len().max(1)))
+                {
+                    h.ingest
+                        .delete_post(&Caller::Trusted, &p.to_string())
+                        .await
+                        .unwrap();
+                    h.model.posts.remove(&p);
+                }
+            }
+            82..=83 => {
+                if h.ingest.delete_user(&Caller::Trusted, &b).await.is_ok() {
+                    h.model.users.remove(&b);
+                    h.model.follows.retain(|(f, t), _| f != &b && t != &b);
+                    h.model.posts.retain(|_, (author, _)| author != &b);
+                    for named in h.model.mentions.values_mut() {
+                        named.retain(|n| n != &b);
+                    }
+                    for members in h.model.groups.values_mut() {
+                        members.remove(&b);
+                    }
+                    // Others' mutes and blocks of the account stay theirs.
+                    h.model.mutes.retain(|(x, _)| x != &b);
+                    h.model.blocks.retain(|(x, _)| x != &b);
+                }
+            }
+            84..=93 => {
+                // A read activates a dormant timeline, possibly with events
+                // still in flight: exactly the race the warming state must
+                // survive. Home timelines and lists alike.
+                let _ = match rng.below(3) {
+                    0 => h.reads.timeline(&Caller::Trusted, &b, Some(3), None).await,
+                    1 => {
+                        let group = GROUPS[rng.below(GROUPS.len())];
+                        h.reads
+                            .group_timeline(&Caller::Trusted, group, None, Some(3), None)
+                            .await
+                    }
+                    _ => {
+                        let list = LISTS[rng.below(LISTS.len())];
+                        h.reads
+                            .list_timeline(&Caller::Trusted, &b, list, Some(3), None)
+                            .await
+                    }
+                };
+            }
+            94..=96 => {
+                // Replay from a random earlier point (rewind never skips ahead).
+                let first = h
+                    .backends
+                    .rewind
+                    .as_ref()
+                    .unwrap()
+                    .first_retained()
+                    .unwrap();
+                h.replay_from(first + rng.below(60) as u64).await;
+            }
+            100..=109 => {
+                // b mutes or blocks a popular account, or lifts it.
+                let relation = if op < 105 {
+                    Relation::Mute
+                } else {
+                    Relation::Block
+                };
+                let make = op % 5 < 3;
+                if h.ingest
+                    .relation(&Caller::Trusted, &b, &a, relation, make)
+                    .await
+                    .is_ok()
+                {
+                    let m = &mut h.model;
+                    let pair = (b.clone(), a.clone());
+                    let set = match relation {
+                        Relation::Mute => &mut m.mutes,
+                        Relation::Block => &mut m.blocks,
+                    };
+                    if make {
+                        set.insert(pair);
+                    } else {
+                        set.remove(&pair);
+                    }
+                    if make && relation == Relation::Block {
+                        m.follows.remove(&(b.clone(), a.clone()));
+                        m.follows.remove(&(a, b));
+                    }
+                }
+            }
+            110..=113 => {
+                // A moderator suspends an account, or lifts a suspension.
+                let on = op < 112;
+                h.ingest.suspend(&Caller::Trusted, &b, on).await.unwrap();
+                match on {
+                    true => h.model.suspended.insert(b),
+                    false => h.model.suspended.remove(&b),
+                };
+            }
+            _ => h.drain().await,
+        }
+        if rng.below(100) < 8 {
+            h.check_all(seed, step).await;
+        }
+    }
+    h.check_all(seed, steps).await;
+    Some(h.crossings)
+}
+
+/// Small sizes force floors, truncation, bucket retention and paging past
+/// what is stored; they vary with the seed.
+pub fn feed(model: FeedModel, embed: bool, seed: u64) -> FeedConfig {
+    FeedConfig {
+        model,
+        embed,
+        cache_size: 1 + (seed as usize % 4),
+        time_bucket_ms: 1 + seed % 3,
+        bucket_size: 1 + (seed as usize % 3),
+        bucket_retention: 1 + (seed as usize / 3 % 3),
+        // Both ways: shown (the default) and not.
+        own_posts: seed % 2 == 1,
+        // Hybrid fanout off, and on with thresholds that popular accounts
+        // cross both ways as follows come and go.
+        hybrid: match seed % 4 {
+            0 => Hybrid::Off,
+            n => Hybrid::Above(1 + n.min(2)),
+        },
+        ..FeedConfig::default()
+    }
+}
+
+/// Every feed model, linked and embedded, returns what fanout on read
+/// returns, over the histories of `seeds` (`SOCIALITE_SEED` picks one
+/// instead), with the hybrid threshold crossed both ways.
+pub async fn every_model_matches_the_oracle(open: Opener, seeds: impl IntoIterator<Item = u64>) {
+    let seeds: Vec<u64> = match std::env::var("SOCIALITE_SEED") {
+        Ok(s) => vec![s.parse().expect("SOCIALITE_SEED is a number")],
+        Err(_) => seeds.into_iter().collect(),
+    };
+    let (mut up, mut down) = (0, 0);
+    for &seed in &seeds {
+        for model in FeedModel::ALL {
+            for embed in [false, true] {
+                let Some((u, d)) = run(open, seed, 250, 12, feed(model, embed, seed)).await else {
+                    return;
+                };
+                (up, down) = (up + u, down + d);
+            }
+        }
+    }
+    // Hybrid fanout was exercised: authors became big, and small again.
+    if seeds.len() > 1 {
+        assert!(up > 0 && down > 0, "crossings up {up}, down {down}");
+    }
+    eprintln!("hybrid threshold crossings: {up} up, {down} down");
+}

@@ -1,0 +1,124 @@
+//! A toy third backend: every store port in memory, built only from the
+//! primitives core's planners need (`socialite_core::plan::Txn`) and plain
+//! reads, with no rule code of its own. It passes the whole conformance
+//! suite and the differential test (`toy_backend.rs`): the proof that what
+//! a write checks and does is decided once, in core. Timelines are the
+//! embedded crate's in-memory store and the log the embedded log: they are
+//! other ports, with no write sequences to prove.
+//!
+//! A write runs on a copy of the state and replaces it when the plan
+//! succeeds: a refused plan leaves nothing behind, as a rolled-back
+//! transaction would.
+
+mod ports;
+mod txn;
+
+use serde_json::{Map, Value};
+use socialite_core::backends::{Backends, Parts};
+use socialite_core::error::Result;
+use socialite_core::event::Event;
+use socialite_core::feed::config::FeedConfig;
+use socialite_core::ids::{GroupName, ListName, PostId, UserId};
+use socialite_core::live::in_process::InProcessFeed;
+use socialite_core::model::Post;
+use socialite_core::ports::Standing;
+use socialite_embedded::EmbeddedConfig;
+use socialite_testkit::{Opened, Opening};
+use std::collections::{BTreeMap, BTreeSet};
+use std::sync::{Arc, Mutex};
+use tokio::sync::Notify;
+
+/// Everything the store holds: one map or set per index, as a database
+/// would keep tables.
+#[derive(Clone, Default)]
+struct State {
+    /// User → profile.
+    users: BTreeMap<UserId, Option<Map<String, Value>>>,
+    /// User → (followers, following).
+    counts: BTreeMap<UserId, (u64, u64)>,
+    /// Users being deleted → their lists when it began.
+    deleting: BTreeMap<UserId, Vec<ListName>>,
+    /// (follower, followee) → the edge's lists and when it was made.
+    following: BTreeMap<(UserId, UserId), (Vec<ListName>, u64)>,
+    /// (followee, follower).
+    followers: BTreeSet<(UserId, UserId)>,
+    /// (user, list) → members; (user, list, member).
+    list_sizes: BTreeMap<(UserId, ListName), u64>,
+    list_members: BTreeSet<(UserId, ListName, UserId)>,
+    /// (user, relation code, target) and (target, relation code, user).
+    relations: BTreeSet<(UserId, u8, UserId)>,
+    related: BTreeSet<(UserId, u8, UserId)>,
+    /// (group, member), (member, group), group → members.
+    members: BTreeSet<(GroupName, UserId)>,
+    memberships: BTreeSet<(UserId, GroupName)>,
+    group_sizes: BTreeMap<GroupName, u64>,
+    posts: BTreeMap<PostId, Post>,
+    /// (author, post) and (mentioned user, post).
+    by_author: BTreeSet<(UserId, PostId)>,
+    mentions: BTreeSet<(UserId, PostId)>,
+    outbox: BTreeMap<u64, Event>,
+    next_seq: u64,
+    hybrid: BTreeSet<UserId>,
+    accounts: BTreeMap<UserId, Standing>,
+}
+
+/// The toy store: one state behind a lock.
+#[derive(Default)]
+pub struct ToyStore {
+    state: Mutex<State>,
+    queued: Arc<Notify>,
+}
+
+/// A write in progress: a copy of the state, and whether it queued events.
+struct ToyTxn {
+    state: State,
+    queued: bool,
+}
+
+impl ToyStore {
+    /// Runs `f` on a copy of the state, kept only if `f` succeeds.
+    fn write<R>(&self, f: impl FnOnce(&mut ToyTxn) -> Result<R>) -> Result<R> {
+        let mut state = self.state.lock().unwrap();
+        let mut txn = ToyTxn {
+            state: state.clone(),
+            queued: false,
+        };
+        let out = f(&mut txn)?;
+        *state = txn.state;
+        drop(state);
+        if txn.queued {
+            self.queued.notify_one();
+        }
+        Ok(out)
+    }
+
+    fn read<R>(&self, f: impl FnOnce(&State) -> R) -> R {
+        f(&self.state.lock().unwrap())
+    }
+}
+
+/// Opens the toy store beside the embedded timelines and log, for the
+/// shared suites.
+pub fn open(feed: FeedConfig, _test: &'static str) -> Opening {
+    Box::pin(async move {
+        let dir = tempfile::tempdir().unwrap();
+        let embedded = EmbeddedConfig {
+            data_dir: dir.path().into(),
+            log_retention: 1_000_000,
+            feed,
+        };
+        let store = Arc::new(ToyStore::default());
+        let log = embedded.open_log().unwrap();
+        let parts = Parts {
+            content: store.clone(),
+            graph: store.clone(),
+            outbox: store.clone(),
+            accounts: store,
+            timelines: embedded.memory_timelines(),
+            log: log.clone(),
+            rewind: Some(log),
+            applied: Arc::new(InProcessFeed::new()),
+        };
+        Some(Opened::new(Backends::assemble(parts, feed), dir))
+    })
+}

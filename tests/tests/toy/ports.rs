@@ -1,0 +1,420 @@
+//! The toy store's ports: every write runs core's planner on a
+//! [`ToyTxn`](super::ToyTxn) (`run_ready`: the toy never waits), every read
+//! is a walk of the state in the order the port promises.
+
+use super::txn::under;
+use super::{State, ToyStore};
+use async_trait::async_trait;
+use serde_json::{Map, Value};
+use socialite_core::error::Result;
+use socialite_core::event::Event;
+use socialite_core::ids::{GroupName, ListName, PostId, UserId};
+use socialite_core::model::{Entry, Post, User};
+use socialite_core::plan::{deletion, edge, membership, post, relation, run_ready};
+use socialite_core::ports::*;
+use socialite_core::rules::cascade::DeletionStage;
+use socialite_core::rules::checks::{user_being_deleted, EdgeChange, EdgeTransition, Membership};
+use socialite_core::rules::relations::{Relation, RelationChange, RelationTransition};
+use std::sync::Arc;
+use tokio::sync::Notify;
+
+/// Up to `limit` of `ids` after `after`, in order.
+fn page<'a, T: Ord + Clone + 'a>(
+    ids: impl Iterator<Item = &'a T>,
+    after: Option<&T>,
+    limit: usize,
+) -> Vec<T> {
+    ids.filter(|id| after.is_none_or(|a| *id > a))
+        .take(limit)
+        .cloned()
+        .collect()
+}
+
+/// One side of the edges of `user`, newest follow first (ties in id order),
+/// after `after`.
+fn by_time(
+    s: &State,
+    user: &UserId,
+    followers: bool,
+    after: Option<&(u64, UserId)>,
+    limit: usize,
+) -> Vec<(UserId, u64)> {
+    let mut edges: Vec<(UserId, u64)> = s
+        .following
+        .iter()
+        .filter_map(|((f, t), (_, at))| match followers {
+            true => (t == user).then(|| (f.clone(), *at)),
+            false => (f == user).then(|| (t.clone(), *at)),
+        })
+        .collect();
+    let key = |(u, at): &(UserId, u64)| (std::cmp::Reverse(*at), u.clone());
+    edges.sort_by_key(key);
+    let after = after.map(|(at, u)| (std::cmp::Reverse(*at), u.clone()));
+    edges.retain(|e| after.as_ref().is_none_or(|a| key(e) > *a));
+    edges.truncate(limit);
+    edges
+}
+
+#[async_trait]
+impl ContentStore for ToyStore {
+    async fn put_user(
+        &self,
+        id: &UserId,
+        profile: Option<Map<String, Value>>,
+    ) -> Result<(User, bool)> {
+        self.write(|t| {
+            let s = &mut t.state;
+            if s.deleting.contains_key(id) {
+                return Err(user_being_deleted(id));
+            }
+            let created = !s.users.contains_key(id);
+            if created {
+                s.counts.insert(id.clone(), (0, 0));
+            }
+            if created || profile.is_some() {
+                s.users.insert(id.clone(), profile);
+            }
+            let (followers, following) = s.counts[id];
+            let profile = s.users[id].clone();
+            let user = User {
+                id: id.clone(),
+                followers,
+                following,
+                profile,
+            };
+            Ok((user, created))
+        })
+    }
+
+    async fn get_user(&self, id: &UserId) -> Result<Option<User>> {
+        Ok(self.read(|s| {
+            let profile = s.users.get(id).filter(|_| s.exists(id))?.clone();
+            let (followers, following) = s.counts.get(id).copied().unwrap_or_default();
+            Some(User {
+                id: id.clone(),
+                followers,
+                following,
+                profile,
+            })
+        }))
+    }
+
+    async fn begin_deletion(&self, id: &UserId) -> Result<bool> {
+        self.write(|t| run_ready(deletion::begin_deletion(t, id)))
+    }
+
+    async fn deletion_step(&self, id: &UserId, stage: DeletionStage, limit: usize) -> Result<bool> {
+        let done = self.write(|t| run_ready(deletion::deletion_step(t, id, stage, limit)))?;
+        Ok(done.more)
+    }
+
+    async fn pending_deletions(&self) -> Result<Vec<UserId>> {
+        Ok(self.read(|s| s.deleting.keys().cloned().collect()))
+    }
+
+    async fn create_post(&self, p: Post) -> Result<Post> {
+        self.write(|t| run_ready(post::create_post(t, p)))
+    }
+
+    async fn mentions_of(
+        &self,
+        user: &UserId,
+        range: IdRange,
+        limit: usize,
+    ) -> Result<Vec<PostId>> {
+        Ok(self.read(|s| {
+            let named = under(&s.mentions, user)
+                .rev()
+                .filter(|p| range.contains(**p));
+            named.take(limit).copied().collect()
+        }))
+    }
+
+    async fn get_posts(&self, ids: &[PostId]) -> Result<Vec<Post>> {
+        Ok(self.read(|s| {
+            ids.iter()
+                .filter_map(|id| s.posts.get(id).cloned())
+                .collect()
+        }))
+    }
+
+    async fn delete_post(&self, id: PostId) -> Result<Option<Post>> {
+        self.write(|t| run_ready(post::delete_post(t, id)))
+    }
+
+    async fn post_ids_by(
+        &self,
+        authors: &[UserId],
+        range: IdRange,
+        limit_each: usize,
+    ) -> Result<Vec<Entry>> {
+        Ok(self.read(|s| {
+            let mut out = Vec::new();
+            for a in authors {
+                let newest = under(&s.by_author, a).rev().filter(|p| range.contains(**p));
+                out.extend(
+                    newest
+                        .take(limit_each)
+                        .map(|p| Entry::linked(*p, a.clone())),
+                );
+            }
+            out
+        }))
+    }
+
+    async fn newest_post_id(&self) -> Result<Option<PostId>> {
+        Ok(self.read(|s| s.posts.keys().next_back().copied()))
+    }
+}
+
+#[async_trait]
+impl Edges for ToyStore {
+    async fn change_edge(&self, change: &EdgeChange) -> Result<EdgeTransition> {
+        self.write(|t| run_ready(edge::change_edge(t, change)))
+    }
+
+    async fn edge(&self, user: &UserId, target: &UserId) -> Result<Option<Vec<ListName>>> {
+        let key = (user.clone(), target.clone());
+        Ok(self.read(|s| s.following.get(&key).map(|(l, _)| l.clone())))
+    }
+
+    async fn followers(
+        &self,
+        user: &UserId,
+        after: Option<&UserId>,
+        limit: usize,
+    ) -> Result<Vec<UserId>> {
+        Ok(self.read(|s| page(under(&s.followers, user), after, limit)))
+    }
+
+    async fn following(
+        &self,
+        user: &UserId,
+        after: Option<&UserId>,
+        limit: usize,
+    ) -> Result<Vec<UserId>> {
+        Ok(self.read(|s| {
+            let followees = s
+                .following
+                .keys()
+                .filter(|(f, _)| f == user)
+                .map(|(_, t)| t);
+            page(followees, after, limit)
+        }))
+    }
+
+    async fn followers_by_time(
+        &self,
+        user: &UserId,
+        after: Option<&(u64, UserId)>,
+        limit: usize,
+    ) -> Result<Vec<(UserId, u64)>> {
+        Ok(self.read(|s| by_time(s, user, true, after, limit)))
+    }
+
+    async fn following_by_time(
+        &self,
+        user: &UserId,
+        after: Option<&(u64, UserId)>,
+        limit: usize,
+    ) -> Result<Vec<(UserId, u64)>> {
+        Ok(self.read(|s| by_time(s, user, false, after, limit)))
+    }
+}
+
+#[async_trait]
+impl Lists for ToyStore {
+    async fn lists(&self, user: &UserId) -> Result<Vec<(ListName, u64)>> {
+        Ok(self.read(|s| {
+            let sizes = s.list_sizes.iter().filter(|((u, _), _)| u == user);
+            sizes.map(|((_, l), n)| (l.clone(), *n)).collect()
+        }))
+    }
+
+    async fn list_members(
+        &self,
+        user: &UserId,
+        list: &ListName,
+        after: Option<&UserId>,
+        limit: usize,
+    ) -> Result<Vec<UserId>> {
+        Ok(self.read(|s| {
+            let filed = s
+                .list_members
+                .iter()
+                .filter(|(u, l, _)| u == user && l == list);
+            page(filed.map(|(_, _, m)| m), after, limit)
+        }))
+    }
+
+    async fn listed_by(&self, users: &[UserId]) -> Result<Vec<Vec<(UserId, ListName)>>> {
+        Ok(self.read(|s| {
+            let listing = |u: &UserId| {
+                let edges = s.following.iter().filter(|((_, t), _)| t == u);
+                edges
+                    .flat_map(|((f, _), (lists, _))| lists.iter().map(|l| (f.clone(), l.clone())))
+                    .collect()
+            };
+            users.iter().map(listing).collect()
+        }))
+    }
+}
+
+#[async_trait]
+impl Groups for ToyStore {
+    async fn change_membership(&self, change: &Membership) -> Result<bool> {
+        self.write(|t| run_ready(membership::change_membership(t, change)))
+    }
+
+    async fn group_size(&self, group: &GroupName) -> Result<u64> {
+        Ok(self.read(|s| s.group_sizes.get(group).copied().unwrap_or(0)))
+    }
+
+    async fn group_members(
+        &self,
+        group: &GroupName,
+        after: Option<&UserId>,
+        limit: usize,
+    ) -> Result<Vec<UserId>> {
+        Ok(self.read(|s| page(under(&s.members, group), after, limit)))
+    }
+
+    async fn groups_of(&self, users: &[UserId]) -> Result<Vec<Vec<GroupName>>> {
+        Ok(self.read(|s| {
+            users
+                .iter()
+                .map(|u| under(&s.memberships, u).cloned().collect())
+                .collect()
+        }))
+    }
+}
+
+#[async_trait]
+impl Mutes for ToyStore {
+    async fn change_relation(&self, change: &RelationChange) -> Result<RelationTransition> {
+        self.write(|t| run_ready(relation::change_relation(t, change)))
+    }
+
+    async fn relations(
+        &self,
+        user: &UserId,
+        relation: Relation,
+        after: Option<&UserId>,
+        limit: usize,
+    ) -> Result<Vec<UserId>> {
+        Ok(self.read(|s| {
+            let kept = s
+                .relations
+                .iter()
+                .filter(|(u, c, _)| u == user && *c == relation.code());
+            page(kept.map(|(_, _, t)| t), after, limit)
+        }))
+    }
+
+    async fn related(
+        &self,
+        target: &UserId,
+        relation: Relation,
+        after: Option<&UserId>,
+        limit: usize,
+    ) -> Result<Vec<UserId>> {
+        Ok(self.read(|s| {
+            let keepers = s
+                .related
+                .iter()
+                .filter(|(t, c, _)| t == target && *c == relation.code());
+            page(keepers.map(|(_, _, u)| u), after, limit)
+        }))
+    }
+
+    async fn has_relation(
+        &self,
+        user: &UserId,
+        relation: Relation,
+        target: &UserId,
+    ) -> Result<bool> {
+        let key = (user.clone(), relation.code(), target.clone());
+        Ok(self.read(|s| s.relations.contains(&key)))
+    }
+}
+
+#[async_trait]
+impl HybridMarks for ToyStore {
+    async fn hybrid_authors(&self) -> Result<Vec<UserId>> {
+        Ok(self.read(|s| s.hybrid.iter().cloned().collect()))
+    }
+
+    async fn set_hybrid(&self, author: &UserId, on: bool) -> Result<()> {
+        self.write(|t| {
+            match on {
+                true => t.state.hybrid.insert(author.clone()),
+                false => t.state.hybrid.remove(author),
+            };
+            Ok(())
+        })
+    }
+}
+
+#[async_trait]
+impl Outbox for ToyStore {
+    async fn pending(&self, limit: usize) -> Result<Vec<(u64, Event)>> {
+        Ok(self.read(|s| {
+            s.outbox
+                .iter()
+                .take(limit)
+                .map(|(q, e)| (*q, e.clone()))
+                .collect()
+        }))
+    }
+
+    async fn ack(&self, seqs: &[u64]) -> Result<()> {
+        self.write(|t| {
+            for q in seqs {
+                t.state.outbox.remove(q);
+            }
+            Ok(())
+        })
+    }
+
+    async fn backlog(&self) -> Result<u64> {
+        Ok(self.read(|s| s.outbox.len() as u64))
+    }
+
+    fn notifier(&self) -> Arc<Notify> {
+        self.queued.clone()
+    }
+}
+
+#[async_trait]
+impl Accounts for ToyStore {
+    async fn standing(&self, id: &UserId) -> Result<Standing> {
+        Ok(self.read(|s| s.accounts.get(id).copied().unwrap_or_default()))
+    }
+
+    async fn suspended(&self) -> Result<Vec<UserId>> {
+        Ok(self.read(|s| {
+            s.accounts
+                .iter()
+                .filter(|(_, a)| a.suspended)
+                .map(|(u, _)| u.clone())
+                .collect()
+        }))
+    }
+
+    async fn revoke_tokens(&self, id: &UserId, at_ms: u64) -> Result<()> {
+        self.write(|t| {
+            let standing = t.state.accounts.entry(id.clone()).or_default();
+            *standing = standing.revoked(at_ms);
+            Ok(())
+        })
+    }
+
+    async fn set_suspended(&self, id: &UserId, on: bool, at_ms: u64) -> Result<bool> {
+        self.write(|t| {
+            let standing = t.state.accounts.entry(id.clone()).or_default();
+            let (next, changed) = standing.with_suspension(on, at_ms);
+            *standing = next;
+            Ok(changed)
+        })
+    }
+}

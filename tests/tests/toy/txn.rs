@@ -1,0 +1,280 @@
+//! The toy store's primitives: each fact a lookup in the state, each step a
+//! change of it. Nothing here decides anything.
+
+use super::{State, ToyTxn};
+use socialite_core::error::{Error, Result};
+use socialite_core::ids::{GroupName, ListName, PostId, UserId};
+use socialite_core::model::Post;
+use socialite_core::plan::deletion::Side;
+use socialite_core::plan::{Step, Txn};
+use socialite_core::rules::checks::Membership;
+use socialite_core::rules::relations::Relation;
+use std::collections::{BTreeMap, BTreeSet};
+
+impl State {
+    pub(super) fn exists(&self, user: &UserId) -> bool {
+        self.users.contains_key(user) && !self.deleting.contains_key(user)
+    }
+}
+
+/// The second halves of the pairs under `first`, in order.
+pub(super) fn under<'a, A: Ord, B: Ord + Clone + 'a>(
+    set: &'a BTreeSet<(A, B)>,
+    first: &'a A,
+) -> impl DoubleEndedIterator<Item = &'a B> + 'a {
+    set.iter().filter(move |(a, _)| a == first).map(|(_, b)| b)
+}
+
+/// Moves a count kept per key by `step`; a count that reaches 0 is dropped.
+fn move_size<K: Ord>(sizes: &mut BTreeMap<K, u64>, key: K, step: i64) {
+    let n = sizes
+        .get(&key)
+        .copied()
+        .unwrap_or(0)
+        .saturating_add_signed(step);
+    match n {
+        0 => sizes.remove(&key),
+        n => sizes.insert(key, n),
+    };
+}
+
+impl Txn for ToyTxn {
+    type Error = Error;
+
+    async fn existing_users(&mut self, users: &[&UserId]) -> Result<Vec<UserId>> {
+        let found = users.iter().filter(|u| self.state.exists(u));
+        Ok(found.map(|u| (*u).clone()).collect())
+    }
+
+    async fn edge_lists(&mut self, f: &UserId, t: &UserId) -> Result<Option<Vec<ListName>>> {
+        let edge = self.state.following.get(&(f.clone(), t.clone()));
+        Ok(edge.map(|(lists, _)| lists.clone()))
+    }
+
+    async fn blocked_either_way(&mut self, a: &UserId, b: &UserId) -> Result<bool> {
+        let code = Relation::Block.code();
+        let r = &self.state.relations;
+        Ok(r.contains(&(a.clone(), code, b.clone())) || r.contains(&(b.clone(), code, a.clone())))
+    }
+
+    async fn following_count(&mut self, user: &UserId) -> Result<u64> {
+        Ok(self.state.counts.get(user).map_or(0, |c| c.1))
+    }
+
+    async fn list_names(&mut self, user: &UserId) -> Result<Vec<ListName>> {
+        let sizes = self.state.list_sizes.keys();
+        Ok(sizes
+            .filter(|(u, _)| u == user)
+            .map(|(_, l)| l.clone())
+            .collect())
+    }
+
+    async fn relation_exists(&mut self, u: &UserId, r: Relation, t: &UserId) -> Result<bool> {
+        Ok(self
+            .state
+            .relations
+            .contains(&(u.clone(), r.code(), t.clone())))
+    }
+
+    async fn relation_count(&mut self, u: &UserId, r: Relation, cap: usize) -> Result<usize> {
+        let kept = self.state.relations.iter();
+        Ok(kept
+            .filter(|(a, c, _)| a == u && *c == r.code())
+            .take(cap)
+            .count())
+    }
+
+    async fn is_member(&mut self, group: &GroupName, user: &UserId) -> Result<bool> {
+        Ok(self.state.members.contains(&(group.clone(), user.clone())))
+    }
+
+    async fn group_count(&mut self, user: &UserId, cap: usize) -> Result<usize> {
+        Ok(under(&self.state.memberships, user).take(cap).count())
+    }
+
+    async fn deleting(&mut self, user: &UserId) -> Result<Option<Vec<ListName>>> {
+        Ok(self.state.deleting.get(user).cloned())
+    }
+
+    async fn edge_page(
+        &mut self,
+        user: &UserId,
+        side: Side,
+        limit: usize,
+    ) -> Result<Vec<(UserId, Vec<ListName>)>> {
+        let edges = self.state.following.iter();
+        let mut page: Vec<(UserId, Vec<ListName>)> = edges
+            .filter_map(|((f, t), (lists, _))| match side {
+                Side::Followers => (t == user).then(|| (f.clone(), lists.clone())),
+                Side::Following => (f == user).then(|| (t.clone(), lists.clone())),
+            })
+            .collect();
+        page.sort_by(|a, b| a.0.cmp(&b.0));
+        page.truncate(limit);
+        Ok(page)
+    }
+
+    async fn groups_of(&mut self, user: &UserId) -> Result<Vec<GroupName>> {
+        Ok(under(&self.state.memberships, user).cloned().collect())
+    }
+
+    async fn relations_kept(
+        &mut self,
+        u: &UserId,
+        limit: usize,
+    ) -> Result<Vec<(Relation, UserId)>> {
+        let kept = self.state.relations.iter().filter(|(a, _, _)| a == u);
+        let kept = kept.filter_map(|(_, c, t)| Some((Relation::from_code(*c)?, t.clone())));
+        Ok(kept.take(limit).collect())
+    }
+
+    async fn posts_by(&mut self, user: &UserId, limit: usize) -> Result<Vec<PostId>> {
+        Ok(under(&self.state.by_author, user)
+            .take(limit)
+            .copied()
+            .collect())
+    }
+
+    async fn posts_mentioning(&mut self, user: &UserId, limit: usize) -> Result<Vec<PostId>> {
+        Ok(under(&self.state.mentions, user)
+            .take(limit)
+            .copied()
+            .collect())
+    }
+
+    async fn post(&mut self, id: PostId) -> Result<Option<Post>> {
+        Ok(self.state.posts.get(&id).cloned())
+    }
+
+    async fn apply(&mut self, steps: &[Step]) -> Result<()> {
+        for step in steps {
+            self.apply_step(step);
+        }
+        Ok(())
+    }
+}
+
+impl ToyTxn {
+    fn apply_step(&mut self, step: &Step) {
+        let s = &mut self.state;
+        match step {
+            Step::AddEdge {
+                follower: f,
+                followee: t,
+                lists,
+                at_ms,
+            } => {
+                s.following
+                    .insert((f.clone(), t.clone()), (lists.clone(), *at_ms));
+                s.followers.insert((t.clone(), f.clone()));
+            }
+            Step::RefileEdge {
+                follower: f,
+                followee: t,
+                lists,
+            } => {
+                if let Some(edge) = s.following.get_mut(&(f.clone(), t.clone())) {
+                    edge.0 = lists.clone();
+                }
+            }
+            Step::RemoveEdge {
+                follower: f,
+                followee: t,
+            } => {
+                s.following.remove(&(f.clone(), t.clone()));
+                s.followers.remove(&(t.clone(), f.clone()));
+            }
+            Step::MoveLists {
+                follower: f,
+                followee: t,
+                added,
+                removed,
+            } => {
+                for l in added {
+                    s.list_members.insert((f.clone(), l.clone(), t.clone()));
+                    move_size(&mut s.list_sizes, (f.clone(), l.clone()), 1);
+                }
+                for l in removed {
+                    s.list_members.remove(&(f.clone(), l.clone(), t.clone()));
+                    move_size(&mut s.list_sizes, (f.clone(), l.clone()), -1);
+                }
+            }
+            Step::FollowCounts {
+                follower,
+                followee,
+                step,
+            } => {
+                let c = s.counts.entry(follower.clone()).or_default();
+                c.1 = c.1.saturating_add_signed(*step);
+                let c = s.counts.entry(followee.clone()).or_default();
+                c.0 = c.0.saturating_add_signed(*step);
+            }
+            Step::Relation {
+                user,
+                relation,
+                target,
+                active,
+            } => {
+                let (ab, ba) = (
+                    (user.clone(), relation.code(), target.clone()),
+                    (target.clone(), relation.code(), user.clone()),
+                );
+                if *active {
+                    s.relations.insert(ab);
+                    s.related.insert(ba);
+                } else {
+                    s.relations.remove(&ab);
+                    s.related.remove(&ba);
+                }
+            }
+            Step::Membership(Membership { group, user, join }) => {
+                let (gu, ug) = ((group.clone(), user.clone()), (user.clone(), group.clone()));
+                if *join {
+                    s.members.insert(gu);
+                    s.memberships.insert(ug);
+                    move_size(&mut s.group_sizes, group.clone(), 1);
+                } else {
+                    s.members.remove(&gu);
+                    s.memberships.remove(&ug);
+                    move_size(&mut s.group_sizes, group.clone(), -1);
+                }
+            }
+            Step::PutPost(post) => {
+                for m in &post.mentions {
+                    s.mentions.insert((m.clone(), post.id));
+                }
+                s.by_author.insert((post.author.clone(), post.id));
+                s.posts.insert(post.id, post.clone());
+            }
+            Step::RemovePosts { author, posts } => {
+                for p in posts {
+                    s.by_author.remove(&(author.clone(), *p));
+                    for m in s.posts.remove(p).map(|p| p.mentions).unwrap_or_default() {
+                        s.mentions.remove(&(m, *p));
+                    }
+                }
+            }
+            Step::Unmention { user, posts } => {
+                for p in posts {
+                    s.mentions.remove(&(user.clone(), *p));
+                    if let Some(post) = s.posts.get_mut(p) {
+                        post.mentions.retain(|m| m != user);
+                    }
+                }
+            }
+            Step::MarkDeleting { user, lists } => {
+                s.deleting.insert(user.clone(), lists.clone());
+            }
+            Step::RemoveUser(user) => {
+                s.deleting.remove(user);
+                s.users.remove(user);
+                s.counts.remove(user);
+            }
+            Step::Emit(event) => {
+                s.outbox.insert(s.next_seq, event.clone());
+                s.next_seq += 1;
+                self.queued = true;
+            }
+        }
+    }
+}
