@@ -24,22 +24,6 @@ pub(crate) fn groups_of<T: ReadableTable<(&'static str, &'static str), ()>>(
     Ok(out)
 }
 
-/// Applies a join or a leave of an existing user, for the bulk paths
-/// (import, deletion; a join or leave through the API is planned in
-/// `socialite_core::plan::membership`); returns whether it changed.
-pub(crate) fn apply(txn: &WriteTransaction, change: &Membership) -> Result<bool> {
-    let (g, u) = (change.group.as_str(), change.user.as_str());
-    if is_member(txn, g, u)? == change.join {
-        return Ok(false);
-    }
-    if change.join {
-        let held = groups_of(&txn.open_table(USER_GROUPS).store()?, u)?.len();
-        change.check_group_count(held)?;
-    }
-    put(txn, change)?;
-    Ok(true)
-}
-
 pub(crate) fn is_member(txn: &WriteTransaction, group: &str, user: &str) -> Result<bool> {
     let members = txn.open_table(GROUP_MEMBERS).store()?;
     let found = members.get((group, user)).store()?.is_some();

@@ -8,7 +8,6 @@ use redb::{ReadableTable, WriteTransaction};
 use socialite_core::error::Result;
 use socialite_core::ids::{ListName, UserId};
 use socialite_core::plan::deletion::Side;
-use socialite_core::rules::checks::EdgeTransition;
 
 /// Lists as stored: names joined by commas (no name holds one).
 pub(crate) fn decode_lists(text: &str) -> Vec<ListName> {
@@ -51,24 +50,6 @@ pub(crate) fn user_lists<T: ReadableTable<(&'static str, &'static str), u64>>(
         out.push((ListName::from_stored(list), v.value()));
     }
     Ok(out)
-}
-
-/// Writes what a transition does to the edge's lists: the lists of both
-/// directions, list members and list sizes. Refuses a change that would
-/// give the follower too many lists. For the bulk paths (import, deletion);
-/// follows are planned in `socialite_core::plan`.
-pub(crate) fn apply(
-    txn: &WriteTransaction,
-    follower: &str,
-    followee: &str,
-    t: &EdgeTransition,
-) -> Result<()> {
-    if !t.added.is_empty() {
-        let held = user_lists(&txn.open_table(USER_LISTS).store()?, follower)?;
-        t.check_list_count(held.len(), |l| Ok(held.iter().any(|(h, _)| h == l)))?;
-    }
-    move_members(txn, follower, followee, &t.added, &t.removed)?;
-    file_edge(txn, follower, followee, t.after.as_deref().unwrap_or(&[]))
 }
 
 /// The followee joins the follower's lists `added` and leaves `removed`:

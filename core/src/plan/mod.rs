@@ -17,6 +17,7 @@ pub mod deletion;
 pub mod edge;
 pub mod membership;
 pub mod post;
+pub mod quiet;
 pub mod relation;
 
 use crate::error::{Error, Result};
