@@ -13,7 +13,7 @@ use std::sync::{Arc, RwLock};
 use std::time::{Duration, Instant};
 
 /// How long a standing read from the store is used.
-pub const FRESH: Duration = Duration::from_secs(1);
+pub(crate) const FRESH: Duration = Duration::from_secs(1);
 /// Most standings kept; past it the stale ones go, then all.
 const MAX_KEPT: usize = 65_536;
 
@@ -57,12 +57,12 @@ impl Standings {
     }
 
     /// Refuses acting as `id` while it is suspended.
-    pub async fn may_act(&self, id: &UserId) -> Result<()> {
+    pub(crate) async fn may_act(&self, id: &UserId) -> Result<()> {
         may_act(id, &self.of(id).await?)
     }
 
     /// Whether the id is suspended (hidden from readers).
-    pub async fn is_suspended(&self, id: &UserId) -> Result<bool> {
+    pub(crate) async fn is_suspended(&self, id: &UserId) -> Result<bool> {
         Ok(self.suspended_ids().await?.contains(id))
     }
 
@@ -75,7 +75,7 @@ impl Standings {
     }
 
     /// Every suspended id, at most [`FRESH`] old: what every read hides.
-    pub async fn suspended_ids(&self) -> Result<Suspended> {
+    pub(crate) async fn suspended_ids(&self) -> Result<Suspended> {
         if let Some(set) = self.current() {
             return Ok(set);
         }

@@ -27,13 +27,6 @@ pub enum ErrorKind {
     Internal,
 }
 
-impl ErrorKind {
-    /// Whether retrying the same operation later can succeed.
-    pub fn is_retryable(self) -> bool {
-        matches!(self, ErrorKind::Unavailable)
-    }
-}
-
 /// An error with a stable machine-readable `code` (e.g. `invalid_user_id`), a
 /// message for people, and the underlying cause where there is one.
 #[derive(Debug)]

@@ -47,6 +47,7 @@ pub mod relay;
 pub mod rules;
 pub mod shutdown;
 pub mod sim;
+pub mod transfer;
 pub mod worker;
 
 pub use error::{Error, ErrorKind, Result};

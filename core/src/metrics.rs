@@ -307,7 +307,7 @@ impl Metrics {
 
 /// Resident and peak resident memory in bytes, from `/proc/self/status`
 /// (Linux; `None` elsewhere).
-pub fn process_memory() -> Option<(u64, u64)> {
+pub(crate) fn process_memory() -> Option<(u64, u64)> {
     let status = std::fs::read_to_string("/proc/self/status").ok()?;
     let kib = |key: &str| -> Option<u64> {
         let line = status.lines().find(|l| l.starts_with(key))?;

@@ -6,13 +6,13 @@ use serde_json::{Map, Value};
 use std::sync::Arc;
 
 /// Largest message, in bytes of UTF-8.
-pub const MAX_MESSAGE_BYTES: usize = 4096;
+pub(crate) const MAX_MESSAGE_BYTES: usize = 4096;
 /// Largest post `data` or user `profile`, as serialized JSON.
-pub const MAX_JSON_BYTES: usize = 16 * 1024;
+pub(crate) const MAX_JSON_BYTES: usize = 16 * 1024;
 /// Page size when a request names none.
-pub const DEFAULT_PAGE_SIZE: usize = 20;
+pub(crate) const DEFAULT_PAGE_SIZE: usize = 20;
 /// Largest page a request may ask for.
-pub const MAX_PAGE_SIZE: usize = 200;
+pub(crate) const MAX_PAGE_SIZE: usize = 200;
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct User {
@@ -146,7 +146,7 @@ fn is_invisible(c: char) -> bool {
 /// characters), holds no control character but newline and tab (a NUL or a
 /// terminal escape would reach every reader's screen and log), and is at
 /// most [`MAX_MESSAGE_BYTES`] of UTF-8.
-pub fn validate_message(message: &str) -> Result<()> {
+pub(crate) fn validate_message(message: &str) -> Result<()> {
     if message.chars().all(is_invisible) {
         return Err(Error::invalid("empty_message", "message must not be empty"));
     }
@@ -176,7 +176,7 @@ pub fn validate_message(message: &str) -> Result<()> {
 
 /// Checks that `value` is a JSON object within the size limit; `field` names it
 /// in the error.
-pub fn json_object(field: &'static str, value: Value) -> Result<Map<String, Value>> {
+pub(crate) fn json_object(field: &'static str, value: Value) -> Result<Map<String, Value>> {
     let Value::Object(map) = value else {
         return Err(Error::invalid(
             "invalid_json_field",

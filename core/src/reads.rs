@@ -22,12 +22,12 @@ mod graph;
 
 /// Suggestions read the first this many of a user's followees (in id
 /// order)...
-pub const SUGGESTION_SOURCES: usize = 200;
+pub(crate) const SUGGESTION_SOURCES: usize = 200;
 /// ...and the first this many followees of each: at most 40,000 edges read,
 /// however many the user follows.
-pub const SUGGESTION_FANIN: usize = 200;
+pub(crate) const SUGGESTION_FANIN: usize = 200;
 /// Most authors one `posts_by_authors` call names.
-pub const MAX_AUTHORS: usize = 100;
+pub(crate) const MAX_AUTHORS: usize = 100;
 
 pub struct Reads {
     stores: Stores,

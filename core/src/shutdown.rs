@@ -26,10 +26,6 @@ impl ShutdownTrigger {
 }
 
 impl Shutdown {
-    pub fn is_triggered(&self) -> bool {
-        *self.0.borrow()
-    }
-
     /// Completes once the signal fired (at once if it already has, and also if
     /// the trigger was dropped).
     pub async fn wait(&mut self) {

@@ -10,7 +10,10 @@ use socialite_core::error::Result;
 use socialite_core::ids::UserId;
 use socialite_core::ports::{Accounts, Standing};
 
-fn load(table: &impl ReadableTable<&'static str, (u64, bool)>, id: &str) -> Result<Standing> {
+pub(crate) fn load(
+    table: &impl ReadableTable<&'static str, (u64, bool)>,
+    id: &str,
+) -> Result<Standing> {
     Ok(match table.get(id).store()? {
         Some(row) => {
             let (tokens_after_ms, suspended) = row.value();
@@ -23,7 +26,11 @@ fn load(table: &impl ReadableTable<&'static str, (u64, bool)>, id: &str) -> Resu
     })
 }
 
-fn save(table: &mut Table<&'static str, (u64, bool)>, id: &str, s: Standing) -> Result<()> {
+pub(crate) fn save(
+    table: &mut Table<&'static str, (u64, bool)>,
+    id: &str,
+    s: Standing,
+) -> Result<()> {
     table.insert(id, (s.tokens_after_ms, s.suspended)).store()?;
     Ok(())
 }

@@ -40,6 +40,7 @@ mod store;
 mod stored;
 mod tables;
 mod timelines;
+mod transfer;
 mod txn;
 mod writer;
 

@@ -104,6 +104,10 @@ impl EmbeddedStore {
         })
     }
 
+    pub(crate) fn db(&self) -> &Database {
+        &self.db
+    }
+
     pub(crate) fn read<R>(&self, f: impl FnOnce(&ReadTransaction) -> Result<R>) -> Result<R> {
         f(&self.db.begin_read().store()?)
     }

@@ -5,13 +5,15 @@
 
 use crate::store::{add_counts, emit, user_exists, Ctx};
 use crate::tables::*;
-use crate::{content, edge_times, groups, lists, post_rows, relations};
+use crate::{accounts, content, edge_times, groups, lists, post_rows, relations};
 use redb::{ReadableTable, WriteTransaction};
+use serde_json::{Map, Value};
 use socialite_core::error::{Error, Result};
 use socialite_core::ids::{GroupName, ListName, PostId, UserId};
 use socialite_core::model::Post;
 use socialite_core::plan::deletion::Side;
 use socialite_core::plan::{Step, Txn};
+use socialite_core::ports::Standing;
 use socialite_core::rules::relations::Relation;
 
 impl Txn for Ctx<'_> {
@@ -132,6 +134,10 @@ impl Txn for Ctx<'_> {
         post_rows::first_posts(self.txn, MENTIONS, user.as_str(), limit)
     }
 
+    async fn standing(&mut self, user: &UserId) -> Result<Standing> {
+        accounts::load(&self.txn.open_table(ACCOUNTS).store()?, user.as_str())
+    }
+
     async fn post(&mut self, id: PostId) -> Result<Option<Post>> {
         let posts = self.txn.open_table(POSTS).store()?;
         let found = posts.get(id.0).store()?;
@@ -197,6 +203,11 @@ fn apply_step(ctx: &mut Ctx<'_>, step: &Step) -> Result<()> {
         Step::PutPost(post) => post_rows::put_post(txn, post),
         Step::RemovePosts { author, posts } => post_rows::remove_posts(txn, author.as_str(), posts),
         Step::Unmention { user, posts } => post_rows::unmention(txn, user.as_str(), posts),
+        Step::PutUser { user, profile } => put_user(txn, user.as_str(), profile.as_ref()),
+        Step::SetStanding { user, standing } => {
+            let mut table = txn.open_table(ACCOUNTS).store()?;
+            accounts::save(&mut table, user.as_str(), *standing)
+        }
         Step::MarkDeleting { user, lists } => mark_deleting(txn, user.as_str(), lists),
         Step::RemoveUser(user) => remove_user(txn, user.as_str()),
         Step::Emit(event) => emit(ctx, event),
@@ -232,5 +243,28 @@ fn remove_user(txn: &WriteTransaction, user: &str) -> Result<()> {
     txn.open_table(DELETING).store()?.remove(user).store()?;
     txn.open_table(USERS).store()?.remove(user).store()?;
     txn.open_table(COUNTS).store()?.remove(user).store()?;
+    Ok(())
+}
+
+/// Creates the user (counts at 0) if there is none, and gives them
+/// `profile` if there is one.
+fn put_user(
+    txn: &WriteTransaction,
+    user: &str,
+    profile: Option<&Map<String, Value>>,
+) -> Result<()> {
+    let mut users = txn.open_table(USERS).store()?;
+    let known = users.get(user).store()?.is_some();
+    match profile {
+        Some(p) => users.insert(user, encode(p).as_slice()).store()?,
+        None if !known => users.insert(user, [].as_slice()).store()?,
+        None => None,
+    };
+    if !known {
+        txn.open_table(COUNTS)
+            .store()?
+            .insert(user, (0, 0))
+            .store()?;
+    }
     Ok(())
 }

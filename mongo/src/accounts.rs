@@ -13,7 +13,7 @@ use socialite_core::error::Result;
 use socialite_core::ids::UserId;
 use socialite_core::ports::{Accounts, Standing};
 
-fn standing(d: &Document) -> Standing {
+pub(crate) fn standing(d: &Document) -> Standing {
     Standing {
         tokens_after_ms: get_i64(d, "after").max(0) as u64,
         suspended: d.get_bool("suspended").unwrap_or(false),

@@ -12,6 +12,7 @@ use socialite_core::ids::{GroupName, ListName, PostId, UserId};
 use socialite_core::model::Post;
 use socialite_core::plan::deletion::Side;
 use socialite_core::plan::{Step, Txn};
+use socialite_core::ports::Standing;
 use socialite_core::rules::relations::Relation;
 
 /// One transaction of the store, as the planners see it.
@@ -193,6 +194,19 @@ impl Txn for MongoTxn<'_> {
         self.store.post_page(self.s, filter, sort, limit).await
     }
 
+    async fn standing(&mut self, user: &UserId) -> Result<Standing, TxnError> {
+        let found = self
+            .store
+            .db
+            .accounts
+            .find_one(doc! { "_id": user.as_str() });
+        let found = found.session(&mut *self.s).await?;
+        Ok(found
+            .as_ref()
+            .map(crate::accounts::standing)
+            .unwrap_or_default())
+    }
+
     async fn post(&mut self, id: PostId) -> Result<Option<Post>, TxnError> {
         self.store.post_in(self.s, id).await
     }
@@ -296,20 +310,7 @@ impl MongoTxn<'_> {
                 active,
             } => {
                 let key = doc! { "u": user.as_str(), "k": code(*relation), "t": target.as_str() };
-                match active {
-                    true => db
-                        .relations
-                        .insert_one(key)
-                        .session(&mut *s)
-                        .await
-                        .map(drop)?,
-                    false => db
-                        .relations
-                        .delete_one(key)
-                        .session(&mut *s)
-                        .await
-                        .map(drop)?,
-                }
+                self.store.put_relation_in(s, key, *active).await?
             }
             Step::Membership(change) => self.store.put_membership(s, change).await?,
             Step::PutPost(post) => self.store.put_post(s, post).await?,
@@ -326,6 +327,10 @@ impl MongoTxn<'_> {
                     .update_many(filter, pull)
                     .session(&mut *s)
                     .await?;
+            }
+            Step::PutUser { user, profile } => self.store.put_user_in(s, user, profile).await?,
+            Step::SetStanding { user, standing } => {
+                self.store.set_standing_in(s, user, *standing).await?
             }
             Step::MarkDeleting { user, lists } => {
                 self.store.mark_deleting(s, user.as_str(), lists).await?
@@ -408,5 +413,61 @@ impl MongoStore {
         let filter = doc! { "_id": user, "deleting": true };
         self.db.users.delete_one(filter).session(&mut *s).await?;
         self.delete_follower_count(s, user).await
+    }
+}
+
+impl MongoStore {
+    /// Creates the user (counts at 0) if there is none, and gives them
+    /// `profile` if it is `Some`.
+    async fn put_user_in(
+        &self,
+        s: &mut ClientSession,
+        user: &UserId,
+        profile: &Option<serde_json::Map<String, serde_json::Value>>,
+    ) -> Result<(), TxnError> {
+        let mut on_insert = doc! { "followers": 0_i64, "following": 0_i64 };
+        let mut update = doc! {};
+        match profile {
+            Some(_) => update.insert("$set", doc! { "profile": crate::store::json_text(profile) }),
+            None => on_insert.insert("profile", mongodb::bson::Bson::Null),
+        };
+        update.insert("$setOnInsert", on_insert);
+        let filter = doc! { "_id": user.as_str() };
+        let put = self.db.users.update_one(filter, update).upsert(true);
+        put.session(&mut *s).await?;
+        Ok(())
+    }
+
+    /// Sets the id's standing.
+    async fn set_standing_in(
+        &self,
+        s: &mut ClientSession,
+        user: &UserId,
+        standing: Standing,
+    ) -> Result<(), TxnError> {
+        let after = standing.tokens_after_ms as i64;
+        let set = doc! { "$set": { "after": after, "suspended": standing.suspended } };
+        let filter = doc! { "_id": user.as_str() };
+        let put = self.db.accounts.update_one(filter, set).upsert(true);
+        put.session(&mut *s).await?;
+        Ok(())
+    }
+}
+
+impl MongoStore {
+    /// Makes (`active`) or lifts the relation document `key`.
+    async fn put_relation_in(
+        &self,
+        s: &mut ClientSession,
+        key: mongodb::bson::Document,
+        active: bool,
+    ) -> Result<(), TxnError> {
+        let relations = &self.db.relations;
+        if active {
+            relations.insert_one(key).session(&mut *s).await?;
+        } else {
+            relations.delete_one(key).session(&mut *s).await?;
+        }
+        Ok(())
     }
 }

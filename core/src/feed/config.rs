@@ -126,7 +126,7 @@ impl FeedConfig {
     }
 
     /// Whether timelines are stored per reader (every model but fanout on read).
-    pub fn stores_timelines(&self) -> bool {
+    pub(crate) fn stores_timelines(&self) -> bool {
         self.model != FeedModel::FanoutOnRead
     }
 }

@@ -59,7 +59,7 @@ pub struct PostTargets {
 
 /// The timelines one edge feeds: the follower's home and each list it is
 /// filed under.
-pub fn edge_targets<'a>(
+pub(crate) fn edge_targets<'a>(
     follower: &'a UserId,
     lists: &'a [ListName],
 ) -> impl Iterator<Item = TimelineId> + 'a {
@@ -134,7 +134,7 @@ impl FollowerIndex {
 
     /// Loads, in one store call each for followers, lists and groups, the
     /// targets of the `authors` not yet known.
-    pub async fn preload(&self, graph: &dyn GraphStore, authors: &[&UserId]) -> Result<()> {
+    pub(crate) async fn preload(&self, graph: &dyn GraphStore, authors: &[&UserId]) -> Result<()> {
         let mut missing: Vec<UserId> = {
             let lists = self.lists();
             authors
@@ -196,7 +196,7 @@ impl FollowerIndex {
     }
 
     /// Where a post of `author` goes, loading what the index lacks.
-    pub async fn post_targets(
+    pub(crate) async fn post_targets(
         &self,
         graph: &dyn GraphStore,
         author: &UserId,
@@ -233,7 +233,7 @@ impl FollowerIndex {
 
     /// Folds a measured delivery cost (seconds for `deliveries`) into the
     /// running estimate that `auto` hybrid fanout reads.
-    pub fn observe_delivery_cost(&self, secs: f64, deliveries: usize) {
+    pub(crate) fn observe_delivery_cost(&self, secs: f64, deliveries: usize) {
         if deliveries < 100 {
             return; // too few to tell the cost of one from the batch's overhead
         }
@@ -243,7 +243,7 @@ impl FollowerIndex {
     }
 
     /// Seconds one delivery takes, as measured so far.
-    pub fn secs_per_delivery(&self) -> Option<f64> {
+    pub(crate) fn secs_per_delivery(&self) -> Option<f64> {
         *self.cost.lock().unwrap_or_else(|p| p.into_inner())
     }
 
@@ -252,7 +252,7 @@ impl FollowerIndex {
     /// (a batch the request path preempts looks slow), and a threshold that
     /// rose again would unmark authors, each unmark backfilling every active
     /// follower's timeline, only to mark them again at the next slow batch.
-    pub fn hybrid_threshold(&self, setting: Hybrid) -> Option<u64> {
+    pub(crate) fn hybrid_threshold(&self, setting: Hybrid) -> Option<u64> {
         let now = setting.threshold(self.secs_per_delivery());
         if setting != Hybrid::Auto {
             return now;
@@ -266,7 +266,7 @@ impl FollowerIndex {
     }
 
     /// Records that the author is now marked (or unmarked) in the store.
-    pub fn set_marked(&self, author: &UserId, on: bool) {
+    pub(crate) fn set_marked(&self, author: &UserId, on: bool) {
         if let Some(marks) = self
             .hybrid
             .lock()

@@ -14,7 +14,7 @@ use std::time::{Duration, Instant};
 
 /// How long a process trusts the marks it read. A worker of this process
 /// changes them here at once; another process's worker is seen within this.
-pub const MARKS_REFRESH: Duration = Duration::from_secs(1);
+pub(crate) const MARKS_REFRESH: Duration = Duration::from_secs(1);
 
 /// The authors marked for hybrid fanout, read from the graph store at most
 /// once per [`MARKS_REFRESH`] (one read per second, not one per page).
@@ -56,7 +56,7 @@ impl Marks {
 /// the marked authors whose posts `feed` holds (followed, or filed under the
 /// list; not the owner, not muted, not `hidden`), which fanout may not have
 /// delivered. Groups and a user's own posts are always delivered.
-pub async fn merge_big(
+pub(crate) async fn merge_big(
     stores: &Stores,
     feed: &Feed,
     hidden: &Hidden,

@@ -34,7 +34,7 @@ pub async fn merge(
 /// The `cap` newest of `candidates` (fetched with one more than `cap` per
 /// source), and what they cover exactly: everything, or, when more exist, only
 /// down to the last one kept.
-pub fn newest_exact(candidates: Vec<Entry>, cap: usize) -> (Vec<Entry>, Coverage) {
+pub(crate) fn newest_exact(candidates: Vec<Entry>, cap: usize) -> (Vec<Entry>, Coverage) {
     let mut top = newest(candidates, cap + 1);
     if top.len() > cap {
         top.truncate(cap);

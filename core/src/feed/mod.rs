@@ -71,7 +71,7 @@ pub struct Stores {
 
 impl Stores {
     /// Whether timelines are stored at all (every model but fanout on read).
-    pub fn stores_timelines(&self) -> bool {
+    pub(crate) fn stores_timelines(&self) -> bool {
         self.feed.stores_timelines()
     }
 
@@ -104,14 +104,14 @@ impl Stores {
     }
 
     /// Whether an author's post also goes into the author's own timeline.
-    pub fn to_own_timeline(&self) -> bool {
+    pub(crate) fn to_own_timeline(&self) -> bool {
         self.feed.own_posts
     }
 
     /// With embedding, gives linked entries their posts' content (one batched
     /// read), leaving out posts deleted meanwhile; with linking, returns them
     /// as they are.
-    pub async fn prepare(&self, entries: Vec<Entry>) -> Result<Vec<Entry>> {
+    pub(crate) async fn prepare(&self, entries: Vec<Entry>) -> Result<Vec<Entry>> {
         if !self.feed.embed || entries.iter().all(|e| e.body.is_some()) {
             return Ok(entries);
         }

@@ -37,7 +37,7 @@ pub enum LiveEvent {
 
 /// Whether an applied event can change a home timeline, so that workers
 /// publish it on the applied feed.
-pub fn concerns_home(event: &crate::event::Event) -> bool {
+pub(crate) fn concerns_home(event: &crate::event::Event) -> bool {
     use crate::event::Event;
     !matches!(
         event,

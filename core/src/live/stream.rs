@@ -13,7 +13,7 @@ use std::collections::VecDeque;
 use std::sync::Arc;
 
 /// Most missed entries a resume sends; past that the client reloads.
-pub const RESUME_MAX: usize = 1000;
+pub(crate) const RESUME_MAX: usize = 1000;
 /// Page size of the resume's timeline reads.
 const RESUME_PAGE: u64 = 200;
 

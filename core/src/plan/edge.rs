@@ -8,10 +8,20 @@ use crate::rules::checks::{EdgeChange, EdgeTransition};
 use crate::rules::relations::check_not_blocked;
 
 /// Runs every check of `change` on what `txn` holds and applies what its
-/// transition decides, in that transaction.
+/// transition decides, in that transaction; a new edge is made now.
 pub async fn change_edge<T: Txn>(
     txn: &mut T,
     change: &EdgeChange,
+) -> Result<EdgeTransition, T::Error> {
+    change_edge_at(txn, change, now_ms()).await
+}
+
+/// [`change_edge`], a new edge made at `at_ms` (an imported follow keeps
+/// its time).
+pub async fn change_edge_at<T: Txn>(
+    txn: &mut T,
+    change: &EdgeChange,
+    at_ms: u64,
 ) -> Result<EdgeTransition, T::Error> {
     let found = txn.existing_users(&change.required()).await?;
     change.check_users(|u| Ok(found.contains(u)))?;
@@ -31,7 +41,7 @@ pub async fn change_edge<T: Txn>(
         let held = txn.list_names(follower).await?;
         transition.check_list_count(held.len(), |l| Ok(held.contains(l)))?;
     }
-    txn.apply(&steps(change, &transition, now_ms())).await?;
+    txn.apply(&steps(change, &transition, at_ms)).await?;
     Ok(transition)
 }
 
@@ -133,6 +143,7 @@ mod tests {
             | Step::Unmention { .. }
             | Step::MarkDeleting { .. }
             | Step::RemoveUser(_) => "deletion",
+            Step::PutUser { .. } | Step::SetStanding { .. } => "user",
             Step::Emit(_) => "emit",
         }
     }

@@ -15,6 +15,7 @@
 
 pub mod deletion;
 pub mod edge;
+pub mod import;
 pub mod membership;
 pub mod post;
 pub mod quiet;
@@ -23,8 +24,10 @@ pub mod relation;
 use crate::error::{Error, Result};
 use crate::event::Event;
 use crate::ids::{GroupName, ListName, PostId, UserId};
+use crate::rules::accounts::Standing;
 use crate::rules::checks::Membership;
 use crate::rules::relations::Relation;
+use serde_json::{Map, Value};
 use std::future::Future;
 
 /// One row-level change of a plan. Each is applied in the transaction that
@@ -78,6 +81,14 @@ pub enum Step {
     RemovePosts { author: UserId, posts: Vec<PostId> },
     /// These posts no longer mention `user`.
     Unmention { user: UserId, posts: Vec<PostId> },
+    /// The user created with no follows (counts at 0) if there is none, and
+    /// given `profile` if it is `Some` (`None` keeps the profile they have).
+    PutUser {
+        user: UserId,
+        profile: Option<Map<String, Value>>,
+    },
+    /// The id's standing set (an imported account).
+    SetStanding { user: UserId, standing: Standing },
     /// The user marked as being deleted, with the lists they have now
     /// (the deletion's last event names them; its steps empty them).
     MarkDeleting { user: UserId, lists: Vec<ListName> },
@@ -157,6 +168,8 @@ pub trait Txn {
         user: &UserId,
         limit: usize,
     ) -> Result<Vec<PostId>, Self::Error>;
+    /// The id's standing (the default for an id never touched).
+    async fn standing(&mut self, user: &UserId) -> Result<Standing, Self::Error>;
     /// The post `id`, if it is stored.
     async fn post(&mut self, id: PostId) -> Result<Option<crate::model::Post>, Self::Error>;
     /// Applies `steps` in order.

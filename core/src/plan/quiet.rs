@@ -8,6 +8,7 @@ use super::deletion::Side;
 use super::{Step, Txn};
 use crate::ids::{GroupName, ListName, PostId, UserId};
 use crate::model::Post;
+use crate::rules::accounts::Standing;
 use crate::rules::relations::Relation;
 
 /// A backend's transaction whose plans queue no events.
@@ -87,6 +88,9 @@ impl<T: Txn> Txn for Quiet<'_, T> {
         limit: usize,
     ) -> Result<Vec<PostId>, T::Error> {
         self.0.posts_mentioning(user, limit).await
+    }
+    async fn standing(&mut self, user: &UserId) -> Result<Standing, T::Error> {
+        self.0.standing(user).await
     }
     async fn post(&mut self, id: PostId) -> Result<Option<Post>, T::Error> {
         self.0.post(id).await
@@ -183,6 +187,9 @@ mod tests {
         }
         async fn posts_mentioning(&mut self, _: &UserId, _: usize) -> Result<Vec<PostId>, Error> {
             Ok(vec![])
+        }
+        async fn standing(&mut self, _: &UserId) -> Result<Standing, Error> {
+            Ok(Standing::default())
         }
         async fn post(&mut self, _: PostId) -> Result<Option<Post>, Error> {
             Ok(None)

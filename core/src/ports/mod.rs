@@ -113,10 +113,12 @@ pub trait ContentStore: Send + Sync + 'static {
 mod accounts;
 mod applied;
 mod timelines;
+mod transfer;
 pub use crate::rules::accounts::Standing;
 pub use accounts::Accounts;
 pub use applied::{Applied, AppliedFeed, AppliedStream};
 pub use timelines::{CacheRead, Coverage, Delivery, Footprint, TimelineStore};
+pub use transfer::{ExportView, Transfer};
 
 /// A window of post ids: `below` is exclusive, `from` inclusive.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]

@@ -183,7 +183,7 @@ pub fn check(caller: &Caller, act: Act<'_>) -> Result<()> {
 /// group's): a user token views as its user, and naming another is refused
 /// as reading their timelines is; other callers view as the user they name,
 /// or as nobody (the whole timeline).
-pub fn viewing_as(caller: &Caller, viewer: Option<UserId>) -> Result<Option<UserId>> {
+pub(crate) fn viewing_as(caller: &Caller, viewer: Option<UserId>) -> Result<Option<UserId>> {
     let viewer = match (caller, viewer) {
         (Caller::User { user, .. }, None) => Some(user.clone()),
         (_, named) => named,

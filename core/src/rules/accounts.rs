@@ -30,6 +30,16 @@ impl Standing {
         }
     }
 
+    /// This standing joined with one kept elsewhere (an imported account):
+    /// tokens refused up to the later of the two times, suspended as the
+    /// other says.
+    pub fn merged(self, other: Standing) -> Standing {
+        Standing {
+            suspended: other.suspended,
+            ..self.revoked(other.tokens_after_ms)
+        }
+    }
+
     /// Suspended (`on`, which revokes the tokens issued up to `at_ms`) or
     /// lifted; and whether the suspension changed.
     pub fn with_suspension(self, on: bool, at_ms: u64) -> (Standing, bool) {
@@ -66,7 +76,7 @@ pub fn admit_token(user: &UserId, standing: &Standing, issued_at_secs: u64) -> R
 
 /// Refuses anything done as a suspended account (`account_suspended`),
 /// taking its id included.
-pub fn may_act(user: &UserId, standing: &Standing) -> Result<()> {
+pub(crate) fn may_act(user: &UserId, standing: &Standing) -> Result<()> {
     if standing.suspended {
         return Err(suspended(user));
     }

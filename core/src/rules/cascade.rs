@@ -11,12 +11,12 @@ use crate::ids::{GroupName, ListName, PostId, UserId};
 
 /// How many followers one `AuthorRetracted` event names at most, so that no
 /// event grows with an account's follower count.
-pub const RETRACT_CHUNK: usize = 1000;
+pub(crate) const RETRACT_CHUNK: usize = 1000;
 
 /// Records one step of a user's deletion removes at most: small enough for
 /// any store's transaction limits (MongoDB's 60 s and 16 MiB), large enough
 /// that a deletion of a million follows takes a thousand steps.
-pub const DELETION_STEP: usize = 1000;
+pub(crate) const DELETION_STEP: usize = 1000;
 
 /// The steps of a user's deletion, in order. The first write marks the user
 /// as being deleted (a tombstone): from then on the user is gone to readers
@@ -49,7 +49,7 @@ pub enum DeletionStage {
 }
 
 impl DeletionStage {
-    pub const ORDER: [DeletionStage; 7] = [
+    pub(crate) const ORDER: [DeletionStage; 7] = [
         DeletionStage::Followers,
         DeletionStage::Following,
         DeletionStage::Groups,
@@ -92,7 +92,7 @@ pub struct UserDeletion<'a> {
 impl<'a> UserDeletion<'a> {
     /// A `Followers` step: it cut these followers' edges (and the lists
     /// that filed the user).
-    pub fn of_followers(
+    pub(crate) fn of_followers(
         user: &'a UserId,
         followers: &'a [UserId],
         listed: &'a [(UserId, ListName)],
@@ -108,7 +108,7 @@ impl<'a> UserDeletion<'a> {
     }
 
     /// A `Following` step: it cut these edges to followees.
-    pub fn of_following(
+    pub(crate) fn of_following(
         user: &'a UserId,
         following: &'a [(UserId, Vec<ListName>)],
     ) -> UserDeletion<'a> {
@@ -123,7 +123,7 @@ impl<'a> UserDeletion<'a> {
     }
 
     /// A `Groups` step: the user left these groups.
-    pub fn of_groups(user: &'a UserId, groups: &'a [GroupName]) -> UserDeletion<'a> {
+    pub(crate) fn of_groups(user: &'a UserId, groups: &'a [GroupName]) -> UserDeletion<'a> {
         UserDeletion {
             user,
             followers: &[],
@@ -136,7 +136,7 @@ impl<'a> UserDeletion<'a> {
 
     /// A `Relations` step: it removed these mutes of the user's (and the
     /// user's blocks, which need no event: no edge survived them).
-    pub fn of_relations(user: &'a UserId, muted: &'a [UserId]) -> UserDeletion<'a> {
+    pub(crate) fn of_relations(user: &'a UserId, muted: &'a [UserId]) -> UserDeletion<'a> {
         UserDeletion {
             user,
             followers: &[],
@@ -198,7 +198,7 @@ impl<'a> UserDeletion<'a> {
 
 /// The event a post's deletion queues: its author's followers' timelines
 /// retract it.
-pub fn post_deleted(post: PostId, author: &UserId) -> Event {
+pub(crate) fn post_deleted(post: PostId, author: &UserId) -> Event {
     Event::PostDeleted {
         post,
         author: author.clone(),

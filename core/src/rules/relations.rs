@@ -26,7 +26,7 @@ use std::sync::Arc;
 
 /// Most accounts one user mutes, and most one user blocks: a reader's
 /// relations are read with every page of their timelines.
-pub const MAX_RELATIONS: usize = 1000;
+pub(crate) const MAX_RELATIONS: usize = 1000;
 
 /// A relation one user keeps to another.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -72,7 +72,7 @@ pub fn blocked(follower: &UserId, followee: &UserId) -> Error {
 
 /// Refuses a follow while a block stands either way; `blocked_either_way`
 /// is read by the store in the transaction that writes the edge.
-pub fn check_not_blocked(change: &EdgeChange, blocked_either_way: bool) -> Result<()> {
+pub(crate) fn check_not_blocked(change: &EdgeChange, blocked_either_way: bool) -> Result<()> {
     if change.adds() && blocked_either_way {
         return Err(blocked(change.follower(), change.followee()));
     }
@@ -141,7 +141,10 @@ impl RelationChange {
     /// one, only the user: a relation to a deleted account stays its
     /// keeper's (see `crate::rules::cascade`) and is theirs to lift. Run
     /// inside the transaction.
-    pub fn check_users(&self, mut exists: impl FnMut(&UserId) -> Result<bool>) -> Result<()> {
+    pub(crate) fn check_users(
+        &self,
+        mut exists: impl FnMut(&UserId) -> Result<bool>,
+    ) -> Result<()> {
         for u in self.required() {
             if !exists(u)? {
                 return Err(user_not_found(u));
@@ -153,7 +156,11 @@ impl RelationChange {
     /// What the change does, given whether the relation exists and the
     /// lists of the user's follow edge to the target (`None`: no edge),
     /// both read in the store's transaction.
-    pub fn transition(&self, exists: bool, edge: Option<Vec<ListName>>) -> RelationTransition {
+    pub(crate) fn transition(
+        &self,
+        exists: bool,
+        edge: Option<Vec<ListName>>,
+    ) -> RelationTransition {
         let changed = exists != self.make;
         let (user, target) = (self.user.clone(), self.target.clone());
         let mut unfollows = Vec::new();
@@ -198,7 +205,7 @@ pub struct RelationTransition {
 impl RelationTransition {
     /// Refuses a new relation past [`MAX_RELATIONS`], given how many of its
     /// kind the user keeps.
-    pub fn check_count(&self, change: &RelationChange, count_now: usize) -> Result<()> {
+    pub(crate) fn check_count(&self, change: &RelationChange, count_now: usize) -> Result<()> {
         if self.changed && self.active && count_now >= MAX_RELATIONS {
             return Err(Error::conflict(
                 "too_many_relations",
@@ -232,7 +239,7 @@ pub struct Hidden {
 impl Hidden {
     /// In home, list and group timelines: the muted, the blocked and those
     /// who block the reader.
-    pub fn in_timelines(r: Relations) -> Hidden {
+    pub(crate) fn in_timelines(r: Relations) -> Hidden {
         Hidden {
             authors: r
                 .muted
@@ -246,7 +253,7 @@ impl Hidden {
 
     /// In the mentions timeline: blocks only, both ways (a mute hides posts
     /// from feeds, not a reply to the muter).
-    pub fn in_mentions(r: Relations) -> Hidden {
+    pub(crate) fn in_mentions(r: Relations) -> Hidden {
         Hidden {
             authors: r.blocked.into_iter().chain(r.blocked_by).collect(),
             suspended: None,
@@ -254,7 +261,7 @@ impl Hidden {
     }
 
     /// Also hides the suspended accounts.
-    pub fn and_suspended(mut self, suspended: Arc<HashSet<UserId>>) -> Hidden {
+    pub(crate) fn and_suspended(mut self, suspended: Arc<HashSet<UserId>>) -> Hidden {
         self.suspended = Some(suspended).filter(|s| !s.is_empty());
         self
     }

@@ -7,6 +7,7 @@ use socialite_core::ids::{GroupName, ListName, PostId, UserId};
 use socialite_core::model::Post;
 use socialite_core::plan::deletion::Side;
 use socialite_core::plan::{Step, Txn};
+use socialite_core::ports::Standing;
 use socialite_core::rules::checks::Membership;
 use socialite_core::rules::relations::Relation;
 use std::collections::{BTreeMap, BTreeSet};
@@ -142,6 +143,10 @@ impl Txn for ToyTxn {
             .collect())
     }
 
+    async fn standing(&mut self, user: &UserId) -> Result<Standing> {
+        Ok(self.state.accounts.get(user).copied().unwrap_or_default())
+    }
+
     async fn post(&mut self, id: PostId) -> Result<Option<Post>> {
         Ok(self.state.posts.get(&id).cloned())
     }
@@ -261,6 +266,18 @@ impl ToyTxn {
                         post.mentions.retain(|m| m != user);
                     }
                 }
+            }
+            Step::PutUser { user, profile } => {
+                if !s.users.contains_key(user) {
+                    s.users.insert(user.clone(), None);
+                    s.counts.insert(user.clone(), (0, 0));
+                }
+                if profile.is_some() {
+                    s.users.insert(user.clone(), profile.clone());
+                }
+            }
+            Step::SetStanding { user, standing } => {
+                s.accounts.insert(user.clone(), *standing);
             }
             Step::MarkDeleting { user, lists } => {
                 s.deleting.insert(user.clone(), lists.clone());

@@ -1,0 +1,88 @@
+//! A record loaded into a store ([`crate::transfer`]): planned as the write
+//! that made it (a follow at its time, with its lists; a mute or block; a
+//! join; a post under its id), with every check of that write and no events
+//! ([`Quiet`]), and idempotent: a record the store holds already changes
+//! nothing, so a rerun of an import neither doubles nor loses a record.
+
+use super::quiet::Quiet;
+use super::{edge, membership, post, relation, Step, Txn};
+use crate::rules::checks::{user_being_deleted, EdgeChange, EdgeOp, Membership};
+use crate::rules::relations::RelationChange;
+use crate::transfer::record::Record;
+
+/// Loads `records` in `txn`, in order; how many changed something.
+pub async fn import_records<T: Txn>(txn: &mut T, records: &[Record]) -> Result<usize, T::Error> {
+    let mut changed = 0;
+    for r in records {
+        changed += usize::from(import_record(txn, r).await?);
+    }
+    Ok(changed)
+}
+
+/// Loads `record` in `txn`; whether it changed anything.
+pub async fn import_record<T: Txn>(txn: &mut T, record: &Record) -> Result<bool, T::Error> {
+    let txn = &mut Quiet(txn);
+    match record {
+        Record::User { id, profile } => {
+            if txn.deleting(id).await?.is_some() {
+                return Err(user_being_deleted(id).into());
+            }
+            let known = !txn.existing_users(&[id]).await?.is_empty();
+            if known && profile.is_none() {
+                return Ok(false);
+            }
+            let put = Step::PutUser {
+                user: id.clone(),
+                profile: profile.clone(),
+            };
+            txn.apply(&[put]).await?;
+            Ok(true)
+        }
+        Record::Account { id, standing } => {
+            let held = txn.standing(id).await?;
+            let next = held.merged(*standing);
+            if next == held {
+                return Ok(false);
+            }
+            let set = Step::SetStanding {
+                user: id.clone(),
+                standing: next,
+            };
+            txn.apply(&[set]).await?;
+            Ok(true)
+        }
+        Record::Follow {
+            follower,
+            followee,
+            at_ms,
+            lists,
+        } => {
+            let change = EdgeChange::new(follower.clone(), followee.clone(), EdgeOp::Follow)?
+                .with_lists(lists.clone());
+            Ok(edge::change_edge_at(txn, &change, *at_ms).await?.changed())
+        }
+        Record::Relation {
+            user,
+            relation,
+            target,
+        } => {
+            let change = RelationChange::new(user.clone(), target.clone(), *relation, true)?;
+            Ok(relation::change_relation(txn, &change).await?.changed)
+        }
+        Record::Member { group, user } => {
+            let join = Membership {
+                group: group.clone(),
+                user: user.clone(),
+                join: true,
+            };
+            membership::change_membership(txn, &join).await
+        }
+        Record::Post(p) => {
+            if txn.post(p.id).await?.is_some() {
+                return Ok(false);
+            }
+            post::create_post(txn, p.clone()).await?;
+            Ok(true)
+        }
+    }
+}

@@ -1,0 +1,30 @@
+//! Reading a store whole and loading records into one, in the export
+//! format's records ([`crate::transfer::record`]), for export, import and
+//! migration between any two backends.
+
+use crate::error::Result;
+use crate::transfer::record::Record;
+use async_trait::async_trait;
+
+/// A store's side of moving data: written out whole, loaded in batches.
+#[async_trait]
+pub trait Transfer: Send + Sync + 'static {
+    /// A view of the store for one export: a consistent snapshot where the
+    /// store takes one (the embedded store's read transaction), else pages
+    /// read as they come (MongoDB: consistent when no writes run; a
+    /// migration's catch-up carries over what ran during it).
+    async fn export_view(&self) -> Result<Box<dyn ExportView>>;
+    /// Loads `records` in order, in one transaction, each as
+    /// [`crate::plan::import::import_record`] plans it; account standings
+    /// as the accounts port moves them. Returns how many changed something.
+    async fn import(&self, records: &[Record]) -> Result<usize>;
+}
+
+/// A store being read whole, in the format's order: users, accounts,
+/// follows, mutes and blocks, members, posts, each in key order. Users
+/// being deleted, and the records that name them, are left out.
+#[async_trait]
+pub trait ExportView: Send {
+    /// The next records, at most `limit`; none at the end.
+    async fn next(&mut self, limit: usize) -> Result<Vec<Record>>;
+}
