@@ -8,6 +8,7 @@ use crate::feed::Stores;
 use crate::metered::Metered;
 use crate::ports::{
     Accounts, AppliedFeed, ContentStore, EventLog, GraphStore, Outbox, Rewind, TimelineStore,
+    Transfer,
 };
 use std::sync::Arc;
 
@@ -29,6 +30,9 @@ pub struct Backends {
     /// Account standings (revocations, suspensions), as this process knows
     /// them.
     pub accounts: Arc<Standings>,
+    /// The store written out whole and loaded in batches (export, import,
+    /// migration).
+    pub transfer: Arc<dyn Transfer>,
 }
 
 /// Opened ports, before metering.
@@ -41,6 +45,7 @@ pub struct Parts {
     pub rewind: Option<Arc<dyn Rewind>>,
     pub applied: Arc<dyn AppliedFeed>,
     pub accounts: Arc<dyn Accounts>,
+    pub transfer: Arc<dyn Transfer>,
 }
 
 impl Backends {
@@ -57,6 +62,7 @@ impl Backends {
             feed,
             marks: Arc::default(),
             accounts: Arc::new(Standings::new(Arc::new(Metered(parts.accounts)))),
+            transfer: Arc::new(Metered(parts.transfer)),
         }
     }
 

@@ -11,6 +11,7 @@ use crate::ports::*;
 use crate::rules::cascade::DeletionStage;
 use crate::rules::checks::{EdgeChange, EdgeOp, EdgeTransition, Membership};
 use crate::rules::relations::{Relation, RelationChange, RelationTransition, Relations};
+use crate::transfer::record::Record;
 use async_trait::async_trait;
 use serde_json::{Map, Value};
 use std::future::Future;
@@ -50,6 +51,16 @@ impl Accounts for Metered<dyn Accounts> {
             self.0.set_suspended(id, on, at_ms),
         )
         .await
+    }
+}
+
+#[async_trait]
+impl Transfer for Metered<dyn Transfer> {
+    async fn export_view(&self) -> Result<Box<dyn ExportView>> {
+        timed("transfer", "export_view", self.0.export_view()).await
+    }
+    async fn import(&self, records: &[Record]) -> Result<usize> {
+        timed("transfer", "import", self.0.import(records)).await
     }
 }
 

@@ -134,6 +134,18 @@ impl Txn for Ctx<'_> {
         post_rows::first_posts(self.txn, MENTIONS, user.as_str(), limit)
     }
 
+    async fn profile(&mut self, user: &UserId) -> Result<Option<Option<Map<String, Value>>>> {
+        if !user_exists(self.txn, user.as_str())? {
+            return Ok(None);
+        }
+        let users = self.txn.open_table(USERS).store()?;
+        let held = users.get(user.as_str()).store()?;
+        match held.as_ref().map(|g| g.value()) {
+            None | Some([]) => Ok(Some(None)),
+            Some(bytes) => Ok(Some(Some(decode(bytes)?))),
+        }
+    }
+
     async fn standing(&mut self, user: &UserId) -> Result<Standing> {
         accounts::load(&self.txn.open_table(ACCOUNTS).store()?, user.as_str())
     }

@@ -27,6 +27,7 @@ mod posts;
 mod relations;
 mod store;
 mod timelines;
+mod transfer;
 mod txn;
 
 pub use buckets::MongoBuckets;

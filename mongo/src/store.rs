@@ -106,7 +106,7 @@ pub(crate) fn json_text(map: &Option<Map<String, Value>>) -> Bson {
     }
 }
 
-fn json_map(doc: &Document, key: &str) -> Result<Option<Map<String, Value>>> {
+pub(crate) fn json_map(doc: &Document, key: &str) -> Result<Option<Map<String, Value>>> {
     match doc.get(key) {
         Some(Bson::String(text)) => match serde_json::from_str(text) {
             Ok(Value::Object(m)) => Ok(Some(m)),
@@ -132,7 +132,7 @@ pub(crate) fn get_str<'a>(doc: &'a Document, key: &str) -> Result<&'a str> {
         .map_err(|_| Error::internal(format!("stored document lacks `{key}`")))
 }
 
-fn to_user(doc: &Document) -> Result<User> {
+pub(crate) fn to_user(doc: &Document) -> Result<User> {
     Ok(User {
         id: UserId::from_stored(get_str(doc, "_id")?.to_owned()),
         followers: get_i64(doc, "followers").max(0) as u64,

@@ -194,6 +194,23 @@ impl Txn for MongoTxn<'_> {
         self.store.post_page(self.s, filter, sort, limit).await
     }
 
+    async fn profile(
+        &mut self,
+        user: &UserId,
+    ) -> Result<Option<Option<serde_json::Map<String, serde_json::Value>>>, TxnError> {
+        let filter = doc! { "_id": user.as_str(), "deleting": { "$ne": true } };
+        let found = self
+            .store
+            .db
+            .users
+            .find_one(filter)
+            .projection(doc! { "profile": 1 });
+        let found = found.session(&mut *self.s).await?;
+        Ok(found
+            .map(|d| crate::store::json_map(&d, "profile"))
+            .transpose()?)
+    }
+
     async fn standing(&mut self, user: &UserId) -> Result<Standing, TxnError> {
         let found = self
             .store

@@ -11,6 +11,7 @@ use socialite_core::error::{Error, Result};
 use socialite_core::live::in_process::InProcessFeed;
 use socialite_core::ports::{
     Accounts, AppliedFeed, ContentStore, EventLog, GraphStore, Outbox, Rewind, TimelineStore,
+    Transfer,
 };
 use socialite_embedded::EmbeddedConfig;
 use std::future::Future;
@@ -46,6 +47,7 @@ struct Stores {
     outbox: Arc<dyn Outbox>,
     accounts: Arc<dyn Accounts>,
     timelines: Arc<dyn TimelineStore>,
+    transfer: Arc<dyn Transfer>,
 }
 
 /// What a log URI opens: the log, its rewind where it has one, and the
@@ -139,7 +141,8 @@ fn embedded_store(uri: String, base: EmbeddedConfig) -> Opening<Stores> {
             content: s.clone(),
             graph: s.clone(),
             outbox: s.clone(),
-            accounts: s,
+            accounts: s.clone(),
+            transfer: s,
             timelines: e.memory_timelines(),
         })
     })
@@ -164,7 +167,8 @@ fn mongodb_store(uri: String, base: EmbeddedConfig) -> Opening<Stores> {
             content: s.clone(),
             graph: s.clone(),
             outbox: s.clone(),
-            accounts: s,
+            accounts: s.clone(),
+            transfer: s,
             timelines,
         })
     })
@@ -212,6 +216,14 @@ fn left_out(code: &'static str, uri: &str, feature: &str) -> Error {
     )
 }
 
+/// Opens only the store `uri` names, metered, for moving its data (export,
+/// import, migration).
+pub async fn open_transfer(uri: &str, embedded: &EmbeddedConfig) -> Result<Arc<dyn Transfer>> {
+    let scheme = scheme_of(&STORES, uri, "invalid_store_uri")?;
+    let stores = (scheme.open)(uri.to_owned(), embedded.clone()).await?;
+    Ok(Arc::new(socialite_core::metered::Metered(stores.transfer)))
+}
+
 /// Opens the backends the URIs name, metered, with topics and indexes created.
 pub async fn open_backends(config: &BackendConfig) -> Result<Backends> {
     let feed = config.embedded.feed;
@@ -226,6 +238,7 @@ pub async fn open_backends(config: &BackendConfig) -> Result<Backends> {
         outbox: stores.outbox,
         accounts: stores.accounts,
         timelines: stores.timelines,
+        transfer: stores.transfer,
         log: log.log,
         rewind: log.rewind,
         applied: log.applied,

@@ -18,6 +18,7 @@ pub mod process;
 pub mod settings;
 pub mod settings_file;
 pub mod telemetry;
+pub mod transfer;
 
 pub use app::{start, App, AppConfig, Service};
 pub use socialite_api::auth::AuthConfig;

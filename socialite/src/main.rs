@@ -14,6 +14,7 @@ use socialite_runtime::credentials::{append_key, signing_secret, AuthArgs, DataD
 use socialite_runtime::process::{run_main, serve_until_signal, Listen};
 use socialite_runtime::settings::{FeedArgs, LogArgs, StorageArgs, WorkerArgs};
 use socialite_runtime::settings_file::ConfigFileArg;
+use socialite_runtime::transfer::{run_export, run_import, ExportArgs, ImportArgs};
 use socialite_runtime::{AppConfig, Service};
 use std::net::SocketAddr;
 use std::path::PathBuf;
@@ -46,6 +47,13 @@ enum Command {
     /// while authors post, and report post → pushed latency and memory per
     /// stream.
     BenchLive(LiveBenchArgs),
+    /// Write a store out as a versioned JSON Lines export (users, accounts,
+    /// follows with their times and lists, mutes and blocks, group members,
+    /// posts), from a consistent view on the embedded store.
+    Export(ExportArgs),
+    /// Read an export into a store: idempotent, so a rerun of an import cut
+    /// short finishes it without doubling anything.
+    Import(ImportArgs),
     /// Print the REST contract: the OpenAPI 3.1 document of the whole API,
     /// as `socialite up` serves it at /openapi.json.
     Openapi,
@@ -151,6 +159,8 @@ fn main() -> ExitCode {
             }
             Command::Token(args) => token(args),
             Command::Key(args) => key(args),
+            Command::Export(args) => run_export(args).await,
+            Command::Import(args) => run_import(args).await,
             Command::Openapi => {
                 let doc = socialite_api::openapi::document();
                 println!("{}", doc.to_pretty_json().map_err(|e| e.to_string())?);

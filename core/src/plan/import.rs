@@ -27,8 +27,11 @@ pub async fn import_record<T: Txn>(txn: &mut T, record: &Record) -> Result<bool,
             if txn.deleting(id).await?.is_some() {
                 return Err(user_being_deleted(id).into());
             }
-            let known = !txn.existing_users(&[id]).await?.is_empty();
-            if known && profile.is_none() {
+            let unchanged = match txn.profile(id).await? {
+                None => false,
+                Some(held) => profile.is_none() || *profile == held,
+            };
+            if unchanged {
                 return Ok(false);
             }
             let put = Step::PutUser {

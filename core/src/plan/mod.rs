@@ -168,6 +168,12 @@ pub trait Txn {
         user: &UserId,
         limit: usize,
     ) -> Result<Vec<PostId>, Self::Error>;
+    /// The profile of `user` (`Some(None)`: they have none); `None` when
+    /// there is no such user, or they are being deleted.
+    async fn profile(
+        &mut self,
+        user: &UserId,
+    ) -> Result<Option<Option<Map<String, Value>>>, Self::Error>;
     /// The id's standing (the default for an id never touched).
     async fn standing(&mut self, user: &UserId) -> Result<Standing, Self::Error>;
     /// The post `id`, if it is stored.

@@ -10,6 +10,7 @@ use crate::ids::{GroupName, ListName, PostId, UserId};
 use crate::model::Post;
 use crate::rules::accounts::Standing;
 use crate::rules::relations::Relation;
+use serde_json::{Map, Value};
 
 /// A backend's transaction whose plans queue no events.
 pub struct Quiet<'a, T>(pub &'a mut T);
@@ -88,6 +89,12 @@ impl<T: Txn> Txn for Quiet<'_, T> {
         limit: usize,
     ) -> Result<Vec<PostId>, T::Error> {
         self.0.posts_mentioning(user, limit).await
+    }
+    async fn profile(
+        &mut self,
+        user: &UserId,
+    ) -> Result<Option<Option<Map<String, Value>>>, T::Error> {
+        self.0.profile(user).await
     }
     async fn standing(&mut self, user: &UserId) -> Result<Standing, T::Error> {
         self.0.standing(user).await
@@ -187,6 +194,12 @@ mod tests {
         }
         async fn posts_mentioning(&mut self, _: &UserId, _: usize) -> Result<Vec<PostId>, Error> {
             Ok(vec![])
+        }
+        async fn profile(
+            &mut self,
+            _: &UserId,
+        ) -> Result<Option<Option<Map<String, Value>>>, Error> {
+            Ok(Some(None))
         }
         async fn standing(&mut self, _: &UserId) -> Result<Standing, Error> {
             Ok(Standing::default())

@@ -1,5 +1,7 @@
 //! Moving a deployment's data between backends: the export format
-//! ([`record`]), and the use cases that write a store out as it and load
-//! it into another ([`export`], [`import`]).
+//! ([`record`]), a store written out as it ([`export`]) and read into
+//! another ([`import`]), each store's side being its [`crate::ports::Transfer`].
 
+pub mod export;
+pub mod import;
 pub mod record;

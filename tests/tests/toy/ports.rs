@@ -10,11 +10,12 @@ use socialite_core::error::Result;
 use socialite_core::event::Event;
 use socialite_core::ids::{GroupName, ListName, PostId, UserId};
 use socialite_core::model::{Entry, Post, User};
-use socialite_core::plan::{deletion, edge, membership, post, relation, run_ready};
+use socialite_core::plan::{deletion, edge, import, membership, post, relation, run_ready};
 use socialite_core::ports::*;
 use socialite_core::rules::cascade::DeletionStage;
 use socialite_core::rules::checks::{user_being_deleted, EdgeChange, EdgeTransition, Membership};
 use socialite_core::rules::relations::{Relation, RelationChange, RelationTransition};
+use socialite_core::transfer::record::Record;
 use std::sync::Arc;
 use tokio::sync::Notify;
 
@@ -416,5 +417,78 @@ impl Accounts for ToyStore {
             *standing = next;
             Ok(changed)
         })
+    }
+}
+
+/// The toy's export: records of a copy of the state, taken at once.
+struct ToyExport(std::vec::IntoIter<Record>);
+
+#[async_trait]
+impl ExportView for ToyExport {
+    async fn next(&mut self, limit: usize) -> Result<Vec<Record>> {
+        Ok(self.0.by_ref().take(limit.max(1)).collect())
+    }
+}
+
+#[async_trait]
+impl Transfer for ToyStore {
+    async fn export_view(&self) -> Result<Box<dyn ExportView>> {
+        let records = self.read(|s| {
+            let gone = |u: &UserId| s.deleting.contains_key(u);
+            let mut out = Vec::new();
+            for (id, profile) in s.users.iter().filter(|(u, _)| !gone(u)) {
+                out.push(Record::User {
+                    id: id.clone(),
+                    profile: profile.clone(),
+                });
+            }
+            for (id, standing) in s
+                .accounts
+                .iter()
+                .filter(|(_, a)| **a != Standing::default())
+            {
+                out.push(Record::Account {
+                    id: id.clone(),
+                    standing: *standing,
+                });
+            }
+            for ((f, t), (lists, at_ms)) in s
+                .following
+                .iter()
+                .filter(|((f, t), _)| !gone(f) && !gone(t))
+            {
+                out.push(Record::Follow {
+                    follower: f.clone(),
+                    followee: t.clone(),
+                    at_ms: *at_ms,
+                    lists: lists.clone(),
+                });
+            }
+            for (u, c, t) in s.relations.iter().filter(|(u, _, t)| !gone(u) && !gone(t)) {
+                let relation = Relation::from_code(*c).expect("a stored code");
+                out.push(Record::Relation {
+                    user: u.clone(),
+                    relation,
+                    target: t.clone(),
+                });
+            }
+            for (g, u) in s.members.iter().filter(|(_, u)| !gone(u)) {
+                out.push(Record::Member {
+                    group: g.clone(),
+                    user: u.clone(),
+                });
+            }
+            for p in s.posts.values().filter(|p| !gone(&p.author)) {
+                let mut p = p.clone();
+                p.mentions.retain(|m| !gone(m));
+                out.push(Record::Post(p));
+            }
+            out
+        });
+        Ok(Box::new(ToyExport(records.into_iter())))
+    }
+
+    async fn import(&self, records: &[Record]) -> Result<usize> {
+        self.write(|t| run_ready(import::import_records(t, records)))
     }
 }

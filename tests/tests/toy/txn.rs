@@ -2,6 +2,7 @@
 //! change of it. Nothing here decides anything.
 
 use super::{State, ToyTxn};
+use serde_json::{Map, Value};
 use socialite_core::error::{Error, Result};
 use socialite_core::ids::{GroupName, ListName, PostId, UserId};
 use socialite_core::model::Post;
@@ -141,6 +142,11 @@ impl Txn for ToyTxn {
             .take(limit)
             .copied()
             .collect())
+    }
+
+    async fn profile(&mut self, user: &UserId) -> Result<Option<Option<Map<String, Value>>>> {
+        let s = &self.state;
+        Ok(s.users.get(user).filter(|_| s.exists(user)).cloned())
     }
 
     async fn standing(&mut self, user: &UserId) -> Result<Standing> {

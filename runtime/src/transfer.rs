@@ -1,0 +1,103 @@
+//! `socialite export` and `socialite import`: a store written out as the
+//! export format (`socialite_core::transfer`), and read into any store.
+//! Only the store is opened, never the log: timelines are rebuilt from the
+//! graph and the posts, on each user's first read.
+
+use crate::backends::open_transfer;
+use clap::Args;
+use socialite_core::ids::now_ms;
+use socialite_core::transfer::{export::export, import::import};
+use socialite_embedded::{EmbeddedConfig, DEFAULT_RETENTION};
+use std::io::{BufReader, BufWriter, Write};
+use std::path::PathBuf;
+
+/// Which store, as `--store` and `--data-dir` name it elsewhere.
+#[derive(Debug, Clone, Args)]
+pub struct StoreArg {
+    /// The store: `embedded://[PATH]` (PATH defaults to --data-dir; no
+    /// server may be using it) or `mongodb://HOST:PORT[/DB][?OPTIONS]`.
+    #[arg(long, env = "SOCIALITE_STORE", default_value = "embedded://")]
+    pub store: String,
+    /// Directory of the embedded stores.
+    #[arg(long, env = "SOCIALITE_DATA_DIR", default_value = "./data")]
+    pub data_dir: PathBuf,
+}
+
+impl StoreArg {
+    fn embedded(&self) -> EmbeddedConfig {
+        EmbeddedConfig {
+            data_dir: self.data_dir.clone(),
+            log_retention: DEFAULT_RETENTION,
+            feed: Default::default(),
+        }
+    }
+}
+
+#[derive(Debug, Clone, Args)]
+pub struct ExportArgs {
+    #[command(flatten)]
+    pub store: StoreArg,
+    /// Write to this file (made readable by its owner only) instead of
+    /// standard output.
+    #[arg(long)]
+    pub out: Option<PathBuf>,
+}
+
+#[derive(Debug, Clone, Args)]
+pub struct ImportArgs {
+    #[command(flatten)]
+    pub store: StoreArg,
+    /// The export to read; standard input when absent.
+    pub input: Option<PathBuf>,
+    /// Records per transaction.
+    #[arg(long, default_value_t = 500, value_parser = clap::value_parser!(u64).range(1..=100_000))]
+    pub batch: u64,
+}
+
+/// Writes the store out; a line on standard error says how much.
+pub async fn run_export(args: ExportArgs) -> Result<(), String> {
+    let transfer = open_transfer(&args.store.store, &args.store.embedded())
+        .await
+        .map_err(|e| e.chain())?;
+    let mut out: Box<dyn Write> = match &args.out {
+        Some(path) => Box::new(BufWriter::new(private_file(path)?)),
+        None => Box::new(BufWriter::new(std::io::stdout().lock())),
+    };
+    let records = export(&*transfer, &mut out, now_ms())
+        .await
+        .map_err(|e| e.chain())?;
+    eprintln!("exported {records} records");
+    Ok(())
+}
+
+/// Reads an export into the store; a line on standard error says how much.
+pub async fn run_import(args: ImportArgs) -> Result<(), String> {
+    let transfer = open_transfer(&args.store.store, &args.store.embedded())
+        .await
+        .map_err(|e| e.chain())?;
+    let batch = args.batch as usize;
+    let done = match &args.input {
+        Some(path) => {
+            let file = std::fs::File::open(path).map_err(|e| format!("{}: {e}", path.display()))?;
+            import(&*transfer, BufReader::new(file), batch).await
+        }
+        None => import(&*transfer, std::io::stdin().lock(), batch).await,
+    };
+    let done = done.map_err(|e| e.chain())?;
+    eprintln!(
+        "imported {} records ({} new to the store)",
+        done.records, done.changed
+    );
+    Ok(())
+}
+
+/// A new file only its owner reads: an export holds every profile and post.
+fn private_file(path: &std::path::Path) -> Result<std::fs::File, String> {
+    let mut options = std::fs::OpenOptions::new();
+    options.write(true).create(true).truncate(true);
+    #[cfg(unix)]
+    std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
+    options
+        .open(path)
+        .map_err(|e| format!("{}: {e}", path.display()))
+}
