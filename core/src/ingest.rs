@@ -12,7 +12,8 @@ use crate::model::{json_object, validate_message, Post, User};
 use crate::ports::{ContentStore, GraphStore};
 use crate::rules::access::{authenticated, check, Act, Caller};
 use crate::rules::checks::{
-    edge_lists, post_not_found, user_not_found, EdgeChange, EdgeOp, EdgeTransition, Membership,
+    check_edge_count, edge_lists, post_not_found, user_not_found, EdgeChange, EdgeOp, EdgeRequest,
+    EdgeTransition, Membership,
 };
 use crate::rules::mentions::candidates;
 use crate::rules::relations::{Relation, RelationChange, RelationTransition};
@@ -137,6 +138,34 @@ impl Ingest {
     ) -> Result<EdgeTransition> {
         self.change_edge(caller, user, target, EdgeOp::Unfollow, None)
             .await
+    }
+
+    /// Follows and unfollows many accounts for `user` at once: the caller
+    /// must act as `user` (else the whole call is refused), at most
+    /// [`crate::rules::checks::MAX_EDGES_PER_CALL`] edges, and then each edge is changed as one
+    /// follow or unfollow changes it, with the same checks and events, in
+    /// order. One answer per edge: its transition, or why it was refused.
+    pub async fn change_edges(
+        &self,
+        caller: &Caller,
+        user: &str,
+        edges: &[EdgeRequest],
+    ) -> Result<Vec<Result<EdgeTransition>>> {
+        let u = UserId::parse(user)?;
+        check_edge_count(edges.len())?;
+        self.acting_as(caller, &u).await?;
+        let mut out = Vec::with_capacity(edges.len());
+        for e in edges {
+            let lists: Option<Vec<&str>> = e
+                .lists
+                .as_ref()
+                .map(|l| l.iter().map(String::as_str).collect());
+            out.push(
+                self.change_edge(caller, user, &e.target, e.op, lists.as_deref())
+                    .await,
+            );
+        }
+        Ok(out)
     }
 
     async fn change_edge(

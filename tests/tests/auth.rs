@@ -36,6 +36,7 @@ const REST_TABLE: &[(&str, &str, &str, bool, [u16; 7])] = &[
     ("DELETE", "/users/{victim}", "/users/{id}", false,                                   [401, 204, 403, 403, 204, 403, 403]),
     ("PUT", "/users/alice/following/bob", "/users/{id}/following/{target}", false,        [401, 200, 200, 403, 403, 200, 403]),
     ("DELETE", "/users/alice/following/carol", "/users/{id}/following/{target}", false,   [401, 200, 200, 403, 403, 200, 403]),
+    ("POST", "/users/alice/following", "/users/{id}/following", true,                     [401, 200, 200, 403, 403, 200, 403]),
     ("PUT", "/users/alice/mutes/{victim}", "/users/{id}/mutes/{target}", false,           [401, 200, 200, 403, 403, 200, 403]),
     ("DELETE", "/users/alice/mutes/{victim}", "/users/{id}/mutes/{target}", false,        [401, 200, 200, 403, 403, 200, 403]),
     ("PUT", "/users/alice/blocks/{victim}", "/users/{id}/blocks/{target}", false,         [401, 200, 200, 403, 403, 200, 403]),
@@ -119,7 +120,9 @@ async fn every_rest_route_answers_each_credential_as_the_table_says() {
             if !credential.is_empty() {
                 req = req.bearer_auth(credential);
             }
-            if *body {
+            if *body && template.ends_with("/following") {
+                req = req.json(&json!({ "edges": [{ "target": "bob" }] }));
+            } else if *body {
                 req = req.json(&json!({ "message": "hello" }));
             }
             let resp = req.send().await.unwrap();
@@ -303,12 +306,13 @@ async fn every_grpc_method_answers_each_credential_as_the_table_says() {
     let t = spawn_app().await;
     network(&t).await;
     use Code::{Ok as Y, PermissionDenied as F, Unauthenticated as U};
-    let table: [(&str, [Code; 7]); 31] = [
+    let table: [(&str, [Code; 7]); 32] = [
         //                   none admin write read ops alice bob
         ("PutUser", [U, Y, Y, F, F, Y, F]),
         ("DeleteUser", [U, Y, F, F, Y, F, F]),
         ("Follow", [U, Y, Y, F, F, Y, F]),
         ("Unfollow", [U, Y, Y, F, F, Y, F]),
+        ("ChangeFollows", [U, Y, Y, F, F, Y, F]),
         ("CreatePost", [U, Y, Y, F, F, Y, F]),
         ("DeletePost", [U, Y, Y, F, Y, Y, F]),
         ("GetUser", [U, Y, F, Y, F, Y, Y]),
@@ -390,6 +394,18 @@ async fn every_grpc_method_answers_each_credential_as_the_table_says() {
                 ),
                 "Follow" => code(ingest.follow(edge("bob")).await.map(drop)),
                 "Unfollow" => code(ingest.unfollow(edge("carol")).await.map(drop)),
+                "ChangeFollows" => code(
+                    ingest
+                        .change_follows(pb::ChangeFollowsRequest {
+                            user: "alice".into(),
+                            edges: vec![pb::EdgeChange {
+                                target: "bob".into(),
+                                ..Default::default()
+                            }],
+                        })
+                        .await
+                        .map(drop),
+                ),
                 "CreatePost" => code(
                     ingest
                         .create_post(pb::CreatePostRequest {

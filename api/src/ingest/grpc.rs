@@ -176,6 +176,13 @@ impl pb::ingest_server::Ingest for IngestGrpc {
         Ok(Response::new(follow_reply(&t)))
     }
 
+    async fn change_follows(
+        &self,
+        req: Request<pb::ChangeFollowsRequest>,
+    ) -> Result<Response<pb::ChangeFollowsReply>, Status> {
+        super::bulk::change_follows_grpc(&self.0, req).await
+    }
+
     async fn unfollow(
         &self,
         req: Request<pb::FollowRequest>,

@@ -1,6 +1,7 @@
 //! Ingestion over REST and gRPC: users, follows and posts, mapped onto
 //! `socialite_core::ingest::Ingest`.
 
+mod bulk;
 mod grpc;
 mod moderation;
 mod rest;

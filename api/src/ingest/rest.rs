@@ -27,6 +27,7 @@ pub fn rest_router() -> OpenApiRouter<Arc<Ingest>> {
     OpenApiRouter::new()
         .routes(routes!(put_user, delete_user))
         .routes(routes!(follow, unfollow))
+        .routes(routes!(super::bulk::change_follows))
         .routes(routes!(mute, unmute))
         .routes(routes!(block, unblock))
         .routes(routes!(join_group, leave_group))

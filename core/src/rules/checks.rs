@@ -16,6 +16,29 @@ pub(crate) const MAX_LISTS_PER_USER: usize = 50;
 /// group's timeline, so this bounds a post's group deliveries.
 pub(crate) const MAX_GROUPS_PER_USER: usize = 100;
 
+/// Most edges one call follows or unfollows at once.
+pub const MAX_EDGES_PER_CALL: usize = 100;
+
+/// One edge of a call that changes many: follow or unfollow `target`, and
+/// for a follow, file it under `lists` (`None` keeps its lists).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct EdgeRequest {
+    pub target: String,
+    pub op: EdgeOp,
+    pub lists: Option<Vec<String>>,
+}
+
+/// Refuses a call that changes no edge, or more than [`MAX_EDGES_PER_CALL`].
+pub fn check_edge_count(n: usize) -> Result<()> {
+    if n == 0 || n > MAX_EDGES_PER_CALL {
+        return Err(Error::invalid(
+            "invalid_edge_count",
+            format!("a call changes 1 to {MAX_EDGES_PER_CALL} edges; this one names {n}"),
+        ));
+    }
+    Ok(())
+}
+
 pub fn user_not_found(id: &UserId) -> Error {
     Error::not_found("user_not_found", format!("user {id} does not exist"))
 }
