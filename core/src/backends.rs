@@ -7,8 +7,8 @@ use crate::feed::hybrid::Marks;
 use crate::feed::Stores;
 use crate::metered::Metered;
 use crate::ports::{
-    Accounts, AppliedFeed, ContentStore, EventLog, GraphStore, Outbox, Rewind, TimelineStore,
-    Transfer,
+    Accounts, AppliedFeed, Backup, ContentStore, EventLog, GraphStore, Outbox, Rewind,
+    TimelineStore, Transfer,
 };
 use std::sync::Arc;
 
@@ -33,6 +33,8 @@ pub struct Backends {
     /// The store written out whole and loaded in batches (export, import,
     /// migration).
     pub transfer: Arc<dyn Transfer>,
+    /// A backup while it serves, where the stores are this process's files.
+    pub backup: Option<Arc<dyn Backup>>,
 }
 
 /// Opened ports, before metering.
@@ -46,6 +48,7 @@ pub struct Parts {
     pub applied: Arc<dyn AppliedFeed>,
     pub accounts: Arc<dyn Accounts>,
     pub transfer: Arc<dyn Transfer>,
+    pub backup: Option<Arc<dyn Backup>>,
 }
 
 impl Backends {
@@ -63,6 +66,7 @@ impl Backends {
             marks: Arc::default(),
             accounts: Arc::new(Standings::new(Arc::new(Metered(parts.accounts)))),
             transfer: Arc::new(Metered(parts.transfer)),
+            backup: parts.backup,
         }
     }
 

@@ -5,11 +5,11 @@
 
 use crate::accounts::Standings;
 use crate::backends::Backends;
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::ids::{GroupName, PostId, PostIdGen, UserId};
 use crate::metrics::metrics;
 use crate::model::{json_object, validate_message, Post, User};
-use crate::ports::{ContentStore, GraphStore};
+use crate::ports::{Backup, ContentStore, GraphStore};
 use crate::rules::access::{authenticated, check, Act, Caller};
 use crate::rules::checks::{
     check_edge_count, edge_lists, post_not_found, user_not_found, EdgeChange, EdgeOp, EdgeRequest,
@@ -34,6 +34,7 @@ pub struct Ingest {
     accounts: Arc<Standings>,
     ids: PostIdGen,
     max_following: u64,
+    backup: Option<Arc<dyn Backup>>,
 }
 
 impl Ingest {
@@ -49,7 +50,23 @@ impl Ingest {
             accounts: backends.accounts.clone(),
             ids,
             max_following: DEFAULT_MAX_FOLLOWING,
+            backup: backends.backup.clone(),
         })
+    }
+
+    /// Backs the deployment's embedded stores up while it serves, into the
+    /// new directory `name` under its backup directory: an operator's act.
+    /// Returns where, and the rows copied.
+    pub async fn backup(&self, caller: &Caller, name: &str) -> Result<(std::path::PathBuf, u64)> {
+        check(caller, Act::Operate)?;
+        crate::rules::checks::check_backup_name(name)?;
+        let Some(backup) = &self.backup else {
+            return Err(Error::invalid(
+                "backup_unsupported",
+                "this deployment's stores are MongoDB and Kafka: back them up with their own tools",
+            ));
+        };
+        backup.backup_to(name).await
     }
 
     /// Caps how many accounts one user may follow.

@@ -21,6 +21,7 @@
 
 mod accounts;
 mod authors;
+pub mod backup;
 pub mod config;
 mod content;
 mod deletion;

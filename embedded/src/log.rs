@@ -37,6 +37,10 @@ struct LogState {
 }
 
 impl EmbeddedLog {
+    pub(crate) fn db(&self) -> &Database {
+        &self.inner.db
+    }
+
     pub fn open(path: &Path, retention: u64) -> Result<EmbeddedLog> {
         // Consumers read the log's tail, which is also what was written last:
         // a small page cache suffices (redb's default is 1 GiB).

@@ -10,10 +10,11 @@ use socialite_core::backends::{Backends, Parts};
 use socialite_core::error::{Error, Result};
 use socialite_core::live::in_process::InProcessFeed;
 use socialite_core::ports::{
-    Accounts, AppliedFeed, ContentStore, EventLog, GraphStore, Outbox, Rewind, TimelineStore,
-    Transfer,
+    Accounts, AppliedFeed, Backup, ContentStore, EventLog, GraphStore, Outbox, Rewind,
+    TimelineStore, Transfer,
 };
-use socialite_embedded::EmbeddedConfig;
+use socialite_embedded::backup::EmbeddedBackup;
+use socialite_embedded::{EmbeddedConfig, EmbeddedLog, EmbeddedStore};
 use std::future::Future;
 use std::path::PathBuf;
 use std::pin::Pin;
@@ -48,6 +49,8 @@ struct Stores {
     accounts: Arc<dyn Accounts>,
     timelines: Arc<dyn TimelineStore>,
     transfer: Arc<dyn Transfer>,
+    /// The embedded store, for backups while it serves.
+    embedded: Option<Arc<EmbeddedStore>>,
 }
 
 /// What a log URI opens: the log, its rewind where it has one, and the
@@ -57,6 +60,26 @@ struct Log {
     log: Arc<dyn EventLog>,
     rewind: Option<Arc<dyn Rewind>>,
     applied: Arc<dyn AppliedFeed>,
+    /// The embedded log, for backups while it serves.
+    embedded: Option<Arc<EmbeddedLog>>,
+}
+
+impl Stores {
+    /// One store that serves every port but the timelines'.
+    fn of<S>(s: Arc<S>, timelines: Arc<dyn TimelineStore>) -> Stores
+    where
+        S: ContentStore + GraphStore + Outbox + Accounts + Transfer,
+    {
+        Stores {
+            content: s.clone(),
+            graph: s.clone(),
+            outbox: s.clone(),
+            accounts: s.clone(),
+            transfer: s,
+            timelines,
+            embedded: None,
+        }
+    }
 }
 
 type Opening<T> = Pin<Box<dyn Future<Output = Result<T>> + Send>>;
@@ -137,13 +160,10 @@ fn embedded_store(uri: String, base: EmbeddedConfig) -> Opening<Stores> {
     Box::pin(async move {
         let e = embedded_at(base, &uri);
         let s = e.open_store()?;
+        let embedded = Some(s.clone());
         Ok(Stores {
-            content: s.clone(),
-            graph: s.clone(),
-            outbox: s.clone(),
-            accounts: s.clone(),
-            transfer: s,
-            timelines: e.memory_timelines(),
+            embedded,
+            ..Stores::of(s, e.memory_timelines())
         })
     })
 }
@@ -153,8 +173,9 @@ fn embedded_log(uri: String, base: EmbeddedConfig) -> Opening<Log> {
         let l = embedded_at(base, &uri).open_log()?;
         Ok(Log {
             log: l.clone(),
-            rewind: Some(l),
+            rewind: Some(l.clone()),
             applied: Arc::new(InProcessFeed::new()),
+            embedded: Some(l),
         })
     })
 }
@@ -163,14 +184,7 @@ fn embedded_log(uri: String, base: EmbeddedConfig) -> Opening<Log> {
 fn mongodb_store(uri: String, base: EmbeddedConfig) -> Opening<Stores> {
     Box::pin(async move {
         let (s, timelines) = socialite_mongo::open(&uri, &base.feed).await?;
-        Ok(Stores {
-            content: s.clone(),
-            graph: s.clone(),
-            outbox: s.clone(),
-            accounts: s.clone(),
-            transfer: s,
-            timelines,
-        })
+        Ok(Stores::of(s, timelines))
     })
 }
 
@@ -198,6 +212,7 @@ fn kafka_log(uri: String, _: EmbeddedConfig) -> Opening<Log> {
             log: Arc::new(KafkaLog::open(k).await?),
             rewind: None,
             applied,
+            embedded: None,
         })
     })
 }
@@ -232,7 +247,16 @@ pub async fn open_backends(config: &BackendConfig) -> Result<Backends> {
     let log = scheme_of(&LOGS, &config.event_log, "invalid_log_uri")?;
     let stores = (store.open)(config.store.clone(), config.embedded.clone()).await?;
     let log = (log.open)(config.event_log.clone(), config.embedded.clone()).await?;
+    let backup: Option<Arc<dyn Backup>> = match (stores.embedded, log.embedded) {
+        (None, None) => None,
+        (store, log) => Some(Arc::new(EmbeddedBackup {
+            store,
+            log,
+            root: config.embedded.data_dir.join("backups"),
+        })),
+    };
     let parts = Parts {
+        backup,
         content: stores.content,
         graph: stores.graph,
         outbox: stores.outbox,

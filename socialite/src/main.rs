@@ -2,6 +2,8 @@
 //! default unless URIs name MongoDB and Kafka), and the tools around it
 //! (`load`, `bench`).
 
+mod backup;
+
 use clap::{Args, Parser, Subcommand};
 use socialite_api::auth::keys::{new_key, parse_keys, StoredKey};
 use socialite_api::auth::tokens::mint;
@@ -47,6 +49,11 @@ enum Command {
     /// while authors post, and report post → pushed latency and memory per
     /// stream.
     BenchLive(LiveBenchArgs),
+    /// Back the embedded stores up into a new directory, consistently, while
+    /// the server runs (it makes the copy) or while none does.
+    Backup(backup::BackupArgs),
+    /// Make a new data directory from a backup.
+    Restore(backup::RestoreArgs),
     /// Write a store out as a versioned JSON Lines export (users, accounts,
     /// follows with their times and lists, mutes and blocks, group members,
     /// posts), from a consistent view on the embedded store.
@@ -159,6 +166,8 @@ fn main() -> ExitCode {
             }
             Command::Token(args) => token(args),
             Command::Key(args) => key(args),
+            Command::Backup(args) => backup::backup(args).await,
+            Command::Restore(args) => backup::restore(args),
             Command::Export(args) => run_export(args).await,
             Command::Import(args) => run_import(args).await,
             Command::Openapi => {

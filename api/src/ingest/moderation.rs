@@ -21,6 +21,56 @@ pub fn rest_router() -> OpenApiRouter<Arc<Ingest>> {
     OpenApiRouter::new()
         .routes(routes!(suspend, unsuspend))
         .routes(routes!(revoke_tokens))
+        .routes(routes!(backup))
+}
+
+#[derive(serde::Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct BackupBody {
+    /// The backup's name: a new directory under the server's backup
+    /// directory (`DATA_DIR/backups`), 1 to 64 characters of
+    /// `[A-Za-z0-9_.-]`.
+    #[schema(
+        example = "before-upgrade",
+        pattern = r"^(?!\.{1,2}$)[A-Za-z0-9_.\-]{1,64}$"
+    )]
+    name: String,
+}
+
+/// Where the backup went and how many rows it holds.
+#[derive(Serialize, ToSchema)]
+pub struct BackupJson {
+    /// The backup's directory on the server's machine.
+    pub path: String,
+    pub rows: u64,
+}
+
+/// Backs the embedded stores up while the server runs: each database from
+/// one snapshot, the content before the log, into a new directory under
+/// `DATA_DIR/backups`, readable by its owner only (`socialite restore`
+/// makes a data directory from it). Every write acknowledged before the
+/// call is in it. `socialite backup` calls this.
+#[utoipa::path(
+    post, path = "/admin/backup", tag = "moderation",
+    security(("api_key" = ["admin"])),
+    request_body(content = BackupBody, content_type = "application/json"),
+    responses(
+        (status = 201, description = "Backed up", body = BackupJson),
+        (status = 400, description = "`invalid_backup_name`; `invalid_backup_path`: the directory cannot be made; `backup_unsupported`: the stores are MongoDB and Kafka; `invalid_json`, `invalid_body`", body = ErrorBody),
+        (status = 409, description = "`backup_exists`: a backup of that name exists", body = ErrorBody),
+        (status = 413, description = "`body_too_large`", body = ErrorBody),
+        (status = 415, description = "`unsupported_media_type`", body = ErrorBody),
+        (status = 503, description = "`unavailable`", body = ErrorBody),
+    )
+)]
+async fn backup(
+    State(ingest): App,
+    Auth(caller): Auth,
+    crate::extract::Json(body): crate::extract::Json<BackupBody>,
+) -> Result<(StatusCode, axum::Json<BackupJson>), ApiError> {
+    let (path, rows) = ingest.backup(&caller, &body.name).await?;
+    let path = path.to_string_lossy().into_owned();
+    Ok((StatusCode::CREATED, axum::Json(BackupJson { path, rows })))
 }
 
 /// Whether the account is suspended after the request, and whether the

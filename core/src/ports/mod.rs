@@ -112,11 +112,13 @@ pub trait ContentStore: Send + Sync + 'static {
 
 mod accounts;
 mod applied;
+mod backup;
 mod timelines;
 mod transfer;
 pub use crate::rules::accounts::Standing;
 pub use accounts::Accounts;
 pub use applied::{Applied, AppliedFeed, AppliedStream};
+pub use backup::Backup;
 pub use timelines::{CacheRead, Coverage, Delivery, Footprint, TimelineStore};
 pub use transfer::{ExportView, Transfer};
 

@@ -16,6 +16,25 @@ pub(crate) const MAX_LISTS_PER_USER: usize = 50;
 /// group's timeline, so this bounds a post's group deliveries.
 pub(crate) const MAX_GROUPS_PER_USER: usize = 100;
 
+/// Refuses a backup name that is not one path component of 1 to 64
+/// characters of `[A-Za-z0-9_.-]` (and not `.` or `..`): a server writes
+/// backups only under its own backup directory.
+pub fn check_backup_name(name: &str) -> Result<()> {
+    let fits = (1..=64).contains(&name.len())
+        && name
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b"_.-".contains(&b))
+        && name != "."
+        && name != "..";
+    if !fits {
+        return Err(Error::invalid(
+            "invalid_backup_name",
+            "a backup's name is 1 to 64 characters of [A-Za-z0-9_.-], not . or ..",
+        ));
+    }
+    Ok(())
+}
+
 /// Most edges one call follows or unfollows at once.
 pub const MAX_EDGES_PER_CALL: usize = 100;
 

@@ -19,9 +19,8 @@ use socialite_core::worker::WorkerConfig;
 use socialite_embedded::EmbeddedConfig;
 use socialite_runtime::backends::BackendConfig;
 use socialite_runtime::{start, App, AppConfig, AuthConfig, Service};
-use std::future::Future;
 use std::path::Path;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 pub const DEADLINE: Duration = Duration::from_secs(20);
 
@@ -345,21 +344,9 @@ pub fn ids(posts: &Value) -> Vec<String> {
         .collect()
 }
 
-/// Polls `check` until it holds, failing after [`DEADLINE`].
-pub async fn eventually<F, Fut>(what: &str, mut check: F)
-where
-    F: FnMut() -> Fut,
-    Fut: Future<Output = bool>,
-{
-    let start = Instant::now();
-    loop {
-        if check().await {
-            return;
-        }
-        assert!(start.elapsed() < DEADLINE, "timed out waiting for {what}");
-        tokio::time::sleep(Duration::from_millis(10)).await;
-    }
-}
+/// Polls a check until it holds, failing after the testkit's deadline (as
+/// long as [`DEADLINE`]).
+pub use socialite_testkit::eventually;
 
 /// Newest first, as timelines are.
 pub fn newest_first(mut ids: Vec<String>) -> Vec<String> {

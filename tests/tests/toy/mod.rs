@@ -115,6 +115,7 @@ pub fn open(feed: FeedConfig, _test: &'static str) -> Opening {
             outbox: store.clone(),
             accounts: store.clone(),
             transfer: store,
+            backup: None,
             timelines: embedded.memory_timelines(),
             log: log.clone(),
             rewind: Some(log),

@@ -1,0 +1,16 @@
+//! Backing up a deployment while it serves, where its stores are files of
+//! this process (the embedded default). MongoDB and Kafka are backed up with
+//! their own tools.
+
+use crate::error::Result;
+use async_trait::async_trait;
+use std::path::PathBuf;
+
+#[async_trait]
+pub trait Backup: Send + Sync + 'static {
+    /// Copies the stores, consistently, into a new directory `name` (a
+    /// valid [`crate::rules::checks::check_backup_name`]) under the
+    /// deployment's backup directory, readable by its owner only. Returns
+    /// where, and the rows copied.
+    async fn backup_to(&self, name: &str) -> Result<(PathBuf, u64)>;
+}

@@ -1,0 +1,200 @@
+//! Online backup of the embedded stores: each database copied, table by
+//! table, from one read transaction into a new file, while writes go on.
+//! The content store is copied before the log: an event the relay moves to
+//! the log after the content's snapshot is then still in the copy's outbox
+//! (relayed again after a restore, and fanout is idempotent), so no
+//! acknowledged write is missing from the copy, however the two interleave.
+
+use crate::log::EmbeddedLog;
+use crate::store::EmbeddedStore;
+use crate::tables::*;
+use async_trait::async_trait;
+use redb::{
+    Database, ReadTransaction, ReadableDatabase, ReadableTable, TableDefinition, WriteTransaction,
+};
+use socialite_core::error::{Error, Result};
+use socialite_core::ports::Backup;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+fn copy<K: redb::Key + 'static, V: redb::Value + 'static>(
+    from: &ReadTransaction,
+    to: &WriteTransaction,
+    table: TableDefinition<K, V>,
+) -> Result<u64> {
+    let src = from.open_table(table).store()?;
+    let mut dst = to.open_table(table).store()?;
+    let mut rows = 0;
+    for item in src.iter().store()? {
+        let (k, v) = item.store()?;
+        dst.insert(k.value(), v.value()).store()?;
+        rows += 1;
+    }
+    Ok(rows)
+}
+
+/// Writes a new database at `path` from `db`'s snapshot; returns the rows.
+fn snapshot(
+    db: &Database,
+    path: &Path,
+    copy_all: fn(&ReadTransaction, &WriteTransaction) -> Result<u64>,
+) -> Result<u64> {
+    let from = db.begin_read().store()?;
+    // An empty file readable by its owner only, which redb initializes: the
+    // copy is as private as the data directory's files.
+    let mut options = std::fs::OpenOptions::new();
+    options.write(true).create_new(true);
+    #[cfg(unix)]
+    std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
+    let made = options.open(path);
+    made.map_err(|e| Error::invalid("invalid_backup_path", format!("{}: {e}", path.display())))?;
+    let out = Database::create(path).store()?;
+    let to = out.begin_write().store()?;
+    let rows = copy_all(&from, &to)?;
+    to.commit().store()?;
+    Ok(rows)
+}
+
+/// Every table of `content.redb`.
+pub(crate) fn copy_content(from: &ReadTransaction, to: &WriteTransaction) -> Result<u64> {
+    Ok(copy(from, to, USERS)?
+        + copy(from, to, DELETING)?
+        + copy(from, to, COUNTS)?
+        + copy(from, to, FOLLOWING)?
+        + copy(from, to, FOLLOWERS)?
+        + copy(from, to, EDGE_TIMES)?
+        + copy(from, to, FOLLOWING_BY_TIME)?
+        + copy(from, to, FOLLOWERS_BY_TIME)?
+        + copy(from, to, EDGE_LISTS)?
+        + copy(from, to, LISTED)?
+        + copy(from, to, LIST_MEMBERS)?
+        + copy(from, to, USER_LISTS)?
+        + copy(from, to, GROUP_MEMBERS)?
+        + copy(from, to, USER_GROUPS)?
+        + copy(from, to, GROUP_SIZES)?
+        + copy(from, to, RELATIONS)?
+        + copy(from, to, RELATED)?
+        + copy(from, to, HYBRID)?
+        + copy(from, to, ACCOUNTS)?
+        + copy(from, to, POSTS)?
+        + copy(from, to, AUTHOR_POSTS)?
+        + copy(from, to, MENTIONS)?
+        + copy(from, to, OUTBOX)?)
+}
+
+/// Every table of `log.redb`.
+pub(crate) fn copy_log(from: &ReadTransaction, to: &WriteTransaction) -> Result<u64> {
+    Ok(copy(from, to, LOG)? + copy(from, to, OFFSETS)?)
+}
+
+impl EmbeddedStore {
+    /// Copies `content.redb` into `dir` (which exists) as it is now.
+    pub fn backup_into(&self, dir: &Path) -> Result<u64> {
+        snapshot(self.db(), &dir.join("content.redb"), copy_content)
+    }
+}
+
+impl EmbeddedLog {
+    /// Copies `log.redb` into `dir` (which exists) as it is now, consumer
+    /// offsets included.
+    pub fn backup_into(&self, dir: &Path) -> Result<u64> {
+        snapshot(self.db(), &dir.join("log.redb"), copy_log)
+    }
+}
+
+/// Makes `dir` for a backup: new, and readable by its owner only.
+fn new_backup_dir(dir: &Path) -> Result<()> {
+    private_dir(dir, false)
+}
+
+/// Makes `dir` readable by its owner only; `existing` accepts one that is
+/// there already.
+fn private_dir(dir: &Path, existing: bool) -> Result<()> {
+    if existing && dir.is_dir() {
+        return Ok(());
+    }
+    let mut builder = std::fs::DirBuilder::new();
+    #[cfg(unix)]
+    std::os::unix::fs::DirBuilderExt::mode(&mut builder, 0o700);
+    builder.create(dir).map_err(|e| match e.kind() {
+        std::io::ErrorKind::AlreadyExists => Error::conflict(
+            "backup_exists",
+            format!(
+                "{}: already exists; a backup goes to a new directory",
+                dir.display()
+            ),
+        ),
+        _ => Error::invalid("invalid_backup_path", format!("{}: {e}", dir.display())),
+    })
+}
+
+/// The embedded stores this process has open (the content store, the log,
+/// or both), and where it writes backups (`DATA_DIR/backups`).
+pub struct EmbeddedBackup {
+    pub store: Option<Arc<EmbeddedStore>>,
+    pub log: Option<Arc<EmbeddedLog>>,
+    pub root: PathBuf,
+}
+
+#[async_trait]
+impl Backup for EmbeddedBackup {
+    async fn backup_to(&self, name: &str) -> Result<(PathBuf, u64)> {
+        private_dir(&self.root, true)?;
+        let dir = self.root.join(name);
+        let rows = self.backup_into(&dir).await?;
+        Ok((dir, rows))
+    }
+}
+
+impl EmbeddedBackup {
+    /// Copies the stores into `dir`, a new directory this makes.
+    pub async fn backup_into(&self, dir: &Path) -> Result<u64> {
+        new_backup_dir(dir)?;
+        let (store, log, dir) = (self.store.clone(), self.log.clone(), dir.to_owned());
+        // The content before the log (see the module's comment).
+        let copy = move || -> Result<u64> {
+            let rows = store.map(|s| s.backup_into(&dir)).transpose()?.unwrap_or(0);
+            Ok(rows + log.map(|l| l.backup_into(&dir)).transpose()?.unwrap_or(0))
+        };
+        tokio::task::spawn_blocking(copy)
+            .await
+            .map_err(|e| Error::internal(format!("backup task failed: {e}")))?
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use redb::TableHandle;
+
+    /// The names of the tables of `db`, to check a copy left none out.
+    fn table_names(db: &Database) -> Result<Vec<String>> {
+        let txn = db.begin_read().store()?;
+        let names = txn
+            .list_tables()
+            .store()?
+            .map(|t| t.name().to_owned())
+            .collect();
+        Ok(names)
+    }
+
+    /// A table added to a store and not to its copy would be lost in every
+    /// backup: the copy must hold every table the store has.
+    #[test]
+    fn a_backup_copies_every_table() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = EmbeddedStore::open(&dir.path().join("content.redb")).unwrap();
+        let log = EmbeddedLog::open(&dir.path().join("log.redb"), 10).unwrap();
+        let out = dir.path().join("backup");
+        std::fs::create_dir(&out).unwrap();
+        store.backup_into(&out).unwrap();
+        log.backup_into(&out).unwrap();
+        for (db, copy) in [(store.db(), "content.redb"), (log.db(), "log.redb")] {
+            let mut have = table_names(db).unwrap();
+            let mut copied = table_names(&Database::open(out.join(copy)).unwrap()).unwrap();
+            have.sort();
+            copied.sort();
+            assert_eq!(copied, have, "{copy}");
+        }
+    }
+}
