@@ -160,9 +160,6 @@ async fn stores_that_are_not_embedded_are_not_backed_up_here() {
         return;
     };
     let ingest = Ingest::new(&opened.backends, 1).await.unwrap();
-    let e = ingest
-        .backup(&Caller::Trusted, "never")
-        .await
-        .unwrap_err();
+    let e = ingest.backup(&Caller::Trusted, "never").await.unwrap_err();
     assert_eq!(e.code(), "backup_unsupported");
 }
