@@ -215,3 +215,35 @@ async fn an_import_cut_short_or_stopped_at_a_bad_line_is_finished_by_a_rerun() {
         .unwrap_err();
     assert!(e.message().contains("opens with its header"), "{e}");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_import_stopped_anywhere_is_finished_by_a_rerun() {
+    let from = embedded("transfer_stop_from").await;
+    fill(&from.backends).await;
+    let text = exported(&from.backends).await;
+    let total = text.lines().count() - 2;
+    let to = embedded("transfer_stop_to").await;
+    let (t, input) = (to.backends.transfer.clone(), text.clone());
+    // One record a transaction; stopped as soon as the first is in, so
+    // mid-way: between transactions, or within one, which then commits
+    // whole or not at all.
+    let run = tokio::spawn(async move { import(&*t, input.as_bytes(), 1).await });
+    let first = socialite_core::ids::UserId::parse("u0").unwrap();
+    let content = to.backends.content.clone();
+    socialite_testkit::eventually("the first record", || {
+        let (content, first) = (content.clone(), first.clone());
+        async move { content.get_user(&first).await.unwrap().is_some() }
+    })
+    .await;
+    run.abort();
+    let _ = run.await;
+    let done = import(&*to.backends.transfer, text.as_bytes(), 1)
+        .await
+        .unwrap();
+    assert_eq!(done.records as usize, total);
+    assert!(
+        done.changed > 0 && (done.changed as usize) < total,
+        "stopped mid-way: {done:?}"
+    );
+    assert_eq!(body(&exported(&to.backends).await), body(&text));
+}
