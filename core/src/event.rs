@@ -3,8 +3,9 @@
 use crate::error::{Error, Result};
 use crate::ids::{GroupName, ListName, PostId, UserId};
 use crate::model::Post;
+use crate::rules::accounts::Standing;
 use prost::Message;
-use serde_json::Value;
+use serde_json::{Map, Value};
 use socialite_proto::v1 as pb;
 
 #[derive(Debug, Clone, PartialEq)]
@@ -16,11 +17,12 @@ pub enum Event {
         post: PostId,
         author: UserId,
     },
-    /// A new edge, filed under `lists`.
+    /// A new edge, filed under `lists`, made at `at_ms`.
     Followed {
         follower: UserId,
         followee: UserId,
         lists: Vec<ListName>,
+        at_ms: u64,
     },
     /// A removed edge, which was filed under `lists`.
     Unfollowed {
@@ -69,6 +71,28 @@ pub enum Event {
         target: UserId,
         edge: Option<Vec<ListName>>,
     },
+    /// The user was created or given a profile; `profile` is the one they
+    /// have now. Fanout passes this and the events below by: they make the
+    /// log a record of every write (a migration carries writes over from it).
+    UserPut {
+        user: UserId,
+        profile: Option<Map<String, Value>>,
+    },
+    /// The account id's standing is now `standing`.
+    StandingSet {
+        user: UserId,
+        standing: Standing,
+    },
+    /// `user` blocked `target`.
+    Blocked {
+        user: UserId,
+        target: UserId,
+    },
+    /// `user` no longer blocks `target` (or was deleted).
+    Unblocked {
+        user: UserId,
+        target: UserId,
+    },
 }
 
 impl Event {
@@ -81,11 +105,26 @@ impl Event {
             Event::Followed { followee, .. }
             | Event::Unfollowed { followee, .. }
             | Event::Relisted { followee, .. } => followee,
-            Event::Muted { target, .. } | Event::Unmuted { target, .. } => target,
+            Event::Muted { target, .. }
+            | Event::Unmuted { target, .. }
+            | Event::Blocked { target, .. }
+            | Event::Unblocked { target, .. } => target,
+            Event::UserPut { user, .. } | Event::StandingSet { user, .. } => user,
             Event::TimelineDropped { user, .. }
             | Event::Joined { user, .. }
             | Event::Left { user, .. } => user,
         }
+    }
+
+    /// Whether fanout acts on the event; the others only record a write.
+    pub fn changes_timelines(&self) -> bool {
+        !matches!(
+            self,
+            Event::UserPut { .. }
+                | Event::StandingSet { .. }
+                | Event::Blocked { .. }
+                | Event::Unblocked { .. }
+        )
     }
 
     pub fn encode(&self) -> Vec<u8> {
@@ -97,11 +136,7 @@ impl Event {
                 post_id: post.id.0,
                 author: s(&post.author),
                 message: post.message.clone(),
-                data_json: post
-                    .data
-                    .as_ref()
-                    .map(|d| Value::Object(d.clone()).to_string())
-                    .unwrap_or_default(),
+                data_json: json_text(&post.data),
                 mentions: post.mentions.iter().map(s).collect(),
             }),
             Event::PostDeleted { post, author } => Kind::PostDeleted(pb::PostDeleted {
@@ -112,10 +147,12 @@ impl Event {
                 follower,
                 followee,
                 lists,
+                at_ms,
             } => Kind::Followed(pb::Followed {
                 follower: s(follower),
                 followee: s(followee),
                 lists: names(lists),
+                at_ms: *at_ms,
             }),
             Event::Unfollowed {
                 follower,
@@ -176,6 +213,23 @@ impl Event {
                 following: edge.is_some(),
                 lists: edge.as_deref().map(names).unwrap_or_default(),
             }),
+            Event::UserPut { user, profile } => Kind::UserPut(pb::UserPut {
+                user: s(user),
+                profile_json: json_text(profile),
+            }),
+            Event::StandingSet { user, standing } => Kind::StandingSet(pb::StandingSet {
+                user: s(user),
+                tokens_after_ms: standing.tokens_after_ms,
+                suspended: standing.suspended,
+            }),
+            Event::Blocked { user, target } => Kind::Blocked(pb::Blocked {
+                user: s(user),
+                target: s(target),
+            }),
+            Event::Unblocked { user, target } => Kind::Unblocked(pb::Unblocked {
+                user: s(user),
+                target: s(target),
+            }),
         };
         pb::Event { kind: Some(kind) }.encode_to_vec()
     }
@@ -190,13 +244,8 @@ impl Event {
         let g = |s: &str| GroupName::parse(s).map_err(|e| bad(e.to_string()));
         Ok(match msg.kind.ok_or_else(|| bad("no kind".into()))? {
             Kind::PostCreated(e) => {
-                let data = match e.data_json.as_str() {
-                    "" => None,
-                    text => match serde_json::from_str(text) {
-                        Ok(Value::Object(map)) => Some(map),
-                        _ => return Err(bad("post data is not a JSON object".into())),
-                    },
-                };
+                let data = json_object(&e.data_json)
+                    .ok_or_else(|| bad("post data is not a JSON object".into()))?;
                 let author = u(&e.author)?;
                 let mentions = e.mentions.iter().map(|m| u(m)).collect::<Result<_>>()?;
                 Event::PostCreated {
@@ -217,6 +266,7 @@ impl Event {
                 follower: u(&e.follower)?,
                 followee: u(&e.followee)?,
                 lists: ls(&e.lists)?,
+                at_ms: e.at_ms,
             },
             Kind::Unfollowed(e) => Event::Unfollowed {
                 follower: u(&e.follower)?,
@@ -260,7 +310,46 @@ impl Event {
                 target: u(&e.target)?,
                 edge: e.following.then(|| ls(&e.lists)).transpose()?,
             },
+            Kind::UserPut(e) => Event::UserPut {
+                user: u(&e.user)?,
+                profile: json_object(&e.profile_json)
+                    .ok_or_else(|| bad("the profile is not a JSON object".into()))?,
+            },
+            Kind::StandingSet(e) => Event::StandingSet {
+                user: u(&e.user)?,
+                standing: Standing {
+                    tokens_after_ms: e.tokens_after_ms,
+                    suspended: e.suspended,
+                },
+            },
+            Kind::Blocked(e) => Event::Blocked {
+                user: u(&e.user)?,
+                target: u(&e.target)?,
+            },
+            Kind::Unblocked(e) => Event::Unblocked {
+                user: u(&e.user)?,
+                target: u(&e.target)?,
+            },
         })
+    }
+}
+
+/// A JSON object as the events carry it: its text, empty for none.
+fn json_text(object: &Option<Map<String, Value>>) -> String {
+    object
+        .as_ref()
+        .map(|d| Value::Object(d.clone()).to_string())
+        .unwrap_or_default()
+}
+
+/// The object `json_text` wrote; `None` when the text is not one.
+fn json_object(text: &str) -> Option<Option<Map<String, Value>>> {
+    match text {
+        "" => Some(None),
+        text => match serde_json::from_str(text) {
+            Ok(Value::Object(map)) => Some(Some(map)),
+            _ => None,
+        },
     }
 }
 
@@ -291,6 +380,30 @@ mod tests {
                 follower: a.clone(),
                 followee: b.clone(),
                 lists: vec![work.clone()],
+                at_ms: 1_700_000_000_123,
+            },
+            Event::UserPut {
+                user: a.clone(),
+                profile: serde_json::json!({ "name": "A" }).as_object().cloned(),
+            },
+            Event::UserPut {
+                user: b.clone(),
+                profile: None,
+            },
+            Event::StandingSet {
+                user: a.clone(),
+                standing: Standing {
+                    tokens_after_ms: 9,
+                    suspended: true,
+                },
+            },
+            Event::Blocked {
+                user: a.clone(),
+                target: b.clone(),
+            },
+            Event::Unblocked {
+                user: b.clone(),
+                target: a.clone(),
             },
             Event::Unfollowed {
                 follower: b.clone(),

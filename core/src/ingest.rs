@@ -6,6 +6,7 @@
 use crate::accounts::Standings;
 use crate::backends::Backends;
 use crate::error::{Error, Result};
+use crate::gate::WriteGate;
 use crate::ids::{GroupName, PostId, PostIdGen, UserId};
 use crate::metrics::metrics;
 use crate::model::{json_object, validate_message, Post, User};
@@ -35,6 +36,7 @@ pub struct Ingest {
     ids: PostIdGen,
     max_following: u64,
     backup: Option<Arc<dyn Backup>>,
+    gate: WriteGate,
 }
 
 impl Ingest {
@@ -51,7 +53,31 @@ impl Ingest {
             ids,
             max_following: DEFAULT_MAX_FOLLOWING,
             backup: backends.backup.clone(),
+            gate: WriteGate::default(),
         })
+    }
+
+    /// Starts refusing writes (a data directory that was moved elsewhere).
+    pub fn read_only_from_start(mut self) -> Ingest {
+        self.gate = WriteGate::closed();
+        self
+    }
+
+    /// Stops (`on`) or resumes taking writes: an operator's act, made by
+    /// `socialite migrate` before its last copy. Stopping returns once the
+    /// writes already under way have finished: every write acknowledged
+    /// before is in any copy taken after.
+    pub async fn set_read_only(&self, caller: &Caller, on: bool) -> Result<()> {
+        check(caller, Act::Operate)?;
+        match on {
+            true => self.gate.close().await,
+            false => self.gate.open(),
+        }
+        Ok(())
+    }
+
+    pub fn is_read_only(&self) -> bool {
+        self.gate.is_closed()
     }
 
     /// Backs the deployment's embedded stores up while it serves, into the
@@ -94,6 +120,7 @@ impl Ingest {
         let id = UserId::parse(id)?;
         self.acting_as(caller, &id).await?;
         let profile = profile.map(|p| json_object("profile", p)).transpose()?;
+        let _write = self.gate.enter()?;
         // A deletion of the id's earlier user usually ends within
         // milliseconds: wait for it a little rather than refuse at once.
         let mut wait = Duration::from_millis(5);
@@ -126,6 +153,7 @@ impl Ingest {
         if self.content.get_user(&id).await?.is_none() {
             return Err(user_not_found(&id));
         }
+        let _write = self.gate.enter()?;
         self.accounts.revoke_tokens(&id).await?;
         if self.content.delete_user(&id).await? {
             Ok(())
@@ -199,6 +227,7 @@ impl Ingest {
         if op == EdgeOp::Follow {
             self.accounts.visible(&t).await?;
         }
+        let _write = self.gate.enter()?;
         let mut change = EdgeChange::new(u, t, op)?.with_max_following(self.max_following);
         if let Some(lists) = lists {
             change = change.with_lists(lists);
@@ -218,6 +247,7 @@ impl Ingest {
     ) -> Result<RelationTransition> {
         let (u, t) = (UserId::parse(user)?, UserId::parse(target)?);
         self.acting_as(caller, &u).await?;
+        let _write = self.gate.enter()?;
         let change = RelationChange::new(u, t, relation, make)?;
         self.graph.change_relation(&change).await
     }
@@ -234,6 +264,7 @@ impl Ingest {
         let group = GroupName::parse(group)?;
         let user = UserId::parse(user)?;
         self.acting_as(caller, &user).await?;
+        let _write = self.gate.enter()?;
         let change = Membership { group, user, join };
         self.graph.change_membership(&change).await
     }
@@ -250,6 +281,7 @@ impl Ingest {
         validate_message(&message)?;
         let mentions = candidates(&message)?;
         let data = data.map(|d| json_object("data", d)).transpose()?;
+        let _write = self.gate.enter()?;
         let post = Post {
             id: self.ids.next(),
             author,
@@ -270,6 +302,7 @@ impl Ingest {
         let post = self.content.get_posts(&[id]).await?.pop();
         let post = post.ok_or_else(|| post_not_found(id))?;
         check(caller, Act::DeletePostOf(&post.author))?;
+        let _write = self.gate.enter()?;
         self.content
             .delete_post(id)
             .await?
@@ -284,6 +317,7 @@ impl Ingest {
     pub async fn suspend(&self, caller: &Caller, id: &str, on: bool) -> Result<bool> {
         let id = UserId::parse(id)?;
         check(caller, Act::Moderate)?;
+        let _write = self.gate.enter()?;
         self.accounts.set_suspended(&id, on).await
     }
 
@@ -292,6 +326,7 @@ impl Ingest {
     pub async fn revoke_tokens(&self, caller: &Caller, id: &str) -> Result<()> {
         let id = UserId::parse(id)?;
         check(caller, Act::Moderate)?;
+        let _write = self.gate.enter()?;
         self.accounts.revoke_tokens(&id).await
     }
 }

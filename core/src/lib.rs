@@ -33,6 +33,7 @@ pub mod deletions;
 pub mod error;
 pub mod event;
 pub mod feed;
+pub mod gate;
 pub mod health;
 pub mod ids;
 pub mod ingest;

@@ -62,6 +62,9 @@ impl Transfer for Metered<dyn Transfer> {
     async fn import(&self, records: &[Record]) -> Result<usize> {
         timed("transfer", "import", self.0.import(records)).await
     }
+    async fn replay(&self, event: &Event) -> Result<bool> {
+        timed("transfer", "replay", self.0.replay(event)).await
+    }
 }
 
 #[async_trait]

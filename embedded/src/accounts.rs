@@ -8,6 +8,7 @@ use async_trait::async_trait;
 use redb::{ReadableTable, Table};
 use socialite_core::error::Result;
 use socialite_core::ids::UserId;
+use socialite_core::plan::{self, run_ready};
 use socialite_core::ports::{Accounts, Standing};
 
 pub(crate) fn load(
@@ -59,9 +60,8 @@ impl Accounts for EmbeddedStore {
         let id = id.clone();
         self.writer
             .write(move |ctx| {
-                let mut table = ctx.txn.open_table(ACCOUNTS).store()?;
-                let s = load(&table, id.as_str())?.revoked(at_ms);
-                save(&mut table, id.as_str(), s)
+                let set = plan::account::set_standing(ctx, &id, |s| s.revoked(at_ms));
+                run_ready(set).map(drop)
             })
             .await
     }
@@ -70,10 +70,8 @@ impl Accounts for EmbeddedStore {
         let id = id.clone();
         self.writer
             .write(move |ctx| {
-                let mut table = ctx.txn.open_table(ACCOUNTS).store()?;
-                let (s, changed) = load(&table, id.as_str())?.with_suspension(on, at_ms);
-                save(&mut table, id.as_str(), s)?;
-                Ok(changed)
+                let set = plan::account::set_standing(ctx, &id, |s| s.with_suspension(on, at_ms).0);
+                Ok(run_ready(set)?.suspended != on)
             })
             .await
     }

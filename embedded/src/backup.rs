@@ -102,6 +102,35 @@ impl EmbeddedLog {
     }
 }
 
+/// Where a backup stands in its log: every event up to `log_before` was
+/// in the log before the content's snapshot began, so its write is in the
+/// copy. Events after it may be in the copy too, or not yet: a migration
+/// replays the log from there (`socialite_core::plan::replay`).
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct Position {
+    pub log_before: u64,
+}
+
+/// The file of a backup's [`Position`].
+pub const POSITION_FILE: &str = "position.json";
+
+impl Position {
+    fn write(self, dir: &Path) -> Result<()> {
+        let text = serde_json::to_string(&self).expect("plain numbers");
+        std::fs::write(dir.join(POSITION_FILE), text)
+            .map_err(|e| Error::internal(format!("{}: {e}", dir.display())))
+    }
+
+    /// The position of the backup in `dir`.
+    pub fn read(dir: &Path) -> Result<Position> {
+        let path = dir.join(POSITION_FILE);
+        let text = std::fs::read_to_string(&path)
+            .map_err(|e| Error::invalid("invalid_backup", format!("{}: {e}", path.display())))?;
+        serde_json::from_str(&text)
+            .map_err(|e| Error::invalid("invalid_backup", format!("{}: {e}", path.display())))
+    }
+}
+
 /// Makes `dir` for a backup: new, and readable by its owner only.
 fn new_backup_dir(dir: &Path) -> Result<()> {
     private_dir(dir, false)
@@ -153,6 +182,12 @@ impl EmbeddedBackup {
         let (store, log, dir) = (self.store.clone(), self.log.clone(), dir.to_owned());
         // The content before the log (see the module's comment).
         let copy = move || -> Result<u64> {
+            if let (Some(_), Some(log)) = (&store, &log) {
+                Position {
+                    log_before: log.head(),
+                }
+                .write(&dir)?;
+            }
             let rows = store.map(|s| s.backup_into(&dir)).transpose()?.unwrap_or(0);
             Ok(rows + log.map(|l| l.backup_into(&dir)).transpose()?.unwrap_or(0))
         };

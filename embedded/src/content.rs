@@ -2,7 +2,7 @@
 //! (see `deletion`).
 
 use crate::recent::{pick, PER_AUTHOR};
-use crate::store::{being_deleted, EmbeddedStore};
+use crate::store::EmbeddedStore;
 use crate::tables::*;
 use async_trait::async_trait;
 use redb::{ReadTransaction, ReadableTable};
@@ -13,7 +13,6 @@ use socialite_core::model::{Entry, Post, User};
 use socialite_core::plan::{self, run_ready};
 use socialite_core::ports::{ContentStore, IdRange};
 use socialite_core::rules::cascade::DeletionStage;
-use socialite_core::rules::checks::user_being_deleted;
 use std::sync::Arc;
 
 fn load_user(txn: &ReadTransaction, id: &UserId) -> Result<Option<User>> {
@@ -127,29 +126,11 @@ impl ContentStore for EmbeddedStore {
         let id = id.clone();
         self.writer
             .write(move |ctx| {
-                if being_deleted(ctx.txn, id.as_str())? {
-                    return Err(user_being_deleted(&id));
-                }
-                let mut users = ctx.txn.open_table(USERS).store()?;
-                let existing = users.get(id.as_str()).store()?.map(|g| g.value().to_vec());
-                let created = existing.is_none();
-                let bytes = match (&profile, existing) {
-                    (Some(p), _) => encode(p),
-                    (None, Some(old)) => old,
-                    (None, None) => Vec::new(),
-                };
-                users.insert(id.as_str(), bytes.as_slice()).store()?;
-                let mut counts = ctx.txn.open_table(COUNTS).store()?;
+                let (created, profile) = run_ready(plan::account::put_user(ctx, &id, profile))?;
+                let counts = ctx.txn.open_table(COUNTS).store()?;
                 let (followers, following) = match counts.get(id.as_str()).store()? {
                     Some(c) => c.value(),
                     None => (0, 0),
-                };
-                if created {
-                    counts.insert(id.as_str(), (0, 0)).store()?;
-                }
-                let profile = match bytes.as_slice() {
-                    [] => None,
-                    b => Some(decode::<Map<String, Value>>(b)?),
                 };
                 let user = User {
                     id,

@@ -41,6 +41,17 @@ impl EmbeddedLog {
         &self.inner.db
     }
 
+    /// The sequence of the newest durable event (0: none yet).
+    pub fn head(&self) -> u64 {
+        *self.inner.head.borrow()
+    }
+
+    /// Up to `max` events after the sequence `after`, with their sequences,
+    /// oldest first (a migration reading a backup's log).
+    pub fn read_after(&self, after: u64, max: usize) -> Result<Vec<(u64, Event)>> {
+        read_from(&self.inner.db, after + 1, max)
+    }
+
     pub fn open(path: &Path, retention: u64) -> Result<EmbeddedLog> {
         // Consumers read the log's tail, which is also what was written last:
         // a small page cache suffices (redb's default is 1 GiB).
@@ -159,16 +170,21 @@ struct Consumer {
     committed: u64,
 }
 
+/// Up to `max` events from the sequence `next` on, oldest first.
+fn read_from(db: &Database, next: u64, max: usize) -> Result<Vec<(u64, Event)>> {
+    let txn = db.begin_read().store()?;
+    let log = txn.open_table(LOG).store()?;
+    let mut out = Vec::new();
+    for item in log.range(next..).store()?.take(max) {
+        let (k, v) = item.store()?;
+        out.push((k.value(), Event::decode(v.value())?));
+    }
+    Ok(out)
+}
+
 impl Consumer {
     fn read(&self, max: usize) -> Result<Vec<(u64, Event)>> {
-        let txn = self.inner.db.begin_read().store()?;
-        let log = txn.open_table(LOG).store()?;
-        let mut out = Vec::new();
-        for item in log.range(self.next..).store()?.take(max) {
-            let (k, v) = item.store()?;
-            out.push((k.value(), Event::decode(v.value())?));
-        }
-        Ok(out)
+        read_from(&self.inner.db, self.next, max)
     }
 }
 

@@ -13,8 +13,10 @@ use async_trait::async_trait;
 use redb::{ReadTransaction, ReadableDatabase, ReadableTable};
 use serde_json::{Map, Value};
 use socialite_core::error::Result;
+use socialite_core::event::Event;
 use socialite_core::ids::{GroupName, UserId};
 use socialite_core::plan::import::import_records;
+use socialite_core::plan::replay::replay_event;
 use socialite_core::plan::run_ready;
 use socialite_core::ports::{ExportView, Standing, Transfer};
 use socialite_core::rules::relations::Relation;
@@ -252,6 +254,13 @@ impl Transfer for EmbeddedStore {
         let records = records.to_vec();
         self.writer
             .write(move |ctx| run_ready(import_records(ctx, &records)))
+            .await
+    }
+
+    async fn replay(&self, event: &Event) -> Result<bool> {
+        let event = event.clone();
+        self.writer
+            .write(move |ctx| run_ready(replay_event(ctx, &event)))
             .await
     }
 }

@@ -5,12 +5,13 @@
 
 use crate::db::db_err;
 use crate::store::{get_i64, get_str, MongoStore};
+use crate::txn::planned;
 use async_trait::async_trait;
 use futures_util::TryStreamExt;
 use mongodb::bson::{doc, Document};
-use mongodb::options::ReturnDocument;
 use socialite_core::error::Result;
 use socialite_core::ids::UserId;
+use socialite_core::plan::account::set_standing;
 use socialite_core::ports::{Accounts, Standing};
 
 pub(crate) fn standing(d: &Document) -> Standing {
@@ -50,31 +51,17 @@ impl Accounts for MongoStore {
     }
 
     async fn revoke_tokens(&self, id: &UserId, at_ms: u64) -> Result<()> {
-        self.db
-            .accounts
-            .update_one(
-                doc! { "_id": id.as_str() },
-                doc! { "$max": { "after": at_ms as i64 } },
-            )
-            .upsert(true)
-            .await
-            .map_err(db_err("revoking tokens"))?;
-        Ok(())
+        planned!(self, "revoking tokens", |txn| set_standing(txn, id, |s| s
+            .revoked(at_ms)))
+        .map(drop)
     }
 
     async fn set_suspended(&self, id: &UserId, on: bool, at_ms: u64) -> Result<bool> {
-        let mut update = doc! { "$set": { "suspended": on } };
-        if on {
-            update.insert("$max", doc! { "after": at_ms as i64 });
-        }
-        let before = self
-            .db
-            .accounts
-            .find_one_and_update(doc! { "_id": id.as_str() }, update)
-            .upsert(true)
-            .return_document(ReturnDocument::Before)
-            .await
-            .map_err(db_err("changing a suspension"))?;
-        Ok(before.as_ref().map(standing).unwrap_or_default().suspended != on)
+        let held = planned!(self, "changing a suspension", |txn| set_standing(
+            txn,
+            id,
+            |s| s.with_suspension(on, at_ms).0
+        ))?;
+        Ok(held.suspended != on)
     }
 }

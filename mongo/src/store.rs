@@ -14,7 +14,6 @@ use crate::db::{db_err, Db, TxnError, IN_CHUNK};
 use async_trait::async_trait;
 use futures_util::TryStreamExt;
 use mongodb::bson::{doc, spec::BinarySubtype, Binary, Bson, Document};
-use mongodb::options::ReturnDocument;
 use mongodb::ClientSession;
 use serde_json::{Map, Value};
 use socialite_core::error::{Error, Result};
@@ -23,7 +22,6 @@ use socialite_core::ids::{now_ms, PostId, UserId};
 use socialite_core::model::{Entry, Post, User};
 use socialite_core::ports::{ContentStore, IdRange};
 use socialite_core::rules::cascade::DeletionStage;
-use socialite_core::rules::checks::user_being_deleted;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use tokio::sync::Notify;
@@ -186,55 +184,24 @@ impl ContentStore for MongoStore {
         id: &UserId,
         profile: Option<Map<String, Value>>,
     ) -> Result<(User, bool)> {
-        let mut update = doc! { "$setOnInsert": { "followers": 0_i64, "following": 0_i64 } };
-        match &profile {
-            Some(_) => {
-                update.insert("$set", doc! { "profile": json_text(&profile) });
-            }
-            None => {
-                update
-                    .get_document_mut("$setOnInsert")
-                    .expect("just inserted")
-                    .insert("profile", Bson::Null);
-            }
-        }
-        // One atomic write that returns the document as it was: none means
-        // created. The answer comes from this write, so a deletion that
-        // commits right after cannot turn a successful put into a 404.
-        // A user being deleted matches no filter, so the upsert meets its
-        // id: refused until the deletion ends.
-        let before = self
-            .db
-            .users
-            .find_one_and_update(
-                doc! { "_id": id.as_str(), "deleting": { "$ne": true } },
-                update,
-            )
-            .upsert(true)
-            .return_document(ReturnDocument::Before)
-            .await
-            .map_err(|e| {
-                if crate::db::is_duplicate_key(&e) {
-                    user_being_deleted(id)
-                } else {
-                    db_err("storing a user")(e)
-                }
-            })?;
-        let Some(before) = before else {
-            let user = User {
-                id: id.clone(),
-                followers: 0,
-                following: 0,
-                profile,
-            };
-            return Ok((user, true));
+        let profile = &profile;
+        let (created, profile) = crate::txn::planned!(self, "storing a user", |txn| {
+            socialite_core::plan::account::put_user(txn, id, profile.clone())
+        })?;
+        let mut user = User {
+            id: id.clone(),
+            followers: 0,
+            following: 0,
+            profile,
         };
-        let mut user = to_user(&before)?;
-        user.followers = self.with_shards(user.followers, id).await?;
-        if profile.is_some() {
-            user.profile = profile;
+        // The answer is what was written: the counts of a user already
+        // there are read after, and a deletion committed since leaves them 0.
+        if !created {
+            if let Some(held) = self.get_user(id).await? {
+                (user.followers, user.following) = (held.followers, held.following);
+            }
         }
-        Ok((user, false))
+        Ok((user, created))
     }
 
     async fn get_user(&self, id: &UserId) -> Result<Option<User>> {

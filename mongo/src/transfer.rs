@@ -13,8 +13,10 @@ use futures_util::TryStreamExt;
 use mongodb::bson::{doc, Bson, Document};
 use mongodb::Collection;
 use socialite_core::error::Result;
+use socialite_core::event::Event;
 use socialite_core::ids::{GroupName, UserId};
 use socialite_core::plan::import::import_records;
+use socialite_core::plan::replay::replay_event;
 use socialite_core::ports::{ExportView, Standing, Transfer};
 use socialite_core::rules::relations::Relation;
 use socialite_core::transfer::record::Record;
@@ -219,5 +221,9 @@ impl Transfer for MongoStore {
         crate::txn::planned!(self, "importing records", |txn| import_records(
             txn, records
         ))
+    }
+
+    async fn replay(&self, event: &Event) -> Result<bool> {
+        crate::txn::planned!(self, "replaying an event", |txn| replay_event(txn, event))
     }
 }

@@ -143,11 +143,19 @@ pub async fn start(
     let (auth, ops) = credentials_and_ops(services, config).await?;
     let backends = open_backends(&config.storage).await?;
     let auth = auth.map(|a| Arc::new(a.with_accounts(backends.accounts.clone())));
-    let ingest = Arc::new(
-        Ingest::new(&backends, config.node_id)
-            .await?
-            .with_max_following(config.limits.max_following),
-    );
+    let mut ingest = Ingest::new(&backends, config.node_id)
+        .await?
+        .with_max_following(config.limits.max_following);
+    let moved = config
+        .storage
+        .embedded
+        .data_dir
+        .join(crate::transfer::MOVED);
+    if backends.backup.is_some() && moved.exists() {
+        tracing::warn!(marker = %moved.display(), "this data directory was moved to another deployment: taking no writes");
+        ingest = ingest.read_only_from_start();
+    }
+    let ingest = Arc::new(ingest);
     let reads = Arc::new(Reads::new(backends.stores()));
     let (servers, server_shutdown) = shutdown::channel();
     let (pipeline, pipeline_shutdown) = shutdown::channel();

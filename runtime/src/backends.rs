@@ -241,13 +241,23 @@ pub async fn open_transfer(uri: &str, embedded: &EmbeddedConfig) -> Result<Arc<d
 
 /// Opens the backends the URIs name, metered, with topics and indexes created.
 pub async fn open_backends(config: &BackendConfig) -> Result<Backends> {
+    Ok(open_keeping_embedded(config).await?.0)
+}
+
+/// The embedded store and log among the backends, where they are.
+pub type EmbeddedParts = (Option<Arc<EmbeddedStore>>, Option<Arc<EmbeddedLog>>);
+
+/// [`open_backends`], and the embedded store and log among them (a
+/// migration reads a backup's log directly).
+pub async fn open_keeping_embedded(config: &BackendConfig) -> Result<(Backends, EmbeddedParts)> {
     let feed = config.embedded.feed;
     feed.validate()?;
     let store = scheme_of(&STORES, &config.store, "invalid_store_uri")?;
     let log = scheme_of(&LOGS, &config.event_log, "invalid_log_uri")?;
     let stores = (store.open)(config.store.clone(), config.embedded.clone()).await?;
     let log = (log.open)(config.event_log.clone(), config.embedded.clone()).await?;
-    let backup: Option<Arc<dyn Backup>> = match (stores.embedded, log.embedded) {
+    let embedded = (stores.embedded, log.embedded);
+    let backup: Option<Arc<dyn Backup>> = match embedded.clone() {
         (None, None) => None,
         (store, log) => Some(Arc::new(EmbeddedBackup {
             store,
@@ -267,7 +277,7 @@ pub async fn open_backends(config: &BackendConfig) -> Result<Backends> {
         rewind: log.rewind,
         applied: log.applied,
     };
-    Ok(Backends::assemble(parts, feed))
+    Ok((Backends::assemble(parts, feed), embedded))
 }
 
 #[cfg(test)]

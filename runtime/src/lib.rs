@@ -9,11 +9,13 @@
 //! It wires; it must not decide what a timeline holds (core) or how a
 //! request maps to a use case (the API crate).
 
+pub mod admin;
 mod allocator;
 pub mod app;
 pub mod backends;
 mod background;
 pub mod credentials;
+pub mod migrate;
 pub mod process;
 pub mod settings;
 pub mod settings_file;

@@ -11,6 +11,10 @@ use socialite_embedded::{EmbeddedConfig, DEFAULT_RETENTION};
 use std::io::{BufReader, BufWriter, Write};
 use std::path::PathBuf;
 
+/// The file `socialite migrate` leaves in a data directory it moved to
+/// another deployment: a server started on it takes no writes.
+pub const MOVED: &str = "MOVED";
+
 /// Which store, as `--store` and `--data-dir` name it elsewhere.
 #[derive(Debug, Clone, Args)]
 pub struct StoreArg {
@@ -25,11 +29,16 @@ pub struct StoreArg {
 
 impl StoreArg {
     fn embedded(&self) -> EmbeddedConfig {
-        EmbeddedConfig {
-            data_dir: self.data_dir.clone(),
-            log_retention: DEFAULT_RETENTION,
-            feed: Default::default(),
-        }
+        embedded_config(&self.data_dir)
+    }
+}
+
+/// The embedded stores in `data_dir`, with the default settings.
+pub fn embedded_config(data_dir: &std::path::Path) -> EmbeddedConfig {
+    EmbeddedConfig {
+        data_dir: data_dir.to_owned(),
+        log_retention: DEFAULT_RETENTION,
+        feed: Default::default(),
     }
 }
 

@@ -5,8 +5,8 @@
 
 use clap::Args;
 use socialite_embedded::backup::EmbeddedBackup;
-use socialite_embedded::{EmbeddedConfig, DEFAULT_RETENTION};
-use socialite_runtime::credentials::DataDirCredentials;
+use socialite_runtime::admin::Admin;
+use socialite_runtime::transfer::embedded_config as embedded;
 use std::path::{Path, PathBuf};
 
 #[derive(Args)]
@@ -36,14 +36,8 @@ pub struct RestoreArgs {
 }
 
 const FILES: [&str; 2] = ["content.redb", "log.redb"];
-
-fn embedded(data_dir: &Path) -> EmbeddedConfig {
-    EmbeddedConfig {
-        data_dir: data_dir.to_owned(),
-        log_retention: DEFAULT_RETENTION,
-        feed: Default::default(),
-    }
-}
+/// Files a backup may hold beside its stores.
+const EXTRA: [&str; 1] = [socialite_embedded::backup::POSITION_FILE];
 
 pub async fn backup(args: BackupArgs) -> Result<(), String> {
     let to = std::path::absolute(&args.to).map_err(|e| format!("{}: {e}", args.to.display()))?;
@@ -75,48 +69,17 @@ pub async fn backup(args: BackupArgs) -> Result<(), String> {
 
 /// The server holds the data directory: it makes the copy.
 async fn ask_server(args: &BackupArgs, to: &Path) -> Result<u64, String> {
-    let key = match &args.api_key {
-        Some(k) => k.clone(),
-        None => {
-            let path = DataDirCredentials::of(&args.data_dir).admin_key;
-            let key = std::fs::read_to_string(&path);
-            let key = key.map_err(|e| {
-                format!(
-                    "a server holds the data directory; no --api-key, and cannot read {}: {e}",
-                    path.display()
-                )
-            })?;
-            key.trim().to_owned()
-        }
-    };
+    let admin = Admin::new(&args.url, args.api_key.as_deref(), &args.data_dir)?;
     if to.exists() {
         return Err(format!(
             "{}: already exists; a backup goes to a new directory",
             to.display()
         ));
     }
-    let url = format!("{}/admin/backup", args.url.trim_end_matches('/'));
     let name = format!("backup-{}", socialite_core::ids::now_ms());
-    let body = serde_json::json!({ "name": name });
-    let resp = reqwest::Client::new()
-        .post(&url)
-        .bearer_auth(key)
-        .json(&body)
-        .send()
-        .await;
-    let resp = resp.map_err(|e| {
-        format!("a server holds the data directory, and {url} does not answer: {e}")
-    })?;
-    let status = resp.status().as_u16();
-    let reply: serde_json::Value = resp.json().await.unwrap_or_default();
-    match status {
-        201 => {
-            let made = PathBuf::from(reply["path"].as_str().unwrap_or_default());
-            move_dir(&made, to)?;
-            Ok(reply["rows"].as_u64().unwrap_or(0))
-        }
-        _ => Err(format!("{url}: {status} {reply}")),
-    }
+    let (made, rows) = admin.backup(&name).await?;
+    move_dir(&made, to)?;
+    Ok(rows)
 }
 
 /// Moves the server's backup where it was asked for: a rename on one file
@@ -128,6 +91,9 @@ fn move_dir(from: &Path, to: &Path) -> Result<(), String> {
     let failed = |e: std::io::Error| format!("moving {} to {}: {e}", from.display(), to.display());
     std::fs::create_dir(to).map_err(failed)?;
     for f in FILES {
+        std::fs::copy(from.join(f), to.join(f)).map_err(failed)?;
+    }
+    for f in EXTRA.iter().filter(|f| from.join(f).exists()) {
         std::fs::copy(from.join(f), to.join(f)).map_err(failed)?;
     }
     std::fs::remove_dir_all(from).map_err(failed)

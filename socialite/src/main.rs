@@ -61,6 +61,10 @@ enum Command {
     /// Read an export into a store: idempotent, so a rerun of an import cut
     /// short finishes it without doubling anything.
     Import(ImportArgs),
+    /// Move an embedded deployment onto MongoDB and Kafka while it serves:
+    /// copy, catch up from its log, stop its writes, catch up the rest and
+    /// verify both sides; no acknowledged write is lost.
+    Migrate(socialite_runtime::migrate::MigrateArgs),
     /// Print the REST contract: the OpenAPI 3.1 document of the whole API,
     /// as `socialite up` serves it at /openapi.json.
     Openapi,
@@ -170,6 +174,7 @@ fn main() -> ExitCode {
             Command::Restore(args) => backup::restore(args),
             Command::Export(args) => run_export(args).await,
             Command::Import(args) => run_import(args).await,
+            Command::Migrate(args) => socialite_runtime::migrate::migrate(args).await,
             Command::Openapi => {
                 let doc = socialite_api::openapi::document();
                 println!("{}", doc.to_pretty_json().map_err(|e| e.to_string())?);

@@ -187,8 +187,8 @@ async fn mutes_are_kept_and_listed(kind: Kind) {
 }
 
 /// A block removes the edges both ways (counts and lists move, with their
-/// `Unfollowed` events), refuses follows either way while it stands, and
-/// no longer once lifted.
+/// `Unfollowed` events, then `Blocked`), refuses follows either way while
+/// it stands, and no longer once lifted (`Unblocked`).
 async fn blocks_cut_edges_and_refuse_follows(kind: Kind) {
     let Some(t) = open(kind, "blocks_cut_edges_and_refuse_follows").await else {
         return;
@@ -206,7 +206,11 @@ async fn blocks_cut_edges_and_refuse_follows(kind: Kind) {
         .change_relation(&change("b", "a", Relation::Block, true))
         .await
         .unwrap();
-    assert!(t1.changed && t1.active && t1.event.is_none());
+    let blocked = Event::Blocked {
+        user: u("b"),
+        target: u("a"),
+    };
+    assert!(t1.changed && t1.active && t1.event == Some(blocked.clone()));
     assert_eq!(
         drain(b).await,
         vec![
@@ -220,6 +224,7 @@ async fn blocks_cut_edges_and_refuse_follows(kind: Kind) {
                 followee: u("b"),
                 lists: vec![l("close")],
             },
+            blocked,
         ]
     );
     assert_eq!(g.edge(&u("a"), &u("b")).await.unwrap(), None);
@@ -252,8 +257,12 @@ async fn blocks_cut_edges_and_refuse_follows(kind: Kind) {
     g.change_relation(&change("b", "a", Relation::Block, false))
         .await
         .unwrap();
-    assert!(
-        drain(b).await.is_empty(),
+    assert_eq!(
+        drain(b).await,
+        vec![Event::Unblocked {
+            user: u("b"),
+            target: u("a"),
+        }],
         "lifting a block restores no edge"
     );
     assert!(g

@@ -22,6 +22,52 @@ pub fn rest_router() -> OpenApiRouter<Arc<Ingest>> {
         .routes(routes!(suspend, unsuspend))
         .routes(routes!(revoke_tokens))
         .routes(routes!(backup))
+        .routes(routes!(stop_writes, resume_writes))
+}
+
+/// Whether the deployment takes writes.
+#[derive(Serialize, ToSchema)]
+pub struct ReadOnlyJson {
+    pub read_only: bool,
+}
+
+/// Stops taking writes: every write from now on is refused with 503
+/// `read_only`, and the call returns once the writes already under way
+/// have finished, so a backup taken after it holds every acknowledged
+/// write. Reads go on. `socialite migrate` calls this before its last
+/// copy; the deployment stays read-only until `DELETE` (a move called
+/// off), and a data directory migrate finished with starts read-only.
+#[utoipa::path(
+    put, path = "/admin/read-only", tag = "moderation",
+    security(("api_key" = ["admin"])),
+    responses(
+        (status = 200, description = "Read-only", body = ReadOnlyJson),
+        (status = 503, description = "`unavailable`", body = ErrorBody),
+    )
+)]
+async fn stop_writes(
+    State(ingest): App,
+    Auth(caller): Auth,
+) -> Result<axum::Json<ReadOnlyJson>, ApiError> {
+    ingest.set_read_only(&caller, true).await?;
+    Ok(axum::Json(ReadOnlyJson { read_only: true }))
+}
+
+/// Takes writes again.
+#[utoipa::path(
+    delete, path = "/admin/read-only", tag = "moderation",
+    security(("api_key" = ["admin"])),
+    responses(
+        (status = 200, description = "Taking writes", body = ReadOnlyJson),
+        (status = 503, description = "`unavailable`", body = ErrorBody),
+    )
+)]
+async fn resume_writes(
+    State(ingest): App,
+    Auth(caller): Auth,
+) -> Result<axum::Json<ReadOnlyJson>, ApiError> {
+    ingest.set_read_only(&caller, false).await?;
+    Ok(axum::Json(ReadOnlyJson { read_only: false }))
 }
 
 #[derive(serde::Deserialize, ToSchema)]

@@ -71,6 +71,9 @@ pub async fn apply(
             pending.push((entry, targets.0));
             continue;
         }
+        if !event.changes_timelines() {
+            continue;
+        }
         flush(stores, followers, &mut pending, &mut posts, &mut stats).await?;
         apply_graph_event(stores, followers, event).await?;
     }
@@ -87,6 +90,10 @@ async fn apply_graph_event(
 ) -> Result<()> {
     match event {
         Event::PostCreated { .. } => unreachable!("handled above"),
+        Event::UserPut { .. }
+        | Event::StandingSet { .. }
+        | Event::Blocked { .. }
+        | Event::Unblocked { .. } => unreachable!("passed by above"),
         Event::PostDeleted { post, author } => {
             let list = followers.followers(&*stores.graph, author).await?;
             stores.timelines.retract_post(&list, *post).await?;
@@ -99,6 +106,7 @@ async fn apply_graph_event(
             follower,
             followee,
             lists,
+            ..
         } => {
             followers.followed(follower, followee, lists);
             if !mutes(stores, follower, followee).await? {

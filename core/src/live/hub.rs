@@ -266,7 +266,13 @@ impl LiveHub {
                 }
             }
             Event::TimelineDropped { user, .. } => self.registry().forget(user),
-            Event::Relisted { .. } | Event::Joined { .. } | Event::Left { .. } => {}
+            Event::Relisted { .. }
+            | Event::Joined { .. }
+            | Event::Left { .. }
+            | Event::UserPut { .. }
+            | Event::StandingSet { .. }
+            | Event::Blocked { .. }
+            | Event::Unblocked { .. } => {}
         }
     }
 

@@ -3,6 +3,7 @@
 //! unfollow of a block.
 
 use super::{Step, Txn};
+use crate::event::Event;
 use crate::ids::now_ms;
 use crate::rules::checks::{EdgeChange, EdgeTransition};
 use crate::rules::relations::check_not_blocked;
@@ -81,7 +82,11 @@ pub fn steps(change: &EdgeChange, t: &EdgeTransition, at_ms: u64) -> Vec<Step> {
             step: t.count_step,
         });
     }
-    steps.extend(t.event.clone().map(Step::Emit));
+    let mut event = t.event.clone();
+    if let Some(Event::Followed { at_ms: made, .. }) = &mut event {
+        *made = at_ms;
+    }
+    steps.extend(event.map(Step::Emit));
     steps
 }
 

@@ -13,6 +13,7 @@
 //! Facts are read when the plan needs them, not all up front: a follow of an
 //! account already followed reads neither counts nor lists.
 
+pub mod account;
 pub mod deletion;
 pub mod edge;
 pub mod import;
@@ -20,6 +21,7 @@ pub mod membership;
 pub mod post;
 pub mod quiet;
 pub mod relation;
+pub mod replay;
 
 use crate::error::{Error, Result};
 use crate::event::Event;

@@ -3,6 +3,7 @@
 //! migration between any two backends.
 
 use crate::error::Result;
+use crate::event::Event;
 use crate::transfer::record::Record;
 use async_trait::async_trait;
 
@@ -18,6 +19,11 @@ pub trait Transfer: Send + Sync + 'static {
     /// [`crate::plan::import::import_record`] plans it; account standings
     /// as the accounts port moves them. Returns how many changed something.
     async fn import(&self, records: &[Record]) -> Result<usize>;
+    /// Replays `event`, from another deployment's log, in one transaction
+    /// as [`crate::plan::replay::replay_event`] plans it; whether it
+    /// changed anything. A user's deletion is the caller's
+    /// ([`crate::plan::replay::deleted_user`]).
+    async fn replay(&self, event: &Event) -> Result<bool>;
 }
 
 /// A store being read whole, in the format's order: users, accounts,

@@ -246,10 +246,12 @@ impl EdgeChange {
         let removed: Vec<ListName> = old.iter().filter(|l| !new.contains(l)).cloned().collect();
         let (follower, followee) = (self.follower.clone(), self.followee.clone());
         let event = match (&existing, &after) {
+            // The plan gives the edge its time (`plan::edge::steps`).
             (None, Some(lists)) => Some(Event::Followed {
                 follower,
                 followee,
                 lists: lists.clone(),
+                at_ms: 0,
             }),
             (Some(lists), None) => Some(Event::Unfollowed {
                 follower,

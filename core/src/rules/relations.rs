@@ -173,8 +173,9 @@ impl RelationChange {
                             .expect("an unfollow is always admitted");
                         unfollows.push(cut);
                     }
+                    event = Some(Event::Blocked { user, target });
                 }
-                (Relation::Block, false) => {}
+                (Relation::Block, false) => event = Some(Event::Unblocked { user, target }),
                 (Relation::Mute, true) => event = Some(Event::Muted { user, target, edge }),
                 (Relation::Mute, false) => event = Some(Event::Unmuted { user, target, edge }),
             }
@@ -300,7 +301,12 @@ mod tests {
     fn a_block_cuts_both_edges_and_a_mute_tells_the_worker() {
         let block = RelationChange::new(u("a"), u("b"), Relation::Block, true).unwrap();
         let t = block.transition(false, Some(vec![]));
-        assert!(t.changed && t.active && t.event.is_none());
+        assert!(t.changed && t.active);
+        let blocked = Event::Blocked {
+            user: u("a"),
+            target: u("b"),
+        };
+        assert_eq!(t.event, Some(blocked));
         let cut: Vec<(&str, &str)> = t
             .unfollows
             .iter()

@@ -2,6 +2,8 @@
 //! ([`record`]), a store written out as it ([`export`]) and read into
 //! another ([`import`]), each store's side being its [`crate::ports::Transfer`].
 
+pub mod catch_up;
 pub mod export;
 pub mod import;
 pub mod record;
+pub mod verify;

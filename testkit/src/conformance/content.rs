@@ -101,12 +101,15 @@ pub async fn users_posts_and_outbox(open: Opener) {
         .map(|e| match e {
             Event::PostCreated { post } => format!("created {}", post.id.0),
             Event::PostDeleted { post, .. } => format!("deleted {}", post.0),
+            Event::UserPut { user, .. } => format!("put {user}"),
             other => format!("{other:?}"),
         })
         .collect();
     assert_eq!(
         kinds,
         [
+            "put ann",
+            "put bo",
             "created 10",
             "created 20",
             "created 30",
@@ -114,8 +117,13 @@ pub async fn users_posts_and_outbox(open: Opener) {
             "deleted 30"
         ]
     );
+    let put = Event::UserPut {
+        user: u("ann"),
+        profile,
+    };
+    assert_eq!(events[0], put, "a put that changes nothing queues nothing");
     assert_eq!(
-        events[0],
+        events[2],
         Event::PostCreated {
             post: post(10, "ann", "m10")
         },

@@ -85,22 +85,26 @@ pub async fn lists_on_edges(open: Opener) {
             Event::Followed {
                 follower: u("a"),
                 followee: u("b"),
-                lists: vec![l("family"), l("work")]
+                lists: vec![l("family"), l("work")],
+                at_ms: 0,
             },
             Event::Followed {
                 follower: u("a"),
                 followee: u("c"),
-                lists: vec![l("work")]
+                lists: vec![l("work")],
+                at_ms: 0,
             },
             Event::Followed {
                 follower: u("a"),
                 followee: u("d"),
-                lists: vec![]
+                lists: vec![],
+                at_ms: 0,
             },
             Event::Followed {
                 follower: u("e"),
                 followee: u("b"),
-                lists: vec![l("work")]
+                lists: vec![l("work")],
+                at_ms: 0,
             },
             Event::Relisted {
                 follower: u("a"),

@@ -18,6 +18,7 @@ pub async fn event_log(open: Opener) {
                 follower: u("f"),
                 followee: u(author),
                 lists: vec![ListName::parse("work").unwrap()],
+                at_ms: 0,
             });
         }
     }

@@ -10,10 +10,12 @@ use socialite_core::error::Result;
 use socialite_core::event::Event;
 use socialite_core::ids::{GroupName, ListName, PostId, UserId};
 use socialite_core::model::{Entry, Post, User};
-use socialite_core::plan::{deletion, edge, import, membership, post, relation, run_ready};
+use socialite_core::plan::{
+    account, deletion, edge, import, membership, post, relation, replay, run_ready,
+};
 use socialite_core::ports::*;
 use socialite_core::rules::cascade::DeletionStage;
-use socialite_core::rules::checks::{user_being_deleted, EdgeChange, EdgeTransition, Membership};
+use socialite_core::rules::checks::{EdgeChange, EdgeTransition, Membership};
 use socialite_core::rules::relations::{Relation, RelationChange, RelationTransition};
 use socialite_core::transfer::record::Record;
 use std::sync::Arc;
@@ -64,19 +66,8 @@ impl ContentStore for ToyStore {
         profile: Option<Map<String, Value>>,
     ) -> Result<(User, bool)> {
         self.write(|t| {
-            let s = &mut t.state;
-            if s.deleting.contains_key(id) {
-                return Err(user_being_deleted(id));
-            }
-            let created = !s.users.contains_key(id);
-            if created {
-                s.counts.insert(id.clone(), (0, 0));
-            }
-            if created || profile.is_some() {
-                s.users.insert(id.clone(), profile);
-            }
-            let (followers, following) = s.counts[id];
-            let profile = s.users[id].clone();
+            let (created, profile) = run_ready(account::put_user(t, id, profile))?;
+            let (followers, following) = t.state.counts[id];
             let user = User {
                 id: id.clone(),
                 followers,
@@ -403,19 +394,13 @@ impl Accounts for ToyStore {
     }
 
     async fn revoke_tokens(&self, id: &UserId, at_ms: u64) -> Result<()> {
-        self.write(|t| {
-            let standing = t.state.accounts.entry(id.clone()).or_default();
-            *standing = standing.revoked(at_ms);
-            Ok(())
-        })
+        self.write(|t| run_ready(account::set_standing(t, id, |s| s.revoked(at_ms))).map(drop))
     }
 
     async fn set_suspended(&self, id: &UserId, on: bool, at_ms: u64) -> Result<bool> {
         self.write(|t| {
-            let standing = t.state.accounts.entry(id.clone()).or_default();
-            let (next, changed) = standing.with_suspension(on, at_ms);
-            *standing = next;
-            Ok(changed)
+            let set = account::set_standing(t, id, |s| s.with_suspension(on, at_ms).0);
+            Ok(run_ready(set)?.suspended != on)
         })
     }
 }
@@ -490,5 +475,9 @@ impl Transfer for ToyStore {
 
     async fn import(&self, records: &[Record]) -> Result<usize> {
         self.write(|t| run_ready(import::import_records(t, records)))
+    }
+
+    async fn replay(&self, event: &Event) -> Result<bool> {
+        self.write(|t| run_ready(replay::replay_event(t, event)))
     }
 }

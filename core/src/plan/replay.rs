@@ -1,0 +1,111 @@
+//! An event of another deployment's log written again here: a migration's
+//! catch-up ([`crate::transfer`]). Each event is replayed as the write
+//! that queued it, with its ids and times, under every rule of that write,
+//! and queues its events here as that write does (fanout keeps the
+//! timelines built so far right).
+//!
+//! Each replay makes its entity what the event says it became (a post
+//! stored or gone, an edge made with its lists and time or gone, a relation,
+//! a membership, a profile, a standing), so events replayed over a state
+//! that already holds some of them end where the source ended: the
+//! catch-up may start a little before the copy's point.
+//! A user's deletion is replayed whole, by the caller, on its last event
+//! ([`deleted_user`]): it runs in steps of its own transactions.
+
+use super::{account, edge, membership, post, relation, Txn};
+use crate::event::Event;
+use crate::ids::UserId;
+use crate::rules::checks::{EdgeChange, EdgeOp, Membership};
+use crate::rules::relations::{Relation, RelationChange};
+
+/// The user whose deletion `event` ends, to be deleted here whole.
+pub fn deleted_user(event: &Event) -> Option<&UserId> {
+    match event {
+        Event::TimelineDropped { user, .. } => Some(user),
+        _ => None,
+    }
+}
+
+/// Replays `event` in `txn`; whether it changed anything. A deletion's
+/// events replay as nothing here: the deletion is replayed whole on its
+/// last ([`deleted_user`]), and its other events are its steps.
+pub async fn replay_event<T: Txn>(txn: &mut T, event: &Event) -> Result<bool, T::Error> {
+    let edge_change = |follower: &UserId, followee: &UserId, op| {
+        EdgeChange::new(follower.clone(), followee.clone(), op)
+    };
+    Ok(match event {
+        Event::PostCreated { post: p } => {
+            txn.post(p.id).await?.is_none() && {
+                post::create_post(txn, p.clone()).await?;
+                true
+            }
+        }
+        Event::PostDeleted { post: id, .. } => post::delete_post(txn, *id).await?.is_some(),
+        Event::Followed {
+            follower,
+            followee,
+            lists,
+            at_ms,
+        } => {
+            let change = edge_change(follower, followee, EdgeOp::Follow)?.with_lists(lists.clone());
+            edge::change_edge_at(txn, &change, *at_ms).await?.changed()
+        }
+        Event::Unfollowed {
+            follower, followee, ..
+        } => {
+            let change = edge_change(follower, followee, EdgeOp::Unfollow)?;
+            edge::change_edge(txn, &change).await?.changed()
+        }
+        Event::Relisted {
+            follower,
+            followee,
+            added,
+            removed,
+        } => match txn.edge_lists(follower, followee).await? {
+            None => false,
+            Some(mut lists) => {
+                lists.retain(|l| !removed.contains(l));
+                lists.extend(added.iter().cloned());
+                let change = edge_change(follower, followee, EdgeOp::Follow)?.with_lists(lists);
+                edge::change_edge(txn, &change).await?.changed()
+            }
+        },
+        Event::Joined { group, user } | Event::Left { group, user } => {
+            let change = Membership {
+                group: group.clone(),
+                user: user.clone(),
+                join: matches!(event, Event::Joined { .. }),
+            };
+            membership::change_membership(txn, &change).await?
+        }
+        Event::Muted { user, target, .. } => {
+            relate(txn, user, Relation::Mute, target, true).await?
+        }
+        Event::Unmuted { user, target, .. } => {
+            relate(txn, user, Relation::Mute, target, false).await?
+        }
+        Event::Blocked { user, target } => relate(txn, user, Relation::Block, target, true).await?,
+        Event::Unblocked { user, target } => {
+            relate(txn, user, Relation::Block, target, false).await?
+        }
+        Event::UserPut { user, profile } => {
+            account::put_user(txn, user, profile.clone()).await?;
+            true
+        }
+        Event::StandingSet { user, standing } => {
+            account::set_standing(txn, user, |_| *standing).await? != *standing
+        }
+        Event::AuthorRetracted { .. } | Event::TimelineDropped { .. } => false,
+    })
+}
+
+async fn relate<T: Txn>(
+    txn: &mut T,
+    user: &UserId,
+    relation: Relation,
+    target: &UserId,
+    make: bool,
+) -> Result<bool, T::Error> {
+    let change = RelationChange::new(user.clone(), target.clone(), relation, make)?;
+    Ok(relation::change_relation(txn, &change).await?.changed)
+}

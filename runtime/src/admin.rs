@@ -1,0 +1,82 @@
+//! A running server's admin routes, as the tools that work beside it call
+//! them (`socialite backup`, `socialite migrate`).
+
+use crate::credentials::DataDirCredentials;
+use std::path::{Path, PathBuf};
+
+/// The server that holds a data directory, called on its admin routes.
+pub struct Admin {
+    url: String,
+    key: String,
+    http: reqwest::Client,
+}
+
+impl Admin {
+    /// The server at `url`, with `api_key` or else the admin key in
+    /// `data_dir` (DATA_DIR/auth/admin-key).
+    pub fn new(url: &str, api_key: Option<&str>, data_dir: &Path) -> Result<Admin, String> {
+        let key = match api_key {
+            Some(k) => k.to_owned(),
+            None => {
+                let path = DataDirCredentials::of(data_dir).admin_key;
+                let key = std::fs::read_to_string(&path).map_err(|e| {
+                    format!(
+                        "a server holds the data directory; no --api-key, and cannot read {}: {e}",
+                        path.display()
+                    )
+                })?;
+                key.trim().to_owned()
+            }
+        };
+        let url = url.trim_end_matches('/').to_owned();
+        let http = reqwest::Client::new();
+        Ok(Admin { url, key, http })
+    }
+
+    /// Calls `path`; the answer's JSON when its status is `expect`.
+    async fn call(
+        &self,
+        method: reqwest::Method,
+        path: &str,
+        body: Option<serde_json::Value>,
+        expect: u16,
+    ) -> Result<serde_json::Value, String> {
+        let url = format!("{}{path}", self.url);
+        let mut req = self.http.request(method, &url).bearer_auth(&self.key);
+        if let Some(body) = body {
+            req = req.json(&body);
+        }
+        let resp = req.send().await.map_err(|e| {
+            format!("a server holds the data directory, and {url} does not answer: {e}")
+        })?;
+        let status = resp.status().as_u16();
+        let reply: serde_json::Value = resp.json().await.unwrap_or_default();
+        match status == expect {
+            true => Ok(reply),
+            false => Err(format!("{url}: {status} {reply}")),
+        }
+    }
+
+    /// A backup named `name`, made by the server under DATA_DIR/backups:
+    /// where it is, and its rows.
+    pub async fn backup(&self, name: &str) -> Result<(PathBuf, u64), String> {
+        let body = serde_json::json!({ "name": name });
+        let reply = self
+            .call(reqwest::Method::POST, "/admin/backup", Some(body), 201)
+            .await?;
+        let made = PathBuf::from(reply["path"].as_str().unwrap_or_default());
+        Ok((made, reply["rows"].as_u64().unwrap_or(0)))
+    }
+
+    /// Stops (`on`) or resumes the server's writes; stopping returns once
+    /// the writes under way have finished.
+    pub async fn read_only(&self, on: bool) -> Result<(), String> {
+        let method = match on {
+            true => reqwest::Method::PUT,
+            false => reqwest::Method::DELETE,
+        };
+        self.call(method, "/admin/read-only", None, 200)
+            .await
+            .map(drop)
+    }
+}

@@ -1,0 +1,456 @@
+//! `socialite migrate`: moves an embedded deployment onto another store
+//! (MongoDB and Kafka) while it serves, losing no acknowledged write.
+//!
+//! 1. A backup of the source (its server makes it, or this process when
+//!    none runs) is read whole into the target through the bulk paths. The
+//!    backup knows the last event of the log that was there before its
+//!    content was copied: every write of an event up to it is in the copy.
+//! 2. Catch-up: a newer backup's log holds the events after that point;
+//!    each is replayed on the target as the write that queued it
+//!    (`socialite_core::plan::replay`), in log order. Rounds repeat while
+//!    they find many events.
+//! 3. Switch-over: the source stops taking writes (it answers 503
+//!    `read_only`, once the writes under way have finished), its outbox
+//!    drains onto its log, a last backup is taken and its remaining events
+//!    are replayed. Every acknowledged write is then on the target.
+//! 4. Verification: the last backup and the target hold the same records
+//!    (count and digest per kind), and a sample of users reads the same
+//!    home, list, group and mention timelines on both. Then the data
+//!    directory is marked moved: a server started on it takes no writes.
+//!
+//! The catch-up may replay events whose writes the first copy holds
+//! already; each replay makes its entity what the event says it became,
+//! so a replay over a state that holds it ends where the source ended.
+//! If anything fails after the source stopped taking writes, it takes
+//! them again: the move did not happen.
+
+use crate::admin::Admin;
+use crate::backends::{open_backends, open_keeping_embedded, BackendConfig};
+use crate::transfer::{embedded_config as embedded, MOVED};
+use clap::Args;
+use socialite_core::backends::Backends;
+use socialite_core::ids::now_ms;
+use socialite_core::ports::{Backup, Transfer};
+use socialite_core::reads::Reads;
+use socialite_core::relay::relay_once;
+use socialite_core::transfer::catch_up::{Replayed, Target};
+use socialite_core::transfer::verify::{compare_timelines, differing, sample, tally, Compared};
+use socialite_embedded::backup::{EmbeddedBackup, Position};
+use socialite_embedded::{EmbeddedLog, EmbeddedStore};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+/// Catch-up rounds while the source takes writes, at most.
+const ONLINE_ROUNDS: u32 = 5;
+/// A round that replays fewer events than this is the last before the
+/// switch-over: the write stop then lasts about as long as one backup.
+const SMALL_ROUND: u64 = 10_000;
+/// Events read from a backup's log at a time.
+const EVENTS_PER_READ: usize = 1000;
+
+#[derive(Args)]
+pub struct MigrateArgs {
+    /// The deployment to move: `embedded://DATA_DIR`. When a server holds
+    /// it, the server is asked (--url, --api-key) for its backups and to
+    /// stop taking writes at the switch-over.
+    #[arg(long)]
+    pub from: String,
+    /// The store to move it to: `mongodb://HOST[:PORT][/DATABASE]`, or
+    /// `embedded://DIR` (a new data directory).
+    #[arg(long)]
+    pub to: String,
+    /// The target's event log: `kafka://HOST:PORT` beside MongoDB;
+    /// `embedded://` (the target's directory) beside an embedded store.
+    #[arg(long, default_value = "embedded://")]
+    pub event_log: String,
+    /// When a server holds the source: its REST address.
+    #[arg(long, env = "SOCIALITE_URL", default_value = "http://127.0.0.1:8080")]
+    pub url: String,
+    /// When a server holds the source: an API key with the `admin` scope
+    /// (default: the one in DATA_DIR/auth/admin-key).
+    #[arg(long, env = "SOCIALITE_API_KEY", hide_env_values = true)]
+    pub api_key: Option<String>,
+    /// Only compare the two sides (records and sampled timelines); move
+    /// nothing.
+    #[arg(long)]
+    pub verify_only: bool,
+    /// Users whose timelines the verification reads on both sides.
+    #[arg(long, default_value_t = 50, value_parser = clap::value_parser!(u64).range(0..=100_000))]
+    pub sample: u64,
+    /// Records per transaction of the first copy's import.
+    #[arg(long, default_value_t = 500, value_parser = clap::value_parser!(u64).range(1..=100_000))]
+    pub batch: u64,
+}
+
+/// Where the source's backups come from.
+enum Source {
+    /// No server holds the data directory: this process does, so nobody
+    /// writes to it while the move runs.
+    Local(EmbeddedBackup),
+    /// Its server makes the backups and stops its writes.
+    Server(Admin),
+}
+
+impl Source {
+    fn open(dir: &Path, args: &MigrateArgs) -> Result<Source, String> {
+        if !dir.join("content.redb").exists() {
+            return Err(format!("{}: no embedded store to move", dir.display()));
+        }
+        let config = embedded(dir);
+        Ok(match (config.open_store(), config.open_log()) {
+            (Ok(store), Ok(log)) => Source::Local(EmbeddedBackup {
+                store: Some(store),
+                log: Some(log),
+                root: dir.join("backups"),
+            }),
+            _ => Source::Server(Admin::new(&args.url, args.api_key.as_deref(), dir)?),
+        })
+    }
+
+    /// A new backup named `name`, under DATA_DIR/backups.
+    async fn backup(&self, name: &str) -> Result<PathBuf, String> {
+        match self {
+            Source::Local(b) => b.backup_to(name).await.map(|d| d.0).map_err(|e| e.chain()),
+            Source::Server(admin) => admin.backup(name).await.map(|d| d.0),
+        }
+    }
+
+    async fn read_only(&self, on: bool) -> Result<(), String> {
+        match self {
+            Source::Local(_) => Ok(()),
+            Source::Server(admin) => admin.read_only(on).await,
+        }
+    }
+}
+
+/// A backup, opened to be read.
+struct Copy {
+    dir: PathBuf,
+    backends: Backends,
+    store: Arc<EmbeddedStore>,
+    log: Arc<EmbeddedLog>,
+    position: Position,
+}
+
+impl Copy {
+    async fn open(dir: PathBuf) -> Result<Copy, String> {
+        let position = Position::read(&dir).map_err(|e| e.chain())?;
+        let config = BackendConfig::embedded(embedded(&dir));
+        let (backends, parts) = open_keeping_embedded(&config)
+            .await
+            .map_err(|e| e.chain())?;
+        let (Some(store), Some(log)) = parts else {
+            return Err(format!("{}: not an embedded backup", dir.display()));
+        };
+        Ok(Copy {
+            dir,
+            backends,
+            store,
+            log,
+            position,
+        })
+    }
+
+    /// Whether every write in it is on its log: its outbox is empty and no
+    /// deletion is under way.
+    async fn settled(&self) -> Result<bool, String> {
+        use socialite_core::ports::{ContentStore, Outbox};
+        let pending = Outbox::backlog(&*self.store).await;
+        let deleting = ContentStore::pending_deletions(&*self.store).await;
+        Ok(pending.map_err(|e| e.chain())? == 0 && deleting.map_err(|e| e.chain())?.is_empty())
+    }
+
+    /// Replays onto `target` the events of its log after `from`; moves
+    /// `from` to the last one replayed.
+    async fn catch_up(
+        &self,
+        from: &mut u64,
+        target: &Backends,
+        tally: &mut Replayed,
+    ) -> Result<u64, String> {
+        use socialite_core::ports::Rewind;
+        let oldest = self.log.first_retained().map_err(|e| e.chain())?;
+        if self.log.head() > *from && oldest > *from + 1 {
+            return Err(format!(
+                "the source's log no longer holds the events after {from} (its oldest is {oldest}): more writes came during the copy than it keeps; run migrate again"
+            ));
+        }
+        let to = Target {
+            transfer: &*target.transfer,
+            content: &*target.content,
+        };
+        let mut replayed = 0;
+        loop {
+            let events = self
+                .log
+                .read_after(*from, EVENTS_PER_READ)
+                .map_err(|e| e.chain())?;
+            let Some((last, _)) = events.last() else {
+                return Ok(replayed);
+            };
+            let last = *last;
+            to.replay(&events, tally).await.map_err(|e| e.chain())?;
+            replayed += events.len() as u64;
+            *from = last;
+        }
+    }
+
+    /// Closes it and deletes its files.
+    fn discard(self) {
+        let dir = self.dir.clone();
+        drop(self);
+        if let Err(e) = std::fs::remove_dir_all(&dir) {
+            eprintln!("could not remove {}: {e}", dir.display());
+        }
+    }
+}
+
+/// The data directory `embedded://DIR` names.
+fn data_dir_of(uri: &str) -> Result<PathBuf, String> {
+    match uri.strip_prefix("embedded://") {
+        Some(dir) if !dir.is_empty() => Ok(PathBuf::from(dir)),
+        _ => Err(format!(
+            "--from {uri}: expected embedded://DATA_DIR, the data directory to move"
+        )),
+    }
+}
+
+async fn open_target(args: &MigrateArgs) -> Result<Backends, String> {
+    let dir = args.to.strip_prefix("embedded://").unwrap_or("");
+    let config = BackendConfig {
+        embedded: embedded(Path::new(if dir.is_empty() { "." } else { dir })),
+        store: args.to.clone(),
+        event_log: args.event_log.clone(),
+    };
+    open_backends(&config).await.map_err(|e| e.chain())
+}
+
+pub async fn migrate(args: MigrateArgs) -> Result<(), String> {
+    let dir = data_dir_of(&args.from)?;
+    if args.to.starts_with("embedded://") && data_dir_of(&args.to)? == dir {
+        return Err("--to names the data directory being moved".into());
+    }
+    let source = Source::open(&dir, &args)?;
+    let target = open_target(&args).await?;
+    let stamp = now_ms();
+    let name = |round: &str| format!("migrate-{stamp}-{round}");
+    let started = Instant::now();
+    if args.verify_only {
+        let copy = Copy::open(source.backup(&name("verify")).await?).await?;
+        let verified = verify(&copy, &target, args.sample as usize).await;
+        copy.discard();
+        return verified;
+    }
+    // 1. The first copy, read whole into the target.
+    let first = Copy::open(source.backup(&name("0")).await?).await?;
+    let records = copy_records(&*first.backends.transfer, &*target.transfer, args.batch).await?;
+    let mut from = first.position.log_before;
+    eprintln!(
+        "copied {records} records in {:.1} s; catching up from event {from}",
+        started.elapsed().as_secs_f64()
+    );
+    first.discard();
+    // 2. Catch-up while the source serves.
+    let mut tally = Replayed::default();
+    for round in 1..=ONLINE_ROUNDS {
+        let copy = Copy::open(source.backup(&name(&round.to_string())).await?).await?;
+        let replayed = copy.catch_up(&mut from, &target, &mut tally).await?;
+        copy.discard();
+        relay(&target).await?;
+        eprintln!("round {round}: replayed {replayed} events written during the copy");
+        if replayed < SMALL_ROUND {
+            break;
+        }
+    }
+    // 3. The switch-over; from here a failure gives the source its writes back.
+    source.read_only(true).await?;
+    let stopped = Instant::now();
+    let moved = switch_over(&source, &name, &mut from, &target, &mut tally).await;
+    let last = match moved {
+        Ok(last) => last,
+        Err(e) => return Err(resume(&source, e).await),
+    };
+    eprintln!(
+        "writes stopped {:.1} s for the last copy; replayed {} events in all ({} changed the target, {} refused)",
+        stopped.elapsed().as_secs_f64(),
+        tally.events,
+        tally.changed,
+        tally.refused
+    );
+    for (seq, why) in &tally.shown {
+        eprintln!("  event {seq} refused: {why}");
+    }
+    // 4. Verification.
+    if let Err(e) = verify(&last, &target, args.sample as usize).await {
+        return Err(resume(&source, e).await);
+    }
+    let marker = dir.join(MOVED);
+    let note = format!(
+        "moved to {} at {} ms by socialite migrate; this data directory takes no writes\n",
+        redacted(&args.to),
+        now_ms()
+    );
+    std::fs::write(&marker, note).map_err(|e| format!("{}: {e}", marker.display()))?;
+    eprintln!(
+        "moved in {:.1} s; the source takes no writes ({} written); its last backup is {}: point clients to the new deployment",
+        started.elapsed().as_secs_f64(),
+        marker.display(),
+        last.dir.display()
+    );
+    Ok(())
+}
+
+/// The last copy once the source stopped taking writes, with its events
+/// replayed onto the target.
+async fn switch_over(
+    source: &Source,
+    name: &impl Fn(&str) -> String,
+    from: &mut u64,
+    target: &Backends,
+    tally: &mut Replayed,
+) -> Result<Copy, String> {
+    // The outbox drains within a relay's round; a deletion under way ends
+    // within its steps. Until both have, a copy's log misses writes.
+    let mut attempt = 0;
+    let last = loop {
+        let copy = Copy::open(source.backup(&name(&format!("last-{attempt}"))).await?).await?;
+        if copy.settled().await? {
+            break copy;
+        }
+        copy.discard();
+        attempt += 1;
+        if attempt == 100 {
+            return Err(
+                "the source's outbox does not drain onto its log: is its relay running?".into(),
+            );
+        }
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    };
+    last.catch_up(from, target, tally).await?;
+    relay(target).await?;
+    Ok(last)
+}
+
+/// Gives the source its writes back after a failed move; the error to show.
+async fn resume(source: &Source, error: String) -> String {
+    match source.read_only(false).await {
+        Ok(()) => format!("{error}\nthe move did not happen: the source takes writes again"),
+        Err(e) => format!(
+            "{error}\nthe move did not happen, and the source still refuses writes ({e}): DELETE /admin/read-only on it"
+        ),
+    }
+}
+
+/// Reads `from` whole into `to`, `batch` records a transaction.
+async fn copy_records(from: &dyn Transfer, to: &dyn Transfer, batch: u64) -> Result<u64, String> {
+    let mut view = from.export_view().await.map_err(|e| e.chain())?;
+    let mut records = 0;
+    loop {
+        let page = view.next(batch as usize).await.map_err(|e| e.chain())?;
+        if page.is_empty() {
+            return Ok(records);
+        }
+        to.import(&page).await.map_err(|e| e.chain())?;
+        records += page.len() as u64;
+    }
+}
+
+/// Puts the events the replays queued on the target's log, unless another
+/// process relays them (its relay holds the lease).
+async fn relay(target: &Backends) -> Result<(), String> {
+    if !target.outbox.lease().await.map_err(|e| e.chain())? {
+        return Ok(());
+    }
+    while relay_once(&*target.outbox, &*target.log)
+        .await
+        .map_err(|e| e.chain())?
+        > 0
+    {}
+    Ok(())
+}
+
+/// Compares the copy with the target; an error names what differs.
+async fn verify(copy: &Copy, target: &Backends, users: usize) -> Result<(), String> {
+    let view = |t: &Arc<dyn Transfer>| {
+        let t = t.clone();
+        async move { t.export_view().await }
+    };
+    let chain = |e: socialite_core::error::Error| e.chain();
+    let held = tally(&mut *view(&copy.backends.transfer).await.map_err(chain)?)
+        .await
+        .map_err(chain)?;
+    let theirs = tally(&mut *view(&target.transfer).await.map_err(chain)?)
+        .await
+        .map_err(chain)?;
+    for (kind, (n, _)) in &held.kinds {
+        let there = theirs.kinds.get(kind).map(|k| k.0).unwrap_or(0);
+        eprintln!("  {kind}: {n} in the source, {there} in the target");
+    }
+    let sampled = sample(&held.users, users);
+    let (source_reads, target_reads) = (
+        Reads::new(copy.backends.stores()),
+        Reads::new(target.stores()),
+    );
+    let compared: Compared =
+        compare_timelines(&source_reads, &target_reads, &sampled, &held.groups)
+            .await
+            .map_err(chain)?;
+    let kinds = differing(&held, &theirs);
+    eprintln!(
+        "verified: {} of {} kinds of records differ; {} timelines of {} users read on both sides, {} differ",
+        kinds.len(),
+        held.kinds.len().max(theirs.kinds.len()),
+        compared.timelines,
+        sampled.len(),
+        compared.mismatches.len()
+    );
+    if kinds.is_empty() && compared.mismatches.is_empty() {
+        return Ok(());
+    }
+    let mut why = String::from("the target differs from the source:");
+    for (kind, s, t) in kinds {
+        why +=
+            &format!("\n  {kind}: {s} records in the source, {t} in the target, or other contents");
+    }
+    for m in compared.mismatches.iter().take(10) {
+        why += &format!(
+            "\n  {}: source {}, target {}",
+            m.timeline, m.source, m.target
+        );
+    }
+    Err(why)
+}
+
+/// A store URI without the password it may carry (`user:password@`).
+fn redacted(uri: &str) -> String {
+    match (uri.find("://"), uri.rfind('@')) {
+        (Some(scheme), Some(at)) if at > scheme => {
+            let userinfo = &uri[scheme + 3..at];
+            let user = userinfo.split(':').next().unwrap_or("");
+            format!("{}{user}:***{}", &uri[..scheme + 3], &uri[at..])
+        }
+        _ => uri.to_owned(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_uri_loses_its_password() {
+        assert_eq!(
+            redacted("mongodb://a:secret@h:1/db"),
+            "mongodb://a:***@h:1/db"
+        );
+        assert_eq!(redacted("mongodb://h:1/db"), "mongodb://h:1/db");
+    }
+
+    #[test]
+    fn the_source_is_a_named_data_directory() {
+        assert_eq!(data_dir_of("embedded://d").unwrap(), PathBuf::from("d"));
+        assert!(data_dir_of("embedded://").is_err());
+        assert!(data_dir_of("mongodb://h").is_err());
+    }
+}
