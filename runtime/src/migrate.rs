@@ -226,7 +226,16 @@ async fn open_target(args: &MigrateArgs) -> Result<Backends, String> {
     open_backends(&config).await.map_err(|e| e.chain())
 }
 
-pub async fn migrate(args: MigrateArgs) -> Result<(), String> {
+/// What a move did.
+#[derive(Debug, Default, Clone)]
+pub struct Moved {
+    /// Records of the first copy.
+    pub copied: u64,
+    /// Events replayed after it, written while the copy was read.
+    pub replayed: Replayed,
+}
+
+pub async fn migrate(args: MigrateArgs) -> Result<Moved, String> {
     let dir = data_dir_of(&args.from)?;
     if args.to.starts_with("embedded://") && data_dir_of(&args.to)? == dir {
         return Err("--to names the data directory being moved".into());
@@ -240,7 +249,7 @@ pub async fn migrate(args: MigrateArgs) -> Result<(), String> {
         let copy = Copy::open(source.backup(&name("verify")).await?).await?;
         let verified = verify(&copy, &target, args.sample as usize).await;
         copy.discard();
-        return verified;
+        return verified.map(|()| Moved::default());
     }
     // 1. The first copy, read whole into the target.
     let first = Copy::open(source.backup(&name("0")).await?).await?;
@@ -298,7 +307,10 @@ pub async fn migrate(args: MigrateArgs) -> Result<(), String> {
         marker.display(),
         last.dir.display()
     );
-    Ok(())
+    Ok(Moved {
+        copied: records,
+        replayed: tally,
+    })
 }
 
 /// The last copy once the source stopped taking writes, with its events

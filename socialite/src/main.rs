@@ -174,7 +174,7 @@ fn main() -> ExitCode {
             Command::Restore(args) => backup::restore(args),
             Command::Export(args) => run_export(args).await,
             Command::Import(args) => run_import(args).await,
-            Command::Migrate(args) => socialite_runtime::migrate::migrate(args).await,
+            Command::Migrate(args) => socialite_runtime::migrate::migrate(args).await.map(drop),
             Command::Openapi => {
                 let doc = socialite_api::openapi::document();
                 println!("{}", doc.to_pretty_json().map_err(|e| e.to_string())?);

@@ -1,0 +1,346 @@
+//! Moving a running embedded deployment onto another store with
+//! `socialite migrate`: under a load of every kind of write (posts and
+//! their deletion, follows with lists, unfollows, mutes, blocks, groups,
+//! profiles, suspensions, revocations, users deleted and made again), no
+//! acknowledged write is lost and none is doubled, both sides verify equal,
+//! the source refuses writes after the switch-over and after a restart,
+//! and `--verify-only` compares again. Embedded → embedded always;
+//! embedded → MongoDB + Kafka on the stand-ins.
+
+mod common;
+
+use common::servers::Servers;
+use common::*;
+use reqwest::{Method, StatusCode};
+use serde_json::{json, Value};
+use socialite_core::ids::PostId;
+use socialite_core::sim::Rng;
+use socialite_core::transfer::record::Record;
+use socialite_runtime::backends::{open_backends, BackendConfig};
+use socialite_runtime::migrate::{migrate, MigrateArgs};
+use socialite_runtime::transfer::{embedded_config, MOVED};
+use std::collections::{BTreeMap, BTreeSet};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+const USERS: usize = 24;
+
+fn user(i: usize) -> String {
+    format!("u{i}")
+}
+
+/// What the load had acknowledged when the source stopped taking writes.
+#[derive(Default)]
+struct Acked {
+    /// Post id → author, of the posts standing.
+    posts: BTreeMap<String, String>,
+    deleted: BTreeSet<String>,
+    writes: u64,
+    refused_read_only: bool,
+}
+
+/// A seeded stream of writes of every kind against `base`, until the
+/// deployment answers `read_only`; `pause` between writes.
+async fn load(
+    base: String,
+    seed: u64,
+    pause: Duration,
+    acked: Arc<Mutex<Acked>>,
+    stop: Arc<AtomicBool>,
+) {
+    let http = client_with(ADMIN_KEY);
+    let mut rng = Rng::new(seed);
+    let lists = [vec![], vec!["work"], vec!["close", "work"]];
+    while !stop.load(Ordering::Relaxed) {
+        let (a, b) = (user(rng.below(USERS)), user(rng.below(USERS)));
+        let roll = rng.below(100);
+        let (method, path, body) = match roll {
+            0..=44 => (
+                Method::POST,
+                format!("/users/{a}/posts"),
+                Some(json!({ "message": format!("hi @{b} {roll}") })),
+            ),
+            45..=49 => {
+                let victim = acked.lock().unwrap().posts.keys().next_back().cloned();
+                let Some(victim) = victim else { continue };
+                (Method::DELETE, format!("/posts/{victim}"), None)
+            }
+            50..=61 => {
+                let l = &lists[rng.below(3)];
+                (
+                    Method::PUT,
+                    format!("/users/{a}/following/{b}"),
+                    Some(json!({ "lists": l })),
+                )
+            }
+            62..=66 => (Method::DELETE, format!("/users/{a}/following/{b}"), None),
+            67..=70 => (Method::PUT, format!("/users/{a}/mutes/{b}"), None),
+            71..=73 => (Method::DELETE, format!("/users/{a}/mutes/{b}"), None),
+            74..=75 => (Method::PUT, format!("/users/{a}/blocks/{b}"), None),
+            76..=78 => (Method::DELETE, format!("/users/{a}/blocks/{b}"), None),
+            79..=83 => (
+                Method::PUT,
+                format!("/groups/g{}/members/{a}", rng.below(3)),
+                None,
+            ),
+            84..=86 => (
+                Method::DELETE,
+                format!("/groups/g{}/members/{a}", rng.below(3)),
+                None,
+            ),
+            87..=91 => (
+                Method::PUT,
+                format!("/users/{a}"),
+                Some(json!({ "profile": { "n": roll, "by": b } })),
+            ),
+            92 => (Method::PUT, format!("/users/{a}/suspension"), None),
+            93..=94 => (Method::DELETE, format!("/users/{a}/suspension"), None),
+            95..=96 => (Method::DELETE, format!("/users/{a}/tokens"), None),
+            97 => (Method::DELETE, format!("/users/{a}"), None),
+            _ => (Method::PUT, format!("/users/{a}"), None),
+        };
+        let mut req = http.request(method.clone(), format!("{base}{path}"));
+        if let Some(body) = body {
+            req = req.json(&body);
+        }
+        let resp = req.send().await.unwrap();
+        let status = resp.status();
+        let reply: Value = resp.json().await.unwrap_or_default();
+        if status == StatusCode::SERVICE_UNAVAILABLE && reply["error"]["code"] == "read_only" {
+            acked.lock().unwrap().refused_read_only = true;
+            return;
+        }
+        assert!(
+            !status.is_server_error(),
+            "{method} {path}: {status} {reply}"
+        );
+        if status.is_success() {
+            let mut acked = acked.lock().unwrap();
+            acked.writes += 1;
+            match (&method, roll) {
+                (&Method::POST, _) => {
+                    let id = reply["id"].as_str().unwrap().to_owned();
+                    acked.posts.insert(id, a.clone());
+                }
+                (&Method::DELETE, 45..=49) => {
+                    let id = path.trim_start_matches("/posts/").to_owned();
+                    acked.posts.remove(&id);
+                    acked.deleted.insert(id);
+                }
+                // A user's deletion deletes their posts.
+                (&Method::DELETE, 97) => {
+                    let gone: Vec<String> = acked
+                        .posts
+                        .iter()
+                        .filter(|(_, author)| **author == a)
+                        .map(|(id, _)| id.clone())
+                        .collect();
+                    for id in gone {
+                        acked.posts.remove(&id);
+                        acked.deleted.insert(id);
+                    }
+                }
+                _ => {}
+            }
+        }
+        tokio::time::sleep(pause).await;
+    }
+}
+
+/// Every post id of a store (its export).
+async fn post_ids(config: &BackendConfig) -> BTreeSet<String> {
+    let backends = open_backends(config).await.unwrap();
+    let mut view = backends.transfer.export_view().await.unwrap();
+    let mut ids = BTreeSet::new();
+    loop {
+        let page = view.next(1000).await.unwrap();
+        if page.is_empty() {
+            return ids;
+        }
+        for r in page {
+            if let Record::Post(p) = r {
+                ids.insert(p.id.to_string());
+            }
+        }
+    }
+}
+
+/// Moves a deployment under load to `to` (with `event_log`), and checks.
+async fn moved_under_load(to: String, event_log: String, target: BackendConfig, pause: Duration) {
+    let mut t = spawn_app().await;
+    for i in 0..USERS {
+        t.put_user(&user(i)).await;
+    }
+    for i in 0..USERS {
+        t.follow(&user(i), &user((i + 1) % USERS)).await;
+        t.post(&user(i), "before the move").await;
+    }
+    let acked: Arc<Mutex<Acked>> = Arc::default();
+    let stop = Arc::new(AtomicBool::new(false));
+    let writer = tokio::spawn(load(t.base.clone(), 7, pause, acked.clone(), stop.clone()));
+    tokio::time::sleep(Duration::from_millis(1500)).await;
+
+    let from = format!("embedded://{}", t.dir.path().display());
+    let args = |verify_only, url: &str| MigrateArgs {
+        from: from.clone(),
+        to: to.clone(),
+        event_log: event_log.clone(),
+        url: url.to_owned(),
+        api_key: Some(ADMIN_KEY.into()),
+        verify_only,
+        sample: 24,
+        batch: 100,
+    };
+    let moved = migrate(args(false, &t.base))
+        .await
+        .expect("the move verifies");
+    assert!(
+        moved.replayed.changed > 0,
+        "writes made during the copy were carried over: {moved:?}"
+    );
+    // The load meets the stopped writes and ends.
+    tokio::time::timeout(Duration::from_secs(30), writer)
+        .await
+        .expect("the load stops at the switch-over")
+        .unwrap();
+    let acked = std::mem::take(&mut *acked.lock().unwrap());
+    assert!(
+        acked.refused_read_only,
+        "the source refused writes after the switch-over"
+    );
+    assert!(
+        acked.writes > 50,
+        "a load ran during the move ({} writes)",
+        acked.writes
+    );
+
+    // Nothing acknowledged lost, nothing deleted back, nothing doubled:
+    // every post on the target was made before the move or acknowledged.
+    let on_target = post_ids(&target).await;
+    let missing: Vec<&String> = acked
+        .posts
+        .keys()
+        .filter(|id| !on_target.contains(*id))
+        .collect();
+    assert!(
+        missing.is_empty(),
+        "acknowledged posts missing on the target: {missing:?}"
+    );
+    let back: Vec<&String> = acked.deleted.intersection(&on_target).collect();
+    assert!(
+        back.is_empty(),
+        "deleted posts back on the target: {back:?}"
+    );
+    let source = embedded_config(t.dir.path());
+    t.app.take().unwrap().shutdown().await;
+    let on_source = post_ids(&BackendConfig::embedded(source.clone())).await;
+    assert_eq!(
+        on_target, on_source,
+        "the same posts on both sides, once each"
+    );
+    for id in &on_target {
+        PostId::parse(id).unwrap();
+    }
+
+    // The source takes no writes, also once restarted; it still reads.
+    assert!(t.dir.path().join(MOVED).exists());
+    t.start().await;
+    let (s, reply) = t
+        .call(
+            Method::POST,
+            "/users/u1/posts",
+            Some(json!({ "message": "late" })),
+        )
+        .await;
+    assert_eq!(
+        (s, reply["error"]["code"].as_str()),
+        (StatusCode::SERVICE_UNAVAILABLE, Some("read_only"))
+    );
+    let (s, _) = t.call(Method::GET, "/users/u1/timeline", None).await;
+    assert_eq!(s, StatusCode::OK);
+    migrate(args(true, &t.base))
+        .await
+        .expect("--verify-only compares equal again");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_move_to_another_embedded_directory_under_load_loses_and_doubles_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let moved = dir.path().join("moved");
+    let to = format!("embedded://{}", moved.display());
+    let target = BackendConfig::embedded(embedded_config(&moved));
+    moved_under_load(to, "embedded://".into(), target, Duration::from_millis(1)).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_move_to_mongodb_and_kafka_under_load_loses_and_doubles_nothing() {
+    let test = "a_move_to_mongodb_and_kafka_under_load_loses_and_doubles_nothing";
+    let Some(servers) = Servers::from_env(test) else {
+        return;
+    };
+    let tag = Servers::unique("migrate");
+    let (to, log) = (servers.mongodb_uri(&tag), servers.kafka_uri(&tag, 3));
+    let dir = tempfile::tempdir().unwrap();
+    let target = BackendConfig {
+        embedded: embedded_config(dir.path()),
+        store: to.clone(),
+        event_log: log.clone(),
+    };
+    // The stand-in writes a few hundred records a second: a lighter load.
+    moved_under_load(to, log, target, Duration::from_millis(20)).await;
+}
+
+/// Stopping writes is the operators' act, and a stop returns once the
+/// writes under way are done; writes come back when it is lifted.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn only_an_admin_key_stops_and_resumes_writes() {
+    let t = spawn_app().await;
+    t.put_user("alice").await;
+    for key in [WRITE_KEY, READ_KEY] {
+        let resp = client_with(key)
+            .put(format!("{}/admin/read-only", t.base))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(resp.status(), StatusCode::FORBIDDEN);
+    }
+    let resp = reqwest::Client::new()
+        .put(format!("{}/admin/read-only", t.base))
+        .bearer_auth(token_for("alice"))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(resp.status(), StatusCode::FORBIDDEN);
+    let (s, reply) = t.call(Method::PUT, "/admin/read-only", None).await;
+    assert_eq!(
+        (s, reply["read_only"].as_bool()),
+        (StatusCode::OK, Some(true))
+    );
+    let (s, reply) = t
+        .call(
+            Method::POST,
+            "/users/alice/posts",
+            Some(json!({ "message": "x" })),
+        )
+        .await;
+    assert_eq!(
+        (s, reply["error"]["code"].as_str()),
+        (StatusCode::SERVICE_UNAVAILABLE, Some("read_only"))
+    );
+    let (s, _) = t.call(Method::GET, "/users/alice", None).await;
+    assert_eq!(s, StatusCode::OK, "reads go on");
+    let (s, reply) = t.call(Method::DELETE, "/admin/read-only", None).await;
+    assert_eq!(
+        (s, reply["read_only"].as_bool()),
+        (StatusCode::OK, Some(false))
+    );
+    let (s, _) = t
+        .call(
+            Method::POST,
+            "/users/alice/posts",
+            Some(json!({ "message": "y" })),
+        )
+        .await;
+    assert_eq!(s, StatusCode::CREATED);
+}
