@@ -34,6 +34,7 @@ use socialite_core::ports::{Backup, Transfer};
 use socialite_core::reads::Reads;
 use socialite_core::relay::relay_once;
 use socialite_core::transfer::catch_up::{Replayed, Target};
+use socialite_core::transfer::import::copy_store;
 use socialite_core::transfer::verify::{compare_timelines, differing, sample, tally, Compared};
 use socialite_embedded::backup::{EmbeddedBackup, Position};
 use socialite_embedded::{EmbeddedLog, EmbeddedStore};
@@ -253,7 +254,13 @@ pub async fn migrate(args: MigrateArgs) -> Result<Moved, String> {
     }
     // 1. The first copy, read whole into the target.
     let first = Copy::open(source.backup(&name("0")).await?).await?;
-    let records = copy_records(&*first.backends.transfer, &*target.transfer, args.batch).await?;
+    let records = copy_store(
+        &*first.backends.transfer,
+        &*target.transfer,
+        args.batch as usize,
+    )
+    .await
+    .map_err(|e| e.chain())?;
     let mut from = first.position.log_before;
     eprintln!(
         "copied {records} records in {:.1} s; catching up from event {from}",
@@ -351,20 +358,6 @@ async fn resume(source: &Source, error: String) -> String {
         Err(e) => format!(
             "{error}\nthe move did not happen, and the source still refuses writes ({e}): DELETE /admin/read-only on it"
         ),
-    }
-}
-
-/// Reads `from` whole into `to`, `batch` records a transaction.
-async fn copy_records(from: &dyn Transfer, to: &dyn Transfer, batch: u64) -> Result<u64, String> {
-    let mut view = from.export_view().await.map_err(|e| e.chain())?;
-    let mut records = 0;
-    loop {
-        let page = view.next(batch as usize).await.map_err(|e| e.chain())?;
-        if page.is_empty() {
-            return Ok(records);
-        }
-        to.import(&page).await.map_err(|e| e.chain())?;
-        records += page.len() as u64;
     }
 }
 

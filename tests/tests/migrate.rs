@@ -9,16 +9,30 @@
 
 mod common;
 
+use common::ports::{self, Kind};
 use common::servers::Servers;
 use common::*;
 use reqwest::{Method, StatusCode};
 use serde_json::{json, Value};
+use socialite_core::backends::Backends;
+use socialite_core::error::ErrorKind;
 use socialite_core::ids::PostId;
+use socialite_core::ingest::Ingest;
+use socialite_core::ports::Backup;
+use socialite_core::reads::Reads;
+use socialite_core::relay::relay_once;
+use socialite_core::rules::access::Caller;
+use socialite_core::rules::relations::Relation;
 use socialite_core::sim::Rng;
+use socialite_core::transfer::catch_up::{Replayed, Target};
+use socialite_core::transfer::import::copy_store;
 use socialite_core::transfer::record::Record;
-use socialite_runtime::backends::{open_backends, BackendConfig};
+use socialite_core::transfer::verify::{compare_timelines, differing, sample, tally};
+use socialite_embedded::backup::{EmbeddedBackup, Position};
+use socialite_runtime::backends::{open_backends, open_keeping_embedded, BackendConfig};
 use socialite_runtime::migrate::{migrate, MigrateArgs};
 use socialite_runtime::transfer::{embedded_config, MOVED};
+use socialite_testkit::Opening;
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
@@ -343,4 +357,193 @@ async fn only_an_admin_key_stops_and_resumes_writes() {
         )
         .await;
     assert_eq!(s, StatusCode::CREATED);
+}
+
+/// `n` seeded writes of every kind through the use cases; refusals (a
+/// follow across a block, a suspended author) are part of the load.
+async fn churn(ingest: &Ingest, rng: &mut Rng, posts: &mut Vec<String>, n: usize) {
+    let c = &Caller::Trusted;
+    let lists: [&[&str]; 3] = [&[], &["work"], &["close", "work"]];
+    for _ in 0..n {
+        let (a, b) = (user(rng.below(USERS)), user(rng.below(USERS)));
+        let roll = rng.below(100);
+        let done = match roll {
+            0..=39 => match ingest.create_post(c, &a, format!("hi @{b}"), None).await {
+                Ok(p) => {
+                    posts.push(p.id.to_string());
+                    Ok(())
+                }
+                Err(e) => Err(e),
+            },
+            40..=44 => match posts.pop() {
+                Some(id) => ingest.delete_post(c, &id).await.map(drop),
+                None => Ok(()),
+            },
+            45..=56 => {
+                let l = lists[rng.below(3)];
+                ingest.follow(c, &a, &b, Some(l)).await.map(drop)
+            }
+            57..=61 => ingest.unfollow(c, &a, &b).await.map(drop),
+            62..=65 => ingest
+                .relation(c, &a, &b, Relation::Mute, true)
+                .await
+                .map(drop),
+            66..=68 => ingest
+                .relation(c, &a, &b, Relation::Mute, false)
+                .await
+                .map(drop),
+            69..=70 => ingest
+                .relation(c, &a, &b, Relation::Block, true)
+                .await
+                .map(drop),
+            71..=73 => ingest
+                .relation(c, &a, &b, Relation::Block, false)
+                .await
+                .map(drop),
+            74..=78 => ingest
+                .membership(c, &format!("g{}", rng.below(3)), &a, true)
+                .await
+                .map(drop),
+            79..=81 => ingest
+                .membership(c, &format!("g{}", rng.below(3)), &a, false)
+                .await
+                .map(drop),
+            82..=86 => ingest
+                .put_user(c, &a, Some(json!({ "n": roll })))
+                .await
+                .map(drop),
+            87 => ingest.suspend(c, &a, true).await.map(drop),
+            88..=89 => ingest.suspend(c, &a, false).await.map(drop),
+            90..=91 => ingest.revoke_tokens(c, &a).await,
+            92..=93 => ingest.delete_user(c, &a).await,
+            _ => ingest.put_user(c, &a, None).await.map(drop),
+        };
+        if let Err(e) = done {
+            let kind = e.kind();
+            assert!(
+                !matches!(kind, ErrorKind::Unavailable | ErrorKind::Internal),
+                "{e}"
+            );
+        }
+    }
+}
+
+/// Moves every event of the outbox onto the log.
+async fn relay_all(b: &Backends) {
+    while relay_once(&*b.outbox, &*b.log).await.unwrap() > 0 {}
+}
+
+/// The catch-up's convergence, seeded: a backup is taken mid-load with
+/// events still in the outbox, the load goes on, and the target built from
+/// the backup and the log's events after any point at or before the
+/// backup's (a replay over a state that holds some of them already) ends
+/// with the source's records and timelines.
+async fn catch_up_converges(target: fn() -> Opening, seed: u64) {
+    let config = BackendConfig::embedded(embedded_config(&tempfile::tempdir().unwrap().keep()));
+    let (source, (store, log)) = open_keeping_embedded(&config).await.unwrap();
+    let (store, log) = (store.unwrap(), log.unwrap());
+    let ingest = Ingest::new(&source, 1).await.unwrap();
+    for i in 0..USERS {
+        ingest
+            .put_user(&Caller::Trusted, &user(i), None)
+            .await
+            .unwrap();
+    }
+    let (mut rng, mut posts) = (Rng::new(seed), Vec::new());
+    churn(&ingest, &mut rng, &mut posts, 400).await;
+    relay_all(&source).await;
+    // Some events wait in the outbox when the backup is taken.
+    churn(&ingest, &mut rng, &mut posts, 30).await;
+    let dir = tempfile::tempdir().unwrap();
+    let backup = EmbeddedBackup {
+        store: Some(store),
+        log: Some(log.clone()),
+        root: dir.path().into(),
+    };
+    let (copy, _) = backup.backup_to("mid").await.unwrap();
+    let position = Position::read(&copy).unwrap();
+    for _ in 0..10 {
+        churn(&ingest, &mut rng, &mut posts, 60).await;
+        relay_all(&source).await;
+    }
+    let copy_config = BackendConfig::embedded(embedded_config(&copy));
+    let copied = open_backends(&copy_config).await.unwrap();
+    let held = tally(&mut *source.transfer.export_view().await.unwrap())
+        .await
+        .unwrap();
+    let reads = Reads::new(source.stores());
+    for overlap in [0, 50, position.log_before] {
+        let to = target().await.unwrap();
+        let t = &to.backends;
+        copy_store(&*copied.transfer, &*t.transfer, 100)
+            .await
+            .unwrap();
+        let mut from = position.log_before - overlap;
+        let mut replayed = Replayed::default();
+        let target = Target {
+            transfer: &*t.transfer,
+            content: &*t.content,
+        };
+        loop {
+            let events = log.read_after(from, 500).unwrap();
+            let Some((last, _)) = events.last() else {
+                break;
+            };
+            from = *last;
+            target.replay(&events, &mut replayed).await.unwrap();
+        }
+        assert!(replayed.changed > 100, "{replayed:?}");
+        let theirs = tally(&mut *t.transfer.export_view().await.unwrap())
+            .await
+            .unwrap();
+        assert_eq!(
+            differing(&held, &theirs),
+            vec![],
+            "seed {seed}, replayed from {overlap} before the backup: {replayed:?}"
+        );
+        let all = sample(&held.users, USERS);
+        let compared = compare_timelines(&reads, &Reads::new(t.stores()), &all, &held.groups)
+            .await
+            .unwrap();
+        assert!(compared.timelines > USERS as u64);
+        assert_eq!(
+            compared.mismatches,
+            vec![],
+            "seed {seed}, overlap {overlap}"
+        );
+    }
+}
+
+fn embedded_target() -> Opening {
+    Box::pin(ports::open(
+        Kind::Embedded,
+        Default::default(),
+        "catch_up",
+        "catch_up",
+    ))
+}
+
+fn mongodb_target() -> Opening {
+    let test = "the_catch_up_converges_on_mongodb_from_any_earlier_point";
+    Box::pin(ports::open(
+        Kind::MongoStores,
+        Default::default(),
+        test,
+        "catch_up",
+    ))
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_catch_up_converges_from_any_earlier_point() {
+    for seed in [1, 2, 3] {
+        catch_up_converges(embedded_target, seed).await;
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_catch_up_converges_on_mongodb_from_any_earlier_point() {
+    if Servers::from_env("the_catch_up_converges_on_mongodb_from_any_earlier_point").is_none() {
+        return;
+    }
+    catch_up_converges(mongodb_target, 4).await;
 }

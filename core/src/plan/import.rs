@@ -7,7 +7,7 @@
 use super::quiet::Quiet;
 use super::{edge, membership, post, relation, Step, Txn};
 use crate::rules::checks::{user_being_deleted, EdgeChange, EdgeOp, Membership};
-use crate::rules::relations::RelationChange;
+use crate::rules::relations::{RelationChange, MAX_RELATIONS};
 use crate::transfer::record::Record;
 
 /// Loads `records` in `txn`, in order; how many changed something.
@@ -70,6 +70,25 @@ pub async fn import_record<T: Txn>(txn: &mut T, record: &Record) -> Result<bool,
             target,
         } => {
             let change = RelationChange::new(user.clone(), target.clone(), *relation, true)?;
+            let found = txn.existing_users(&[user, target]).await?;
+            if found.contains(user) && !found.contains(target) {
+                // Kept on an id whose account is gone (a deletion leaves the
+                // relations others keep to it): no edge can stand with it,
+                // so the relation alone is what the source held.
+                if txn.relation_exists(user, *relation, target).await? {
+                    return Ok(false);
+                }
+                let count = txn.relation_count(user, *relation, MAX_RELATIONS).await?;
+                change.transition(false, None).check_count(&change, count)?;
+                let row = Step::Relation {
+                    user: user.clone(),
+                    relation: *relation,
+                    target: target.clone(),
+                    active: true,
+                };
+                txn.apply(&[row]).await?;
+                return Ok(true);
+            }
             Ok(relation::change_relation(txn, &change).await?.changed)
         }
         Record::Member { group, user } => {

@@ -12,7 +12,7 @@
 //! A user's deletion is replayed whole, by the caller, on its last event
 //! ([`deleted_user`]): it runs in steps of its own transactions.
 
-use super::{account, edge, membership, post, relation, Txn};
+use super::{account, edge, membership, post, relation, Step, Txn};
 use crate::event::Event;
 use crate::ids::UserId;
 use crate::rules::checks::{EdgeChange, EdgeOp, Membership};
@@ -34,12 +34,23 @@ pub async fn replay_event<T: Txn>(txn: &mut T, event: &Event) -> Result<bool, T:
         EdgeChange::new(follower.clone(), followee.clone(), op)
     };
     Ok(match event {
-        Event::PostCreated { post: p } => {
-            txn.post(p.id).await?.is_none() && {
+        Event::PostCreated { post: p } => match txn.post(p.id).await? {
+            // Stored as the event says, or with mentions a replayed
+            // deletion took since (a later event takes them again).
+            Some(held) if held.mentions == p.mentions => false,
+            Some(held) => {
+                let remove = Step::RemovePosts {
+                    author: held.author,
+                    posts: vec![p.id],
+                };
+                txn.apply(&[remove]).await?;
+                post::create_post(txn, p.clone()).await?.mentions != held.mentions
+            }
+            None => {
                 post::create_post(txn, p.clone()).await?;
                 true
             }
-        }
+        },
         Event::PostDeleted { post: id, .. } => post::delete_post(txn, *id).await?.is_some(),
         Event::Followed {
             follower,

@@ -104,3 +104,19 @@ async fn flush(
     pending.clear();
     Ok(())
 }
+
+/// Reads the store `from` whole into `to`, `batch` records per
+/// transaction, without a stream between them (a migration's first copy).
+/// Returns the records read.
+pub async fn copy_store(from: &dyn Transfer, to: &dyn Transfer, batch: usize) -> Result<u64> {
+    let mut view = from.export_view().await?;
+    let mut records = 0;
+    loop {
+        let page = view.next(batch).await?;
+        if page.is_empty() {
+            return Ok(records);
+        }
+        to.import(&page).await?;
+        records += page.len() as u64;
+    }
+}
