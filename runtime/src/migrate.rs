@@ -26,6 +26,7 @@
 
 use crate::admin::Admin;
 use crate::backends::{open_backends, open_keeping_embedded, BackendConfig};
+use crate::settings::FeedArgs;
 use crate::transfer::{embedded_config as embedded, MOVED};
 use clap::Args;
 use socialite_core::backends::Backends;
@@ -36,6 +37,7 @@ use socialite_core::relay::relay_once;
 use socialite_core::transfer::catch_up::{Replayed, Target};
 use socialite_core::transfer::import::copy_store;
 use socialite_core::transfer::verify::{compare_timelines, differing, sample, tally, Compared};
+use socialite_core::transfer::warm::warm;
 use socialite_embedded::backup::{EmbeddedBackup, Position};
 use socialite_embedded::{EmbeddedLog, EmbeddedStore};
 use std::path::{Path, PathBuf};
@@ -79,6 +81,14 @@ pub struct MigrateArgs {
     /// Users whose timelines the verification reads on both sides.
     #[arg(long, default_value_t = 50, value_parser = clap::value_parser!(u64).range(0..=100_000))]
     pub sample: u64,
+    /// Then build the home timelines of this many users, those who posted
+    /// last, on the target (where its feed model stores timelines; the
+    /// others warm on their first read).
+    #[arg(long, default_value_t = 0, value_parser = clap::value_parser!(u64).range(0..=1_000_000))]
+    pub warm: u64,
+    /// The target's feed model and cache settings, as its services run.
+    #[command(flatten)]
+    pub feed: FeedArgs,
     /// Records per transaction of the first copy's import.
     #[arg(long, default_value_t = 500, value_parser = clap::value_parser!(u64).range(1..=100_000))]
     pub batch: u64,
@@ -219,8 +229,10 @@ fn data_dir_of(uri: &str) -> Result<PathBuf, String> {
 
 async fn open_target(args: &MigrateArgs) -> Result<Backends, String> {
     let dir = args.to.strip_prefix("embedded://").unwrap_or("");
+    let mut embedded = embedded(Path::new(if dir.is_empty() { "." } else { dir }));
+    embedded.feed = args.feed.config();
     let config = BackendConfig {
-        embedded: embedded(Path::new(if dir.is_empty() { "." } else { dir })),
+        embedded,
         store: args.to.clone(),
         event_log: args.event_log.clone(),
     };
@@ -234,6 +246,8 @@ pub struct Moved {
     pub copied: u64,
     /// Events replayed after it, written while the copy was read.
     pub replayed: Replayed,
+    /// The users whose home timelines were built (`--warm`).
+    pub warmed: Vec<socialite_core::ids::UserId>,
 }
 
 pub async fn migrate(args: MigrateArgs) -> Result<Moved, String> {
@@ -254,13 +268,14 @@ pub async fn migrate(args: MigrateArgs) -> Result<Moved, String> {
     }
     // 1. The first copy, read whole into the target.
     let first = Copy::open(source.backup(&name("0")).await?).await?;
-    let records = copy_store(
+    let copied = copy_store(
         &*first.backends.transfer,
         &*target.transfer,
         args.batch as usize,
     )
     .await
     .map_err(|e| e.chain())?;
+    let records = copied.records;
     let mut from = first.position.log_before;
     eprintln!(
         "copied {records} records in {:.1} s; catching up from event {from}",
@@ -301,6 +316,23 @@ pub async fn migrate(args: MigrateArgs) -> Result<Moved, String> {
     if let Err(e) = verify(&last, &target, args.sample as usize).await {
         return Err(resume(&source, e).await);
     }
+    // The first copy's posters, then those who posted during the move.
+    let mut posters = copied.posters;
+    posters.merge(&tally.posters);
+    let mut warmed = posters.recent(args.warm as usize);
+    if warm(&target.stores(), &warmed)
+        .await
+        .map_err(|e| e.chain())?
+        == 0
+    {
+        warmed.clear();
+    }
+    if args.warm > 0 {
+        eprintln!(
+            "warmed the home timelines of {} users who posted last",
+            warmed.len()
+        );
+    }
     let marker = dir.join(MOVED);
     let note = format!(
         "moved to {} at {} ms by socialite migrate; this data directory takes no writes\n",
@@ -317,6 +349,7 @@ pub async fn migrate(args: MigrateArgs) -> Result<Moved, String> {
     Ok(Moved {
         copied: records,
         replayed: tally,
+        warmed,
     })
 }
 

@@ -3,9 +3,11 @@
 //! Only the store is opened, never the log: timelines are rebuilt from the
 //! graph and the posts, on each user's first read.
 
-use crate::backends::open_transfer;
+use crate::backends::{open_backends, open_transfer, BackendConfig};
+use crate::settings::FeedArgs;
 use clap::Args;
 use socialite_core::ids::now_ms;
+use socialite_core::transfer::warm::warm;
 use socialite_core::transfer::{export::export, import::import};
 use socialite_embedded::{EmbeddedConfig, DEFAULT_RETENTION};
 use std::io::{BufReader, BufWriter, Write};
@@ -61,6 +63,19 @@ pub struct ImportArgs {
     /// Records per transaction.
     #[arg(long, default_value_t = 500, value_parser = clap::value_parser!(u64).range(1..=100_000))]
     pub batch: u64,
+    /// Then build the home timelines of this many users, those who posted
+    /// last (where the feed model stores timelines; the others warm on
+    /// their first read). Embedded timelines live in the server's memory:
+    /// for them this is for MongoDB.
+    #[arg(long, default_value_t = 0, value_parser = clap::value_parser!(u64).range(0..=1_000_000))]
+    pub warm: u64,
+    /// With --warm: the deployment's event log, whose fanout keeps the
+    /// warmed timelines.
+    #[arg(long, env = "SOCIALITE_EVENT_LOG", default_value = "embedded://")]
+    pub event_log: String,
+    /// With --warm: the feed model and cache settings the services run.
+    #[command(flatten)]
+    pub feed: FeedArgs,
 }
 
 /// Writes the store out; a line on standard error says how much.
@@ -97,6 +112,22 @@ pub async fn run_import(args: ImportArgs) -> Result<(), String> {
         "imported {} records ({} new to the store)",
         done.records, done.changed
     );
+    if args.warm > 0 {
+        drop(transfer);
+        let mut embedded = args.store.embedded();
+        embedded.feed = args.feed.config();
+        let config = BackendConfig {
+            embedded,
+            store: args.store.store.clone(),
+            event_log: args.event_log.clone(),
+        };
+        let backends = open_backends(&config).await.map_err(|e| e.chain())?;
+        let users = done.posters.recent(args.warm as usize);
+        let warmed = warm(&backends.stores(), &users)
+            .await
+            .map_err(|e| e.chain())?;
+        eprintln!("warmed the home timelines of {warmed} users who posted last");
+    }
     Ok(())
 }
 

@@ -9,6 +9,7 @@
 
 mod common;
 
+use clap::Parser;
 use common::ports::{self, Kind};
 use common::servers::Servers;
 use common::*;
@@ -17,8 +18,10 @@ use serde_json::{json, Value};
 use socialite_core::backends::Backends;
 use socialite_core::error::ErrorKind;
 use socialite_core::ids::PostId;
+use socialite_core::ids::TimelineId;
 use socialite_core::ingest::Ingest;
 use socialite_core::ports::Backup;
+use socialite_core::ports::CacheRead;
 use socialite_core::reads::Reads;
 use socialite_core::relay::relay_once;
 use socialite_core::rules::access::Caller;
@@ -39,6 +42,13 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 const USERS: usize = 24;
+
+/// `socialite migrate`'s arguments, as its command line gives them.
+#[derive(clap::Parser)]
+struct Cli {
+    #[command(flatten)]
+    args: MigrateArgs,
+}
 
 fn user(i: usize) -> String {
     format!("u{i}")
@@ -181,7 +191,14 @@ async fn post_ids(config: &BackendConfig) -> BTreeSet<String> {
 }
 
 /// Moves a deployment under load to `to` (with `event_log`), and checks.
-async fn moved_under_load(to: String, event_log: String, target: BackendConfig, pause: Duration) {
+/// `warm_kept`: the target keeps timelines beyond a process (MongoDB).
+async fn moved_under_load(
+    to: String,
+    event_log: String,
+    target: BackendConfig,
+    pause: Duration,
+    warm_kept: bool,
+) {
     let mut t = spawn_app().await;
     for i in 0..USERS {
         t.put_user(&user(i)).await;
@@ -196,15 +213,31 @@ async fn moved_under_load(to: String, event_log: String, target: BackendConfig, 
     tokio::time::sleep(Duration::from_millis(1500)).await;
 
     let from = format!("embedded://{}", t.dir.path().display());
-    let args = |verify_only, url: &str| MigrateArgs {
-        from: from.clone(),
-        to: to.clone(),
-        event_log: event_log.clone(),
-        url: url.to_owned(),
-        api_key: Some(ADMIN_KEY.into()),
-        verify_only,
-        sample: 24,
-        batch: 100,
+    let args = |verify_only: bool, url: &str| {
+        let mut argv = vec![
+            "migrate",
+            "--from",
+            &from,
+            "--to",
+            &to,
+            "--event-log",
+            &event_log,
+        ];
+        argv.extend([
+            "--url",
+            url,
+            "--api-key",
+            ADMIN_KEY,
+            "--sample",
+            "24",
+            "--batch",
+            "100",
+        ]);
+        argv.extend(["--warm", "5", "--cache-size", "20"]);
+        if verify_only {
+            argv.push("--verify-only");
+        }
+        Cli::parse_from(argv).args
     };
     let moved = migrate(args(false, &t.base))
         .await
@@ -232,6 +265,21 @@ async fn moved_under_load(to: String, event_log: String, target: BackendConfig, 
     // Nothing acknowledged lost, nothing deleted back, nothing doubled:
     // every post on the target was made before the move or acknowledged.
     let on_target = post_ids(&target).await;
+    if warm_kept {
+        let backends = open_backends(&target).await.unwrap();
+        assert_eq!(moved.warmed.len(), 5);
+        for u in &moved.warmed {
+            let cache = backends
+                .timelines
+                .read(&TimelineId::home(u), None, 1)
+                .await
+                .unwrap();
+            assert!(
+                matches!(cache, CacheRead::Ready { .. }),
+                "{u}'s timeline was built"
+            );
+        }
+    }
     let missing: Vec<&String> = acked
         .posts
         .keys()
@@ -284,7 +332,14 @@ async fn a_move_to_another_embedded_directory_under_load_loses_and_doubles_nothi
     let moved = dir.path().join("moved");
     let to = format!("embedded://{}", moved.display());
     let target = BackendConfig::embedded(embedded_config(&moved));
-    moved_under_load(to, "embedded://".into(), target, Duration::from_millis(1)).await;
+    moved_under_load(
+        to,
+        "embedded://".into(),
+        target,
+        Duration::from_millis(1),
+        false,
+    )
+    .await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -302,7 +357,7 @@ async fn a_move_to_mongodb_and_kafka_under_load_loses_and_doubles_nothing() {
         event_log: log.clone(),
     };
     // The stand-in writes a few hundred records a second: a lighter load.
-    moved_under_load(to, log, target, Duration::from_millis(20)).await;
+    moved_under_load(to, log, target, Duration::from_millis(20), true).await;
 }
 
 /// Stopping writes is the operators' act, and a stop returns once the

@@ -7,6 +7,7 @@ use crate::error::{ErrorKind, Result};
 use crate::event::Event;
 use crate::plan::replay::deleted_user;
 use crate::ports::{ContentStore, Transfer};
+use crate::transfer::warm::Posters;
 use std::time::Duration;
 
 /// How many refusals a tally keeps to show.
@@ -26,6 +27,8 @@ pub struct Replayed {
     pub refused: u64,
     /// The first refusals: the log's sequence, and why.
     pub shown: Vec<(u64, String)>,
+    /// Who posted (`--warm`).
+    pub posters: Posters,
 }
 
 /// The target's side of a catch-up.
@@ -39,6 +42,9 @@ impl Target<'_> {
     pub async fn replay(&self, events: &[(u64, Event)], tally: &mut Replayed) -> Result<()> {
         for (seq, event) in events {
             tally.events += 1;
+            if let Event::PostCreated { post } = event {
+                tally.posters.note(&post.author, post.id);
+            }
             match self.replay_one(event).await {
                 Ok(changed) => tally.changed += u64::from(changed),
                 Err(e) if refusal(e.kind()) => {

@@ -6,15 +6,18 @@
 use super::record::{parse_line, record_of, Line, Record};
 use crate::error::{Error, Result};
 use crate::ports::Transfer;
+use crate::transfer::warm::Posters;
 use std::io::BufRead;
 
 /// What an import did.
-#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Default, Clone)]
 pub struct Imported {
     /// Records read.
     pub records: u64,
     /// Records that changed the store (the rest it held already).
     pub changed: u64,
+    /// Who posted last (`--warm`).
+    pub posters: Posters,
 }
 
 fn refused(line_no: u64, what: &str) -> Error {
@@ -101,22 +104,25 @@ async fn flush(
     }
     done.changed += transfer.import(pending).await? as u64;
     done.records += pending.len() as u64;
+    for r in pending.iter() {
+        if let Record::Post(p) = r {
+            done.posters.note(&p.author, p.id);
+        }
+    }
     pending.clear();
     Ok(())
 }
 
 /// Reads the store `from` whole into `to`, `batch` records per
 /// transaction, without a stream between them (a migration's first copy).
-/// Returns the records read.
-pub async fn copy_store(from: &dyn Transfer, to: &dyn Transfer, batch: usize) -> Result<u64> {
+pub async fn copy_store(from: &dyn Transfer, to: &dyn Transfer, batch: usize) -> Result<Imported> {
     let mut view = from.export_view().await?;
-    let mut records = 0;
+    let mut done = Imported::default();
     loop {
-        let page = view.next(batch).await?;
+        let mut page = view.next(batch).await?;
         if page.is_empty() {
-            return Ok(records);
+            return Ok(done);
         }
-        to.import(&page).await?;
-        records += page.len() as u64;
+        flush(to, &mut page, &mut done).await?;
     }
 }

@@ -7,3 +7,4 @@ pub mod export;
 pub mod import;
 pub mod record;
 pub mod verify;
+pub mod warm;

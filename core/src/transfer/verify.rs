@@ -205,10 +205,8 @@ mod tests {
         let users: Vec<UserId> = (0..10)
             .map(|i| UserId::parse(&format!("u{i}")).unwrap())
             .collect();
-        let picked: Vec<&str> = sample(&users, 3)
-            .iter()
-            .map(|u| u.as_str())
-            .collect::<Vec<_>>();
+        let picked = sample(&users, 3);
+        let picked: Vec<&str> = picked.iter().map(|u| u.as_str()).collect();
         assert_eq!(picked, ["u0", "u4", "u8"]);
         assert_eq!(sample(&users, 50).len(), 10);
         assert!(sample(&[], 3).is_empty());
