@@ -122,7 +122,14 @@ impl Source {
     /// A new backup named `name`, under DATA_DIR/backups.
     async fn backup(&self, name: &str) -> Result<PathBuf, String> {
         match self {
-            Source::Local(b) => b.backup_to(name).await.map(|d| d.0).map_err(|e| e.chain()),
+            Source::Local(b) => {
+                // No server runs its relay and deletions: this process
+                // does, so that the copy's log holds every write.
+                if let (Some(store), Some(log)) = (&b.store, &b.log) {
+                    settle(store, log).await.map_err(|e| e.chain())?;
+                }
+                b.backup_to(name).await.map(|d| d.0).map_err(|e| e.chain())
+            }
             Source::Server(admin) => admin.backup(name).await.map(|d| d.0),
         }
     }
@@ -133,6 +140,18 @@ impl Source {
             Source::Server(admin) => admin.read_only(on).await,
         }
     }
+}
+
+/// Finishes the deletions a stopped server left and moves its outbox onto
+/// its log.
+async fn settle(
+    store: &Arc<EmbeddedStore>,
+    log: &Arc<EmbeddedLog>,
+) -> socialite_core::error::Result<()> {
+    use socialite_core::ports::ContentStore;
+    store.resume_deletions().await?;
+    while relay_once(&**store, &**log).await? > 0 {}
+    Ok(())
 }
 
 /// A backup, opened to be read.

@@ -602,3 +602,95 @@ async fn the_catch_up_converges_on_mongodb_from_any_earlier_point() {
     }
     catch_up_converges(mongodb_target, 4).await;
 }
+
+/// The same over gRPC: a backup and a write stop, by an admin key only.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn backups_and_write_stops_over_grpc() {
+    use socialite_proto::v1 as pb;
+    let t = spawn_app().await;
+    t.put_user("alice").await;
+    let (mut w, _) = clients_as(&t, WRITE_KEY).await;
+    let stop = pb::ReadOnlyRequest { read_only: true };
+    let e = w.set_read_only(stop).await.unwrap_err();
+    assert_eq!(e.code(), tonic::Code::PermissionDenied);
+    let e = w
+        .backup(pb::BackupRequest { name: "b".into() })
+        .await
+        .unwrap_err();
+    assert_eq!(e.code(), tonic::Code::PermissionDenied);
+
+    let (mut admin, _) = clients_as(&t, ADMIN_KEY).await;
+    let made = admin
+        .backup(pb::BackupRequest {
+            name: "over-grpc".into(),
+        })
+        .await
+        .unwrap()
+        .into_inner();
+    assert!(
+        made.rows > 0 && made.path.ends_with("backups/over-grpc"),
+        "{made:?}"
+    );
+    let e = admin
+        .backup(pb::BackupRequest {
+            name: "../x".into(),
+        })
+        .await
+        .unwrap_err();
+    assert_eq!(e.code(), tonic::Code::InvalidArgument);
+    let reply = admin
+        .set_read_only(pb::ReadOnlyRequest { read_only: true })
+        .await
+        .unwrap();
+    assert!(reply.into_inner().read_only);
+    let post = pb::CreatePostRequest {
+        author: "alice".into(),
+        message: "x".into(),
+        ..Default::default()
+    };
+    let e = admin.create_post(post.clone()).await.unwrap_err();
+    assert_eq!(e.code(), tonic::Code::Unavailable, "{e:?}");
+    assert!(e.message().contains("takes no writes"), "{e:?}");
+    admin
+        .set_read_only(pb::ReadOnlyRequest { read_only: false })
+        .await
+        .unwrap();
+    admin.create_post(post).await.unwrap();
+}
+
+/// A deployment no server runs is moved by migrate alone: it relays the
+/// events its server left in the outbox, so the last copy's log holds them.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_stopped_deployment_is_moved_with_what_its_outbox_held() {
+    let t = spawn_app().await;
+    let config = BackendConfig::embedded(embedded_config(t.dir.path()));
+    let mut t = t;
+    t.app.take().unwrap().shutdown().await;
+    // Writes whose events no relay has moved yet.
+    let backends = open_backends(&config).await.unwrap();
+    let ingest = Ingest::new(&backends, 1).await.unwrap();
+    let (mut rng, mut posts) = (Rng::new(9), Vec::new());
+    for i in 0..USERS {
+        ingest
+            .put_user(&Caller::Trusted, &user(i), None)
+            .await
+            .unwrap();
+    }
+    churn(&ingest, &mut rng, &mut posts, 200).await;
+    assert!(backends.outbox.backlog().await.unwrap() > 0);
+    drop((ingest, backends));
+
+    let to_dir = tempfile::tempdir().unwrap();
+    let moved = to_dir.path().join("moved");
+    let (from, to) = (
+        format!("embedded://{}", t.dir.path().display()),
+        format!("embedded://{}", moved.display()),
+    );
+    let args = Cli::parse_from(["migrate", "--from", &from, "--to", &to]).args;
+    migrate(args).await.expect("the move verifies");
+    assert!(t.dir.path().join(MOVED).exists());
+    let on_source = post_ids(&config).await;
+    let on_target = post_ids(&BackendConfig::embedded(embedded_config(&moved))).await;
+    assert_eq!(on_source, on_target);
+    assert!(!on_target.is_empty());
+}

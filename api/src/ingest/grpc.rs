@@ -133,6 +133,26 @@ impl pb::ingest_server::Ingest for IngestGrpc {
         self.suspension(req, false).await
     }
 
+    async fn backup(
+        &self,
+        req: Request<pb::BackupRequest>,
+    ) -> Result<Response<pb::BackupReply>, Status> {
+        let (caller, r) = grpc_parts(req);
+        let (path, rows) = self.0.backup(&caller, &r.name).await.map_err(to_status)?;
+        let path = path.to_string_lossy().into_owned();
+        Ok(Response::new(pb::BackupReply { path, rows }))
+    }
+
+    async fn set_read_only(
+        &self,
+        req: Request<pb::ReadOnlyRequest>,
+    ) -> Result<Response<pb::ReadOnlyReply>, Status> {
+        let (caller, r) = grpc_parts(req);
+        let on = r.read_only;
+        self.0.set_read_only(&caller, on).await.map_err(to_status)?;
+        Ok(Response::new(pb::ReadOnlyReply { read_only: on }))
+    }
+
     async fn revoke_tokens(
         &self,
         req: Request<pb::UserRef>,
