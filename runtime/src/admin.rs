@@ -71,11 +71,9 @@ impl Admin {
     /// Stops (`on`) or resumes the server's writes; stopping returns once
     /// the writes under way have finished.
     pub async fn read_only(&self, on: bool) -> Result<(), String> {
-        let method = match on {
-            true => reqwest::Method::PUT,
-            false => reqwest::Method::DELETE,
-        };
-        self.call(method, "/admin/read-only", None, 200)
+        let body = serde_json::json!({ "read_only": on });
+        let put = reqwest::Method::PUT;
+        self.call(put, "/admin/read-only", Some(body), 200)
             .await
             .map(drop)
     }

@@ -408,7 +408,7 @@ async fn resume(source: &Source, error: String) -> String {
     match source.read_only(false).await {
         Ok(()) => format!("{error}\nthe move did not happen: the source takes writes again"),
         Err(e) => format!(
-            "{error}\nthe move did not happen, and the source still refuses writes ({e}): DELETE /admin/read-only on it"
+            "{error}\nthe move did not happen, and the source still refuses writes ({e}): PUT /admin/read-only {{\"read_only\": false}} on it"
         ),
     }
 }

@@ -366,9 +366,11 @@ async fn a_move_to_mongodb_and_kafka_under_load_loses_and_doubles_nothing() {
 async fn only_an_admin_key_stops_and_resumes_writes() {
     let t = spawn_app().await;
     t.put_user("alice").await;
+    let stop = json!({ "read_only": true });
     for key in [WRITE_KEY, READ_KEY] {
         let resp = client_with(key)
             .put(format!("{}/admin/read-only", t.base))
+            .json(&stop)
             .send()
             .await
             .unwrap();
@@ -377,11 +379,19 @@ async fn only_an_admin_key_stops_and_resumes_writes() {
     let resp = reqwest::Client::new()
         .put(format!("{}/admin/read-only", t.base))
         .bearer_auth(token_for("alice"))
+        .json(&stop)
         .send()
         .await
         .unwrap();
     assert_eq!(resp.status(), StatusCode::FORBIDDEN);
-    let (s, reply) = t.call(Method::PUT, "/admin/read-only", None).await;
+    let (s, reply) = t
+        .call(Method::PUT, "/admin/read-only", Some(json!({})))
+        .await;
+    assert_eq!(
+        (s, reply["error"]["code"].as_str()),
+        (StatusCode::BAD_REQUEST, Some("invalid_body"))
+    );
+    let (s, reply) = t.call(Method::PUT, "/admin/read-only", Some(stop)).await;
     assert_eq!(
         (s, reply["read_only"].as_bool()),
         (StatusCode::OK, Some(true))
@@ -399,7 +409,8 @@ async fn only_an_admin_key_stops_and_resumes_writes() {
     );
     let (s, _) = t.call(Method::GET, "/users/alice", None).await;
     assert_eq!(s, StatusCode::OK, "reads go on");
-    let (s, reply) = t.call(Method::DELETE, "/admin/read-only", None).await;
+    let resume = json!({ "read_only": false });
+    let (s, reply) = t.call(Method::PUT, "/admin/read-only", Some(resume)).await;
     assert_eq!(
         (s, reply["read_only"].as_bool()),
         (StatusCode::OK, Some(false))

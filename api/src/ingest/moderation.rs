@@ -22,52 +22,41 @@ pub fn rest_router() -> OpenApiRouter<Arc<Ingest>> {
         .routes(routes!(suspend, unsuspend))
         .routes(routes!(revoke_tokens))
         .routes(routes!(backup))
-        .routes(routes!(stop_writes, resume_writes))
+        .routes(routes!(read_only))
 }
 
 /// Whether the deployment takes writes.
-#[derive(Serialize, ToSchema)]
+#[derive(serde::Deserialize, Serialize, ToSchema)]
+#[serde(deny_unknown_fields)]
 pub struct ReadOnlyJson {
     pub read_only: bool,
 }
 
-/// Stops taking writes: every write from now on is refused with 503
-/// `read_only`, and the call returns once the writes already under way
-/// have finished, so a backup taken after it holds every acknowledged
-/// write. Reads go on. `socialite migrate` calls this before its last
-/// copy; the deployment stays read-only until `DELETE` (a move called
-/// off), and a data directory migrate finished with starts read-only.
+/// Stops taking writes (`{"read_only": true}`): every write from then on is
+/// refused with 503 `read_only`, and the call returns once the writes
+/// already under way have finished, so a backup taken after it holds every
+/// acknowledged write. Reads go on. `socialite migrate` calls this before
+/// its last copy; `{"read_only": false}` takes writes again (a move called
+/// off). A data directory migrate moved starts read-only.
 #[utoipa::path(
     put, path = "/admin/read-only", tag = "moderation",
     security(("api_key" = ["admin"])),
+    request_body(content = ReadOnlyJson, content_type = "application/json"),
     responses(
-        (status = 200, description = "Read-only", body = ReadOnlyJson),
+        (status = 200, description = "Set", body = ReadOnlyJson),
+        (status = 400, description = "`invalid_json`, `invalid_body`", body = ErrorBody),
+        (status = 413, description = "`body_too_large`", body = ErrorBody),
+        (status = 415, description = "`unsupported_media_type`", body = ErrorBody),
         (status = 503, description = "`unavailable`", body = ErrorBody),
     )
 )]
-async fn stop_writes(
+async fn read_only(
     State(ingest): App,
     Auth(caller): Auth,
+    crate::extract::Json(body): crate::extract::Json<ReadOnlyJson>,
 ) -> Result<axum::Json<ReadOnlyJson>, ApiError> {
-    ingest.set_read_only(&caller, true).await?;
-    Ok(axum::Json(ReadOnlyJson { read_only: true }))
-}
-
-/// Takes writes again.
-#[utoipa::path(
-    delete, path = "/admin/read-only", tag = "moderation",
-    security(("api_key" = ["admin"])),
-    responses(
-        (status = 200, description = "Taking writes", body = ReadOnlyJson),
-        (status = 503, description = "`unavailable`", body = ErrorBody),
-    )
-)]
-async fn resume_writes(
-    State(ingest): App,
-    Auth(caller): Auth,
-) -> Result<axum::Json<ReadOnlyJson>, ApiError> {
-    ingest.set_read_only(&caller, false).await?;
-    Ok(axum::Json(ReadOnlyJson { read_only: false }))
+    ingest.set_read_only(&caller, body.read_only).await?;
+    Ok(axum::Json(body))
 }
 
 #[derive(serde::Deserialize, ToSchema)]
