@@ -24,6 +24,17 @@ pub const MAX_URI_BYTES: usize = 4096;
 pub const MAX_HEADER_BYTES: usize = 16 * 1024;
 /// How long a request may take, reading its body included.
 pub const REQUEST_TIMEOUT: Duration = Duration::from_secs(30);
+/// How long a backup may take: it copies the whole store (an admin key's
+/// call, one at a time per operator).
+pub const BACKUP_TIMEOUT: Duration = Duration::from_secs(3600);
+
+/// The time limit of a call to `path` (a REST path or a gRPC method's).
+pub fn time_limit(path: &str) -> Duration {
+    match path {
+        "/admin/backup" | "/socialite.v1.Ingest/Backup" => BACKUP_TIMEOUT,
+        _ => REQUEST_TIMEOUT,
+    }
+}
 /// Requests handled at once by one process; more are refused, not queued.
 pub const MAX_IN_FLIGHT: usize = 2048;
 /// Error bodies are small; a larger one is passed through untouched.
@@ -143,14 +154,12 @@ pub async fn guard(
                 .insert(header::RETRY_AFTER, HeaderValue::from_static("1"));
             return r;
         };
-        match tokio::time::timeout(REQUEST_TIMEOUT, next.run(req)).await {
+        let limit = time_limit(req.uri().path());
+        match tokio::time::timeout(limit, next.run(req)).await {
             Ok(resp) => resp,
             Err(_) => unavailable(
                 "request_timeout",
-                format!(
-                    "the request took longer than {} s",
-                    REQUEST_TIMEOUT.as_secs()
-                ),
+                format!("the request took longer than {} s", limit.as_secs()),
             ),
         }
     }

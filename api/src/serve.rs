@@ -235,7 +235,7 @@ pub async fn grpc_routes(
 /// stream's events may follow for longer) within the request timeout, or
 /// ends with `DEADLINE_EXCEEDED`.
 async fn grpc_deadline(req: Request, next: Next) -> Response {
-    let limit = crate::guard::REQUEST_TIMEOUT;
+    let limit = crate::guard::time_limit(req.uri().path());
     match tokio::time::timeout(limit, next.run(req)).await {
         Ok(resp) => resp,
         Err(_) => tonic::Status::deadline_exceeded(format!(

@@ -84,7 +84,8 @@ pub struct BackupJson {
 /// one snapshot, the content before the log, into a new directory under
 /// `DATA_DIR/backups`, readable by its owner only (`socialite restore`
 /// makes a data directory from it). Every write acknowledged before the
-/// call is in it. `socialite backup` calls this.
+/// call is in it. `socialite backup` calls this. It answers when the copy
+/// is made: its time limit is an hour, not the 30 s of other calls.
 #[utoipa::path(
     post, path = "/admin/backup", tag = "moderation",
     security(("api_key" = ["admin"])),
