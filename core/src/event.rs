@@ -213,6 +213,19 @@ impl Event {
                 following: edge.is_some(),
                 lists: edge.as_deref().map(names).unwrap_or_default(),
             }),
+            Event::UserPut { .. }
+            | Event::StandingSet { .. }
+            | Event::Blocked { .. }
+            | Event::Unblocked { .. } => self.record_kind(),
+        };
+        pb::Event { kind: Some(kind) }.encode_to_vec()
+    }
+
+    /// The encoding of an event fanout passes by.
+    fn record_kind(&self) -> pb::event::Kind {
+        use pb::event::Kind;
+        let s = |u: &UserId| u.as_str().to_owned();
+        match self {
             Event::UserPut { user, profile } => Kind::UserPut(pb::UserPut {
                 user: s(user),
                 profile_json: json_text(profile),
@@ -230,8 +243,8 @@ impl Event {
                 user: s(user),
                 target: s(target),
             }),
-        };
-        pb::Event { kind: Some(kind) }.encode_to_vec()
+            other => unreachable!("{other:?} changes timelines"),
+        }
     }
 
     pub fn decode(bytes: &[u8]) -> Result<Event> {

@@ -4,7 +4,7 @@
 //! must outlive it).
 
 use crate::db::db_err;
-use crate::store::{get_i64, get_str, MongoStore};
+use crate::store::{get_str, standing, MongoStore};
 use crate::txn::planned;
 use async_trait::async_trait;
 use futures_util::TryStreamExt;
@@ -13,13 +13,6 @@ use socialite_core::error::Result;
 use socialite_core::ids::UserId;
 use socialite_core::plan::account::set_standing;
 use socialite_core::ports::{Accounts, Standing};
-
-pub(crate) fn standing(d: &Document) -> Standing {
-    Standing {
-        tokens_after_ms: get_i64(d, "after").max(0) as u64,
-        suspended: d.get_bool("suspended").unwrap_or(false),
-    }
-}
 
 #[async_trait]
 impl Accounts for MongoStore {

@@ -13,6 +13,7 @@ mod accounts;
 mod author_posts;
 mod buckets;
 mod cache_doc;
+mod content;
 mod counts;
 mod db;
 mod deletion;

@@ -10,18 +10,16 @@
 //! `outbox`: `{_id: sequence (Int64), event: protobuf bytes}`.
 //! `leases`: `{_id: "relay", owner, until}`: one relay at a time.
 
-use crate::db::{db_err, Db, TxnError, IN_CHUNK};
-use async_trait::async_trait;
-use futures_util::TryStreamExt;
+use crate::db::{Db, TxnError, IN_CHUNK};
 use mongodb::bson::{doc, spec::BinarySubtype, Binary, Bson, Document};
 use mongodb::ClientSession;
 use serde_json::{Map, Value};
 use socialite_core::error::{Error, Result};
 use socialite_core::event::Event;
 use socialite_core::ids::{now_ms, PostId, UserId};
-use socialite_core::model::{Entry, Post, User};
-use socialite_core::ports::{ContentStore, IdRange};
-use socialite_core::rules::cascade::DeletionStage;
+use socialite_core::model::{Post, User};
+use socialite_core::ports::IdRange;
+use socialite_core::ports::Standing;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use tokio::sync::Notify;
@@ -177,155 +175,10 @@ pub(crate) fn id_bson(id: PostId) -> i64 {
     id.0 as i64
 }
 
-#[async_trait]
-impl ContentStore for MongoStore {
-    async fn put_user(
-        &self,
-        id: &UserId,
-        profile: Option<Map<String, Value>>,
-    ) -> Result<(User, bool)> {
-        let profile = &profile;
-        let (created, profile) = crate::txn::planned!(self, "storing a user", |txn| {
-            socialite_core::plan::account::put_user(txn, id, profile.clone())
-        })?;
-        let mut user = User {
-            id: id.clone(),
-            followers: 0,
-            following: 0,
-            profile,
-        };
-        // The answer is what was written: the counts of a user already
-        // there are read after, and a deletion committed since leaves them 0.
-        if !created {
-            if let Some(held) = self.get_user(id).await? {
-                (user.followers, user.following) = (held.followers, held.following);
-            }
-        }
-        Ok((user, created))
-    }
-
-    async fn get_user(&self, id: &UserId) -> Result<Option<User>> {
-        let found = self
-            .db
-            .users
-            .find_one(doc! { "_id": id.as_str(), "deleting": { "$ne": true } })
-            .await
-            .map_err(db_err("reading a user"))?;
-        let Some(mut user) = found.as_ref().map(to_user).transpose()? else {
-            return Ok(None);
-        };
-        user.followers = self.with_shards(user.followers, id).await?;
-        Ok(Some(user))
-    }
-
-    async fn begin_deletion(&self, id: &UserId) -> Result<bool> {
-        self.begin_deletion_of(id).await
-    }
-
-    async fn deletion_step(&self, id: &UserId, stage: DeletionStage, limit: usize) -> Result<bool> {
-        let more = self.deletion_step_of(id, stage, limit).await?;
-        self.queued();
-        Ok(more)
-    }
-
-    async fn pending_deletions(&self) -> Result<Vec<UserId>> {
-        self.pending_deletion_list().await
-    }
-
-    async fn create_post(&self, post: Post) -> Result<Post> {
-        let stored = self.create_post_of(&post).await?;
-        self.queued();
-        Ok(stored)
-    }
-
-    async fn mentions_of(
-        &self,
-        user: &UserId,
-        range: IdRange,
-        limit: usize,
-    ) -> Result<Vec<PostId>> {
-        let Some(ids) = id_filter(range).filter(|_| limit > 0) else {
-            return Ok(Vec::new());
-        };
-        let mut filter = doc! { "mentions": user.as_str() };
-        if !ids.is_empty() {
-            filter.insert("_id", ids);
-        }
-        let docs: Vec<Document> = self
-            .db
-            .content
-            .find(filter)
-            .projection(doc! { "_id": 1 })
-            .sort(doc! { "_id": -1 })
-            .limit(limit.min(i64::MAX as usize) as i64)
-            .await
-            .map_err(db_err("reading mentions"))?
-            .try_collect()
-            .await
-            .map_err(db_err("reading mentions"))?;
-        Ok(docs
-            .iter()
-            .map(|d| PostId(get_i64(d, "_id") as u64))
-            .collect())
-    }
-
-    async fn get_posts(&self, ids: &[PostId]) -> Result<Vec<Post>> {
-        let mut found = std::collections::HashMap::with_capacity(ids.len());
-        for chunk in ids.chunks(IN_CHUNK) {
-            let wanted: Vec<i64> = chunk.iter().map(|p| id_bson(*p)).collect();
-            let docs: Vec<Document> = self
-                .db
-                .content
-                .find(doc! { "_id": { "$in": wanted } })
-                .await
-                .map_err(db_err("reading posts"))?
-                .try_collect()
-                .await
-                .map_err(db_err("reading posts"))?;
-            for d in &docs {
-                let post = to_post(d)?;
-                found.insert(post.id, post);
-            }
-        }
-        // Each id asked for gets its post, repeats included, as on every store.
-        Ok(ids.iter().filter_map(|id| found.get(id).cloned()).collect())
-    }
-
-    async fn delete_post(&self, id: PostId) -> Result<Option<Post>> {
-        let deleted = self.delete_post_of(id).await?;
-        if deleted.is_some() {
-            self.queued();
-        }
-        Ok(deleted)
-    }
-
-    async fn post_ids_by(
-        &self,
-        authors: &[UserId],
-        range: IdRange,
-        limit_each: usize,
-    ) -> Result<Vec<Entry>> {
-        self.newest_of_each(authors, range, limit_each).await
-    }
-
-    async fn newest_by(
-        &self,
-        authors: &[UserId],
-        range: IdRange,
-        limit: usize,
-    ) -> Result<Vec<Entry>> {
-        self.newest_of_all(authors, range, limit).await
-    }
-
-    async fn newest_post_id(&self) -> Result<Option<PostId>> {
-        let newest = self
-            .db
-            .content
-            .find_one(doc! {})
-            .projection(doc! { "_id": 1 })
-            .sort(doc! { "_id": -1 })
-            .await
-            .map_err(db_err("reading the newest post"))?;
-        Ok(newest.map(|d| PostId(get_i64(&d, "_id") as u64)))
+/// An `accounts` document's standing.
+pub(crate) fn standing(d: &Document) -> Standing {
+    Standing {
+        tokens_after_ms: get_i64(d, "after").max(0) as u64,
+        suspended: d.get_bool("suspended").unwrap_or(false),
     }
 }

@@ -129,7 +129,7 @@ impl Pages {
                 })
             }
             "accounts" => {
-                let standing = crate::accounts::standing(d);
+                let standing = crate::store::standing(d);
                 (standing != Standing::default())
                     .then(|| {
                         Ok::<_, socialite_core::Error>(Record::Account {

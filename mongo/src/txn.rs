@@ -220,7 +220,7 @@ impl Txn for MongoTxn<'_> {
         let found = found.session(&mut *self.s).await?;
         Ok(found
             .as_ref()
-            .map(crate::accounts::standing)
+            .map(crate::store::standing)
             .unwrap_or_default())
     }
 

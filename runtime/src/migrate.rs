@@ -30,14 +30,14 @@ use crate::settings::FeedArgs;
 use crate::transfer::{embedded_config as embedded, MOVED};
 use clap::Args;
 use socialite_core::backends::Backends;
-use socialite_core::ids::now_ms;
+use socialite_core::ids::{now_ms, UserId};
 use socialite_core::ports::{Backup, Transfer};
 use socialite_core::reads::Reads;
 use socialite_core::relay::relay_once;
 use socialite_core::transfer::catch_up::{Replayed, Target};
 use socialite_core::transfer::import::copy_store;
 use socialite_core::transfer::verify::{compare_timelines, differing, sample, tally, Compared};
-use socialite_core::transfer::warm::warm;
+use socialite_core::transfer::warm::{warm, Posters};
 use socialite_embedded::backup::{EmbeddedBackup, Position};
 use socialite_embedded::{EmbeddedLog, EmbeddedStore};
 use std::path::{Path, PathBuf};
@@ -266,7 +266,7 @@ pub struct Moved {
     /// Events replayed after it, written while the copy was read.
     pub replayed: Replayed,
     /// The users whose home timelines were built (`--warm`).
-    pub warmed: Vec<socialite_core::ids::UserId>,
+    pub warmed: Vec<UserId>,
 }
 
 pub async fn migrate(args: MigrateArgs) -> Result<Moved, String> {
@@ -338,20 +338,7 @@ pub async fn migrate(args: MigrateArgs) -> Result<Moved, String> {
     // The first copy's posters, then those who posted during the move.
     let mut posters = copied.posters;
     posters.merge(&tally.posters);
-    let mut warmed = posters.recent(args.warm as usize);
-    if warm(&target.stores(), &warmed)
-        .await
-        .map_err(|e| e.chain())?
-        == 0
-    {
-        warmed.clear();
-    }
-    if args.warm > 0 {
-        eprintln!(
-            "warmed the home timelines of {} users who posted last",
-            warmed.len()
-        );
-    }
+    let warmed = warm_recent(&target, &posters, args.warm as usize).await?;
     let marker = dir.join(MOVED);
     let note = format!(
         "moved to {} at {} ms by socialite migrate; this data directory takes no writes\n",
@@ -370,6 +357,23 @@ pub async fn migrate(args: MigrateArgs) -> Result<Moved, String> {
         replayed: tally,
         warmed,
     })
+}
+
+/// Builds the home timelines of the `n` users who posted last; the users
+/// whose timelines were built (none where the model stores none).
+async fn warm_recent(
+    target: &Backends,
+    posters: &Posters,
+    n: usize,
+) -> Result<Vec<UserId>, String> {
+    let users = posters.recent(n);
+    let built = warm(&target.stores(), &users)
+        .await
+        .map_err(|e| e.chain())?;
+    if n > 0 {
+        eprintln!("warmed the home timelines of {built} users who posted last");
+    }
+    Ok(if built == 0 { Vec::new() } else { users })
 }
 
 /// The last copy once the source stopped taking writes, with its events

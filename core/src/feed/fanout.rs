@@ -178,17 +178,23 @@ async fn apply_graph_event(
         }
         Event::Unmuted { user, target, edge } => {
             followers.unmuted(user, target, edge.as_deref());
-            // Without an edge, there is nothing of the target's to bring back.
-            if let Some(lists) = edge {
-                unmute(stores, user, target, lists).await?;
-            }
+            unmute(stores, user, target, edge.as_deref()).await?;
         }
     }
     Ok(())
 }
 
-/// What a lifted mute brings back into the user's timelines of the edge.
-async fn unmute(stores: &Stores, user: &UserId, target: &UserId, lists: &[ListName]) -> Result<()> {
+/// What a lifted mute brings back into the user's timelines of the edge
+/// (without an edge, there is nothing of the target's to bring back).
+async fn unmute(
+    stores: &Stores,
+    user: &UserId,
+    target: &UserId,
+    lists: Option<&[ListName]>,
+) -> Result<()> {
+    let Some(lists) = lists else {
+        return Ok(());
+    };
     if !mutes(stores, user, target).await? {
         for t in edge_targets(user, lists) {
             backfill(stores, &t, target).await?;
