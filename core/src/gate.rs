@@ -28,7 +28,7 @@ pub fn read_only() -> Error {
     Error::new(
         ErrorKind::Unavailable,
         "read_only",
-        "this deployment takes no writes: it was moved to another one (socialite migrate); write there",
+        "this deployment takes no writes: an operator stopped them, as socialite migrate does to move it to another deployment; write there once it is moved",
     )
 }
 

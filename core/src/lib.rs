@@ -44,6 +44,7 @@ pub mod model;
 pub mod plan;
 pub mod ports;
 pub mod reads;
+pub mod redact;
 pub mod relay;
 pub mod rules;
 pub mod shutdown;

@@ -25,7 +25,12 @@ impl KafkaConfig {
     /// Parses `kafka://host:port[,host:port]?partitions=N&replication=N&topic_prefix=P`
     /// (and `stale_partition_rejoin_ms=N`, see the field).
     pub fn from_uri(uri: &str) -> Result<KafkaConfig> {
-        let bad = |why: &str| Error::invalid("invalid_log_uri", format!("{uri}: {why}"));
+        let bad = |why: &str| {
+            Error::invalid(
+                "invalid_log_uri",
+                format!("{}: {why}", socialite_core::redact::uri(uri)),
+            )
+        };
         let rest = uri
             .strip_prefix("kafka://")
             .ok_or_else(|| bad("expected kafka://host:port"))?;

@@ -107,9 +107,12 @@ impl Db {
     /// Connects to `uri` (a `mongodb://` URI; the database is its path, by
     /// default `socialite`) and creates the indexes.
     pub async fn connect(uri: &str) -> Result<Db> {
-        let client = Client::with_uri_str(uri)
-            .await
-            .map_err(|e| Error::invalid("invalid_store_uri", format!("{uri}: {e}")))?;
+        let client = Client::with_uri_str(uri).await.map_err(|e| {
+            Error::invalid(
+                "invalid_store_uri",
+                format!("{}: {e}", socialite_core::redact::uri(uri)),
+            )
+        })?;
         let name = client
             .default_database()
             .map(|d| d.name().to_owned())

@@ -19,6 +19,7 @@ use socialite_core::health::{Health, Joined};
 use socialite_core::ingest::Ingest;
 use socialite_core::live::hub::LiveHub;
 use socialite_core::reads::Reads;
+use socialite_core::redact;
 use socialite_core::relay::run_relay;
 use socialite_core::shutdown::{self, ShutdownTrigger};
 use socialite_core::worker::{run_worker, WorkerConfig};
@@ -196,7 +197,7 @@ pub async fn start(
         ?services, rest_addr = %served.rest_addr, grpc_addr = ?served.grpc_addr,
         ops_addr = ?served.ops_addr,
         auth = match &auth { Some(a) if a.checks() => "keys", Some(_) => "none", None => "no API" },
-        store = %config.storage.store, event_log = %config.storage.event_log,
+        store = %redact::uri(&config.storage.store), event_log = %redact::uri(&config.storage.event_log),
         "services are up"
     );
     Ok(App {

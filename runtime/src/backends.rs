@@ -13,6 +13,7 @@ use socialite_core::ports::{
     Accounts, AppliedFeed, Backup, ContentStore, EventLog, GraphStore, Outbox, Rewind,
     TimelineStore, Transfer,
 };
+use socialite_core::redact;
 use socialite_embedded::backup::EmbeddedBackup;
 use socialite_embedded::{EmbeddedConfig, EmbeddedLog, EmbeddedStore};
 use std::future::Future;
@@ -143,7 +144,7 @@ fn scheme_of<'a, T>(
         .collect();
     Err(Error::invalid(
         code,
-        format!("{uri}: expected {}", shapes.join(" or ")),
+        format!("{}: expected {}", redact::uri(uri), shapes.join(" or ")),
     ))
 }
 
@@ -197,7 +198,7 @@ fn mongodb_srv_store(uri: String, _: EmbeddedConfig) -> Opening<Stores> {
     Box::pin(async move {
         Err(Error::invalid(
             "invalid_store_uri",
-            format!("{uri}: mongodb+srv:// needs DNS SRV lookups, which this build leaves out; list the hosts in a mongodb:// URI"),
+            format!("{}: mongodb+srv:// needs DNS SRV lookups, which this build leaves out; list the hosts in a mongodb:// URI", redact::uri(&uri)),
         ))
     })
 }
@@ -227,7 +228,7 @@ fn kafka_log(uri: String, _: EmbeddedConfig) -> Opening<Log> {
 fn left_out(code: &'static str, uri: &str, feature: &str) -> Error {
     Error::invalid(
         code,
-        format!("{uri}: this build of Socialite leaves out {feature}; build with the `{feature}` cargo feature"),
+        format!("{}: this build of Socialite leaves out {feature}; build with the `{feature}` cargo feature", redact::uri(uri)),
     )
 }
 

@@ -342,7 +342,7 @@ pub async fn migrate(args: MigrateArgs) -> Result<Moved, String> {
     let marker = dir.join(MOVED);
     let note = format!(
         "moved to {} at {} ms by socialite migrate; this data directory takes no writes\n",
-        redacted(&args.to),
+        socialite_core::redact::uri(&args.to),
         now_ms()
     );
     std::fs::write(&marker, note).map_err(|e| format!("{}: {e}", marker.display()))?;
@@ -483,30 +483,9 @@ async fn verify(copy: &Copy, target: &Backends, users: usize) -> Result<(), Stri
     Err(why)
 }
 
-/// A store URI without the password it may carry (`user:password@`).
-fn redacted(uri: &str) -> String {
-    match (uri.find("://"), uri.rfind('@')) {
-        (Some(scheme), Some(at)) if at > scheme => {
-            let userinfo = &uri[scheme + 3..at];
-            let user = userinfo.split(':').next().unwrap_or("");
-            format!("{}{user}:***{}", &uri[..scheme + 3], &uri[at..])
-        }
-        _ => uri.to_owned(),
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn a_uri_loses_its_password() {
-        assert_eq!(
-            redacted("mongodb://a:secret@h:1/db"),
-            "mongodb://a:***@h:1/db"
-        );
-        assert_eq!(redacted("mongodb://h:1/db"), "mongodb://h:1/db");
-    }
 
     #[test]
     fn the_source_is_a_named_data_directory() {

@@ -127,8 +127,8 @@ pub async fn serve_until_signal(
     println!(
         "{binary} is up: REST http://{}{grpc}{ops} store {} event log {} (data directory {})",
         app.rest_addr,
-        config.storage.store,
-        config.storage.event_log,
+        socialite_core::redact::uri(&config.storage.store),
+        socialite_core::redact::uri(&config.storage.event_log),
         config.storage.embedded.data_dir.display()
     );
     shutdown_signal().await;

@@ -21,11 +21,21 @@ pub struct StorageArgs {
     pub log_retention: u64,
     /// Store of users, graph, posts, outbox and timeline caches:
     /// `embedded://[PATH]` (PATH defaults to --data-dir) or `mongodb://HOST:PORT[/DB][?OPTIONS]`.
-    #[arg(long, env = "SOCIALITE_STORE", default_value = "embedded://")]
+    #[arg(
+        long,
+        env = "SOCIALITE_STORE",
+        default_value = "embedded://",
+        hide_env_values = true
+    )]
     pub store: String,
     /// Event log: `embedded://[PATH]` or
     /// `kafka://HOST:PORT[,HOST:PORT][?partitions=8&replication=1&topic_prefix=socialite]`.
-    #[arg(long, env = "SOCIALITE_EVENT_LOG", default_value = "embedded://")]
+    #[arg(
+        long,
+        env = "SOCIALITE_EVENT_LOG",
+        default_value = "embedded://",
+        hide_env_values = true
+    )]
     pub event_log: String,
 }
 

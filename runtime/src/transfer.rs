@@ -22,7 +22,12 @@ pub const MOVED: &str = "MOVED";
 pub struct StoreArg {
     /// The store: `embedded://[PATH]` (PATH defaults to --data-dir; no
     /// server may be using it) or `mongodb://HOST:PORT[/DB][?OPTIONS]`.
-    #[arg(long, env = "SOCIALITE_STORE", default_value = "embedded://")]
+    #[arg(
+        long,
+        env = "SOCIALITE_STORE",
+        default_value = "embedded://",
+        hide_env_values = true
+    )]
     pub store: String,
     /// Directory of the embedded stores.
     #[arg(long, env = "SOCIALITE_DATA_DIR", default_value = "./data")]
@@ -71,7 +76,12 @@ pub struct ImportArgs {
     pub warm: u64,
     /// With --warm: the deployment's event log, whose fanout keeps the
     /// warmed timelines.
-    #[arg(long, env = "SOCIALITE_EVENT_LOG", default_value = "embedded://")]
+    #[arg(
+        long,
+        env = "SOCIALITE_EVENT_LOG",
+        default_value = "embedded://",
+        hide_env_values = true
+    )]
     pub event_log: String,
     /// With --warm: the feed model and cache settings the services run.
     #[command(flatten)]
