@@ -109,8 +109,8 @@ const STORES: [Scheme<Stores>; 3] = [
     },
     Scheme {
         prefix: "mongodb+srv://",
-        shape: "",
-        open: mongodb_srv_store,
+        shape: "mongodb+srv://[USER:PASSWORD@]NAME[/DATABASE][?OPTIONS]",
+        open: mongodb_store,
     },
 ];
 
@@ -194,15 +194,6 @@ fn mongodb_store(uri: String, _: EmbeddedConfig) -> Opening<Stores> {
     Box::pin(async move { Err(left_out("invalid_store_uri", &uri, "mongodb")) })
 }
 
-fn mongodb_srv_store(uri: String, _: EmbeddedConfig) -> Opening<Stores> {
-    Box::pin(async move {
-        Err(Error::invalid(
-            "invalid_store_uri",
-            format!("{}: mongodb+srv:// needs DNS SRV lookups, which this build leaves out; list the hosts in a mongodb:// URI", redact::uri(&uri)),
-        ))
-    })
-}
-
 #[cfg(feature = "kafka")]
 fn kafka_log(uri: String, _: EmbeddedConfig) -> Opening<Log> {
     use socialite_kafka::{KafkaApplied, KafkaConfig, KafkaLog};
@@ -284,6 +275,22 @@ pub async fn open_keeping_embedded(config: &BackendConfig) -> Result<(Backends, 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A `mongodb+srv://` name is looked up in DNS at start; one that does
+    /// not resolve stops the start with the URI (its password masked).
+    #[cfg(feature = "mongodb")]
+    #[tokio::test]
+    async fn an_srv_name_that_does_not_resolve_is_refused_naming_it() {
+        let uri = "mongodb+srv://app:pw@cluster0.nosuch.invalid/feed";
+        let e = open_transfer(uri, &base()).await.err().expect("refused");
+        assert_eq!(e.code(), "invalid_store_uri");
+        assert!(
+            e.message()
+                .starts_with("mongodb+srv://app:***@cluster0.nosuch.invalid/feed: "),
+            "{e}"
+        );
+        assert!(!e.chain().contains("pw@"), "{e}");
+    }
 
     fn base() -> EmbeddedConfig {
         EmbeddedConfig {

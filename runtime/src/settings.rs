@@ -20,7 +20,8 @@ pub struct StorageArgs {
     #[arg(long, env = "SOCIALITE_LOG_RETENTION", default_value_t = DEFAULT_RETENTION)]
     pub log_retention: u64,
     /// Store of users, graph, posts, outbox and timeline caches:
-    /// `embedded://[PATH]` (PATH defaults to --data-dir) or `mongodb://HOST:PORT[/DB][?OPTIONS]`.
+    /// `embedded://[PATH]` (PATH defaults to --data-dir), `mongodb://HOST:PORT[/DB][?OPTIONS]`
+    /// or `mongodb+srv://NAME[/DB][?OPTIONS]`.
     #[arg(
         long,
         env = "SOCIALITE_STORE",

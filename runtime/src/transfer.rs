@@ -21,7 +21,8 @@ pub const MOVED: &str = "MOVED";
 #[derive(Debug, Clone, Args)]
 pub struct StoreArg {
     /// The store: `embedded://[PATH]` (PATH defaults to --data-dir; no
-    /// server may be using it) or `mongodb://HOST:PORT[/DB][?OPTIONS]`.
+    /// server may be using it), `mongodb://HOST:PORT[/DB][?OPTIONS]` or
+    /// `mongodb+srv://NAME[/DB][?OPTIONS]`.
     #[arg(
         long,
         env = "SOCIALITE_STORE",
