@@ -31,6 +31,28 @@ pub fn uri(uri: &str) -> String {
     out
 }
 
+/// A secret value (a password, a token) that `Debug` prints as `***`, so
+/// a settings struct holding it can be logged whole.
+#[derive(Clone, PartialEq, Eq)]
+pub struct Secret(String);
+
+impl Secret {
+    pub fn new(value: String) -> Secret {
+        Secret(value)
+    }
+
+    /// The value, for the one call that hands it to a client.
+    pub fn expose(&self) -> &str {
+        &self.0
+    }
+}
+
+impl std::fmt::Debug for Secret {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("***")
+    }
+}
+
 fn secret(name: &str) -> bool {
     let name = name.to_ascii_lowercase();
     SECRET_WORDS.iter().any(|w| name.contains(w))

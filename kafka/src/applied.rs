@@ -9,7 +9,6 @@ use crate::config::KafkaConfig;
 use crate::error::unavailable;
 use crate::log::create_topics;
 use async_trait::async_trait;
-use rdkafka::config::ClientConfig;
 use rdkafka::consumer::{BaseConsumer, Consumer};
 use rdkafka::message::Message;
 use rdkafka::producer::{FutureProducer, FutureRecord};
@@ -38,8 +37,8 @@ impl KafkaApplied {
         create_topics(config, std::slice::from_ref(&topic)).await?;
         // Live pushes are best effort (a stream resumes from its timeline),
         // so one acknowledgement is enough.
-        let producer = ClientConfig::new()
-            .set("bootstrap.servers", &config.brokers)
+        let producer = config
+            .client()
             .set("acks", "1")
             .set("linger.ms", "1")
             .set("compression.type", "lz4")
@@ -79,8 +78,9 @@ impl AppliedFeed for KafkaApplied {
 
     async fn subscribe(&self) -> Result<Box<dyn AppliedStream>> {
         let group = format!("{}.live.{}.{}", self.topic, std::process::id(), now_ms());
-        let consumer: BaseConsumer = ClientConfig::new()
-            .set("bootstrap.servers", &self.config.brokers)
+        let consumer: BaseConsumer = self
+            .config
+            .client()
             .set("group.id", &group)
             .set("enable.auto.commit", "false")
             .set("auto.offset.reset", "latest")

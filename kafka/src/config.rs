@@ -1,5 +1,7 @@
 //! The `kafka://` URI: brokers, topics and partitioning.
 
+use crate::security::{KafkaSecurity, Options, SASL_PASSWORD_ENV};
+use rdkafka::config::ClientConfig;
 use socialite_core::error::{Error, Result};
 
 /// Where the log lives on Kafka and how its topics are laid out.
@@ -19,11 +21,14 @@ pub struct KafkaConfig {
     /// dead member's partitions by itself. For coordinators that keep a dead
     /// member's assignment (tansu 0.6 does), this recovers them.
     pub stale_partition_rejoin: Option<std::time::Duration>,
+    /// TLS and SASL (see [`crate::security`]).
+    pub security: KafkaSecurity,
 }
 
 impl KafkaConfig {
     /// Parses `kafka://host:port[,host:port]?partitions=N&replication=N&topic_prefix=P`
-    /// (and `stale_partition_rejoin_ms=N`, see the field).
+    /// (and `stale_partition_rejoin_ms=N`, see the field, and the TLS and
+    /// SASL options of [`crate::security`]).
     pub fn from_uri(uri: &str) -> Result<KafkaConfig> {
         let bad = |why: &str| {
             Error::invalid(
@@ -45,7 +50,9 @@ impl KafkaConfig {
             partitions: 8,
             replication: 1,
             stale_partition_rejoin: None,
+            security: KafkaSecurity::default(),
         };
+        let mut security = Options::default();
         for pair in query.split('&').filter(|p| !p.is_empty()) {
             let (k, v) = pair
                 .split_once('=')
@@ -73,10 +80,21 @@ impl KafkaConfig {
                     })?;
                     config.stale_partition_rejoin = Some(std::time::Duration::from_millis(ms));
                 }
+                other if security.take(other, v)? => {}
                 other => return Err(bad(&format!("unknown parameter `{other}`"))),
             }
         }
+        config.security = security.finish(std::env::var(SASL_PASSWORD_ENV).ok())?;
         Ok(config)
+    }
+
+    /// The settings every client of the brokers starts from: where they
+    /// are and how to reach them (TLS, SASL).
+    pub(crate) fn client(&self) -> ClientConfig {
+        let mut client = ClientConfig::new();
+        client.set("bootstrap.servers", &self.brokers);
+        self.security.apply(&mut client);
+        client
     }
 
     /// Post events, keyed by author.

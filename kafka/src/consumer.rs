@@ -10,7 +10,6 @@
 use crate::config::KafkaConfig;
 use crate::error::unavailable;
 use async_trait::async_trait;
-use rdkafka::config::ClientConfig;
 use rdkafka::consumer::{BaseConsumer, CommitMode, Consumer, ConsumerContext, Rebalance};
 use rdkafka::error::{KafkaError, KafkaResult};
 use rdkafka::message::Message;
@@ -187,8 +186,8 @@ impl KafkaConsumer {
             group: group.to_owned(),
             reassigned: AtomicBool::new(false),
         };
-        let consumer: BaseConsumer<GroupContext> = ClientConfig::new()
-            .set("bootstrap.servers", &config.brokers)
+        let consumer: BaseConsumer<GroupContext> = config
+            .client()
             .set("group.id", group)
             .set("enable.auto.commit", "true")
             .set("auto.commit.interval.ms", "1000")

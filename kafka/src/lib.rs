@@ -13,6 +13,8 @@
 //!   they cover, rebalances.
 //! - `applied`: the applied feed of live timelines on `<prefix>.applied`,
 //!   which every subscriber reads whole from where it joined.
+//! - [`security`]: TLS and SASL options, the clients' shared settings.
+//! - `probe`: the first contact at start-up, whose refusal names the setting.
 //! - `error`: Kafka errors as port errors.
 
 mod applied;
@@ -20,6 +22,8 @@ pub mod config;
 mod consumer;
 mod error;
 mod log;
+mod probe;
+pub mod security;
 
 pub use applied::KafkaApplied;
 pub use config::KafkaConfig;

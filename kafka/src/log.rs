@@ -8,7 +8,6 @@ use crate::error::unavailable;
 use async_trait::async_trait;
 use rdkafka::admin::{AdminClient, AdminOptions, NewTopic, TopicReplication};
 use rdkafka::client::DefaultClientContext;
-use rdkafka::config::ClientConfig;
 use rdkafka::error::{KafkaError, RDKafkaErrorCode};
 use rdkafka::producer::{FutureProducer, FutureRecord, Producer, PurgeConfig};
 use rdkafka::types::RDKafkaErrorCode as Code;
@@ -30,8 +29,8 @@ pub struct KafkaLog {
 }
 
 fn new_producer(config: &KafkaConfig) -> Result<FutureProducer> {
-    ClientConfig::new()
-        .set("bootstrap.servers", &config.brokers)
+    config
+        .client()
         .set("enable.idempotence", "true")
         .set("acks", "all")
         .set("linger.ms", "2")
@@ -94,11 +93,13 @@ impl KafkaLog {
     }
 }
 
-/// Creates the topics that are missing, with the configured partitions and
-/// replication.
+/// Reaches the brokers (stopping with the setting to change if they refuse
+/// the connection) and creates the topics that are missing, with the
+/// configured partitions and replication.
 pub(crate) async fn create_topics(config: &KafkaConfig, names: &[String]) -> Result<()> {
-    let admin: AdminClient<DefaultClientContext> = ClientConfig::new()
-        .set("bootstrap.servers", &config.brokers)
+    crate::probe::reach(config).await?;
+    let admin: AdminClient<DefaultClientContext> = config
+        .client()
         .create()
         .map_err(|e| unavailable("creating the Kafka admin client", e))?;
     let topics: Vec<NewTopic> = names

@@ -107,12 +107,7 @@ impl Db {
     /// Connects to `uri` (a `mongodb://` URI; the database is its path, by
     /// default `socialite`) and creates the indexes.
     pub async fn connect(uri: &str) -> Result<Db> {
-        let client = Client::with_uri_str(uri).await.map_err(|e| {
-            Error::invalid(
-                "invalid_store_uri",
-                format!("{}: {e}", socialite_core::redact::uri(uri)),
-            )
-        })?;
+        let client = crate::connect::client(uri).await?;
         let name = client
             .default_database()
             .map(|d| d.name().to_owned())

@@ -13,6 +13,7 @@ mod accounts;
 mod author_posts;
 mod buckets;
 mod cache_doc;
+pub mod connect;
 mod content;
 mod counts;
 mod db;

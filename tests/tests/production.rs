@@ -13,6 +13,7 @@ use futures_util::TryStreamExt;
 use mongodb::bson::{doc, Document};
 use reqwest::{Client, StatusCode};
 use serde_json::{json, Value};
+use socialite_e2e::tls::TlsServers;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
@@ -199,17 +200,31 @@ async fn a_killed_worker_loses_nothing_and_duplicates_nothing() {
     else {
         return;
     };
-    let db = Servers::unique("e2e");
+    let store = servers.mongodb_uri(&Servers::unique("e2e"));
+    let log = servers.kafka_uri(&Servers::unique("e2e"), 4);
+    a_worker_killed_mid_stream(store, log).await;
+}
+
+/// The same, every process reaching Kafka and MongoDB through TLS with a
+/// client certificate (see `socialite_e2e::tls`).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_killed_worker_loses_nothing_over_tls() {
+    let Some(tls) = TlsServers::start("a_killed_worker_loses_nothing_over_tls") else {
+        return;
+    };
+    let store = tls.mongodb_uri(&Servers::unique("e2e_tls"));
+    let log = tls.kafka_uri(&Servers::unique("e2e_tls"), 4);
+    a_worker_killed_mid_stream(store, log).await;
+}
+
+async fn a_worker_killed_mid_stream(store: String, event_log: String) {
     let topo = Topology {
         bin: service_binaries(),
         dir: tempfile::tempdir().unwrap(),
-        store: servers.mongodb_uri(&db),
+        store: store.clone(),
         // tansu 0.6 keeps a dead member's assignment; the workers' opt-in
         // watch for unconsumed partitions recovers them (Kafka needs none).
-        event_log: format!(
-            "{}&stale_partition_rejoin_ms=10000",
-            servers.kafka_uri(&Servers::unique("e2e"), 4)
-        ),
+        event_log: format!("{event_log}&stale_partition_rejoin_ms=10000"),
         group: Servers::unique("fanout"),
     };
     let (p_rest, api_rest) = (free_addr(), free_addr());
@@ -352,9 +367,7 @@ async fn a_killed_worker_loses_nothing_and_duplicates_nothing() {
     );
 
     // The stored caches themselves hold no duplicate (reads would hide one).
-    let store = socialite_mongo::Db::connect(&servers.mongodb_uri(&db))
-        .await
-        .unwrap();
+    let store = socialite_mongo::Db::connect(&store).await.unwrap();
     let caches: Vec<Document> = store
         .timelines
         .find(doc! {})
@@ -574,4 +587,54 @@ async fn posts_acknowledged_while_kafka_is_down_reach_the_timelines() {
     broker.start();
     wait_for(vec![during[1].clone(), during[0].clone(), first]).await;
     app.shutdown().await;
+}
+
+/// A service started with a CA that did not sign the broker's certificate
+/// stops within seconds, saying which setting to change, instead of
+/// retrying behind a ready probe; the SASL password it was given is not in
+/// what it prints.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_refused_tls_handshake_stops_the_start() {
+    let test = "a_refused_tls_handshake_stops_the_start";
+    let Some(tls) = TlsServers::start(test) else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let password = dir.path().join("kafka-password");
+    std::fs::write(&password, "hunter2-do-not-print").unwrap();
+    let topo = Topology {
+        bin: service_binaries(),
+        store: tls.mongodb_uri(&Servers::unique("refused")),
+        event_log: format!(
+            "kafka://{}?tls_ca_file={}&sasl_mechanism=PLAIN&sasl_username=app&sasl_password_file={}",
+            tls.kafka,
+            tls.other_ca.display(),
+            password.display()
+        ),
+        group: Servers::unique("fanout"),
+        dir,
+    };
+    let rest = free_addr();
+    let mut producer = topo.spawn(
+        "producer",
+        "socialite-producer",
+        &["--rest-addr", &rest, "--grpc-addr", &free_addr()],
+        rest.clone(),
+    );
+    let deadline = Instant::now() + Duration::from_secs(40);
+    let status = loop {
+        if let Some(status) = producer.child.try_wait().unwrap() {
+            break status;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "still running:\n{}",
+            producer.log_text()
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    };
+    let log = producer.log_text();
+    assert!(!status.success(), "{log}");
+    assert!(log.contains("tls_ca_file"), "{log}");
+    assert!(!log.contains("hunter2"), "{log}");
 }

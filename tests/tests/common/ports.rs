@@ -1,10 +1,11 @@
 //! The backends under test, opened as the shared suites
 //! (`socialite_testkit`) ask: the embedded default, MongoDB with Kafka, and
 //! MongoDB's stores beside the embedded log (whose rewind the differential
-//! test's replays use).
+//! test's replays use), and MongoDB with Kafka through TLS.
 
 use super::servers::Servers;
 use socialite_core::feed::config::FeedConfig;
+use socialite_e2e::tls::TlsServers;
 use socialite_embedded::EmbeddedConfig;
 use socialite_runtime::backends::{open_backends, BackendConfig};
 pub use socialite_testkit::Opened as Under;
@@ -16,6 +17,8 @@ pub enum Kind {
     MongoKafka,
     /// MongoDB's stores, the embedded log.
     MongoStores,
+    /// MongoDB with Kafka through TLS (`socialite_e2e::tls`).
+    MongoKafkaTls,
 }
 
 /// Opens the backend with `feed`, in a database and topics of its own
@@ -34,6 +37,11 @@ pub async fn open(kind: Kind, feed: FeedConfig, test: &str, tag: &str) -> Option
             let servers = Servers::from_env(test)?;
             config.store = servers.mongodb_uri(&Servers::unique(tag));
             config.event_log = servers.kafka_uri(&Servers::unique(tag), 3);
+        }
+        Kind::MongoKafkaTls => {
+            let tls = TlsServers::shared(test)?;
+            config.store = tls.mongodb_uri(&Servers::unique(tag));
+            config.event_log = tls.kafka_uri(&Servers::unique(tag), 3);
         }
         Kind::MongoStores => {
             let servers = Servers::from_env(test)?;
@@ -60,4 +68,10 @@ pub fn mongodb_kafka(feed: FeedConfig, test: &'static str) -> Opening {
 #[allow(dead_code)]
 pub fn mongodb_stores(feed: FeedConfig, test: &'static str) -> Opening {
     Box::pin(open(Kind::MongoStores, feed, test, "differential"))
+}
+
+/// MongoDB with Kafka, both through TLS with a client certificate.
+#[allow(dead_code)]
+pub fn mongodb_kafka_tls(feed: FeedConfig, test: &'static str) -> Opening {
+    Box::pin(open(Kind::MongoKafkaTls, feed, test, "tls"))
 }
