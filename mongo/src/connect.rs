@@ -7,7 +7,7 @@
 
 use mongodb::bson::doc;
 use mongodb::error::{Error as DbError, ErrorKind as DbErrorKind};
-use mongodb::options::{Acknowledgment, ClientOptions, Tls, WriteConcern};
+use mongodb::options::{Acknowledgment, ClientOptions, Tls};
 use mongodb::Client;
 use socialite_core::error::{Error, Result};
 use socialite_core::redact;
@@ -96,7 +96,7 @@ fn durable(options: &mut ClientOptions, shown: &str) -> Result<()> {
     }
     let mut concern = options.write_concern.clone().unwrap_or_default();
     concern.w = Some(Acknowledgment::Majority);
-    options.write_concern = Some(WriteConcern::from(concern));
+    options.write_concern = Some(concern);
     options.retry_writes = Some(true);
     Ok(())
 }
