@@ -22,8 +22,10 @@ pub async fn track_http(matched: Option<MatchedPath>, req: Request, next: Next) 
         %method,
         %route,
         path = %req.uri().path(),
-        request_id = tracing::field::Empty
+        request_id = tracing::field::Empty,
+        trace_id = tracing::field::Empty
     );
+    join_trace(&span, req.headers());
     let start = Instant::now();
     let resp = next.run(req).instrument(span.clone()).await;
     let status = resp.status().as_u16();
@@ -36,6 +38,23 @@ pub async fn track_http(matched: Option<MatchedPath>, req: Request, next: Next) 
         )
     });
     resp
+}
+
+/// With traces exported: continues the caller's trace (a W3C `traceparent`
+/// header), and puts the trace id on the request's log lines.
+fn join_trace(span: &tracing::Span, headers: &axum::http::HeaderMap) {
+    let Some(hooks) = socialite_core::trace::hooks() else {
+        return;
+    };
+    let parent = headers.get("traceparent").and_then(|v| v.to_str().ok());
+    if let Some(parent) = parent.map(socialite_core::trace::Trace::from_header) {
+        if let Some(parent) = parent.parent() {
+            (hooks.set_parent)(span, parent);
+        }
+    }
+    if let Some(id) = (hooks.trace_id)(span) {
+        span.record("trace_id", tracing::field::display(id));
+    }
 }
 
 /// The method label: a client may send any method token, so anything but the

@@ -4,14 +4,17 @@ use crate::error::{Error, Result};
 use crate::ids::{GroupName, ListName, PostId, UserId};
 use crate::model::Post;
 use crate::rules::accounts::Standing;
+use crate::trace::Trace;
 use prost::Message;
 use serde_json::{Map, Value};
 use socialite_proto::v1 as pb;
 
 #[derive(Debug, Clone, PartialEq)]
 pub enum Event {
+    /// A new post, with the trace it was made in (see [`crate::trace`]).
     PostCreated {
         post: Post,
+        trace: Trace,
     },
     PostDeleted {
         post: PostId,
@@ -96,11 +99,19 @@ pub enum Event {
 }
 
 impl Event {
+    /// The event of a new post, in the current span's trace.
+    pub fn post_created(post: Post) -> Event {
+        Event::PostCreated {
+            post,
+            trace: Trace::current(),
+        }
+    }
+
     /// The partition key: events about one author's posts and followers share a
     /// key, so a partitioned log keeps them in order.
     pub fn key(&self) -> &UserId {
         match self {
-            Event::PostCreated { post } => &post.author,
+            Event::PostCreated { post, .. } => &post.author,
             Event::PostDeleted { author, .. } | Event::AuthorRetracted { author, .. } => author,
             Event::Followed { followee, .. }
             | Event::Unfollowed { followee, .. }
@@ -132,12 +143,13 @@ impl Event {
         let s = |u: &UserId| u.as_str().to_owned();
         let names = |l: &[ListName]| l.iter().map(|n| n.as_str().to_owned()).collect();
         let kind = match self {
-            Event::PostCreated { post } => Kind::PostCreated(pb::PostCreated {
+            Event::PostCreated { post, trace } => Kind::PostCreated(pb::PostCreated {
                 post_id: post.id.0,
                 author: s(&post.author),
                 message: post.message.clone(),
                 data_json: json_text(&post.data),
                 mentions: post.mentions.iter().map(s).collect(),
+                traceparent: trace.parent().unwrap_or_default().to_owned(),
             }),
             Event::PostDeleted { post, author } => Kind::PostDeleted(pb::PostDeleted {
                 post_id: post.0,
@@ -269,6 +281,7 @@ impl Event {
                         data,
                         mentions,
                     },
+                    trace: Trace::from_header(&e.traceparent),
                 }
             }
             Kind::PostDeleted(e) => Event::PostDeleted {
@@ -384,6 +397,9 @@ mod tests {
                     data: serde_json::json!({ "k": [1] }).as_object().cloned(),
                     mentions: vec![b.clone()],
                 },
+                trace: Trace::from_header(
+                    "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01",
+                ),
             },
             Event::PostDeleted {
                 post: PostId(u64::MAX),

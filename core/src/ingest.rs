@@ -21,6 +21,7 @@ use crate::rules::relations::{Relation, RelationChange, RelationTransition};
 use serde_json::Value;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
+use tracing::Instrument;
 
 /// How long a put of a user waits for a deletion of the id's earlier user
 /// to finish before answering `user_being_deleted`.
@@ -282,14 +283,17 @@ impl Ingest {
         let mentions = candidates(&message)?;
         let data = data.map(|d| json_object("data", d)).transpose()?;
         let _write = self.gate.enter()?;
+        let id = self.ids.next();
+        // The post's span: its event carries this trace to the workers.
+        let span = tracing::info_span!("post.create", post = %id, author = %author);
         let post = Post {
-            id: self.ids.next(),
+            id,
             author,
             message,
             data,
             mentions,
         };
-        let post = self.content.create_post(post).await?;
+        let post = self.content.create_post(post).instrument(span).await?;
         metrics().posts_ingested.inc();
         Ok(post)
     }

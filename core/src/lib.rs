@@ -49,6 +49,7 @@ pub mod relay;
 pub mod rules;
 pub mod shutdown;
 pub mod sim;
+pub mod trace;
 pub mod transfer;
 pub mod worker;
 

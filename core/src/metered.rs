@@ -18,6 +18,7 @@ use std::future::Future;
 use std::sync::Arc;
 use std::time::Instant;
 use tokio::sync::Notify;
+use tracing::Instrument;
 
 async fn timed<T>(
     store: &'static str,
@@ -25,7 +26,14 @@ async fn timed<T>(
     call: impl Future<Output = Result<T>>,
 ) -> Result<T> {
     let start = Instant::now();
-    let result = call.await;
+    // A round trip is a child span only when traces are exported: the
+    // span costs nothing then, as nothing else would read it.
+    let result = if crate::trace::hooks().is_some() {
+        let span = tracing::info_span!("store", otel.name = %format_args!("{store}.{op}"));
+        call.instrument(span).await
+    } else {
+        call.await
+    };
     metrics().observe_store(store, op, start.elapsed(), result.is_err());
     result
 }

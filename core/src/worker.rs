@@ -122,11 +122,41 @@ async fn publish_applied(applied: &dyn AppliedFeed, events: &[Event]) {
     }
 }
 
+/// With traces exported: links the batch's span to every post it carries
+/// and opens, in each post's own trace, the span of its delivery.
+fn delivery_spans(batch: &tracing::Span, events: &[Event]) -> Vec<tracing::Span> {
+    let Some(hooks) = crate::trace::hooks() else {
+        return Vec::new();
+    };
+    if let Some(id) = (hooks.trace_id)(batch) {
+        batch.record("trace_id", tracing::field::display(id));
+    }
+    events
+        .iter()
+        .filter_map(|e| match e {
+            Event::PostCreated { post, trace } => Some((post, trace.parent()?)),
+            _ => None,
+        })
+        .map(|(post, parent)| {
+            (hooks.link)(batch, parent);
+            let span = tracing::info_span!(parent: None, "fanout.deliver", post = %post.id, author = %post.author);
+            (hooks.set_parent)(&span, parent);
+            span
+        })
+        .collect()
+}
+
 /// Applies a batch, retrying with backoff until it succeeds: skipping it
 /// would lose deliveries, and every write in it is idempotent.
 async fn apply_until_done(stores: &Stores, followers: &FollowerIndex, events: &[Event]) {
-    let span =
-        tracing::info_span!("fanout_batch", events = events.len(), first_key = %events[0].key());
+    let span = tracing::info_span!(
+        "fanout_batch",
+        events = events.len(),
+        first_key = %events[0].key(),
+        trace_id = tracing::field::Empty
+    );
+    // Ended when the batch is applied.
+    let _deliveries = delivery_spans(&span, events);
     let mut backoff = Duration::from_millis(50);
     loop {
         let started = Instant::now();

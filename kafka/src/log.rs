@@ -9,6 +9,7 @@ use async_trait::async_trait;
 use rdkafka::admin::{AdminClient, AdminOptions, NewTopic, TopicReplication};
 use rdkafka::client::DefaultClientContext;
 use rdkafka::error::{KafkaError, RDKafkaErrorCode};
+use rdkafka::message::{Header, OwnedHeaders};
 use rdkafka::producer::{FutureProducer, FutureRecord, Producer, PurgeConfig};
 use rdkafka::types::RDKafkaErrorCode as Code;
 use socialite_core::error::{Error, Result};
@@ -134,6 +135,19 @@ pub(crate) async fn create_topics(config: &KafkaConfig, names: &[String]) -> Res
     Ok(())
 }
 
+/// A post's W3C trace context as the record's `traceparent` header, where
+/// tools that read the topic look for it (the event holds it too).
+fn trace_headers(event: &Event) -> Option<OwnedHeaders> {
+    let Event::PostCreated { trace, .. } = event else {
+        return None;
+    };
+    let value = trace.parent()?;
+    Some(OwnedHeaders::new().insert(Header {
+        key: "traceparent",
+        value: Some(value),
+    }))
+}
+
 #[async_trait]
 impl EventLog for KafkaLog {
     async fn append(&self, events: &[Event]) -> Result<()> {
@@ -173,10 +187,14 @@ impl KafkaLog {
             let payload = event.encode();
             let key = event.key().as_str();
             let topic = self.topic_of(event);
+            let headers = trace_headers(event);
             // Enqueued one by one, in order; the idempotent producer keeps
             // that order on each partition through retries.
             loop {
-                let record = FutureRecord::to(topic).key(key).payload(&payload);
+                let mut record = FutureRecord::to(topic).key(key).payload(&payload);
+                if let Some(headers) = &headers {
+                    record = record.headers(headers.clone());
+                }
                 match producer.send_result(record) {
                     Ok(delivery) => {
                         deliveries.push(delivery);

@@ -57,13 +57,6 @@ fn main() -> ExitCode {
             limits: cli.auth.limits.config(),
         };
         let services = [Service::Producer];
-        serve_until_signal(
-            "socialite-producer",
-            &services,
-            listen,
-            config,
-            cli.log.log_json,
-        )
-        .await
+        serve_until_signal("socialite-producer", &services, listen, config, &cli.log).await
     })
 }

@@ -107,9 +107,9 @@ pub async fn serve_until_signal(
     services: &[Service],
     listen: Listen,
     config: AppConfig,
-    log_json: bool,
+    log: &crate::settings::LogArgs,
 ) -> Result<(), String> {
-    crate::telemetry::init_logging(log_json);
+    crate::telemetry::init(binary, log.log_json, log.otlp_endpoint.as_deref())?;
     let rest = bind(&format!("REST ({})", listen.rest_flag), listen.rest).await?;
     let grpc = match listen.grpc {
         Some(addr) => Some(bind("gRPC (--grpc-addr)", addr).await?),
@@ -134,5 +134,6 @@ pub async fn serve_until_signal(
     shutdown_signal().await;
     tracing::info!("shutting down");
     app.shutdown().await;
+    crate::telemetry::flush();
     Ok(())
 }

@@ -183,6 +183,21 @@ pub struct LogArgs {
     /// Log as JSON lines instead of text.
     #[arg(long, env = "SOCIALITE_LOG_JSON")]
     pub log_json: bool,
+    /// Export traces over OTLP/gRPC to this receiver (`http://HOST:4317`: an
+    /// OpenTelemetry collector, Jaeger or Tempo, beside the process; plain
+    /// gRPC). Off when unset.
+    #[arg(long, env = "SOCIALITE_OTLP_ENDPOINT", value_parser = otlp_endpoint)]
+    pub otlp_endpoint: Option<String>,
+}
+
+fn otlp_endpoint(value: &str) -> Result<String, String> {
+    // Plain gRPC: the receiver is a collector beside the process.
+    let shape = "expected http://HOST:PORT (an OTLP/gRPC receiver; TLS is not built in)";
+    let rest = value.strip_prefix("http://").ok_or(shape)?;
+    if rest.is_empty() || rest.contains(char::is_whitespace) {
+        return Err(shape.into());
+    }
+    Ok(value.to_owned())
 }
 
 /// The fanout worker's settings.

@@ -215,14 +215,7 @@ async fn up(mut args: UpArgs) -> Result<(), String> {
         ops_addr: args.auth.ops_addr,
         limits: args.auth.limits.config(),
     };
-    serve_until_signal(
-        "socialite",
-        &Service::ALL,
-        listen,
-        config,
-        args.log.log_json,
-    )
-    .await
+    serve_until_signal("socialite", &Service::ALL, listen, config, &args.log).await
 }
 
 /// Revokes every token of a user issued up to now, through the running

@@ -243,7 +243,7 @@ async fn a_client_that_falls_behind_is_told_to_reload() {
             data: None,
             mentions: vec![],
         };
-        hub.dispatch(&Event::PostCreated { post }).await;
+        hub.dispatch(&Event::post_created(post)).await;
     }
     assert_eq!(hub.streams(), 0, "the stream was dropped");
     for _ in 0..STREAM_BUFFER {
@@ -367,7 +367,7 @@ async fn a_resume_racing_the_live_event_sends_each_entry_once() {
     let p2 = PostId::parse(&p2).unwrap();
     let p3 = PostId(p2.0 + 1);
     for p in [post(p2, "two"), post(p3, "three")] {
-        hub.dispatch(&Event::PostCreated { post: p }).await;
+        hub.dispatch(&Event::post_created(p)).await;
     }
     let mut ids = Vec::new();
     for _ in 0..2 {

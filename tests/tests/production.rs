@@ -11,6 +11,14 @@ use common::servers::Servers;
 use common::{client_with, test_auth, ADMIN_KEY};
 use futures_util::TryStreamExt;
 use mongodb::bson::{doc, Document};
+use opentelemetry_proto::tonic::collector::trace::v1::trace_service_server::{
+    TraceService, TraceServiceServer,
+};
+use opentelemetry_proto::tonic::collector::trace::v1::{
+    ExportTraceServiceRequest, ExportTraceServiceResponse,
+};
+use opentelemetry_proto::tonic::common::v1::any_value;
+use opentelemetry_proto::tonic::trace::v1::Span as ExportedSpan;
 use reqwest::{Client, StatusCode};
 use serde_json::{json, Value};
 use socialite_e2e::tls::TlsServers;
@@ -92,6 +100,8 @@ struct Topology {
     event_log: String,
     /// The workers' consumer group, of this test alone.
     group: String,
+    /// More environment for every process.
+    env: Vec<(&'static str, String)>,
 }
 
 impl Topology {
@@ -108,6 +118,7 @@ impl Topology {
             .env("SOCIALITE_FANOUT_GROUP", &self.group)
             // The services read their keys from their settings.
             .env("SOCIALITE_API_KEYS", test_auth().api_keys.text.unwrap())
+            .envs(self.env.iter().map(|(k, v)| (k, v)))
             .stdout(Stdio::null())
             .stderr(std::fs::File::create(&log).unwrap())
             .spawn()
@@ -226,6 +237,7 @@ async fn a_worker_killed_mid_stream(store: String, event_log: String) {
         // watch for unconsumed partitions recovers them (Kafka needs none).
         event_log: format!("{event_log}&stale_partition_rejoin_ms=10000"),
         group: Servers::unique("fanout"),
+        env: Vec::new(),
     };
     let (p_rest, api_rest) = (free_addr(), free_addr());
     let producer = topo.spawn(
@@ -612,6 +624,7 @@ async fn a_refused_tls_handshake_stops_the_start() {
             password.display()
         ),
         group: Servers::unique("fanout"),
+        env: Vec::new(),
         dir,
     };
     let rest = free_addr();
@@ -637,4 +650,177 @@ async fn a_refused_tls_handshake_stops_the_start() {
     assert!(!status.success(), "{log}");
     assert!(log.contains("tls_ca_file"), "{log}");
     assert!(!log.contains("hunter2"), "{log}");
+}
+
+/// Spans an in-process OTLP receiver got, with the service that sent each.
+type Received = std::sync::Arc<std::sync::Mutex<Vec<(String, ExportedSpan)>>>;
+
+struct Receiver(Received);
+
+#[tonic::async_trait]
+impl TraceService for Receiver {
+    async fn export(
+        &self,
+        request: tonic::Request<ExportTraceServiceRequest>,
+    ) -> Result<tonic::Response<ExportTraceServiceResponse>, tonic::Status> {
+        let mut got = self.0.lock().unwrap();
+        for resource in request.into_inner().resource_spans {
+            let service = resource
+                .resource
+                .iter()
+                .flat_map(|r| &r.attributes)
+                .find(|a| a.key == "service.name")
+                .and_then(|a| a.value.as_ref())
+                .and_then(|v| match &v.value {
+                    Some(any_value::Value::StringValue(s)) => Some(s.clone()),
+                    _ => None,
+                })
+                .unwrap_or_default();
+            for scope in resource.scope_spans {
+                for span in scope.spans {
+                    got.push((service.clone(), span));
+                }
+            }
+        }
+        Ok(tonic::Response::new(ExportTraceServiceResponse::default()))
+    }
+}
+
+/// One post is one trace across processes: the producer's `post.create`
+/// span and its store round trip, then, in the worker (another process,
+/// over Kafka), a `fanout.deliver` span in the same trace; the worker's
+/// batch span links to the post, and its store round trips are its
+/// children. The worker's log lines name the batch's trace id.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_post_is_one_trace_from_the_producer_to_the_worker() {
+    let test = "a_post_is_one_trace_from_the_producer_to_the_worker";
+    let Some(servers) = Servers::from_env(test) else {
+        return;
+    };
+    let received = Received::default();
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let otlp = format!("http://{}", listener.local_addr().unwrap());
+    let incoming = tokio_stream::wrappers::TcpListenerStream::new(listener);
+    tokio::spawn(
+        tonic::transport::Server::builder()
+            .add_service(TraceServiceServer::new(Receiver(received.clone())))
+            .serve_with_incoming(incoming),
+    );
+    let topo = Topology {
+        bin: service_binaries(),
+        dir: tempfile::tempdir().unwrap(),
+        store: servers.mongodb_uri(&Servers::unique("traces")),
+        event_log: format!(
+            "{}&stale_partition_rejoin_ms=10000",
+            servers.kafka_uri(&Servers::unique("traces"), 2)
+        ),
+        group: Servers::unique("fanout"),
+        env: vec![
+            ("SOCIALITE_OTLP_ENDPOINT", otlp),
+            // Spans leave every 200 ms instead of every 5 s.
+            ("OTEL_BSP_SCHEDULE_DELAY", "200".into()),
+            ("RUST_LOG", "info,socialite_core::worker=debug".into()),
+        ],
+    };
+    let rest = free_addr();
+    let producer = topo.spawn(
+        "producer",
+        "socialite-producer",
+        &["--rest-addr", &rest, "--grpc-addr", &free_addr()],
+        rest.clone(),
+    );
+    let http = client_with(ADMIN_KEY);
+    wait_ready(&http, &[&producer]).await;
+    let ops = free_addr();
+    let worker = topo.spawn(
+        "worker",
+        "socialite-fanout-worker",
+        &["--ops-addr", &ops],
+        ops.clone(),
+    );
+    wait_ready(&http, &[&worker]).await;
+    let url = |path: &str| format!("http://{rest}{path}");
+    for user in ["ann", "bob"] {
+        send(
+            &http,
+            reqwest::Method::PUT,
+            url(&format!("/users/{user}")),
+            None,
+        )
+        .await;
+    }
+    send(
+        &http,
+        reqwest::Method::PUT,
+        url("/users/bob/following/ann"),
+        None,
+    )
+    .await;
+    let body = Some(json!({ "message": "traced" }));
+    let post = send(&http, reqwest::Method::POST, url("/users/ann/posts"), body).await;
+    let post_id = post["id"].as_str().unwrap().to_owned();
+
+    let deadline = Instant::now() + Duration::from_secs(60);
+    let (trace, batch) = loop {
+        if let Some(found) = post_trace(&received, &post_id) {
+            break found;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "no trace joins the post's spans; got {:?}\nworker log:\n{}",
+            names(&received),
+            worker.log_text()
+        );
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    };
+    let got = received.lock().unwrap().clone();
+    let store_under_producer = got.iter().any(|(service, s)| {
+        service == "socialite-producer" && s.trace_id == trace && s.name.starts_with("content.")
+    });
+    assert!(store_under_producer, "no store span in the post's trace");
+    let store_under_batch = got
+        .iter()
+        .any(|(_, s)| s.parent_span_id == batch.span_id && s.name.contains('.'));
+    assert!(store_under_batch, "no store span under the batch");
+    let hex: String = batch.trace_id.iter().map(|b| format!("{b:02x}")).collect();
+    assert!(
+        worker.log_text().contains(&format!("trace_id={hex}")),
+        "the worker's log does not name the batch's trace {hex}:\n{}",
+        worker.log_text()
+    );
+}
+
+/// The post's trace id and the worker batch span that links to it, once
+/// the producer's `post.create` and the worker's `fanout.deliver` for the
+/// post are both in.
+fn post_trace(received: &Received, post_id: &str) -> Option<(Vec<u8>, ExportedSpan)> {
+    let got = received.lock().unwrap();
+    let of_post = |s: &ExportedSpan| {
+        s.attributes.iter().any(|a| {
+            a.key == "post"
+                && a.value.as_ref().and_then(|v| v.value.as_ref())
+                    == Some(&any_value::Value::StringValue(post_id.to_owned()))
+        })
+    };
+    let created = got.iter().find(|(service, s)| {
+        service == "socialite-producer" && s.name == "post.create" && of_post(s)
+    })?;
+    let trace = created.1.trace_id.clone();
+    got.iter().find(|(service, s)| {
+        service == "socialite-fanout-worker"
+            && s.name == "fanout.deliver"
+            && s.trace_id == trace
+            && of_post(s)
+    })?;
+    let batch = got
+        .iter()
+        .find(|(_, s)| s.name == "fanout_batch" && s.links.iter().any(|l| l.trace_id == trace))?;
+    Some((trace, batch.1.clone()))
+}
+
+fn names(received: &Received) -> Vec<(String, String)> {
+    let got = received.lock().unwrap();
+    got.iter()
+        .map(|(sv, s)| (sv.clone(), s.name.clone()))
+        .collect()
 }

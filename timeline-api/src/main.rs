@@ -58,7 +58,7 @@ fn main() -> ExitCode {
             &services,
             listen,
             config,
-            cli.log.log_json,
+            &cli.log,
         )
         .await
     })

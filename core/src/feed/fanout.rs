@@ -46,7 +46,7 @@ pub async fn apply(
     let authors: Vec<&UserId> = events
         .iter()
         .filter_map(|e| match e {
-            Event::PostCreated { post } => Some(&post.author),
+            Event::PostCreated { post, .. } => Some(&post.author),
             Event::PostDeleted { author, .. } => Some(author),
             _ => None,
         })
@@ -55,7 +55,7 @@ pub async fn apply(
     let mut pending: Vec<Delivery> = Vec::new();
     let mut posts: Vec<PostId> = Vec::new();
     for event in events {
-        if let Event::PostCreated { post } = event {
+        if let Event::PostCreated { post, .. } = event {
             posts.push(post.id);
             let entry = if stores.feed.embed {
                 Entry::embedded(post)

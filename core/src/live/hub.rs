@@ -225,7 +225,7 @@ impl LiveHub {
     /// Sends what one applied event changes to the streams it concerns.
     pub async fn dispatch(&self, event: &Event) {
         match event {
-            Event::PostCreated { post } => {
+            Event::PostCreated { post, .. } => {
                 {
                     let mut reg = self.registry();
                     if !reg.by_author.contains_key(&post.author) {

@@ -20,7 +20,7 @@ pub async fn create_post<T: Txn>(txn: &mut T, mut post: Post) -> Result<Post, T:
         return Err(user_not_found(&post.author).into());
     }
     post.mentions = kept(&post.mentions, |u| Ok(found.contains(u)))?;
-    let created = Event::PostCreated { post: post.clone() };
+    let created = Event::post_created(post.clone());
     txn.apply(&[Step::PutPost(post.clone()), Step::Emit(created)])
         .await?;
     Ok(post)

@@ -34,7 +34,7 @@ pub async fn replay_event<T: Txn>(txn: &mut T, event: &Event) -> Result<bool, T:
         EdgeChange::new(follower.clone(), followee.clone(), op)
     };
     Ok(match event {
-        Event::PostCreated { post: p } => match txn.post(p.id).await? {
+        Event::PostCreated { post: p, .. } => match txn.post(p.id).await? {
             // Stored as the event says, or with mentions a replayed
             // deletion took since (a later event takes them again).
             Some(held) if held.mentions == p.mentions => false,

@@ -42,7 +42,7 @@ impl Target<'_> {
     pub async fn replay(&self, events: &[(u64, Event)], tally: &mut Replayed) -> Result<()> {
         for (seq, event) in events {
             tally.events += 1;
-            if let Event::PostCreated { post } = event {
+            if let Event::PostCreated { post, .. } = event {
                 tally.posters.note(&post.author, post.id);
             }
             match self.replay_one(event).await {

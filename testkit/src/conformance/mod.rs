@@ -129,9 +129,7 @@ pub(crate) async fn consume(consumer: &mut Box<dyn LogConsumer>, want: usize) ->
 }
 
 pub(crate) fn posted(author: &str, id: u64) -> Event {
-    Event::PostCreated {
-        post: post(id, author, "x"),
-    }
+    Event::post_created(post(id, author, "x"))
 }
 
 /// The home timeline of `user`.
