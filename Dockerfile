@@ -3,8 +3,8 @@
 # the binary per service.
 #
 # Build stage: the Rust toolchain plus what the bundled librdkafka needs to
-# compile (a C compiler, make, zlib headers; all in the rust image). protoc
-# comes with the protoc-bin-vendored crate.
+# compile (a C compiler, make, zlib and OpenSSL headers, pkg-config; all in
+# the rust image). protoc comes with the protoc-bin-vendored crate.
 FROM rust:1.95-bookworm AS build
 WORKDIR /src
 COPY . .
@@ -16,10 +16,11 @@ RUN --mount=type=cache,target=/usr/local/cargo/registry \
     && cp target/release/socialite-producer target/release/socialite-fanout-worker \
           target/release/socialite-timeline-api target/release/socialite /out/
 
-# Runtime stage: the binaries on a slim Debian of the same release (glibc).
+# Runtime stage: the binaries on a slim Debian of the same release (glibc),
+# with the OpenSSL librdkafka links (TLS and SASL to Kafka).
 FROM debian:bookworm-slim
 RUN apt-get update \
-    && apt-get install -y --no-install-recommends ca-certificates curl \
+    && apt-get install -y --no-install-recommends ca-certificates curl libssl3 \
     && rm -rf /var/lib/apt/lists/* \
     && useradd --system --uid 10001 --home-dir /var/lib/socialite --create-home socialite
 COPY --from=build /out/ /usr/local/bin/

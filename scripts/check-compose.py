@@ -12,7 +12,9 @@ done without a Docker engine:
 - every Socialite service's command names a binary of the project, and the
   flags and SOCIALITE_* variables it is given are ones that binary accepts
   (read from its `--help`); its health check probes the port it listens on;
-- local paths mounted into containers exist.
+- local paths mounted into containers exist;
+- all of the above with docker-compose.tls.yml laid over the file, where
+  the Socialite services must reach MongoDB and Kafka through TLS.
 
 Usage: check-compose.py BIN_DIR (where the built binaries are). Needs PyYAML.
 Exits 1 listing every problem found."""
@@ -62,6 +64,17 @@ def check_command(bin_dir, where, command, environment, problems):
             problems.append(f"{where}: {' '.join(argv)} does not read {name}")
 
 
+def merged(base, override):
+    """`override` laid over `base` as `docker compose -f base -f override`
+    does: maps merge key by key, anything else is replaced."""
+    if isinstance(base, dict) and isinstance(override, dict):
+        out = dict(base)
+        for key, value in override.items():
+            out[key] = merged(base.get(key), value) if key in base else value
+        return out
+    return override
+
+
 def main():
     if len(sys.argv) != 2:
         sys.exit(__doc__)
@@ -71,9 +84,39 @@ def main():
     problems = []
     if not services:
         problems.append("docker-compose.yml has no services")
+    check_services(bin_dir, "", services, problems)
+    # The same stack with TLS on.
+    tls = yaml.safe_load((ROOT / "docker-compose.tls.yml").read_text())
+    for name in tls.get("services") or {}:
+        if name not in services:
+            problems.append(f"docker-compose.tls.yml: service {name} is not in docker-compose.yml")
+    with_tls = merged(services, tls.get("services") or {})
+    check_services(bin_dir, "with docker-compose.tls.yml: ", with_tls, problems)
+    for name in ("producer", "fanout-worker", "timeline-api"):
+        env = with_tls[name].get("environment") or {}
+        for setting, option in (("SOCIALITE_STORE", "tls=true"), ("SOCIALITE_EVENT_LOG", "tls_ca_file=")):
+            if option not in str(env.get(setting, "")):
+                problems.append(f"docker-compose.tls.yml: {name}'s {setting} does not turn TLS on")
+    # The image's default command, from the Dockerfile.
+    dockerfile = (ROOT / "Dockerfile").read_text()
+    cmd = re.search(r"^CMD (\[.*\])", dockerfile, re.M)
+    if cmd:
+        check_command(bin_dir, "Dockerfile CMD", yaml.safe_load(cmd.group(1)), {}, problems)
+    else:
+        problems.append("Dockerfile: no CMD")
+    for p in problems:
+        print(p)
+    if problems:
+        sys.exit(1)
+    print(f"docker-compose.yml ok: {len(services)} services, images pinned, health checks, "
+          "a canonical Kafka cluster id, commands and settings the binaries accept; "
+          "the same with docker-compose.tls.yml, whose services turn TLS on")
+
+
+def check_services(bin_dir, prefix, services, problems):
     built = {s.get("image") for s in services.values() if "build" in s}
     for name, svc in services.items():
-        where = f"service {name}"
+        where = f"{prefix}service {name}"
         image = svc.get("image", "")
         tag = image.rsplit(":", 1)[1] if ":" in image.rsplit("/", 1)[-1] else ""
         if image not in built and (not tag or tag == "latest"):
@@ -104,19 +147,6 @@ def main():
             source = str(volume).split(":", 1)[0]
             if source.startswith(("./", "../")) and not (ROOT / source).exists():
                 problems.append(f"{where}: mounts {source}, which does not exist")
-    # The image's default command, from the Dockerfile.
-    dockerfile = (ROOT / "Dockerfile").read_text()
-    cmd = re.search(r"^CMD (\[.*\])", dockerfile, re.M)
-    if cmd:
-        check_command(bin_dir, "Dockerfile CMD", yaml.safe_load(cmd.group(1)), {}, problems)
-    else:
-        problems.append("Dockerfile: no CMD")
-    for p in problems:
-        print(p)
-    if problems:
-        sys.exit(1)
-    print(f"docker-compose.yml ok: {len(services)} services, images pinned, health checks, "
-          "a canonical Kafka cluster id, commands and settings the binaries accept")
 
 
 if __name__ == "__main__":
