@@ -26,9 +26,11 @@ async fn timed<T>(
     call: impl Future<Output = Result<T>>,
 ) -> Result<T> {
     let start = Instant::now();
-    // A round trip is a child span only when traces are exported: the
-    // span costs nothing then, as nothing else would read it.
-    let result = if crate::trace::hooks().is_some() {
+    // A round trip is a child span when traces are exported and it serves
+    // a traced operation (a request, a fanout batch); the background loops'
+    // polls would otherwise each be a trace of one span.
+    let traced = crate::trace::hooks().is_some() && !tracing::Span::current().is_none();
+    let result = if traced {
         let span = tracing::info_span!("store", otel.name = %format_args!("{store}.{op}"));
         call.instrument(span).await
     } else {
