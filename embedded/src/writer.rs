@@ -104,9 +104,15 @@ impl<S: Send + 'static> Writer<S> {
         lazy: bool,
     ) -> Result<R> {
         let (tx, rx) = oneshot::channel();
+        // The caller's span, when traces are exported: a write's planner
+        // reads it for the trace context its events carry.
+        let span = socialite_core::trace::hooks().map(|_| tracing::Span::current());
         let job: Job<S> = Box::new(move |ctx| {
             let result = match ctx {
-                Some(ctx) => f(ctx),
+                Some(ctx) => match &span {
+                    Some(span) => span.in_scope(|| f(ctx)),
+                    None => f(ctx),
+                },
                 None => Err(Error::unavailable(
                     "the embedded store could not begin a transaction",
                 )),

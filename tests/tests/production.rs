@@ -686,6 +686,30 @@ impl TraceService for Receiver {
     }
 }
 
+/// An OTLP receiver in this process: its endpoint and what it receives.
+async fn otlp_receiver() -> (String, Received) {
+    let received = Received::default();
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let otlp = format!("http://{}", listener.local_addr().unwrap());
+    let incoming = tokio_stream::wrappers::TcpListenerStream::new(listener);
+    tokio::spawn(
+        tonic::transport::Server::builder()
+            .add_service(TraceServiceServer::new(Receiver(received.clone())))
+            .serve_with_incoming(incoming),
+    );
+    (otlp, received)
+}
+
+/// The environment that turns trace export on, to `otlp`.
+fn tracing_env(otlp: String) -> Vec<(&'static str, String)> {
+    vec![
+        ("SOCIALITE_OTLP_ENDPOINT", otlp),
+        // Spans leave every 200 ms instead of every 5 s.
+        ("OTEL_BSP_SCHEDULE_DELAY", "200".into()),
+        ("RUST_LOG", "info,socialite_core::worker=debug".into()),
+    ]
+}
+
 /// One post is one trace across processes: the producer's `post.create`
 /// span and its store round trip, then, in the worker (another process,
 /// over Kafka), a `fanout.deliver` span in the same trace; the worker's
@@ -697,15 +721,7 @@ async fn a_post_is_one_trace_from_the_producer_to_the_worker() {
     let Some(servers) = Servers::from_env(test) else {
         return;
     };
-    let received = Received::default();
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let otlp = format!("http://{}", listener.local_addr().unwrap());
-    let incoming = tokio_stream::wrappers::TcpListenerStream::new(listener);
-    tokio::spawn(
-        tonic::transport::Server::builder()
-            .add_service(TraceServiceServer::new(Receiver(received.clone())))
-            .serve_with_incoming(incoming),
-    );
+    let (otlp, received) = otlp_receiver().await;
     let topo = Topology {
         bin: service_binaries(),
         dir: tempfile::tempdir().unwrap(),
@@ -715,12 +731,7 @@ async fn a_post_is_one_trace_from_the_producer_to_the_worker() {
             servers.kafka_uri(&Servers::unique("traces"), 2)
         ),
         group: Servers::unique("fanout"),
-        env: vec![
-            ("SOCIALITE_OTLP_ENDPOINT", otlp),
-            // Spans leave every 200 ms instead of every 5 s.
-            ("OTEL_BSP_SCHEDULE_DELAY", "200".into()),
-            ("RUST_LOG", "info,socialite_core::worker=debug".into()),
-        ],
+        env: tracing_env(otlp),
     };
     let rest = free_addr();
     let producer = topo.spawn(
@@ -739,6 +750,41 @@ async fn a_post_is_one_trace_from_the_producer_to_the_worker() {
         ops.clone(),
     );
     wait_ready(&http, &[&worker]).await;
+    let names = ("socialite-producer", "socialite-fanout-worker");
+    assert_post_traced(&received, &rest, names, &worker).await;
+}
+
+/// The same in the all-in-one process on the embedded default, whose store
+/// writes on a thread of its own and whose log is embedded.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_post_is_one_trace_on_the_embedded_default() {
+    let (otlp, received) = otlp_receiver().await;
+    let topo = Topology {
+        bin: service_binaries(),
+        dir: tempfile::tempdir().unwrap(),
+        store: "embedded://".into(),
+        event_log: "embedded://".into(),
+        group: Servers::unique("fanout"),
+        env: tracing_env(otlp),
+    };
+    let rest = free_addr();
+    let up = ["up", "--rest-addr", &rest, "--grpc-addr", &free_addr()];
+    let socialite = topo.spawn("socialite", "socialite", &up, rest.clone());
+    wait_ready(&client_with(ADMIN_KEY), &[&socialite]).await;
+    assert_post_traced(&received, &rest, ("socialite", "socialite"), &socialite).await;
+}
+
+/// Posts through `rest` and waits for the post's trace: `post.create` from
+/// the service named first, `fanout.deliver` from the second, a batch
+/// linked to it with a store span under it, and the batch's trace id in
+/// the log of `worker`.
+async fn assert_post_traced(
+    received: &Received,
+    rest: &str,
+    services: (&str, &str),
+    worker: &Service,
+) {
+    let http = client_with(ADMIN_KEY);
     let url = |path: &str| format!("http://{rest}{path}");
     for user in ["ann", "bob"] {
         send(
@@ -762,20 +808,20 @@ async fn a_post_is_one_trace_from_the_producer_to_the_worker() {
 
     let deadline = Instant::now() + Duration::from_secs(60);
     let (trace, batch) = loop {
-        if let Some(found) = post_trace(&received, &post_id) {
+        if let Some(found) = post_trace(received, &post_id, services) {
             break found;
         }
         assert!(
             Instant::now() < deadline,
-            "no trace joins the post's spans; got {:?}\nworker log:\n{}",
-            names(&received),
+            "no trace joins the post's spans; got {:?}\nlog:\n{}",
+            names(received),
             worker.log_text()
         );
         tokio::time::sleep(Duration::from_millis(200)).await;
     };
     let got = received.lock().unwrap().clone();
     let store_under_producer = got.iter().any(|(service, s)| {
-        service == "socialite-producer" && s.trace_id == trace && s.name.starts_with("content.")
+        service == services.0 && s.trace_id == trace && s.name.starts_with("content.")
     });
     assert!(store_under_producer, "no store span in the post's trace");
     let store_under_batch = got
@@ -785,7 +831,7 @@ async fn a_post_is_one_trace_from_the_producer_to_the_worker() {
     let hex: String = batch.trace_id.iter().map(|b| format!("{b:02x}")).collect();
     assert!(
         worker.log_text().contains(&format!("trace_id={hex}")),
-        "the worker's log does not name the batch's trace {hex}:\n{}",
+        "the log does not name the batch's trace {hex}:\n{}",
         worker.log_text()
     );
 }
@@ -793,7 +839,11 @@ async fn a_post_is_one_trace_from_the_producer_to_the_worker() {
 /// The post's trace id and the worker batch span that links to it, once
 /// the producer's `post.create` and the worker's `fanout.deliver` for the
 /// post are both in.
-fn post_trace(received: &Received, post_id: &str) -> Option<(Vec<u8>, ExportedSpan)> {
+fn post_trace(
+    received: &Received,
+    post_id: &str,
+    (producer, worker): (&str, &str),
+) -> Option<(Vec<u8>, ExportedSpan)> {
     let got = received.lock().unwrap();
     let of_post = |s: &ExportedSpan| {
         s.attributes.iter().any(|a| {
@@ -802,15 +852,12 @@ fn post_trace(received: &Received, post_id: &str) -> Option<(Vec<u8>, ExportedSp
                     == Some(&any_value::Value::StringValue(post_id.to_owned()))
         })
     };
-    let created = got.iter().find(|(service, s)| {
-        service == "socialite-producer" && s.name == "post.create" && of_post(s)
-    })?;
+    let created = got
+        .iter()
+        .find(|(service, s)| service == producer && s.name == "post.create" && of_post(s))?;
     let trace = created.1.trace_id.clone();
     got.iter().find(|(service, s)| {
-        service == "socialite-fanout-worker"
-            && s.name == "fanout.deliver"
-            && s.trace_id == trace
-            && of_post(s)
+        service == worker && s.name == "fanout.deliver" && s.trace_id == trace && of_post(s)
     })?;
     let batch = got
         .iter()
