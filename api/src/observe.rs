@@ -41,7 +41,8 @@ pub async fn track_http(matched: Option<MatchedPath>, req: Request, next: Next) 
 }
 
 /// With traces exported: continues the caller's trace (a W3C `traceparent`
-/// header), and puts the trace id on the request's log lines.
+/// header, or gRPC metadata of that name), and puts the trace id on the
+/// request's log lines.
 fn join_trace(span: &tracing::Span, headers: &axum::http::HeaderMap) {
     let Some(hooks) = socialite_core::trace::hooks() else {
         return;
@@ -113,10 +114,9 @@ fn known_methods() -> &'static HashSet<String> {
 pub async fn track_grpc(req: Request, next: Next) -> Response {
     let path = req.uri().path().to_owned();
     let ours = known_methods().contains(&path);
-    let span = match ours {
-        true => tracing::info_span!("grpc_request", method = %path),
-        false => tracing::info_span!("grpc_request", method = "other"),
-    };
+    let method = if ours { path.as_str() } else { "other" };
+    let span = tracing::info_span!("grpc_request", %method, trace_id = tracing::field::Empty);
+    join_trace(&span, req.headers());
     let start = Instant::now();
     let resp = next.run(req).instrument(span.clone()).await;
     let code = match resp
