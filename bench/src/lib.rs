@@ -7,6 +7,7 @@
 
 pub mod live;
 pub mod load;
+mod plot;
 mod progress;
 pub mod report;
 pub mod run;
@@ -171,7 +172,7 @@ fn write_report(
     write("txt", text)?;
     write(
         "svg",
-        &report::svg(recorded, &format!("socialite bench: {}", plan.mix)),
+        &plot::svg(recorded, &format!("socialite bench: {}", plan.mix)),
     )?;
     eprintln!("report written to {}.{{json,txt,svg}}", path.display());
     Ok(())

@@ -1,5 +1,5 @@
-//! The benchmark report: text for people, JSON for machines, and an SVG plot
-//! of throughput and latency over time. Server-side figures (fanout,
+//! The benchmark report: text for people and JSON for machines (the SVG
+//! plot of throughput and latency over time is `crate::plot`). Server-side figures (fanout,
 //! freshness, memory, read sources) are the difference between the server's
 //! `/metrics` at the start and at the end of the run.
 
@@ -283,88 +283,6 @@ pub fn text(r: &Value) -> String {
     if let Some(errs) = r["errors_sample"].as_array().filter(|e| !e.is_empty()) {
         let _ = writeln!(out, "first errors: {errs:?}");
     }
-    out
-}
-
-const COLORS: [&str; crate::workload::KIND_COUNT] = [
-    "#d35400", "#2e86de", "#27ae60", "#8e44ad", "#7f8c8d", "#c0392b", "#16a085", "#f39c12",
-];
-
-/// Two stacked charts: operations per second, and p99 latency per second,
-/// one line per operation kind.
-pub fn svg(rec: &Recorded, title: &str) -> String {
-    let (w, h, pad) = (900.0, 260.0, 50.0);
-    let seconds = rec.per_second.len().max(2);
-    let series = |f: &dyn Fn(&Histogram<u64>) -> f64| -> Vec<Vec<f64>> {
-        KINDS
-            .iter()
-            .map(|k| rec.per_second.iter().map(|s| f(&s[k.index()])).collect())
-            .collect()
-    };
-    let rates = series(&|h| h.len() as f64);
-    let p99 = series(&|h| {
-        if h.is_empty() {
-            0.0
-        } else {
-            h.value_at_quantile(0.99) as f64 / 1000.0
-        }
-    });
-    let mut out = format!(
-        "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{w}\" height=\"{}\" font-family=\"sans-serif\" font-size=\"12\">\n<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n<text x=\"{pad}\" y=\"20\" font-size=\"15\">{title}</text>\n",
-        2.0 * h + 60.0
-    );
-    for (i, (data, label)) in [
-        (&rates, "operations per second"),
-        (&p99, "p99 latency per second (ms)"),
-    ]
-    .iter()
-    .enumerate()
-    {
-        let top = 40.0 + i as f64 * (h + 10.0);
-        let max = data.iter().flatten().cloned().fold(0.0, f64::max).max(1e-9);
-        let _ = writeln!(
-            out,
-            "<text x=\"{pad}\" y=\"{}\">{label} (max {:.1})</text>",
-            top + 12.0,
-            max
-        );
-        let _ = writeln!(
-            out,
-            "<line x1=\"{pad}\" y1=\"{0}\" x2=\"{1}\" y2=\"{0}\" stroke=\"#ccc\"/>",
-            top + h - 20.0,
-            w - 20.0
-        );
-        for (k, line) in data.iter().enumerate() {
-            if line.iter().all(|v| *v == 0.0) {
-                continue;
-            }
-            let points: Vec<String> = line
-                .iter()
-                .enumerate()
-                .map(|(x, v)| {
-                    let px = pad + (w - pad - 20.0) * x as f64 / (seconds - 1) as f64;
-                    let py = top + h - 20.0 - (h - 40.0) * v / max;
-                    format!("{px:.1},{py:.1}")
-                })
-                .collect();
-            let _ = writeln!(
-                out,
-                "<polyline fill=\"none\" stroke=\"{}\" stroke-width=\"2\" points=\"{}\"/>",
-                COLORS[k],
-                points.join(" ")
-            );
-            let _ = writeln!(
-                out,
-                "<text x=\"{}\" y=\"{}\" fill=\"{}\">{}</text>",
-                w - 90.0,
-                top + 30.0 + 14.0 * k as f64,
-                COLORS[k],
-                KINDS[k].name()
-            );
-        }
-        let _ = writeln!(out, "<text x=\"{pad}\" y=\"{}\" fill=\"#666\">0 s</text><text x=\"{}\" y=\"{}\" fill=\"#666\">{} s</text>", top + h - 5.0, w - 60.0, top + h - 5.0, seconds);
-    }
-    out.push_str("</svg>\n");
     out
 }
 
