@@ -3,7 +3,9 @@
 
   bench-plot.py rest-vs-nginx RESULTS BYTES USER OUT_PREFIX
       RESULTS: lines "name requests_per_s p50 p99 non_2xx" from wrk runs
-      named socialite-N and nginx-N; writes OUT_PREFIX.{txt,json,svg}.
+      named socialite-N and nginx-N; writes OUT_PREFIX.{txt,json,svg} (the
+      plot with matplotlib: run it with a Python that has it, as
+      rest-vs-nginx.sh does).
   bench-plot.py table OUTDIR
       Prints the performance bar of BENCHMARKS.md from the reports in OUTDIR.
 """
@@ -20,30 +22,32 @@ def ms(text):
     return float(text)
 
 
-def bars_svg(title, groups, unit):
-    """Grouped horizontal bars: groups is [(label, [(name, value)])]."""
-    width, left, row = 720, 170, 22
-    rows = sum(len(g[1]) for g in groups) + len(groups)
-    height = 50 + rows * row
-    top = max(v for _, g in groups for _, v in g) or 1.0
-    colours = {"socialite": "#3b6fb6", "nginx": "#2e9d57"}
-    out = [
-        f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" font-family="sans-serif" font-size="12">',
-        f'<text x="10" y="20" font-size="14">{title}</text>',
-    ]
-    y = 40
-    for label, bars in groups:
-        out.append(f'<text x="10" y="{y + 14}" font-weight="bold">{label}</text>')
-        y += row
-        for name, value in bars:
-            w = (width - left - 90) * value / top
-            colour = colours.get(name.split()[0], "#888")
-            out.append(f'<text x="20" y="{y + 14}">{name}</text>')
-            out.append(f'<rect x="{left}" y="{y + 3}" width="{w:.1f}" height="{row - 6}" fill="{colour}"/>')
-            out.append(f'<text x="{left + w + 5:.1f}" y="{y + 14}">{value:,.1f} {unit}</text>')
-            y += row
-    out.append("</svg>")
-    return "\n".join(out) + "\n"
+def bars_svg(path, title, rounds):
+    """Requests per second of both servers in each round, as grouped bars
+    with a labelled axis, drawn by matplotlib."""
+    import matplotlib
+    matplotlib.use("svg")
+    import matplotlib.pyplot as plt
+    import matplotlib.ticker
+
+    labels = [f"round {r['round']}\n(socialite {r['share']:.0%} of nginx)" for r in rounds]
+    fig, ax = plt.subplots(figsize=(8, 1.2 + 1.1 * len(rounds)))
+    height = 0.38
+    for i, (name, colour) in enumerate((("socialite", "#3b6fb6"), ("nginx", "#2e9d57"))):
+        values = [r[name]["requests_per_s"] for r in rounds]
+        ys = [k + (i - 0.5) * height for k in range(len(rounds))]
+        bars = ax.barh(ys, values, height=height, color=colour, label=name)
+        ax.bar_label(bars, labels=[f"{v:,.0f}/s" for v in values], padding=3, fontsize=8)
+    ax.set_yticks(range(len(rounds)), labels)
+    ax.invert_yaxis()
+    ax.set_xlabel("requests per second (wrk -t1 -c32, same page, same minutes)")
+    ax.set_title(title)
+    ax.margins(x=0.15)
+    ax.xaxis.set_major_formatter(matplotlib.ticker.StrMethodFormatter("{x:,.0f}"))
+    ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1), frameon=False)
+    fig.tight_layout()
+    fig.savefig(path, format="svg")
+    plt.close(fig)
 
 
 def rest_vs_nginx(results, size, user, prefix):
@@ -75,11 +79,7 @@ def rest_vs_nginx(results, size, user, prefix):
                      f" {r['share']:>5.0%} {s['non_2xx'] + g['non_2xx']:>8}")
     with open(prefix + ".txt", "w") as f:
         f.write("\n".join(lines) + "\n")
-    groups = [(f"round {r['round']} ({r['share']:.0%})",
-               [("socialite", r["socialite"]["requests_per_s"]), ("nginx", r["nginx"]["requests_per_s"])])
-              for r in rounds]
-    with open(prefix + ".svg", "w") as f:
-        f.write(bars_svg(f"cached first page, {size} bytes: requests/s, same client, same minutes", groups, "/s"))
+    bars_svg(prefix + ".svg", f"cached first page of {user}, {size} bytes, over HTTP", rounds)
 
 
 def load(outdir, name):

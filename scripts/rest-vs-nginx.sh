@@ -95,5 +95,12 @@ measure() { # name, url, extra wrk args...
   done
 } >"$work/results"
 
-python3 "$here/bench-plot.py" rest-vs-nginx "$work/results" "$bytes" "$user" "$out"
+# The plot is drawn by matplotlib, from a virtual environment of its own.
+plot_venv="$HOME/.cache/socialite/plot-venv"
+if ! [ -x "$plot_venv/bin/python" ] || ! "$plot_venv/bin/python" -c 'import matplotlib' 2>/dev/null; then
+  rm -rf "$plot_venv"
+  python3 -m venv "$plot_venv"
+  "$plot_venv/bin/pip" install --quiet matplotlib==3.9.2
+fi
+"$plot_venv/bin/python" "$here/bench-plot.py" rest-vs-nginx "$work/results" "$bytes" "$user" "$out"
 cat "$out.txt"
