@@ -59,12 +59,7 @@ impl Probe {
         let errors = self.errors.lock().unwrap_or_else(|p| p.into_inner());
         errors
             .iter()
-            .find(|e| {
-                let e = e.to_ascii_lowercase();
-                ["ssl", "sasl", "authentication", "certificate"]
-                    .iter()
-                    .any(|w| e.contains(w))
-            })
+            .find(|e| crate::security::refusal(e).is_some())
             .cloned()
     }
 

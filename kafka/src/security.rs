@@ -255,16 +255,49 @@ impl KafkaSecurity {
                  {ca}, or it does not name the host it was reached at (brokers {brokers}, \
                  tls_verify_hostname): {reason}"
             )
-        } else if lower.contains("authentication") || lower.contains("sasl") {
-            format!(
-                "SASL: the brokers refused the login (sasl_mechanism, sasl_username, and \
-                 sasl_password_file or {SASL_PASSWORD_ENV}): {reason}"
-            )
-        } else if lower.contains("ssl") || lower.contains("tls") {
-            format!("TLS: the handshake with the brokers failed (tls, {ca}, tls_cert_file, tls_key_file): {reason}")
         } else {
-            format!("no broker answered at {brokers}: {reason}")
+            match refusal(reason) {
+                Some(Refusal::Sasl) => format!(
+                    "SASL: the brokers refused the login (sasl_mechanism, sasl_username, and \
+                     sasl_password_file or {SASL_PASSWORD_ENV}): {reason}"
+                ),
+                Some(Refusal::Tls) => format!(
+                    "TLS: the handshake with the brokers failed (tls, {ca}, tls_cert_file, \
+                     tls_key_file): {reason}"
+                ),
+                None => format!("no broker answered at {brokers}: {reason}"),
+            }
         }
+    }
+}
+
+/// What a broker's answer refused.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Refusal {
+    Tls,
+    Sasl,
+}
+
+/// Whether librdkafka's text reports a refused handshake or login (which a
+/// retry will not mend) rather than a broker not reached. Matched on
+/// phrases of the failure, never on the broker's address, whose scheme
+/// (`sasl_ssl://`) is in every line of such a client.
+pub(crate) fn refusal(reason: &str) -> Option<Refusal> {
+    const SASL: [&str; 3] = ["authentication", "sasl handshake", "mechanism"];
+    const TLS: [&str; 5] = [
+        "ssl handshake",
+        "ssl routines",
+        "ssl.",
+        "certificate",
+        "alert",
+    ];
+    let lower = reason.to_ascii_lowercase();
+    if SASL.iter().any(|p| lower.contains(p)) {
+        Some(Refusal::Sasl)
+    } else if TLS.iter().any(|p| lower.contains(p)) {
+        Some(Refusal::Tls)
+    } else {
+        None
     }
 }
 
@@ -381,5 +414,13 @@ mod tests {
             "Connect to ipv4#127.0.0.1:1 failed: Connection refused",
         );
         assert!(down.contains("no broker answered at b:1"), "{down}");
+        // A broker not reached is not a refusal, though the address names
+        // SASL and TLS.
+        let starting =
+            "sasl_ssl://b:1/bootstrap: Connect to ipv4#127.0.0.1:1 failed: Connection refused";
+        assert_eq!(refusal(starting), None);
+        assert!(s.explain("b:1", starting).contains("no broker answered"));
+        let alert = "ssl://b:1/bootstrap: Receive failed: error:0A00045C:SSL routines::tlsv13 alert certificate required";
+        assert_eq!(refusal(alert), Some(Refusal::Tls));
     }
 }
