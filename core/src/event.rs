@@ -96,6 +96,19 @@ pub enum Event {
         user: UserId,
         target: UserId,
     },
+    /// `user` liked `post`, of `author`, at `at_ms`.
+    Liked {
+        user: UserId,
+        post: PostId,
+        author: UserId,
+        at_ms: u64,
+    },
+    /// `user` no longer likes `post`, of `author`.
+    Unliked {
+        user: UserId,
+        post: PostId,
+        author: UserId,
+    },
 }
 
 impl Event {
@@ -112,7 +125,10 @@ impl Event {
     pub fn key(&self) -> &UserId {
         match self {
             Event::PostCreated { post, .. } => &post.author,
-            Event::PostDeleted { author, .. } | Event::AuthorRetracted { author, .. } => author,
+            Event::PostDeleted { author, .. }
+            | Event::AuthorRetracted { author, .. }
+            | Event::Liked { author, .. }
+            | Event::Unliked { author, .. } => author,
             Event::Followed { followee, .. }
             | Event::Unfollowed { followee, .. }
             | Event::Relisted { followee, .. } => followee,
@@ -135,6 +151,8 @@ impl Event {
                 | Event::StandingSet { .. }
                 | Event::Blocked { .. }
                 | Event::Unblocked { .. }
+                | Event::Liked { .. }
+                | Event::Unliked { .. }
         )
     }
 
@@ -228,7 +246,9 @@ impl Event {
             Event::UserPut { .. }
             | Event::StandingSet { .. }
             | Event::Blocked { .. }
-            | Event::Unblocked { .. } => self.record_kind(),
+            | Event::Unblocked { .. }
+            | Event::Liked { .. }
+            | Event::Unliked { .. } => self.record_kind(),
         };
         pb::Event { kind: Some(kind) }.encode_to_vec()
     }
@@ -254,6 +274,22 @@ impl Event {
             Event::Unblocked { user, target } => Kind::Unblocked(pb::Unblocked {
                 user: s(user),
                 target: s(target),
+            }),
+            Event::Liked {
+                user,
+                post,
+                author,
+                at_ms,
+            } => Kind::Liked(pb::Liked {
+                user: s(user),
+                post_id: post.0,
+                author: s(author),
+                at_ms: *at_ms,
+            }),
+            Event::Unliked { user, post, author } => Kind::Unliked(pb::Unliked {
+                user: s(user),
+                post_id: post.0,
+                author: s(author),
             }),
             other => unreachable!("{other:?} changes timelines"),
         }
@@ -356,6 +392,17 @@ impl Event {
                 user: u(&e.user)?,
                 target: u(&e.target)?,
             },
+            Kind::Liked(e) => Event::Liked {
+                user: u(&e.user)?,
+                post: PostId(e.post_id),
+                author: u(&e.author)?,
+                at_ms: e.at_ms,
+            },
+            Kind::Unliked(e) => Event::Unliked {
+                user: u(&e.user)?,
+                post: PostId(e.post_id),
+                author: u(&e.author)?,
+            },
         })
     }
 }
@@ -414,6 +461,17 @@ mod tests {
             Event::UserPut {
                 user: a.clone(),
                 profile: serde_json::json!({ "name": "A" }).as_object().cloned(),
+            },
+            Event::Liked {
+                user: b.clone(),
+                post: PostId(9),
+                author: a.clone(),
+                at_ms: 1_700_000_000_456,
+            },
+            Event::Unliked {
+                user: b.clone(),
+                post: PostId(9),
+                author: a.clone(),
             },
             Event::UserPut {
                 user: b.clone(),

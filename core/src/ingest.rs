@@ -16,6 +16,7 @@ use crate::rules::checks::{
     check_edge_count, edge_lists, post_not_found, user_not_found, EdgeChange, EdgeOp, EdgeRequest,
     EdgeTransition, Membership,
 };
+use crate::rules::likes::LikeChange;
 use crate::rules::mentions::candidates;
 use crate::rules::relations::{Relation, RelationChange, RelationTransition};
 use serde_json::Value;
@@ -296,6 +297,24 @@ impl Ingest {
         let post = self.content.create_post(post).instrument(span).await?;
         metrics().posts_ingested.inc();
         Ok(post)
+    }
+
+    /// Likes (`like`) the post as the user, or undoes the like
+    /// (idempotent); returns whether it changed. A post of a suspended
+    /// author is absent, as to every reader.
+    pub async fn like(&self, caller: &Caller, user: &str, post: &str, like: bool) -> Result<bool> {
+        let (user, post) = (UserId::parse(user)?, PostId::parse(post)?);
+        self.acting_as(caller, &user).await?;
+        if like {
+            let stored = self.content.get_posts(&[post]).await?.pop();
+            let stored = stored.ok_or_else(|| post_not_found(post))?;
+            if self.accounts.is_suspended(&stored.author).await? {
+                return Err(post_not_found(post));
+            }
+        }
+        let _write = self.gate.enter()?;
+        let change = LikeChange { user, post, like };
+        self.content.change_like(&change).await
     }
 
     /// Who may delete a post depends on its author, so the post is read

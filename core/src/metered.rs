@@ -6,10 +6,11 @@ use crate::error::Result;
 use crate::event::Event;
 use crate::ids::{GroupName, ListName, PostId, TimelineId, UserId};
 use crate::metrics::metrics;
-use crate::model::{Entry, Post, User};
+use crate::model::{Entry, Post, PostCounts, User};
 use crate::ports::*;
 use crate::rules::cascade::DeletionStage;
 use crate::rules::checks::{EdgeChange, EdgeOp, EdgeTransition, Membership};
+use crate::rules::likes::LikeChange;
 use crate::rules::relations::{Relation, RelationChange, RelationTransition, Relations};
 use crate::transfer::record::Record;
 use async_trait::async_trait;
@@ -152,6 +153,20 @@ impl ContentStore for Metered<dyn ContentStore> {
     }
     async fn newest_post_id(&self) -> Result<Option<PostId>> {
         timed("content", "newest_post_id", self.0.newest_post_id()).await
+    }
+    async fn change_like(&self, change: &LikeChange) -> Result<bool> {
+        timed("content", "change_like", self.0.change_like(change)).await
+    }
+    async fn likers(
+        &self,
+        post: PostId,
+        after: Option<&(u64, UserId)>,
+        limit: usize,
+    ) -> Result<Vec<(UserId, u64)>> {
+        timed("content", "likers", self.0.likers(post, after, limit)).await
+    }
+    async fn post_counts(&self, posts: &[PostId]) -> Result<Vec<PostCounts>> {
+        timed("content", "post_counts", self.0.post_counts(posts)).await
     }
 }
 

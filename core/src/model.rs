@@ -34,6 +34,13 @@ pub struct Post {
     pub mentions: Vec<UserId>,
 }
 
+/// What a post's readers did with it, counted exactly
+/// ([`crate::rules::likes`]).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct PostCounts {
+    pub likes: u64,
+}
+
 impl Post {
     /// The creation time is the one encoded in the id.
     pub fn created_at_ms(&self) -> u64 {

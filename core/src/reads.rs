@@ -19,6 +19,7 @@ use crate::rules::relations::{Hidden, Relation};
 use std::collections::{HashMap, HashSet};
 
 mod graph;
+mod likes;
 
 /// Suggestions read the first this many of a user's followees (in id
 /// order)...
@@ -41,6 +42,17 @@ fn user_page(mut ids: Vec<UserId>, limit: usize) -> Page<UserId, String> {
         items: ids,
         next_cursor,
     }
+}
+
+/// A page of (user, time) pairs, newest first, from `limit + 1` read, with
+/// the cursor of the next.
+fn time_page(mut items: Vec<(UserId, u64)>, limit: usize) -> Page<(UserId, u64), String> {
+    let next_cursor = (items.len() > limit).then(|| {
+        let (id, at) = &items[limit - 1];
+        encode_edge_cursor(*at, id)
+    });
+    items.truncate(limit);
+    Page { items, next_cursor }
 }
 
 /// Which edge list to page through.

@@ -79,6 +79,10 @@ pub(crate) fn copy_content(from: &ReadTransaction, to: &WriteTransaction) -> Res
         + copy(from, to, POSTS)?
         + copy(from, to, AUTHOR_POSTS)?
         + copy(from, to, MENTIONS)?
+        + copy(from, to, LIKES)?
+        + copy(from, to, LIKES_BY_TIME)?
+        + copy(from, to, USER_LIKES)?
+        + copy(from, to, TALLIES)?
         + copy(from, to, OUTBOX)?)
 }
 

@@ -1,6 +1,7 @@
 //! Users and posts of the embedded store. A user's deletion runs in steps
 //! (see `deletion`).
 
+use crate::likes;
 use crate::recent::{pick, PER_AUTHOR};
 use crate::store::EmbeddedStore;
 use crate::tables::*;
@@ -9,10 +10,11 @@ use redb::{ReadTransaction, ReadableTable};
 use serde_json::{Map, Value};
 use socialite_core::error::{Error, Result};
 use socialite_core::ids::{PostId, UserId};
-use socialite_core::model::{Entry, Post, User};
+use socialite_core::model::{Entry, Post, PostCounts, User};
 use socialite_core::plan::{self, run_ready};
 use socialite_core::ports::{ContentStore, IdRange};
 use socialite_core::rules::cascade::DeletionStage;
+use socialite_core::rules::likes::LikeChange;
 use std::sync::Arc;
 
 fn load_user(txn: &ReadTransaction, id: &UserId) -> Result<Option<User>> {
@@ -225,6 +227,26 @@ impl ContentStore for EmbeddedStore {
         }
         self.posts.remove(id);
         Ok(deleted)
+    }
+
+    async fn change_like(&self, change: &LikeChange) -> Result<bool> {
+        let change = change.clone();
+        self.writer
+            .write(move |ctx| run_ready(plan::like::change_like(ctx, &change)))
+            .await
+    }
+
+    async fn likers(
+        &self,
+        post: PostId,
+        after: Option<&(u64, UserId)>,
+        limit: usize,
+    ) -> Result<Vec<(UserId, u64)>> {
+        self.read(|txn| likes::likers(txn, post, after, limit))
+    }
+
+    async fn post_counts(&self, posts: &[PostId]) -> Result<Vec<PostCounts>> {
+        self.read(|txn| likes::counts(txn, posts))
     }
 
     async fn post_ids_by(

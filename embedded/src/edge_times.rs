@@ -8,7 +8,7 @@ use socialite_core::error::Result;
 use socialite_core::ids::UserId;
 
 /// Keys sort ascending; newness sorts the newest follow first.
-fn newness(at_ms: u64) -> u64 {
+pub(crate) fn newness(at_ms: u64) -> u64 {
     u64::MAX - at_ms
 }
 

@@ -30,6 +30,7 @@ mod graph;
 mod groups;
 mod import;
 mod layout;
+mod likes;
 mod lists;
 mod log;
 mod outbox;

@@ -79,6 +79,10 @@ impl EmbeddedStore {
             txn.open_table(RELATED).store()?;
             txn.open_table(HYBRID).store()?;
             txn.open_table(ACCOUNTS).store()?;
+            txn.open_table(LIKES).store()?;
+            txn.open_table(LIKES_BY_TIME).store()?;
+            txn.open_table(USER_LIKES).store()?;
+            txn.open_table(TALLIES).store()?;
             crate::edge_times::backfill_untimed(&txn)?;
             last_u64_key(&txn.open_table(OUTBOX).store()?)? + 1
         };

@@ -56,6 +56,16 @@ pub const POSTS: TableDefinition<u64, &[u8]> = TableDefinition::new("posts");
 pub const AUTHOR_POSTS: TableDefinition<(&str, u64), ()> = TableDefinition::new("author_posts");
 /// (mentioned user, post id): the posts that mention a user, in time order.
 pub const MENTIONS: TableDefinition<(&str, u64), ()> = TableDefinition::new("mentions");
+/// (post id as text, user) → when the user liked the post.
+pub const LIKES: TableDefinition<(&str, &str), u64> = TableDefinition::new("likes");
+/// (post id as text, newness, user): a post's likers, newest first
+/// (newness is `u64::MAX` minus the like's time).
+pub const LIKES_BY_TIME: TableDefinition<(&str, u64, &str), ()> =
+    TableDefinition::new("likes_by_time");
+/// (user, post id): the posts a user likes.
+pub const USER_LIKES: TableDefinition<(&str, u64), ()> = TableDefinition::new("user_likes");
+/// (post id, tally code) → the post's count of that kind; none at zero.
+pub const TALLIES: TableDefinition<(u64, u8), i64> = TableDefinition::new("tallies");
 /// sequence → encoded event, waiting to be relayed to the log.
 pub const OUTBOX: TableDefinition<u64, &[u8]> = TableDefinition::new("outbox");
 

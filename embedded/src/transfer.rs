@@ -14,7 +14,7 @@ use redb::{ReadTransaction, ReadableDatabase, ReadableTable};
 use serde_json::{Map, Value};
 use socialite_core::error::Result;
 use socialite_core::event::Event;
-use socialite_core::ids::{GroupName, UserId};
+use socialite_core::ids::{GroupName, PostId, UserId};
 use socialite_core::plan::import::import_records;
 use socialite_core::plan::replay::replay_event;
 use socialite_core::plan::run_ready;
@@ -32,6 +32,7 @@ enum Cursor {
     Relations(Option<(String, u8, String)>),
     Members(Option<(String, String)>),
     Posts(Option<u64>),
+    Likes(Option<(String, String)>),
     Done,
 }
 
@@ -64,6 +65,7 @@ impl Snapshot {
             Cursor::Relations(after) => self.relations(after, limit, &mut out)?,
             Cursor::Members(after) => self.members(after, limit, &mut out)?,
             Cursor::Posts(after) => self.posts(after, limit, &mut out)?,
+            Cursor::Likes(after) => self.likes(after, limit, &mut out)?,
             Cursor::Done => Cursor::Done,
         };
         Ok(out)
@@ -210,7 +212,40 @@ impl Snapshot {
                 out.push(Record::Post(post));
             }
         }
-        Ok(advance(last, Cursor::Posts, Cursor::Done))
+        Ok(advance(last, Cursor::Posts, Cursor::Likes(None)))
+    }
+
+    /// Likes of stored posts whose author and liker are not being deleted
+    /// (a deleted post's like rows name nothing: see
+    /// `socialite_core::rules::likes`).
+    fn likes(
+        &self,
+        after: Option<(String, String)>,
+        limit: usize,
+        out: &mut Vec<Record>,
+    ) -> Result<Cursor> {
+        let table = self.txn.open_table(LIKES).store()?;
+        let posts = self.txn.open_table(POSTS).store()?;
+        let key = after.as_ref().map(|(p, u)| (p.as_str(), u.as_str()));
+        let mut last = None;
+        for item in table.range::<(&str, &str)>(from(key)).store()?.take(limit) {
+            let (k, at) = item.store()?;
+            let (p, u) = k.value();
+            last = Some((p.to_owned(), u.to_owned()));
+            let post = PostId::parse(p)?;
+            let Some(bytes) = posts.get(post.0).store()? else {
+                continue;
+            };
+            let author = to_post(post.0, bytes.value())?.author;
+            if !self.gone(u) && !self.gone(author.as_str()) {
+                out.push(Record::Like {
+                    post,
+                    user: UserId::from_stored(u.to_owned()),
+                    at_ms: at.value(),
+                });
+            }
+        }
+        Ok(advance(last, Cursor::Likes, Cursor::Done))
     }
 }
 

@@ -5,7 +5,7 @@
 
 use crate::store::{add_counts, emit, user_exists, Ctx};
 use crate::tables::*;
-use crate::{accounts, content, edge_times, groups, lists, post_rows, relations};
+use crate::{accounts, content, edge_times, groups, likes, lists, post_rows, relations};
 use redb::{ReadableTable, WriteTransaction};
 use serde_json::{Map, Value};
 use socialite_core::error::{Error, Result};
@@ -156,6 +156,14 @@ impl Txn for Ctx<'_> {
         found.map(|b| content::to_post(id.0, b.value())).transpose()
     }
 
+    async fn liked(&mut self, post: PostId, user: &UserId) -> Result<Option<u64>> {
+        likes::liked(self.txn, post, user.as_str())
+    }
+
+    async fn likes_by(&mut self, user: &UserId, limit: usize) -> Result<Vec<(PostId, bool)>> {
+        likes::likes_by(self.txn, user.as_str(), limit)
+    }
+
     async fn apply(&mut self, steps: &[Step]) -> Result<()> {
         for step in steps {
             apply_step(self, step)?;
@@ -213,7 +221,19 @@ fn apply_step(ctx: &mut Ctx<'_>, step: &Step) -> Result<()> {
         } => relations::put(txn, user, *relation, target, *active),
         Step::Membership(change) => groups::put(txn, change),
         Step::PutPost(post) => post_rows::put_post(txn, post),
-        Step::RemovePosts { author, posts } => post_rows::remove_posts(txn, author.as_str(), posts),
+        Step::RemovePosts { author, posts } => {
+            post_rows::remove_posts(txn, author.as_str(), posts)?;
+            likes::forget(txn, posts)
+        }
+        Step::Like {
+            post,
+            user,
+            at_ms,
+            active,
+        } => likes::put(txn, *post, user.as_str(), *at_ms, *active),
+        Step::Tally {
+            post, tally, step, ..
+        } => likes::add(txn, *post, *tally, *step),
         Step::Unmention { user, posts } => post_rows::unmention(txn, user.as_str(), posts),
         Step::PutUser { user, profile } => put_user(txn, user.as_str(), profile.as_ref()),
         Step::SetStanding { user, standing } => {

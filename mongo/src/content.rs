@@ -10,9 +10,10 @@ use mongodb::bson::{doc, Document};
 use serde_json::{Map, Value};
 use socialite_core::error::Result;
 use socialite_core::ids::{PostId, UserId};
-use socialite_core::model::{Entry, Post, User};
+use socialite_core::model::{Entry, Post, PostCounts, User};
 use socialite_core::ports::{ContentStore, IdRange};
 use socialite_core::rules::cascade::DeletionStage;
+use socialite_core::rules::likes::LikeChange;
 
 #[async_trait]
 impl ContentStore for MongoStore {
@@ -164,5 +165,24 @@ impl ContentStore for MongoStore {
             .await
             .map_err(db_err("reading the newest post"))?;
         Ok(newest.map(|d| PostId(get_i64(&d, "_id") as u64)))
+    }
+
+    async fn change_like(&self, change: &LikeChange) -> Result<bool> {
+        crate::txn::planned!(self, "storing a like", |txn| {
+            socialite_core::plan::like::change_like(txn, change)
+        })
+    }
+
+    async fn likers(
+        &self,
+        post: PostId,
+        after: Option<&(u64, UserId)>,
+        limit: usize,
+    ) -> Result<Vec<(UserId, u64)>> {
+        self.likers_of(post, after, limit).await
+    }
+
+    async fn post_counts(&self, posts: &[PostId]) -> Result<Vec<PostCounts>> {
+        self.post_counts_of(posts).await
     }
 }

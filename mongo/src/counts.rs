@@ -21,10 +21,7 @@ pub(crate) const SHARDS: u64 = 16;
 
 /// The shard a follower's follows count in (FNV-1a of the id).
 fn shard_of(follower: &str) -> u64 {
-    let hash = follower.bytes().fold(0xcbf2_9ce4_8422_2325_u64, |h, b| {
-        (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
-    });
-    hash % SHARDS
+    socialite_core::rules::likes::spread(follower, SHARDS)
 }
 
 fn shard_id(user: &str, follower: &str) -> String {

@@ -28,6 +28,8 @@ pub const COUNTS: &str = "counts";
 pub const RELATIONS: &str = "relations";
 pub const HYBRID: &str = "hybrid";
 pub const ACCOUNTS: &str = "accounts";
+pub const LIKES: &str = "likes";
+pub const TALLIES: &str = "tallies";
 
 /// How long a transaction keeps being retried on transient errors (write
 /// conflicts between concurrent writers of the same documents, such as the
@@ -97,6 +99,8 @@ pub struct Db {
     pub relations: Collection<Document>,
     pub hybrid: Collection<Document>,
     pub accounts: Collection<Document>,
+    pub likes: Collection<Document>,
+    pub tallies: Collection<Document>,
 }
 
 pub fn db_err(what: &str) -> impl Fn(DbError) -> Error + '_ {
@@ -127,6 +131,8 @@ impl Db {
             relations: database.collection(RELATIONS),
             hybrid: database.collection(HYBRID),
             accounts: database.collection(ACCOUNTS),
+            likes: database.collection(LIKES),
+            tallies: database.collection(TALLIES),
             client,
             database,
         };
@@ -233,6 +239,28 @@ impl Db {
                 &self.content,
                 index(doc! { "author": 1, "_id": -1 }, "author_id", false),
                 "the content index",
+            ),
+            // A like per post and user; a post's likers newest first; a
+            // user's likes; a page of posts' counts.
+            (
+                &self.likes,
+                index(doc! { "p": 1, "u": 1 }, "p_u", true),
+                "the likes index",
+            ),
+            (
+                &self.likes,
+                index(doc! { "p": 1, "at": -1, "u": 1 }, "p_at_u", false),
+                "the likers index",
+            ),
+            (
+                &self.likes,
+                index(doc! { "u": 1, "p": 1 }, "u_p", false),
+                "the user likes index",
+            ),
+            (
+                &self.tallies,
+                index(doc! { "p": 1 }, "p", false),
+                "the tallies index",
             ),
             // The posts that mention a user, newest first (multikey).
             (

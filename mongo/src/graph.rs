@@ -33,6 +33,45 @@ pub(crate) fn other_end(collection: &str) -> &'static str {
     }
 }
 
+/// One page of the documents `of` (each a user under `field`, at a time
+/// `at`), newest first, ties in id order, after `after`: an index on
+/// `of`'s fields, `at` descending, then `field`. Follow lists and a post's
+/// likers are read so.
+pub(crate) async fn newest_first(
+    collection: &Collection<Document>,
+    mut of: Document,
+    field: &str,
+    after: Option<&(u64, UserId)>,
+    limit: usize,
+) -> Result<Vec<(UserId, u64)>> {
+    if let Some((at, id)) = after {
+        let at = *at as i64;
+        of.insert(
+            "$or",
+            vec![
+                doc! { "at": { "$lt": at } },
+                doc! { "at": at, field: { "$gt": id.as_str() } },
+            ],
+        );
+    }
+    let docs: Vec<Document> = collection
+        .find(of)
+        .projection(doc! { "_id": 0, field: 1, "at": 1 })
+        .sort(doc! { "at": -1, field: 1 })
+        .limit(limit.min(i64::MAX as usize) as i64)
+        .await
+        .map_err(db_err("reading a page newest first"))?
+        .try_collect()
+        .await
+        .map_err(db_err("reading a page newest first"))?;
+    docs.iter()
+        .map(|d| {
+            let id = UserId::from_stored(get_str(d, field)?.to_owned());
+            Ok((id, get_i64(d, "at").max(0) as u64))
+        })
+        .collect()
+}
+
 impl MongoStore {
     pub(crate) fn edges(&self, collection: &str) -> &Collection<Document> {
         if collection == "followers" {
@@ -52,34 +91,8 @@ impl MongoStore {
         limit: usize,
     ) -> Result<Vec<(UserId, u64)>> {
         let field = other_end(collection);
-        let mut filter = doc! { "user": user.as_str() };
-        if let Some((at, id)) = after {
-            let at = *at as i64;
-            filter.insert(
-                "$or",
-                vec![
-                    doc! { "at": { "$lt": at } },
-                    doc! { "at": at, field: { "$gt": id.as_str() } },
-                ],
-            );
-        }
-        let docs: Vec<Document> = self
-            .edges(collection)
-            .find(filter)
-            .projection(doc! { "_id": 0, field: 1, "at": 1 })
-            .sort(doc! { "at": -1, field: 1 })
-            .limit(limit.min(i64::MAX as usize) as i64)
-            .await
-            .map_err(db_err("reading edges"))?
-            .try_collect()
-            .await
-            .map_err(db_err("reading edges"))?;
-        docs.iter()
-            .map(|d| {
-                let id = UserId::from_stored(get_str(d, field)?.to_owned());
-                Ok((id, get_i64(d, "at").max(0) as u64))
-            })
-            .collect()
+        let of = doc! { "user": user.as_str() };
+        newest_first(self.edges(collection), of, field, after, limit).await
     }
 
     /// One page of `user`'s edges, in id order: a covered query on the

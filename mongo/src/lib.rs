@@ -23,6 +23,7 @@ mod expiry;
 mod graph;
 mod groups;
 mod hybrid;
+mod likes;
 mod lists;
 mod outbox;
 mod posts;

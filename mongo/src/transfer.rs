@@ -14,7 +14,7 @@ use mongodb::bson::{doc, Bson, Document};
 use mongodb::Collection;
 use socialite_core::error::Result;
 use socialite_core::event::Event;
-use socialite_core::ids::{GroupName, UserId};
+use socialite_core::ids::{GroupName, PostId, UserId};
 use socialite_core::plan::import::import_records;
 use socialite_core::plan::replay::replay_event;
 use socialite_core::ports::{ExportView, Standing, Transfer};
@@ -24,13 +24,14 @@ use std::collections::HashSet;
 
 /// The collections of an export, in the format's order, each with the
 /// fields of its key.
-const SECTIONS: [(&str, &[&str]); 6] = [
+const SECTIONS: [(&str, &[&str]); 7] = [
     ("users", &["_id"]),
     ("accounts", &["_id"]),
     ("following", &["user", "followee"]),
     ("relations", &["u", "k", "t"]),
     ("group_members", &["group", "user"]),
     ("content", &["_id"]),
+    ("likes", &["p", "u"]),
 ];
 
 struct Pages {
@@ -69,6 +70,7 @@ impl Pages {
             "following" => &self.db.following,
             "relations" => &self.db.relations,
             "group_members" => &self.db.group_members,
+            "likes" => &self.db.likes,
             _ => &self.db.content,
         }
     }
@@ -166,8 +168,45 @@ impl Pages {
                 post.mentions.retain(|m| !self.gone(m.as_str()));
                 Some(Record::Post(post))
             }
+            "likes" if !named(&["u"]) => Some(Record::Like {
+                post: PostId(get_i64(d, "p") as u64),
+                user: user("u")?,
+                at_ms: get_i64(d, "at").max(0) as u64,
+            }),
             _ => None,
         })
+    }
+}
+
+impl Pages {
+    /// The likes among `docs` whose post is exported: stored, and not by a
+    /// user being deleted (a deleted post's like rows name nothing; see
+    /// `socialite_core::rules::likes`). Documents of other sections pass.
+    async fn of_exported_posts(&self, docs: Vec<Document>) -> Result<Vec<Document>> {
+        if SECTIONS[self.section].0 != "likes" {
+            return Ok(docs);
+        }
+        let what = "exporting likes";
+        let posts: Vec<i64> = docs.iter().map(|d| get_i64(d, "p")).collect();
+        let found: Vec<Document> = self
+            .db
+            .content
+            .find(doc! { "_id": { "$in": &posts } })
+            .projection(doc! { "_id": 1, "author": 1 })
+            .await
+            .map_err(db_err(what))?
+            .try_collect()
+            .await
+            .map_err(db_err(what))?;
+        let exported: HashSet<i64> = found
+            .iter()
+            .filter(|d| d.get_str("author").is_ok_and(|a| !self.gone(a)))
+            .map(|d| get_i64(d, "_id"))
+            .collect();
+        Ok(docs
+            .into_iter()
+            .filter(|d| exported.contains(&get_i64(d, "p")))
+            .collect())
     }
 }
 
@@ -182,7 +221,8 @@ impl ExportView for Pages {
                 (self.section, self.after) = (self.section + 1, None);
                 continue;
             }
-            for d in &docs {
+            let kept = self.of_exported_posts(docs).await?;
+            for d in &kept {
                 out.extend(self.record(d)?);
             }
         }

@@ -228,6 +228,18 @@ impl Txn for MongoTxn<'_> {
         self.store.post_in(self.s, id).await
     }
 
+    async fn liked(&mut self, post: PostId, user: &UserId) -> Result<Option<u64>, TxnError> {
+        self.store.liked_in(self.s, post, user.as_str()).await
+    }
+
+    async fn likes_by(
+        &mut self,
+        user: &UserId,
+        limit: usize,
+    ) -> Result<Vec<(PostId, bool)>, TxnError> {
+        self.store.likes_by_in(self.s, user.as_str(), limit).await
+    }
+
     async fn apply(&mut self, steps: &[Step]) -> Result<(), TxnError> {
         let mut rest = steps;
         while let Some(first) = rest.first() {
@@ -333,8 +345,30 @@ impl MongoTxn<'_> {
             Step::PutPost(post) => self.store.put_post(s, post).await?,
             Step::RemovePosts { posts, .. } => {
                 let ids: Vec<i64> = posts.iter().map(|p| id_bson(*p)).collect();
-                let filter = doc! { "_id": { "$in": ids } };
+                let filter = doc! { "_id": { "$in": &ids } };
                 db.content.delete_many(filter).session(&mut *s).await?;
+                self.store.forget_tallies_in(s, &ids).await?;
+            }
+            Step::Like {
+                post,
+                user,
+                at_ms,
+                active,
+            } => {
+                let user = user.as_str();
+                self.store
+                    .put_like_in(s, *post, user, *at_ms, *active)
+                    .await?
+            }
+            Step::Tally {
+                post,
+                tally,
+                shard,
+                step,
+            } => {
+                self.store
+                    .move_tally_in(s, *post, *tally, *shard, *step)
+                    .await?
             }
             Step::Unmention { user, posts } => {
                 let ids: Vec<i64> = posts.iter().map(|p| id_bson(*p)).collect();

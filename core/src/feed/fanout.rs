@@ -93,7 +93,9 @@ async fn apply_graph_event(
         Event::UserPut { .. }
         | Event::StandingSet { .. }
         | Event::Blocked { .. }
-        | Event::Unblocked { .. } => unreachable!("passed by above"),
+        | Event::Unblocked { .. }
+        | Event::Liked { .. }
+        | Event::Unliked { .. } => unreachable!("passed by above"),
         Event::PostDeleted { post, author } => {
             let list = followers.followers(&*stores.graph, author).await?;
             stores.timelines.retract_post(&list, *post).await?;

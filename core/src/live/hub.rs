@@ -272,7 +272,9 @@ impl LiveHub {
             | Event::UserPut { .. }
             | Event::StandingSet { .. }
             | Event::Blocked { .. }
-            | Event::Unblocked { .. } => {}
+            | Event::Unblocked { .. }
+            | Event::Liked { .. }
+            | Event::Unliked { .. } => {}
         }
     }
 

@@ -9,6 +9,7 @@ use super::{Step, Txn};
 use crate::ids::{ListName, PostId, UserId};
 use crate::rules::cascade::{timeline_dropped, DeletionStage, UserDeletion};
 use crate::rules::checks::Membership;
+use crate::rules::likes::{tally_shard, Tally};
 use crate::rules::relations::Relation;
 
 /// Which side of the user's edges a page reads.
@@ -113,6 +114,28 @@ pub async fn deletion_step<T: Txn>(
             }
             let events = UserDeletion::of_relations(user, &muted).events();
             steps.extend(events.into_iter().map(Step::Emit));
+        }
+        DeletionStage::Likes => {
+            let page = txn.likes_by(user, limit).await?;
+            done.more = page.len() == limit;
+            let shard = tally_shard(user);
+            for (post, stored) in page {
+                steps.push(Step::Like {
+                    post,
+                    user: user.clone(),
+                    at_ms: 0,
+                    active: false,
+                });
+                if stored {
+                    let tally = Tally::Likes;
+                    steps.push(Step::Tally {
+                        post,
+                        tally,
+                        shard,
+                        step: -1,
+                    });
+                }
+            }
         }
         DeletionStage::Posts => {
             done.posts = txn.posts_by(user, limit).await?;

@@ -149,6 +149,7 @@ mod tests {
             | Step::MarkDeleting { .. }
             | Step::RemoveUser(_) => "deletion",
             Step::PutUser { .. } | Step::SetStanding { .. } => "user",
+            Step::Like { .. } | Step::Tally { .. } => "like",
             Step::Emit(_) => "emit",
         }
     }

@@ -4,7 +4,7 @@
 //! (which facts are read, which checks run on them, which steps follow) is
 //! decided here, once: [`edge::change_edge`],
 //! [`relation::change_relation`], [`membership::change_membership`],
-//! [`post::create_post`], [`post::delete_post`], the start of a user's
+//! [`post::create_post`], [`post::delete_post`], [`like::change_like`], the start of a user's
 //! deletion, [`deletion::begin_deletion`], and each of its steps,
 //! [`deletion::deletion_step`]. A backend holds no sequence of its own,
 //! so two backends cannot drift apart, and a new one is correct once its
@@ -17,6 +17,7 @@ pub mod account;
 pub mod deletion;
 pub mod edge;
 pub mod import;
+pub mod like;
 pub mod membership;
 pub mod post;
 pub mod quiet;
@@ -28,6 +29,7 @@ use crate::event::Event;
 use crate::ids::{GroupName, ListName, PostId, UserId};
 use crate::rules::accounts::Standing;
 use crate::rules::checks::Membership;
+use crate::rules::likes::Tally;
 use crate::rules::relations::Relation;
 use serde_json::{Map, Value};
 use std::future::Future;
@@ -97,6 +99,23 @@ pub enum Step {
     /// The last of a deleted user: their record, counts and deletion mark
     /// (the id is free again; its standing stays, see `rules::accounts`).
     RemoveUser(UserId),
+    /// A like of `post` made by `user` at `at_ms` (`active`), or undone
+    /// (`at_ms` unused: the store finds the row's own): its row, by post
+    /// newest first and by user.
+    Like {
+        post: PostId,
+        user: UserId,
+        at_ms: u64,
+        active: bool,
+    },
+    /// The part `shard` of the post's `tally` moves by `step` (+1 or -1);
+    /// see [`crate::rules::likes`].
+    Tally {
+        post: PostId,
+        tally: Tally,
+        shard: u8,
+        step: i64,
+    },
     /// The event queued on the outbox, for the relay to put on the log.
     Emit(Event),
 }
@@ -178,6 +197,15 @@ pub trait Txn {
     ) -> Result<Option<Option<Map<String, Value>>>, Self::Error>;
     /// The id's standing (the default for an id never touched).
     async fn standing(&mut self, user: &UserId) -> Result<Standing, Self::Error>;
+    /// When `user` liked `post`; `None` if they do not like it.
+    async fn liked(&mut self, post: PostId, user: &UserId) -> Result<Option<u64>, Self::Error>;
+    /// Up to `limit` of the posts `user` likes (any order), each with
+    /// whether the post is still stored.
+    async fn likes_by(
+        &mut self,
+        user: &UserId,
+        limit: usize,
+    ) -> Result<Vec<(PostId, bool)>, Self::Error>;
     /// The post `id`, if it is stored.
     async fn post(&mut self, id: PostId) -> Result<Option<crate::model::Post>, Self::Error>;
     /// Applies `steps` in order.

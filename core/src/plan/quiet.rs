@@ -102,6 +102,16 @@ impl<T: Txn> Txn for Quiet<'_, T> {
     async fn post(&mut self, id: PostId) -> Result<Option<Post>, T::Error> {
         self.0.post(id).await
     }
+    async fn liked(&mut self, post: PostId, user: &UserId) -> Result<Option<u64>, T::Error> {
+        self.0.liked(post, user).await
+    }
+    async fn likes_by(
+        &mut self,
+        user: &UserId,
+        limit: usize,
+    ) -> Result<Vec<(PostId, bool)>, T::Error> {
+        self.0.likes_by(user, limit).await
+    }
     /// Applies every step but the events.
     async fn apply(&mut self, steps: &[Step]) -> Result<(), T::Error> {
         let kept: Vec<Step> = steps
@@ -203,6 +213,12 @@ mod tests {
         }
         async fn standing(&mut self, _: &UserId) -> Result<Standing, Error> {
             Ok(Standing::default())
+        }
+        async fn liked(&mut self, _: PostId, _: &UserId) -> Result<Option<u64>, Error> {
+            Ok(None)
+        }
+        async fn likes_by(&mut self, _: &UserId, _: usize) -> Result<Vec<(PostId, bool)>, Error> {
+            Ok(vec![])
         }
         async fn post(&mut self, _: PostId) -> Result<Option<Post>, Error> {
             Ok(None)

@@ -12,10 +12,11 @@
 //! A user's deletion is replayed whole, by the caller, on its last event
 //! ([`deleted_user`]): it runs in steps of its own transactions.
 
-use super::{account, edge, membership, post, relation, Step, Txn};
+use super::{account, edge, like, membership, post, relation, Step, Txn};
 use crate::event::Event;
 use crate::ids::UserId;
 use crate::rules::checks::{EdgeChange, EdgeOp, Membership};
+use crate::rules::likes::LikeChange;
 use crate::rules::relations::{Relation, RelationChange};
 
 /// The user whose deletion `event` ends, to be deleted here whole.
@@ -106,6 +107,24 @@ pub async fn replay_event<T: Txn>(txn: &mut T, event: &Event) -> Result<bool, T:
         Event::StandingSet { user, standing } => {
             account::set_standing(txn, user, |_| *standing).await? != *standing
         }
+        Event::Liked {
+            user, post, at_ms, ..
+        } => {
+            let change = LikeChange {
+                user: user.clone(),
+                post: *post,
+                like: true,
+            };
+            like_stands(txn, &change).await? && like::change_like_at(txn, &change, *at_ms).await?
+        }
+        Event::Unliked { user, post, .. } => {
+            let change = LikeChange {
+                user: user.clone(),
+                post: *post,
+                like: false,
+            };
+            like_stands(txn, &change).await? && like::change_like(txn, &change).await?
+        }
         Event::AuthorRetracted { .. } | Event::TimelineDropped { .. } => false,
     })
 }
@@ -119,4 +138,12 @@ async fn relate<T: Txn>(
 ) -> Result<bool, T::Error> {
     let change = RelationChange::new(user.clone(), target.clone(), relation, make)?;
     Ok(relation::change_relation(txn, &change).await?.changed)
+}
+
+/// Whether the user and the post of a replayed like are both here: a
+/// replay that starts before the copy's point meets likes of posts and
+/// users the copy no longer holds, which change nothing.
+async fn like_stands<T: Txn>(txn: &mut T, change: &LikeChange) -> Result<bool, T::Error> {
+    Ok(!txn.existing_users(&[&change.user]).await?.is_empty()
+        && txn.post(change.post).await?.is_some())
 }

@@ -5,9 +5,10 @@
 use crate::error::Result;
 use crate::event::Event;
 use crate::ids::{GroupName, ListName, PostId, UserId};
-use crate::model::{Entry, Post, User};
+use crate::model::{Entry, Post, PostCounts, User};
 use crate::rules::cascade::{DeletionStage, DELETION_STEP};
 use crate::rules::checks::{EdgeChange, EdgeTransition, Membership};
+use crate::rules::likes::LikeChange;
 use crate::rules::relations::{Relation, RelationChange, RelationTransition, Relations};
 use async_trait::async_trait;
 use serde_json::{Map, Value};
@@ -108,6 +109,22 @@ pub trait ContentStore: Send + Sync + 'static {
     }
     /// The newest post id ever stored, so a restarted producer keeps ids increasing.
     async fn newest_post_id(&self) -> Result<Option<PostId>>;
+    /// Applies a like or its undoing as [`crate::plan::like::change_like`]
+    /// plans it, atomically: the row, the post's count and the event.
+    /// Returns whether it changed anything.
+    async fn change_like(&self, change: &LikeChange) -> Result<bool>;
+    /// Who likes `post`, newest like first, each with when they liked it,
+    /// after `after` (a time and a user, from a page before), at most
+    /// `limit`. Ties in time come in id order.
+    async fn likers(
+        &self,
+        post: PostId,
+        after: Option<&(u64, UserId)>,
+        limit: usize,
+    ) -> Result<Vec<(UserId, u64)>>;
+    /// The counts of each of `posts`, in their order (zero for a post that
+    /// is not stored).
+    async fn post_counts(&self, posts: &[PostId]) -> Result<Vec<PostCounts>>;
 }
 
 mod accounts;

@@ -18,19 +18,11 @@ impl Reads {
         let limit = page_size(limit)?;
         let after = cursor.map(decode_edge_cursor).transpose()?;
         let (graph, after) = (&self.stores.graph, after.as_ref());
-        let mut edges = match direction {
+        let edges = match direction {
             Direction::Followers => graph.followers_by_time(&user.id, after, limit + 1).await?,
             Direction::Following => graph.following_by_time(&user.id, after, limit + 1).await?,
         };
-        let next_cursor = (edges.len() > limit).then(|| {
-            let (id, at) = &edges[limit - 1];
-            encode_edge_cursor(*at, id)
-        });
-        edges.truncate(limit);
-        Ok(Page {
-            items: edges,
-            next_cursor,
-        })
+        Ok(time_page(edges, limit))
     }
 
     /// The accounts the user filed under `list`, in id order.

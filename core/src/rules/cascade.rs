@@ -40,6 +40,8 @@ pub enum DeletionStage {
     /// the user stay theirs: an account deleted and registered again under
     /// the id does not shed the blocks on it.
     Relations,
+    /// The likes the user made: each post still stored counts one fewer.
+    Likes,
     /// The user's posts (and their mentions of others).
     Posts,
     /// Mentions of the user in others' posts.
@@ -49,11 +51,12 @@ pub enum DeletionStage {
 }
 
 impl DeletionStage {
-    pub(crate) const ORDER: [DeletionStage; 7] = [
+    pub(crate) const ORDER: [DeletionStage; 8] = [
         DeletionStage::Followers,
         DeletionStage::Following,
         DeletionStage::Groups,
         DeletionStage::Relations,
+        DeletionStage::Likes,
         DeletionStage::Posts,
         DeletionStage::Mentions,
         DeletionStage::Finish,

@@ -2,10 +2,10 @@
 //! backend: which checks refuse a write ([`checks`]), what deleting a user
 //! removes and tells the pipeline ([`cascade`]), and which entries a stored
 //! timeline accepts and keeps ([`accept`]), which users a post mentions
-//! ([`mentions`]), whose posts mutes and blocks hide ([`relations`]), which
+//! ([`mentions`]), who may like a post and how its count moves
+//! ([`likes`]), whose posts mutes and blocks hide ([`relations`]), which
 //! authors are not fanned out ([`hybrid`]), when an account may act and its
-//! tokens count ([`accounts`]), and
-//! who may do what ([`access`]).
+//! tokens count ([`accounts`]), and who may do what ([`access`]).
 //!
 //! Adapters persist what these functions decide. Where a backend must
 //! express a rule as an atomic update (a MongoDB filter, say), it derives
@@ -21,5 +21,6 @@ pub mod accounts;
 pub mod cascade;
 pub mod checks;
 pub mod hybrid;
+pub mod likes;
 pub mod mentions;
 pub mod relations;

@@ -2,8 +2,8 @@
 //! A stream opens with a `header` (format name, version, when it was
 //! made), then every `user`, `account` (ids with a standing other than the
 //! default), `follow` (with its time and lists), `mute` and `block`,
-//! `member` (of a group) and `post`, in that order and each kind in key
-//! order, and closes with an `end` that counts the records, so a cut stream
+//! `member` (of a group), `post` and `like` (with its time), in that order
+//! and each kind in key order, and closes with an `end` that counts the records, so a cut stream
 //! is told from a whole one. Timelines are not in it: they are rebuilt from
 //! the graph and the posts.
 //!
@@ -71,6 +71,11 @@ pub enum Line {
         #[serde(default)]
         mentions: Vec<String>,
     },
+    Like {
+        post: String,
+        user: String,
+        at_ms: u64,
+    },
     End {
         records: u64,
     },
@@ -103,6 +108,11 @@ pub enum Record {
         user: UserId,
     },
     Post(Post),
+    Like {
+        post: PostId,
+        user: UserId,
+        at_ms: u64,
+    },
 }
 
 fn user(s: &str) -> Result<UserId> {
@@ -170,6 +180,15 @@ impl Record {
                 data,
                 mentions: mentions.iter().map(|m| user(m)).collect::<Result<_>>()?,
             }),
+            Line::Like {
+                post,
+                user: u,
+                at_ms,
+            } => Record::Like {
+                post: PostId::parse(&post)?,
+                user: user(&u)?,
+                at_ms,
+            },
         }))
     }
 }
@@ -220,6 +239,11 @@ impl From<&Record> for Line {
                 message: p.message.clone(),
                 data: p.data.clone(),
                 mentions: p.mentions.iter().map(text).collect(),
+            },
+            Record::Like { post, user, at_ms } => Line::Like {
+                post: post.to_string(),
+                user: text(user),
+                at_ms: *at_ms,
             },
         }
     }
@@ -280,6 +304,7 @@ mod tests {
             r#"{"kind":"block","user":"bo","target":"ann"}"#,
             r#"{"kind":"member","group":"rust","user":"ann"}"#,
             r#"{"kind":"post","id":"00000000000003e8","author":"ann","message":"hi @bo","data":null,"mentions":["bo"]}"#,
+            r#"{"kind":"like","post":"00000000000003e8","user":"bo","at_ms":9}"#,
         ] {
             assert_eq!(round_trip(text), text);
         }

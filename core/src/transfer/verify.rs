@@ -40,6 +40,7 @@ fn kind(r: &Record) -> &'static str {
         Record::Relation { .. } => "mutes and blocks",
         Record::Member { .. } => "group members",
         Record::Post(_) => "posts",
+        Record::Like { .. } => "likes",
     }
 }
 

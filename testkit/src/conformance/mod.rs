@@ -5,11 +5,13 @@
 
 mod content;
 mod graph;
+mod likes;
 mod lists;
 mod timelines;
 
 pub use content::*;
 pub use graph::*;
+pub use likes::*;
 pub use lists::*;
 pub use timelines::*;
 
@@ -30,7 +32,7 @@ use socialite_core::ports::{CacheRead, Coverage, IdRange, LogConsumer};
 use socialite_core::rules::access::Caller;
 use socialite_core::rules::cascade::{timeline_dropped, DeletionStage, UserDeletion};
 use socialite_core::rules::checks::{EdgeChange, EdgeOp, Membership};
-use socialite_core::rules::relations::Hidden;
+use socialite_core::rules::relations::{Hidden, Relation, RelationChange};
 use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::time::Duration;

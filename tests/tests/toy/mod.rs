@@ -59,6 +59,10 @@ struct State {
     outbox: BTreeMap<u64, Event>,
     next_seq: u64,
     hybrid: BTreeSet<UserId>,
+    /// (post, user) → when the user liked it.
+    likes: BTreeMap<(PostId, UserId), u64>,
+    /// (post, tally code, part) → that part of the post's count.
+    tallies: BTreeMap<(PostId, u8, u8), i64>,
     accounts: BTreeMap<UserId, Standing>,
 }
 

@@ -9,13 +9,14 @@ use serde_json::{Map, Value};
 use socialite_core::error::Result;
 use socialite_core::event::Event;
 use socialite_core::ids::{GroupName, ListName, PostId, UserId};
-use socialite_core::model::{Entry, Post, User};
+use socialite_core::model::{Entry, Post, PostCounts, User};
 use socialite_core::plan::{
-    account, deletion, edge, import, membership, post, relation, replay, run_ready,
+    account, deletion, edge, import, like, membership, post, relation, replay, run_ready,
 };
 use socialite_core::ports::*;
 use socialite_core::rules::cascade::DeletionStage;
 use socialite_core::rules::checks::{EdgeChange, EdgeTransition, Membership};
+use socialite_core::rules::likes::{LikeChange, Tally};
 use socialite_core::rules::relations::{Relation, RelationChange, RelationTransition};
 use socialite_core::transfer::record::Record;
 use std::sync::Arc;
@@ -42,20 +43,30 @@ fn by_time(
     after: Option<&(u64, UserId)>,
     limit: usize,
 ) -> Vec<(UserId, u64)> {
-    let mut edges: Vec<(UserId, u64)> = s
+    let edges = s
         .following
         .iter()
         .filter_map(|((f, t), (_, at))| match followers {
             true => (t == user).then(|| (f.clone(), *at)),
             false => (f == user).then(|| (t.clone(), *at)),
-        })
-        .collect();
+        });
+    newest_first(edges, after, limit)
+}
+
+/// Up to `limit` of `items` (users, each at a time), newest first, ties in
+/// id order, after `after`.
+fn newest_first(
+    items: impl Iterator<Item = (UserId, u64)>,
+    after: Option<&(u64, UserId)>,
+    limit: usize,
+) -> Vec<(UserId, u64)> {
+    let mut items: Vec<(UserId, u64)> = items.collect();
     let key = |(u, at): &(UserId, u64)| (std::cmp::Reverse(*at), u.clone());
-    edges.sort_by_key(key);
+    items.sort_by_key(key);
     let after = after.map(|(at, u)| (std::cmp::Reverse(*at), u.clone()));
-    edges.retain(|e| after.as_ref().is_none_or(|a| key(e) > *a));
-    edges.truncate(limit);
-    edges
+    items.retain(|e| after.as_ref().is_none_or(|a| key(e) > *a));
+    items.truncate(limit);
+    items
 }
 
 #[async_trait]
@@ -156,6 +167,40 @@ impl ContentStore for ToyStore {
 
     async fn newest_post_id(&self) -> Result<Option<PostId>> {
         Ok(self.read(|s| s.posts.keys().next_back().copied()))
+    }
+
+    async fn change_like(&self, change: &LikeChange) -> Result<bool> {
+        self.write(|t| run_ready(like::change_like(t, change)))
+    }
+
+    async fn likers(
+        &self,
+        post: PostId,
+        after: Option<&(u64, UserId)>,
+        limit: usize,
+    ) -> Result<Vec<(UserId, u64)>> {
+        Ok(self.read(|s| {
+            let likes = s.likes.iter().filter(|((p, _), _)| *p == post);
+            newest_first(likes.map(|((_, u), at)| (u.clone(), *at)), after, limit)
+        }))
+    }
+
+    async fn post_counts(&self, posts: &[PostId]) -> Result<Vec<PostCounts>> {
+        Ok(self.read(|s| {
+            let count = |p: &PostId, code: u8| -> i64 {
+                let parts = s
+                    .tallies
+                    .iter()
+                    .filter(|((q, c, _), _)| q == p && *c == code);
+                parts.map(|(_, n)| n).sum()
+            };
+            posts
+                .iter()
+                .map(|p| PostCounts {
+                    likes: count(p, Tally::Likes.code()).max(0) as u64,
+                })
+                .collect()
+        }))
     }
 }
 
@@ -467,6 +512,16 @@ impl Transfer for ToyStore {
                 let mut p = p.clone();
                 p.mentions.retain(|m| !gone(m));
                 out.push(Record::Post(p));
+            }
+            let exported = |p: &PostId| s.posts.get(p).is_some_and(|p| !gone(&p.author));
+            for ((post, user), at) in &s.likes {
+                if exported(post) && !gone(user) {
+                    out.push(Record::Like {
+                        post: *post,
+                        user: user.clone(),
+                        at_ms: *at,
+                    });
+                }
             }
             out
         });

@@ -157,6 +157,16 @@ impl Txn for ToyTxn {
         Ok(self.state.posts.get(&id).cloned())
     }
 
+    async fn liked(&mut self, post: PostId, user: &UserId) -> Result<Option<u64>> {
+        Ok(self.state.likes.get(&(post, user.clone())).copied())
+    }
+
+    async fn likes_by(&mut self, user: &UserId, limit: usize) -> Result<Vec<(PostId, bool)>> {
+        let s = &self.state;
+        let mine = s.likes.keys().filter(|(_, u)| u == user).take(limit);
+        Ok(mine.map(|(p, _)| (*p, s.posts.contains_key(p))).collect())
+    }
+
     async fn apply(&mut self, steps: &[Step]) -> Result<()> {
         for step in steps {
             self.apply_step(step);
@@ -258,6 +268,7 @@ impl ToyTxn {
                 s.posts.insert(post.id, post.clone());
             }
             Step::RemovePosts { author, posts } => {
+                s.tallies.retain(|(p, _, _), _| !posts.contains(p));
                 for p in posts {
                     s.by_author.remove(&(author.clone(), *p));
                     for m in s.posts.remove(p).map(|p| p.mentions).unwrap_or_default() {
@@ -293,6 +304,24 @@ impl ToyTxn {
                 s.users.remove(user);
                 s.counts.remove(user);
             }
+            Step::Like {
+                post,
+                user,
+                at_ms,
+                active,
+            } => {
+                let key = (*post, user.clone());
+                match active {
+                    true => s.likes.insert(key, *at_ms),
+                    false => s.likes.remove(&key),
+                };
+            }
+            Step::Tally {
+                post,
+                tally,
+                shard,
+                step,
+            } => *s.tallies.entry((*post, tally.code(), *shard)).or_default() += step,
             Step::Emit(event) => {
                 s.outbox.insert(s.next_seq, event.clone());
                 s.next_seq += 1;

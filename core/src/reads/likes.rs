@@ -1,0 +1,32 @@
+//! Reads of likes: a post with its counts, and who likes it.
+
+use super::*;
+use crate::model::PostCounts;
+
+impl Reads {
+    /// The post with its counts.
+    pub async fn post_with_counts(&self, caller: &Caller, id: &str) -> Result<(Post, PostCounts)> {
+        let post = self.post(caller, id).await?;
+        let counts = self.stores.content.post_counts(&[post.id]).await?;
+        Ok((post, counts.first().copied().unwrap_or_default()))
+    }
+
+    /// Who likes the post, newest like first, each with when they liked it.
+    pub async fn likers(
+        &self,
+        caller: &Caller,
+        id: &str,
+        limit: Option<u64>,
+        cursor: Option<&str>,
+    ) -> Result<Page<(UserId, u64), String>> {
+        let post = self.post(caller, id).await?;
+        let limit = page_size(limit)?;
+        let after = cursor.map(decode_edge_cursor).transpose()?;
+        let likers = self
+            .stores
+            .content
+            .likers(post.id, after.as_ref(), limit + 1)
+            .await?;
+        Ok(time_page(likers, limit))
+    }
+}
