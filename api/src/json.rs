@@ -4,7 +4,7 @@
 use serde::Serialize;
 use serde_json::{Map, Value};
 use socialite_core::ids::{ListName, PostId, UserId};
-use socialite_core::model::{rfc3339_ms, Page, Post, Relationship, Suggestion, User};
+use socialite_core::model::{rfc3339_ms, Page, Post, PostCounts, Relationship, Suggestion, User};
 use utoipa::ToSchema;
 
 /// A user with maintained follower and following counts.
@@ -47,6 +47,10 @@ pub struct PostJson<'a> {
     /// it was posted), in order.
     #[schema(value_type = Vec<String>, example = json!(["bob"]))]
     mentions: Vec<&'a str>,
+    /// How many users like the post, exactly: on a post read by its id
+    /// (`GET /posts/{id}`), and on a new post (0), only.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    likes: Option<u64>,
 }
 
 pub fn post(p: &Post) -> PostJson<'_> {
@@ -57,6 +61,15 @@ pub fn post(p: &Post) -> PostJson<'_> {
         data: &p.data,
         created_at: rfc3339_ms(p.created_at_ms()),
         mentions: p.mentions.iter().map(UserId::as_str).collect(),
+        likes: None,
+    }
+}
+
+/// A post read by its id, with its counts.
+pub fn counted_post(p: &Post, counts: PostCounts) -> PostJson<'_> {
+    PostJson {
+        likes: Some(counts.likes),
+        ..post(p)
     }
 }
 
@@ -149,6 +162,46 @@ pub struct FollowJson {
 pub struct RelationJson {
     pub active: bool,
     pub changed: bool,
+}
+
+/// Whether the user likes the post after the request, and whether the
+/// request changed it.
+#[derive(Serialize, ToSchema)]
+pub struct LikeJson {
+    pub liked: bool,
+    pub changed: bool,
+}
+
+/// A page of a post's likers, newest like first; pass `next_cursor` as the
+/// next `cursor` (null on the last page).
+#[derive(Serialize, ToSchema)]
+pub struct LikerPageJson<'a> {
+    likers: Vec<LikerJson<'a>>,
+    next_cursor: Option<&'a str>,
+}
+
+/// A user who likes the post, and since when.
+#[derive(Serialize, ToSchema)]
+pub struct LikerJson<'a> {
+    #[schema(value_type = String, example = "bob")]
+    id: &'a str,
+    /// RFC 3339, UTC, milliseconds.
+    #[schema(example = "2026-11-23T09:17:11.107Z")]
+    liked_at: String,
+}
+
+pub fn liker_page(page: &Page<(UserId, u64), String>) -> LikerPageJson<'_> {
+    LikerPageJson {
+        likers: page
+            .items
+            .iter()
+            .map(|(u, at)| LikerJson {
+                id: u.as_str(),
+                liked_at: rfc3339_ms(*at),
+            })
+            .collect(),
+        next_cursor: page.next_cursor.as_deref(),
+    }
 }
 
 pub fn names(lists: &[ListName]) -> Vec<String> {

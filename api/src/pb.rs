@@ -33,6 +33,7 @@ pub fn post(p: &Post) -> pb::Post {
             .unwrap_or_default(),
         created_at: rfc3339_ms(p.created_at_ms()),
         mentions: p.mentions.iter().map(|m| m.to_string()).collect(),
+        likes: None,
     }
 }
 

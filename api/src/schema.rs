@@ -224,6 +224,19 @@ pub struct FollowersQuery {
     pub followed_at: Option<bool>,
 }
 
+/// A user and a post in the path: who likes, and what.
+#[derive(IntoParams)]
+#[into_params(parameter_in = Path)]
+#[allow(dead_code)]
+pub struct LikePath {
+    /// The user who likes.
+    #[param(pattern = r"^(?!\.{1,2}$)[A-Za-z0-9_.\-]{1,64}$", example = "bob")]
+    pub id: String,
+    /// The post liked.
+    #[param(pattern = "^[0-9A-Fa-f]{16}$", example = "0550f1a2b3c40000")]
+    pub post_id: String,
+}
+
 /// Paging of user lists, in id order.
 #[derive(IntoParams)]
 #[into_params(parameter_in = Query)]

@@ -52,6 +52,9 @@ const REST_TABLE: &[(&str, &str, &str, bool, [u16; 7])] = &[
     ("GET", "/users/alice/following_count", "/users/{id}/following_count", false,         [401, 200, 403, 200, 403, 200, 200]),
     ("GET", "/users/alice/posts", "/users/{id}/posts", false,                             [401, 200, 403, 200, 403, 200, 200]),
     ("GET", "/posts/{post}", "/posts/{id}", false,                                        [401, 200, 403, 200, 403, 200, 200]),
+    ("GET", "/posts/{post}/likes", "/posts/{id}/likes", false,                            [401, 200, 403, 200, 403, 200, 200]),
+    ("PUT", "/users/alice/likes/{post}", "/users/{id}/likes/{post_id}", false,            [401, 200, 200, 403, 403, 200, 403]),
+    ("DELETE", "/users/alice/likes/{post}", "/users/{id}/likes/{post_id}", false,         [401, 200, 200, 403, 403, 200, 403]),
     ("GET", "/users/alice/timeline", "/users/{id}/timeline", false,                       [401, 200, 403, 200, 403, 200, 403]),
     ("GET", "/users/alice/suggestions", "/users/{id}/suggestions", false,                 [401, 200, 403, 200, 403, 200, 403]),
     ("GET", "/users/alice/relationship/bob", "/users/{id}/relationship/{other}", false,   [401, 200, 403, 200, 403, 200, 200]),
@@ -306,7 +309,7 @@ async fn every_grpc_method_answers_each_credential_as_the_table_says() {
     let t = spawn_app().await;
     network(&t).await;
     use Code::{Ok as Y, PermissionDenied as F, Unauthenticated as U};
-    let table: [(&str, [Code; 7]); 32] = [
+    let table: [(&str, [Code; 7]); 35] = [
         //                   none admin write read ops alice bob
         ("PutUser", [U, Y, Y, F, F, Y, F]),
         ("DeleteUser", [U, Y, F, F, Y, F, F]),
@@ -340,6 +343,9 @@ async fn every_grpc_method_answers_each_credential_as_the_table_says() {
         ("Unblock", [U, Y, Y, F, F, Y, F]),
         ("ListMutes", [U, Y, F, Y, F, Y, F]),
         ("ListBlocks", [U, Y, F, Y, F, Y, F]),
+        ("Like", [U, Y, Y, F, F, Y, F]),
+        ("Unlike", [U, Y, Y, F, F, Y, F]),
+        ("ListLikers", [U, Y, F, Y, F, Y, Y]),
     ];
     let mut n = 0;
     for (method, expected) in table {
@@ -459,6 +465,26 @@ async fn every_grpc_method_answers_each_credential_as_the_table_says() {
                 "Unblock" => code(ingest.unblock(relation(&victim)).await.map(drop)),
                 "ListMutes" => code(reads.list_mutes(list()).await.map(drop)),
                 "ListBlocks" => code(reads.list_blocks(list()).await.map(drop)),
+                "Like" | "Unlike" => {
+                    let like = pb::LikeRequest {
+                        user: "alice".into(),
+                        post_id: post.clone(),
+                    };
+                    let done = match method {
+                        "Like" => ingest.like(like).await,
+                        _ => ingest.unlike(like).await,
+                    };
+                    code(done.map(drop))
+                }
+                "ListLikers" => code(
+                    reads
+                        .list_likers(pb::ListLikersRequest {
+                            post_id: post.clone(),
+                            ..Default::default()
+                        })
+                        .await
+                        .map(drop),
+                ),
                 "JoinGroup" => code(ingest.join_group(membership("club")).await.map(drop)),
                 "LeaveGroup" => code(ingest.leave_group(membership("other")).await.map(drop)),
                 "GetGroup" => code(reads.get_group(club()).await.map(drop)),

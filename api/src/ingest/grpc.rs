@@ -22,6 +22,20 @@ pub fn grpc_service(ingest: Arc<Ingest>) -> IngestServer<IngestGrpc> {
 pub struct IngestGrpc(Arc<Ingest>);
 
 impl IngestGrpc {
+    async fn like_as(
+        &self,
+        req: Request<pb::LikeRequest>,
+        like: bool,
+    ) -> Result<Response<pb::LikeReply>, Status> {
+        let (caller, r) = grpc_parts(req);
+        let changed = self.0.like(&caller, &r.user, &r.post_id, like).await;
+        let changed = changed.map_err(to_status)?;
+        Ok(Response::new(pb::LikeReply {
+            liked: like,
+            changed,
+        }))
+    }
+
     async fn relation(
         &self,
         req: Request<pb::RelationRequest>,
@@ -96,6 +110,17 @@ impl pb::ingest_server::Ingest for IngestGrpc {
         req: Request<pb::RelationRequest>,
     ) -> Result<Response<pb::RelationReply>, Status> {
         self.relation(req, Relation::Block, true).await
+    }
+
+    async fn like(&self, req: Request<pb::LikeRequest>) -> Result<Response<pb::LikeReply>, Status> {
+        self.like_as(req, true).await
+    }
+
+    async fn unlike(
+        &self,
+        req: Request<pb::LikeRequest>,
+    ) -> Result<Response<pb::LikeReply>, Status> {
+        self.like_as(req, false).await
     }
 
     async fn unblock(

@@ -1,8 +1,9 @@
-//! Ingestion over REST and gRPC: users, follows and posts, mapped onto
+//! Ingestion over REST and gRPC: users, follows, posts and likes, mapped onto
 //! `socialite_core::ingest::Ingest`.
 
 mod bulk;
 mod grpc;
+mod likes;
 mod moderation;
 mod rest;
 

@@ -33,6 +33,7 @@ pub fn rest_router() -> OpenApiRouter<Arc<Ingest>> {
         .routes(routes!(join_group, leave_group))
         .routes(routes!(create_post))
         .routes(routes!(delete_post))
+        .merge(super::likes::rest_router())
         .merge(super::moderation::rest_router())
 }
 
@@ -374,7 +375,7 @@ async fn create_post(
     Ok((
         StatusCode::CREATED,
         [(header::LOCATION, location)],
-        axum::Json(json::post(&post)),
+        axum::Json(json::counted_post(&post, Default::default())),
     )
         .into_response())
 }

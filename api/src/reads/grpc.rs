@@ -4,6 +4,7 @@ use crate::auth::grpc_parts;
 use crate::error::to_status;
 use crate::pb::{edge_page, limit, optional, post, post_page, user, user_page};
 use crate::MAX_BODY_BYTES;
+use socialite_core::model::rfc3339_ms;
 use socialite_core::reads::{Direction, Reads};
 use socialite_core::rules::access::Caller;
 use socialite_core::rules::relations::Relation;
@@ -101,8 +102,27 @@ impl pb::reads_server::Reads for ReadsGrpc {
 
     async fn get_post(&self, req: Request<pb::PostRef>) -> Result<Response<pb::Post>, Status> {
         let (caller, r) = grpc_parts(req);
-        let p = self.0.post(&caller, &r.id).await.map_err(to_status)?;
-        Ok(Response::new(post(&p)))
+        let found = self.0.post_with_counts(&caller, &r.id).await;
+        let (p, counts) = found.map_err(to_status)?;
+        Ok(Response::new(pb::Post {
+            likes: Some(counts.likes),
+            ..post(&p)
+        }))
+    }
+
+    async fn list_likers(
+        &self,
+        req: Request<pb::ListLikersRequest>,
+    ) -> Result<Response<pb::LikerList>, Status> {
+        let (caller, r) = grpc_parts(req);
+        let (limit, cursor) = (limit(r.limit), optional(&r.cursor));
+        let page = self.0.likers(&caller, &r.post_id, limit, cursor).await;
+        let page = page.map_err(to_status)?;
+        Ok(Response::new(pb::LikerList {
+            liked_at: page.items.iter().map(|(_, at)| rfc3339_ms(*at)).collect(),
+            users: page.items.into_iter().map(|(u, _)| u.to_string()).collect(),
+            next_cursor: page.next_cursor.unwrap_or_default(),
+        }))
     }
 
     async fn list_posts(

@@ -4,8 +4,8 @@ use crate::auth::Auth;
 use crate::extract::{AuthorsParams, PageParams, Path, Query};
 use crate::fragments::PostFragments;
 use crate::json::{
-    CountJson, GroupJson, ListsJson, PostJson, PostPageJson, RelationshipJson, SuggestionsJson,
-    UserJson, UserPageJson,
+    CountJson, GroupJson, LikerPageJson, ListsJson, PostJson, PostPageJson, RelationshipJson,
+    SuggestionsJson, UserJson, UserPageJson,
 };
 use crate::schema::{
     AuthorsQuery, ErrorBody, FollowersQuery, FollowingQuery, GroupPath, GroupTimelineQuery,
@@ -42,6 +42,7 @@ pub fn rest_router() -> OpenApiRouter<Arc<Reads>> {
         .routes(routes!(posts_by))
         .routes(routes!(timeline))
         .routes(routes!(get_post))
+        .routes(routes!(likers))
         .routes(routes!(posts_by_authors))
         .routes(routes!(relationship))
         .routes(routes!(suggestions))
@@ -387,7 +388,30 @@ async fn get_post(
     Auth(caller): Auth,
     Path(id): Path<String>,
 ) -> Result<Response, ApiError> {
-    Ok(Json(json::post(&reads.post(&caller, &id).await?)).into_response())
+    let (post, counts) = reads.post_with_counts(&caller, &id).await?;
+    Ok(Json(json::counted_post(&post, counts)).into_response())
+}
+
+/// Who likes the post, newest like first (stable under concurrent likes:
+/// the cursor is the last like's time and id).
+#[utoipa::path(
+    get, path = "/posts/{id}/likes", tag = "posts", params(PostPath, UserPageQuery),
+    security(("api_key" = ["read"]), ("user_token" = ["public_reads"])),
+    responses(
+        (status = 200, description = "A page of likers", body = LikerPageJson),
+        (status = 400, description = "`invalid_post_id`, `invalid_limit`, `invalid_cursor`, `invalid_query`", body = ErrorBody),
+        (status = 404, description = "`post_not_found`", body = ErrorBody),
+        (status = 503, description = "`unavailable`", body = ErrorBody)
+    )
+)]
+async fn likers(
+    State(reads): App,
+    Auth(caller): Auth,
+    Path(id): Path<String>,
+    Query(q): Query<PageParams>,
+) -> Result<Response, ApiError> {
+    let page = reads.likers(&caller, &id, q.limit, q.cursor()).await?;
+    Ok(Json(json::liker_page(&page)).into_response())
 }
 
 /// The posts of several authors, newest first.

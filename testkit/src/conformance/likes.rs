@@ -187,9 +187,12 @@ pub async fn concurrent_likes(open: Opener) {
         .await
         .unwrap();
     // All thousand are under way at once; at most `OPEN` hold a store
-    // transaction at a time (the MongoDB stand-in has a bounded number of
-    // storage sessions; a server's pool bounds them the same way).
-    const OPEN: usize = 64;
+    // transaction at a time, as many as a post's count has parts, so that
+    // each part has about one writer at a time. (The MongoDB stand-in, in
+    // Python, keeps a transaction open long enough that more writers per
+    // part spend the retry budget of a loaded machine on write conflicts:
+    // a matter of its speed, not of the count's exactness.)
+    const OPEN: usize = socialite_core::rules::likes::TALLY_SHARDS as usize;
     let open = std::sync::Arc::new(tokio::sync::Semaphore::new(OPEN));
     let mut likes = tokio::task::JoinSet::new();
     for i in 0..LIKERS {

@@ -1,0 +1,68 @@
+//! REST routes of likes: a user likes a post, or undoes it.
+
+use crate::auth::Auth;
+use crate::extract::Path;
+use crate::json::LikeJson;
+use crate::schema::{ErrorBody, LikePath};
+use crate::ApiError;
+use axum::extract::State;
+use socialite_core::ingest::Ingest;
+use std::sync::Arc;
+use utoipa_axum::router::OpenApiRouter;
+use utoipa_axum::routes;
+
+type App = State<Arc<Ingest>>;
+
+pub fn rest_router() -> OpenApiRouter<Arc<Ingest>> {
+    OpenApiRouter::new().routes(routes!(like, unlike))
+}
+
+/// Likes the post (idempotent): the post's `likes` count grows by one the
+/// first time, and the user heads its list of likers. Refused while the
+/// user or the post's author blocks the other.
+#[utoipa::path(
+    put, path = "/users/{id}/likes/{post_id}", tag = "posts", params(LikePath),
+    security(("api_key" = ["write"]), ("user_token" = ["self"])),
+    responses(
+        (status = 200, description = "Liked", body = LikeJson),
+        (status = 400, description = "`invalid_user_id`, `invalid_post_id`", body = ErrorBody),
+        (status = 403, description = "`blocked`: the user or the author blocks the other", body = ErrorBody),
+        (status = 404, description = "`user_not_found`, `post_not_found`", body = ErrorBody),
+        (status = 503, description = "`unavailable`", body = ErrorBody),
+    )
+)]
+async fn like(
+    State(ingest): App,
+    Auth(caller): Auth,
+    Path((id, post)): Path<(String, String)>,
+) -> Result<axum::Json<LikeJson>, ApiError> {
+    let changed = ingest.like(&caller, &id, &post, true).await?;
+    Ok(axum::Json(LikeJson {
+        liked: true,
+        changed,
+    }))
+}
+
+/// Undoes the like (idempotent): the count drops by one if the user liked
+/// the post.
+#[utoipa::path(
+    delete, path = "/users/{id}/likes/{post_id}", tag = "posts", params(LikePath),
+    security(("api_key" = ["write"]), ("user_token" = ["self"])),
+    responses(
+        (status = 200, description = "Not liked", body = LikeJson),
+        (status = 400, description = "`invalid_user_id`, `invalid_post_id`", body = ErrorBody),
+        (status = 404, description = "`user_not_found`, `post_not_found`", body = ErrorBody),
+        (status = 503, description = "`unavailable`", body = ErrorBody),
+    )
+)]
+async fn unlike(
+    State(ingest): App,
+    Auth(caller): Auth,
+    Path((id, post)): Path<(String, String)>,
+) -> Result<axum::Json<LikeJson>, ApiError> {
+    let changed = ingest.like(&caller, &id, &post, false).await?;
+    Ok(axum::Json(LikeJson {
+        liked: false,
+        changed,
+    }))
+}
