@@ -372,6 +372,21 @@ impl Event {
                 target: u(&e.target)?,
                 edge: e.following.then(|| ls(&e.lists)).transpose()?,
             },
+            kind @ (Kind::UserPut(_)
+            | Kind::StandingSet(_)
+            | Kind::Blocked(_)
+            | Kind::Unblocked(_)
+            | Kind::Liked(_)
+            | Kind::Unliked(_)) => Event::decode_record(kind)?,
+        })
+    }
+
+    /// The event of a kind fanout passes by (`record_kind` encodes them).
+    fn decode_record(kind: pb::event::Kind) -> Result<Event> {
+        use pb::event::Kind;
+        let bad = |why: String| Error::internal(format!("undecodable event on the log: {why}"));
+        let u = |s: &str| UserId::parse(s).map_err(|e| bad(e.to_string()));
+        Ok(match kind {
             Kind::UserPut(e) => Event::UserPut {
                 user: u(&e.user)?,
                 profile: json_object(&e.profile_json)
@@ -403,6 +418,7 @@ impl Event {
                 post: PostId(e.post_id),
                 author: u(&e.author)?,
             },
+            other => unreachable!("{other:?} is decoded by `decode`"),
         })
     }
 }

@@ -240,8 +240,22 @@ impl Db {
                 index(doc! { "author": 1, "_id": -1 }, "author_id", false),
                 "the content index",
             ),
-            // A like per post and user; a post's likers newest first; a
-            // user's likes; a page of posts' counts.
+            // The posts that mention a user, newest first (multikey).
+            (
+                &self.content,
+                index(doc! { "mentions": 1, "_id": -1 }, "mentions_id", false),
+                "the mentions index",
+            ),
+        ]
+        .into_iter()
+        .chain(self.like_indexes())
+        .collect()
+    }
+
+    /// A like per post and user; a post's likers newest first; a user's
+    /// likes; a page of posts' counts.
+    fn like_indexes(&self) -> [(&Collection<Document>, IndexModel, &'static str); 4] {
+        [
             (
                 &self.likes,
                 index(doc! { "p": 1, "u": 1 }, "p_u", true),
@@ -261,12 +275,6 @@ impl Db {
                 &self.tallies,
                 index(doc! { "p": 1 }, "p", false),
                 "the tallies index",
-            ),
-            // The posts that mention a user, newest first (multikey).
-            (
-                &self.content,
-                index(doc! { "mentions": 1, "_id": -1 }, "mentions_id", false),
-                "the mentions index",
             ),
         ]
     }

@@ -349,27 +349,7 @@ impl MongoTxn<'_> {
                 db.content.delete_many(filter).session(&mut *s).await?;
                 self.store.forget_tallies_in(s, &ids).await?;
             }
-            Step::Like {
-                post,
-                user,
-                at_ms,
-                active,
-            } => {
-                let user = user.as_str();
-                self.store
-                    .put_like_in(s, *post, user, *at_ms, *active)
-                    .await?
-            }
-            Step::Tally {
-                post,
-                tally,
-                shard,
-                step,
-            } => {
-                self.store
-                    .move_tally_in(s, *post, *tally, *shard, *step)
-                    .await?
-            }
+            Step::Like { .. } | Step::Tally { .. } => self.apply_like_step(step).await?,
             Step::Unmention { user, posts } => {
                 let ids: Vec<i64> = posts.iter().map(|p| id_bson(*p)).collect();
                 let pull = doc! { "$pull": { "mentions": user.as_str() } };
@@ -390,6 +370,36 @@ impl MongoTxn<'_> {
             Step::Emit(event) => self.store.emit(s, std::slice::from_ref(event)).await?,
         }
         Ok(())
+    }
+}
+
+impl MongoTxn<'_> {
+    /// A like's row, or a move of a post's count.
+    async fn apply_like_step(&mut self, step: &Step) -> Result<(), TxnError> {
+        match step {
+            Step::Like {
+                post,
+                user,
+                at_ms,
+                active,
+            } => {
+                let user = user.as_str();
+                let put = self.store.put_like_in(self.s, *post, user, *at_ms, *active);
+                put.await
+            }
+            Step::Tally {
+                post,
+                tally,
+                shard,
+                step,
+            } => {
+                let moved = self
+                    .store
+                    .move_tally_in(self.s, *post, *tally, *shard, *step);
+                moved.await
+            }
+            _ => unreachable!("not a step of a like"),
+        }
     }
 }
 

@@ -134,16 +134,7 @@ async fn apply_graph_event(
             removed,
         } => {
             followers.relisted(follower, followee, added, removed);
-            if !mutes(stores, follower, followee).await? {
-                for l in added {
-                    let t = TimelineId::list(follower, l);
-                    backfill(stores, &t, followee).await?;
-                }
-            }
-            for l in removed {
-                let t = TimelineId::list(follower, l);
-                stores.timelines.purge_author(&t, followee).await?;
-            }
+            relist(stores, follower, followee, added, removed).await?;
         }
         Event::Joined { group, user } => {
             followers.joined(group, user);
@@ -182,6 +173,28 @@ async fn apply_graph_event(
             followers.unmuted(user, target, edge.as_deref());
             unmute(stores, user, target, edge.as_deref()).await?;
         }
+    }
+    Ok(())
+}
+
+/// An edge filed under other lists: the followee's recent posts enter the
+/// lists `added` (unless muted) and leave those `removed`.
+async fn relist(
+    stores: &Stores,
+    follower: &UserId,
+    followee: &UserId,
+    added: &[ListName],
+    removed: &[ListName],
+) -> Result<()> {
+    if !mutes(stores, follower, followee).await? {
+        for l in added {
+            let t = TimelineId::list(follower, l);
+            backfill(stores, &t, followee).await?;
+        }
+    }
+    for l in removed {
+        let t = TimelineId::list(follower, l);
+        stores.timelines.purge_author(&t, followee).await?;
     }
     Ok(())
 }

@@ -118,24 +118,7 @@ pub async fn deletion_step<T: Txn>(
         DeletionStage::Likes => {
             let page = txn.likes_by(user, limit).await?;
             done.more = page.len() == limit;
-            let shard = tally_shard(user);
-            for (post, stored) in page {
-                steps.push(Step::Like {
-                    post,
-                    user: user.clone(),
-                    at_ms: 0,
-                    active: false,
-                });
-                if stored {
-                    let tally = Tally::Likes;
-                    steps.push(Step::Tally {
-                        post,
-                        tally,
-                        shard,
-                        step: -1,
-                    });
-                }
-            }
+            steps.extend(unlike(user, &page));
         }
         DeletionStage::Posts => {
             done.posts = txn.posts_by(user, limit).await?;
@@ -162,6 +145,31 @@ pub async fn deletion_step<T: Txn>(
     }
     txn.apply(&steps).await?;
     Ok(done)
+}
+
+/// The steps of undoing `user`'s likes of `posts` (each with whether it is
+/// still stored: a deleted post has no count to lower).
+fn unlike(user: &UserId, posts: &[(PostId, bool)]) -> Vec<Step> {
+    let shard = tally_shard(user);
+    let mut steps = Vec::new();
+    for &(post, stored) in posts {
+        steps.push(Step::Like {
+            post,
+            user: user.clone(),
+            at_ms: 0,
+            active: false,
+        });
+        if stored {
+            let tally = Tally::Likes;
+            steps.push(Step::Tally {
+                post,
+                tally,
+                shard,
+                step: -1,
+            });
+        }
+    }
+    steps
 }
 
 /// The steps of cutting edges `(follower, followee, lists)` as their
