@@ -122,7 +122,16 @@ async fn load(
             93..=94 => (Method::DELETE, format!("/users/{a}/suspension"), None),
             95..=96 => (Method::DELETE, format!("/users/{a}/tokens"), None),
             97 => (Method::DELETE, format!("/users/{a}"), None),
-            _ => (Method::PUT, format!("/users/{a}"), None),
+            _ => {
+                let liked = acked.lock().unwrap().posts.keys().next_back().cloned();
+                let Some(liked) = liked else { continue };
+                let method = if roll == 98 {
+                    Method::PUT
+                } else {
+                    Method::DELETE
+                };
+                (method, format!("/users/{a}/likes/{liked}"), None)
+            }
         };
         let mut req = http.request(method.clone(), format!("{base}{path}"));
         if let Some(body) = body {
@@ -482,6 +491,10 @@ async fn churn(ingest: &Ingest, rng: &mut Rng, posts: &mut Vec<String>, n: usize
             88..=89 => ingest.suspend(c, &a, false).await.map(drop),
             90..=91 => ingest.revoke_tokens(c, &a).await,
             92..=93 => ingest.delete_user(c, &a).await,
+            94..=97 => match posts.get(rng.below(posts.len().max(1))) {
+                Some(id) => ingest.like(c, &a, id, roll < 97).await.map(drop),
+                None => Ok(()),
+            },
             _ => ingest.put_user(c, &a, None).await.map(drop),
         };
         if let Err(e) = done {
