@@ -4,6 +4,7 @@ use crate::error::{Error, Result};
 use crate::ids::{GroupName, ListName, PostId, UserId};
 use crate::model::Post;
 use crate::rules::accounts::Standing;
+use crate::rules::markers::{Marker, MarkerTimeline};
 use crate::trace::Trace;
 use prost::Message;
 use serde_json::{Map, Value};
@@ -109,6 +110,11 @@ pub enum Event {
         post: PostId,
         author: UserId,
     },
+    /// `user`'s marker of a timeline is now `marker`.
+    MarkerSet {
+        user: UserId,
+        marker: Marker,
+    },
 }
 
 impl Event {
@@ -136,7 +142,9 @@ impl Event {
             | Event::Unmuted { target, .. }
             | Event::Blocked { target, .. }
             | Event::Unblocked { target, .. } => target,
-            Event::UserPut { user, .. } | Event::StandingSet { user, .. } => user,
+            Event::UserPut { user, .. }
+            | Event::StandingSet { user, .. }
+            | Event::MarkerSet { user, .. } => user,
             Event::TimelineDropped { user, .. }
             | Event::Joined { user, .. }
             | Event::Left { user, .. } => user,
@@ -153,6 +161,7 @@ impl Event {
                 | Event::Unblocked { .. }
                 | Event::Liked { .. }
                 | Event::Unliked { .. }
+                | Event::MarkerSet { .. }
         )
     }
 
@@ -248,7 +257,8 @@ impl Event {
             | Event::Blocked { .. }
             | Event::Unblocked { .. }
             | Event::Liked { .. }
-            | Event::Unliked { .. } => self.record_kind(),
+            | Event::Unliked { .. }
+            | Event::MarkerSet { .. } => self.record_kind(),
         };
         pb::Event { kind: Some(kind) }.encode_to_vec()
     }
@@ -290,6 +300,12 @@ impl Event {
                 user: s(user),
                 post_id: post.0,
                 author: s(author),
+            }),
+            Event::MarkerSet { user, marker } => Kind::MarkerSet(pb::MarkerSet {
+                user: s(user),
+                timeline: marker.timeline.as_str().to_owned(),
+                last_read_id: marker.last_read.0,
+                at_ms: marker.at_ms,
             }),
             other => unreachable!("{other:?} changes timelines"),
         }
@@ -377,7 +393,8 @@ impl Event {
             | Kind::Blocked(_)
             | Kind::Unblocked(_)
             | Kind::Liked(_)
-            | Kind::Unliked(_)) => Event::decode_record(kind)?,
+            | Kind::Unliked(_)
+            | Kind::MarkerSet(_)) => Event::decode_record(kind)?,
         })
     }
 
@@ -417,6 +434,14 @@ impl Event {
                 user: u(&e.user)?,
                 post: PostId(e.post_id),
                 author: u(&e.author)?,
+            },
+            Kind::MarkerSet(e) => Event::MarkerSet {
+                user: u(&e.user)?,
+                marker: Marker {
+                    timeline: MarkerTimeline::parse(&e.timeline).map_err(|e| bad(e.to_string()))?,
+                    last_read: PostId(e.last_read_id),
+                    at_ms: e.at_ms,
+                },
             },
             other => unreachable!("{other:?} is decoded by `decode`"),
         })
@@ -488,6 +513,14 @@ mod tests {
                 user: b.clone(),
                 post: PostId(9),
                 author: a.clone(),
+            },
+            Event::MarkerSet {
+                user: b.clone(),
+                marker: Marker {
+                    timeline: MarkerTimeline::Home,
+                    last_read: PostId(9),
+                    at_ms: 1_700_000_000_789,
+                },
             },
             Event::UserPut {
                 user: b.clone(),

@@ -10,6 +10,7 @@ use crate::gate::WriteGate;
 use crate::ids::{GroupName, PostId, PostIdGen, UserId};
 use crate::metrics::metrics;
 use crate::model::{json_object, validate_message, Post, User};
+use crate::plan::marker::marker_now;
 use crate::ports::{Backup, ContentStore, GraphStore};
 use crate::rules::access::{authenticated, check, Act, Caller};
 use crate::rules::checks::{
@@ -17,6 +18,7 @@ use crate::rules::checks::{
     EdgeTransition, Membership,
 };
 use crate::rules::likes::LikeChange;
+use crate::rules::markers::{Marker, MarkerTimeline};
 use crate::rules::mentions::candidates;
 use crate::rules::relations::{Relation, RelationChange, RelationTransition};
 use serde_json::Value;
@@ -315,6 +317,26 @@ impl Ingest {
         let _write = self.gate.enter()?;
         let change = LikeChange { user, post, like };
         self.content.change_like(&change).await
+    }
+
+    /// Sets the user's marker of `timeline` to the post `last_read_id`:
+    /// forward only, back too when `force`. Returns the marker the user has
+    /// afterwards and whether it moved. The post need not still exist.
+    pub async fn set_marker(
+        &self,
+        caller: &Caller,
+        user: &str,
+        timeline: &str,
+        last_read_id: &str,
+        force: bool,
+    ) -> Result<(Marker, bool)> {
+        let user = UserId::parse(user)?;
+        let timeline = MarkerTimeline::parse(timeline)?;
+        let last_read = PostId::parse(last_read_id)?;
+        self.acting_as(caller, &user).await?;
+        let _write = self.gate.enter()?;
+        let to = marker_now(timeline, last_read);
+        self.content.set_marker(&user, to, force).await
     }
 
     /// Who may delete a post depends on its author, so the post is read

@@ -11,6 +11,7 @@ use crate::ports::*;
 use crate::rules::cascade::DeletionStage;
 use crate::rules::checks::{EdgeChange, EdgeOp, EdgeTransition, Membership};
 use crate::rules::likes::LikeChange;
+use crate::rules::markers::Marker;
 use crate::rules::relations::{Relation, RelationChange, RelationTransition, Relations};
 use crate::transfer::record::Record;
 use async_trait::async_trait;
@@ -167,6 +168,12 @@ impl ContentStore for Metered<dyn ContentStore> {
     }
     async fn post_counts(&self, posts: &[PostId]) -> Result<Vec<PostCounts>> {
         timed("content", "post_counts", self.0.post_counts(posts)).await
+    }
+    async fn set_marker(&self, user: &UserId, to: Marker, force: bool) -> Result<(Marker, bool)> {
+        timed("content", "set_marker", self.0.set_marker(user, to, force)).await
+    }
+    async fn markers(&self, user: &UserId) -> Result<Vec<Marker>> {
+        timed("content", "markers", self.0.markers(user)).await
     }
 }
 

@@ -20,6 +20,9 @@ use std::collections::{HashMap, HashSet};
 
 mod graph;
 mod likes;
+mod markers;
+
+pub use markers::{ForwardPage, FORWARD_WINDOW};
 
 /// Suggestions read the first this many of a user's followees (in id
 /// order)...

@@ -83,6 +83,7 @@ pub(crate) fn copy_content(from: &ReadTransaction, to: &WriteTransaction) -> Res
         + copy(from, to, LIKES_BY_TIME)?
         + copy(from, to, USER_LIKES)?
         + copy(from, to, TALLIES)?
+        + copy(from, to, MARKERS)?
         + copy(from, to, OUTBOX)?)
 }
 

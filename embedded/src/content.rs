@@ -1,10 +1,10 @@
 //! Users and posts of the embedded store. A user's deletion runs in steps
 //! (see `deletion`).
 
-use crate::likes;
 use crate::recent::{pick, PER_AUTHOR};
 use crate::store::EmbeddedStore;
 use crate::tables::*;
+use crate::{likes, markers};
 use async_trait::async_trait;
 use redb::{ReadTransaction, ReadableTable};
 use serde_json::{Map, Value};
@@ -15,6 +15,7 @@ use socialite_core::plan::{self, run_ready};
 use socialite_core::ports::{ContentStore, IdRange};
 use socialite_core::rules::cascade::DeletionStage;
 use socialite_core::rules::likes::LikeChange;
+use socialite_core::rules::markers::Marker;
 use std::sync::Arc;
 
 fn load_user(txn: &ReadTransaction, id: &UserId) -> Result<Option<User>> {
@@ -247,6 +248,17 @@ impl ContentStore for EmbeddedStore {
 
     async fn post_counts(&self, posts: &[PostId]) -> Result<Vec<PostCounts>> {
         self.read(|txn| likes::counts(txn, posts))
+    }
+
+    async fn set_marker(&self, user: &UserId, to: Marker, force: bool) -> Result<(Marker, bool)> {
+        let user = user.clone();
+        self.writer
+            .write(move |ctx| run_ready(plan::marker::set_marker(ctx, &user, to, force)))
+            .await
+    }
+
+    async fn markers(&self, user: &UserId) -> Result<Vec<Marker>> {
+        self.read(|txn| markers::of(&txn.open_table(MARKERS).store()?, user.as_str()))
     }
 
     async fn post_ids_by(

@@ -33,6 +33,7 @@ mod layout;
 mod likes;
 mod lists;
 mod log;
+mod markers;
 mod outbox;
 mod post_cache;
 mod post_rows;

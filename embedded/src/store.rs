@@ -83,6 +83,7 @@ impl EmbeddedStore {
             txn.open_table(LIKES_BY_TIME).store()?;
             txn.open_table(USER_LIKES).store()?;
             txn.open_table(TALLIES).store()?;
+            txn.open_table(MARKERS).store()?;
             crate::edge_times::backfill_untimed(&txn)?;
             last_u64_key(&txn.open_table(OUTBOX).store()?)? + 1
         };

@@ -66,6 +66,8 @@ pub const LIKES_BY_TIME: TableDefinition<(&str, u64, &str), ()> =
 pub const USER_LIKES: TableDefinition<(&str, u64), ()> = TableDefinition::new("user_likes");
 /// (post id, tally code) → the post's count of that kind; none at zero.
 pub const TALLIES: TableDefinition<(u64, u8), i64> = TableDefinition::new("tallies");
+/// (user, marker timeline code) → (the newest post read, when set).
+pub const MARKERS: TableDefinition<(&str, u8), (u64, u64)> = TableDefinition::new("markers");
 /// sequence → encoded event, waiting to be relayed to the log.
 pub const OUTBOX: TableDefinition<u64, &[u8]> = TableDefinition::new("outbox");
 

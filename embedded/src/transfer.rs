@@ -19,6 +19,7 @@ use socialite_core::plan::import::import_records;
 use socialite_core::plan::replay::replay_event;
 use socialite_core::plan::run_ready;
 use socialite_core::ports::{ExportView, Standing, Transfer};
+use socialite_core::rules::markers::{Marker, MarkerTimeline};
 use socialite_core::rules::relations::Relation;
 use socialite_core::transfer::record::Record;
 use std::collections::HashSet;
@@ -33,6 +34,7 @@ enum Cursor {
     Members(Option<(String, String)>),
     Posts(Option<u64>),
     Likes(Option<(String, String)>),
+    Markers(Option<(String, u8)>),
     Done,
 }
 
@@ -66,6 +68,7 @@ impl Snapshot {
             Cursor::Members(after) => self.members(after, limit, &mut out)?,
             Cursor::Posts(after) => self.posts(after, limit, &mut out)?,
             Cursor::Likes(after) => self.likes(after, limit, &mut out)?,
+            Cursor::Markers(after) => self.markers(after, limit, &mut out)?,
             Cursor::Done => Cursor::Done,
         };
         Ok(out)
@@ -245,7 +248,36 @@ impl Snapshot {
                 });
             }
         }
-        Ok(advance(last, Cursor::Likes, Cursor::Done))
+        Ok(advance(last, Cursor::Likes, Cursor::Markers(None)))
+    }
+
+    fn markers(
+        &self,
+        after: Option<(String, u8)>,
+        limit: usize,
+        out: &mut Vec<Record>,
+    ) -> Result<Cursor> {
+        let table = self.txn.open_table(MARKERS).store()?;
+        let key = after.as_ref().map(|(u, t)| (u.as_str(), *t));
+        let mut last = None;
+        for item in table.range::<(&str, u8)>(from(key)).store()?.take(limit) {
+            let (k, v) = item.store()?;
+            let (u, code) = k.value();
+            last = Some((u.to_owned(), code));
+            let (Some(timeline), false) = (MarkerTimeline::from_code(code), self.gone(u)) else {
+                continue;
+            };
+            let (post, at_ms) = v.value();
+            out.push(Record::Marker {
+                user: UserId::from_stored(u.to_owned()),
+                marker: Marker {
+                    timeline,
+                    last_read: PostId(post),
+                    at_ms,
+                },
+            });
+        }
+        Ok(advance(last, Cursor::Markers, Cursor::Done))
     }
 }
 

@@ -5,7 +5,7 @@
 
 use crate::store::{add_counts, emit, user_exists, Ctx};
 use crate::tables::*;
-use crate::{accounts, content, edge_times, groups, likes, lists, post_rows, relations};
+use crate::{accounts, content, edge_times, groups, likes, lists, markers, post_rows, relations};
 use redb::{ReadableTable, WriteTransaction};
 use serde_json::{Map, Value};
 use socialite_core::error::{Error, Result};
@@ -14,6 +14,7 @@ use socialite_core::model::Post;
 use socialite_core::plan::deletion::Side;
 use socialite_core::plan::{Step, Txn};
 use socialite_core::ports::Standing;
+use socialite_core::rules::markers::{Marker, MarkerTimeline};
 use socialite_core::rules::relations::Relation;
 
 impl Txn for Ctx<'_> {
@@ -156,6 +157,12 @@ impl Txn for Ctx<'_> {
         found.map(|b| content::to_post(id.0, b.value())).transpose()
     }
 
+    async fn marker(&mut self, user: &UserId, timeline: MarkerTimeline) -> Result<Option<Marker>> {
+        let table = self.txn.open_table(MARKERS).store()?;
+        let held = markers::of(&table, user.as_str())?;
+        Ok(held.into_iter().find(|m| m.timeline == timeline))
+    }
+
     async fn liked(&mut self, post: PostId, user: &UserId) -> Result<Option<u64>> {
         likes::liked(self.txn, post, user.as_str())
     }
@@ -242,6 +249,7 @@ fn apply_step(ctx: &mut Ctx<'_>, step: &Step) -> Result<()> {
         }
         Step::MarkDeleting { user, lists } => mark_deleting(txn, user.as_str(), lists),
         Step::RemoveUser(user) => remove_user(txn, user.as_str()),
+        Step::PutMarker { user, marker } => markers::put(txn, user.as_str(), marker),
         Step::Emit(event) => emit(ctx, event),
     }
 }
@@ -275,7 +283,7 @@ fn remove_user(txn: &WriteTransaction, user: &str) -> Result<()> {
     txn.open_table(DELETING).store()?.remove(user).store()?;
     txn.open_table(USERS).store()?.remove(user).store()?;
     txn.open_table(COUNTS).store()?.remove(user).store()?;
-    Ok(())
+    markers::forget(txn, user)
 }
 
 /// Creates the user (counts at 0) if there is none, and gives them

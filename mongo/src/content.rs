@@ -14,6 +14,7 @@ use socialite_core::model::{Entry, Post, PostCounts, User};
 use socialite_core::ports::{ContentStore, IdRange};
 use socialite_core::rules::cascade::DeletionStage;
 use socialite_core::rules::likes::LikeChange;
+use socialite_core::rules::markers::Marker;
 
 #[async_trait]
 impl ContentStore for MongoStore {
@@ -184,5 +185,15 @@ impl ContentStore for MongoStore {
 
     async fn post_counts(&self, posts: &[PostId]) -> Result<Vec<PostCounts>> {
         self.post_counts_of(posts).await
+    }
+
+    async fn set_marker(&self, user: &UserId, to: Marker, force: bool) -> Result<(Marker, bool)> {
+        crate::txn::planned!(self, "storing a marker", |txn| {
+            socialite_core::plan::marker::set_marker(txn, user, to, force)
+        })
+    }
+
+    async fn markers(&self, user: &UserId) -> Result<Vec<Marker>> {
+        self.markers_of(user.as_str()).await
     }
 }

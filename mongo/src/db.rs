@@ -30,6 +30,7 @@ pub const HYBRID: &str = "hybrid";
 pub const ACCOUNTS: &str = "accounts";
 pub const LIKES: &str = "likes";
 pub const TALLIES: &str = "tallies";
+pub const MARKERS: &str = "markers";
 
 /// How long a transaction keeps being retried on transient errors (write
 /// conflicts between concurrent writers of the same documents, such as the
@@ -101,6 +102,7 @@ pub struct Db {
     pub accounts: Collection<Document>,
     pub likes: Collection<Document>,
     pub tallies: Collection<Document>,
+    pub markers: Collection<Document>,
 }
 
 pub fn db_err(what: &str) -> impl Fn(DbError) -> Error + '_ {
@@ -133,6 +135,7 @@ impl Db {
             accounts: database.collection(ACCOUNTS),
             likes: database.collection(LIKES),
             tallies: database.collection(TALLIES),
+            markers: database.collection(MARKERS),
             client,
             database,
         };
@@ -248,14 +251,19 @@ impl Db {
             ),
         ]
         .into_iter()
-        .chain(self.like_indexes())
+        .chain(self.like_and_marker_indexes())
         .collect()
     }
 
     /// A like per post and user; a post's likers newest first; a user's
-    /// likes; a page of posts' counts.
-    fn like_indexes(&self) -> [(&Collection<Document>, IndexModel, &'static str); 4] {
+    /// likes; a page of posts' counts; a user's markers.
+    fn like_and_marker_indexes(&self) -> [(&Collection<Document>, IndexModel, &'static str); 5] {
         [
+            (
+                &self.markers,
+                index(doc! { "u": 1, "t": 1 }, "u_t", false),
+                "the markers index",
+            ),
             (
                 &self.likes,
                 index(doc! { "p": 1, "u": 1 }, "p_u", true),

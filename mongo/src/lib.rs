@@ -25,6 +25,7 @@ mod groups;
 mod hybrid;
 mod likes;
 mod lists;
+mod markers;
 mod outbox;
 mod posts;
 mod relations;

@@ -24,7 +24,7 @@ use std::collections::HashSet;
 
 /// The collections of an export, in the format's order, each with the
 /// fields of its key.
-const SECTIONS: [(&str, &[&str]); 7] = [
+const SECTIONS: [(&str, &[&str]); 8] = [
     ("users", &["_id"]),
     ("accounts", &["_id"]),
     ("following", &["user", "followee"]),
@@ -32,6 +32,7 @@ const SECTIONS: [(&str, &[&str]); 7] = [
     ("group_members", &["group", "user"]),
     ("content", &["_id"]),
     ("likes", &["p", "u"]),
+    ("markers", &["_id"]),
 ];
 
 struct Pages {
@@ -71,6 +72,7 @@ impl Pages {
             "relations" => &self.db.relations,
             "group_members" => &self.db.group_members,
             "likes" => &self.db.likes,
+            "markers" => &self.db.markers,
             _ => &self.db.content,
         }
     }
@@ -168,6 +170,14 @@ impl Pages {
                 post.mentions.retain(|m| !self.gone(m.as_str()));
                 Some(Record::Post(post))
             }
+            "markers" if !named(&["u"]) => crate::markers::to_marker(d)
+                .map(|marker| {
+                    Ok::<_, socialite_core::Error>(Record::Marker {
+                        user: user("u")?,
+                        marker,
+                    })
+                })
+                .transpose()?,
             "likes" if !named(&["u"]) => Some(Record::Like {
                 post: PostId(get_i64(d, "p") as u64),
                 user: user("u")?,

@@ -13,6 +13,7 @@ use socialite_core::model::Post;
 use socialite_core::plan::deletion::Side;
 use socialite_core::plan::{Step, Txn};
 use socialite_core::ports::Standing;
+use socialite_core::rules::markers::{Marker, MarkerTimeline};
 use socialite_core::rules::relations::Relation;
 
 /// One transaction of the store, as the planners see it.
@@ -228,6 +229,14 @@ impl Txn for MongoTxn<'_> {
         self.store.post_in(self.s, id).await
     }
 
+    async fn marker(
+        &mut self,
+        user: &UserId,
+        timeline: MarkerTimeline,
+    ) -> Result<Option<Marker>, TxnError> {
+        self.store.marker_in(self.s, user.as_str(), timeline).await
+    }
+
     async fn liked(&mut self, post: PostId, user: &UserId) -> Result<Option<u64>, TxnError> {
         self.store.liked_in(self.s, post, user.as_str()).await
     }
@@ -350,6 +359,9 @@ impl MongoTxn<'_> {
                 self.store.forget_tallies_in(s, &ids).await?;
             }
             Step::Like { .. } | Step::Tally { .. } => self.apply_like_step(step).await?,
+            Step::PutMarker { user, marker } => {
+                self.store.put_marker_in(s, user.as_str(), marker).await?
+            }
             Step::Unmention { user, posts } => {
                 let ids: Vec<i64> = posts.iter().map(|p| id_bson(*p)).collect();
                 let pull = doc! { "$pull": { "mentions": user.as_str() } };
@@ -473,6 +485,7 @@ impl MongoStore {
     ) -> Result<(), TxnError> {
         let filter = doc! { "_id": user, "deleting": true };
         self.db.users.delete_one(filter).session(&mut *s).await?;
+        self.forget_markers_in(s, user).await?;
         self.delete_follower_count(s, user).await
     }
 }

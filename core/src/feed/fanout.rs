@@ -95,7 +95,8 @@ async fn apply_graph_event(
         | Event::Blocked { .. }
         | Event::Unblocked { .. }
         | Event::Liked { .. }
-        | Event::Unliked { .. } => unreachable!("passed by above"),
+        | Event::Unliked { .. }
+        | Event::MarkerSet { .. } => unreachable!("passed by above"),
         Event::PostDeleted { post, author } => {
             let list = followers.followers(&*stores.graph, author).await?;
             stores.timelines.retract_post(&list, *post).await?;

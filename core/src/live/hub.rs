@@ -274,7 +274,8 @@ impl LiveHub {
             | Event::Blocked { .. }
             | Event::Unblocked { .. }
             | Event::Liked { .. }
-            | Event::Unliked { .. } => {}
+            | Event::Unliked { .. }
+            | Event::MarkerSet { .. } => {}
         }
     }
 

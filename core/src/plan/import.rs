@@ -1,11 +1,11 @@
 //! A record loaded into a store ([`crate::transfer`]): planned as the write
 //! that made it (a follow at its time, with its lists; a mute or block; a
-//! join; a post under its id; a like at its time), with every check of that write and no events
+//! join; a post under its id; a like at its time; a marker), with every check of that write and no events
 //! ([`Quiet`]), and idempotent: a record the store holds already changes
 //! nothing, so a rerun of an import neither doubles nor loses a record.
 
 use super::quiet::Quiet;
-use super::{edge, like, membership, post, relation, Step, Txn};
+use super::{edge, like, marker, membership, post, relation, Step, Txn};
 use crate::rules::checks::{user_being_deleted, EdgeChange, EdgeOp, Membership};
 use crate::rules::likes::LikeChange;
 use crate::rules::relations::{RelationChange, MAX_RELATIONS};
@@ -115,5 +115,6 @@ pub async fn import_record<T: Txn>(txn: &mut T, record: &Record) -> Result<bool,
             };
             like::change_like_at(txn, &change, *at_ms).await
         }
+        Record::Marker { user, marker: m } => Ok(marker::set_marker(txn, user, *m, true).await?.1),
     }
 }

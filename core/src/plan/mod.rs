@@ -4,7 +4,8 @@
 //! (which facts are read, which checks run on them, which steps follow) is
 //! decided here, once: [`edge::change_edge`],
 //! [`relation::change_relation`], [`membership::change_membership`],
-//! [`post::create_post`], [`post::delete_post`], [`like::change_like`], the start of a user's
+//! [`post::create_post`], [`post::delete_post`], [`like::change_like`],
+//! [`marker::set_marker`], the start of a user's
 //! deletion, [`deletion::begin_deletion`], and each of its steps,
 //! [`deletion::deletion_step`]. A backend holds no sequence of its own,
 //! so two backends cannot drift apart, and a new one is correct once its
@@ -18,6 +19,7 @@ pub mod deletion;
 pub mod edge;
 pub mod import;
 pub mod like;
+pub mod marker;
 pub mod membership;
 pub mod post;
 pub mod quiet;
@@ -30,6 +32,7 @@ use crate::ids::{GroupName, ListName, PostId, UserId};
 use crate::rules::accounts::Standing;
 use crate::rules::checks::Membership;
 use crate::rules::likes::Tally;
+use crate::rules::markers::{Marker, MarkerTimeline};
 use crate::rules::relations::Relation;
 use serde_json::{Map, Value};
 use std::future::Future;
@@ -116,6 +119,8 @@ pub enum Step {
         shard: u8,
         step: i64,
     },
+    /// The user's marker of a timeline set to `marker`.
+    PutMarker { user: UserId, marker: Marker },
     /// The event queued on the outbox, for the relay to put on the log.
     Emit(Event),
 }
@@ -206,6 +211,12 @@ pub trait Txn {
         user: &UserId,
         limit: usize,
     ) -> Result<Vec<(PostId, bool)>, Self::Error>;
+    /// The user's marker of `timeline`, if they set one.
+    async fn marker(
+        &mut self,
+        user: &UserId,
+        timeline: MarkerTimeline,
+    ) -> Result<Option<Marker>, Self::Error>;
     /// The post `id`, if it is stored.
     async fn post(&mut self, id: PostId) -> Result<Option<crate::model::Post>, Self::Error>;
     /// Applies `steps` in order.

@@ -9,6 +9,7 @@ use super::{Step, Txn};
 use crate::ids::{GroupName, ListName, PostId, UserId};
 use crate::model::Post;
 use crate::rules::accounts::Standing;
+use crate::rules::markers::{Marker, MarkerTimeline};
 use crate::rules::relations::Relation;
 use serde_json::{Map, Value};
 
@@ -101,6 +102,13 @@ impl<T: Txn> Txn for Quiet<'_, T> {
     }
     async fn post(&mut self, id: PostId) -> Result<Option<Post>, T::Error> {
         self.0.post(id).await
+    }
+    async fn marker(
+        &mut self,
+        user: &UserId,
+        timeline: MarkerTimeline,
+    ) -> Result<Option<Marker>, T::Error> {
+        self.0.marker(user, timeline).await
     }
     async fn liked(&mut self, post: PostId, user: &UserId) -> Result<Option<u64>, T::Error> {
         self.0.liked(post, user).await
@@ -213,6 +221,9 @@ mod tests {
         }
         async fn standing(&mut self, _: &UserId) -> Result<Standing, Error> {
             Ok(Standing::default())
+        }
+        async fn marker(&mut self, _: &UserId, _: MarkerTimeline) -> Result<Option<Marker>, Error> {
+            Ok(None)
         }
         async fn liked(&mut self, _: PostId, _: &UserId) -> Result<Option<u64>, Error> {
             Ok(None)

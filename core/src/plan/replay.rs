@@ -12,7 +12,7 @@
 //! A user's deletion is replayed whole, by the caller, on its last event
 //! ([`deleted_user`]): it runs in steps of its own transactions.
 
-use super::{account, edge, like, membership, post, relation, Step, Txn};
+use super::{account, edge, like, marker, membership, post, relation, Step, Txn};
 use crate::event::Event;
 use crate::ids::UserId;
 use crate::rules::checks::{EdgeChange, EdgeOp, Membership};
@@ -124,6 +124,12 @@ pub async fn replay_event<T: Txn>(txn: &mut T, event: &Event) -> Result<bool, T:
                 like: false,
             };
             like_stands(txn, &change).await? && like::change_like(txn, &change).await?
+        }
+        Event::MarkerSet { user, marker } => {
+            // Set to what the event says, back too: the log holds the
+            // order the source applied them in.
+            !txn.existing_users(&[user]).await?.is_empty()
+                && marker::set_marker(txn, user, *marker, true).await?.1
         }
         Event::AuthorRetracted { .. } | Event::TimelineDropped { .. } => false,
     })

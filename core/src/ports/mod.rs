@@ -9,6 +9,7 @@ use crate::model::{Entry, Post, PostCounts, User};
 use crate::rules::cascade::{DeletionStage, DELETION_STEP};
 use crate::rules::checks::{EdgeChange, EdgeTransition, Membership};
 use crate::rules::likes::LikeChange;
+use crate::rules::markers::Marker;
 use crate::rules::relations::{Relation, RelationChange, RelationTransition, Relations};
 use async_trait::async_trait;
 use serde_json::{Map, Value};
@@ -125,6 +126,12 @@ pub trait ContentStore: Send + Sync + 'static {
     /// The counts of each of `posts`, in their order (zero for a post that
     /// is not stored).
     async fn post_counts(&self, posts: &[PostId]) -> Result<Vec<PostCounts>>;
+    /// Sets `user`'s marker as [`crate::plan::marker::set_marker`] plans
+    /// it, atomically with its event; the marker the user has afterwards,
+    /// and whether it moved.
+    async fn set_marker(&self, user: &UserId, to: Marker, force: bool) -> Result<(Marker, bool)>;
+    /// The user's markers, in timeline order.
+    async fn markers(&self, user: &UserId) -> Result<Vec<Marker>>;
 }
 
 mod accounts;

@@ -3,7 +3,7 @@
 //! removes and tells the pipeline ([`cascade`]), and which entries a stored
 //! timeline accepts and keeps ([`accept`]), which users a post mentions
 //! ([`mentions`]), who may like a post and how its count moves
-//! ([`likes`]), whose posts mutes and blocks hide ([`relations`]), which
+//! ([`likes`]), how a reading marker moves ([`markers`]), whose posts mutes and blocks hide ([`relations`]), which
 //! authors are not fanned out ([`hybrid`]), when an account may act and its
 //! tokens count ([`accounts`]), and who may do what ([`access`]).
 //!
@@ -22,5 +22,6 @@ pub mod cascade;
 pub mod checks;
 pub mod hybrid;
 pub mod likes;
+pub mod markers;
 pub mod mentions;
 pub mod relations;

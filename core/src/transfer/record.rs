@@ -2,8 +2,8 @@
 //! A stream opens with a `header` (format name, version, when it was
 //! made), then every `user`, `account` (ids with a standing other than the
 //! default), `follow` (with its time and lists), `mute` and `block`,
-//! `member` (of a group), `post` and `like` (with its time), in that order
-//! and each kind in key order, and closes with an `end` that counts the records, so a cut stream
+//! `member` (of a group), `post`, `like` (with its time) and `marker` (a
+//! user's place in a timeline), in that order and each kind in key order, and closes with an `end` that counts the records, so a cut stream
 //! is told from a whole one. Timelines are not in it: they are rebuilt from
 //! the graph and the posts.
 //!
@@ -15,6 +15,7 @@ use crate::error::{Error, Result};
 use crate::ids::{GroupName, ListName, PostId, UserId};
 use crate::model::Post;
 use crate::rules::accounts::Standing;
+use crate::rules::markers::{Marker, MarkerTimeline};
 use crate::rules::relations::Relation;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
@@ -76,6 +77,12 @@ pub enum Line {
         user: String,
         at_ms: u64,
     },
+    Marker {
+        user: String,
+        timeline: String,
+        last_read_id: String,
+        at_ms: u64,
+    },
     End {
         records: u64,
     },
@@ -112,6 +119,10 @@ pub enum Record {
         post: PostId,
         user: UserId,
         at_ms: u64,
+    },
+    Marker {
+        user: UserId,
+        marker: Marker,
     },
 }
 
@@ -189,6 +200,19 @@ impl Record {
                 user: user(&u)?,
                 at_ms,
             },
+            Line::Marker {
+                user: u,
+                timeline,
+                last_read_id,
+                at_ms,
+            } => Record::Marker {
+                user: user(&u)?,
+                marker: Marker {
+                    timeline: MarkerTimeline::parse(&timeline)?,
+                    last_read: PostId::parse(&last_read_id)?,
+                    at_ms,
+                },
+            },
         }))
     }
 }
@@ -244,6 +268,12 @@ impl From<&Record> for Line {
                 post: post.to_string(),
                 user: text(user),
                 at_ms: *at_ms,
+            },
+            Record::Marker { user, marker } => Line::Marker {
+                user: text(user),
+                timeline: marker.timeline.as_str().to_owned(),
+                last_read_id: marker.last_read.to_string(),
+                at_ms: marker.at_ms,
             },
         }
     }
@@ -305,6 +335,7 @@ mod tests {
             r#"{"kind":"member","group":"rust","user":"ann"}"#,
             r#"{"kind":"post","id":"00000000000003e8","author":"ann","message":"hi @bo","data":null,"mentions":["bo"]}"#,
             r#"{"kind":"like","post":"00000000000003e8","user":"bo","at_ms":9}"#,
+            r#"{"kind":"marker","user":"bo","timeline":"home","last_read_id":"00000000000003e8","at_ms":11}"#,
         ] {
             assert_eq!(round_trip(text), text);
         }

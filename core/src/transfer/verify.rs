@@ -41,6 +41,7 @@ fn kind(r: &Record) -> &'static str {
         Record::Member { .. } => "group members",
         Record::Post(_) => "posts",
         Record::Like { .. } => "likes",
+        Record::Marker { .. } => "markers",
     }
 }
 

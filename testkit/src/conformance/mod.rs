@@ -7,12 +7,14 @@ mod content;
 mod graph;
 mod likes;
 mod lists;
+mod markers;
 mod timelines;
 
 pub use content::*;
 pub use graph::*;
 pub use likes::*;
 pub use lists::*;
+pub use markers::*;
 pub use timelines::*;
 
 use crate::open::{eventually, Opener};

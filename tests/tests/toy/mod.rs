@@ -22,6 +22,7 @@ use socialite_core::ids::{GroupName, ListName, PostId, UserId};
 use socialite_core::live::in_process::InProcessFeed;
 use socialite_core::model::Post;
 use socialite_core::ports::Standing;
+use socialite_core::rules::markers::{Marker, MarkerTimeline};
 use socialite_embedded::EmbeddedConfig;
 use socialite_testkit::{Opened, Opening};
 use std::collections::{BTreeMap, BTreeSet};
@@ -63,6 +64,8 @@ struct State {
     likes: BTreeMap<(PostId, UserId), u64>,
     /// (post, tally code, part) → that part of the post's count.
     tallies: BTreeMap<(PostId, u8, u8), i64>,
+    /// (user, timeline) → the user's marker of it.
+    markers: BTreeMap<(UserId, MarkerTimeline), Marker>,
     accounts: BTreeMap<UserId, Standing>,
 }
 

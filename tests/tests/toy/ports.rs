@@ -11,12 +11,13 @@ use socialite_core::event::Event;
 use socialite_core::ids::{GroupName, ListName, PostId, UserId};
 use socialite_core::model::{Entry, Post, PostCounts, User};
 use socialite_core::plan::{
-    account, deletion, edge, import, like, membership, post, relation, replay, run_ready,
+    account, deletion, edge, import, like, marker, membership, post, relation, replay, run_ready,
 };
 use socialite_core::ports::*;
 use socialite_core::rules::cascade::DeletionStage;
 use socialite_core::rules::checks::{EdgeChange, EdgeTransition, Membership};
 use socialite_core::rules::likes::{LikeChange, Tally};
+use socialite_core::rules::markers::Marker;
 use socialite_core::rules::relations::{Relation, RelationChange, RelationTransition};
 use socialite_core::transfer::record::Record;
 use std::sync::Arc;
@@ -182,6 +183,17 @@ impl ContentStore for ToyStore {
         Ok(self.read(|s| {
             let likes = s.likes.iter().filter(|((p, _), _)| *p == post);
             newest_first(likes.map(|((_, u), at)| (u.clone(), *at)), after, limit)
+        }))
+    }
+
+    async fn set_marker(&self, user: &UserId, to: Marker, force: bool) -> Result<(Marker, bool)> {
+        self.write(|t| run_ready(marker::set_marker(t, user, to, force)))
+    }
+
+    async fn markers(&self, user: &UserId) -> Result<Vec<Marker>> {
+        Ok(self.read(|s| {
+            let mine = s.markers.iter().filter(|((u, _), _)| u == user);
+            mine.map(|(_, m)| *m).collect()
         }))
     }
 
@@ -522,6 +534,12 @@ impl Transfer for ToyStore {
                         at_ms: *at,
                     });
                 }
+            }
+            for ((user, _), marker) in s.markers.iter().filter(|((u, _), _)| !gone(u)) {
+                out.push(Record::Marker {
+                    user: user.clone(),
+                    marker: *marker,
+                });
             }
             out
         });

@@ -10,6 +10,7 @@ use socialite_core::plan::deletion::Side;
 use socialite_core::plan::{Step, Txn};
 use socialite_core::ports::Standing;
 use socialite_core::rules::checks::Membership;
+use socialite_core::rules::markers::{Marker, MarkerTimeline};
 use socialite_core::rules::relations::Relation;
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -157,6 +158,10 @@ impl Txn for ToyTxn {
         Ok(self.state.posts.get(&id).cloned())
     }
 
+    async fn marker(&mut self, user: &UserId, timeline: MarkerTimeline) -> Result<Option<Marker>> {
+        Ok(self.state.markers.get(&(user.clone(), timeline)).copied())
+    }
+
     async fn liked(&mut self, post: PostId, user: &UserId) -> Result<Option<u64>> {
         Ok(self.state.likes.get(&(post, user.clone())).copied())
     }
@@ -300,6 +305,7 @@ impl ToyTxn {
                 s.deleting.insert(user.clone(), lists.clone());
             }
             Step::RemoveUser(user) => {
+                s.markers.retain(|(u, _), _| u != user);
                 s.deleting.remove(user);
                 s.users.remove(user);
                 s.counts.remove(user);
@@ -322,6 +328,9 @@ impl ToyTxn {
                 shard,
                 step,
             } => *s.tallies.entry((*post, tally.code(), *shard)).or_default() += step,
+            Step::PutMarker { user, marker } => {
+                s.markers.insert((user.clone(), marker.timeline), *marker);
+            }
             Step::Emit(event) => {
                 s.outbox.insert(s.next_seq, event.clone());
                 s.next_seq += 1;
