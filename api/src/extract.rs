@@ -177,6 +177,8 @@ pub struct PageParams {
     pub followed_at: Option<bool>,
     /// Whose mutes and blocks apply to a group's timeline.
     pub viewer: Option<String>,
+    /// The home timeline forward from this post, oldest first.
+    pub after: Option<String>,
 }
 
 impl PageParams {
@@ -195,5 +197,9 @@ impl PageParams {
 
     pub fn viewer(&self) -> Option<&str> {
         self.viewer.as_deref().filter(|s| !s.is_empty())
+    }
+
+    pub fn after(&self) -> Option<&str> {
+        self.after.as_deref().filter(|s| !s.is_empty())
     }
 }

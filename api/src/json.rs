@@ -1,10 +1,12 @@
 //! The REST API's JSON shapes, typed so that pages serialize straight to
 //! bytes and the contract (`crate::openapi`) describes exactly what is sent.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 use socialite_core::ids::{ListName, PostId, UserId};
 use socialite_core::model::{rfc3339_ms, Page, Post, PostCounts, Relationship, Suggestion, User};
+use socialite_core::reads::ForwardPage;
+use socialite_core::rules::markers::Marker;
 use utoipa::ToSchema;
 
 /// A user with maintained follower and following counts.
@@ -202,6 +204,62 @@ pub fn liker_page(page: &Page<(UserId, u64), String>) -> LikerPageJson<'_> {
             .collect(),
         next_cursor: page.next_cursor.as_deref(),
     }
+}
+
+/// Posts after a place in a timeline, oldest first; pass `next_cursor` as
+/// the next `after` (null once the page reaches the newest post).
+#[derive(Serialize, ToSchema)]
+pub struct ForwardPageJson<'a> {
+    posts: Vec<PostJson<'a>>,
+    next_cursor: Option<String>,
+    /// True when the place is older than the timeline's newest 1,000
+    /// entries: the page starts at the oldest of those, and the posts
+    /// between are left out.
+    skipped: bool,
+}
+
+pub fn forward_page(page: &ForwardPage) -> ForwardPageJson<'_> {
+    ForwardPageJson {
+        posts: page.posts.iter().map(post).collect(),
+        next_cursor: page.next_cursor.map(|c| c.to_string()),
+        skipped: page.skipped,
+    }
+}
+
+/// A user's place in a timeline.
+#[derive(Serialize, Deserialize, ToSchema)]
+pub struct MarkerJson {
+    /// `home`.
+    #[schema(example = "home")]
+    pub timeline: String,
+    /// The newest post the user has read.
+    #[schema(example = "0550f1a2b3c40000")]
+    pub last_read_id: String,
+    /// When the marker was set: RFC 3339, UTC, milliseconds.
+    #[schema(example = "2026-11-23T09:17:11.107Z")]
+    pub updated_at: String,
+}
+
+pub fn marker(m: &Marker) -> MarkerJson {
+    MarkerJson {
+        timeline: m.timeline.as_str().to_owned(),
+        last_read_id: m.last_read.to_string(),
+        updated_at: rfc3339_ms(m.at_ms),
+    }
+}
+
+/// A marker after a request to set it, and whether it moved.
+#[derive(Serialize, ToSchema)]
+pub struct MarkerSetJson {
+    #[serde(flatten)]
+    pub marker: MarkerJson,
+    pub changed: bool,
+}
+
+/// The user's markers, one per timeline they set one for.
+#[derive(Serialize, ToSchema)]
+pub struct MarkersJson {
+    pub markers: Vec<MarkerJson>,
 }
 
 pub fn names(lists: &[ListName]) -> Vec<String> {

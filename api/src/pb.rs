@@ -5,6 +5,7 @@ use serde_json::Value;
 use socialite_core::ids::{PostId, UserId};
 use socialite_core::model::check_json_integers;
 use socialite_core::model::{rfc3339_ms, Page, Post, User};
+use socialite_core::rules::markers::Marker;
 use socialite_core::Error;
 use socialite_proto::v1 as pb;
 
@@ -41,6 +42,15 @@ pub fn post_page(page: &Page<Post, PostId>) -> pb::PostList {
     pb::PostList {
         posts: page.items.iter().map(post).collect(),
         next_cursor: page.next_cursor.map(|c| c.to_string()).unwrap_or_default(),
+        skipped: false,
+    }
+}
+
+pub fn marker(m: &Marker) -> pb::Marker {
+    pb::Marker {
+        timeline: m.timeline.as_str().to_owned(),
+        last_read_id: m.last_read.to_string(),
+        updated_at: rfc3339_ms(m.at_ms),
     }
 }
 

@@ -72,6 +72,39 @@ pub struct PostPageQuery {
     pub before: Option<String>,
 }
 
+/// Paging of the home timeline: back from `before`, newest first, or
+/// forward from `after`, oldest first.
+#[derive(IntoParams)]
+#[into_params(parameter_in = Query)]
+#[allow(dead_code)]
+pub struct TimelineQuery {
+    /// Page size, 1 to 200 (default 20).
+    #[param(minimum = 1, maximum = 200)]
+    pub limit: Option<u64>,
+    /// The previous page's `next_cursor`: a post id; the page holds older
+    /// posts, newest first. Empty counts as absent.
+    #[param(pattern = "^([0-9A-Fa-f]{16})?$")]
+    pub before: Option<String>,
+    /// A post id, such as the `home` marker's `last_read_id`: the page
+    /// holds the posts after it, oldest first, within the timeline's newest
+    /// 1,000 entries; pass `next_cursor` as the next `after`. Not with
+    /// `before`.
+    #[param(pattern = "^([0-9A-Fa-f]{16})?$")]
+    pub after: Option<String>,
+}
+
+/// A timeline of a user's in the path, for markers.
+#[derive(IntoParams)]
+#[into_params(parameter_in = Path)]
+#[allow(dead_code)]
+pub struct MarkerPath {
+    #[param(pattern = r"^(?!\.{1,2}$)[A-Za-z0-9_.\-]{1,64}$", example = "bob")]
+    pub id: String,
+    /// The timeline: `home`.
+    #[param(pattern = "^home$", example = "home")]
+    pub timeline: String,
+}
+
 /// A mute or a block in the path: the user who keeps it and its target.
 #[derive(IntoParams)]
 #[into_params(parameter_in = Path)]

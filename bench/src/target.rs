@@ -352,6 +352,7 @@ impl Target for Grpc {
             user: user.into(),
             limit: limit as u32,
             before: before.unwrap_or("").into(),
+            ..Default::default()
         };
         let page = self
             .reads
@@ -406,6 +407,7 @@ impl Target for Grpc {
             user: user.into(),
             limit: limit as u32,
             before: String::new(),
+            ..Default::default()
         };
         let page = self.reads.clone().list_mentions(req).await;
         Ok(page.map_err(status)?.into_inner().posts.len())

@@ -55,6 +55,8 @@ const REST_TABLE: &[(&str, &str, &str, bool, [u16; 7])] = &[
     ("GET", "/posts/{post}/likes", "/posts/{id}/likes", false,                            [401, 200, 403, 200, 403, 200, 200]),
     ("PUT", "/users/alice/likes/{post}", "/users/{id}/likes/{post_id}", false,            [401, 200, 200, 403, 403, 200, 403]),
     ("DELETE", "/users/alice/likes/{post}", "/users/{id}/likes/{post_id}", false,         [401, 200, 200, 403, 403, 200, 403]),
+    ("PUT", "/users/alice/markers/home", "/users/{id}/markers/{timeline}", true,          [401, 200, 200, 403, 403, 200, 403]),
+    ("GET", "/users/alice/markers", "/users/{id}/markers", false,                         [401, 200, 403, 200, 403, 200, 403]),
     ("GET", "/users/alice/timeline", "/users/{id}/timeline", false,                       [401, 200, 403, 200, 403, 200, 403]),
     ("GET", "/users/alice/suggestions", "/users/{id}/suggestions", false,                 [401, 200, 403, 200, 403, 200, 403]),
     ("GET", "/users/alice/relationship/bob", "/users/{id}/relationship/{other}", false,   [401, 200, 403, 200, 403, 200, 200]),
@@ -125,6 +127,8 @@ async fn every_rest_route_answers_each_credential_as_the_table_says() {
             }
             if *body && template.ends_with("/following") {
                 req = req.json(&json!({ "edges": [{ "target": "bob" }] }));
+            } else if *body && template.contains("/markers/") {
+                req = req.json(&json!({ "last_read_id": post }));
             } else if *body {
                 req = req.json(&json!({ "message": "hello" }));
             }
@@ -309,7 +313,7 @@ async fn every_grpc_method_answers_each_credential_as_the_table_says() {
     let t = spawn_app().await;
     network(&t).await;
     use Code::{Ok as Y, PermissionDenied as F, Unauthenticated as U};
-    let table: [(&str, [Code; 7]); 35] = [
+    let table: [(&str, [Code; 7]); 37] = [
         //                   none admin write read ops alice bob
         ("PutUser", [U, Y, Y, F, F, Y, F]),
         ("DeleteUser", [U, Y, F, F, Y, F, F]),
@@ -346,6 +350,8 @@ async fn every_grpc_method_answers_each_credential_as_the_table_says() {
         ("Like", [U, Y, Y, F, F, Y, F]),
         ("Unlike", [U, Y, Y, F, F, Y, F]),
         ("ListLikers", [U, Y, F, Y, F, Y, Y]),
+        ("SetMarker", [U, Y, Y, F, F, Y, F]),
+        ("ListMarkers", [U, Y, F, Y, F, Y, F]),
     ];
     let mut n = 0;
     for (method, expected) in table {
@@ -380,6 +386,7 @@ async fn every_grpc_method_answers_each_credential_as_the_table_says() {
                 user: "alice".into(),
                 limit: 10,
                 before: String::new(),
+                ..Default::default()
             };
             let code = |r: Result<(), tonic::Status>| r.err().map_or(Code::Ok, |s| s.code());
             let got = match method {
@@ -476,6 +483,18 @@ async fn every_grpc_method_answers_each_credential_as_the_table_says() {
                     };
                     code(done.map(drop))
                 }
+                "SetMarker" => code(
+                    ingest
+                        .set_marker(pb::SetMarkerRequest {
+                            user: "alice".into(),
+                            timeline: "home".into(),
+                            last_read_id: post.clone(),
+                            force: false,
+                        })
+                        .await
+                        .map(drop),
+                ),
+                "ListMarkers" => code(reads.list_markers(user()).await.map(drop)),
                 "ListLikers" => code(
                     reads
                         .list_likers(pb::ListLikersRequest {

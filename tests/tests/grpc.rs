@@ -31,6 +31,7 @@ fn timeline(user: &str, limit: u32, before: &str) -> pb::ListPostsRequest {
         user: user.into(),
         limit,
         before: before.into(),
+        ..Default::default()
     }
 }
 

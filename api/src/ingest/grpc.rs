@@ -116,6 +116,21 @@ impl pb::ingest_server::Ingest for IngestGrpc {
         self.like_as(req, true).await
     }
 
+    async fn set_marker(
+        &self,
+        req: Request<pb::SetMarkerRequest>,
+    ) -> Result<Response<pb::MarkerReply>, Status> {
+        let (caller, r) = grpc_parts(req);
+        let set = self
+            .0
+            .set_marker(&caller, &r.user, &r.timeline, &r.last_read_id, r.force);
+        let (held, changed) = set.await.map_err(to_status)?;
+        Ok(Response::new(pb::MarkerReply {
+            marker: Some(crate::pb::marker(&held)),
+            changed,
+        }))
+    }
+
     async fn unlike(
         &self,
         req: Request<pb::LikeRequest>,

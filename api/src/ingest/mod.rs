@@ -1,9 +1,10 @@
-//! Ingestion over REST and gRPC: users, follows, posts and likes, mapped onto
+//! Ingestion over REST and gRPC: users, follows, posts, likes and markers, mapped onto
 //! `socialite_core::ingest::Ingest`.
 
 mod bulk;
 mod grpc;
 mod likes;
+mod markers;
 mod moderation;
 mod rest;
 

@@ -2,7 +2,7 @@
 
 use crate::auth::grpc_parts;
 use crate::error::to_status;
-use crate::pb::{edge_page, limit, optional, post, post_page, user, user_page};
+use crate::pb::{edge_page, limit, marker, optional, post, post_page, user, user_page};
 use crate::MAX_BODY_BYTES;
 use socialite_core::model::rfc3339_ms;
 use socialite_core::reads::{Direction, Reads};
@@ -143,12 +143,38 @@ impl pb::reads_server::Reads for ReadsGrpc {
         req: Request<pb::ListPostsRequest>,
     ) -> Result<Response<pb::PostList>, Status> {
         let (caller, r) = grpc_parts(req);
+        if let Some(after) = optional(&r.after) {
+            if optional(&r.before).is_some() {
+                return Err(Status::invalid_argument(
+                    "invalid_query: a page is read back from `before` or forward from `after`, not both",
+                ));
+            }
+            let read = self
+                .0
+                .timeline_after(&caller, &r.user, limit(r.limit), after);
+            let (page, _) = read.await.map_err(to_status)?;
+            return Ok(Response::new(pb::PostList {
+                posts: page.posts.iter().map(post).collect(),
+                next_cursor: page.next_cursor.map(|c| c.to_string()).unwrap_or_default(),
+                skipped: page.skipped,
+            }));
+        }
         let (page, _) = self
             .0
             .timeline(&caller, &r.user, limit(r.limit), optional(&r.before))
             .await
             .map_err(to_status)?;
         Ok(Response::new(post_page(&page)))
+    }
+
+    async fn list_markers(
+        &self,
+        req: Request<pb::UserRef>,
+    ) -> Result<Response<pb::MarkerList>, Status> {
+        let (caller, r) = grpc_parts(req);
+        let held = self.0.markers(&caller, &r.id).await.map_err(to_status)?;
+        let markers = held.iter().map(marker).collect();
+        Ok(Response::new(pb::MarkerList { markers }))
     }
 
     async fn get_relationship(

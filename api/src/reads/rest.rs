@@ -4,12 +4,13 @@ use crate::auth::Auth;
 use crate::extract::{AuthorsParams, PageParams, Path, Query};
 use crate::fragments::PostFragments;
 use crate::json::{
-    CountJson, GroupJson, LikerPageJson, ListsJson, PostJson, PostPageJson, RelationshipJson,
-    SuggestionsJson, UserJson, UserPageJson,
+    CountJson, ForwardPageJson, GroupJson, LikerPageJson, ListsJson, MarkersJson, PostJson,
+    PostPageJson, RelationshipJson, SuggestionsJson, UserJson, UserPageJson,
 };
 use crate::schema::{
     AuthorsQuery, ErrorBody, FollowersQuery, FollowingQuery, GroupPath, GroupTimelineQuery,
-    LimitQuery, ListPath, PairPath, PostPageQuery, PostPath, UserPageQuery, UserPath,
+    LimitQuery, ListPath, PairPath, PostPageQuery, PostPath, TimelineQuery, UserPageQuery,
+    UserPath,
 };
 use crate::{json, ApiError};
 use axum::extract::State;
@@ -41,6 +42,7 @@ pub fn rest_router() -> OpenApiRouter<Arc<Reads>> {
         .routes(routes!(following_count))
         .routes(routes!(posts_by))
         .routes(routes!(timeline))
+        .routes(routes!(markers))
         .routes(routes!(get_post))
         .routes(routes!(likers))
         .routes(routes!(posts_by_authors))
@@ -215,14 +217,16 @@ async fn posts_by(
     Ok(fragments.reply(&page))
 }
 
-/// The home timeline, newest first. `X-Timeline-Source` tells whether the
-/// cache served it (`cache`), the cache and a merge below it (`past_cache`),
-/// or a read-time merge (`merge`).
+/// The home timeline, newest first; with `after`, forward from a post,
+/// oldest first (a `ForwardPageJson`), where a user resumes reading.
+/// `X-Timeline-Source` tells whether the cache served it (`cache`), the
+/// cache and a merge below it (`past_cache`), or a read-time merge
+/// (`merge`).
 #[utoipa::path(
-    get, path = "/users/{id}/timeline", tag = "timelines", params(UserPath, PostPageQuery),
+    get, path = "/users/{id}/timeline", tag = "timelines", params(UserPath, TimelineQuery),
     security(("api_key" = ["read"]), ("user_token" = ["self"])),
     responses(
-        (status = 200, description = "A page of the timeline", body = PostPageJson,
+        (status = 200, description = "A page of the timeline: newest first (`PostPageJson`), or with `after` oldest first (`ForwardPageJson`)", content((PostPageJson), (ForwardPageJson)),
             headers(("x-timeline-source" = String, description = "`cache`, `past_cache` or `merge`"))),
         (status = 400, description = "`invalid_user_id`, `invalid_limit`, `invalid_cursor`, `invalid_post_id`, `invalid_query`", body = ErrorBody), (status = 404, description = "`user_not_found`", body = ErrorBody), (status = 503, description = "`unavailable`", body = ErrorBody)
     )
@@ -234,8 +238,43 @@ async fn timeline(
     Path(id): Path<String>,
     Query(q): Query<PageParams>,
 ) -> Result<Response, ApiError> {
+    if let Some(after) = q.after() {
+        if q.before().is_some() {
+            return Err(socialite_core::Error::invalid(
+                "invalid_query",
+                "a page is read back from `before` or forward from `after`, not both",
+            )
+            .into());
+        }
+        let (page, source) = reads.timeline_after(&caller, &id, q.limit, after).await?;
+        let mut resp = Json(json::forward_page(&page)).into_response();
+        let source = HeaderValue::from_static(source.as_str());
+        resp.headers_mut().insert("x-timeline-source", source);
+        return Ok(resp);
+    }
     let read = reads.timeline(&caller, &id, q.limit, q.before()).await?;
     Ok(timeline_reply(&fragments, read))
+}
+
+/// The user's markers: where they stopped reading each timeline.
+#[utoipa::path(
+    get, path = "/users/{id}/markers", tag = "timelines", params(UserPath),
+    security(("api_key" = ["read"]), ("user_token" = ["self"])),
+    responses(
+        (status = 200, description = "The markers", body = MarkersJson),
+        (status = 400, description = "`invalid_user_id`", body = ErrorBody),
+        (status = 404, description = "`user_not_found`", body = ErrorBody),
+        (status = 503, description = "`unavailable`", body = ErrorBody)
+    )
+)]
+async fn markers(
+    State(reads): App,
+    Auth(caller): Auth,
+    Path(id): Path<String>,
+) -> Result<Response, ApiError> {
+    let held = reads.markers(&caller, &id).await?;
+    let markers = held.iter().map(json::marker).collect();
+    Ok(Json(MarkersJson { markers }).into_response())
 }
 
 /// A timeline page with the header that names its source.

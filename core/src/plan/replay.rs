@@ -107,6 +107,16 @@ pub async fn replay_event<T: Txn>(txn: &mut T, event: &Event) -> Result<bool, T:
         Event::StandingSet { user, standing } => {
             account::set_standing(txn, user, |_| *standing).await? != *standing
         }
+        Event::Liked { .. } | Event::Unliked { .. } | Event::MarkerSet { .. } => {
+            replay_reader_event(txn, event).await?
+        }
+        Event::AuthorRetracted { .. } | Event::TimelineDropped { .. } => false,
+    })
+}
+
+/// Replays a like, an unlike or a marker set; whether it changed anything.
+async fn replay_reader_event<T: Txn>(txn: &mut T, event: &Event) -> Result<bool, T::Error> {
+    Ok(match event {
         Event::Liked {
             user, post, at_ms, ..
         } => {
@@ -131,7 +141,7 @@ pub async fn replay_event<T: Txn>(txn: &mut T, event: &Event) -> Result<bool, T:
             !txn.existing_users(&[user]).await?.is_empty()
                 && marker::set_marker(txn, user, *marker, true).await?.1
         }
-        Event::AuthorRetracted { .. } | Event::TimelineDropped { .. } => false,
+        _ => unreachable!("not a reader's event"),
     })
 }
 
