@@ -203,6 +203,7 @@ impl Harness {
 
     pub async fn check_all(&mut self, seed: u64, step: usize) {
         self.drain().await;
+        self.check_readers(seed, step).await;
         let users: Vec<String> = self.model.users.iter().cloned().collect();
         let config = format!(
             "{} embed={} own_posts={}",
@@ -287,6 +288,35 @@ impl Harness {
                     "seed {seed} {config}: entries of {u} with content"
                 );
             }
+        }
+    }
+
+    /// Every post's likes count, and where each marked reader resumes, as
+    /// the model says.
+    async fn check_readers(&mut self, seed: u64, step: usize) {
+        let posts: Vec<PostId> = self.model.posts.keys().copied().collect();
+        let counts = self.backends.content.post_counts(&posts).await.unwrap();
+        for (p, n) in posts.iter().zip(counts) {
+            let want = self.model.likes_of(*p);
+            assert_eq!(n.likes, want, "seed {seed} step {step}: likes of {p}");
+        }
+        let config = format!("{} embed={}", self.feed.model, self.feed.embed);
+        for (u, marker) in &self.model.markers {
+            if self.model.suspended.contains(u) {
+                continue;
+            }
+            let after = marker.to_string();
+            let read = self
+                .reads
+                .timeline_after(&Caller::Trusted, u, Some(50), &after);
+            let (page, _) = read.await.unwrap();
+            let got: Vec<PostId> = page.posts.iter().map(|p| p.id).collect();
+            let mut want = self.model.timeline_after(u, *marker);
+            want.truncate(50);
+            assert_eq!(
+                got, want,
+                "seed {seed} step {step} {config}: {u} after {marker}"
+            );
         }
     }
 }

@@ -29,6 +29,7 @@ pub async fn run(
     feed: FeedConfig,
 ) -> Option<(usize, usize)> {
     let mut rng = Rng::new(seed);
+    let mut readers = Rng::new(seed ^ 0x5eed_0f_4ead);
     let mut h = Harness::open(open, feed).await?;
     let names: Vec<String> = (0..users).map(|i| format!("u{i}")).collect();
     let popular = Zipf::new(users, 1.1);
@@ -140,6 +141,7 @@ pub async fn run(
                         .await
                         .unwrap();
                     h.model.posts.remove(&p);
+                    h.model.likes.retain(|(q, _)| *q != p);
                 }
             }
             82..=83 => {
@@ -156,6 +158,8 @@ pub async fn run(
                     // Others' mutes and blocks of the account stay theirs.
                     h.model.mutes.retain(|(x, _)| x != &b);
                     h.model.blocks.retain(|(x, _)| x != &b);
+                    h.model.likes.retain(|(_, x)| x != &b);
+                    h.model.markers.remove(&b);
                 }
             }
             84..=93 => {
@@ -230,12 +234,83 @@ pub async fn run(
             }
             _ => h.drain().await,
         }
+        // What readers do beside: likes and markers, drawn from a stream of
+        // their own, so the graph's history stays the seed's.
+        if readers.below(100) < 8 {
+            let who = names[readers.below(names.len())].clone();
+            reader_act(&mut h, &mut readers, &who, seed).await;
+        }
         if rng.below(100) < 8 {
             h.check_all(seed, step).await;
         }
     }
     h.check_all(seed, steps).await;
     Some(h.crossings)
+}
+
+/// `user` likes or unlikes a random post, or marks it read.
+async fn reader_act(h: &mut Harness, rng: &mut Rng, user: &str, seed: u64) {
+    match rng.below(8) {
+        0..=3 => like(h, rng, user, true, seed).await,
+        4..=5 => like(h, rng, user, false, seed).await,
+        _ => mark(h, rng, user, seed).await,
+    }
+}
+
+/// `user` marks a random post read: the furthest place stays.
+async fn mark(h: &mut Harness, rng: &mut Rng, user: &str, seed: u64) {
+    let posts = &h.model.posts;
+    let Some((&p, _)) = posts.iter().nth(rng.below(posts.len().max(1))) else {
+        return;
+    };
+    let id = p.to_string();
+    let set = h
+        .ingest
+        .set_marker(&Caller::Trusted, user, "home", &id, false);
+    if let Ok((held, _)) = set.await {
+        let kept = h.model.markers.entry(user.to_owned()).or_insert(p);
+        *kept = (*kept).max(p);
+        assert_eq!(held.last_read, *kept, "seed {seed}: the furthest place");
+    }
+}
+
+/// `user` likes (or unlikes) a random post, as the rules allow.
+async fn like(h: &mut Harness, rng: &mut Rng, user: &str, make: bool, seed: u64) {
+    let posts = &h.model.posts;
+    let Some((&p, (author, _))) = posts.iter().nth(rng.below(posts.len().max(1))) else {
+        return;
+    };
+    let author = author.clone();
+    let done = h
+        .ingest
+        .like(&Caller::Trusted, user, &p.to_string(), make)
+        .await;
+    let m = &mut h.model;
+    match done {
+        Ok(changed) => {
+            let pair = (p, user.to_owned());
+            assert!(
+                m.users.contains(user),
+                "seed {seed}: {user} liked as no one"
+            );
+            assert!(
+                !make || !m.blocked(user, &author),
+                "seed {seed}: a like across a block"
+            );
+            let was = if make {
+                !m.likes.insert(pair)
+            } else {
+                m.likes.remove(&pair)
+            };
+            assert_eq!(changed, was != make, "seed {seed}: {user} {make} {p}");
+        }
+        Err(e) if e.code() == "blocked" => assert!(m.blocked(user, &author), "seed {seed}"),
+        Err(e) => {
+            let why = e.code();
+            let gone = !m.users.contains(user) || m.suspended.contains(&author);
+            assert!(gone || m.suspended.contains(user), "seed {seed}: {why}");
+        }
+    }
 }
 
 /// Small sizes force floors, truncation, bucket retention and paging past

@@ -29,11 +29,35 @@ pub struct Model {
     pub blocks: BTreeSet<(String, String)>,
     /// Suspended ids: hidden from every reader (their stored entries stay).
     pub suspended: BTreeSet<String>,
+    /// (post, user): who likes which post.
+    pub likes: BTreeSet<(PostId, String)>,
+    /// User → the newest post they marked read in their home timeline.
+    pub markers: BTreeMap<String, PostId>,
 }
 
 impl Model {
     pub fn pair(a: &str, b: &str) -> (String, String) {
         (a.to_owned(), b.to_owned())
+    }
+
+    /// How many users like `post`.
+    pub fn likes_of(&self, post: PostId) -> u64 {
+        self.likes
+            .range((post, String::new())..)
+            .take_while(|(p, _)| *p == post)
+            .count() as u64
+    }
+
+    /// The home timeline after `marker`, oldest first: where a reader
+    /// resumes.
+    pub fn timeline_after(&self, user: &str, marker: PostId) -> Vec<PostId> {
+        let mut newer: Vec<PostId> = self
+            .timeline(user)
+            .into_iter()
+            .filter(|p| *p > marker)
+            .collect();
+        newer.sort_unstable();
+        newer
     }
 
     /// Whether either user blocks the other.
