@@ -29,7 +29,7 @@ pub async fn run(
     feed: FeedConfig,
 ) -> Option<(usize, usize)> {
     let mut rng = Rng::new(seed);
-    let mut readers = Rng::new(seed ^ 0x5eed_0f_4ead);
+    let mut readers = Rng::new(seed ^ 0x005e_ed0f_4ead);
     let mut h = Harness::open(open, feed).await?;
     let names: Vec<String> = (0..users).map(|i| format!("u{i}")).collect();
     let popular = Zipf::new(users, 1.1);
