@@ -23,6 +23,7 @@ const COLORS: [RGBColor; KIND_COUNT] = [
     RGBColor(0xc0, 0x39, 0x2b),
     RGBColor(0x16, 0xa0, 0x85),
     RGBColor(0xf3, 0x9c, 0x12),
+    RGBColor(0xe8, 0x43, 0x93),
 ];
 
 type Area<'a> = DrawingArea<SVGBackend<'a>, Shift>;

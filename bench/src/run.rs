@@ -10,6 +10,7 @@ use crate::target::Target;
 use crate::workload::{Kind, Mix, KINDS, KIND_COUNT};
 use hdrhistogram::Histogram;
 use socialite_core::sim::{Rng, Zipf};
+use std::collections::VecDeque;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -114,7 +115,13 @@ struct Shared {
     done: AtomicU64,
     stop: AtomicBool,
     per_second: Mutex<Vec<Vec<Histogram<u64>>>>,
+    /// The latest posts of the run (at most [`RECENT_POSTS`]), which likes
+    /// pick from.
+    recent: Mutex<VecDeque<String>>,
 }
+
+/// How many of the run's latest posts likes pick from.
+const RECENT_POSTS: usize = 1024;
 
 pub async fn run(
     target: Arc<dyn Target>,
@@ -131,6 +138,7 @@ pub async fn run(
         done: AtomicU64::new(0),
         stop: AtomicBool::new(false),
         per_second: Mutex::new(Vec::new()),
+        recent: Mutex::new(VecDeque::with_capacity(RECENT_POSTS)),
         plan: plan.clone(),
     });
     let probe = tokio::spawn(probe_loop(shared.clone(), probe_user));
@@ -235,12 +243,29 @@ async fn operate(s: &Shared, kind: Kind, rng: &mut Rng) -> Result<(), String> {
     match kind {
         Kind::Post => {
             let author = user_name(s.zipf.pick(rng));
-            t.post(
-                &author,
-                "a benchmark post of an ordinary length, about eighty characters",
-            )
-            .await
-            .map(|_| ())
+            let id = t
+                .post(
+                    &author,
+                    "a benchmark post of an ordinary length, about eighty characters",
+                )
+                .await?;
+            let mut recent = s.recent.lock().unwrap();
+            if recent.len() == RECENT_POSTS {
+                recent.pop_front();
+            }
+            recent.push_back(id);
+            Ok(())
+        }
+        Kind::Like => {
+            let user = reader();
+            let pick = rng.below(RECENT_POSTS);
+            let post = {
+                let recent = s.recent.lock().unwrap();
+                recent.get(pick % recent.len().max(1)).cloned()
+            };
+            // No post made yet in this run: nothing to like.
+            let Some(post) = post else { return Ok(()) };
+            t.like(&user, &post).await
         }
         Kind::Read => t.timeline(&reader(), s.plan.page, None).await.map(|_| ()),
         // The workload's unfollows may empty a reader's list: reading a list

@@ -36,6 +36,8 @@ pub trait Target: Send + Sync {
     async fn group_timeline(&self, group: &str, limit: usize) -> OpResult<usize>;
     /// The first page of the user's mentions; returns its size.
     async fn mentions(&self, user: &str, limit: usize) -> OpResult<usize>;
+    /// `user` likes the post `post`.
+    async fn like(&self, user: &str, post: &str) -> OpResult<()>;
     /// The server's Prometheus text.
     async fn metrics(&self) -> OpResult<String>;
 }
@@ -116,6 +118,10 @@ impl Target for InProcess {
             .await
             .map_err(|e| e.chain())?;
         Ok(page.items.len())
+    }
+    async fn like(&self, user: &str, post: &str) -> OpResult<()> {
+        let liked = self.ingest.like(&Caller::Trusted, user, post, true).await;
+        liked.map(drop).map_err(|e| e.chain())
     }
     async fn metrics(&self) -> OpResult<String> {
         Ok(socialite_core::metrics::metrics().render(&[]))
@@ -240,6 +246,14 @@ impl Target for Rest {
     async fn mentions(&self, user: &str, limit: usize) -> OpResult<usize> {
         self.page_size(&format!("/users/{user}/mentions?limit={limit}"))
             .await
+    }
+    async fn like(&self, user: &str, post: &str) -> OpResult<()> {
+        self.send(
+            self.http
+                .put(format!("{}/users/{user}/likes/{post}", self.base)),
+        )
+        .await
+        .map(|_| ())
     }
     async fn metrics(&self) -> OpResult<String> {
         let resp = self
@@ -411,6 +425,14 @@ impl Target for Grpc {
         };
         let page = self.reads.clone().list_mentions(req).await;
         Ok(page.map_err(status)?.into_inner().posts.len())
+    }
+    async fn like(&self, user: &str, post: &str) -> OpResult<()> {
+        let req = pb::LikeRequest {
+            user: user.into(),
+            post_id: post.into(),
+        };
+        self.ingest.clone().like(req).await.map_err(status)?;
+        Ok(())
     }
     async fn metrics(&self) -> OpResult<String> {
         self.rest.metrics().await

@@ -19,10 +19,12 @@ pub enum Kind {
     Group,
     /// The first page of an active user's mentions.
     Mention,
+    /// An active user likes one of the latest posts of the run.
+    Like,
 }
 
 /// How many kinds there are.
-pub const KIND_COUNT: usize = 8;
+pub const KIND_COUNT: usize = 9;
 
 pub const KINDS: [Kind; KIND_COUNT] = [
     Kind::Post,
@@ -33,6 +35,7 @@ pub const KINDS: [Kind; KIND_COUNT] = [
     Kind::List,
     Kind::Group,
     Kind::Mention,
+    Kind::Like,
 ];
 
 impl Kind {
@@ -46,6 +49,7 @@ impl Kind {
             Kind::List => "list",
             Kind::Group => "group",
             Kind::Mention => "mention",
+            Kind::Like => "like",
         }
     }
 
