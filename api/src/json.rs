@@ -206,23 +206,25 @@ pub fn liker_page(page: &Page<(UserId, u64), String>) -> LikerPageJson<'_> {
     }
 }
 
-/// Posts after a place in a timeline, oldest first; pass `next_cursor` as
-/// the next `after` (null once the page reaches the newest post).
+/// A page of the home timeline: newest first, with `next_cursor` the next
+/// `before`; or with `after`, oldest first, with `next_cursor` the next
+/// `after` (null once the page reaches the newest post) and `skipped`.
 #[derive(Serialize, ToSchema)]
-pub struct ForwardPageJson<'a> {
+pub struct TimelinePageJson<'a> {
     posts: Vec<PostJson<'a>>,
     next_cursor: Option<String>,
-    /// True when the place is older than the timeline's newest 1,000
-    /// entries: the page starts at the oldest of those, and the posts
-    /// between are left out.
-    skipped: bool,
+    /// With `after` only: true when the place is older than the timeline's
+    /// newest 1,000 entries, so the page starts at the oldest of those and
+    /// the posts between are left out.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    skipped: Option<bool>,
 }
 
-pub fn forward_page(page: &ForwardPage) -> ForwardPageJson<'_> {
-    ForwardPageJson {
+pub fn forward_page(page: &ForwardPage) -> TimelinePageJson<'_> {
+    TimelinePageJson {
         posts: page.posts.iter().map(post).collect(),
         next_cursor: page.next_cursor.map(|c| c.to_string()),
-        skipped: page.skipped,
+        skipped: Some(page.skipped),
     }
 }
 

@@ -4,8 +4,8 @@ use crate::auth::Auth;
 use crate::extract::{AuthorsParams, PageParams, Path, Query};
 use crate::fragments::PostFragments;
 use crate::json::{
-    CountJson, ForwardPageJson, GroupJson, LikerPageJson, ListsJson, MarkersJson, PostJson,
-    PostPageJson, RelationshipJson, SuggestionsJson, UserJson, UserPageJson,
+    CountJson, GroupJson, LikerPageJson, ListsJson, MarkersJson, PostJson, PostPageJson,
+    RelationshipJson, SuggestionsJson, TimelinePageJson, UserJson, UserPageJson,
 };
 use crate::schema::{
     AuthorsQuery, ErrorBody, FollowersQuery, FollowingQuery, GroupPath, GroupTimelineQuery,
@@ -218,7 +218,7 @@ async fn posts_by(
 }
 
 /// The home timeline, newest first; with `after`, forward from a post,
-/// oldest first (a `ForwardPageJson`), where a user resumes reading.
+/// oldest first, where a user resumes reading.
 /// `X-Timeline-Source` tells whether the cache served it (`cache`), the
 /// cache and a merge below it (`past_cache`), or a read-time merge
 /// (`merge`).
@@ -226,7 +226,7 @@ async fn posts_by(
     get, path = "/users/{id}/timeline", tag = "timelines", params(UserPath, TimelineQuery),
     security(("api_key" = ["read"]), ("user_token" = ["self"])),
     responses(
-        (status = 200, description = "A page of the timeline: newest first (`PostPageJson`), or with `after` oldest first (`ForwardPageJson`)", content((PostPageJson), (ForwardPageJson)),
+        (status = 200, description = "A page of the timeline: newest first, or with `after` oldest first", body = TimelinePageJson,
             headers(("x-timeline-source" = String, description = "`cache`, `past_cache` or `merge`"))),
         (status = 400, description = "`invalid_user_id`, `invalid_limit`, `invalid_cursor`, `invalid_post_id`, `invalid_query`", body = ErrorBody), (status = 404, description = "`user_not_found`", body = ErrorBody), (status = 503, description = "`unavailable`", body = ErrorBody)
     )
