@@ -15,6 +15,7 @@ use mongodb::ClientSession;
 use socialite_core::error::Result;
 use socialite_core::ids::{PostId, UserId};
 use socialite_core::model::PostCounts;
+use socialite_core::plan::Step;
 use socialite_core::rules::likes::Tally;
 use std::collections::{HashMap, HashSet};
 
@@ -114,6 +115,53 @@ impl MongoStore {
         };
         let moved = self.db.tallies.update_one(filter, update).upsert(true);
         moved.session(&mut *s).await?;
+        Ok(())
+    }
+
+    /// Removes `user`'s likes of `posts`: one command.
+    pub(crate) async fn remove_likes_in(
+        &self,
+        s: &mut ClientSession,
+        user: &str,
+        posts: &[PostId],
+    ) -> Result<(), TxnError> {
+        let ids: Vec<i64> = posts.iter().map(|p| id_bson(*p)).collect();
+        let filter = doc! { "u": user, "p": { "$in": ids } };
+        self.db.likes.delete_many(filter).session(&mut *s).await?;
+        Ok(())
+    }
+
+    /// Moves the parts of a run of `Tally` steps: one command, however many.
+    pub(crate) async fn move_tallies_in(
+        &self,
+        s: &mut ClientSession,
+        steps: &[Step],
+    ) -> Result<(), TxnError> {
+        let updates: Vec<Document> = steps
+            .iter()
+            .filter_map(|step| match step {
+                Step::Tally {
+                    post,
+                    tally,
+                    shard,
+                    step,
+                } => Some(doc! {
+                    "q": { "_id": tally_id(*post, *tally, *shard) },
+                    "u": {
+                        "$inc": { "n": step },
+                        "$setOnInsert": { "p": id_bson(*post), "t": i32::from(tally.code()) },
+                    },
+                    "upsert": true,
+                }),
+                _ => None,
+            })
+            .collect();
+        let command = doc! { "update": crate::db::TALLIES, "updates": updates, "ordered": true };
+        self.db
+            .database
+            .run_command(command)
+            .session(&mut *s)
+            .await?;
         Ok(())
     }
 

@@ -261,6 +261,19 @@ impl Txn for MongoTxn<'_> {
             let (now, later) = rest.split_at(run);
             match first {
                 Step::RemoveEdge { .. } => self.store.remove_edges(self.s, &edges_of(now)).await?,
+                // A deletion's page of likes: one command for the rows, one
+                // for the counts.
+                Step::Like { .. } if now.len() > 1 => match unlikes(now) {
+                    Some((user, posts)) => self.store.remove_likes_in(self.s, user, &posts).await?,
+                    None => {
+                        for step in now {
+                            self.apply_step(step).await?;
+                        }
+                    }
+                },
+                Step::Tally { .. } if now.len() > 1 => {
+                    self.store.move_tallies_in(self.s, now).await?
+                }
                 Step::FollowCounts { .. } => {
                     let moves: Vec<(&str, &str, i64)> = now
                         .iter()
@@ -413,6 +426,28 @@ impl MongoTxn<'_> {
             _ => unreachable!("not a step of a like"),
         }
     }
+}
+
+/// The user and posts of a run of likes undone by one user, if it is one.
+fn unlikes(steps: &[Step]) -> Option<(&str, Vec<PostId>)> {
+    let mut user = None;
+    let mut posts = Vec::with_capacity(steps.len());
+    for s in steps {
+        let Step::Like {
+            post,
+            user: u,
+            active: false,
+            ..
+        } = s
+        else {
+            return None;
+        };
+        if *user.get_or_insert(u.as_str()) != u.as_str() {
+            return None;
+        }
+        posts.push(*post);
+    }
+    Some((user?, posts))
 }
 
 /// The `(follower, followee)` pairs of a run of edge removals.

@@ -148,28 +148,26 @@ pub async fn deletion_step<T: Txn>(
 }
 
 /// The steps of undoing `user`'s likes of `posts` (each with whether it is
-/// still stored: a deleted post has no count to lower).
+/// still stored: a deleted post has no count to lower). Grouped by kind,
+/// so that a backend may apply each group as one batch.
 fn unlike(user: &UserId, posts: &[(PostId, bool)]) -> Vec<Step> {
     let shard = tally_shard(user);
-    let mut steps = Vec::new();
-    for &(post, stored) in posts {
-        steps.push(Step::Like {
+    let rows = posts.iter().map(|&(post, _)| Step::Like {
+        post,
+        user: user.clone(),
+        at_ms: 0,
+        active: false,
+    });
+    let counts = posts
+        .iter()
+        .filter(|(_, stored)| *stored)
+        .map(|&(post, _)| Step::Tally {
             post,
-            user: user.clone(),
-            at_ms: 0,
-            active: false,
+            tally: Tally::Likes,
+            shard,
+            step: -1,
         });
-        if stored {
-            let tally = Tally::Likes;
-            steps.push(Step::Tally {
-                post,
-                tally,
-                shard,
-                step: -1,
-            });
-        }
-    }
-    steps
+    rows.chain(counts).collect()
 }
 
 /// The steps of cutting edges `(follower, followee, lists)` as their

@@ -149,6 +149,28 @@ pub async fn likes(open: Opener) {
     assert!(c.delete_user(&u("bo")).await.unwrap());
     c.create_post(post(30, "ann", "z")).await.unwrap();
     assert_eq!(likes_of(b, 30).await, 0);
+
+    // A deletion's page of several likes, one of a post deleted since:
+    // each stored post counts one fewer, the others' likes stay.
+    for name in ["eve", "fay"] {
+        c.put_user(&u(name), None).await.unwrap();
+    }
+    for p in [40, 50, 60] {
+        c.create_post(post(p, "ann", "w")).await.unwrap();
+        c.change_like(&like("eve", p, true)).await.unwrap();
+    }
+    c.change_like(&like("fay", 50, true)).await.unwrap();
+    c.delete_post(PostId(60)).await.unwrap();
+    assert!(c.delete_user(&u("eve")).await.unwrap());
+    let counts = c.post_counts(&[PostId(40), PostId(50), PostId(60)]).await;
+    let left: Vec<u64> = counts.unwrap().iter().map(|n| n.likes).collect();
+    assert_eq!(left, [0, 1, 0]);
+    let likers = c.likers(PostId(50), None, 10).await.unwrap();
+    assert_eq!(
+        likers.iter().map(|(u, _)| u.as_str()).collect::<Vec<_>>(),
+        ["fay"]
+    );
+    assert!(c.likers(PostId(40), None, 10).await.unwrap().is_empty());
 }
 
 async fn export(b: &Backends) -> Vec<Record> {
