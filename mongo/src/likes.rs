@@ -99,25 +99,6 @@ impl MongoStore {
         Ok(())
     }
 
-    /// Moves part `shard` of the post's `tally` by `step`.
-    pub(crate) async fn move_tally_in(
-        &self,
-        s: &mut ClientSession,
-        post: PostId,
-        tally: Tally,
-        shard: u8,
-        step: i64,
-    ) -> Result<(), TxnError> {
-        let filter = doc! { "_id": tally_id(post, tally, shard) };
-        let update = doc! {
-            "$inc": { "n": step },
-            "$setOnInsert": { "p": id_bson(post), "t": i32::from(tally.code()) },
-        };
-        let moved = self.db.tallies.update_one(filter, update).upsert(true);
-        moved.session(&mut *s).await?;
-        Ok(())
-    }
-
     /// Removes `user`'s likes of `posts`: one command.
     pub(crate) async fn remove_likes_in(
         &self,
@@ -131,7 +112,8 @@ impl MongoStore {
         Ok(())
     }
 
-    /// Moves the parts of a run of `Tally` steps: one command, however many.
+    /// Moves the parts of post counts a run of `Tally` steps names: one
+    /// command, however many.
     pub(crate) async fn move_tallies_in(
         &self,
         s: &mut ClientSession,

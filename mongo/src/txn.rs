@@ -271,9 +271,7 @@ impl Txn for MongoTxn<'_> {
                         }
                     }
                 },
-                Step::Tally { .. } if now.len() > 1 => {
-                    self.store.move_tallies_in(self.s, now).await?
-                }
+                Step::Tally { .. } => self.store.move_tallies_in(self.s, now).await?,
                 Step::FollowCounts { .. } => {
                     let moves: Vec<(&str, &str, i64)> = now
                         .iter()
@@ -353,7 +351,7 @@ impl MongoTxn<'_> {
                 self.store.move_list_sizes(s, user, added, removed).await?;
             }
             // Applied in runs by `apply`.
-            Step::RemoveEdge { .. } | Step::FollowCounts { .. } => {}
+            Step::RemoveEdge { .. } | Step::FollowCounts { .. } | Step::Tally { .. } => {}
             Step::Relation {
                 user,
                 relation,
@@ -371,7 +369,7 @@ impl MongoTxn<'_> {
                 db.content.delete_many(filter).session(&mut *s).await?;
                 self.store.forget_tallies_in(s, &ids).await?;
             }
-            Step::Like { .. } | Step::Tally { .. } => self.apply_like_step(step).await?,
+            Step::Like { .. } => self.apply_like_step(step).await?,
             Step::PutMarker { user, marker } => {
                 self.store.put_marker_in(s, user.as_str(), marker).await?
             }
@@ -399,32 +397,20 @@ impl MongoTxn<'_> {
 }
 
 impl MongoTxn<'_> {
-    /// A like's row, or a move of a post's count.
+    /// A like's row made or removed.
     async fn apply_like_step(&mut self, step: &Step) -> Result<(), TxnError> {
-        match step {
-            Step::Like {
-                post,
-                user,
-                at_ms,
-                active,
-            } => {
-                let user = user.as_str();
-                let put = self.store.put_like_in(self.s, *post, user, *at_ms, *active);
-                put.await
-            }
-            Step::Tally {
-                post,
-                tally,
-                shard,
-                step,
-            } => {
-                let moved = self
-                    .store
-                    .move_tally_in(self.s, *post, *tally, *shard, *step);
-                moved.await
-            }
-            _ => unreachable!("not a step of a like"),
-        }
+        let Step::Like {
+            post,
+            user,
+            at_ms,
+            active,
+        } = step
+        else {
+            unreachable!("not a like's row");
+        };
+        let user = user.as_str();
+        let put = self.store.put_like_in(self.s, *post, user, *at_ms, *active);
+        put.await
     }
 }
 
