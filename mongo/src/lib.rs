@@ -33,6 +33,7 @@ mod store;
 mod timelines;
 mod transfer;
 mod txn;
+mod user_rows;
 
 pub use buckets::MongoBuckets;
 pub use db::Db;

@@ -2,6 +2,7 @@
 //! mapped onto `socialite_core::reads::Reads`.
 
 mod grpc;
+mod reading;
 mod rest;
 
 pub use grpc::{grpc_service, ReadsGrpc, GRPC_NAME};

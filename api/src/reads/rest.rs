@@ -4,8 +4,8 @@ use crate::auth::Auth;
 use crate::extract::{AuthorsParams, PageParams, Path, Query};
 use crate::fragments::PostFragments;
 use crate::json::{
-    CountJson, GroupJson, LikerPageJson, ListsJson, MarkersJson, PostJson, PostPageJson,
-    RelationshipJson, SuggestionsJson, TimelinePageJson, UserJson, UserPageJson,
+    CountJson, GroupJson, ListsJson, PostJson, PostPageJson, RelationshipJson, SuggestionsJson,
+    TimelinePageJson, UserJson, UserPageJson,
 };
 use crate::schema::{
     AuthorsQuery, ErrorBody, FollowersQuery, FollowingQuery, GroupPath, GroupTimelineQuery,
@@ -42,9 +42,7 @@ pub fn rest_router() -> OpenApiRouter<Arc<Reads>> {
         .routes(routes!(following_count))
         .routes(routes!(posts_by))
         .routes(routes!(timeline))
-        .routes(routes!(markers))
         .routes(routes!(get_post))
-        .routes(routes!(likers))
         .routes(routes!(posts_by_authors))
         .routes(routes!(relationship))
         .routes(routes!(suggestions))
@@ -56,6 +54,7 @@ pub fn rest_router() -> OpenApiRouter<Arc<Reads>> {
         .routes(routes!(group_timeline))
         .routes(routes!(mutes))
         .routes(routes!(blocks))
+        .merge(super::reading::rest_router())
         .layer(Extension(Arc::new(PostFragments::default())))
 }
 
@@ -256,27 +255,6 @@ async fn timeline(
     Ok(timeline_reply(&fragments, read))
 }
 
-/// The user's markers: where they stopped reading each timeline.
-#[utoipa::path(
-    get, path = "/users/{id}/markers", tag = "timelines", params(UserPath),
-    security(("api_key" = ["read"]), ("user_token" = ["self"])),
-    responses(
-        (status = 200, description = "The markers", body = MarkersJson),
-        (status = 400, description = "`invalid_user_id`", body = ErrorBody),
-        (status = 404, description = "`user_not_found`", body = ErrorBody),
-        (status = 503, description = "`unavailable`", body = ErrorBody)
-    )
-)]
-async fn markers(
-    State(reads): App,
-    Auth(caller): Auth,
-    Path(id): Path<String>,
-) -> Result<Response, ApiError> {
-    let held = reads.markers(&caller, &id).await?;
-    let markers = held.iter().map(json::marker).collect();
-    Ok(Json(MarkersJson { markers }).into_response())
-}
-
 /// A timeline page with the header that names its source.
 fn timeline_reply(
     fragments: &PostFragments,
@@ -429,28 +407,6 @@ async fn get_post(
 ) -> Result<Response, ApiError> {
     let (post, counts) = reads.post_with_counts(&caller, &id).await?;
     Ok(Json(json::counted_post(&post, counts)).into_response())
-}
-
-/// Who likes the post, newest like first (stable under concurrent likes:
-/// the cursor is the last like's time and id).
-#[utoipa::path(
-    get, path = "/posts/{id}/likes", tag = "posts", params(PostPath, UserPageQuery),
-    security(("api_key" = ["read"]), ("user_token" = ["public_reads"])),
-    responses(
-        (status = 200, description = "A page of likers", body = LikerPageJson),
-        (status = 400, description = "`invalid_post_id`, `invalid_limit`, `invalid_cursor`, `invalid_query`", body = ErrorBody),
-        (status = 404, description = "`post_not_found`", body = ErrorBody),
-        (status = 503, description = "`unavailable`", body = ErrorBody)
-    )
-)]
-async fn likers(
-    State(reads): App,
-    Auth(caller): Auth,
-    Path(id): Path<String>,
-    Query(q): Query<PageParams>,
-) -> Result<Response, ApiError> {
-    let page = reads.likers(&caller, &id, q.limit, q.cursor()).await?;
-    Ok(Json(json::liker_page(&page)).into_response())
 }
 
 /// The posts of several authors, newest first.

@@ -1,0 +1,66 @@
+//! REST routes of what readers keep: a post's likers, and a user's
+//! markers.
+
+use crate::auth::Auth;
+use crate::extract::{PageParams, Path, Query};
+use crate::json::{LikerPageJson, MarkersJson};
+use crate::schema::{ErrorBody, PostPath, UserPageQuery, UserPath};
+use crate::{json, ApiError};
+use axum::extract::State;
+use axum::response::{IntoResponse, Response};
+use axum::Json;
+use socialite_core::reads::Reads;
+use std::sync::Arc;
+use utoipa_axum::router::OpenApiRouter;
+use utoipa_axum::routes;
+
+type App = State<Arc<Reads>>;
+
+pub fn rest_router() -> OpenApiRouter<Arc<Reads>> {
+    OpenApiRouter::new()
+        .routes(routes!(likers))
+        .routes(routes!(markers))
+}
+
+/// Who likes the post, newest like first (stable under concurrent likes:
+/// the cursor is the last like's time and id).
+#[utoipa::path(
+    get, path = "/posts/{id}/likes", tag = "posts", params(PostPath, UserPageQuery),
+    security(("api_key" = ["read"]), ("user_token" = ["public_reads"])),
+    responses(
+        (status = 200, description = "A page of likers", body = LikerPageJson),
+        (status = 400, description = "`invalid_post_id`, `invalid_limit`, `invalid_cursor`, `invalid_query`", body = ErrorBody),
+        (status = 404, description = "`post_not_found`", body = ErrorBody),
+        (status = 503, description = "`unavailable`", body = ErrorBody)
+    )
+)]
+async fn likers(
+    State(reads): App,
+    Auth(caller): Auth,
+    Path(id): Path<String>,
+    Query(q): Query<PageParams>,
+) -> Result<Response, ApiError> {
+    let page = reads.likers(&caller, &id, q.limit, q.cursor()).await?;
+    Ok(Json(json::liker_page(&page)).into_response())
+}
+
+/// The user's markers: where they stopped reading each timeline.
+#[utoipa::path(
+    get, path = "/users/{id}/markers", tag = "timelines", params(UserPath),
+    security(("api_key" = ["read"]), ("user_token" = ["self"])),
+    responses(
+        (status = 200, description = "The markers", body = MarkersJson),
+        (status = 400, description = "`invalid_user_id`", body = ErrorBody),
+        (status = 404, description = "`user_not_found`", body = ErrorBody),
+        (status = 503, description = "`unavailable`", body = ErrorBody)
+    )
+)]
+async fn markers(
+    State(reads): App,
+    Auth(caller): Auth,
+    Path(id): Path<String>,
+) -> Result<Response, ApiError> {
+    let held = reads.markers(&caller, &id).await?;
+    let markers = held.iter().map(json::marker).collect();
+    Ok(Json(MarkersJson { markers }).into_response())
+}

@@ -1,0 +1,123 @@
+//! The events' encoding, round-tripped.
+
+#[cfg(test)]
+use super::*;
+
+#[test]
+fn events_round_trip() {
+    let a = UserId::parse("a").unwrap();
+    let b = UserId::parse("b").unwrap();
+    let work = ListName::parse("work").unwrap();
+    let events = [
+        Event::PostCreated {
+            post: Post {
+                id: PostId(7),
+                author: a.clone(),
+                message: "hi @b".into(),
+                data: serde_json::json!({ "k": [1] }).as_object().cloned(),
+                mentions: vec![b.clone()],
+            },
+            trace: Trace::from_header("00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01"),
+        },
+        Event::PostDeleted {
+            post: PostId(u64::MAX),
+            author: a.clone(),
+        },
+        Event::Followed {
+            follower: a.clone(),
+            followee: b.clone(),
+            lists: vec![work.clone()],
+            at_ms: 1_700_000_000_123,
+        },
+        Event::UserPut {
+            user: a.clone(),
+            profile: serde_json::json!({ "name": "A" }).as_object().cloned(),
+        },
+        Event::Liked {
+            user: b.clone(),
+            post: PostId(9),
+            author: a.clone(),
+            at_ms: 1_700_000_000_456,
+        },
+        Event::Unliked {
+            user: b.clone(),
+            post: PostId(9),
+            author: a.clone(),
+        },
+        Event::MarkerSet {
+            user: b.clone(),
+            marker: Marker {
+                timeline: MarkerTimeline::Home,
+                last_read: PostId(9),
+                at_ms: 1_700_000_000_789,
+            },
+        },
+        Event::UserPut {
+            user: b.clone(),
+            profile: None,
+        },
+        Event::StandingSet {
+            user: a.clone(),
+            standing: Standing {
+                tokens_after_ms: 9,
+                suspended: true,
+            },
+        },
+        Event::Blocked {
+            user: a.clone(),
+            target: b.clone(),
+        },
+        Event::Unblocked {
+            user: b.clone(),
+            target: a.clone(),
+        },
+        Event::Unfollowed {
+            follower: b.clone(),
+            followee: a.clone(),
+            lists: vec![],
+        },
+        Event::Relisted {
+            follower: b.clone(),
+            followee: a.clone(),
+            added: vec![work.clone()],
+            removed: vec![ListName::parse("x").unwrap()],
+        },
+        Event::Joined {
+            group: GroupName::parse("g").unwrap(),
+            user: a.clone(),
+        },
+        Event::Left {
+            group: GroupName::parse("g").unwrap(),
+            user: b.clone(),
+        },
+        Event::AuthorRetracted {
+            author: a.clone(),
+            followers: vec![b.clone(), a.clone()],
+            listed: vec![(b.clone(), work.clone())],
+        },
+        Event::TimelineDropped {
+            user: b.clone(),
+            lists: vec![work.clone()],
+        },
+        Event::Muted {
+            user: a.clone(),
+            target: b.clone(),
+            edge: Some(vec![work]),
+        },
+        Event::Muted {
+            user: a.clone(),
+            target: b.clone(),
+            edge: Some(vec![]),
+        },
+        Event::Unmuted {
+            user: b.clone(),
+            target: a.clone(),
+            edge: None,
+        },
+    ];
+    for e in events {
+        assert_eq!(Event::decode(&e.encode()).unwrap(), e);
+    }
+    assert!(Event::decode(b"\xff\xff").is_err());
+    assert!(Event::decode(&[]).is_err());
+}
