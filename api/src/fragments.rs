@@ -2,13 +2,15 @@
 //! once written, so its JSON is made once and copied into every page that
 //! shows it: a cached first page of 50 costs 50 lookups and one copy of its
 //! bytes instead of 50 serializations (ids and dates formatted, messages
-//! escaped, a few allocations each).
+//! escaped, a few allocations each). What an entry adds to its post (who
+//! reposted it where) is the reader's, so it is written after the post's
+//! own fields, per page.
 
 use crate::json;
 use axum::http::{header, HeaderValue};
 use axum::response::{IntoResponse, Response};
 use socialite_core::ids::PostId;
-use socialite_core::model::{Page, Post};
+use socialite_core::model::{FeedItem, Page, Post};
 use std::collections::HashMap;
 use std::sync::{Mutex, MutexGuard};
 
@@ -35,20 +37,23 @@ impl Default for PostFragments {
 
 impl PostFragments {
     /// The page as `application/json`: the bytes `json::post_page` serializes to.
-    pub fn reply(&self, page: &Page<Post, PostId>) -> Response {
+    pub fn reply(&self, page: &Page<FeedItem, PostId>) -> Response {
         let body = self.page_json(page);
         let json = HeaderValue::from_static("application/json");
         ([(header::CONTENT_TYPE, json)], body).into_response()
     }
 
-    pub fn page_json(&self, page: &Page<Post, PostId>) -> Vec<u8> {
+    pub fn page_json(&self, page: &Page<FeedItem, PostId>) -> Vec<u8> {
         let mut out = Vec::with_capacity(48 + page.items.len() * 192);
         out.extend_from_slice(b"{\"posts\":[");
-        for (i, post) in page.items.iter().enumerate() {
+        for (i, item) in page.items.iter().enumerate() {
             if i > 0 {
                 out.push(b',');
             }
-            self.append(&mut out, post);
+            self.append(&mut out, &item.post);
+            if !item.reposted_by.is_empty() {
+                reposts(&mut out, item);
+            }
         }
         out.extend_from_slice(b"],\"next_cursor\":");
         match page.next_cursor {
@@ -81,6 +86,28 @@ impl PostFragments {
     }
 }
 
+/// Puts the entry's own fields inside the post's object, as serde writes
+/// them (they follow every field of the post).
+fn reposts(out: &mut Vec<u8>, item: &FeedItem) {
+    debug_assert_eq!(out.last(), Some(&b'}'));
+    out.pop();
+    out.extend_from_slice(b",\"reposted_by\":[");
+    for (i, u) in item.reposted_by.iter().enumerate() {
+        if i > 0 {
+            out.push(b',');
+        }
+        // A user id is letters, digits and `_-.`: nothing to escape.
+        out.push(b'"');
+        out.extend_from_slice(u.as_str().as_bytes());
+        out.push(b'"');
+    }
+    let tail = format!(
+        "],\"reposted_by_count\":{},\"position\":\"{}\"}}",
+        item.reposts_seen, item.position
+    );
+    out.extend_from_slice(tail.as_bytes());
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -88,14 +115,33 @@ mod tests {
 
     fn post(id: u64, message: &str, mentions: &[&str]) -> Post {
         let data = serde_json::json!({"k": [1, "two\n"]});
-        Post {
-            id: PostId(id),
-            author: UserId::parse("alice").unwrap(),
-            message: message.into(),
-            data: id
-                .is_multiple_of(2)
+        let mut p = Post::written(
+            PostId(id),
+            UserId::parse("alice").unwrap(),
+            message.into(),
+            id.is_multiple_of(2)
                 .then(|| data.as_object().unwrap().clone()),
-            mentions: mentions.iter().map(|m| UserId::parse(m).unwrap()).collect(),
+            mentions.iter().map(|m| UserId::parse(m).unwrap()).collect(),
+        );
+        if id.is_multiple_of(3) {
+            p.reply_to = Some(socialite_core::model::PostRef {
+                id: PostId(5),
+                author: UserId::parse("bob").unwrap(),
+            });
+        }
+        p
+    }
+
+    fn plain(p: Post) -> FeedItem {
+        FeedItem::plain(p)
+    }
+
+    fn reposted(p: Post, by: &[&str]) -> FeedItem {
+        FeedItem {
+            position: PostId(p.id.0 + 9),
+            post: p,
+            reposted_by: by.iter().map(|u| UserId::parse(u).unwrap()).collect(),
+            reposts_seen: by.len() as u64 + 1,
         }
     }
 
@@ -105,15 +151,19 @@ mod tests {
         let pages = [
             Page {
                 items: vec![
-                    post(400 << 22, "quote \" back\\slash \u{1F600} <tag>", &["bob"]),
-                    post(300 << 22, "plain", &[]),
+                    reposted(
+                        post(400 << 22, "quote \" back\\slash \u{1F600} <tag>", &["bob"]),
+                        &["carol", "dan"],
+                    ),
+                    plain(post(300 << 22, "plain", &[])),
                 ],
                 next_cursor: Some(PostId(300 << 22)),
             },
             Page {
                 items: vec![
-                    post(300 << 22, "plain", &[]),
-                    post(7, "tab\there", &["bob", "carol"]),
+                    reposted(post(300 << 22, "plain", &[]), &["erin"]),
+                    plain(post(7, "tab\there", &["bob", "carol"])),
+                    plain(post(9, "a reply", &[])),
                 ],
                 next_cursor: None,
             },

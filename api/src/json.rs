@@ -4,7 +4,9 @@
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 use socialite_core::ids::{ListName, PostId, UserId};
-use socialite_core::model::{rfc3339_ms, Page, Post, PostCounts, Relationship, Suggestion, User};
+use socialite_core::model::{
+    rfc3339_ms, FeedItem, Page, Post, PostCounts, Relationship, Suggestion, User,
+};
 use socialite_core::reads::ForwardPage;
 use socialite_core::rules::markers::Marker;
 use utoipa::ToSchema;
@@ -30,7 +32,8 @@ pub fn user(u: &User) -> UserJson<'_> {
     }
 }
 
-/// A post as the API shows it.
+/// A post as the API shows it; as an entry of a timeline or a list of
+/// posts, with who reposted it there.
 #[derive(Serialize, ToSchema)]
 pub struct PostJson<'a> {
     /// 16 hex digits, time-ordered: a cursor for `before`.
@@ -38,6 +41,7 @@ pub struct PostJson<'a> {
     id: String,
     #[schema(value_type = String, example = "alice")]
     author: &'a str,
+    /// Empty on a repost (it carries `repost_of`).
     #[schema(value_type = String, example = "hello")]
     message: &'a str,
     #[schema(value_type = Option<Object>)]
@@ -49,10 +53,47 @@ pub struct PostJson<'a> {
     /// it was posted), in order.
     #[schema(value_type = Vec<String>, example = json!(["bob"]))]
     mentions: Vec<&'a str>,
+    /// A reply: the post it replies to.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(example = "0550f1a2b3c00000")]
+    in_reply_to: Option<String>,
+    /// A reply: the author of the post it replies to.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(value_type = Option<String>, example = "bob")]
+    in_reply_to_author: Option<&'a str>,
+    /// A repost read by its own id: the post it reposts (timelines show
+    /// that post itself, with `reposted_by`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(example = "0550f1a2b3c00000")]
+    repost_of: Option<String>,
+    /// A repost read by its own id: the author of the post it reposts.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(value_type = Option<String>, example = "bob")]
+    repost_of_author: Option<&'a str>,
     /// How many users like the post, exactly: on a post read by its id
     /// (`GET /posts/{id}`), and on a new post (0), only.
     #[serde(skip_serializing_if = "Option::is_none")]
     likes: Option<u64>,
+    /// How many users repost the post, exactly (as `likes`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    reposts: Option<u64>,
+    /// How many replies the post has, exactly (as `likes`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    replies: Option<u64>,
+    /// In a timeline or a list of posts: the accounts of it that reposted
+    /// the post, newest first (at most 20); absent when none did.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(value_type = Option<Vec<String>>, example = json!(["carol"]))]
+    reposted_by: Option<Vec<&'a str>>,
+    /// With `reposted_by`: how many of the accounts reposted it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    reposted_by_count: Option<u64>,
+    /// With `reposted_by`: where the entry sits, the id of the newest of
+    /// those reposts: the cursor to page and mark by (otherwise the post's
+    /// `id` is).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(example = "0550f1a2b3c80000")]
+    position: Option<String>,
 }
 
 pub fn post(p: &Post) -> PostJson<'_> {
@@ -63,7 +104,16 @@ pub fn post(p: &Post) -> PostJson<'_> {
         data: &p.data,
         created_at: rfc3339_ms(p.created_at_ms()),
         mentions: p.mentions.iter().map(UserId::as_str).collect(),
+        in_reply_to: p.reply_to.as_ref().map(|r| r.id.to_string()),
+        in_reply_to_author: p.reply_to.as_ref().map(|r| r.author.as_str()),
+        repost_of: p.repost_of.as_ref().map(|r| r.id.to_string()),
+        repost_of_author: p.repost_of.as_ref().map(|r| r.author.as_str()),
         likes: None,
+        reposts: None,
+        replies: None,
+        reposted_by: None,
+        reposted_by_count: None,
+        position: None,
     }
 }
 
@@ -71,7 +121,21 @@ pub fn post(p: &Post) -> PostJson<'_> {
 pub fn counted_post(p: &Post, counts: PostCounts) -> PostJson<'_> {
     PostJson {
         likes: Some(counts.likes),
+        reposts: Some(counts.reposts),
+        replies: Some(counts.replies),
         ..post(p)
+    }
+}
+
+/// An entry of a timeline or a list of posts: the post, and where reposts
+/// placed it.
+pub fn entry(i: &FeedItem) -> PostJson<'_> {
+    let reposted = !i.reposted_by.is_empty();
+    PostJson {
+        reposted_by: reposted.then(|| i.reposted_by.iter().map(UserId::as_str).collect()),
+        reposted_by_count: reposted.then_some(i.reposts_seen),
+        position: reposted.then(|| i.position.to_string()),
+        ..post(&i.post)
     }
 }
 
@@ -83,9 +147,9 @@ pub struct PostPageJson<'a> {
     next_cursor: Option<String>,
 }
 
-pub fn post_page(page: &Page<Post, PostId>) -> PostPageJson<'_> {
+pub fn post_page(page: &Page<FeedItem, PostId>) -> PostPageJson<'_> {
     PostPageJson {
-        posts: page.items.iter().map(post).collect(),
+        posts: page.items.iter().map(entry).collect(),
         next_cursor: page.next_cursor.map(|c| c.to_string()),
     }
 }
@@ -174,6 +238,14 @@ pub struct LikeJson {
     pub changed: bool,
 }
 
+/// Whether the user reposts the post after the request, and whether the
+/// request changed it.
+#[derive(Serialize, ToSchema)]
+pub struct RepostJson {
+    pub reposted: bool,
+    pub changed: bool,
+}
+
 /// A page of a post's likers, newest like first; pass `next_cursor` as the
 /// next `cursor` (null on the last page).
 #[derive(Serialize, ToSchema)]
@@ -222,7 +294,7 @@ pub struct TimelinePageJson<'a> {
 
 pub fn forward_page(page: &ForwardPage) -> TimelinePageJson<'_> {
     TimelinePageJson {
-        posts: page.posts.iter().map(post).collect(),
+        posts: page.items.iter().map(entry).collect(),
         next_cursor: page.next_cursor.map(|c| c.to_string()),
         skipped: Some(page.skipped),
     }

@@ -4,7 +4,7 @@ use crate::error::to_status;
 use serde_json::Value;
 use socialite_core::ids::{PostId, UserId};
 use socialite_core::model::check_json_integers;
-use socialite_core::model::{rfc3339_ms, Page, Post, User};
+use socialite_core::model::{rfc3339_ms, FeedItem, Page, Post, PostCounts, User};
 use socialite_core::rules::markers::Marker;
 use socialite_core::Error;
 use socialite_proto::v1 as pb;
@@ -34,13 +34,55 @@ pub fn post(p: &Post) -> pb::Post {
             .unwrap_or_default(),
         created_at: rfc3339_ms(p.created_at_ms()),
         mentions: p.mentions.iter().map(|m| m.to_string()).collect(),
-        likes: None,
+        in_reply_to: p
+            .reply_to
+            .as_ref()
+            .map(|r| r.id.to_string())
+            .unwrap_or_default(),
+        in_reply_to_author: p
+            .reply_to
+            .as_ref()
+            .map(|r| r.author.to_string())
+            .unwrap_or_default(),
+        repost_of: p
+            .repost_of
+            .as_ref()
+            .map(|r| r.id.to_string())
+            .unwrap_or_default(),
+        repost_of_author: p
+            .repost_of
+            .as_ref()
+            .map(|r| r.author.to_string())
+            .unwrap_or_default(),
+        ..Default::default()
     }
 }
 
-pub fn post_page(page: &Page<Post, PostId>) -> pb::PostList {
+/// An entry of a timeline or a list of posts: the post, and where reposts
+/// placed it.
+pub fn entry(i: &FeedItem) -> pb::Post {
+    let mut p = post(&i.post);
+    if !i.reposted_by.is_empty() {
+        p.reposted_by = i.reposted_by.iter().map(|u| u.to_string()).collect();
+        p.reposted_by_count = i.reposts_seen;
+        p.position = i.position.to_string();
+    }
+    p
+}
+
+/// A post read by its id, with its counts.
+pub fn counted_post(p: &Post, counts: PostCounts) -> pb::Post {
+    pb::Post {
+        likes: Some(counts.likes),
+        reposts: Some(counts.reposts),
+        replies: Some(counts.replies),
+        ..post(p)
+    }
+}
+
+pub fn post_page(page: &Page<FeedItem, PostId>) -> pb::PostList {
     pb::PostList {
-        posts: page.items.iter().map(post).collect(),
+        posts: page.items.iter().map(entry).collect(),
         next_cursor: page.next_cursor.map(|c| c.to_string()).unwrap_or_default(),
         skipped: false,
     }

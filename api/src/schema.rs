@@ -270,6 +270,19 @@ pub struct LikePath {
     pub post_id: String,
 }
 
+/// A user and a post in the path: who reposts, and what.
+#[derive(IntoParams)]
+#[into_params(parameter_in = Path)]
+#[allow(dead_code)]
+pub struct RepostPath {
+    /// The user who reposts.
+    #[param(pattern = r"^(?!\.{1,2}$)[A-Za-z0-9_.\-]{1,64}$", example = "bob")]
+    pub id: String,
+    /// The post reposted (a repost's own id stands for its post).
+    #[param(pattern = "^[0-9A-Fa-f]{16}$", example = "0550f1a2b3c40000")]
+    pub post_id: String,
+}
+
 /// Paging of user lists, in id order.
 #[derive(IntoParams)]
 #[into_params(parameter_in = Query)]

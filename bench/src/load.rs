@@ -221,17 +221,17 @@ async fn seed_posts(
             // Each seed post mentions one other user, so every user has
             // mentions to read.
             let named = (i * 31 + round + 1) % net.users;
-            batch.push(Post {
-                id: ids.next(),
-                author: user(i),
-                message: format!(
+            batch.push(Post::written(
+                ids.next(),
+                user(i),
+                format!(
                     "seed post {round} of {} for @{}",
                     user_name(i),
                     user_name(named)
                 ),
-                data: None,
-                mentions: vec![user(named)],
-            });
+                None,
+                vec![user(named)],
+            ));
             if batch.len() >= CHUNK {
                 progress.add(batch.len() as u64);
                 stored += store

@@ -77,7 +77,7 @@ impl Target for InProcess {
             .await
             .map_err(|e| e.chain())?;
         Ok((
-            page.items.iter().map(|p| p.id.to_string()).collect(),
+            page.items.iter().map(|p| p.post.id.to_string()).collect(),
             page.next_cursor.map(|c| c.to_string()),
         ))
     }

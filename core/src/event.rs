@@ -2,7 +2,7 @@
 
 use crate::error::{Error, Result};
 use crate::ids::{GroupName, ListName, PostId, UserId};
-use crate::model::Post;
+use crate::model::{Post, PostRef};
 use crate::rules::accounts::Standing;
 use crate::rules::markers::{Marker, MarkerTimeline};
 use crate::trace::Trace;
@@ -166,6 +166,10 @@ impl Event {
     }
 
     pub fn encode(&self) -> Vec<u8> {
+        let ref_pb = |r: &PostRef| pb::PostLink {
+            post_id: r.id.0,
+            author: r.author.as_str().to_owned(),
+        };
         use pb::event::Kind;
         let s = |u: &UserId| u.as_str().to_owned();
         let names = |l: &[ListName]| l.iter().map(|n| n.as_str().to_owned()).collect();
@@ -177,6 +181,8 @@ impl Event {
                 data_json: json_text(&post.data),
                 mentions: post.mentions.iter().map(s).collect(),
                 traceparent: trace.parent().unwrap_or_default().to_owned(),
+                reply_to: post.reply_to.as_ref().map(ref_pb),
+                repost_of: post.repost_of.as_ref().map(ref_pb),
             }),
             Event::PostDeleted { post, author } => Kind::PostDeleted(pb::PostDeleted {
                 post_id: post.0,
@@ -325,6 +331,12 @@ impl Event {
                     .ok_or_else(|| bad("post data is not a JSON object".into()))?;
                 let author = u(&e.author)?;
                 let mentions = e.mentions.iter().map(|m| u(m)).collect::<Result<_>>()?;
+                let post_ref = |r: pb::PostLink| -> Result<PostRef> {
+                    Ok(PostRef {
+                        id: PostId(r.post_id),
+                        author: u(&r.author)?,
+                    })
+                };
                 Event::PostCreated {
                     post: Post {
                         id: PostId(e.post_id),
@@ -332,6 +344,8 @@ impl Event {
                         message: e.message,
                         data,
                         mentions,
+                        reply_to: e.reply_to.map(post_ref).transpose()?,
+                        repost_of: e.repost_of.map(post_ref).transpose()?,
                     },
                     trace: Trace::from_header(&e.traceparent),
                 }

@@ -16,8 +16,24 @@ fn events_round_trip() {
                 message: "hi @b".into(),
                 data: serde_json::json!({ "k": [1] }).as_object().cloned(),
                 mentions: vec![b.clone()],
+                reply_to: Some(PostRef {
+                    id: PostId(3),
+                    author: b.clone(),
+                }),
+                repost_of: None,
             },
             trace: Trace::from_header("00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01"),
+        },
+        Event::PostCreated {
+            post: Post::repost(
+                PostId(8),
+                b.clone(),
+                PostRef {
+                    id: PostId(7),
+                    author: a.clone(),
+                },
+            ),
+            trace: Trace::default(),
         },
         Event::PostDeleted {
             post: PostId(u64::MAX),

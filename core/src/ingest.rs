@@ -11,6 +11,7 @@ use crate::ids::{GroupName, PostId, PostIdGen, UserId};
 use crate::metrics::metrics;
 use crate::model::{json_object, validate_message, Post, User};
 use crate::plan::marker::marker_now;
+use crate::plan::repost::Reposted;
 use crate::ports::{Backup, ContentStore, GraphStore};
 use crate::rules::access::{authenticated, check, Act, Caller};
 use crate::rules::checks::{
@@ -21,6 +22,7 @@ use crate::rules::likes::LikeChange;
 use crate::rules::markers::{Marker, MarkerTimeline};
 use crate::rules::mentions::candidates;
 use crate::rules::relations::{Relation, RelationChange, RelationTransition};
+use crate::rules::reposts::RepostChange;
 use serde_json::Value;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -289,13 +291,7 @@ impl Ingest {
         let id = self.ids.next();
         // The post's span: its event carries this trace to the workers.
         let span = tracing::info_span!("post.create", post = %id, author = %author);
-        let post = Post {
-            id,
-            author,
-            message,
-            data,
-            mentions,
-        };
+        let post = Post::written(id, author, message, data, mentions);
         let post = self.content.create_post(post).instrument(span).await?;
         metrics().posts_ingested.inc();
         Ok(post)
@@ -317,6 +313,41 @@ impl Ingest {
         let _write = self.gate.enter()?;
         let change = LikeChange { user, post, like };
         self.content.change_like(&change).await
+    }
+
+    /// Reposts (`repost`) the post as the user, or undoes the repost
+    /// (idempotent): the reposter's item standing afterwards (none once
+    /// undone) and whether it changed. A post of a suspended author is
+    /// absent, as to every reader.
+    pub async fn repost(
+        &self,
+        caller: &Caller,
+        user: &str,
+        post: &str,
+        repost: bool,
+    ) -> Result<Reposted> {
+        let (user, post) = (UserId::parse(user)?, PostId::parse(post)?);
+        self.acting_as(caller, &user).await?;
+        if repost {
+            let stored = self.content.get_posts(&[post]).await?.pop();
+            let stored = stored.ok_or_else(|| post_not_found(post))?;
+            if self.accounts.is_suspended(&stored.shown().author).await? {
+                return Err(post_not_found(post));
+            }
+        }
+        let _write = self.gate.enter()?;
+        let change = RepostChange { user, post, repost };
+        let id = self.ids.next();
+        let span = tracing::info_span!("post.repost", post = %change.post, user = %change.user);
+        let done = self
+            .content
+            .change_repost(&change, id)
+            .instrument(span)
+            .await?;
+        if done.changed && repost {
+            metrics().posts_ingested.inc();
+        }
+        Ok(done)
     }
 
     /// Sets the user's marker of `timeline` to the post `last_read_id`:

@@ -7,12 +7,14 @@ use crate::event::Event;
 use crate::ids::{GroupName, ListName, PostId, TimelineId, UserId};
 use crate::metrics::metrics;
 use crate::model::{Entry, Post, PostCounts, User};
+use crate::plan::repost::Reposted;
 use crate::ports::*;
 use crate::rules::cascade::DeletionStage;
 use crate::rules::checks::{EdgeChange, EdgeOp, EdgeTransition, Membership};
 use crate::rules::likes::LikeChange;
 use crate::rules::markers::Marker;
 use crate::rules::relations::{Relation, RelationChange, RelationTransition, Relations};
+use crate::rules::reposts::RepostChange;
 use crate::transfer::record::Record;
 use async_trait::async_trait;
 use serde_json::{Map, Value};
@@ -168,6 +170,23 @@ impl ContentStore for Metered<dyn ContentStore> {
     }
     async fn post_counts(&self, posts: &[PostId]) -> Result<Vec<PostCounts>> {
         timed("content", "post_counts", self.0.post_counts(posts)).await
+    }
+    async fn change_repost(&self, change: &RepostChange, id: PostId) -> Result<Reposted> {
+        timed("content", "change_repost", self.0.change_repost(change, id)).await
+    }
+    async fn reposted_among(&self, posts: &[PostId]) -> Result<Vec<PostId>> {
+        timed("content", "reposted_among", self.0.reposted_among(posts)).await
+    }
+    async fn reposters(&self, post: PostId, limit: usize) -> Result<Vec<(UserId, PostId)>> {
+        timed("content", "reposters", self.0.reposters(post, limit)).await
+    }
+    async fn reposts_among(&self, post: PostId, users: &[UserId]) -> Result<Vec<(UserId, PostId)>> {
+        timed(
+            "content",
+            "reposts_among",
+            self.0.reposts_among(post, users),
+        )
+        .await
     }
     async fn set_marker(&self, user: &UserId, to: Marker, force: bool) -> Result<(Marker, bool)> {
         timed("content", "set_marker", self.0.set_marker(user, to, force)).await

@@ -32,6 +32,19 @@ pub struct Post {
     pub data: Option<Map<String, Value>>,
     /// The users the message mentions (`crate::rules::mentions`), in order.
     pub mentions: Vec<UserId>,
+    /// The post this one replies to, and its author.
+    pub reply_to: Option<PostRef>,
+    /// Set on a repost: the post it carries to the reposter's followers
+    /// ([`crate::rules::reposts`]). A repost has no message of its own.
+    pub repost_of: Option<PostRef>,
+}
+
+/// Another post, named with its author (what a rule needs of it without
+/// reading it).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PostRef {
+    pub id: PostId,
+    pub author: UserId,
 }
 
 /// What a post's readers did with it, counted exactly
@@ -39,12 +52,77 @@ pub struct Post {
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct PostCounts {
     pub likes: u64,
+    pub reposts: u64,
+    pub replies: u64,
+}
+
+/// One entry of a timeline as its reader sees it: the post, where it sits
+/// (`position`: the post's id, or the id of the newest repost that placed
+/// it), and which of the timeline's accounts reposted it, newest first
+/// ([`crate::rules::reposts`]).
+#[derive(Debug, Clone, PartialEq)]
+pub struct FeedItem {
+    pub position: PostId,
+    pub post: Post,
+    /// The newest [`crate::rules::reposts::MAX_REPOSTED_BY`] reposters.
+    pub reposted_by: Vec<UserId>,
+    /// How many of the timeline's accounts reposted it.
+    pub reposts_seen: u64,
+}
+
+impl FeedItem {
+    /// The post as itself: no repost placed it.
+    pub fn plain(post: Post) -> FeedItem {
+        FeedItem {
+            position: post.id,
+            post,
+            reposted_by: Vec::new(),
+            reposts_seen: 0,
+        }
+    }
 }
 
 impl Post {
     /// The creation time is the one encoded in the id.
     pub fn created_at_ms(&self) -> u64 {
         self.id.unix_ms()
+    }
+
+    /// A post as a user writes it: a message, maybe data, mentions found
+    /// in the message; no reply, no repost.
+    pub fn written(
+        id: PostId,
+        author: UserId,
+        message: String,
+        data: Option<Map<String, Value>>,
+        mentions: Vec<UserId>,
+    ) -> Post {
+        Post {
+            id,
+            author,
+            message,
+            data,
+            mentions,
+            reply_to: None,
+            repost_of: None,
+        }
+    }
+
+    /// The repost `id` of `original` by `user`.
+    pub fn repost(id: PostId, user: UserId, original: PostRef) -> Post {
+        Post {
+            repost_of: Some(original),
+            ..Post::written(id, user, String::new(), None, Vec::new())
+        }
+    }
+
+    /// The post a timeline shows for this one: the original of a repost,
+    /// else the post itself.
+    pub fn shown(&self) -> PostRef {
+        self.repost_of.clone().unwrap_or_else(|| PostRef {
+            id: self.id,
+            author: self.author.clone(),
+        })
     }
 }
 
@@ -64,6 +142,8 @@ pub struct Body {
     pub message: String,
     pub data: Option<Map<String, Value>>,
     pub mentions: Vec<UserId>,
+    pub reply_to: Option<PostRef>,
+    pub repost_of: Option<PostRef>,
 }
 
 impl Entry {
@@ -81,6 +161,8 @@ impl Entry {
             message: post.message.clone(),
             data: post.data.clone(),
             mentions: post.mentions.clone(),
+            reply_to: post.reply_to.clone(),
+            repost_of: post.repost_of.clone(),
         };
         Entry {
             post: post.id,
@@ -97,6 +179,8 @@ impl Entry {
             message: b.message.clone(),
             data: b.data.clone(),
             mentions: b.mentions.clone(),
+            reply_to: b.reply_to.clone(),
+            repost_of: b.repost_of.clone(),
         })
     }
 }

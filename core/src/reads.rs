@@ -5,18 +5,19 @@
 use crate::error::Error;
 use crate::error::Result;
 use crate::feed::timeline::{read_timeline, ReadSource};
+use crate::feed::visible::{visible, Scope};
 use crate::feed::{Feed, Stores};
 use crate::ids::{
     decode_edge_cursor, decode_user_cursor, encode_edge_cursor, encode_user_cursor, GroupName,
     ListName, PostId, UserId,
 };
 use crate::metrics::metrics;
-use crate::model::{newest, page_size, Entry, Page, Post, Relationship, Suggestion, User};
+use crate::model::{newest, page_size, FeedItem, Page, Post, Relationship, Suggestion, User};
 use crate::ports::IdRange;
 use crate::rules::access::{check, viewing_as, Act, Caller};
 use crate::rules::checks::{group_not_found, list_not_found, post_not_found, user_not_found};
 use crate::rules::relations::{Hidden, Relation};
-use std::collections::{HashMap, HashSet};
+use std::collections::HashSet;
 
 mod graph;
 mod likes;
@@ -119,27 +120,27 @@ impl Reads {
         Ok(post)
     }
 
-    /// A user's own posts, newest first.
+    /// A user's own posts and reposts, newest first.
     pub async fn posts_by(
         &self,
         caller: &Caller,
         id: &str,
         limit: Option<u64>,
         before: Option<&str>,
-    ) -> Result<Page<Post, PostId>> {
+    ) -> Result<Page<FeedItem, PostId>> {
         let user = self.user(caller, id).await?;
         self.posts_of(&[user.id], limit, before).await
     }
 
-    /// The posts of several authors (1 to [`MAX_AUTHORS`]), newest first;
-    /// authors that do not exist add nothing.
+    /// The posts and reposts of several authors (1 to [`MAX_AUTHORS`]),
+    /// newest first, each post once; authors that do not exist add nothing.
     pub async fn posts_by_authors(
         &self,
         caller: &Caller,
         authors: &[&str],
         limit: Option<u64>,
         before: Option<&str>,
-    ) -> Result<Page<Post, PostId>> {
+    ) -> Result<Page<FeedItem, PostId>> {
         let mut ids = Vec::new();
         for a in authors {
             let id = UserId::parse(a)?;
@@ -173,7 +174,7 @@ impl Reads {
         id: &str,
         limit: Option<u64>,
         before: Option<&str>,
-    ) -> Result<(Page<Post, PostId>, ReadSource)> {
+    ) -> Result<(Page<FeedItem, PostId>, ReadSource)> {
         let id = UserId::parse(id)?;
         check(caller, Act::ReadOwn(&id))?;
         let user = self.existing(&id).await?;
@@ -201,7 +202,7 @@ impl Reads {
         viewer: Option<&str>,
         limit: Option<u64>,
         before: Option<&str>,
-    ) -> Result<(Page<Post, PostId>, ReadSource)> {
+    ) -> Result<(Page<FeedItem, PostId>, ReadSource)> {
         let viewer = viewer.map(UserId::parse).transpose()?;
         let (group, _) = self.group(caller, group).await?;
         let hidden = match viewing_as(caller, viewer)? {
@@ -220,7 +221,7 @@ impl Reads {
         id: &str,
         limit: Option<u64>,
         before: Option<&str>,
-    ) -> Result<Page<Post, PostId>> {
+    ) -> Result<Page<FeedItem, PostId>> {
         let id = UserId::parse(id)?;
         check(caller, Act::ReadOwn(&id))?;
         let user = self.existing(&id).await?;
@@ -246,7 +247,7 @@ impl Reads {
         let next_cursor = (posts.len() > limit).then(|| posts[limit - 1].id);
         posts.truncate(limit);
         Ok(Page {
-            items: posts,
+            items: posts.into_iter().map(FeedItem::plain).collect(),
             next_cursor,
         })
     }
@@ -260,7 +261,7 @@ impl Reads {
         list: &str,
         limit: Option<u64>,
         before: Option<&str>,
-    ) -> Result<(Page<Post, PostId>, ReadSource)> {
+    ) -> Result<(Page<FeedItem, PostId>, ReadSource)> {
         let (user, list) = (UserId::parse(id)?, ListName::parse(list)?);
         check(caller, Act::ReadOwn(&user))?;
         self.existing_list(&user, &list).await?;
@@ -275,73 +276,53 @@ impl Reads {
         hidden: &Hidden,
         limit: Option<u64>,
         before: Option<&str>,
-    ) -> Result<(Page<Post, PostId>, ReadSource)> {
+    ) -> Result<(Page<FeedItem, PostId>, ReadSource)> {
         let limit = page_size(limit)?;
         let before = before.map(PostId::parse).transpose()?;
         let page = read_timeline(&self.stores, feed, hidden, before, limit).await?;
         metrics().timeline_read(page.source.as_str());
-        let items = self.load(&page.entries).await?;
         Ok((
             Page {
-                items,
+                items: page.items,
                 next_cursor: page.next,
             },
             page.source,
         ))
     }
 
-    /// A page of the posts of `authors`, newest first, below `before`.
+    /// A page of the items of `authors` as their stream shows them
+    /// ([`visible`]), newest first, below `before`: read on below what it
+    /// leaves out (reposts of deleted or suspended authors' posts) until
+    /// the page is full. The cursor is the position of the last entry.
     async fn posts_of(
         &self,
         authors: &[UserId],
         limit: Option<u64>,
         before: Option<&str>,
-    ) -> Result<Page<Post, PostId>> {
+    ) -> Result<Page<FeedItem, PostId>> {
         let limit = page_size(limit)?;
-        let below = before.map(PostId::parse).transpose()?;
-        let range = IdRange { below, from: None };
-        let entries = self
-            .stores
-            .content
-            .post_ids_by(authors, range, limit + 1)
-            .await?;
-        self.hydrate(newest(entries, limit + 1), limit).await
-    }
-
-    /// Pages up to `limit + 1` entries and loads the posts of the first
-    /// `limit`. The cursor comes from the entries, so a post deleted meanwhile
-    /// shortens the page without breaking the paging.
-    async fn hydrate(&self, mut entries: Vec<Entry>, limit: usize) -> Result<Page<Post, PostId>> {
-        let next_cursor = (entries.len() > limit).then(|| entries[limit - 1].post);
-        entries.truncate(limit);
-        Ok(Page {
-            items: self.load(&entries).await?,
-            next_cursor,
-        })
-    }
-
-    /// The posts of `entries`: embedded ones carry theirs, linked ones are
-    /// loaded in one batched read; deleted ones are left out.
-    async fn load(&self, entries: &[Entry]) -> Result<Vec<Post>> {
-        let linked: Vec<PostId> = entries
-            .iter()
-            .filter(|e| e.body.is_none())
-            .map(|e| e.post)
-            .collect();
-        let mut loaded: HashMap<PostId, Post> = if linked.is_empty() {
-            HashMap::new()
-        } else {
-            self.stores
+        let mut below = before.map(PostId::parse).transpose()?;
+        let hidden = self.hidden_from_all().await?;
+        let want = limit + 1;
+        let mut items = Vec::new();
+        loop {
+            let range = IdRange { below, from: None };
+            let entries = self
+                .stores
                 .content
-                .get_posts(&linked)
-                .await?
-                .into_iter()
-                .map(|p| (p.id, p))
-                .collect()
-        };
-        Ok(entries
-            .iter()
-            .filter_map(|e| e.to_post().or_else(|| loaded.remove(&e.post)))
-            .collect())
+                .post_ids_by(authors, range, want)
+                .await?;
+            let entries = newest(entries, want);
+            let ended = entries.len() < want;
+            below = entries.last().map(|e| e.post);
+            let scope = Scope::Authors(authors);
+            items.extend(visible(&self.stores, scope, &hidden, &entries).await?);
+            if ended || items.len() >= want {
+                break;
+            }
+        }
+        let next_cursor = (items.len() > limit).then(|| items[limit - 1].position);
+        items.truncate(limit);
+        Ok(Page { items, next_cursor })
     }
 }

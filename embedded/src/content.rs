@@ -4,18 +4,20 @@
 use crate::recent::{pick, PER_AUTHOR};
 use crate::store::EmbeddedStore;
 use crate::tables::*;
-use crate::{likes, markers};
+use crate::{likes, markers, reposts};
 use async_trait::async_trait;
 use redb::{ReadTransaction, ReadableTable};
 use serde_json::{Map, Value};
 use socialite_core::error::{Error, Result};
 use socialite_core::ids::{PostId, UserId};
-use socialite_core::model::{Entry, Post, PostCounts, User};
+use socialite_core::model::{Entry, Post, PostCounts, PostRef, User};
+use socialite_core::plan::repost::Reposted;
 use socialite_core::plan::{self, run_ready};
 use socialite_core::ports::{ContentStore, IdRange};
 use socialite_core::rules::cascade::DeletionStage;
 use socialite_core::rules::likes::LikeChange;
 use socialite_core::rules::markers::Marker;
+use socialite_core::rules::reposts::RepostChange;
 use std::sync::Arc;
 
 fn load_user(txn: &ReadTransaction, id: &UserId) -> Result<Option<User>> {
@@ -108,12 +110,18 @@ pub(crate) fn to_post(id: u64, bytes: &[u8]) -> Result<Post> {
     let r: PostRecord = decode(bytes)?;
     let author =
         UserId::parse(&r.author).map_err(|e| Error::internal(format!("stored author: {e}")))?;
+    let reference = |r: RefRecord| PostRef {
+        id: PostId(r.id),
+        author: UserId::from_stored(r.author),
+    };
     Ok(Post {
         id: PostId(id),
         author,
         message: r.message,
         data: r.data,
         mentions: r.mentions.into_iter().map(UserId::from_stored).collect(),
+        reply_to: r.reply_to.map(reference),
+        repost_of: r.repost_of.map(reference),
     })
 }
 
@@ -248,6 +256,36 @@ impl ContentStore for EmbeddedStore {
 
     async fn post_counts(&self, posts: &[PostId]) -> Result<Vec<PostCounts>> {
         self.read(|txn| likes::counts(txn, posts))
+    }
+
+    async fn change_repost(&self, change: &RepostChange, id: PostId) -> Result<Reposted> {
+        let change = change.clone();
+        let (user, made) = (change.user.clone(), change.repost);
+        let done = self
+            .writer
+            .write(move |ctx| run_ready(plan::repost::change_repost(ctx, &change, id)))
+            .await?;
+        // The item made or removed: the post caches follow it.
+        if let (true, Some(item)) = (done.changed, done.item) {
+            match made {
+                true => self.recent.posted(&user, item.0),
+                false => self.recent.removed(&user, item.0),
+            }
+            self.posts.remove(item);
+        }
+        Ok(done)
+    }
+
+    async fn reposted_among(&self, posts: &[PostId]) -> Result<Vec<PostId>> {
+        Ok(self.reposted.among(posts))
+    }
+
+    async fn reposters(&self, post: PostId, limit: usize) -> Result<Vec<(UserId, PostId)>> {
+        self.read(|txn| reposts::reposters(txn, post, limit))
+    }
+
+    async fn reposts_among(&self, post: PostId, users: &[UserId]) -> Result<Vec<(UserId, PostId)>> {
+        self.read(|txn| reposts::among(txn, post, users))
     }
 
     async fn set_marker(&self, user: &UserId, to: Marker, force: bool) -> Result<(Marker, bool)> {

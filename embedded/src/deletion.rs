@@ -45,7 +45,7 @@ impl EmbeddedStore {
             .write(move |ctx| run_ready(deletion_step(ctx, &user, stage, limit)))
             .await?;
         // Posts removed or rewritten leave the post caches.
-        if stage == DeletionStage::Posts {
+        if matches!(stage, DeletionStage::Posts | DeletionStage::Reposts) {
             self.recent.forget(id);
         }
         for p in done.posts {

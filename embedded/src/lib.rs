@@ -39,6 +39,7 @@ mod post_cache;
 mod post_rows;
 mod recent;
 mod relations;
+mod reposts;
 mod store;
 mod stored;
 mod tables;

@@ -92,7 +92,9 @@ pub(crate) fn add(txn: &WriteTransaction, post: PostId, tally: Tally, step: i64)
 pub(crate) fn forget(txn: &WriteTransaction, posts: &[PostId]) -> Result<()> {
     let mut table = txn.open_table(TALLIES).store()?;
     for p in posts {
-        table.remove((p.0, Tally::Likes.code())).store()?;
+        for tally in Tally::ALL {
+            table.remove((p.0, tally.code())).store()?;
+        }
     }
     Ok(())
 }
@@ -102,10 +104,14 @@ pub(crate) fn counts(txn: &ReadTransaction, posts: &[PostId]) -> Result<Vec<Post
     let table = txn.open_table(TALLIES).store()?;
     let mut out = Vec::with_capacity(posts.len());
     for p in posts {
-        let likes = table.get((p.0, Tally::Likes.code())).store()?;
-        out.push(PostCounts {
-            likes: likes.map_or(0, |g| g.value()).max(0) as u64,
-        });
+        let mut counts = PostCounts::default();
+        for row in table.range((p.0, 0)..=(p.0, u8::MAX)).store()? {
+            let (k, v) = row.store()?;
+            if let Some(tally) = Tally::from_code(k.value().1) {
+                tally.add_to(&mut counts, v.value());
+            }
+        }
+        out.push(counts);
     }
     Ok(out)
 }

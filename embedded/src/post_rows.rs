@@ -6,15 +6,21 @@ use crate::tables::*;
 use redb::{ReadableTable, WriteTransaction};
 use socialite_core::error::Result;
 use socialite_core::ids::PostId;
-use socialite_core::model::Post;
+use socialite_core::model::{Post, PostRef};
 
 /// Stores a new post: its record, its author's index and its mentions.
 pub(crate) fn put_post(txn: &WriteTransaction, post: &Post) -> Result<()> {
+    let reference = |r: &PostRef| RefRecord {
+        id: r.id.0,
+        author: r.author.to_string(),
+    };
     let record = PostRecord {
         author: post.author.to_string(),
         message: post.message.clone(),
         data: post.data.clone(),
         mentions: post.mentions.iter().map(|m| m.to_string()).collect(),
+        reply_to: post.reply_to.as_ref().map(reference),
+        repost_of: post.repost_of.as_ref().map(reference),
     };
     let mut mentions = txn.open_table(MENTIONS).store()?;
     for m in &post.mentions {

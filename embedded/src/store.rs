@@ -6,6 +6,7 @@
 
 use crate::post_cache::PostCache;
 use crate::recent::RecentPosts;
+use crate::reposts::Reposted;
 use crate::tables::*;
 use crate::writer::{WriteCtx, Writer};
 use redb::{Database, ReadTransaction, ReadableDatabase, ReadableTable, WriteTransaction};
@@ -22,6 +23,8 @@ pub struct EmbeddedStore {
     pub(crate) outbox_ready: Arc<Notify>,
     pub(crate) posts: PostCache,
     pub(crate) recent: RecentPosts,
+    /// The posts with reposts (`reposts`).
+    pub(crate) reposted: Arc<Reposted>,
     /// Bounds the larger reads running at once: each runs on a thread of its
     /// own, and every such thread keeps its own allocator heap, so a burst of
     /// 64 merges on two cores cost 1.2 GiB resident without making anything
@@ -43,6 +46,8 @@ pub(crate) struct State {
     next_outbox_seq: u64,
     queued: bool,
     outbox_ready: Arc<Notify>,
+    /// Shared with the store's readers; a repost's step adds its post.
+    pub(crate) reposted: Arc<Reposted>,
 }
 
 pub(crate) type Ctx<'t> = WriteCtx<'t, State>;
@@ -84,15 +89,18 @@ impl EmbeddedStore {
             txn.open_table(USER_LIKES).store()?;
             txn.open_table(TALLIES).store()?;
             txn.open_table(MARKERS).store()?;
+            txn.open_table(REPOSTS).store()?;
             crate::edge_times::backfill_untimed(&txn)?;
             last_u64_key(&txn.open_table(OUTBOX).store()?)? + 1
         };
+        let reposted = Arc::new(Reposted::load(&txn)?);
         txn.commit().store()?;
         let outbox_ready = Arc::new(Notify::new());
         let state = State {
             next_outbox_seq,
             queued: false,
             outbox_ready: outbox_ready.clone(),
+            reposted: reposted.clone(),
         };
         let writer = Writer::spawn("content", db.clone(), state, |s| {
             if std::mem::take(&mut s.queued) {
@@ -105,6 +113,7 @@ impl EmbeddedStore {
             outbox_ready,
             posts: PostCache::new(POST_CACHE),
             recent: RecentPosts::default(),
+            reposted,
             readers: tokio::sync::Semaphore::new(reader_threads()),
         })
     }

@@ -64,6 +64,10 @@ pub const LIKES_BY_TIME: TableDefinition<(&str, u64, &str), ()> =
     TableDefinition::new("likes_by_time");
 /// (user, post id): the posts a user likes.
 pub const USER_LIKES: TableDefinition<(&str, u64), ()> = TableDefinition::new("user_likes");
+/// (user, post id) → the item (a post of the user's) of their repost of the post.
+pub const REPOSTS: TableDefinition<(&str, u64), u64> = TableDefinition::new("reposts");
+/// (post id, item id) → the reposter: a post's reposts, in time order.
+pub const REPOSTERS: TableDefinition<(u64, u64), &str> = TableDefinition::new("reposters");
 /// (post id, tally code) → the post's count of that kind; none at zero.
 pub const TALLIES: TableDefinition<(u64, u8), i64> = TableDefinition::new("tallies");
 /// (user, marker timeline code) → (the newest post read, when set).
@@ -84,6 +88,17 @@ pub struct PostRecord {
     pub data: Option<Map<String, Value>>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub mentions: Vec<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reply_to: Option<RefRecord>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub repost_of: Option<RefRecord>,
+}
+
+/// Another post and its author, as a record names it.
+#[derive(Serialize, Deserialize)]
+pub struct RefRecord {
+    pub id: u64,
+    pub author: String,
 }
 
 pub fn encode<T: Serialize>(v: &T) -> Vec<u8> {

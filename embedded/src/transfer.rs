@@ -210,7 +210,12 @@ impl Snapshot {
             let (k, v) = item.store()?;
             last = Some(k.value());
             let mut post = to_post(k.value(), v.value())?;
-            if !self.gone(post.author.as_str()) {
+            // A repost of a deleted post names nothing: it is left out.
+            let carried = match &post.repost_of {
+                None => true,
+                Some(o) => !self.gone(o.author.as_str()) && table.get(o.id.0).store()?.is_some(),
+            };
+            if carried && !self.gone(post.author.as_str()) {
                 post.mentions.retain(|m| !self.gone(m.as_str()));
                 out.push(Record::Post(post));
             }

@@ -5,7 +5,9 @@
 
 use crate::store::{add_counts, emit, user_exists, Ctx};
 use crate::tables::*;
-use crate::{accounts, content, edge_times, groups, likes, lists, markers, post_rows, relations};
+use crate::{
+    accounts, content, edge_times, groups, likes, lists, markers, post_rows, relations, reposts,
+};
 use redb::{ReadableTable, WriteTransaction};
 use serde_json::{Map, Value};
 use socialite_core::error::{Error, Result};
@@ -171,6 +173,18 @@ impl Txn for Ctx<'_> {
         likes::likes_by(self.txn, user.as_str(), limit)
     }
 
+    async fn reposted(&mut self, post: PostId, user: &UserId) -> Result<Option<PostId>> {
+        reposts::item(self.txn, post, user.as_str())
+    }
+
+    async fn reposts_by(
+        &mut self,
+        user: &UserId,
+        limit: usize,
+    ) -> Result<Vec<(PostId, PostId, bool)>> {
+        reposts::by_user(self.txn, user.as_str(), limit)
+    }
+
     async fn apply(&mut self, steps: &[Step]) -> Result<()> {
         for step in steps {
             apply_step(self, step)?;
@@ -241,6 +255,17 @@ fn apply_step(ctx: &mut Ctx<'_>, step: &Step) -> Result<()> {
         Step::Tally {
             post, tally, step, ..
         } => likes::add(txn, *post, *tally, *step),
+        Step::Repost {
+            post,
+            user,
+            repost,
+            active,
+        } => {
+            if *active {
+                ctx.state.reposted.add(*post);
+            }
+            reposts::put(txn, *post, user.as_str(), *repost, *active)
+        }
         Step::Unmention { user, posts } => post_rows::unmention(txn, user.as_str(), posts),
         Step::PutUser { user, profile } => put_user(txn, user.as_str(), profile.as_ref()),
         Step::SetStanding { user, standing } => {

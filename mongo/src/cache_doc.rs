@@ -7,7 +7,7 @@ use mongodb::bson::{doc, Bson, Document};
 use serde_json::Value;
 use socialite_core::error::{Error, Result};
 use socialite_core::ids::{PostId, TimelineId, UserId};
-use socialite_core::model::{Body, Entry};
+use socialite_core::model::{Body, Entry, PostRef};
 use socialite_core::rules::accept::{capped_coverage, takes, Coverage, WarmingMemory};
 use std::sync::Arc;
 
@@ -120,8 +120,26 @@ pub(crate) fn entry_doc(e: &Entry) -> Document {
             let n: Vec<&str> = body.mentions.iter().map(UserId::as_str).collect();
             d.insert("n", n);
         }
+        let link = |r: &PostRef| doc! { "i": id_bson(r.id), "a": r.author.as_str() };
+        if let Some(r) = &body.reply_to {
+            d.insert("r", link(r));
+        }
+        if let Some(r) = &body.repost_of {
+            d.insert("o", link(r));
+        }
     }
     d
+}
+
+/// The post an embedded entry names under `key` (`{i, a}`), if any.
+fn linked(d: &Document, key: &str) -> Result<Option<PostRef>> {
+    let Ok(r) = d.get_document(key) else {
+        return Ok(None);
+    };
+    Ok(Some(PostRef {
+        id: PostId(get_i64(r, "i") as u64),
+        author: UserId::from_stored(get_str(r, "a")?.to_owned()),
+    }))
 }
 
 pub(crate) fn to_entry(d: &Document) -> Result<Entry> {
@@ -149,6 +167,8 @@ pub(crate) fn to_entry(d: &Document) -> Result<Entry> {
                 message: message.clone(),
                 data,
                 mentions,
+                reply_to: linked(d, "r")?,
+                repost_of: linked(d, "o")?,
             }))
         }
         _ => None,

@@ -11,10 +11,12 @@ use serde_json::{Map, Value};
 use socialite_core::error::Result;
 use socialite_core::ids::{PostId, UserId};
 use socialite_core::model::{Entry, Post, PostCounts, User};
+use socialite_core::plan::repost::Reposted;
 use socialite_core::ports::{ContentStore, IdRange};
 use socialite_core::rules::cascade::DeletionStage;
 use socialite_core::rules::likes::LikeChange;
 use socialite_core::rules::markers::Marker;
+use socialite_core::rules::reposts::RepostChange;
 
 #[async_trait]
 impl ContentStore for MongoStore {
@@ -185,6 +187,28 @@ impl ContentStore for MongoStore {
 
     async fn post_counts(&self, posts: &[PostId]) -> Result<Vec<PostCounts>> {
         self.post_counts_of(posts).await
+    }
+
+    async fn change_repost(&self, change: &RepostChange, id: PostId) -> Result<Reposted> {
+        let done = crate::txn::planned!(self, "storing a repost", |txn| {
+            socialite_core::plan::repost::change_repost(txn, change, id)
+        })?;
+        if done.changed {
+            self.queued();
+        }
+        Ok(done)
+    }
+
+    async fn reposted_among(&self, posts: &[PostId]) -> Result<Vec<PostId>> {
+        self.reposted_among_of(posts).await
+    }
+
+    async fn reposters(&self, post: PostId, limit: usize) -> Result<Vec<(UserId, PostId)>> {
+        self.reposters_of(post, limit).await
+    }
+
+    async fn reposts_among(&self, post: PostId, users: &[UserId]) -> Result<Vec<(UserId, PostId)>> {
+        self.reposts_among_of(post, users).await
     }
 
     async fn set_marker(&self, user: &UserId, to: Marker, force: bool) -> Result<(Marker, bool)> {

@@ -31,6 +31,7 @@ pub const ACCOUNTS: &str = "accounts";
 pub const LIKES: &str = "likes";
 pub const TALLIES: &str = "tallies";
 pub const MARKERS: &str = "markers";
+pub const REPOSTS: &str = "reposts";
 
 /// How long a transaction keeps being retried on transient errors (write
 /// conflicts between concurrent writers of the same documents, such as the
@@ -103,6 +104,7 @@ pub struct Db {
     pub likes: Collection<Document>,
     pub tallies: Collection<Document>,
     pub markers: Collection<Document>,
+    pub reposts: Collection<Document>,
 }
 
 pub fn db_err(what: &str) -> impl Fn(DbError) -> Error + '_ {
@@ -136,6 +138,7 @@ impl Db {
             likes: database.collection(LIKES),
             tallies: database.collection(TALLIES),
             markers: database.collection(MARKERS),
+            reposts: database.collection(REPOSTS),
             client,
             database,
         };
@@ -252,6 +255,7 @@ impl Db {
         ]
         .into_iter()
         .chain(self.like_and_marker_indexes())
+        .chain(self.repost_indexes())
         .collect()
     }
 
@@ -283,6 +287,28 @@ impl Db {
                 &self.tallies,
                 index(doc! { "p": 1 }, "p", false),
                 "the tallies index",
+            ),
+        ]
+    }
+
+    /// A repost per post and user; a post's reposters newest first; a
+    /// user's reposts.
+    fn repost_indexes(&self) -> [(&Collection<Document>, IndexModel, &'static str); 3] {
+        [
+            (
+                &self.reposts,
+                index(doc! { "p": 1, "u": 1 }, "p_u", true),
+                "the reposts index",
+            ),
+            (
+                &self.reposts,
+                index(doc! { "p": 1, "i": -1 }, "p_i", false),
+                "the reposters index",
+            ),
+            (
+                &self.reposts,
+                index(doc! { "u": 1, "p": 1 }, "u_p", false),
+                "the user reposts index",
             ),
         ]
     }

@@ -29,6 +29,7 @@ mod markers;
 mod outbox;
 mod posts;
 mod relations;
+mod reposts;
 mod store;
 mod timelines;
 mod transfer;

@@ -172,17 +172,16 @@ impl MongoStore {
             .try_collect()
             .await
             .map_err(db_err(what))?;
-        let mut likes: HashMap<i64, i64> = HashMap::new();
+        let mut counts: HashMap<i64, PostCounts> = HashMap::new();
         for d in &docs {
-            if get_i64(d, "t") == i64::from(Tally::Likes.code()) {
-                *likes.entry(get_i64(d, "p")).or_default() += get_i64(d, "n");
+            if let Some(tally) = Tally::from_code(get_i64(d, "t") as u8) {
+                let of = counts.entry(get_i64(d, "p")).or_default();
+                tally.add_to(of, get_i64(d, "n"));
             }
         }
         Ok(ids
             .iter()
-            .map(|p| PostCounts {
-                likes: likes.get(p).copied().unwrap_or(0).max(0) as u64,
-            })
+            .map(|p| counts.get(p).copied().unwrap_or_default())
             .collect())
     }
 

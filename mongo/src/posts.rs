@@ -9,7 +9,7 @@ use mongodb::bson::{doc, Document};
 use mongodb::ClientSession;
 use socialite_core::error::Result;
 use socialite_core::ids::{PostId, UserId};
-use socialite_core::model::Post;
+use socialite_core::model::{Post, PostRef};
 use socialite_core::plan::post::{create_post, delete_post};
 
 impl MongoStore {
@@ -36,6 +36,13 @@ impl MongoStore {
         if !post.mentions.is_empty() {
             let m: Vec<&str> = post.mentions.iter().map(UserId::as_str).collect();
             record.insert("mentions", m);
+        }
+        let reference = |r: &PostRef| doc! { "id": id_bson(r.id), "author": r.author.as_str() };
+        if let Some(r) = &post.reply_to {
+            record.insert("reply_to", reference(r));
+        }
+        if let Some(r) = &post.repost_of {
+            record.insert("repost_of", reference(r));
         }
         self.db.content.insert_one(record).session(&mut *s).await?;
         Ok(())

@@ -17,7 +17,7 @@ use serde_json::{Map, Value};
 use socialite_core::error::{Error, Result};
 use socialite_core::event::Event;
 use socialite_core::ids::{now_ms, PostId, UserId};
-use socialite_core::model::{Post, User};
+use socialite_core::model::{Post, PostRef, User};
 use socialite_core::ports::IdRange;
 use socialite_core::ports::Standing;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -152,7 +152,20 @@ pub(crate) fn to_post(doc: &Document) -> Result<Post> {
                     .collect()
             })
             .unwrap_or_default(),
+        reply_to: post_ref(doc, "reply_to")?,
+        repost_of: post_ref(doc, "repost_of")?,
     })
+}
+
+/// A post named under `key` (`{id, author}`), if there is one.
+fn post_ref(doc: &Document, key: &str) -> Result<Option<PostRef>> {
+    let Ok(r) = doc.get_document(key) else {
+        return Ok(None);
+    };
+    Ok(Some(PostRef {
+        id: PostId(get_i64(r, "id") as u64),
+        author: UserId::from_stored(get_str(r, "author")?.to_owned()),
+    }))
 }
 
 /// The inclusive-exclusive id filter of a range, or `None` when it is empty.

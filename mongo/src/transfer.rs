@@ -189,15 +189,24 @@ impl Pages {
 }
 
 impl Pages {
-    /// The likes among `docs` whose post is exported: stored, and not by a
-    /// user being deleted (a deleted post's like rows name nothing; see
-    /// `socialite_core::rules::likes`). Documents of other sections pass.
+    /// The likes and reposts among `docs` whose post is exported: stored,
+    /// and not by a user being deleted (a deleted post's likes and reposts
+    /// name nothing; see `socialite_core::rules::likes` and `reposts`).
+    /// Documents of other sections pass.
     async fn of_exported_posts(&self, docs: Vec<Document>) -> Result<Vec<Document>> {
-        if SECTIONS[self.section].0 != "likes" {
+        // A like's post, or a repost's original.
+        let carried = |d: &Document| match SECTIONS[self.section].0 {
+            "likes" => Some(get_i64(d, "p")),
+            _ => d.get_document("repost_of").ok().map(|r| get_i64(r, "id")),
+        };
+        if !matches!(SECTIONS[self.section].0, "likes" | "content") {
             return Ok(docs);
         }
-        let what = "exporting likes";
-        let posts: Vec<i64> = docs.iter().map(|d| get_i64(d, "p")).collect();
+        let what = "exporting likes and reposts";
+        let posts: Vec<i64> = docs.iter().filter_map(carried).collect();
+        if posts.is_empty() {
+            return Ok(docs);
+        }
         let found: Vec<Document> = self
             .db
             .content
@@ -215,7 +224,7 @@ impl Pages {
             .collect();
         Ok(docs
             .into_iter()
-            .filter(|d| exported.contains(&get_i64(d, "p")))
+            .filter(|d| carried(d).is_none_or(|p| exported.contains(&p)))
             .collect())
     }
 }

@@ -249,6 +249,18 @@ impl Txn for MongoTxn<'_> {
         self.store.likes_by_in(self.s, user.as_str(), limit).await
     }
 
+    async fn reposted(&mut self, post: PostId, user: &UserId) -> Result<Option<PostId>, TxnError> {
+        self.store.reposted_in(self.s, post, user.as_str()).await
+    }
+
+    async fn reposts_by(
+        &mut self,
+        user: &UserId,
+        limit: usize,
+    ) -> Result<Vec<(PostId, PostId, bool)>, TxnError> {
+        self.store.reposts_by_in(self.s, user.as_str(), limit).await
+    }
+
     async fn apply(&mut self, steps: &[Step]) -> Result<(), TxnError> {
         let mut rest = steps;
         while let Some(first) = rest.first() {
@@ -265,6 +277,17 @@ impl Txn for MongoTxn<'_> {
                 // for the counts.
                 Step::Like { .. } if now.len() > 1 => match unlikes(now) {
                     Some((user, posts)) => self.store.remove_likes_in(self.s, user, &posts).await?,
+                    None => {
+                        for step in now {
+                            self.apply_step(step).await?;
+                        }
+                    }
+                },
+                // A deletion's page of reposts: one command for the rows.
+                Step::Repost { .. } if now.len() > 1 => match unreposts(now) {
+                    Some((user, posts)) => {
+                        self.store.remove_reposts_in(self.s, user, &posts).await?
+                    }
                     None => {
                         for step in now {
                             self.apply_step(step).await?;
@@ -370,6 +393,17 @@ impl MongoTxn<'_> {
                 self.store.forget_tallies_in(s, &ids).await?;
             }
             Step::Like { .. } => self.apply_like_step(step).await?,
+            Step::Repost {
+                post,
+                user,
+                repost,
+                active,
+            } => {
+                let put = self
+                    .store
+                    .put_repost_in(s, *post, user.as_str(), *repost, *active);
+                put.await?
+            }
             Step::PutMarker { user, marker } => {
                 self.store.put_marker_in(s, user.as_str(), marker).await?
             }
@@ -420,6 +454,28 @@ fn unlikes(steps: &[Step]) -> Option<(&str, Vec<PostId>)> {
     let mut posts = Vec::with_capacity(steps.len());
     for s in steps {
         let Step::Like {
+            post,
+            user: u,
+            active: false,
+            ..
+        } = s
+        else {
+            return None;
+        };
+        if *user.get_or_insert(u.as_str()) != u.as_str() {
+            return None;
+        }
+        posts.push(*post);
+    }
+    Some((user?, posts))
+}
+
+/// The user and posts of a run of reposts undone by one user, if it is one.
+fn unreposts(steps: &[Step]) -> Option<(&str, Vec<PostId>)> {
+    let mut user = None;
+    let mut posts = Vec::with_capacity(steps.len());
+    for s in steps {
+        let Step::Repost {
             post,
             user: u,
             active: false,

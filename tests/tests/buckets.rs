@@ -164,6 +164,8 @@ async fn time_buckets_are_the_designs_documents() {
                 message: format!("second {s}"),
                 data: None,
                 mentions: vec![],
+                reply_to: None,
+                repost_of: None,
             })),
         };
         store

@@ -124,7 +124,7 @@ async fn an_interrupted_activation_is_completed_by_the_next_read() {
         .unwrap();
     assert_eq!(source, ReadSource::Merge);
     assert_eq!(
-        page.items.iter().map(|p| p.id).collect::<Vec<_>>(),
+        page.items.iter().map(|p| p.post.id).collect::<Vec<_>>(),
         vec![pb, pa]
     );
     let read = h

@@ -153,7 +153,7 @@ async fn an_author_crosses_the_threshold_both_ways(kind: Kind) {
             .timeline(c, "f1", Some(2), before.as_deref())
             .await
             .unwrap();
-        all.extend(page.items.iter().map(|p| p.id));
+        all.extend(page.items.iter().map(|p| p.post.id));
         match page.next_cursor {
             Some(n) => before = Some(n.to_string()),
             None => break,

@@ -236,13 +236,13 @@ async fn a_client_that_falls_behind_is_told_to_reload() {
         .unwrap();
     let alice = UserId::parse("alice").unwrap();
     for n in 0..STREAM_BUFFER as u64 + 50 {
-        let post = Post {
-            id: PostId((1 << 40) + n),
-            author: alice.clone(),
-            message: format!("p{n}"),
-            data: None,
-            mentions: vec![],
-        };
+        let post = Post::written(
+            PostId((1 << 40) + n),
+            alice.clone(),
+            format!("p{n}"),
+            None,
+            vec![],
+        );
         hub.dispatch(&Event::post_created(post)).await;
     }
     assert_eq!(hub.streams(), 0, "the stream was dropped");
@@ -357,12 +357,14 @@ async fn a_resume_racing_the_live_event_sends_each_entry_once() {
     let mut stream = LiveStream::open(&hub, &reads, &Caller::Trusted, "bob", Some(&p1))
         .await
         .unwrap();
-    let post = |id: PostId, message: &str| Post {
-        id,
-        author: UserId::parse("alice").unwrap(),
-        message: message.into(),
-        data: None,
-        mentions: vec![],
+    let post = |id: PostId, message: &str| {
+        Post::written(
+            id,
+            UserId::parse("alice").unwrap(),
+            message.into(),
+            None,
+            vec![],
+        )
     };
     let p2 = PostId::parse(&p2).unwrap();
     let p3 = PostId(p2.0 + 1);
@@ -372,7 +374,7 @@ async fn a_resume_racing_the_live_event_sends_each_entry_once() {
     let mut ids = Vec::new();
     for _ in 0..2 {
         match stream.next().await {
-            Some(LiveEvent::Entry(p)) => ids.push(p.id),
+            Some(LiveEvent::Entry(p)) => ids.push(p.position),
             other => panic!("{other:?}"),
         }
     }

@@ -19,13 +19,7 @@ fn u(s: &str) -> UserId {
 }
 
 fn post(id: u64, author: &str) -> Post {
-    Post {
-        id: PostId(id),
-        author: u(author),
-        message: format!("m{id}"),
-        data: None,
-        mentions: vec![],
-    }
+    Post::written(PostId(id), u(author), format!("m{id}"), None, vec![])
 }
 
 /// What `newest_by` must answer: the newest `limit` of the authors' posts

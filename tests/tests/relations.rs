@@ -46,13 +46,7 @@ fn follow(follower: &str, followee: &str, lists: &[&str]) -> EdgeChange {
 }
 
 fn post(id: u64, author: &str) -> Post {
-    Post {
-        id: PostId(id),
-        author: u(author),
-        message: format!("post {id}"),
-        data: None,
-        mentions: vec![],
-    }
+    Post::written(PostId(id), u(author), format!("post {id}"), None, vec![])
 }
 
 /// Every queued event, oldest first, acknowledged.

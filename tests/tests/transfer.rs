@@ -124,8 +124,11 @@ async fn round_trip(to: Opened) {
         );
         let (p1, _) = r1.timeline(C, u, Some(100), None).await.unwrap();
         let (p2, _) = r2.timeline(C, u, Some(100), None).await.unwrap();
-        let ids = |p: &socialite_core::model::Page<socialite_core::model::Post, _>| {
-            p.items.iter().map(|e| e.id).collect::<Vec<_>>()
+        let ids = |p: &socialite_core::model::Page<socialite_core::model::FeedItem, _>| {
+            p.items
+                .iter()
+                .map(|e| (e.post.id, e.position))
+                .collect::<Vec<_>>()
         };
         assert_eq!(ids(&p1), ids(&p2), "home of {u}");
     }

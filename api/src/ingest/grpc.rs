@@ -36,6 +36,20 @@ impl IngestGrpc {
         }))
     }
 
+    async fn repost_as(
+        &self,
+        req: Request<pb::RepostRequest>,
+        repost: bool,
+    ) -> Result<Response<pb::RepostReply>, Status> {
+        let (caller, r) = grpc_parts(req);
+        let done = self.0.repost(&caller, &r.user, &r.post_id, repost).await;
+        let done = done.map_err(to_status)?;
+        Ok(Response::new(pb::RepostReply {
+            reposted: repost,
+            changed: done.changed,
+        }))
+    }
+
     async fn relation(
         &self,
         req: Request<pb::RelationRequest>,
@@ -136,6 +150,20 @@ impl pb::ingest_server::Ingest for IngestGrpc {
         req: Request<pb::LikeRequest>,
     ) -> Result<Response<pb::LikeReply>, Status> {
         self.like_as(req, false).await
+    }
+
+    async fn repost(
+        &self,
+        req: Request<pb::RepostRequest>,
+    ) -> Result<Response<pb::RepostReply>, Status> {
+        self.repost_as(req, true).await
+    }
+
+    async fn unrepost(
+        &self,
+        req: Request<pb::RepostRequest>,
+    ) -> Result<Response<pb::RepostReply>, Status> {
+        self.repost_as(req, false).await
     }
 
     async fn unblock(

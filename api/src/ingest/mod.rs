@@ -1,4 +1,4 @@
-//! Ingestion over REST and gRPC: users, follows, posts, likes and markers, mapped onto
+//! Ingestion over REST and gRPC: users, follows, posts, likes, reposts and markers, mapped onto
 //! `socialite_core::ingest::Ingest`.
 
 mod bulk;
@@ -6,6 +6,7 @@ mod grpc;
 mod likes;
 mod markers;
 mod moderation;
+mod reposts;
 mod rest;
 
 pub use grpc::{grpc_service, IngestGrpc, GRPC_NAME};

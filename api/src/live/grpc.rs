@@ -3,7 +3,7 @@
 use super::state::{self, Live, Out};
 use crate::auth::{grpc_parts, Grant};
 use crate::error::to_status;
-use crate::pb::post;
+use crate::pb::entry;
 use socialite_core::live::LiveEvent;
 use socialite_proto::v1 as pb;
 use socialite_proto::v1::live_server::LiveServer;
@@ -52,7 +52,7 @@ fn message(out: Out) -> Result<pb::TimelineEvent, Status> {
         Out::End(e) => return Err(to_status(e)),
     };
     let (id, kind) = match &event {
-        LiveEvent::Entry(p) => (p.id.to_string(), Kind::Entry(post(p))),
+        LiveEvent::Entry(i) => (i.position.to_string(), Kind::Entry(entry(i))),
         LiveEvent::Retracted(id) => (String::new(), Kind::Retracted(id.to_string())),
         LiveEvent::Purged(a) => (String::new(), Kind::Purged(a.to_string())),
         LiveEvent::Reload => (String::new(), Kind::Reload(true)),

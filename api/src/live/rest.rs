@@ -94,10 +94,10 @@ fn sse_event(out: Out) -> Event {
         }
     };
     match &event {
-        LiveEvent::Entry(post) => Event::default()
+        LiveEvent::Entry(item) => Event::default()
             .event("entry")
-            .id(post.id.to_string())
-            .data(serde_json::to_string(&json::post(post)).unwrap_or_default()),
+            .id(item.position.to_string())
+            .data(serde_json::to_string(&json::entry(item)).unwrap_or_default()),
         LiveEvent::Retracted(id) => Event::default()
             .event("retracted")
             .data(data(json!({ "id": id.to_string() }))),

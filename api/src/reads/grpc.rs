@@ -2,7 +2,9 @@
 
 use crate::auth::grpc_parts;
 use crate::error::to_status;
-use crate::pb::{edge_page, limit, marker, optional, post, post_page, user, user_page};
+use crate::pb::{
+    counted_post, edge_page, entry, limit, marker, optional, post_page, user, user_page,
+};
 use crate::MAX_BODY_BYTES;
 use socialite_core::model::rfc3339_ms;
 use socialite_core::reads::{Direction, Reads};
@@ -104,10 +106,7 @@ impl pb::reads_server::Reads for ReadsGrpc {
         let (caller, r) = grpc_parts(req);
         let found = self.0.post_with_counts(&caller, &r.id).await;
         let (p, counts) = found.map_err(to_status)?;
-        Ok(Response::new(pb::Post {
-            likes: Some(counts.likes),
-            ..post(&p)
-        }))
+        Ok(Response::new(counted_post(&p, counts)))
     }
 
     async fn list_likers(
@@ -154,7 +153,7 @@ impl pb::reads_server::Reads for ReadsGrpc {
                 .timeline_after(&caller, &r.user, limit(r.limit), after);
             let (page, _) = read.await.map_err(to_status)?;
             return Ok(Response::new(pb::PostList {
-                posts: page.posts.iter().map(post).collect(),
+                posts: page.items.iter().map(entry).collect(),
                 next_cursor: page.next_cursor.map(|c| c.to_string()).unwrap_or_default(),
                 skipped: page.skipped,
             }));

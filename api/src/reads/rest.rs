@@ -20,7 +20,7 @@ use axum::Extension;
 use axum::Json;
 use socialite_core::feed::timeline::ReadSource;
 use socialite_core::ids::PostId;
-use socialite_core::model::{Page, Post};
+use socialite_core::model::{FeedItem, Page};
 use socialite_core::reads::{Direction, Reads};
 use socialite_core::rules::access::Caller;
 use socialite_core::rules::relations::Relation;
@@ -258,7 +258,7 @@ async fn timeline(
 /// A timeline page with the header that names its source.
 fn timeline_reply(
     fragments: &PostFragments,
-    (page, source): (Page<Post, PostId>, ReadSource),
+    (page, source): (Page<FeedItem, PostId>, ReadSource),
 ) -> Response {
     let mut resp = fragments.reply(&page);
     resp.headers_mut().insert(

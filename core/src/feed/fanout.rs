@@ -66,9 +66,14 @@ pub async fn apply(
                 let own = TimelineId::home(&post.author);
                 pending.push((entry.clone(), Arc::new(vec![own])));
             }
-            let targets = hybrid_targets(stores, followers, &post.author).await?;
-            stats.hybrid_skipped += targets.1;
-            pending.push((entry, targets.0));
+            let (targets, skipped) = hybrid_targets(stores, followers, &post.author).await?;
+            stats.hybrid_skipped += skipped;
+            // A repost goes to home and list timelines: groups carry posts.
+            let targets = match post.repost_of {
+                None => targets,
+                Some(_) => Arc::new(targets.iter().filter(|t| !t.is_group()).cloned().collect()),
+            };
+            pending.push((entry, targets));
             continue;
         }
         if !event.changes_timelines() {

@@ -12,6 +12,7 @@ pub mod followers;
 pub mod hybrid;
 pub mod merge;
 pub mod timeline;
+pub mod visible;
 
 use crate::error::Result;
 use crate::ids::{GroupName, ListName, PostId, TimelineId, UserId};

@@ -4,15 +4,17 @@
 
 use super::hybrid::merge_big;
 use super::merge::{merge, newest_exact};
+use super::visible::{visible, Scope};
 use super::{Feed, Stores};
 use crate::error::Result;
 use crate::ids::{PostId, TimelineId};
-use crate::model::Entry;
+use crate::model::{Entry, FeedItem};
 use crate::ports::{CacheRead, Coverage, IdRange};
 use crate::rules::relations::Hidden;
 
-/// Where a page came from, for metrics and logs.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// Where a page came from, for metrics and logs (ordered by cost: a page
+/// read in several parts names the costliest).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub enum ReadSource {
     /// Entirely from the cache.
     Cache,
@@ -32,31 +34,82 @@ impl ReadSource {
     }
 }
 
-/// Entries of a page, newest first, and the cursor of the next page.
-pub struct EntryPage {
-    pub entries: Vec<Entry>,
+/// A page of a timeline as its reader sees it, newest first, and the
+/// cursor of the next page (the position of the last entry).
+pub struct FeedPage {
+    pub items: Vec<FeedItem>,
     pub next: Option<PostId>,
     pub source: ReadSource,
 }
 
 /// A page of `feed` as a reader sees it, without the posts of the authors
-/// `hidden` from them, newest first, below `before`.
+/// `hidden` from them, newest first, below the position `before`: the
+/// timeline's raw items ([`read_raw`]) as [`visible`] shows them, read on
+/// below what it leaves out until the page is full.
 pub async fn read_timeline(
     stores: &Stores,
     feed: &Feed,
     hidden: &Hidden,
     before: Option<PostId>,
     limit: usize,
-) -> Result<EntryPage> {
+) -> Result<FeedPage> {
     // One more than the page tells whether another page follows.
     let want = limit + 1;
+    let (mut items, mut below, mut source) = (Vec::new(), before, ReadSource::Cache);
+    let mut full_at_floor = false;
+    loop {
+        let raw = read_raw(stores, feed, hidden, below, want).await?;
+        source = source.max(raw.source);
+        let short = raw.entries.len() < want;
+        below = raw.entries.last().map(|e| e.post);
+        items.extend(visible(stores, Scope::Feed(feed), hidden, &raw.entries).await?);
+        if raw.ended || items.len() >= want {
+            break;
+        }
+        if short && items.len() == limit {
+            // A full page at the end of the cache: the next page merges
+            // what lies below it, this one need not.
+            full_at_floor = true;
+            break;
+        }
+    }
+    let next = match items.len() > limit {
+        true => Some(items[limit - 1].position),
+        false => items.last().filter(|_| full_at_floor).map(|i| i.position),
+    };
+    items.truncate(limit);
+    Ok(FeedPage {
+        items,
+        next,
+        source,
+    })
+}
+
+/// Raw items of a page, newest first: `want` of them unless the timeline
+/// ends sooner (`ended`), or the page stops at the end of a cache with
+/// one fewer (the page is full; a merge below it is the next page's).
+struct RawPage {
+    entries: Vec<Entry>,
+    ended: bool,
+    source: ReadSource,
+}
+
+/// Up to `want` raw items of `feed` below `before`, newest first, without
+/// those of the authors `hidden` from the reader.
+async fn read_raw(
+    stores: &Stores,
+    feed: &Feed,
+    hidden: &Hidden,
+    before: Option<PostId>,
+    want: usize,
+) -> Result<RawPage> {
     if !stores.stores_timelines() {
         let range = IdRange {
             below: before,
             from: None,
         };
         let entries = merge(stores, feed, hidden, range, want).await?;
-        return Ok(page(entries, limit, ReadSource::Merge));
+        return Ok(raw(entries, want, ReadSource::Merge));
     }
     let id = feed.id();
     let mut source = ReadSource::Cache;
@@ -75,7 +128,7 @@ pub async fn read_timeline(
                 from: None,
             };
             let entries = merge(stores, feed, hidden, range, want).await?;
-            return Ok(page(entries, limit, ReadSource::Merge));
+            return Ok(raw(entries, want, ReadSource::Merge));
         }
     };
     let range = IdRange {
@@ -84,14 +137,11 @@ pub async fn read_timeline(
     };
     let big = merge_big(stores, feed, hidden, range, want).await?;
     if let (true, Coverage::From(floor)) = (entries.len() < want, coverage) {
-        if entries.len() == limit {
-            // The page is full and older entries exist below the cache: the
-            // next page will merge them, this one need not.
-            let entries = newest_unique(entries, big, limit);
-            let next = entries.last().map(|e| e.post);
-            return Ok(EntryPage {
+        if entries.len() == want - 1 {
+            let entries = newest_unique(entries, big, want - 1);
+            return Ok(RawPage {
                 entries,
-                next,
+                ended: false,
                 source,
             });
         }
@@ -107,7 +157,7 @@ pub async fn read_timeline(
         }
         entries.extend(more);
     }
-    Ok(page(newest_unique(entries, big, want), limit, source))
+    Ok(raw(newest_unique(entries, big, want), want, source))
 }
 
 /// The newest `limit` of two lists of entries, newest first, each post once.
@@ -156,13 +206,12 @@ async fn read_visible(
     }
 }
 
-/// Cuts up to `limit + 1` entries to a page of `limit`.
-fn page(mut entries: Vec<Entry>, limit: usize, source: ReadSource) -> EntryPage {
-    let next = (entries.len() > limit).then(|| entries[limit - 1].post);
-    entries.truncate(limit);
-    EntryPage {
+/// At most `want` entries, as a raw page: fewer end the timeline.
+fn raw(mut entries: Vec<Entry>, want: usize, source: ReadSource) -> RawPage {
+    entries.truncate(want);
+    RawPage {
+        ended: entries.len() < want,
         entries,
-        next,
         source,
     }
 }

@@ -7,6 +7,7 @@ use crate::event::Event;
 use crate::feed::{Feed, Stores};
 use crate::ids::{now_ms, UserId};
 use crate::metrics::metrics;
+use crate::model::{FeedItem, Post};
 use crate::ports::{Applied, AppliedFeed};
 use crate::shutdown::Shutdown;
 use rustc_hash::{FxHashMap, FxHashSet};
@@ -22,11 +23,16 @@ struct Sub {
     tx: mpsc::Sender<LiveEvent>,
 }
 
-/// A user with open streams: whose posts their home timeline holds.
+/// A user with open streams: whose posts their home timeline holds, and
+/// whose posts they do not see (a repost carries others' posts).
 struct Watched {
     authors: FxHashSet<UserId>,
+    hidden: FxHashSet<UserId>,
     subs: Vec<Sub>,
 }
+
+/// Whose posts a timeline holds, and whose posts its reader does not see.
+type Seen = (FxHashSet<UserId>, FxHashSet<UserId>);
 
 #[derive(Default)]
 struct Registry {
@@ -44,17 +50,23 @@ impl Registry {
     }
 
     /// Sends to the streams of every user watching `author` (no copy of the
-    /// watchers: this runs for every post).
-    fn send_watchers(&mut self, author: &UserId, event: &LiveEvent) {
+    /// watchers: this runs for every post), but those who do not see
+    /// `carried`'s posts.
+    fn send_watchers(&mut self, author: &UserId, carried: Option<&UserId>, event: &LiveEvent) {
         for w in self.by_author.get(author).into_iter().flatten() {
+            let hides = |c: &UserId| self.users.get(w).is_some_and(|x| x.hidden.contains(c));
+            if carried.is_some_and(hides) {
+                continue;
+            }
             send_to(&mut self.users, w, event);
         }
     }
 
-    fn set_authors(&mut self, user: &UserId, authors: FxHashSet<UserId>) {
+    fn set_authors(&mut self, user: &UserId, (authors, hidden): Seen) {
         let Some(w) = self.users.get_mut(user) else {
             return;
         };
+        w.hidden = hidden;
         for gone in w.authors.difference(&authors) {
             if let Some(set) = self.by_author.get_mut(gone) {
                 set.remove(user);
@@ -73,7 +85,7 @@ impl Registry {
     }
 
     fn forget(&mut self, user: &UserId) {
-        self.set_authors(user, FxHashSet::default());
+        self.set_authors(user, Seen::default());
         self.users.remove(user);
     }
 }
@@ -158,6 +170,7 @@ impl LiveHub {
         let id = reg.next_id;
         let w = reg.users.entry(user.clone()).or_insert_with(|| Watched {
             authors: FxHashSet::default(),
+            hidden: FxHashSet::default(),
             subs: Vec::new(),
         });
         w.subs.push(Sub { id, tx });
@@ -173,9 +186,14 @@ impl LiveHub {
         })
     }
 
-    async fn authors(&self, user: &UserId) -> Result<FxHashSet<UserId>> {
+    /// Whose posts `user`'s home timeline holds, and whose posts they do
+    /// not see.
+    async fn authors(&self, user: &UserId) -> Result<Seen> {
         let feed = Feed::Home(user.clone());
-        Ok(self.stores.authors(&feed).await?.into_iter().collect())
+        let authors = self.stores.authors(&feed).await?.into_iter().collect();
+        let r = self.stores.graph.relations_of(user).await?;
+        let hidden = r.muted.into_iter().chain(r.blocked).chain(r.blocked_by);
+        Ok((authors, hidden.collect()))
     }
 
     /// Reads the applied feed and dispatches it until `shutdown`.
@@ -226,19 +244,21 @@ impl LiveHub {
     pub async fn dispatch(&self, event: &Event) {
         match event {
             Event::PostCreated { post, .. } => {
-                {
-                    let mut reg = self.registry();
-                    if !reg.by_author.contains_key(&post.author) {
-                        return; // nobody watching: no copy of the post
-                    }
-                    reg.send_watchers(&post.author, &LiveEvent::Entry(post.clone()));
+                if !self.registry().by_author.contains_key(&post.author) {
+                    return; // nobody watching: no copy of the post
                 }
+                let Some(item) = self.entry_of(post).await else {
+                    return;
+                };
+                let carried = post.repost_of.as_ref().map(|o| &o.author);
+                self.registry()
+                    .send_watchers(&post.author, carried, &LiveEvent::Entry(item));
                 let took = now_ms().saturating_sub(post.id.unix_ms());
                 metrics().live_push.observe(took as f64 / 1000.0);
             }
             Event::PostDeleted { post, author } => {
                 self.registry()
-                    .send_watchers(author, &LiveEvent::Retracted(*post));
+                    .send_watchers(author, None, &LiveEvent::Retracted(*post));
             }
             Event::Unfollowed {
                 follower: user,
@@ -257,6 +277,10 @@ impl LiveHub {
             Event::Followed { follower: user, .. } | Event::Unmuted { user, .. } => {
                 self.reload(user).await
             }
+            Event::Blocked { user, target } | Event::Unblocked { user, target } => {
+                self.reload(user).await;
+                self.reload(target).await;
+            }
             Event::AuthorRetracted {
                 author, followers, ..
             } => {
@@ -271,12 +295,32 @@ impl LiveHub {
             | Event::Left { .. }
             | Event::UserPut { .. }
             | Event::StandingSet { .. }
-            | Event::Blocked { .. }
-            | Event::Unblocked { .. }
             | Event::Liked { .. }
             | Event::Unliked { .. }
             | Event::MarkerSet { .. } => {}
         }
+    }
+
+    /// The entry a new item makes: the post itself, or for a repost the
+    /// post it carries, placed by the repost and naming the reposter;
+    /// `None` for a repost of a post deleted since.
+    async fn entry_of(&self, item: &Post) -> Option<FeedItem> {
+        let Some(original) = &item.repost_of else {
+            return Some(FeedItem::plain(item.clone()));
+        };
+        let found = match self.stores.content.get_posts(&[original.id]).await {
+            Ok(found) => found,
+            Err(e) => {
+                tracing::warn!(error = %e.chain(), "reading a reposted post for live streams failed");
+                return None;
+            }
+        };
+        found.into_iter().next().map(|post| FeedItem {
+            position: item.id,
+            post,
+            reposted_by: vec![item.author.clone()],
+            reposts_seen: 1,
+        })
     }
 
     /// Reads again whose posts a watched user's timeline holds, after an

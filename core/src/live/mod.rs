@@ -17,15 +17,18 @@ pub mod in_process;
 pub mod stream;
 
 use crate::ids::{PostId, UserId};
-use crate::model::Post;
+use crate::model::FeedItem;
 
 /// What a stream tells its client.
 #[derive(Debug, Clone, PartialEq)]
 pub enum LiveEvent {
-    /// A new entry of the timeline; its post id is the event id a client
-    /// resumes from.
-    Entry(Post),
-    /// The post left the timeline (deleted).
+    /// A new entry of the timeline; its position is the event id a client
+    /// resumes from. A repost's entry names the reposter, and places a post
+    /// the client may show already at the top
+    /// ([`crate::rules::reposts`]).
+    Entry(FeedItem),
+    /// The post, or the repost at this position, left the timeline
+    /// (deleted, or the repost undone).
     Retracted(PostId),
     /// Every post of the author left the timeline (unfollowed, muted,
     /// blocked or deleted).

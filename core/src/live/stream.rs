@@ -67,11 +67,11 @@ impl LiveStream {
             let (page, _) = reads
                 .timeline(caller, user, Some(RESUME_PAGE), before.as_deref())
                 .await?;
-            for post in page.items {
-                if post.id <= last {
+            for item in page.items {
+                if item.position <= last {
                     break 'pages;
                 }
-                missed.push(post);
+                missed.push(item);
                 if missed.len() > RESUME_MAX {
                     self.backlog.push_back(LiveEvent::Reload);
                     self.ended = true;
@@ -84,9 +84,9 @@ impl LiveStream {
             }
         }
         // Oldest first, as they would have come.
-        for post in missed.into_iter().rev() {
-            self.sent.insert(post.id);
-            self.backlog.push_back(LiveEvent::Entry(post));
+        for item in missed.into_iter().rev() {
+            self.sent.insert(item.position);
+            self.backlog.push_back(LiveEvent::Entry(item));
         }
         Ok(())
     }
@@ -101,7 +101,7 @@ impl LiveStream {
         }
         loop {
             match self.watch.recv().await {
-                Some(LiveEvent::Entry(p)) if self.sent.contains(&p.id) => continue,
+                Some(LiveEvent::Entry(i)) if self.sent.contains(&i.position) => continue,
                 Some(e) => return Some(e),
                 None => {
                     self.ended = true;

@@ -120,6 +120,12 @@ pub async fn deletion_step<T: Txn>(
             done.more = page.len() == limit;
             steps.extend(unlike(user, &page));
         }
+        DeletionStage::Reposts => {
+            let page = txn.reposts_by(user, limit).await?;
+            done.more = page.len() == limit;
+            done.posts = page.iter().map(|(item, _, _)| *item).collect();
+            steps.extend(unrepost(user, &page));
+        }
         DeletionStage::Posts => {
             done.posts = txn.posts_by(user, limit).await?;
             done.more = done.posts.len() == limit;
@@ -168,6 +174,33 @@ fn unlike(user: &UserId, posts: &[(PostId, bool)]) -> Vec<Step> {
             step: -1,
         });
     rows.chain(counts).collect()
+}
+
+/// The steps of taking back `user`'s reposts `(item, post, post stored)`,
+/// without the events (the followers' timelines dropped the items with
+/// the stage that cut the edges). Grouped by kind, as [`unlike`].
+fn unrepost(user: &UserId, page: &[(PostId, PostId, bool)]) -> Vec<Step> {
+    let items = Step::RemovePosts {
+        author: user.clone(),
+        posts: page.iter().map(|(item, _, _)| *item).collect(),
+    };
+    let rows = page.iter().map(|&(repost, post, _)| Step::Repost {
+        post,
+        user: user.clone(),
+        repost,
+        active: false,
+    });
+    let shard = tally_shard(user);
+    let counts = page
+        .iter()
+        .filter(|(_, _, stored)| *stored)
+        .map(|&(_, post, _)| Step::Tally {
+            post,
+            tally: Tally::Reposts,
+            shard,
+            step: -1,
+        });
+    std::iter::once(items).chain(rows).chain(counts).collect()
 }
 
 /// The steps of cutting edges `(follower, followee, lists)` as their

@@ -150,6 +150,7 @@ mod tests {
             | Step::RemoveUser(_) => "deletion",
             Step::PutUser { .. } | Step::SetStanding { .. } => "user",
             Step::Like { .. } | Step::Tally { .. } => "like",
+            Step::Repost { .. } => "repost",
             Step::PutMarker { .. } => "marker",
             Step::Emit(_) => "emit",
         }

@@ -5,10 +5,11 @@
 //! nothing, so a rerun of an import neither doubles nor loses a record.
 
 use super::quiet::Quiet;
-use super::{edge, like, marker, membership, post, relation, Step, Txn};
+use super::{edge, like, marker, membership, post, relation, repost, Step, Txn};
 use crate::rules::checks::{user_being_deleted, EdgeChange, EdgeOp, Membership};
 use crate::rules::likes::LikeChange;
 use crate::rules::relations::{RelationChange, MAX_RELATIONS};
+use crate::rules::reposts::RepostChange;
 use crate::transfer::record::Record;
 
 /// Loads `records` in `txn`, in order; how many changed something.
@@ -104,8 +105,20 @@ pub async fn import_record<T: Txn>(txn: &mut T, record: &Record) -> Result<bool,
             if txn.post(p.id).await?.is_some() {
                 return Ok(false);
             }
-            post::create_post(txn, p.clone()).await?;
-            Ok(true)
+            match &p.repost_of {
+                None => {
+                    post::create_post(txn, p.clone()).await?;
+                    Ok(true)
+                }
+                Some(original) => {
+                    let change = RepostChange {
+                        user: p.author.clone(),
+                        post: original.id,
+                        repost: true,
+                    };
+                    Ok(repost::change_repost(txn, &change, p.id).await?.changed)
+                }
+            }
         }
         Record::Like { post, user, at_ms } => {
             let change = LikeChange {

@@ -5,6 +5,7 @@
 //! decided here, once: [`edge::change_edge`],
 //! [`relation::change_relation`], [`membership::change_membership`],
 //! [`post::create_post`], [`post::delete_post`], [`like::change_like`],
+//! [`repost::change_repost`],
 //! [`marker::set_marker`], the start of a user's
 //! deletion, [`deletion::begin_deletion`], and each of its steps,
 //! [`deletion::deletion_step`]. A backend holds no sequence of its own,
@@ -25,6 +26,7 @@ pub mod post;
 pub mod quiet;
 pub mod relation;
 pub mod replay;
+pub mod repost;
 
 use crate::error::{Error, Result};
 use crate::event::Event;
@@ -119,6 +121,14 @@ pub enum Step {
         shard: u8,
         step: i64,
     },
+    /// The rows of `user`'s repost of `post` (whose item is the post
+    /// `repost`), made (`active`) or removed: by user and by post.
+    Repost {
+        post: PostId,
+        user: UserId,
+        repost: PostId,
+        active: bool,
+    },
     /// The user's marker of a timeline set to `marker`.
     PutMarker { user: UserId, marker: Marker },
     /// The event queued on the outbox, for the relay to put on the log.
@@ -211,6 +221,19 @@ pub trait Txn {
         user: &UserId,
         limit: usize,
     ) -> Result<Vec<(PostId, bool)>, Self::Error>;
+    /// The item of `user`'s repost of `post`, if they reposted it.
+    async fn reposted(
+        &mut self,
+        post: PostId,
+        user: &UserId,
+    ) -> Result<Option<PostId>, Self::Error>;
+    /// Up to `limit` of `user`'s reposts (any order): each item, the post
+    /// it reposts, and whether that post is still stored.
+    async fn reposts_by(
+        &mut self,
+        user: &UserId,
+        limit: usize,
+    ) -> Result<Vec<(PostId, PostId, bool)>, Self::Error>;
     /// The user's marker of `timeline`, if they set one.
     async fn marker(
         &mut self,

@@ -31,6 +31,13 @@ pub async fn delete_post<T: Txn>(txn: &mut T, id: PostId) -> Result<Option<Post>
     let Some(post) = txn.post(id).await? else {
         return Ok(None);
     };
+    if let Some(original) = &post.repost_of {
+        // A repost's item: deleting it undoes the repost.
+        let stored = txn.post(original.id).await?.is_some();
+        let steps = super::repost::undo_steps(&post.author, id, original.id, stored);
+        txn.apply(&steps).await?;
+        return Ok(Some(post));
+    }
     let remove = Step::RemovePosts {
         author: post.author.clone(),
         posts: vec![id],

@@ -103,6 +103,16 @@ impl<T: Txn> Txn for Quiet<'_, T> {
     async fn post(&mut self, id: PostId) -> Result<Option<Post>, T::Error> {
         self.0.post(id).await
     }
+    async fn reposted(&mut self, post: PostId, user: &UserId) -> Result<Option<PostId>, T::Error> {
+        self.0.reposted(post, user).await
+    }
+    async fn reposts_by(
+        &mut self,
+        user: &UserId,
+        limit: usize,
+    ) -> Result<Vec<(PostId, PostId, bool)>, T::Error> {
+        self.0.reposts_by(user, limit).await
+    }
     async fn marker(
         &mut self,
         user: &UserId,
@@ -229,6 +239,16 @@ mod tests {
             Ok(None)
         }
         async fn likes_by(&mut self, _: &UserId, _: usize) -> Result<Vec<(PostId, bool)>, Error> {
+            Ok(vec![])
+        }
+        async fn reposted(&mut self, _: PostId, _: &UserId) -> Result<Option<PostId>, Error> {
+            Ok(None)
+        }
+        async fn reposts_by(
+            &mut self,
+            _: &UserId,
+            _: usize,
+        ) -> Result<Vec<(PostId, PostId, bool)>, Error> {
             Ok(vec![])
         }
         async fn post(&mut self, _: PostId) -> Result<Option<Post>, Error> {

@@ -12,12 +12,14 @@
 //! A user's deletion is replayed whole, by the caller, on its last event
 //! ([`deleted_user`]): it runs in steps of its own transactions.
 
-use super::{account, edge, like, marker, membership, post, relation, Step, Txn};
+use super::{account, edge, like, marker, membership, post, relation, repost, Step, Txn};
 use crate::event::Event;
 use crate::ids::UserId;
+use crate::model::Post;
 use crate::rules::checks::{EdgeChange, EdgeOp, Membership};
 use crate::rules::likes::LikeChange;
 use crate::rules::relations::{Relation, RelationChange};
+use crate::rules::reposts::RepostChange;
 
 /// The user whose deletion `event` ends, to be deleted here whole.
 pub fn deleted_user(event: &Event) -> Option<&UserId> {
@@ -35,6 +37,9 @@ pub async fn replay_event<T: Txn>(txn: &mut T, event: &Event) -> Result<bool, T:
         EdgeChange::new(follower.clone(), followee.clone(), op)
     };
     Ok(match event {
+        Event::PostCreated { post: p, .. } if p.repost_of.is_some() => {
+            replay_repost(txn, p).await?
+        }
         Event::PostCreated { post: p, .. } => match txn.post(p.id).await? {
             // Stored as the event says, or with mentions a replayed
             // deletion took since (a later event takes them again).
@@ -143,6 +148,25 @@ async fn replay_reader_event<T: Txn>(txn: &mut T, event: &Event) -> Result<bool,
         }
         _ => unreachable!("not a reader's event"),
     })
+}
+
+/// Replays a repost: made with the event's item id unless the user
+/// reposted the post already, or the user or the post is not here (a
+/// replay from before the copy's point meets those).
+async fn replay_repost<T: Txn>(txn: &mut T, item: &Post) -> Result<bool, T::Error> {
+    let original = item.repost_of.as_ref().expect("a repost");
+    if txn.post(item.id).await?.is_some()
+        || txn.existing_users(&[&item.author]).await?.is_empty()
+        || txn.post(original.id).await?.is_none()
+    {
+        return Ok(false);
+    }
+    let change = RepostChange {
+        user: item.author.clone(),
+        post: original.id,
+        repost: true,
+    };
+    Ok(repost::change_repost(txn, &change, item.id).await?.changed)
 }
 
 async fn relate<T: Txn>(

@@ -6,11 +6,13 @@ use crate::error::Result;
 use crate::event::Event;
 use crate::ids::{GroupName, ListName, PostId, UserId};
 use crate::model::{Entry, Post, PostCounts, User};
+use crate::plan::repost::Reposted;
 use crate::rules::cascade::{DeletionStage, DELETION_STEP};
 use crate::rules::checks::{EdgeChange, EdgeTransition, Membership};
 use crate::rules::likes::LikeChange;
 use crate::rules::markers::Marker;
 use crate::rules::relations::{Relation, RelationChange, RelationTransition, Relations};
+use crate::rules::reposts::RepostChange;
 use async_trait::async_trait;
 use serde_json::{Map, Value};
 use std::sync::Arc;
@@ -126,6 +128,22 @@ pub trait ContentStore: Send + Sync + 'static {
     /// The counts of each of `posts`, in their order (zero for a post that
     /// is not stored).
     async fn post_counts(&self, posts: &[PostId]) -> Result<Vec<PostCounts>>;
+    /// Applies a repost or its undoing as
+    /// [`crate::plan::repost::change_repost`] plans it, atomically: the
+    /// reposter's item (a new one takes the id `id`), its rows, the post's
+    /// count and the event.
+    async fn change_repost(&self, change: &RepostChange, id: PostId) -> Result<Reposted>;
+    /// Those of `posts` that may have reposts: every one that has, and
+    /// maybe some whose reposts were all undone (a read of their reposts
+    /// then finds none). The page read asks this of every page, so a store
+    /// answers it from memory where it can.
+    async fn reposted_among(&self, posts: &[PostId]) -> Result<Vec<PostId>>;
+    /// Who reposted `post`, newest repost first, each with their repost's
+    /// item, at most `limit`.
+    async fn reposters(&self, post: PostId, limit: usize) -> Result<Vec<(UserId, PostId)>>;
+    /// The reposts of `post` that `users` made: (reposter, item), in any
+    /// order. One batched read, however many users.
+    async fn reposts_among(&self, post: PostId, users: &[UserId]) -> Result<Vec<(UserId, PostId)>>;
     /// Sets `user`'s marker as [`crate::plan::marker::set_marker`] plans
     /// it, atomically with its event; the marker the user has afterwards,
     /// and whether it moved.

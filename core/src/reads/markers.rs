@@ -9,13 +9,13 @@ use crate::rules::markers::Marker;
 /// than them starts at the oldest of them (`skipped` says so).
 pub const FORWARD_WINDOW: usize = 1000;
 
-/// A page of posts oldest first, after a place in a timeline.
+/// A page of a timeline oldest first, after a place in it.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ForwardPage {
     /// Oldest first.
-    pub posts: Vec<Post>,
-    /// The `after` of the next page (the newest post of this one); `None`
-    /// when this page reaches the newest entry.
+    pub items: Vec<FeedItem>,
+    /// The `after` of the next page (the position of the newest entry of
+    /// this one); `None` when this page reaches the newest entry.
     pub next_cursor: Option<PostId>,
     /// Entries newer than `after` were left out: the place is older than
     /// the newest [`FORWARD_WINDOW`] entries, and the page starts at the
@@ -50,16 +50,17 @@ impl Reads {
         let user = self.existing(&id).await?;
         let hidden = self.hidden_from(&user.id).await?;
         let feed = Feed::Home(user.id);
-        let mut newer: Vec<Entry> = Vec::new();
+        let mut newer: Vec<FeedItem> = Vec::new();
         let (mut before, mut source, mut reached) = (None, None, false);
         while newer.len() < FORWARD_WINDOW {
             let want = (FORWARD_WINDOW - newer.len()).min(crate::model::MAX_PAGE_SIZE);
             let page = read_timeline(&self.stores, &feed, &hidden, before, want).await?;
             source.get_or_insert(page.source);
             let ended = page.next.is_none();
-            let kept = page.entries.iter().take_while(|e| e.post > after);
-            newer.extend(kept.cloned());
-            if ended || page.entries.iter().any(|e| e.post <= after) {
+            let reached_after = page.items.iter().any(|i| i.position <= after);
+            let kept = page.items.into_iter().take_while(|i| i.position > after);
+            newer.extend(kept);
+            if ended || reached_after {
                 reached = true;
                 break;
             }
@@ -71,10 +72,9 @@ impl Reads {
         newer.reverse();
         let more = newer.len() > limit;
         newer.truncate(limit);
-        let posts = self.load(&newer).await?;
-        let next_cursor = more.then(|| newer.last().map(|e| e.post)).flatten();
+        let next_cursor = more.then(|| newer.last().map(|i| i.position)).flatten();
         let page = ForwardPage {
-            posts,
+            items: newer,
             next_cursor,
             skipped: !reached,
         };

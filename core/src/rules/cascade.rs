@@ -42,6 +42,10 @@ pub enum DeletionStage {
     Relations,
     /// The likes the user made: each post still stored counts one fewer.
     Likes,
+    /// The user's reposts: their items and rows; each post still stored
+    /// counts one fewer (their followers' timelines dropped the items with
+    /// `AuthorRetracted`).
+    Reposts,
     /// The user's posts (and their mentions of others).
     Posts,
     /// Mentions of the user in others' posts.
@@ -51,12 +55,13 @@ pub enum DeletionStage {
 }
 
 impl DeletionStage {
-    pub(crate) const ORDER: [DeletionStage; 8] = [
+    pub(crate) const ORDER: [DeletionStage; 9] = [
         DeletionStage::Followers,
         DeletionStage::Following,
         DeletionStage::Groups,
         DeletionStage::Relations,
         DeletionStage::Likes,
+        DeletionStage::Reposts,
         DeletionStage::Posts,
         DeletionStage::Mentions,
         DeletionStage::Finish,

@@ -2,7 +2,8 @@
 //! A stream opens with a `header` (format name, version, when it was
 //! made), then every `user`, `account` (ids with a standing other than the
 //! default), `follow` (with its time and lists), `mute` and `block`,
-//! `member` (of a group), `post`, `like` (with its time) and `marker` (a
+//! `member` (of a group), `post` (a repost is a post with `repost_of`
+//! and no message, a reply one with `reply_to`), `like` (with its time) and `marker` (a
 //! user's place in a timeline), in that order and each kind in key order, and closes with an `end` that counts the records, so a cut stream
 //! is told from a whole one. Timelines are not in it: they are rebuilt from
 //! the graph and the posts.
@@ -13,7 +14,7 @@
 
 use crate::error::{Error, Result};
 use crate::ids::{GroupName, ListName, PostId, UserId};
-use crate::model::Post;
+use crate::model::{Post, PostRef};
 use crate::rules::accounts::Standing;
 use crate::rules::markers::{Marker, MarkerTimeline};
 use crate::rules::relations::Relation;
@@ -71,6 +72,12 @@ pub enum Line {
         data: Option<Map<String, Value>>,
         #[serde(default)]
         mentions: Vec<String>,
+        /// A reply: the post it replies to.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        reply_to: Option<RefLine>,
+        /// A repost (its message is empty): the post it carries.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        repost_of: Option<RefLine>,
     },
     Like {
         post: String,
@@ -86,6 +93,29 @@ pub enum Line {
     End {
         records: u64,
     },
+}
+
+/// Another post, named with its author.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RefLine {
+    pub id: String,
+    pub author: String,
+}
+
+impl RefLine {
+    fn of(r: &PostRef) -> RefLine {
+        RefLine {
+            id: r.id.to_string(),
+            author: r.author.as_str().to_owned(),
+        }
+    }
+
+    fn read(&self) -> Result<PostRef> {
+        Ok(PostRef {
+            id: PostId::parse(&self.id)?,
+            author: user(&self.author)?,
+        })
+    }
 }
 
 /// A record of a store, with validated ids.
@@ -184,12 +214,16 @@ impl Record {
                 message,
                 data,
                 mentions,
+                reply_to,
+                repost_of,
             } => Record::Post(Post {
                 id: PostId::parse(&id)?,
                 author: user(&author)?,
                 message,
                 data,
                 mentions: mentions.iter().map(|m| user(m)).collect::<Result<_>>()?,
+                reply_to: reply_to.as_ref().map(RefLine::read).transpose()?,
+                repost_of: repost_of.as_ref().map(RefLine::read).transpose()?,
             }),
             Line::Like {
                 post,
@@ -263,6 +297,8 @@ impl From<&Record> for Line {
                 message: p.message.clone(),
                 data: p.data.clone(),
                 mentions: p.mentions.iter().map(text).collect(),
+                reply_to: p.reply_to.as_ref().map(RefLine::of),
+                repost_of: p.repost_of.as_ref().map(RefLine::of),
             },
             Record::Like { post, user, at_ms } => Line::Like {
                 post: post.to_string(),
@@ -334,6 +370,7 @@ mod tests {
             r#"{"kind":"block","user":"bo","target":"ann"}"#,
             r#"{"kind":"member","group":"rust","user":"ann"}"#,
             r#"{"kind":"post","id":"00000000000003e8","author":"ann","message":"hi @bo","data":null,"mentions":["bo"]}"#,
+            r#"{"kind":"post","id":"00000000000003e9","author":"bo","message":"","data":null,"mentions":[],"repost_of":{"id":"00000000000003e8","author":"ann"}}"#,
             r#"{"kind":"like","post":"00000000000003e8","user":"bo","at_ms":9}"#,
             r#"{"kind":"marker","user":"bo","timeline":"home","last_read_id":"00000000000003e8","at_ms":11}"#,
         ] {

@@ -8,7 +8,7 @@
 
 use crate::error::Result;
 use crate::ids::{GroupName, ListName, UserId};
-use crate::model::{Page, Post};
+use crate::model::{FeedItem, Page};
 use crate::ports::ExportView;
 use crate::reads::Reads;
 use crate::rules::access::Caller;
@@ -115,10 +115,12 @@ pub struct Compared {
 }
 
 /// The newest posts of a timeline, or why it could not be read.
-type Read = std::result::Result<Vec<u64>, &'static str>;
+/// Each entry of a page: the post, where it sits and who reposted it.
+type Read = std::result::Result<Vec<(u64, u64, Vec<UserId>)>, &'static str>;
 
-fn ids(page: Result<Page<Post, crate::ids::PostId>>) -> Read {
-    page.map(|p| p.items.iter().map(|post| post.id.0).collect())
+fn ids(page: Result<Page<FeedItem, crate::ids::PostId>>) -> Read {
+    let entry = |i: &FeedItem| (i.post.id.0, i.position.0, i.reposted_by.clone());
+    page.map(|p| p.items.iter().map(entry).collect())
         .map_err(|e| e.code())
 }
 

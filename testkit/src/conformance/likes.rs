@@ -173,7 +173,7 @@ pub async fn likes(open: Opener) {
     assert!(c.likers(PostId(40), None, 10).await.unwrap().is_empty());
 }
 
-async fn export(b: &Backends) -> Vec<Record> {
+pub(crate) async fn export(b: &Backends) -> Vec<Record> {
     let mut view = b.transfer.export_view().await.unwrap();
     let mut out = Vec::new();
     loop {

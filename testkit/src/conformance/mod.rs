@@ -8,6 +8,7 @@ mod graph;
 mod likes;
 mod lists;
 mod markers;
+mod reposts;
 mod timelines;
 
 pub use content::*;
@@ -15,6 +16,7 @@ pub use graph::*;
 pub use likes::*;
 pub use lists::*;
 pub use markers::*;
+pub use reposts::*;
 pub use timelines::*;
 
 use crate::open::{eventually, Opener};
@@ -48,15 +50,14 @@ pub(crate) fn edge(follower: &str, followee: &str, op: EdgeOp) -> EdgeChange {
 }
 
 pub(crate) fn post(id: u64, author: &str, message: &str) -> Post {
-    Post {
-        id: PostId(id),
-        author: u(author),
-        message: message.into(),
-        data: json!({ "n": id, "tags": ["a", "b"], "nested": { "x": 1.5 } })
-            .as_object()
-            .cloned(),
-        mentions: vec![],
-    }
+    let data = json!({ "n": id, "tags": ["a", "b"], "nested": { "x": 1.5 } });
+    Post::written(
+        PostId(id),
+        u(author),
+        message.into(),
+        data.as_object().cloned(),
+        vec![],
+    )
 }
 
 pub(crate) fn ids(entries: &[Entry]) -> Vec<u64> {

@@ -325,6 +325,6 @@ pub async fn activation_racing_a_deletion(open: Opener) {
     let page = read_timeline(&stores, &Feed::Home(u("x")), &nothing, None, 10)
         .await
         .unwrap();
-    assert!(page.entries.is_empty(), "the new x follows nobody");
+    assert!(page.items.is_empty(), "the new x follows nobody");
     assert_eq!(ready(b, "x").await, (vec![], Coverage::All));
 }

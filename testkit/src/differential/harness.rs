@@ -1,7 +1,7 @@
 //! The harness: a backend driven as the services drive it (ingest, relay,
 //! fanout, reads), beside the oracle it is checked against.
 
-use super::model::Model;
+use super::model::{Model, Shown};
 use super::model::{GROUPS, LISTS};
 use crate::open::Opener;
 use socialite_core::backends::Backends;
@@ -10,6 +10,7 @@ use socialite_core::feed::fanout;
 use socialite_core::feed::followers::FollowerIndex;
 use socialite_core::ids::{PostId, TimelineId};
 use socialite_core::ingest::Ingest;
+use socialite_core::model::FeedItem;
 use socialite_core::ports::{CacheRead, LogConsumer};
 use socialite_core::reads::Reads;
 use socialite_core::relay::relay_once;
@@ -127,8 +128,7 @@ impl Harness {
         which: &Which,
         limit: u64,
         before: Option<&str>,
-    ) -> socialite_core::Result<socialite_core::model::Page<socialite_core::model::Post, PostId>>
-    {
+    ) -> socialite_core::Result<socialite_core::model::Page<FeedItem, PostId>> {
         let c = &Caller::Trusted;
         let read = match which {
             Which::Home => self.reads.timeline(c, user, Some(limit), before).await,
@@ -153,11 +153,12 @@ impl Harness {
             "{} embed={} own_posts={}",
             self.feed.model, self.feed.embed, self.feed.own_posts
         );
-        let expected = match &which {
+        let plain = |posts: Vec<PostId>| posts.into_iter().map(Shown::plain).collect();
+        let expected: Vec<Shown> = match &which {
             Which::Home => self.model.timeline(u),
             Which::List(l) => self.model.list_timeline(u, l),
-            Which::Group(g) => self.model.group_timeline(g, u),
-            Which::Mentions => self.model.mentions_of(u),
+            Which::Group(g) => plain(self.model.group_timeline(g, u)),
+            Which::Mentions => plain(self.model.mentions_of(u)),
         };
         let mut got = Vec::new();
         let mut before: Option<String> = None;
@@ -167,7 +168,7 @@ impl Harness {
                 .await
                 .unwrap_or_else(|e| panic!("seed {seed} {config}: {u} {which:?}: {e:?}"));
             assert!(page.items.len() <= limit as usize);
-            for p in &page.items {
+            for p in page.items.iter().map(|i| &i.post) {
                 let Some((author, message)) = self.model.posts.get(&p.id) else {
                     panic!("seed {seed} step {step} {config}: {u} {which:?} shows {} that the model does not hold", p.id);
                 };
@@ -185,7 +186,7 @@ impl Harness {
                     );
                 }
             }
-            got.extend(page.items.iter().map(|p| p.id));
+            got.extend(page.items.iter().map(shown));
             match page.next_cursor {
                 Some(c) => before = Some(c.to_string()),
                 None => break,
@@ -263,13 +264,14 @@ impl Harness {
                 .await
                 .unwrap();
             if let CacheRead::Ready { entries, .. } = stored {
-                // What is stored is the oracle's: nothing muted, unfollowed
-                // or deleted waits there for the read to filter it.
-                let oracle: BTreeSet<PostId> = self.model.timeline(u).into_iter().collect();
+                // What is stored is the oracle's raw stream: nothing muted,
+                // unfollowed or deleted waits there for the read to filter
+                // it (a repost of a post deleted since may: it names nothing).
+                let oracle = self.model.home_items(u);
                 // A suspended author's entries stay stored, hidden when
                 // read, so lifting the suspension needs no rebuild.
                 let by_suspended = |p: &PostId| {
-                    let author = self.model.posts.get(p).map(|(a, _)| a);
+                    let author = self.model.author_of_item(*p);
                     author.is_some_and(|a| self.model.suspended.contains(a))
                 };
                 let strays: Vec<PostId> = entries
@@ -297,8 +299,12 @@ impl Harness {
         let posts: Vec<PostId> = self.model.posts.keys().copied().collect();
         let counts = self.backends.content.post_counts(&posts).await.unwrap();
         for (p, n) in posts.iter().zip(counts) {
-            let want = self.model.likes_of(*p);
-            assert_eq!(n.likes, want, "seed {seed} step {step}: likes of {p}");
+            let want = (self.model.likes_of(*p), self.model.reposts_of(*p));
+            assert_eq!(
+                (n.likes, n.reposts),
+                want,
+                "seed {seed} step {step}: likes and reposts of {p}"
+            );
         }
         let config = format!("{} embed={}", self.feed.model, self.feed.embed);
         for (u, marker) in &self.model.markers {
@@ -310,7 +316,7 @@ impl Harness {
                 .reads
                 .timeline_after(&Caller::Trusted, u, Some(50), &after);
             let (page, _) = read.await.unwrap();
-            let got: Vec<PostId> = page.posts.iter().map(|p| p.id).collect();
+            let got: Vec<Shown> = page.items.iter().map(shown).collect();
             let mut want = self.model.timeline_after(u, *marker);
             want.truncate(50);
             assert_eq!(
@@ -318,5 +324,14 @@ impl Harness {
                 "seed {seed} step {step} {config}: {u} after {marker}"
             );
         }
+    }
+}
+
+/// An entry as the oracle describes one.
+fn shown(i: &FeedItem) -> Shown {
+    Shown {
+        post: i.post.id,
+        position: i.position,
+        reposted_by: i.reposted_by.iter().map(|r| r.to_string()).collect(),
     }
 }

@@ -5,6 +5,7 @@ use super::harness::Harness;
 use super::model::{GROUPS, LISTS};
 use crate::open::Opener;
 use socialite_core::feed::config::{FeedConfig, FeedModel};
+use socialite_core::ids::PostId;
 use socialite_core::rules::access::Caller;
 use socialite_core::rules::hybrid::Hybrid;
 use socialite_core::rules::relations::Relation;
@@ -142,6 +143,7 @@ pub async fn run(
                         .unwrap();
                     h.model.posts.remove(&p);
                     h.model.likes.retain(|(q, _)| *q != p);
+                    // Its reposts stay, naming nothing, until their users go.
                 }
             }
             82..=83 => {
@@ -159,6 +161,7 @@ pub async fn run(
                     h.model.mutes.retain(|(x, _)| x != &b);
                     h.model.blocks.retain(|(x, _)| x != &b);
                     h.model.likes.retain(|(_, x)| x != &b);
+                    h.model.reposts.retain(|(_, x), _| x != &b);
                     h.model.markers.remove(&b);
                 }
             }
@@ -248,12 +251,89 @@ pub async fn run(
     Some(h.crossings)
 }
 
-/// `user` likes or unlikes a random post, or marks it read.
+/// `user` likes or unlikes a random post, reposts one or undoes it, or
+/// marks one read.
 async fn reader_act(h: &mut Harness, rng: &mut Rng, user: &str, seed: u64) {
-    match rng.below(8) {
+    match rng.below(12) {
         0..=3 => like(h, rng, user, true, seed).await,
         4..=5 => like(h, rng, user, false, seed).await,
+        6..=8 => repost(h, rng, user, true, seed).await,
+        9 => repost(h, rng, user, false, seed).await,
         _ => mark(h, rng, user, seed).await,
+    }
+}
+
+/// `user` reposts (or undoes a repost of) a random post, as the rules
+/// allow. An undoing sometimes names the post it reposted, sometimes the
+/// repost's own item (a deletion of it), and may name a post deleted since.
+async fn repost(h: &mut Harness, rng: &mut Rng, user: &str, make: bool, seed: u64) {
+    let m = &h.model;
+    let mine: Vec<(PostId, PostId)> = m
+        .reposts
+        .iter()
+        .filter(|((_, u), _)| u == user)
+        .map(|((p, _), item)| (*p, *item))
+        .collect();
+    let (post, item) = match (make, mine.is_empty()) {
+        (false, false) => mine[rng.below(mine.len())],
+        _ => {
+            let Some((&p, _)) = m.posts.iter().nth(rng.below(m.posts.len().max(1))) else {
+                return;
+            };
+            (p, PostId(0))
+        }
+    };
+    let author = m.posts.get(&post).map(|(a, _)| a.clone());
+    if !make && item != PostId(0) && author.is_some() && rng.below(3) == 0 {
+        // Deleting the repost's item undoes it.
+        h.ingest
+            .delete_post(&Caller::Trusted, &item.to_string())
+            .await
+            .unwrap_or_else(|e| panic!("seed {seed}: deleting {user}'s repost: {e:?}"));
+        h.model.reposts.remove(&(post, user.to_owned()));
+        return;
+    }
+    let done = h
+        .ingest
+        .repost(&Caller::Trusted, user, &post.to_string(), make)
+        .await;
+    let m = &mut h.model;
+    let key = (post, user.to_owned());
+    match done {
+        Ok(d) => {
+            assert!(
+                m.users.contains(user),
+                "seed {seed}: {user} reposted as no one"
+            );
+            let held = m.reposts.contains_key(&key);
+            assert_eq!(d.changed, held != make, "seed {seed}: {user} {make} {post}");
+            match (make, d.changed, d.item) {
+                (true, true, Some(item)) => {
+                    let author = author.expect("a stored post");
+                    assert!(
+                        !m.blocked(user, &author),
+                        "seed {seed}: a repost across a block"
+                    );
+                    assert_ne!(author, user, "seed {seed}: one's own post reposted");
+                    m.reposts.insert(key, item);
+                }
+                (false, true, _) => {
+                    m.reposts.remove(&key);
+                }
+                _ => {}
+            }
+        }
+        Err(e) => {
+            let why = e.code();
+            let author = author.unwrap_or_default();
+            let fine = match why {
+                "blocked" => m.blocked(user, &author),
+                "cannot_repost_own" => author == user,
+                "post_not_found" => m.suspended.contains(&author) || !m.posts.contains_key(&post),
+                _ => !m.users.contains(user) || m.suspended.contains(user),
+            };
+            assert!(fine, "seed {seed}: {user} {make} {post}: {why}");
+        }
     }
 }
 

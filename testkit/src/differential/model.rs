@@ -33,6 +33,29 @@ pub struct Model {
     pub likes: BTreeSet<(PostId, String)>,
     /// User → the newest post they marked read in their home timeline.
     pub markers: BTreeMap<String, PostId>,
+    /// (post, reposter) → the repost's item. A deleted post's reposts stay
+    /// (they show nowhere) until their reposters are deleted.
+    pub reposts: BTreeMap<(PostId, String), PostId>,
+}
+
+/// An entry of a timeline as the oracle places it: the post, where it
+/// sits, and who of the timeline's accounts reposted it, newest first.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Shown {
+    pub post: PostId,
+    pub position: PostId,
+    pub reposted_by: Vec<String>,
+}
+
+impl Shown {
+    /// A post shown as itself.
+    pub fn plain(post: PostId) -> Shown {
+        Shown {
+            post,
+            position: post,
+            reposted_by: Vec::new(),
+        }
+    }
 }
 
 impl Model {
@@ -48,15 +71,23 @@ impl Model {
             .count() as u64
     }
 
+    /// How many users repost `post`.
+    pub fn reposts_of(&self, post: PostId) -> u64 {
+        self.reposts
+            .range((post, String::new())..)
+            .take_while(|((p, _), _)| *p == post)
+            .count() as u64
+    }
+
     /// The home timeline after `marker`, oldest first: where a reader
     /// resumes.
-    pub fn timeline_after(&self, user: &str, marker: PostId) -> Vec<PostId> {
-        let mut newer: Vec<PostId> = self
+    pub fn timeline_after(&self, user: &str, marker: PostId) -> Vec<Shown> {
+        let mut newer: Vec<Shown> = self
             .timeline(user)
             .into_iter()
-            .filter(|p| *p > marker)
+            .filter(|s| s.position > marker)
             .collect();
-        newer.sort_unstable();
+        newer.reverse();
         newer
     }
 
@@ -72,36 +103,87 @@ impl Model {
             || self.suspended.contains(author)
     }
 
-    pub fn timeline(&self, user: &str) -> Vec<PostId> {
-        let mut v: Vec<PostId> = self
-            .posts
-            .iter()
-            .filter(|(_, (a, _))| {
-                (self.own_posts && a == user)
-                    || (self.follows.contains_key(&(user.to_owned(), a.clone()))
-                        && !self.hides(user, a))
-            })
-            .map(|(p, _)| *p)
-            .collect();
-        v.reverse();
-        v
+    /// Whether `author`'s items are in `user`'s home timeline.
+    pub fn in_home(&self, user: &str, author: &str) -> bool {
+        (self.own_posts && author == user)
+            || (self.follows.contains_key(&Self::pair(user, author)) && !self.hides(user, author))
     }
 
-    /// The oracle of a list's timeline: the posts of the accounts filed under it.
-    pub fn list_timeline(&self, user: &str, list: &str) -> Vec<PostId> {
-        let mut v: Vec<PostId> = self
+    /// The raw stream of `user`'s home timeline: the items (posts and
+    /// reposts, of deleted posts too) of the accounts it holds.
+    pub fn home_items(&self, user: &str) -> BTreeSet<PostId> {
+        let posts = self
             .posts
             .iter()
-            .filter(|(_, (a, _))| {
-                self.follows
-                    .get(&(user.to_owned(), a.clone()))
-                    .is_some_and(|l| l.contains(list))
-                    && !self.hides(user, a)
-            })
+            .filter(|(_, (a, _))| self.in_home(user, a));
+        let reposts = self
+            .reposts
+            .iter()
+            .filter(|((_, r), _)| self.in_home(user, r));
+        posts
             .map(|(p, _)| *p)
+            .chain(reposts.map(|(_, item)| *item))
+            .collect()
+    }
+
+    /// Who made the item `id`: a post's author, or a repost's reposter.
+    pub fn author_of_item(&self, id: PostId) -> Option<&String> {
+        self.posts.get(&id).map(|(a, _)| a).or_else(|| {
+            let mut reposts = self.reposts.iter();
+            reposts.find(|(_, item)| **item == id).map(|((_, r), _)| r)
+        })
+    }
+
+    pub fn timeline(&self, user: &str) -> Vec<Shown> {
+        self.placed(user, |a| self.in_home(user, a))
+    }
+
+    /// The oracle of a list's timeline: the items of the accounts filed under it.
+    pub fn list_timeline(&self, user: &str, list: &str) -> Vec<Shown> {
+        self.placed(user, |a| {
+            self.follows
+                .get(&Self::pair(user, a))
+                .is_some_and(|l| l.contains(list))
+                && !self.hides(user, a)
+        })
+    }
+
+    /// Every post once, at its newest arrival among the items of the
+    /// accounts `member` admits (their posts, and their reposts of posts
+    /// whose author `viewer` sees), naming the reposters, newest first.
+    fn placed(&self, viewer: &str, member: impl Fn(&str) -> bool) -> Vec<Shown> {
+        let mut arrivals: BTreeMap<PostId, Vec<(PostId, Option<&str>)>> = BTreeMap::new();
+        for (p, (a, _)) in &self.posts {
+            if member(a) {
+                arrivals.entry(*p).or_default().push((*p, None));
+            }
+        }
+        for ((p, r), item) in &self.reposts {
+            let Some((a, _)) = self.posts.get(p) else {
+                continue; // a deleted post's reposts show nowhere
+            };
+            if member(r) && !self.hides(viewer, a) {
+                arrivals.entry(*p).or_default().push((*item, Some(r)));
+            }
+        }
+        let mut shown: Vec<Shown> = arrivals
+            .into_iter()
+            .map(|(post, mut at)| {
+                at.sort_unstable_by(|x, y| y.0.cmp(&x.0));
+                let reposted_by = at
+                    .iter()
+                    .filter_map(|(_, r)| r.map(str::to_owned))
+                    .take(socialite_core::rules::reposts::MAX_REPOSTED_BY)
+                    .collect();
+                Shown {
+                    post,
+                    position: at[0].0,
+                    reposted_by,
+                }
+            })
             .collect();
-        v.reverse();
-        v
+        shown.sort_unstable_by(|x, y| y.position.cmp(&x.position));
+        shown
     }
 
     /// The oracle of a group's timeline: its members' posts, without those

@@ -62,6 +62,10 @@ struct State {
     hybrid: BTreeSet<UserId>,
     /// (post, user) → when the user liked it.
     likes: BTreeMap<(PostId, UserId), u64>,
+    /// (user, post) → the item of the user's repost of it; (post, item) →
+    /// the reposter.
+    reposts: BTreeMap<(UserId, PostId), PostId>,
+    reposters: BTreeMap<(PostId, PostId), UserId>,
     /// (post, tally code, part) → that part of the post's count.
     tallies: BTreeMap<(PostId, u8, u8), i64>,
     /// (user, timeline) → the user's marker of it.

@@ -10,8 +10,10 @@ use socialite_core::error::Result;
 use socialite_core::event::Event;
 use socialite_core::ids::{GroupName, ListName, PostId, UserId};
 use socialite_core::model::{Entry, Post, PostCounts, User};
+use socialite_core::plan::repost::Reposted;
 use socialite_core::plan::{
-    account, deletion, edge, import, like, marker, membership, post, relation, replay, run_ready,
+    account, deletion, edge, import, like, marker, membership, post, relation, replay, repost,
+    run_ready,
 };
 use socialite_core::ports::*;
 use socialite_core::rules::cascade::DeletionStage;
@@ -19,6 +21,7 @@ use socialite_core::rules::checks::{EdgeChange, EdgeTransition, Membership};
 use socialite_core::rules::likes::{LikeChange, Tally};
 use socialite_core::rules::markers::Marker;
 use socialite_core::rules::relations::{Relation, RelationChange, RelationTransition};
+use socialite_core::rules::reposts::RepostChange;
 use socialite_core::transfer::record::Record;
 use std::sync::Arc;
 use tokio::sync::Notify;
@@ -208,9 +211,50 @@ impl ContentStore for ToyStore {
             };
             posts
                 .iter()
-                .map(|p| PostCounts {
-                    likes: count(p, Tally::Likes.code()).max(0) as u64,
+                .map(|p| {
+                    let mut counts = PostCounts::default();
+                    for tally in Tally::ALL {
+                        tally.add_to(&mut counts, count(p, tally.code()));
+                    }
+                    counts
                 })
+                .collect()
+        }))
+    }
+
+    async fn change_repost(&self, change: &RepostChange, id: PostId) -> Result<Reposted> {
+        self.write(|t| run_ready(repost::change_repost(t, change, id)))
+    }
+
+    async fn reposted_among(&self, posts: &[PostId]) -> Result<Vec<PostId>> {
+        Ok(self.read(|s| {
+            let has = |p: &PostId| {
+                s.reposters
+                    .range((*p, PostId(0))..)
+                    .next()
+                    .is_some_and(|((q, _), _)| q == p)
+            };
+            posts.iter().filter(|p| has(p)).copied().collect()
+        }))
+    }
+
+    async fn reposters(&self, post: PostId, limit: usize) -> Result<Vec<(UserId, PostId)>> {
+        Ok(self.read(|s| {
+            let of = s
+                .reposters
+                .range((post, PostId(0))..=(post, PostId(u64::MAX)));
+            of.rev()
+                .take(limit)
+                .map(|((_, item), u)| (u.clone(), *item))
+                .collect()
+        }))
+    }
+
+    async fn reposts_among(&self, post: PostId, users: &[UserId]) -> Result<Vec<(UserId, PostId)>> {
+        Ok(self.read(|s| {
+            users
+                .iter()
+                .filter_map(|u| s.reposts.get(&(u.clone(), post)).map(|i| (u.clone(), *i)))
                 .collect()
         }))
     }
@@ -520,7 +564,12 @@ impl Transfer for ToyStore {
                     user: u.clone(),
                 });
             }
-            for p in s.posts.values().filter(|p| !gone(&p.author)) {
+            let carried = |p: &Post| {
+                p.repost_of
+                    .as_ref()
+                    .is_none_or(|o| s.posts.contains_key(&o.id) && !gone(&o.author))
+            };
+            for p in s.posts.values().filter(|p| !gone(&p.author) && carried(p)) {
                 let mut p = p.clone();
                 p.mentions.retain(|m| !gone(m));
                 out.push(Record::Post(p));

@@ -172,6 +172,22 @@ impl Txn for ToyTxn {
         Ok(mine.map(|(p, _)| (*p, s.posts.contains_key(p))).collect())
     }
 
+    async fn reposted(&mut self, post: PostId, user: &UserId) -> Result<Option<PostId>> {
+        Ok(self.state.reposts.get(&(user.clone(), post)).copied())
+    }
+
+    async fn reposts_by(
+        &mut self,
+        user: &UserId,
+        limit: usize,
+    ) -> Result<Vec<(PostId, PostId, bool)>> {
+        let s = &self.state;
+        let mine = s.reposts.iter().filter(|((u, _), _)| u == user).take(limit);
+        Ok(mine
+            .map(|((_, p), item)| (*item, *p, s.posts.contains_key(p)))
+            .collect())
+    }
+
     async fn apply(&mut self, steps: &[Step]) -> Result<()> {
         for step in steps {
             self.apply_step(step);
@@ -328,6 +344,20 @@ impl ToyTxn {
                 shard,
                 step,
             } => *s.tallies.entry((*post, tally.code(), *shard)).or_default() += step,
+            Step::Repost {
+                post,
+                user,
+                repost,
+                active,
+            } => {
+                if *active {
+                    s.reposts.insert((user.clone(), *post), *repost);
+                    s.reposters.insert((*post, *repost), user.clone());
+                } else {
+                    s.reposts.remove(&(user.clone(), *post));
+                    s.reposters.remove(&(*post, *repost));
+                }
+            }
             Step::PutMarker { user, marker } => {
                 s.markers.insert((user.clone(), marker.timeline), *marker);
             }

@@ -1,0 +1,192 @@
+//! What a reader sees of a timeline's raw stream of items (its accounts'
+//! posts and reposts, newest first): each post once, where its newest
+//! arrival put it, with the accounts that reposted it
+//! ([`crate::rules::reposts`]); reposts of deleted posts, and of authors the
+//! reader does not see, left out; groups show posts only.
+//!
+//! The stream is what every store keeps exactly (fanout, merges and
+//! caches deal in items only), so this pass is the one place the rule is
+//! applied, the same for stored and merged pages. It costs nothing beyond
+//! loading the page's posts unless the page holds a reposted post: then
+//! the reposts of it that the timeline's accounts made are looked up
+//! ([`FEW_REPOSTS`] decides from which side).
+
+use super::{Feed, Stores};
+use crate::error::Result;
+use crate::ids::{PostId, UserId};
+use crate::model::{Entry, FeedItem, Post};
+use crate::rules::relations::Hidden;
+use crate::rules::reposts::{place, FEW_REPOSTS};
+use std::collections::{HashMap, HashSet};
+
+/// Whose items a stream holds.
+#[derive(Debug, Clone, Copy)]
+pub enum Scope<'a> {
+    /// A timeline's accounts ([`Stores::authors`]).
+    Feed(&'a Feed),
+    /// These authors' own items (a profile, or several).
+    Authors(&'a [UserId]),
+}
+
+/// The posts of `entries`, in their order: embedded entries carry theirs,
+/// linked ones are loaded in one batched read; deleted ones are left out.
+pub async fn load_posts(stores: &Stores, entries: &[Entry]) -> Result<Vec<Post>> {
+    let linked: Vec<PostId> = entries
+        .iter()
+        .filter(|e| e.body.is_none())
+        .map(|e| e.post)
+        .collect();
+    let mut loaded: HashMap<PostId, Post> = if linked.is_empty() {
+        HashMap::new()
+    } else {
+        let found = stores.content.get_posts(&linked).await?;
+        found.into_iter().map(|p| (p.id, p)).collect()
+    };
+    Ok(entries
+        .iter()
+        .filter_map(|e| e.to_post().or_else(|| loaded.remove(&e.post)))
+        .collect())
+}
+
+/// The items of `raw` (newest first) that the reader sees, as entries of
+/// the timeline, in the same order.
+pub async fn visible(
+    stores: &Stores,
+    scope: Scope<'_>,
+    hidden: &Hidden,
+    raw: &[Entry],
+) -> Result<Vec<FeedItem>> {
+    let items = load_posts(stores, raw).await?;
+    let groups = matches!(scope, Scope::Feed(Feed::Group(_)));
+    let mut reposted = None;
+    if !groups && items.iter().all(|p| p.repost_of.is_none()) {
+        // No repost on the page: only a post reposted elsewhere can move.
+        let ids: Vec<PostId> = items.iter().map(|p| p.id).collect();
+        let found = stores.content.reposted_among(&ids).await?;
+        if found.is_empty() {
+            return Ok(items.into_iter().map(FeedItem::plain).collect());
+        }
+        reposted = Some(found.into_iter().collect());
+    }
+    let mut reader = Reader {
+        stores,
+        scope,
+        hidden,
+        members: None,
+    };
+    reader.place_all(items, reposted).await
+}
+
+/// One pass over a page, with what it read once.
+struct Reader<'a> {
+    stores: &'a Stores,
+    scope: Scope<'a>,
+    hidden: &'a Hidden,
+    /// The accounts whose items the stream holds, read when first needed.
+    members: Option<HashSet<UserId>>,
+}
+
+impl Reader<'_> {
+    /// `reposted`: which of the items' posts may have reposts, when known.
+    async fn place_all(
+        &mut self,
+        items: Vec<Post>,
+        reposted: Option<HashSet<PostId>>,
+    ) -> Result<Vec<FeedItem>> {
+        let groups = matches!(self.scope, Scope::Feed(Feed::Group(_)));
+        // The originals the reposts carry, each read once.
+        let wanted: Vec<PostId> = items
+            .iter()
+            .filter_map(|p| p.repost_of.as_ref().map(|o| o.id))
+            .collect();
+        let originals: HashMap<PostId, Post> = match (groups, wanted.is_empty()) {
+            (false, false) => {
+                let found = self.stores.content.get_posts(&wanted).await?;
+                found.into_iter().map(|p| (p.id, p)).collect()
+            }
+            _ => HashMap::new(),
+        };
+        let shown: Vec<(PostId, Post)> = items
+            .into_iter()
+            .filter_map(|item| match &item.repost_of {
+                None => Some((item.id, item)),
+                Some(_) if groups => None,
+                Some(o) => originals
+                    .get(&o.id)
+                    .filter(|p| !self.hidden.hides(&p.author))
+                    .map(|p| (item.id, p.clone())),
+            })
+            .collect();
+        if groups {
+            return Ok(shown.into_iter().map(|(_, p)| FeedItem::plain(p)).collect());
+        }
+        let reposted: HashSet<PostId> = match reposted {
+            Some(known) => known,
+            None => {
+                let targets: Vec<PostId> = shown.iter().map(|(_, p)| p.id).collect();
+                let found = self.stores.content.reposted_among(&targets).await?;
+                found.into_iter().collect()
+            }
+        };
+        let mut placed = HashMap::new();
+        let mut out = Vec::with_capacity(shown.len());
+        for (at, post) in shown {
+            if !reposted.contains(&post.id) {
+                out.push(FeedItem::plain(post));
+                continue;
+            }
+            if !placed.contains_key(&post.id) {
+                let own = self.shows_itself(&post).await?.then_some(post.id);
+                let reposts = self.reposts_seen(post.id).await?;
+                placed.insert(post.id, place(own, reposts));
+            }
+            // Shown where its newest arrival puts it, and only there.
+            if let Some(Some(p)) = placed
+                .get(&post.id)
+                .filter(|p| p.as_ref().is_some_and(|p| p.position == at))
+            {
+                out.push(FeedItem {
+                    position: at,
+                    post,
+                    reposted_by: p.reposted_by.clone(),
+                    reposts_seen: p.reposts_seen,
+                });
+            }
+        }
+        Ok(out)
+    }
+
+    /// Whether the stream holds the post itself: its author is one of the
+    /// stream's accounts, and the reader sees them.
+    async fn shows_itself(&mut self, post: &Post) -> Result<bool> {
+        Ok(!self.hidden.hides(&post.author) && self.members().await?.contains(&post.author))
+    }
+
+    /// The reposts of `post` in the stream that the reader sees:
+    /// (reposter, item).
+    async fn reposts_seen(&mut self, post: PostId) -> Result<Vec<(UserId, PostId)>> {
+        let content = &self.stores.content;
+        let mut found = content.reposters(post, FEW_REPOSTS + 1).await?;
+        if found.len() > FEW_REPOSTS {
+            // Many reposts: look the stream's accounts up among them.
+            let members: Vec<UserId> = self.members().await?.iter().cloned().collect();
+            found = content.reposts_among(post, &members).await?;
+        }
+        let members = self.members().await?;
+        found.retain(|(user, _)| members.contains(user));
+        found.retain(|(user, _)| !self.hidden.hides(user));
+        Ok(found)
+    }
+
+    /// The accounts whose items the stream holds, read once.
+    async fn members(&mut self) -> Result<&HashSet<UserId>> {
+        if self.members.is_none() {
+            let members = match self.scope {
+                Scope::Authors(authors) => authors.to_vec(),
+                Scope::Feed(feed) => self.stores.authors(feed).await?,
+            };
+            self.members = Some(members.into_iter().collect());
+        }
+        Ok(self.members.as_ref().expect("set above"))
+    }
+}

@@ -1,0 +1,135 @@
+//! A repost made or undone ([`crate::rules::reposts`]): the user must
+//! exist, the post must be stored and not the user's own, no block may
+//! stand between the user and its author; then the reposter's item (a
+//! post of theirs naming the original), its index rows, the original's
+//! count and the event move together, once.
+
+use super::{Step, Txn};
+use crate::event::Event;
+use crate::ids::{PostId, UserId};
+use crate::model::{Post, PostRef};
+use crate::rules::cascade::post_deleted;
+use crate::rules::checks::{post_not_found, user_not_found};
+use crate::rules::likes::{tally_shard, Tally};
+use crate::rules::reposts::{own_repost, repost_blocked, RepostChange};
+
+/// What a repost change did: the reposter's item it made or removed (the
+/// one that stands, if any, when nothing changed), and whether anything
+/// changed. Afterwards the user reposts the post exactly when the change
+/// asked to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Reposted {
+    pub item: Option<PostId>,
+    pub changed: bool,
+}
+
+/// Applies `change`; a new repost takes the id `id` (and the time in it).
+/// A repost of a post reposted already, or an undoing of one not reposted,
+/// changes nothing.
+pub async fn change_repost<T: Txn>(
+    txn: &mut T,
+    change: &RepostChange,
+    id: PostId,
+) -> Result<Reposted, T::Error> {
+    let RepostChange { user, post, repost } = change;
+    if txn.existing_users(&[user]).await?.is_empty() {
+        return Err(user_not_found(user).into());
+    }
+    let Some(original) = original_of(txn, *post).await? else {
+        if *repost {
+            return Err(post_not_found(*post).into());
+        }
+        // The post is gone; its repost names nothing, but may still be
+        // taken back.
+        let held = txn.reposted(*post, user).await?;
+        if let Some(item) = held {
+            txn.apply(&undo_steps(user, item, *post, false)).await?;
+        }
+        return Ok(Reposted {
+            item: held,
+            changed: held.is_some(),
+        });
+    };
+    let held = txn.reposted(original.id, user).await?;
+    if held.is_some() == *repost {
+        return Ok(Reposted {
+            item: held,
+            changed: false,
+        });
+    }
+    if !*repost {
+        let item = held.expect("checked above");
+        txn.apply(&undo_steps(user, item, original.id, true))
+            .await?;
+        return Ok(Reposted {
+            item: Some(item),
+            changed: true,
+        });
+    }
+    if &original.author == user {
+        return Err(own_repost(user).into());
+    }
+    if txn.blocked_either_way(user, &original.author).await? {
+        return Err(repost_blocked(user, &original.author).into());
+    }
+    let item = Post::repost(id, user.clone(), original.clone());
+    let steps = [
+        Step::PutPost(item.clone()),
+        Step::Repost {
+            post: original.id,
+            user: user.clone(),
+            repost: id,
+            active: true,
+        },
+        count(original.id, user, 1),
+        Step::Emit(Event::post_created(item)),
+    ];
+    txn.apply(&steps).await?;
+    Ok(Reposted {
+        item: Some(id),
+        changed: true,
+    })
+}
+
+/// The post a repost of `post` carries: `post` itself, or the original of
+/// a repost; `None` when it is not stored.
+async fn original_of<T: Txn>(txn: &mut T, post: PostId) -> Result<Option<PostRef>, T::Error> {
+    let Some(stored) = txn.post(post).await? else {
+        return Ok(None);
+    };
+    match stored.repost_of {
+        None => Ok(Some(stored.shown())),
+        Some(original) => Ok(txn.post(original.id).await?.map(|p| p.shown())),
+    }
+}
+
+/// The steps that take back `user`'s repost `item` of `original` (whose
+/// count goes down while it is stored), with the item's retraction.
+pub(crate) fn undo_steps(user: &UserId, item: PostId, original: PostId, stored: bool) -> Vec<Step> {
+    let mut steps = vec![
+        Step::RemovePosts {
+            author: user.clone(),
+            posts: vec![item],
+        },
+        Step::Repost {
+            post: original,
+            user: user.clone(),
+            repost: item,
+            active: false,
+        },
+    ];
+    if stored {
+        steps.push(count(original, user, -1));
+    }
+    steps.push(Step::Emit(post_deleted(item, user)));
+    steps
+}
+
+fn count(post: PostId, user: &UserId, step: i64) -> Step {
+    Step::Tally {
+        post,
+        tally: Tally::Reposts,
+        shard: tally_shard(user),
+        step,
+    }
+}
