@@ -55,6 +55,8 @@ const REST_TABLE: &[(&str, &str, &str, bool, [u16; 7])] = &[
     ("GET", "/posts/{post}/likes", "/posts/{id}/likes", false,                            [401, 200, 403, 200, 403, 200, 200]),
     ("PUT", "/users/alice/likes/{post}", "/users/{id}/likes/{post_id}", false,            [401, 200, 200, 403, 403, 200, 403]),
     ("DELETE", "/users/alice/likes/{post}", "/users/{id}/likes/{post_id}", false,         [401, 200, 200, 403, 403, 200, 403]),
+    ("PUT", "/users/bob/reposts/{post}", "/users/{id}/reposts/{post_id}", false,          [401, 200, 200, 403, 403, 403, 200]),
+    ("DELETE", "/users/bob/reposts/{post}", "/users/{id}/reposts/{post_id}", false,       [401, 200, 200, 403, 403, 403, 200]),
     ("PUT", "/users/alice/markers/home", "/users/{id}/markers/{timeline}", true,          [401, 200, 200, 403, 403, 200, 403]),
     ("GET", "/users/alice/markers", "/users/{id}/markers", false,                         [401, 200, 403, 200, 403, 200, 403]),
     ("GET", "/users/alice/timeline", "/users/{id}/timeline", false,                       [401, 200, 403, 200, 403, 200, 403]),
@@ -313,7 +315,7 @@ async fn every_grpc_method_answers_each_credential_as_the_table_says() {
     let t = spawn_app().await;
     network(&t).await;
     use Code::{Ok as Y, PermissionDenied as F, Unauthenticated as U};
-    let table: [(&str, [Code; 7]); 37] = [
+    let table: [(&str, [Code; 7]); 39] = [
         //                   none admin write read ops alice bob
         ("PutUser", [U, Y, Y, F, F, Y, F]),
         ("DeleteUser", [U, Y, F, F, Y, F, F]),
@@ -350,6 +352,8 @@ async fn every_grpc_method_answers_each_credential_as_the_table_says() {
         ("Like", [U, Y, Y, F, F, Y, F]),
         ("Unlike", [U, Y, Y, F, F, Y, F]),
         ("ListLikers", [U, Y, F, Y, F, Y, Y]),
+        ("Repost", [U, Y, Y, F, F, F, Y]),
+        ("Unrepost", [U, Y, Y, F, F, F, Y]),
         ("SetMarker", [U, Y, Y, F, F, Y, F]),
         ("ListMarkers", [U, Y, F, Y, F, Y, F]),
     ];
@@ -480,6 +484,18 @@ async fn every_grpc_method_answers_each_credential_as_the_table_says() {
                     let done = match method {
                         "Like" => ingest.like(like).await,
                         _ => ingest.unlike(like).await,
+                    };
+                    code(done.map(drop))
+                }
+                "Repost" | "Unrepost" => {
+                    // bob's repost of alice's post: bob's to make.
+                    let repost = pb::RepostRequest {
+                        user: "bob".into(),
+                        post_id: post.clone(),
+                    };
+                    let done = match method {
+                        "Repost" => ingest.repost(repost).await,
+                        _ => ingest.unrepost(repost).await,
                     };
                     code(done.map(drop))
                 }
