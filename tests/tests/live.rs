@@ -180,6 +180,65 @@ async fn a_home_timeline_streams_over_sse_and_resumes_without_gaps_or_duplicates
     );
 }
 
+/// A repost is pushed as an entry of the post it carries, placed by the
+/// repost and naming the reposter; its undoing retracts that place; a
+/// resume sends it once; a repost of a post whose author the reader blocks
+/// is not pushed.
+#[tokio::test]
+async fn a_repost_streams_as_its_post_placed_by_the_repost() {
+    let t = spawn_app_with(20).await;
+    for u in ["bob", "alice", "carol", "dan"] {
+        t.put_user(u).await;
+    }
+    t.follow("bob", "carol").await;
+    let mut s = Stream::open(&t.base, ADMIN_KEY, "bob", None).await;
+    let p1 = t.post("alice", "one").await;
+    let repost = format!("/users/carol/reposts/{p1}");
+    let (st, _) = t.call(Method::PUT, &repost, None).await;
+    assert_eq!(st, StatusCode::OK);
+    let e = s.next().await;
+    assert_eq!(e.event, "entry", "{e:?}");
+    let place = e.id.clone().unwrap();
+    assert!(place > p1, "placed by the repost");
+    assert_eq!(e.data["id"], Value::from(p1.clone()));
+    assert_eq!(e.data["author"], "alice");
+    assert_eq!(e.data["message"], "one");
+    assert_eq!(e.data["reposted_by"], serde_json::json!(["carol"]));
+    assert_eq!(e.data["position"], Value::from(place.clone()));
+    t.call(Method::DELETE, &repost, None).await;
+    let e = s.next().await;
+    assert_eq!(
+        (e.event.as_str(), &e.data["id"]),
+        ("retracted", &Value::from(place))
+    );
+
+    // Resumed from before a repost: the missed entry once, at its place.
+    drop(s);
+    t.call(Method::PUT, &repost, None).await;
+    t.wait_idle().await;
+    let mut s = Stream::open(&t.base, ADMIN_KEY, "bob", Some(&p1)).await;
+    let e = s.next().await;
+    assert_eq!(
+        (e.event.as_str(), &e.data["id"]),
+        ("entry", &Value::from(p1.clone()))
+    );
+    // A post of an author bob blocks, reposted by carol: not pushed.
+    t.call(Method::PUT, "/users/bob/blocks/dan", None).await;
+    let blocked = t.post("dan", "blocked").await;
+    t.call(
+        Method::PUT,
+        &format!("/users/carol/reposts/{blocked}"),
+        None,
+    )
+    .await;
+    let p2 = t.post("carol", "two").await;
+    assert_eq!(
+        s.entry().await,
+        p2,
+        "the blocked author's post is not pushed"
+    );
+}
+
 async fn next(s: &mut tonic::Streaming<pb::TimelineEvent>) -> pb::TimelineEvent {
     let m = tokio::time::timeout(DEADLINE, s.message()).await;
     m.expect("an event within the deadline").unwrap().unwrap()
