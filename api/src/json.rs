@@ -7,7 +7,7 @@ use socialite_core::ids::{ListName, PostId, UserId};
 use socialite_core::model::{
     rfc3339_ms, FeedItem, Page, Post, PostCounts, Relationship, Suggestion, User,
 };
-use socialite_core::reads::ForwardPage;
+use socialite_core::reads::{ForwardPage, Thread};
 use socialite_core::rules::markers::Marker;
 use utoipa::ToSchema;
 
@@ -236,6 +236,27 @@ pub struct RelationJson {
 pub struct LikeJson {
     pub liked: bool,
     pub changed: bool,
+}
+
+/// A post's thread: what it answers, root first; the post; its direct
+/// replies, oldest first (pass `next_cursor` as the next `cursor`; null on
+/// the last page). Every post carries its counts.
+#[derive(Serialize, ToSchema)]
+pub struct ThreadJson<'a> {
+    ancestors: Vec<PostJson<'a>>,
+    post: PostJson<'a>,
+    replies: Vec<PostJson<'a>>,
+    next_cursor: Option<String>,
+}
+
+pub fn thread(t: &Thread) -> ThreadJson<'_> {
+    let counted = |p| counted_post(p, t.counts.get(&p.id).copied().unwrap_or_default());
+    ThreadJson {
+        ancestors: t.ancestors.iter().map(counted).collect(),
+        post: counted(&t.post),
+        replies: t.replies.items.iter().map(counted).collect(),
+        next_cursor: t.replies.next_cursor.map(|c| c.to_string()),
+    }
 }
 
 /// Whether the user reposts the post after the request, and whether the

@@ -136,6 +136,25 @@ pub struct GroupTimelineQuery {
     pub viewer: Option<String>,
 }
 
+/// Paging of a thread's replies, and whose view it is.
+#[derive(IntoParams)]
+#[into_params(parameter_in = Query)]
+#[allow(dead_code)]
+pub struct ThreadQuery {
+    /// Replies per page, 1 to 200 (default 20).
+    #[param(minimum = 1, maximum = 200)]
+    pub limit: Option<u64>,
+    /// The previous page's `next_cursor`: the last reply's id. Empty
+    /// counts as absent.
+    #[param(pattern = "^([0-9A-Fa-f]{16})?$")]
+    pub cursor: Option<String>,
+    /// The reader whose mutes and blocks hide posts (server keys; a user
+    /// token always reads as its user, and may name only that user).
+    /// Absent: what every reader sees.
+    #[param(pattern = r"^(?!\.{1,2}$)[A-Za-z0-9_.\-]{1,64}$", example = "bob")]
+    pub viewer: Option<String>,
+}
+
 /// Where a live stream resumes.
 #[derive(IntoParams)]
 #[into_params(parameter_in = Query)]

@@ -346,6 +346,7 @@ impl Target for Grpc {
             author: author.into(),
             message: message.into(),
             data_json: String::new(),
+            ..Default::default()
         };
         Ok(self
             .ingest

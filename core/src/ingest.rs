@@ -9,7 +9,7 @@ use crate::error::{Error, Result};
 use crate::gate::WriteGate;
 use crate::ids::{GroupName, PostId, PostIdGen, UserId};
 use crate::metrics::metrics;
-use crate::model::{json_object, validate_message, Post, User};
+use crate::model::{json_object, validate_message, Post, PostRef, User};
 use crate::plan::marker::marker_now;
 use crate::plan::repost::Reposted;
 use crate::ports::{Backup, ContentStore, GraphStore};
@@ -282,19 +282,51 @@ impl Ingest {
         message: String,
         data: Option<Value>,
     ) -> Result<Post> {
+        self.create_reply(caller, author, message, data, None).await
+    }
+
+    /// Posts as `author`; with `in_reply_to`, a reply to that post (the
+    /// post a repost carries, for a repost): refused while either author
+    /// blocks the other, and absent (`post_not_found`) when the post is
+    /// not stored or its author is suspended.
+    pub async fn create_reply(
+        &self,
+        caller: &Caller,
+        author: &str,
+        message: String,
+        data: Option<Value>,
+        in_reply_to: Option<&str>,
+    ) -> Result<Post> {
         let author = UserId::parse(author)?;
+        let in_reply_to = in_reply_to.map(PostId::parse).transpose()?;
         self.acting_as(caller, &author).await?;
         validate_message(&message)?;
         let mentions = candidates(&message)?;
         let data = data.map(|d| json_object("data", d)).transpose()?;
+        let reply_to = match in_reply_to {
+            None => None,
+            Some(id) => Some(self.answerable(id).await?),
+        };
         let _write = self.gate.enter()?;
         let id = self.ids.next();
         // The post's span: its event carries this trace to the workers.
         let span = tracing::info_span!("post.create", post = %id, author = %author);
-        let post = Post::written(id, author, message, data, mentions);
+        let mut post = Post::written(id, author, message, data, mentions);
+        post.reply_to = reply_to;
         let post = self.content.create_post(post).instrument(span).await?;
         metrics().posts_ingested.inc();
         Ok(post)
+    }
+
+    /// The post a reply to `id` answers, as readers see it: stored, and
+    /// its author not suspended (the store checks it again as it writes).
+    async fn answerable(&self, id: PostId) -> Result<PostRef> {
+        let stored = self.content.get_posts(&[id]).await?.pop();
+        let answered = stored.ok_or_else(|| post_not_found(id))?.shown();
+        if self.accounts.is_suspended(&answered.author).await? {
+            return Err(post_not_found(id));
+        }
+        Ok(answered)
     }
 
     /// Likes (`like`) the post as the user, or undoes the like

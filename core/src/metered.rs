@@ -188,6 +188,19 @@ impl ContentStore for Metered<dyn ContentStore> {
         )
         .await
     }
+    async fn replies_of(
+        &self,
+        post: PostId,
+        after: Option<PostId>,
+        limit: usize,
+    ) -> Result<Vec<PostId>> {
+        timed(
+            "content",
+            "replies_of",
+            self.0.replies_of(post, after, limit),
+        )
+        .await
+    }
     async fn set_marker(&self, user: &UserId, to: Marker, force: bool) -> Result<(Marker, bool)> {
         timed("content", "set_marker", self.0.set_marker(user, to, force)).await
     }

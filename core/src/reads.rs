@@ -17,13 +17,15 @@ use crate::ports::IdRange;
 use crate::rules::access::{check, viewing_as, Act, Caller};
 use crate::rules::checks::{group_not_found, list_not_found, post_not_found, user_not_found};
 use crate::rules::relations::{Hidden, Relation};
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 
 mod graph;
 mod likes;
 mod markers;
+mod thread;
 
 pub use markers::{ForwardPage, FORWARD_WINDOW};
+pub use thread::Thread;
 
 /// Suggestions read the first this many of a user's followees (in id
 /// order)...

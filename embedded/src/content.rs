@@ -288,6 +288,15 @@ impl ContentStore for EmbeddedStore {
         self.read(|txn| reposts::among(txn, post, users))
     }
 
+    async fn replies_of(
+        &self,
+        post: PostId,
+        after: Option<PostId>,
+        limit: usize,
+    ) -> Result<Vec<PostId>> {
+        self.read(|txn| crate::post_rows::replies(txn, post, after, limit))
+    }
+
     async fn set_marker(&self, user: &UserId, to: Marker, force: bool) -> Result<(Marker, bool)> {
         let user = user.clone();
         self.writer

@@ -34,6 +34,10 @@ pub(crate) fn put_post(txn: &WriteTransaction, post: &Post) -> Result<()> {
     by_author
         .insert((post.author.as_str(), post.id.0), ())
         .store()?;
+    if let Some(answered) = &post.reply_to {
+        let mut replies = txn.open_table(REPLIES).store()?;
+        replies.insert((answered.id.0, post.id.0), ()).store()?;
+    }
     Ok(())
 }
 
@@ -54,12 +58,30 @@ pub(crate) fn first_posts(
         .collect()
 }
 
+/// The replies to `post` after `after`, oldest first, at most `limit`.
+pub(crate) fn replies(
+    txn: &redb::ReadTransaction,
+    post: PostId,
+    after: Option<PostId>,
+    limit: usize,
+) -> Result<Vec<PostId>> {
+    let table = txn.open_table(REPLIES).store()?;
+    let from = after.map_or(0, |a| a.0.saturating_add(1));
+    table
+        .range((post.0, from)..=(post.0, u64::MAX))
+        .store()?
+        .take(limit)
+        .map(|r| r.map(|(k, _)| PostId(k.value().1)).store())
+        .collect()
+}
+
 /// Removes posts of `author`, with their mentions of others. An id in the
 /// author's index without a record loses its index row all the same.
 pub(crate) fn remove_posts(txn: &WriteTransaction, author: &str, ids: &[PostId]) -> Result<()> {
     let mut by_author = txn.open_table(AUTHOR_POSTS).store()?;
     let mut posts = txn.open_table(POSTS).store()?;
     let mut mentions = txn.open_table(MENTIONS).store()?;
+    let mut replies = txn.open_table(REPLIES).store()?;
     for &PostId(p) in ids {
         by_author.remove((author, p)).store()?;
         let Some(bytes) = posts.remove(p).store()? else {
@@ -69,6 +91,9 @@ pub(crate) fn remove_posts(txn: &WriteTransaction, author: &str, ids: &[PostId])
         drop(bytes);
         for m in &record.mentions {
             mentions.remove((m.as_str(), p)).store()?;
+        }
+        if let Some(answered) = &record.reply_to {
+            replies.remove((answered.id, p)).store()?;
         }
     }
     Ok(())

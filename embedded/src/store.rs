@@ -90,6 +90,7 @@ impl EmbeddedStore {
             txn.open_table(TALLIES).store()?;
             txn.open_table(MARKERS).store()?;
             txn.open_table(REPOSTS).store()?;
+            txn.open_table(REPLIES).store()?;
             crate::edge_times::backfill_untimed(&txn)?;
             last_u64_key(&txn.open_table(OUTBOX).store()?)? + 1
         };

@@ -64,6 +64,8 @@ pub const LIKES_BY_TIME: TableDefinition<(&str, u64, &str), ()> =
     TableDefinition::new("likes_by_time");
 /// (user, post id): the posts a user likes.
 pub const USER_LIKES: TableDefinition<(&str, u64), ()> = TableDefinition::new("user_likes");
+/// (post id, reply id): the replies to a post, in time order.
+pub const REPLIES: TableDefinition<(u64, u64), ()> = TableDefinition::new("replies");
 /// (user, post id) → the item (a post of the user's) of their repost of the post.
 pub const REPOSTS: TableDefinition<(&str, u64), u64> = TableDefinition::new("reposts");
 /// (post id, item id) → the reposter: a post's reposts, in time order.

@@ -133,6 +133,23 @@ impl Txn for Ctx<'_> {
         post_rows::first_posts(self.txn, AUTHOR_POSTS, user.as_str(), limit)
     }
 
+    async fn answered_among(&mut self, posts: &[PostId]) -> Result<Vec<PostId>> {
+        let table = self.txn.open_table(POSTS).store()?;
+        let mut out = Vec::new();
+        for p in posts {
+            let Some(bytes) = table.get(p.0).store()? else {
+                continue;
+            };
+            let answered = content::to_post(p.0, bytes.value())?.reply_to;
+            if let Some(a) = answered {
+                if table.get(a.id.0).store()?.is_some() {
+                    out.push(a.id);
+                }
+            }
+        }
+        Ok(out)
+    }
+
     async fn posts_mentioning(&mut self, user: &UserId, limit: usize) -> Result<Vec<PostId>> {
         post_rows::first_posts(self.txn, MENTIONS, user.as_str(), limit)
     }

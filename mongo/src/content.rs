@@ -211,6 +211,35 @@ impl ContentStore for MongoStore {
         self.reposts_among_of(post, users).await
     }
 
+    async fn replies_of(
+        &self,
+        post: PostId,
+        after: Option<PostId>,
+        limit: usize,
+    ) -> Result<Vec<PostId>> {
+        let what = "reading replies";
+        let mut filter = doc! { "reply_to.id": id_bson(post) };
+        if let Some(a) = after {
+            filter.insert("_id", doc! { "$gt": id_bson(a) });
+        }
+        let docs: Vec<Document> = self
+            .db
+            .content
+            .find(filter)
+            .projection(doc! { "_id": 1 })
+            .sort(doc! { "_id": 1 })
+            .limit(limit.min(i64::MAX as usize) as i64)
+            .await
+            .map_err(db_err(what))?
+            .try_collect()
+            .await
+            .map_err(db_err(what))?;
+        Ok(docs
+            .iter()
+            .map(|d| PostId(get_i64(d, "_id") as u64))
+            .collect())
+    }
+
     async fn set_marker(&self, user: &UserId, to: Marker, force: bool) -> Result<(Marker, bool)> {
         crate::txn::planned!(self, "storing a marker", |txn| {
             socialite_core::plan::marker::set_marker(txn, user, to, force)

@@ -246,6 +246,12 @@ impl Db {
                 index(doc! { "author": 1, "_id": -1 }, "author_id", false),
                 "the content index",
             ),
+            // The replies to a post, oldest first (threads).
+            (
+                &self.content,
+                index(doc! { "reply_to.id": 1, "_id": 1 }, "reply_to_id", false),
+                "the replies index",
+            ),
             // The posts that mention a user, newest first (multikey).
             (
                 &self.content,

@@ -3,7 +3,7 @@
 //! transaction with its event.
 
 use crate::db::TxnError;
-use crate::store::{id_bson, json_text, to_post, MongoStore};
+use crate::store::{get_i64, id_bson, json_text, to_post, MongoStore};
 use crate::txn::planned;
 use mongodb::bson::{doc, Document};
 use mongodb::ClientSession;
@@ -46,6 +46,46 @@ impl MongoStore {
         }
         self.db.content.insert_one(record).session(&mut *s).await?;
         Ok(())
+    }
+
+    /// The posts that those of `posts` that are replies answer, where still
+    /// stored, one per reply: two queries.
+    pub(crate) async fn answered_among_in(
+        &self,
+        s: &mut ClientSession,
+        posts: &[PostId],
+    ) -> Result<Vec<PostId>, TxnError> {
+        let ids: Vec<i64> = posts.iter().map(|p| id_bson(*p)).collect();
+        let filter = doc! { "_id": { "$in": ids }, "reply_to": { "$exists": true } };
+        let mut replies = self
+            .db
+            .content
+            .find(filter)
+            .projection(doc! { "_id": 0, "reply_to": 1 })
+            .session(&mut *s)
+            .await?;
+        let mut answered = Vec::new();
+        while let Some(d) = replies.next(&mut *s).await {
+            if let Ok(r) = d?.get_document("reply_to") {
+                answered.push(get_i64(r, "id"));
+            }
+        }
+        let mut stored = self
+            .db
+            .content
+            .find(doc! { "_id": { "$in": &answered } })
+            .projection(doc! { "_id": 1 })
+            .session(&mut *s)
+            .await?;
+        let mut found = std::collections::HashSet::new();
+        while let Some(d) = stored.next(&mut *s).await {
+            found.insert(get_i64(&d?, "_id"));
+        }
+        Ok(answered
+            .into_iter()
+            .filter(|a| found.contains(a))
+            .map(|a| PostId(a as u64))
+            .collect())
     }
 
     /// The post `id`, read in the transaction.

@@ -183,6 +183,10 @@ impl Txn for MongoTxn<'_> {
         self.store.post_page(self.s, filter, sort, limit).await
     }
 
+    async fn answered_among(&mut self, posts: &[PostId]) -> Result<Vec<PostId>, TxnError> {
+        self.store.answered_among_in(self.s, posts).await
+    }
+
     async fn posts_mentioning(
         &mut self,
         user: &UserId,

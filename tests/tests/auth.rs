@@ -429,6 +429,7 @@ async fn every_grpc_method_answers_each_credential_as_the_table_says() {
                             author: "alice".into(),
                             message: "hi".into(),
                             data_json: String::new(),
+                            ..Default::default()
                         })
                         .await
                         .map(drop),

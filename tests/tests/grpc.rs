@@ -135,6 +135,7 @@ async fn the_whole_api_over_grpc() {
                 author: author.into(),
                 message: format!("m{i}"),
                 data_json: r#"{"i":1}"#.into(),
+                ..Default::default()
             })
             .await
             .unwrap()
@@ -216,6 +217,7 @@ async fn bad_input_gets_a_clear_grpc_status() {
         author: author.into(),
         message,
         data_json: data.into(),
+        ..Default::default()
     };
     let cases: Vec<(tonic::Status, Code, &str)> = vec![
         (

@@ -299,6 +299,7 @@ async fn grpc_serves_lists_groups_and_mentions() {
             author: "ann".into(),
             message: "hello @ben".into(),
             data_json: String::new(),
+            ..Default::default()
         })
         .await
         .unwrap()

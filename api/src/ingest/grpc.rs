@@ -2,7 +2,7 @@
 
 use crate::auth::grpc_parts;
 use crate::error::to_status;
-use crate::pb::{optional_json, post, user};
+use crate::pb::{optional, optional_json, post, user};
 use crate::MAX_BODY_BYTES;
 use socialite_core::ingest::Ingest;
 use socialite_core::rules::checks::EdgeTransition;
@@ -304,9 +304,10 @@ impl pb::ingest_server::Ingest for IngestGrpc {
     ) -> Result<Response<pb::Post>, Status> {
         let (caller, r) = grpc_parts(req);
         let data = optional_json("data_json", &r.data_json)?;
+        let in_reply_to = optional(&r.in_reply_to);
         let p = self
             .0
-            .create_post(&caller, &r.author, r.message, data)
+            .create_reply(&caller, &r.author, r.message, data, in_reply_to)
             .await
             .map_err(to_status)?;
         Ok(Response::new(post(&p)))

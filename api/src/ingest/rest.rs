@@ -71,6 +71,11 @@ struct CreatePostBody {
     /// Any JSON object of at most 16 KiB, returned with the post.
     #[schema(value_type = Option<Object>)]
     data: Option<Value>,
+    /// A reply: the post it answers (16 hex digits). It reaches the home
+    /// timelines of the author's followers who also follow the author
+    /// answered, and counts in that post's `replies`.
+    #[schema(pattern = "^[0-9A-Fa-f]{16}$", example = "0550f1a2b3c40000")]
+    in_reply_to: Option<String>,
 }
 
 /// Creates the user (201) or replaces their profile (200). The body is
@@ -350,15 +355,17 @@ async fn leave_group(
     .into_response())
 }
 
-/// Posts as the user; followers' timelines receive it.
+/// Posts as the user; followers' timelines receive it. With `in_reply_to`,
+/// a reply: refused while the user or the author answered blocks the other.
 #[utoipa::path(
     post, path = "/users/{id}/posts", tag = "posts", params(UserPath),
     security(("api_key" = ["write"]), ("user_token" = ["self"])),
     request_body(content = CreatePostBody, content_type = "application/json"),
     responses(
         (status = 201, description = "Created; `Location: /posts/{id}`", body = PostJson),
-        (status = 400, description = "`invalid_user_id`, `invalid_json`, `invalid_body`, `empty_message`, `message_too_long`, `control_character`, `too_many_mentions`, `invalid_json_field`, `json_field_too_large`", body = ErrorBody),
-        (status = 404, description = "`user_not_found`", body = ErrorBody),
+        (status = 400, description = "`invalid_user_id`, `invalid_json`, `invalid_body`, `empty_message`, `message_too_long`, `control_character`, `too_many_mentions`, `invalid_json_field`, `json_field_too_large`, `invalid_post_id`", body = ErrorBody),
+        (status = 403, description = "`blocked`: a reply, and the user or the author answered blocks the other", body = ErrorBody),
+        (status = 404, description = "`user_not_found`, `post_not_found`: the post answered", body = ErrorBody),
         (status = 413, description = "`body_too_large`", body = ErrorBody),
         (status = 415, description = "`unsupported_media_type`: the body is not declared JSON", body = ErrorBody),
         (status = 503, description = "`unavailable`", body = ErrorBody),
@@ -371,7 +378,13 @@ async fn create_post(
     Json(body): Json<CreatePostBody>,
 ) -> Result<Response, ApiError> {
     let post = ingest
-        .create_post(&caller, &id, body.message, body.data)
+        .create_reply(
+            &caller,
+            &id,
+            body.message,
+            body.data,
+            body.in_reply_to.as_deref(),
+        )
         .await?;
     let location = format!("/posts/{}", post.id);
     Ok((

@@ -6,7 +6,7 @@ use crate::pb::{
     counted_post, edge_page, entry, limit, marker, optional, post_page, user, user_page,
 };
 use crate::MAX_BODY_BYTES;
-use socialite_core::model::rfc3339_ms;
+use socialite_core::model::{rfc3339_ms, Post};
 use socialite_core::reads::{Direction, Reads};
 use socialite_core::rules::access::Caller;
 use socialite_core::rules::relations::Relation;
@@ -107,6 +107,32 @@ impl pb::reads_server::Reads for ReadsGrpc {
         let found = self.0.post_with_counts(&caller, &r.id).await;
         let (p, counts) = found.map_err(to_status)?;
         Ok(Response::new(counted_post(&p, counts)))
+    }
+
+    async fn get_thread(
+        &self,
+        req: Request<pb::ThreadRequest>,
+    ) -> Result<Response<pb::Thread>, Status> {
+        let (caller, r) = grpc_parts(req);
+        let read = self.0.thread(
+            &caller,
+            &r.post_id,
+            optional(&r.viewer),
+            limit(r.limit),
+            optional(&r.cursor),
+        );
+        let t = read.await.map_err(to_status)?;
+        let counted = |p: &Post| counted_post(p, t.counts.get(&p.id).copied().unwrap_or_default());
+        Ok(Response::new(pb::Thread {
+            ancestors: t.ancestors.iter().map(counted).collect(),
+            post: Some(counted(&t.post)),
+            replies: t.replies.items.iter().map(counted).collect(),
+            next_cursor: t
+                .replies
+                .next_cursor
+                .map(|c| c.to_string())
+                .unwrap_or_default(),
+        }))
     }
 
     async fn list_likers(

@@ -1,10 +1,10 @@
-//! REST routes of what readers keep: a post's likers, and a user's
-//! markers.
+//! REST routes of what readers keep and follow: a post's likers and
+//! thread, and a user's markers.
 
 use crate::auth::Auth;
 use crate::extract::{PageParams, Path, Query};
-use crate::json::{LikerPageJson, MarkersJson};
-use crate::schema::{ErrorBody, PostPath, UserPageQuery, UserPath};
+use crate::json::{LikerPageJson, MarkersJson, ThreadJson};
+use crate::schema::{ErrorBody, PostPath, ThreadQuery, UserPageQuery, UserPath};
 use crate::{json, ApiError};
 use axum::extract::State;
 use axum::response::{IntoResponse, Response};
@@ -19,7 +19,36 @@ type App = State<Arc<Reads>>;
 pub fn rest_router() -> OpenApiRouter<Arc<Reads>> {
     OpenApiRouter::new()
         .routes(routes!(likers))
+        .routes(routes!(thread))
         .routes(routes!(markers))
+}
+
+/// The post's thread: the posts it answers (`ancestors`, root first, at
+/// most 50), the post, and its direct replies oldest first, a page at a
+/// time; every post with its counts (`replies` tells which replies have a
+/// thread of their own). What the viewer's mutes and blocks hide is left
+/// out; a repost's id stands for its post.
+#[utoipa::path(
+    get, path = "/posts/{id}/thread", tag = "posts", params(PostPath, ThreadQuery),
+    security(("api_key" = ["read"]), ("user_token" = ["public_reads"])),
+    responses(
+        (status = 200, description = "The thread", body = ThreadJson),
+        (status = 400, description = "`invalid_post_id`, `invalid_user_id`, `invalid_limit`, `invalid_query`", body = ErrorBody),
+        (status = 403, description = "`not_your_account`: a user token named another viewer", body = ErrorBody),
+        (status = 404, description = "`post_not_found`, `user_not_found`: the viewer", body = ErrorBody),
+        (status = 503, description = "`unavailable`", body = ErrorBody)
+    )
+)]
+async fn thread(
+    State(reads): App,
+    Auth(caller): Auth,
+    Path(id): Path<String>,
+    Query(q): Query<PageParams>,
+) -> Result<Response, ApiError> {
+    let thread = reads
+        .thread(&caller, &id, q.viewer(), q.limit, q.cursor())
+        .await?;
+    Ok(Json(json::thread(&thread)).into_response())
 }
 
 /// Who likes the post, newest like first (stable under concurrent likes:

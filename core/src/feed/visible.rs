@@ -2,7 +2,9 @@
 //! posts and reposts, newest first): each post once, where its newest
 //! arrival put it, with the accounts that reposted it
 //! ([`crate::rules::reposts`]); reposts of deleted posts, and of authors the
-//! reader does not see, left out; groups show posts only.
+//! reader does not see, left out; groups show posts only; in home and list
+//! timelines, a reply only where it reaches the reader
+//! ([`crate::rules::replies::reaches`]).
 //!
 //! The stream is what every store keeps exactly (fanout, merges and
 //! caches deal in items only), so this pass is the one place the rule is
@@ -16,6 +18,7 @@ use crate::error::Result;
 use crate::ids::{PostId, UserId};
 use crate::model::{Entry, FeedItem, Post};
 use crate::rules::relations::Hidden;
+use crate::rules::replies::reaches;
 use crate::rules::reposts::{place, FEW_REPOSTS};
 use std::collections::{HashMap, HashSet};
 
@@ -56,7 +59,26 @@ pub async fn visible(
     hidden: &Hidden,
     raw: &[Entry],
 ) -> Result<Vec<FeedItem>> {
-    let items = load_posts(stores, raw).await?;
+    let mut reader = Reader {
+        stores,
+        scope,
+        hidden,
+        members: None,
+        follows: HashMap::new(),
+    };
+    let mut items = load_posts(stores, raw).await?;
+    if reader.owner().is_some() {
+        // A reply by one of the timeline's accounts, answering another.
+        let answered: Vec<UserId> = items
+            .iter()
+            .filter(|p| p.repost_of.is_none())
+            .filter_map(|p| p.reply_to.as_ref().map(|a| a.author.clone()))
+            .collect();
+        if !answered.is_empty() {
+            reader.learn_follows(&answered).await?;
+            items.retain(|p| p.repost_of.is_some() || reader.reaches(p));
+        }
+    }
     let groups = matches!(scope, Scope::Feed(Feed::Group(_)));
     let mut reposted = None;
     if !groups && items.iter().all(|p| p.repost_of.is_none()) {
@@ -68,12 +90,6 @@ pub async fn visible(
         }
         reposted = Some(found.into_iter().collect());
     }
-    let mut reader = Reader {
-        stores,
-        scope,
-        hidden,
-        members: None,
-    };
     reader.place_all(items, reposted).await
 }
 
@@ -84,6 +100,9 @@ struct Reader<'a> {
     hidden: &'a Hidden,
     /// The accounts whose items the stream holds, read when first needed.
     members: Option<HashSet<UserId>>,
+    /// Whether the timeline's owner follows each account answered by a
+    /// reply met so far.
+    follows: HashMap<UserId, bool>,
 }
 
 impl Reader<'_> {
@@ -156,10 +175,66 @@ impl Reader<'_> {
         Ok(out)
     }
 
+    /// Whose home or list timeline this is (where replies are sifted).
+    fn owner(&self) -> Option<&UserId> {
+        match self.scope {
+            Scope::Feed(Feed::Home(u) | Feed::List(u, _)) => Some(u),
+            _ => None,
+        }
+    }
+
+    /// Learns whether the owner follows each of `authors` (one read for
+    /// those not known yet).
+    async fn learn_follows(&mut self, authors: &[UserId]) -> Result<()> {
+        let Some(owner) = self.owner().cloned() else {
+            return Ok(());
+        };
+        let mut unknown: Vec<UserId> = authors
+            .iter()
+            .filter(|a| !self.follows.contains_key(*a))
+            .cloned()
+            .collect();
+        unknown.sort_unstable();
+        unknown.dedup();
+        if unknown.is_empty() {
+            return Ok(());
+        }
+        let followed = self.stores.graph.following_among(&owner, &unknown).await?;
+        for a in unknown {
+            let f = followed.contains(&a);
+            self.follows.insert(a, f);
+        }
+        Ok(())
+    }
+
+    /// Whether the post reaches the owner as its author's item: any post
+    /// but a reply, and a reply by [`reaches`] (whose follows are learnt).
+    fn reaches(&self, post: &Post) -> bool {
+        match (self.owner(), &post.reply_to) {
+            (Some(owner), Some(answered)) => {
+                let follows = self.follows.get(&answered.author).copied();
+                reaches(
+                    owner,
+                    &post.author,
+                    &answered.author,
+                    follows.unwrap_or(false),
+                )
+            }
+            _ => true,
+        }
+    }
+
     /// Whether the stream holds the post itself: its author is one of the
-    /// stream's accounts, and the reader sees them.
+    /// stream's accounts, the reader sees them, and a reply reaches them.
     async fn shows_itself(&mut self, post: &Post) -> Result<bool> {
-        Ok(!self.hidden.hides(&post.author) && self.members().await?.contains(&post.author))
+        if self.hidden.hides(&post.author) || !self.members().await?.contains(&post.author) {
+            return Ok(false);
+        }
+        if let Some(answered) = &post.reply_to {
+            self.learn_follows(std::slice::from_ref(&answered.author))
+                .await?;
+        }
+        Ok(self.reaches(post))
     }
 
     /// The reposts of `post` in the stream that the reader sees:

@@ -133,6 +133,11 @@ pub async fn deletion_step<T: Txn>(
                 author: user.clone(),
                 posts: done.posts.clone(),
             });
+            // The posts they answered count a reply fewer (those removed
+            // here take their counts with them).
+            let mut answered = txn.answered_among(&done.posts).await?;
+            answered.retain(|p| !done.posts.contains(p));
+            steps.extend(answered.iter().map(|p| super::post::replies(*p, user, -1)));
         }
         DeletionStage::Mentions => {
             // Others' posts no longer mention a user who is gone (so a user

@@ -198,6 +198,9 @@ pub trait Txn {
     ) -> Result<Vec<(Relation, UserId)>, Self::Error>;
     /// Up to `limit` of `user`'s posts.
     async fn posts_by(&mut self, user: &UserId, limit: usize) -> Result<Vec<PostId>, Self::Error>;
+    /// The posts that those of `posts` that are replies answer, where still
+    /// stored: one per reply.
+    async fn answered_among(&mut self, posts: &[PostId]) -> Result<Vec<PostId>, Self::Error>;
     /// Up to `limit` of the posts that mention `user`.
     async fn posts_mentioning(
         &mut self,

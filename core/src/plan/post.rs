@@ -1,16 +1,22 @@
 //! A post stored or deleted: the users it names must exist (its mentions
-//! keep only those that do), and the event goes with it.
+//! keep only those that do), a reply's post must be stored and no block
+//! stand between the two authors ([`crate::rules::replies`]), and the
+//! event goes with it.
 
 use super::{Step, Txn};
 use crate::event::Event;
 use crate::ids::{PostId, UserId};
-use crate::model::Post;
+use crate::model::{Post, PostRef};
 use crate::rules::cascade::post_deleted;
-use crate::rules::checks::user_not_found;
+use crate::rules::checks::{post_not_found, user_not_found};
+use crate::rules::likes::{tally_shard, Tally};
 use crate::rules::mentions::kept;
+use crate::rules::replies::reply_blocked;
 
 /// Stores `post` if its author exists, mentioning only those of its
-/// mentions that exist; returns it as stored.
+/// mentions that exist; a reply answers the stored post it names (the
+/// post a repost carries, for a repost), by its stored author. Returns the
+/// post as stored.
 pub async fn create_post<T: Txn>(txn: &mut T, mut post: Post) -> Result<Post, T::Error> {
     let named: Vec<&UserId> = std::iter::once(&post.author)
         .chain(&post.mentions)
@@ -20,10 +26,33 @@ pub async fn create_post<T: Txn>(txn: &mut T, mut post: Post) -> Result<Post, T:
         return Err(user_not_found(&post.author).into());
     }
     post.mentions = kept(&post.mentions, |u| Ok(found.contains(u)))?;
-    let created = Event::post_created(post.clone());
-    txn.apply(&[Step::PutPost(post.clone()), Step::Emit(created)])
-        .await?;
+    if let Some(asked) = post.reply_to.take() {
+        let answered = answered(txn, asked.id).await?;
+        if txn
+            .blocked_either_way(&post.author, &answered.author)
+            .await?
+        {
+            return Err(reply_blocked(&post.author, &answered.author).into());
+        }
+        post.reply_to = Some(answered);
+    }
+    let mut steps = vec![Step::PutPost(post.clone())];
+    if let Some(answered) = &post.reply_to {
+        steps.push(replies(answered.id, &post.author, 1));
+    }
+    steps.push(Step::Emit(Event::post_created(post.clone())));
+    txn.apply(&steps).await?;
     Ok(post)
+}
+
+/// The post a reply to `id` answers: `id`, or the post a repost carries.
+async fn answered<T: Txn>(txn: &mut T, id: PostId) -> Result<PostRef, T::Error> {
+    let stored = txn.post(id).await?.ok_or_else(|| post_not_found(id))?;
+    let Some(original) = stored.repost_of else {
+        return Ok(stored.shown());
+    };
+    let carried = txn.post(original.id).await?;
+    Ok(carried.ok_or_else(|| post_not_found(original.id))?.shown())
 }
 
 /// Deletes the post `id`; the post it was, or `None` if there is none.
@@ -38,11 +67,26 @@ pub async fn delete_post<T: Txn>(txn: &mut T, id: PostId) -> Result<Option<Post>
         txn.apply(&steps).await?;
         return Ok(Some(post));
     }
-    let remove = Step::RemovePosts {
+    let mut steps = vec![Step::RemovePosts {
         author: post.author.clone(),
         posts: vec![id],
-    };
-    txn.apply(&[remove, Step::Emit(post_deleted(id, &post.author))])
-        .await?;
+    }];
+    if let Some(answered) = &post.reply_to {
+        if txn.post(answered.id).await?.is_some() {
+            steps.push(replies(answered.id, &post.author, -1));
+        }
+    }
+    steps.push(Step::Emit(post_deleted(id, &post.author)));
+    txn.apply(&steps).await?;
     Ok(Some(post))
+}
+
+/// The count of replies of `post` moved by `step` for a reply of `author`.
+pub(crate) fn replies(post: PostId, author: &UserId, step: i64) -> Step {
+    Step::Tally {
+        post,
+        tally: Tally::Replies,
+        shard: tally_shard(author),
+        step,
+    }
 }

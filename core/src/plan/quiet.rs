@@ -103,6 +103,9 @@ impl<T: Txn> Txn for Quiet<'_, T> {
     async fn post(&mut self, id: PostId) -> Result<Option<Post>, T::Error> {
         self.0.post(id).await
     }
+    async fn answered_among(&mut self, posts: &[PostId]) -> Result<Vec<PostId>, T::Error> {
+        self.0.answered_among(posts).await
+    }
     async fn reposted(&mut self, post: PostId, user: &UserId) -> Result<Option<PostId>, T::Error> {
         self.0.reposted(post, user).await
     }
@@ -239,6 +242,9 @@ mod tests {
             Ok(None)
         }
         async fn likes_by(&mut self, _: &UserId, _: usize) -> Result<Vec<(PostId, bool)>, Error> {
+            Ok(vec![])
+        }
+        async fn answered_among(&mut self, _: &[PostId]) -> Result<Vec<PostId>, Error> {
             Ok(vec![])
         }
         async fn reposted(&mut self, _: PostId, _: &UserId) -> Result<Option<PostId>, Error> {

@@ -144,6 +144,14 @@ pub trait ContentStore: Send + Sync + 'static {
     /// The reposts of `post` that `users` made: (reposter, item), in any
     /// order. One batched read, however many users.
     async fn reposts_among(&self, post: PostId, users: &[UserId]) -> Result<Vec<(UserId, PostId)>>;
+    /// The replies to `post` after `after`, oldest first, at most `limit`:
+    /// one indexed range read.
+    async fn replies_of(
+        &self,
+        post: PostId,
+        after: Option<PostId>,
+        limit: usize,
+    ) -> Result<Vec<PostId>>;
     /// Sets `user`'s marker as [`crate::plan::marker::set_marker`] plans
     /// it, atomically with its event; the marker the user has afterwards,
     /// and whether it moved.

@@ -2,7 +2,6 @@
 //! suggestions, mutes and blocks, and groups.
 
 use super::*;
-use std::collections::HashMap;
 
 impl Reads {
     /// A user's followers or followees, newest follow first, each with

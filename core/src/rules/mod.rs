@@ -4,7 +4,7 @@
 //! timeline accepts and keeps ([`accept`]), which users a post mentions
 //! ([`mentions`]), who may like a post and how its count moves
 //! ([`likes`]), who may repost a post and where a reposted post sits
-//! ([`reposts`]), how a reading marker moves ([`markers`]), whose posts mutes and blocks hide ([`relations`]), which
+//! ([`reposts`]), whom a reply reaches ([`replies`]), how a reading marker moves ([`markers`]), whose posts mutes and blocks hide ([`relations`]), which
 //! authors are not fanned out ([`hybrid`]), when an account may act and its
 //! tokens count ([`accounts`]), and who may do what ([`access`]).
 //!
@@ -26,4 +26,5 @@ pub mod likes;
 pub mod markers;
 pub mod mentions;
 pub mod relations;
+pub mod replies;
 pub mod reposts;

@@ -299,11 +299,12 @@ impl Harness {
         let posts: Vec<PostId> = self.model.posts.keys().copied().collect();
         let counts = self.backends.content.post_counts(&posts).await.unwrap();
         for (p, n) in posts.iter().zip(counts) {
-            let want = (self.model.likes_of(*p), self.model.reposts_of(*p));
+            let m = &self.model;
+            let want = (m.likes_of(*p), m.reposts_of(*p), m.replies_of(*p));
             assert_eq!(
-                (n.likes, n.reposts),
+                (n.likes, n.reposts, n.replies),
                 want,
-                "seed {seed} step {step}: likes and reposts of {p}"
+                "seed {seed} step {step}: likes, reposts and replies of {p}"
             );
         }
         let config = format!("{} embed={}", self.feed.model, self.feed.embed);

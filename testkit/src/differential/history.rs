@@ -251,15 +251,58 @@ pub async fn run(
     Some(h.crossings)
 }
 
-/// `user` likes or unlikes a random post, reposts one or undoes it, or
-/// marks one read.
+/// `user` likes or unlikes a random post, reposts one or undoes it,
+/// replies to one, or marks one read.
 async fn reader_act(h: &mut Harness, rng: &mut Rng, user: &str, seed: u64) {
-    match rng.below(12) {
+    match rng.below(15) {
         0..=3 => like(h, rng, user, true, seed).await,
         4..=5 => like(h, rng, user, false, seed).await,
         6..=8 => repost(h, rng, user, true, seed).await,
         9 => repost(h, rng, user, false, seed).await,
+        10..=12 => reply(h, rng, user, seed).await,
         _ => mark(h, rng, user, seed).await,
+    }
+}
+
+/// `user` replies to a random post (a reply too, sometimes), as the rules
+/// allow.
+async fn reply(h: &mut Harness, rng: &mut Rng, user: &str, seed: u64) {
+    let posts = &h.model.posts;
+    let Some((&p, (author, _))) = posts.iter().nth(rng.below(posts.len().max(1))) else {
+        return;
+    };
+    let author = author.clone();
+    let message = format!("reply by {user} to {p}");
+    let at = p.to_string();
+    let done = h
+        .ingest
+        .create_reply(&Caller::Trusted, user, message.clone(), None, Some(&at))
+        .await;
+    let m = &mut h.model;
+    match done {
+        Ok(made) => {
+            assert!(
+                m.users.contains(user),
+                "seed {seed}: {user} replied as no one"
+            );
+            assert!(
+                !m.blocked(user, &author),
+                "seed {seed}: a reply across a block"
+            );
+            let answered = made.reply_to.as_ref().map(|a| (a.id, a.author.to_string()));
+            assert_eq!(answered, Some((p, author.clone())), "seed {seed}");
+            m.posts.insert(made.id, (user.to_owned(), message));
+            m.mentions.insert(made.id, Vec::new());
+            m.replies.insert(made.id, (p, author));
+        }
+        Err(e) => {
+            let fine = match e.code() {
+                "blocked" => m.blocked(user, &author),
+                "post_not_found" => m.suspended.contains(&author),
+                _ => !m.users.contains(user) || m.suspended.contains(user),
+            };
+            assert!(fine, "seed {seed}: {user} replying to {p}: {}", e.code());
+        }
     }
 }
 

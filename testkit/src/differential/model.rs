@@ -36,6 +36,9 @@ pub struct Model {
     /// (post, reposter) → the repost's item. A deleted post's reposts stay
     /// (they show nowhere) until their reposters are deleted.
     pub reposts: BTreeMap<(PostId, String), PostId>,
+    /// Reply → the post it answers and that post's author (kept while the
+    /// reply is a post of `posts`).
+    pub replies: BTreeMap<PostId, (PostId, String)>,
 }
 
 /// An entry of a timeline as the oracle places it: the post, where it
@@ -69,6 +72,28 @@ impl Model {
             .range((post, String::new())..)
             .take_while(|(p, _)| *p == post)
             .count() as u64
+    }
+
+    /// How many stored replies answer `post`.
+    pub fn replies_of(&self, post: PostId) -> u64 {
+        let answering = self
+            .replies
+            .iter()
+            .filter(|(r, (a, _))| *a == post && self.posts.contains_key(r));
+        answering.count() as u64
+    }
+
+    /// Whether `post`, as its author's item, reaches `reader`'s home and
+    /// list timelines: a reply only if the reader wrote it, is the one it
+    /// answers, or follows them.
+    pub fn reaches(&self, reader: &str, post: PostId) -> bool {
+        let Some((_, answered)) = self.replies.get(&post) else {
+            return true;
+        };
+        let author = self.posts.get(&post).map(|(a, _)| a.as_str());
+        author == Some(reader)
+            || answered == reader
+            || self.follows.contains_key(&Self::pair(reader, answered))
     }
 
     /// How many users repost `post`.
@@ -154,7 +179,7 @@ impl Model {
     fn placed(&self, viewer: &str, member: impl Fn(&str) -> bool) -> Vec<Shown> {
         let mut arrivals: BTreeMap<PostId, Vec<(PostId, Option<&str>)>> = BTreeMap::new();
         for (p, (a, _)) in &self.posts {
-            if member(a) {
+            if member(a) && self.reaches(viewer, *p) {
                 arrivals.entry(*p).or_default().push((*p, None));
             }
         }

@@ -222,6 +222,20 @@ impl ContentStore for ToyStore {
         }))
     }
 
+    async fn replies_of(
+        &self,
+        post: PostId,
+        after: Option<PostId>,
+        limit: usize,
+    ) -> Result<Vec<PostId>> {
+        Ok(self.read(|s| {
+            let replies = s.posts.values().filter(|p| {
+                p.reply_to.as_ref().is_some_and(|a| a.id == post) && after.is_none_or(|a| p.id > a)
+            });
+            replies.take(limit).map(|p| p.id).collect()
+        }))
+    }
+
     async fn change_repost(&self, change: &RepostChange, id: PostId) -> Result<Reposted> {
         self.write(|t| run_ready(repost::change_repost(t, change, id)))
     }

@@ -172,6 +172,17 @@ impl Txn for ToyTxn {
         Ok(mine.map(|(p, _)| (*p, s.posts.contains_key(p))).collect())
     }
 
+    async fn answered_among(&mut self, posts: &[PostId]) -> Result<Vec<PostId>> {
+        let s = &self.state;
+        let answered = posts
+            .iter()
+            .filter_map(|p| s.posts.get(p)?.reply_to.as_ref());
+        Ok(answered
+            .filter(|a| s.posts.contains_key(&a.id))
+            .map(|a| a.id)
+            .collect())
+    }
+
     async fn reposted(&mut self, post: PostId, user: &UserId) -> Result<Option<PostId>> {
         Ok(self.state.reposts.get(&(user.clone(), post)).copied())
     }

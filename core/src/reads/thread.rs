@@ -1,0 +1,112 @@
+//! A post's thread: the posts it answers, root first, and its direct
+//! replies, oldest first, a page at a time ([`crate::rules::replies`]),
+//! without what the viewer's mutes and blocks hide.
+
+use super::*;
+use crate::model::PostCounts;
+use crate::rules::replies::MAX_ANCESTORS;
+
+/// A post with the conversation around it, and every shown post's counts.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Thread {
+    /// The posts the post answers, the root first: at most
+    /// [`MAX_ANCESTORS`], the nearest; a post deleted since ends the chain.
+    pub ancestors: Vec<Post>,
+    pub post: Post,
+    /// Its direct replies, oldest first; the cursor is the last one's id.
+    pub replies: Page<Post, PostId>,
+    /// The counts of each post shown.
+    pub counts: HashMap<PostId, PostCounts>,
+}
+
+impl Reads {
+    /// The thread of the post `id` (a repost's id stands for its post), as
+    /// `viewer` sees it: a user token always views as its user, a server
+    /// key names the viewer or sees what every reader sees.
+    pub async fn thread(
+        &self,
+        caller: &Caller,
+        id: &str,
+        viewer: Option<&str>,
+        limit: Option<u64>,
+        cursor: Option<&str>,
+    ) -> Result<Thread> {
+        let viewer = viewer.map(UserId::parse).transpose()?;
+        let limit = page_size(limit)?;
+        let after = cursor.map(PostId::parse).transpose()?;
+        let mut post = self.post(caller, id).await?;
+        let hidden = match viewing_as(caller, viewer)? {
+            Some(v) => self.hidden_from(&self.existing(&v).await?.id).await?,
+            None => self.hidden_from_all().await?,
+        };
+        if let Some(original) = post.repost_of.take() {
+            post = self.post(caller, &original.id.to_string()).await?;
+        }
+        if hidden.hides(&post.author) {
+            return Err(post_not_found(post.id));
+        }
+        let ancestors = self.ancestors(&post, &hidden).await?;
+        let replies = self.replies(post.id, &hidden, after, limit).await?;
+        let shown: Vec<PostId> = ancestors
+            .iter()
+            .chain([&post])
+            .chain(&replies.items)
+            .map(|p| p.id)
+            .collect();
+        let counts = self.stores.content.post_counts(&shown).await?;
+        Ok(Thread {
+            ancestors,
+            post,
+            replies,
+            counts: shown.into_iter().zip(counts).collect(),
+        })
+    }
+
+    /// The posts `post` answers, root first, but those `hidden` (the walk
+    /// goes on above them).
+    async fn ancestors(&self, post: &Post, hidden: &Hidden) -> Result<Vec<Post>> {
+        let mut chain = Vec::new();
+        let mut next = post.reply_to.as_ref().map(|a| a.id);
+        for _ in 0..MAX_ANCESTORS {
+            let Some(id) = next else { break };
+            let Some(p) = self.stores.content.get_posts(&[id]).await?.pop() else {
+                break;
+            };
+            next = p.reply_to.as_ref().map(|a| a.id);
+            if !hidden.hides(&p.author) {
+                chain.push(p);
+            }
+        }
+        chain.reverse();
+        Ok(chain)
+    }
+
+    /// A page of the direct replies to `post` after `after`, oldest first,
+    /// read on past those `hidden` until the page is full.
+    async fn replies(
+        &self,
+        post: PostId,
+        hidden: &Hidden,
+        mut after: Option<PostId>,
+        limit: usize,
+    ) -> Result<Page<Post, PostId>> {
+        let (content, want) = (&self.stores.content, limit + 1);
+        let mut shown = Vec::new();
+        loop {
+            let ids = content.replies_of(post, after, want).await?;
+            let ended = ids.len() < want;
+            after = ids.last().copied();
+            let found = content.get_posts(&ids).await?;
+            shown.extend(found.into_iter().filter(|p| !hidden.hides(&p.author)));
+            if ended || shown.len() >= want {
+                break;
+            }
+        }
+        let next_cursor = (shown.len() > limit).then(|| shown[limit - 1].id);
+        shown.truncate(limit);
+        Ok(Page {
+            items: shown,
+            next_cursor,
+        })
+    }
+}
