@@ -53,6 +53,7 @@ const REST_TABLE: &[(&str, &str, &str, bool, [u16; 7])] = &[
     ("GET", "/users/alice/posts", "/users/{id}/posts", false,                             [401, 200, 403, 200, 403, 200, 200]),
     ("GET", "/posts/{post}", "/posts/{id}", false,                                        [401, 200, 403, 200, 403, 200, 200]),
     ("GET", "/posts/{post}/likes", "/posts/{id}/likes", false,                            [401, 200, 403, 200, 403, 200, 200]),
+    ("GET", "/posts/{post}/thread", "/posts/{id}/thread", false,                          [401, 200, 403, 200, 403, 200, 200]),
     ("PUT", "/users/alice/likes/{post}", "/users/{id}/likes/{post_id}", false,            [401, 200, 200, 403, 403, 200, 403]),
     ("DELETE", "/users/alice/likes/{post}", "/users/{id}/likes/{post_id}", false,         [401, 200, 200, 403, 403, 200, 403]),
     ("PUT", "/users/bob/reposts/{post}", "/users/{id}/reposts/{post_id}", false,          [401, 200, 200, 403, 403, 403, 200]),
@@ -315,7 +316,7 @@ async fn every_grpc_method_answers_each_credential_as_the_table_says() {
     let t = spawn_app().await;
     network(&t).await;
     use Code::{Ok as Y, PermissionDenied as F, Unauthenticated as U};
-    let table: [(&str, [Code; 7]); 39] = [
+    let table: [(&str, [Code; 7]); 40] = [
         //                   none admin write read ops alice bob
         ("PutUser", [U, Y, Y, F, F, Y, F]),
         ("DeleteUser", [U, Y, F, F, Y, F, F]),
@@ -352,6 +353,7 @@ async fn every_grpc_method_answers_each_credential_as_the_table_says() {
         ("Like", [U, Y, Y, F, F, Y, F]),
         ("Unlike", [U, Y, Y, F, F, Y, F]),
         ("ListLikers", [U, Y, F, Y, F, Y, Y]),
+        ("GetThread", [U, Y, F, Y, F, Y, Y]),
         ("Repost", [U, Y, Y, F, F, F, Y]),
         ("Unrepost", [U, Y, Y, F, F, F, Y]),
         ("SetMarker", [U, Y, Y, F, F, Y, F]),
@@ -512,6 +514,15 @@ async fn every_grpc_method_answers_each_credential_as_the_table_says() {
                         .map(drop),
                 ),
                 "ListMarkers" => code(reads.list_markers(user()).await.map(drop)),
+                "GetThread" => code(
+                    reads
+                        .get_thread(pb::ThreadRequest {
+                            post_id: post.clone(),
+                            ..Default::default()
+                        })
+                        .await
+                        .map(drop),
+                ),
                 "ListLikers" => code(
                     reads
                         .list_likers(pb::ListLikersRequest {

@@ -8,6 +8,7 @@ mod graph;
 mod likes;
 mod lists;
 mod markers;
+mod replies;
 mod reposts;
 mod timelines;
 
@@ -16,6 +17,7 @@ pub use graph::*;
 pub use likes::*;
 pub use lists::*;
 pub use markers::*;
+pub use replies::*;
 pub use reposts::*;
 pub use timelines::*;
 
