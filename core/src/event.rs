@@ -166,24 +166,11 @@ impl Event {
     }
 
     pub fn encode(&self) -> Vec<u8> {
-        let ref_pb = |r: &PostRef| pb::PostLink {
-            post_id: r.id.0,
-            author: r.author.as_str().to_owned(),
-        };
         use pb::event::Kind;
         let s = |u: &UserId| u.as_str().to_owned();
         let names = |l: &[ListName]| l.iter().map(|n| n.as_str().to_owned()).collect();
         let kind = match self {
-            Event::PostCreated { post, trace } => Kind::PostCreated(pb::PostCreated {
-                post_id: post.id.0,
-                author: s(&post.author),
-                message: post.message.clone(),
-                data_json: json_text(&post.data),
-                mentions: post.mentions.iter().map(s).collect(),
-                traceparent: trace.parent().unwrap_or_default().to_owned(),
-                reply_to: post.reply_to.as_ref().map(ref_pb),
-                repost_of: post.repost_of.as_ref().map(ref_pb),
-            }),
+            Event::PostCreated { post, trace } => Kind::PostCreated(post_created(post, trace)),
             Event::PostDeleted { post, author } => Kind::PostDeleted(pb::PostDeleted {
                 post_id: post.0,
                 author: s(author),
@@ -463,6 +450,28 @@ impl Event {
 }
 
 /// A JSON object as the events carry it: its text, empty for none.
+/// A new post's message on the log.
+fn post_created(post: &Post, trace: &Trace) -> pb::PostCreated {
+    let link = |r: &PostRef| pb::PostLink {
+        post_id: r.id.0,
+        author: r.author.as_str().to_owned(),
+    };
+    pb::PostCreated {
+        post_id: post.id.0,
+        author: post.author.as_str().to_owned(),
+        message: post.message.clone(),
+        data_json: json_text(&post.data),
+        mentions: post
+            .mentions
+            .iter()
+            .map(|m| m.as_str().to_owned())
+            .collect(),
+        traceparent: trace.parent().unwrap_or_default().to_owned(),
+        reply_to: post.reply_to.as_ref().map(link),
+        repost_of: post.repost_of.as_ref().map(link),
+    }
+}
+
 fn json_text(object: &Option<Map<String, Value>>) -> String {
     object
         .as_ref()

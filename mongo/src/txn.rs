@@ -396,18 +396,7 @@ impl MongoTxn<'_> {
                 db.content.delete_many(filter).session(&mut *s).await?;
                 self.store.forget_tallies_in(s, &ids).await?;
             }
-            Step::Like { .. } => self.apply_like_step(step).await?,
-            Step::Repost {
-                post,
-                user,
-                repost,
-                active,
-            } => {
-                let put = self
-                    .store
-                    .put_repost_in(s, *post, user.as_str(), *repost, *active);
-                put.await?
-            }
+            Step::Like { .. } | Step::Repost { .. } => self.apply_row_step(step).await?,
             Step::PutMarker { user, marker } => {
                 self.store.put_marker_in(s, user.as_str(), marker).await?
             }
@@ -435,20 +424,33 @@ impl MongoTxn<'_> {
 }
 
 impl MongoTxn<'_> {
-    /// A like's row made or removed.
-    async fn apply_like_step(&mut self, step: &Step) -> Result<(), TxnError> {
-        let Step::Like {
-            post,
-            user,
-            at_ms,
-            active,
-        } = step
-        else {
-            unreachable!("not a like's row");
-        };
-        let user = user.as_str();
-        let put = self.store.put_like_in(self.s, *post, user, *at_ms, *active);
-        put.await
+    /// A like's or a repost's row made or removed.
+    async fn apply_row_step(&mut self, step: &Step) -> Result<(), TxnError> {
+        match step {
+            Step::Like {
+                post,
+                user,
+                at_ms,
+                active,
+            } => {
+                let user = user.as_str();
+                let put = self.store.put_like_in(self.s, *post, user, *at_ms, *active);
+                put.await
+            }
+            Step::Repost {
+                post,
+                user,
+                repost,
+                active,
+            } => {
+                let user = user.as_str();
+                let put = self
+                    .store
+                    .put_repost_in(self.s, *post, user, *repost, *active);
+                put.await
+            }
+            _ => unreachable!("not a like's or a repost's row"),
+        }
     }
 }
 

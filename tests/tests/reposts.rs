@@ -111,13 +111,8 @@ async fn reposts_over_rest() {
     let (_, below) = t
         .get(&format!("/users/bo/timeline?before={}", seen[0].1))
         .await;
-    assert_eq!(
-        described(&below)
-            .iter()
-            .map(|e| e.0.clone())
-            .collect::<Vec<_>>(),
-        [newer.clone()]
-    );
+    let below: Vec<String> = described(&below).into_iter().map(|e| e.0).collect();
+    assert_eq!(below, std::slice::from_ref(&newer));
 
     // Undone, it moves back to cy's repost; both undone, to its own place.
     let (_, v) = t.call(Method::DELETE, &repost("dee"), None).await;

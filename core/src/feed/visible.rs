@@ -154,10 +154,10 @@ impl Reader<'_> {
                 out.push(FeedItem::plain(post));
                 continue;
             }
-            if !placed.contains_key(&post.id) {
+            if let std::collections::hash_map::Entry::Vacant(slot) = placed.entry(post.id) {
                 let own = self.shows_itself(&post).await?.then_some(post.id);
                 let reposts = self.reposts_seen(post.id).await?;
-                placed.insert(post.id, place(own, reposts));
+                slot.insert(place(own, reposts));
             }
             // Shown where its newest arrival puts it, and only there.
             if let Some(Some(p)) = placed

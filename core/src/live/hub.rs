@@ -251,8 +251,11 @@ impl LiveHub {
                     return;
                 };
                 let carried = post.repost_of.as_ref().map(|o| &o.author);
-                self.registry()
-                    .send_watchers(&post.author, carried, &LiveEvent::Entry(item));
+                self.registry().send_watchers(
+                    &post.author,
+                    carried,
+                    &LiveEvent::Entry(Box::new(item)),
+                );
                 let took = now_ms().saturating_sub(post.id.unix_ms());
                 metrics().live_push.observe(took as f64 / 1000.0);
             }

@@ -26,7 +26,7 @@ pub enum LiveEvent {
     /// resumes from. A repost's entry names the reposter, and places a post
     /// the client may show already at the top
     /// ([`crate::rules::reposts`]).
-    Entry(FeedItem),
+    Entry(Box<FeedItem>),
     /// The post, or the repost at this position, left the timeline
     /// (deleted, or the repost undone).
     Retracted(PostId),

@@ -86,7 +86,7 @@ impl LiveStream {
         // Oldest first, as they would have come.
         for item in missed.into_iter().rev() {
             self.sent.insert(item.position);
-            self.backlog.push_back(LiveEvent::Entry(item));
+            self.backlog.push_back(LiveEvent::Entry(Box::new(item)));
         }
         Ok(())
     }

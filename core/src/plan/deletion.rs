@@ -120,24 +120,8 @@ pub async fn deletion_step<T: Txn>(
             done.more = page.len() == limit;
             steps.extend(unlike(user, &page));
         }
-        DeletionStage::Reposts => {
-            let page = txn.reposts_by(user, limit).await?;
-            done.more = page.len() == limit;
-            done.posts = page.iter().map(|(item, _, _)| *item).collect();
-            steps.extend(unrepost(user, &page));
-        }
-        DeletionStage::Posts => {
-            done.posts = txn.posts_by(user, limit).await?;
-            done.more = done.posts.len() == limit;
-            steps.push(Step::RemovePosts {
-                author: user.clone(),
-                posts: done.posts.clone(),
-            });
-            // The posts they answered count a reply fewer (those removed
-            // here take their counts with them).
-            let mut answered = txn.answered_among(&done.posts).await?;
-            answered.retain(|p| !done.posts.contains(p));
-            steps.extend(answered.iter().map(|p| super::post::replies(*p, user, -1)));
+        DeletionStage::Reposts | DeletionStage::Posts => {
+            (done, steps) = posts_page(txn, user, stage, limit).await?;
         }
         DeletionStage::Mentions => {
             // Others' posts no longer mention a user who is gone (so a user
@@ -156,6 +140,36 @@ pub async fn deletion_step<T: Txn>(
     }
     txn.apply(&steps).await?;
     Ok(done)
+}
+
+/// A page of `user`'s reposts (`Reposts`) or posts (`Posts`), and the steps
+/// that remove it: the posts they reposted or answered count one fewer
+/// (those removed here take their counts with them).
+async fn posts_page<T: Txn>(
+    txn: &mut T,
+    user: &UserId,
+    stage: DeletionStage,
+    limit: usize,
+) -> Result<(DeletionStep, Vec<Step>), T::Error> {
+    let mut done = DeletionStep::default();
+    let mut steps = Vec::new();
+    if stage == DeletionStage::Reposts {
+        let page = txn.reposts_by(user, limit).await?;
+        done.more = page.len() == limit;
+        done.posts = page.iter().map(|(item, _, _)| *item).collect();
+        steps.extend(unrepost(user, &page));
+        return Ok((done, steps));
+    }
+    done.posts = txn.posts_by(user, limit).await?;
+    done.more = done.posts.len() == limit;
+    steps.push(Step::RemovePosts {
+        author: user.clone(),
+        posts: done.posts.clone(),
+    });
+    let mut answered = txn.answered_among(&done.posts).await?;
+    answered.retain(|p| !done.posts.contains(p));
+    steps.extend(answered.iter().map(|p| super::post::replies(*p, user, -1)));
+    Ok((done, steps))
 }
 
 /// The steps of undoing `user`'s likes of `posts` (each with whether it is

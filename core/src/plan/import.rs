@@ -6,6 +6,7 @@
 
 use super::quiet::Quiet;
 use super::{edge, like, marker, membership, post, relation, repost, Step, Txn};
+use crate::model::Post;
 use crate::rules::checks::{user_being_deleted, EdgeChange, EdgeOp, Membership};
 use crate::rules::likes::LikeChange;
 use crate::rules::relations::{RelationChange, MAX_RELATIONS};
@@ -101,25 +102,7 @@ pub async fn import_record<T: Txn>(txn: &mut T, record: &Record) -> Result<bool,
             };
             membership::change_membership(txn, &join).await
         }
-        Record::Post(p) => {
-            if txn.post(p.id).await?.is_some() {
-                return Ok(false);
-            }
-            match &p.repost_of {
-                None => {
-                    post::create_post(txn, p.clone()).await?;
-                    Ok(true)
-                }
-                Some(original) => {
-                    let change = RepostChange {
-                        user: p.author.clone(),
-                        post: original.id,
-                        repost: true,
-                    };
-                    Ok(repost::change_repost(txn, &change, p.id).await?.changed)
-                }
-            }
-        }
+        Record::Post(p) => import_post(txn, p).await,
         Record::Like { post, user, at_ms } => {
             let change = LikeChange {
                 user: user.clone(),
@@ -130,4 +113,22 @@ pub async fn import_record<T: Txn>(txn: &mut T, record: &Record) -> Result<bool,
         }
         Record::Marker { user, marker: m } => Ok(marker::set_marker(txn, user, *m, true).await?.1),
     }
+}
+
+/// A post under its id, unless held: a repost as a repost (its row and
+/// the post's count), a reply as a reply.
+async fn import_post<T: Txn>(txn: &mut T, p: &Post) -> Result<bool, T::Error> {
+    if txn.post(p.id).await?.is_some() {
+        return Ok(false);
+    }
+    let Some(original) = &p.repost_of else {
+        post::create_post(txn, p.clone()).await?;
+        return Ok(true);
+    };
+    let change = RepostChange {
+        user: p.author.clone(),
+        post: original.id,
+        repost: true,
+    };
+    Ok(repost::change_repost(txn, &change, p.id).await?.changed)
 }

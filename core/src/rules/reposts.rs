@@ -89,7 +89,7 @@ pub struct Placement {
 /// of it that the timeline's accounts made, which the reader sees. `None`
 /// when it has no arrival: the timeline does not show it.
 pub fn place(own: Option<PostId>, mut reposts: Vec<(UserId, PostId)>) -> Option<Placement> {
-    reposts.sort_unstable_by(|a, b| b.1.cmp(&a.1));
+    reposts.sort_unstable_by_key(|r| std::cmp::Reverse(r.1));
     let newest_repost = reposts.first().map(|(_, at)| *at);
     let position = newest_repost.into_iter().chain(own).max()?;
     let reposts_seen = reposts.len() as u64;

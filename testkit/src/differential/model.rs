@@ -194,7 +194,7 @@ impl Model {
         let mut shown: Vec<Shown> = arrivals
             .into_iter()
             .map(|(post, mut at)| {
-                at.sort_unstable_by(|x, y| y.0.cmp(&x.0));
+                at.sort_unstable_by_key(|x| std::cmp::Reverse(x.0));
                 let reposted_by = at
                     .iter()
                     .filter_map(|(_, r)| r.map(str::to_owned))
@@ -207,7 +207,7 @@ impl Model {
                 }
             })
             .collect();
-        shown.sort_unstable_by(|x, y| y.position.cmp(&x.position));
+        shown.sort_unstable_by_key(|x| std::cmp::Reverse(x.position));
         shown
     }
 
