@@ -11,6 +11,9 @@ use socialite_core::reads::{ForwardPage, Thread};
 use socialite_core::rules::markers::Marker;
 use utoipa::ToSchema;
 
+mod notices;
+pub use notices::*;
+
 /// A user with maintained follower and following counts.
 #[derive(Serialize, ToSchema)]
 pub struct UserJson<'a> {

@@ -357,6 +357,7 @@ pub struct UserPageQuery {
         (name = "groups", description = "Groups that users join and leave"),
         (name = "moderation", description = "Suspensions and token revocation"),
         (name = "timelines", description = "Timelines, newest first: home, lists, groups, mentions"),
+        (name = "notifications", description = "What users are told: follows, mentions, replies, reposts and likes, grouped"),
         (name = "operations", description = "Health, readiness, metrics, status, the contract"),
     )
 )]

@@ -5,6 +5,7 @@ use crate::ids::{GroupName, ListName, PostId, UserId};
 use crate::model::{Post, PostRef};
 use crate::rules::accounts::Standing;
 use crate::rules::markers::{Marker, MarkerTimeline};
+use crate::rules::notices::NoticeKind;
 use crate::trace::Trace;
 use prost::Message;
 use serde_json::{Map, Value};
@@ -13,13 +14,13 @@ use socialite_proto::v1 as pb;
 #[derive(Debug, Clone, PartialEq)]
 pub enum Event {
     /// A new post, with the trace it was made in (see [`crate::trace`]).
-    PostCreated {
-        post: Post,
-        trace: Trace,
-    },
+    PostCreated { post: Post, trace: Trace },
+    /// A post gone; `told` is what it had told whom (a reply, a repost,
+    /// mentions: [`crate::rules::notifications::told_of_post`]).
     PostDeleted {
         post: PostId,
         author: UserId,
+        told: Vec<(UserId, NoticeKind, PostId)>,
     },
     /// A new edge, filed under `lists`, made at `at_ms`.
     Followed {
@@ -42,15 +43,9 @@ pub enum Event {
         removed: Vec<ListName>,
     },
     /// A user joined a group.
-    Joined {
-        group: GroupName,
-        user: UserId,
-    },
+    Joined { group: GroupName, user: UserId },
     /// A user left a group (or was deleted).
-    Left {
-        group: GroupName,
-        user: UserId,
-    },
+    Left { group: GroupName, user: UserId },
     AuthorRetracted {
         author: UserId,
         followers: Vec<UserId>,
@@ -83,20 +78,11 @@ pub enum Event {
         profile: Option<Map<String, Value>>,
     },
     /// The account id's standing is now `standing`.
-    StandingSet {
-        user: UserId,
-        standing: Standing,
-    },
+    StandingSet { user: UserId, standing: Standing },
     /// `user` blocked `target`.
-    Blocked {
-        user: UserId,
-        target: UserId,
-    },
+    Blocked { user: UserId, target: UserId },
     /// `user` no longer blocks `target` (or was deleted).
-    Unblocked {
-        user: UserId,
-        target: UserId,
-    },
+    Unblocked { user: UserId, target: UserId },
     /// `user` liked `post`, of `author`, at `at_ms`.
     Liked {
         user: UserId,
@@ -111,10 +97,7 @@ pub enum Event {
         author: UserId,
     },
     /// `user`'s marker of a timeline is now `marker`.
-    MarkerSet {
-        user: UserId,
-        marker: Marker,
-    },
+    MarkerSet { user: UserId, marker: Marker },
 }
 
 impl Event {
@@ -171,9 +154,17 @@ impl Event {
         let names = |l: &[ListName]| l.iter().map(|n| n.as_str().to_owned()).collect();
         let kind = match self {
             Event::PostCreated { post, trace } => Kind::PostCreated(post_created(post, trace)),
-            Event::PostDeleted { post, author } => Kind::PostDeleted(pb::PostDeleted {
+            Event::PostDeleted { post, author, told } => Kind::PostDeleted(pb::PostDeleted {
                 post_id: post.0,
                 author: s(author),
+                told: told
+                    .iter()
+                    .map(|(user, kind, about)| pb::Told {
+                        user: s(user),
+                        kind: u32::from(kind.code()),
+                        post_id: about.0,
+                    })
+                    .collect(),
             }),
             Event::Followed {
                 follower,
@@ -340,6 +331,7 @@ impl Event {
             Kind::PostDeleted(e) => Event::PostDeleted {
                 post: PostId(e.post_id),
                 author: u(&e.author)?,
+                told: e.told.iter().map(told).collect::<Result<_>>()?,
             },
             Kind::Followed(e) => Event::Followed {
                 follower: u(&e.follower)?,
@@ -450,6 +442,15 @@ impl Event {
 }
 
 /// A JSON object as the events carry it: its text, empty for none.
+/// What a deleted post had told, decoded.
+fn told(t: &pb::Told) -> Result<(UserId, NoticeKind, PostId)> {
+    let bad = |why: String| Error::internal(format!("undecodable event on the log: {why}"));
+    let kind = NoticeKind::from_code(t.kind as u8)
+        .ok_or_else(|| bad(format!("notice kind {}", t.kind)))?;
+    let user = UserId::parse(&t.user).map_err(|e| bad(e.to_string()))?;
+    Ok((user, kind, PostId(t.post_id)))
+}
+
 /// A new post's message on the log.
 fn post_created(post: &Post, trace: &Trace) -> pb::PostCreated {
     let link = |r: &PostRef| pb::PostLink {

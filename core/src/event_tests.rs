@@ -2,6 +2,8 @@
 
 #[cfg(test)]
 use super::*;
+#[cfg(test)]
+use crate::rules::notices::NoticeKind;
 
 #[test]
 fn events_round_trip() {
@@ -38,6 +40,7 @@ fn events_round_trip() {
         Event::PostDeleted {
             post: PostId(u64::MAX),
             author: a.clone(),
+            told: vec![(b.clone(), NoticeKind::Mention, PostId(u64::MAX))],
         },
         Event::Followed {
             follower: a.clone(),

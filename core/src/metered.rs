@@ -13,6 +13,7 @@ use crate::rules::cascade::DeletionStage;
 use crate::rules::checks::{EdgeChange, EdgeOp, EdgeTransition, Membership};
 use crate::rules::likes::LikeChange;
 use crate::rules::markers::Marker;
+use crate::rules::notifications::{GroupKey, NoticeChange, NoticeGroup};
 use crate::rules::relations::{Relation, RelationChange, RelationTransition, Relations};
 use crate::rules::reposts::RepostChange;
 use crate::transfer::record::Record;
@@ -200,6 +201,49 @@ impl ContentStore for Metered<dyn ContentStore> {
             self.0.replies_of(post, after, limit),
         )
         .await
+    }
+    async fn apply_notices(&self, changes: &[NoticeChange]) -> Result<usize> {
+        timed("content", "apply_notices", self.0.apply_notices(changes)).await
+    }
+    async fn forget_notices(&self, user: &UserId, limit: usize) -> Result<bool> {
+        timed(
+            "content",
+            "forget_notices",
+            self.0.forget_notices(user, limit),
+        )
+        .await
+    }
+    async fn notice_groups(
+        &self,
+        user: &UserId,
+        before: Option<PostId>,
+        limit: usize,
+    ) -> Result<Vec<NoticeGroup>> {
+        timed(
+            "content",
+            "notice_groups",
+            self.0.notice_groups(user, before, limit),
+        )
+        .await
+    }
+    async fn entry_notices(
+        &self,
+        user: &UserId,
+        group: GroupKey,
+        before: Option<PostId>,
+        limit: usize,
+    ) -> Result<Vec<(PostId, UserId)>> {
+        let read = self.0.entry_notices(user, group, before, limit);
+        timed("content", "entry_notices", read).await
+    }
+    async fn entry_notices_by(
+        &self,
+        user: &UserId,
+        group: GroupKey,
+        actors: &[UserId],
+    ) -> Result<Vec<(PostId, UserId)>> {
+        let read = self.0.entry_notices_by(user, group, actors);
+        timed("content", "entry_notices_by", read).await
     }
     async fn set_marker(&self, user: &UserId, to: Marker, force: bool) -> Result<(Marker, bool)> {
         timed("content", "set_marker", self.0.set_marker(user, to, force)).await

@@ -25,6 +25,7 @@ pub fn latency() -> Histogram {
 pub struct Metrics {
     registry: Registry,
     pub posts_ingested: Counter,
+    pub notices_applied: Counter,
     pub events_published: Counter,
     pub event_publish_failures: Counter,
     pub outbox_pending: Gauge,
@@ -63,6 +64,7 @@ impl Metrics {
         let m = Metrics {
             registry: Registry::with_prefix("socialite"),
             posts_ingested: Counter::default(),
+            notices_applied: Counter::default(),
             events_published: Counter::default(),
             event_publish_failures: Counter::default(),
             outbox_pending: Gauge::default(),
@@ -132,6 +134,11 @@ impl Metrics {
             "posts_ingested",
             "Posts stored and acknowledged",
             self.posts_ingested.clone(),
+        );
+        r.register(
+            "notices_applied",
+            "Notifications made or taken back by fanout workers",
+            self.notices_applied.clone(),
         );
         r.register(
             "events_published",

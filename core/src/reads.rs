@@ -22,9 +22,11 @@ use std::collections::{HashMap, HashSet};
 mod graph;
 mod likes;
 mod markers;
+mod notifications;
 mod thread;
 
 pub use markers::{ForwardPage, FORWARD_WINDOW};
+pub use notifications::Notification;
 pub use thread::Thread;
 
 /// Suggestions read the first this many of a user's followees (in id

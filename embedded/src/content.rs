@@ -4,7 +4,7 @@
 use crate::recent::{pick, PER_AUTHOR};
 use crate::store::EmbeddedStore;
 use crate::tables::*;
-use crate::{likes, markers, reposts};
+use crate::{likes, markers, notices, reposts};
 use async_trait::async_trait;
 use redb::{ReadTransaction, ReadableTable};
 use serde_json::{Map, Value};
@@ -17,6 +17,7 @@ use socialite_core::ports::{ContentStore, IdRange};
 use socialite_core::rules::cascade::DeletionStage;
 use socialite_core::rules::likes::LikeChange;
 use socialite_core::rules::markers::Marker;
+use socialite_core::rules::notifications::{GroupKey, NoticeChange, NoticeGroup};
 use socialite_core::rules::reposts::RepostChange;
 use std::sync::Arc;
 
@@ -295,6 +296,51 @@ impl ContentStore for EmbeddedStore {
         limit: usize,
     ) -> Result<Vec<PostId>> {
         self.read(|txn| crate::post_rows::replies(txn, post, after, limit))
+    }
+
+    async fn apply_notices(&self, changes: &[NoticeChange]) -> Result<usize> {
+        let changes = changes.to_vec();
+        self.writer
+            .write(move |ctx| run_ready(plan::notify::apply_notices(ctx, &changes)))
+            .await
+    }
+
+    async fn forget_notices(&self, user: &UserId, limit: usize) -> Result<bool> {
+        let user = user.clone();
+        self.writer
+            .write(move |ctx| run_ready(plan::notify::forget_page(ctx, &user, limit)))
+            .await
+    }
+
+    async fn notice_groups(
+        &self,
+        user: &UserId,
+        before: Option<PostId>,
+        limit: usize,
+    ) -> Result<Vec<NoticeGroup>> {
+        self.read(|txn| notices::entries(txn, user.as_str(), before, limit))
+    }
+
+    async fn entry_notices(
+        &self,
+        user: &UserId,
+        group: GroupKey,
+        before: Option<PostId>,
+        limit: usize,
+    ) -> Result<Vec<(PostId, UserId)>> {
+        self.read(|txn| {
+            let table = txn.open_table(ENTRY_NOTICES).store()?;
+            notices::entry_notices(&table, user.as_str(), group, before, limit)
+        })
+    }
+
+    async fn entry_notices_by(
+        &self,
+        user: &UserId,
+        group: GroupKey,
+        actors: &[UserId],
+    ) -> Result<Vec<(PostId, UserId)>> {
+        self.read(|txn| notices::by_actors(txn, user.as_str(), group, actors))
     }
 
     async fn set_marker(&self, user: &UserId, to: Marker, force: bool) -> Result<(Marker, bool)> {

@@ -34,6 +34,7 @@ mod likes;
 mod lists;
 mod log;
 mod markers;
+mod notices;
 mod outbox;
 mod post_cache;
 mod post_rows;

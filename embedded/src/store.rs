@@ -91,6 +91,11 @@ impl EmbeddedStore {
             txn.open_table(MARKERS).store()?;
             txn.open_table(REPOSTS).store()?;
             txn.open_table(REPLIES).store()?;
+            txn.open_table(NOTICES).store()?;
+            txn.open_table(NOTICES_BY_ACTOR).store()?;
+            txn.open_table(ENTRY_NOTICES).store()?;
+            txn.open_table(NOTICE_GROUPS).store()?;
+            txn.open_table(NOTICE_ORDER).store()?;
             crate::edge_times::backfill_untimed(&txn)?;
             last_u64_key(&txn.open_table(OUTBOX).store()?)? + 1
         };

@@ -70,6 +70,25 @@ pub const REPLIES: TableDefinition<(u64, u64), ()> = TableDefinition::new("repli
 pub const REPOSTS: TableDefinition<(&str, u64), u64> = TableDefinition::new("reposts");
 /// (post id, item id) → the reposter: a post's reposts, in time order.
 pub const REPOSTERS: TableDefinition<(u64, u64), &str> = TableDefinition::new("reposters");
+/// (recipient, kind code, post or 0, actor, source or 0) → the notice's id.
+pub const NOTICES: TableDefinition<(&str, u8, u64, &str, u64), u64> =
+    TableDefinition::new("notices");
+/// (actor, recipient, kind code, post or 0, source or 0) → the notice's id:
+/// what a user caused, for their deletion.
+pub const NOTICES_BY_ACTOR: TableDefinition<(&str, &str, u8, u64, u64), u64> =
+    TableDefinition::new("notices_by_actor");
+/// (recipient, kind code, post or 0, window, id, actor) → source or 0: an
+/// entry's notices in time order.
+pub const ENTRY_NOTICES: TableDefinition<(&str, u8, u64, u64, u64, &str), u64> =
+    TableDefinition::new("entry_notices");
+/// (recipient, kind code, post or 0, window) → the entry (count, newest,
+/// actors), encoded.
+pub const NOTICE_GROUPS: TableDefinition<(&str, u8, u64, u64), &[u8]> =
+    TableDefinition::new("notice_groups");
+/// (recipient, newest notice id, kind code, post or 0, window): a user's
+/// entries in the order of their newest notices.
+pub const NOTICE_ORDER: TableDefinition<(&str, u64, u8, u64, u64), ()> =
+    TableDefinition::new("notice_order");
 /// (post id, tally code) → the post's count of that kind; none at zero.
 pub const TALLIES: TableDefinition<(u64, u8), i64> = TableDefinition::new("tallies");
 /// (user, marker timeline code) → (the newest post read, when set).
@@ -94,6 +113,15 @@ pub struct PostRecord {
     pub reply_to: Option<RefRecord>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub repost_of: Option<RefRecord>,
+}
+
+/// An entry of a user's notifications: how many notices, the newest, and
+/// the newest actors with their notices' ids.
+#[derive(Serialize, Deserialize)]
+pub struct GroupRecord {
+    pub count: u64,
+    pub latest: u64,
+    pub actors: Vec<(u64, String)>,
 }
 
 /// Another post and its author, as a record names it.

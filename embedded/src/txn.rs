@@ -6,7 +6,8 @@
 use crate::store::{add_counts, emit, user_exists, Ctx};
 use crate::tables::*;
 use crate::{
-    accounts, content, edge_times, groups, likes, lists, markers, post_rows, relations, reposts,
+    accounts, content, edge_times, groups, likes, lists, markers, notices, post_rows, relations,
+    reposts,
 };
 use redb::{ReadableTable, WriteTransaction};
 use serde_json::{Map, Value};
@@ -17,6 +18,7 @@ use socialite_core::plan::deletion::Side;
 use socialite_core::plan::{Step, Txn};
 use socialite_core::ports::Standing;
 use socialite_core::rules::markers::{Marker, MarkerTimeline};
+use socialite_core::rules::notifications::{GroupKey, Notice, NoticeGroup, NoticeKey};
 use socialite_core::rules::relations::Relation;
 
 impl Txn for Ctx<'_> {
@@ -190,6 +192,33 @@ impl Txn for Ctx<'_> {
         likes::likes_by(self.txn, user.as_str(), limit)
     }
 
+    async fn notice(&mut self, key: &NoticeKey) -> Result<Option<PostId>> {
+        notices::get(self.txn, key)
+    }
+
+    async fn notice_group(
+        &mut self,
+        recipient: &UserId,
+        group: GroupKey,
+    ) -> Result<Option<NoticeGroup>> {
+        let table = self.txn.open_table(NOTICE_GROUPS).store()?;
+        notices::group(&table, recipient.as_str(), group)
+    }
+
+    async fn group_notices(
+        &mut self,
+        recipient: &UserId,
+        group: GroupKey,
+        limit: usize,
+    ) -> Result<Vec<(PostId, UserId)>> {
+        let table = self.txn.open_table(ENTRY_NOTICES).store()?;
+        notices::entry_notices(&table, recipient.as_str(), group, None, limit)
+    }
+
+    async fn notices_of(&mut self, user: &UserId, limit: usize) -> Result<Vec<Notice>> {
+        notices::of_user(self.txn, user.as_str(), limit)
+    }
+
     async fn reposted(&mut self, post: PostId, user: &UserId) -> Result<Option<PostId>> {
         reposts::item(self.txn, post, user.as_str())
     }
@@ -292,6 +321,18 @@ fn apply_step(ctx: &mut Ctx<'_>, step: &Step) -> Result<()> {
         Step::MarkDeleting { user, lists } => mark_deleting(txn, user.as_str(), lists),
         Step::RemoveUser(user) => remove_user(txn, user.as_str()),
         Step::PutMarker { user, marker } => markers::put(txn, user.as_str(), marker),
+        Step::PutNotice(n) => notices::put(txn, n, true),
+        Step::RemoveNotice(n) => notices::put(txn, n, false),
+        Step::PutNoticeGroup {
+            recipient,
+            group,
+            was,
+        } => notices::put_group(txn, recipient.as_str(), group.group, Some(group), *was),
+        Step::RemoveNoticeGroup {
+            recipient,
+            group,
+            latest,
+        } => notices::put_group(txn, recipient.as_str(), *group, None, Some(*latest)),
         Step::Emit(event) => emit(ctx, event),
     }
 }

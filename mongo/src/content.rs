@@ -16,6 +16,7 @@ use socialite_core::ports::{ContentStore, IdRange};
 use socialite_core::rules::cascade::DeletionStage;
 use socialite_core::rules::likes::LikeChange;
 use socialite_core::rules::markers::Marker;
+use socialite_core::rules::notifications::{GroupKey, NoticeChange, NoticeGroup};
 use socialite_core::rules::reposts::RepostChange;
 
 #[async_trait]
@@ -238,6 +239,47 @@ impl ContentStore for MongoStore {
             .iter()
             .map(|d| PostId(get_i64(d, "_id") as u64))
             .collect())
+    }
+
+    async fn apply_notices(&self, changes: &[NoticeChange]) -> Result<usize> {
+        crate::txn::planned!(self, "storing notifications", |txn| {
+            socialite_core::plan::notify::apply_notices(txn, changes)
+        })
+    }
+
+    async fn forget_notices(&self, user: &UserId, limit: usize) -> Result<bool> {
+        crate::txn::planned!(self, "forgetting notifications", |txn| {
+            socialite_core::plan::notify::forget_page(txn, user, limit)
+        })
+    }
+
+    async fn notice_groups(
+        &self,
+        user: &UserId,
+        before: Option<PostId>,
+        limit: usize,
+    ) -> Result<Vec<NoticeGroup>> {
+        self.notice_groups_of(user.as_str(), before, limit).await
+    }
+
+    async fn entry_notices(
+        &self,
+        user: &UserId,
+        group: GroupKey,
+        before: Option<PostId>,
+        limit: usize,
+    ) -> Result<Vec<(PostId, UserId)>> {
+        self.entry_notices_of(user.as_str(), group, before, limit)
+            .await
+    }
+
+    async fn entry_notices_by(
+        &self,
+        user: &UserId,
+        group: GroupKey,
+        actors: &[UserId],
+    ) -> Result<Vec<(PostId, UserId)>> {
+        self.entry_notices_by_of(user.as_str(), group, actors).await
     }
 
     async fn set_marker(&self, user: &UserId, to: Marker, force: bool) -> Result<(Marker, bool)> {

@@ -32,6 +32,8 @@ pub const LIKES: &str = "likes";
 pub const TALLIES: &str = "tallies";
 pub const MARKERS: &str = "markers";
 pub const REPOSTS: &str = "reposts";
+pub const NOTICES: &str = "notices";
+pub const NOTICE_GROUPS: &str = "notice_groups";
 
 /// How long a transaction keeps being retried on transient errors (write
 /// conflicts between concurrent writers of the same documents, such as the
@@ -105,6 +107,8 @@ pub struct Db {
     pub tallies: Collection<Document>,
     pub markers: Collection<Document>,
     pub reposts: Collection<Document>,
+    pub notices: Collection<Document>,
+    pub notice_groups: Collection<Document>,
 }
 
 pub fn db_err(what: &str) -> impl Fn(DbError) -> Error + '_ {
@@ -139,6 +143,8 @@ impl Db {
             tallies: database.collection(TALLIES),
             markers: database.collection(MARKERS),
             reposts: database.collection(REPOSTS),
+            notices: database.collection(NOTICES),
+            notice_groups: database.collection(NOTICE_GROUPS),
             client,
             database,
         };
@@ -262,6 +268,7 @@ impl Db {
         .into_iter()
         .chain(self.like_and_marker_indexes())
         .chain(self.repost_indexes())
+        .chain(self.notice_indexes())
         .collect()
     }
 
@@ -315,6 +322,36 @@ impl Db {
                 &self.reposts,
                 index(doc! { "u": 1, "p": 1 }, "u_p", false),
                 "the user reposts index",
+            ),
+        ]
+    }
+
+    /// An entry's notices newest first; a user's caused notices; a user's
+    /// entries newest first.
+    fn notice_indexes(&self) -> [(&Collection<Document>, IndexModel, &'static str); 3] {
+        [
+            (
+                &self.notices,
+                index(
+                    doc! { "r": 1, "k": 1, "p": 1, "w": 1, "i": -1 },
+                    "r_k_p_w_i",
+                    false,
+                ),
+                "the entry notices index",
+            ),
+            (
+                &self.notices,
+                index(doc! { "a": 1 }, "a", false),
+                "the caused notices index",
+            ),
+            (
+                &self.notice_groups,
+                index(
+                    doc! { "r": 1, "l": -1, "k": -1, "p": -1, "w": -1 },
+                    "r_l",
+                    false,
+                ),
+                "the notifications index",
             ),
         ]
     }

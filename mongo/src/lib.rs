@@ -26,6 +26,7 @@ mod hybrid;
 mod likes;
 mod lists;
 mod markers;
+mod notices;
 mod outbox;
 mod posts;
 mod relations;

@@ -14,6 +14,7 @@ use socialite_core::plan::deletion::Side;
 use socialite_core::plan::{Step, Txn};
 use socialite_core::ports::Standing;
 use socialite_core::rules::markers::{Marker, MarkerTimeline};
+use socialite_core::rules::notifications::{GroupKey, Notice, NoticeGroup, NoticeKey};
 use socialite_core::rules::relations::Relation;
 
 /// One transaction of the store, as the planners see it.
@@ -253,6 +254,37 @@ impl Txn for MongoTxn<'_> {
         self.store.likes_by_in(self.s, user.as_str(), limit).await
     }
 
+    async fn notice(&mut self, key: &NoticeKey) -> Result<Option<PostId>, TxnError> {
+        self.store.notice_in(self.s, key).await
+    }
+
+    async fn notice_group(
+        &mut self,
+        recipient: &UserId,
+        group: GroupKey,
+    ) -> Result<Option<NoticeGroup>, TxnError> {
+        let held = self
+            .store
+            .notice_group_in(self.s, recipient.as_str(), group);
+        held.await
+    }
+
+    async fn group_notices(
+        &mut self,
+        recipient: &UserId,
+        group: GroupKey,
+        limit: usize,
+    ) -> Result<Vec<(PostId, UserId)>, TxnError> {
+        let newest = self
+            .store
+            .group_notices_in(self.s, recipient.as_str(), group, limit);
+        newest.await
+    }
+
+    async fn notices_of(&mut self, user: &UserId, limit: usize) -> Result<Vec<Notice>, TxnError> {
+        self.store.notices_of_in(self.s, user.as_str(), limit).await
+    }
+
     async fn reposted(&mut self, post: PostId, user: &UserId) -> Result<Option<PostId>, TxnError> {
         self.store.reposted_in(self.s, post, user.as_str()).await
     }
@@ -397,6 +429,10 @@ impl MongoTxn<'_> {
                 self.store.forget_tallies_in(s, &ids).await?;
             }
             Step::Like { .. } | Step::Repost { .. } => self.apply_row_step(step).await?,
+            Step::PutNotice(_)
+            | Step::RemoveNotice(_)
+            | Step::PutNoticeGroup { .. }
+            | Step::RemoveNoticeGroup { .. } => self.apply_notice_step(step).await?,
             Step::PutMarker { user, marker } => {
                 self.store.put_marker_in(s, user.as_str(), marker).await?
             }
@@ -424,6 +460,31 @@ impl MongoTxn<'_> {
 }
 
 impl MongoTxn<'_> {
+    /// A notice's rows, or its entry's, kept or removed.
+    async fn apply_notice_step(&mut self, step: &Step) -> Result<(), TxnError> {
+        let (store, s) = (self.store, &mut *self.s);
+        match step {
+            Step::PutNotice(n) => store.put_notice_in(s, n, true).await,
+            Step::RemoveNotice(n) => store.put_notice_in(s, n, false).await,
+            Step::PutNoticeGroup {
+                recipient, group, ..
+            } => {
+                let r = recipient.as_str();
+                store
+                    .put_notice_group_in(s, r, group.group, Some(group))
+                    .await
+            }
+            Step::RemoveNoticeGroup {
+                recipient, group, ..
+            } => {
+                store
+                    .put_notice_group_in(s, recipient.as_str(), *group, None)
+                    .await
+            }
+            _ => unreachable!("not a notice's step"),
+        }
+    }
+
     /// A like's or a repost's row made or removed.
     async fn apply_row_step(&mut self, step: &Step) -> Result<(), TxnError> {
         match step {

@@ -56,6 +56,17 @@ fn message(out: Out) -> Result<pb::TimelineEvent, Status> {
         LiveEvent::Retracted(id) => (String::new(), Kind::Retracted(id.to_string())),
         LiveEvent::Purged(a) => (String::new(), Kind::Purged(a.to_string())),
         LiveEvent::Reload => (String::new(), Kind::Reload(true)),
+        LiveEvent::Notified(n) => (
+            String::new(),
+            Kind::Notification(pb::Notification {
+                kind: n.key.kind.as_str().to_owned(),
+                post_id: n.key.post.map(|p| p.to_string()).unwrap_or_default(),
+                actors: vec![n.key.actor.to_string()],
+                count: 1,
+                latest_at: socialite_core::model::rfc3339_ms(n.id.unix_ms()),
+                id: n.id.to_string(),
+            }),
+        ),
     };
     Ok(pb::TimelineEvent {
         id,

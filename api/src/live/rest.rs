@@ -105,5 +105,12 @@ fn sse_event(out: Out) -> Event {
             .event("purged")
             .data(data(json!({ "author": author.as_str() }))),
         LiveEvent::Reload => Event::default().event("reload").data("{}"),
+        LiveEvent::Notified(n) => Event::default().event("notification").data(data(json!({
+            "kind": n.key.kind.as_str(),
+            "post": n.key.post.map(|p| p.to_string()),
+            "actor": n.key.actor.as_str(),
+            "id": n.id.to_string(),
+            "at": socialite_core::model::rfc3339_ms(n.id.unix_ms()),
+        }))),
     }
 }

@@ -135,6 +135,39 @@ impl pb::reads_server::Reads for ReadsGrpc {
         }))
     }
 
+    async fn list_notifications(
+        &self,
+        req: Request<pb::ListPostsRequest>,
+    ) -> Result<Response<pb::NotificationList>, Status> {
+        let (caller, r) = grpc_parts(req);
+        let read = self
+            .0
+            .notifications(&caller, &r.user, limit(r.limit), optional(&r.before));
+        let page = read.await.map_err(to_status)?;
+        let entry = |n: &socialite_core::reads::Notification| pb::Notification {
+            kind: n.kind.as_str().to_owned(),
+            post_id: n.post.map(|p| p.to_string()).unwrap_or_default(),
+            actors: n.actors.iter().map(|a| a.to_string()).collect(),
+            count: n.count,
+            latest_at: rfc3339_ms(n.latest.unix_ms()),
+            id: n.latest.to_string(),
+        };
+        Ok(Response::new(pb::NotificationList {
+            notifications: page.items.iter().map(entry).collect(),
+            next_cursor: page.next_cursor.map(|c| c.to_string()).unwrap_or_default(),
+        }))
+    }
+
+    async fn unread_notifications(
+        &self,
+        req: Request<pb::UserRef>,
+    ) -> Result<Response<pb::UnreadCount>, Status> {
+        let (caller, r) = grpc_parts(req);
+        let read = self.0.unread_notifications(&caller, &r.id);
+        let (unread, more) = read.await.map_err(to_status)?;
+        Ok(Response::new(pb::UnreadCount { unread, more }))
+    }
+
     async fn list_likers(
         &self,
         req: Request<pb::ListLikersRequest>,

@@ -1,7 +1,9 @@
-//! Reads over REST and gRPC: profiles, the graph, posts and timelines,
+//! Reads over REST and gRPC: profiles, the graph, posts, timelines and
+//! notifications,
 //! mapped onto `socialite_core::reads::Reads`.
 
 mod grpc;
+mod notices;
 mod reading;
 mod rest;
 

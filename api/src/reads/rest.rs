@@ -55,6 +55,7 @@ pub fn rest_router() -> OpenApiRouter<Arc<Reads>> {
         .routes(routes!(mutes))
         .routes(routes!(blocks))
         .merge(super::reading::rest_router())
+        .merge(super::notices::rest_router())
         .layer(Extension(Arc::new(PostFragments::default())))
 }
 

@@ -40,6 +40,8 @@ pub async fn apply(
         events: events.len(),
         ..Default::default()
     };
+    // Notifications first: they are kept whatever the feed model.
+    super::notify::apply(&*stores.content, events).await?;
     if !stores.stores_timelines() {
         return Ok(stats); // fanout on read: nothing is stored per reader
     }
@@ -102,7 +104,7 @@ async fn apply_graph_event(
         | Event::Liked { .. }
         | Event::Unliked { .. }
         | Event::MarkerSet { .. } => unreachable!("passed by above"),
-        Event::PostDeleted { post, author } => {
+        Event::PostDeleted { post, author, .. } => {
             let list = followers.followers(&*stores.graph, author).await?;
             stores.timelines.retract_post(&list, *post).await?;
             if stores.to_own_timeline() {

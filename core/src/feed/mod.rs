@@ -11,6 +11,7 @@ pub mod fanout;
 pub mod followers;
 pub mod hybrid;
 pub mod merge;
+pub mod notify;
 pub mod timeline;
 pub mod visible;
 

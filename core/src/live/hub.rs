@@ -9,6 +9,7 @@ use crate::ids::{now_ms, UserId};
 use crate::metrics::metrics;
 use crate::model::{FeedItem, Post};
 use crate::ports::{Applied, AppliedFeed};
+use crate::rules::notifications::{changes_of, NoticeChange};
 use crate::shutdown::Shutdown;
 use rustc_hash::{FxHashMap, FxHashSet};
 use std::sync::{Arc, Mutex, MutexGuard};
@@ -242,6 +243,7 @@ impl LiveHub {
 
     /// Sends what one applied event changes to the streams it concerns.
     pub async fn dispatch(&self, event: &Event) {
+        self.notify(event);
         match event {
             Event::PostCreated { post, .. } => {
                 if !self.registry().by_author.contains_key(&post.author) {
@@ -259,7 +261,7 @@ impl LiveHub {
                 let took = now_ms().saturating_sub(post.id.unix_ms());
                 metrics().live_push.observe(took as f64 / 1000.0);
             }
-            Event::PostDeleted { post, author } => {
+            Event::PostDeleted { post, author, .. } => {
                 self.registry()
                     .send_watchers(author, None, &LiveEvent::Retracted(*post));
             }
@@ -301,6 +303,29 @@ impl LiveHub {
             | Event::Liked { .. }
             | Event::Unliked { .. }
             | Event::MarkerSet { .. } => {}
+        }
+    }
+
+    /// Tells the watched recipients of the notices `event` makes, but of
+    /// actors they do not see.
+    fn notify(&self, event: &Event) {
+        let mut reg = self.registry();
+        if reg.users.is_empty() {
+            return;
+        }
+        for change in changes_of(event) {
+            let NoticeChange::Made(notice) = change else {
+                continue;
+            };
+            let recipient = &notice.key.recipient;
+            let hidden = reg
+                .users
+                .get(recipient)
+                .map(|w| w.hidden.contains(&notice.key.actor));
+            if hidden == Some(false) {
+                let told = LiveEvent::Notified(Box::new(notice.clone()));
+                reg.send(recipient, &told);
+            }
         }
     }
 

@@ -18,6 +18,7 @@ pub mod stream;
 
 use crate::ids::{PostId, UserId};
 use crate::model::FeedItem;
+use crate::rules::notifications::Notice;
 
 /// What a stream tells its client.
 #[derive(Debug, Clone, PartialEq)]
@@ -36,6 +37,9 @@ pub enum LiveEvent {
     /// The stream ends: the client fell too far behind, or the server lost
     /// track. The client reads the timeline again and opens a new stream.
     Reload,
+    /// The user was told of an act ([`crate::rules::notifications`]): its
+    /// kind, the post it is about, its actor and id.
+    Notified(Box<Notice>),
 }
 
 /// Whether an applied event can change a home timeline, so that workers

@@ -151,6 +151,10 @@ mod tests {
             Step::PutUser { .. } | Step::SetStanding { .. } => "user",
             Step::Like { .. } | Step::Tally { .. } => "like",
             Step::Repost { .. } => "repost",
+            Step::PutNotice(_)
+            | Step::RemoveNotice(_)
+            | Step::PutNoticeGroup { .. }
+            | Step::RemoveNoticeGroup { .. } => "notice",
             Step::PutMarker { .. } => "marker",
             Step::Emit(_) => "emit",
         }

@@ -22,6 +22,7 @@ pub mod import;
 pub mod like;
 pub mod marker;
 pub mod membership;
+pub mod notify;
 pub mod post;
 pub mod quiet;
 pub mod relation;
@@ -35,6 +36,7 @@ use crate::rules::accounts::Standing;
 use crate::rules::checks::Membership;
 use crate::rules::likes::Tally;
 use crate::rules::markers::{Marker, MarkerTimeline};
+use crate::rules::notifications::{GroupKey, Notice, NoticeGroup, NoticeKey};
 use crate::rules::relations::Relation;
 use serde_json::{Map, Value};
 use std::future::Future;
@@ -128,6 +130,23 @@ pub enum Step {
         user: UserId,
         repost: PostId,
         active: bool,
+    },
+    /// A notice kept: its row by key, by its entry, and by its actor.
+    PutNotice(Notice),
+    /// A notice gone, with its rows.
+    RemoveNotice(Notice),
+    /// The recipient's entry `group` as it is now; `was` is its newest
+    /// notice before (where its place in the entries' order was).
+    PutNoticeGroup {
+        recipient: UserId,
+        group: NoticeGroup,
+        was: Option<PostId>,
+    },
+    /// The recipient's entry gone (its last notice went); `latest` is its place.
+    RemoveNoticeGroup {
+        recipient: UserId,
+        group: GroupKey,
+        latest: PostId,
     },
     /// The user's marker of a timeline set to `marker`.
     PutMarker { user: UserId, marker: Marker },
@@ -237,6 +256,25 @@ pub trait Txn {
         user: &UserId,
         limit: usize,
     ) -> Result<Vec<(PostId, PostId, bool)>, Self::Error>;
+    /// The id of the notice `key`, if it is kept.
+    async fn notice(&mut self, key: &NoticeKey) -> Result<Option<PostId>, Self::Error>;
+    /// The recipient's entry `group`, if it has notices.
+    async fn notice_group(
+        &mut self,
+        recipient: &UserId,
+        group: GroupKey,
+    ) -> Result<Option<NoticeGroup>, Self::Error>;
+    /// The newest `limit` notices of the recipient's entry `group`, newest
+    /// first: (id, actor).
+    async fn group_notices(
+        &mut self,
+        recipient: &UserId,
+        group: GroupKey,
+        limit: usize,
+    ) -> Result<Vec<(PostId, UserId)>, Self::Error>;
+    /// Up to `limit` of the notices to or by `user` (any order).
+    async fn notices_of(&mut self, user: &UserId, limit: usize)
+        -> Result<Vec<Notice>, Self::Error>;
     /// The user's marker of `timeline`, if they set one.
     async fn marker(
         &mut self,

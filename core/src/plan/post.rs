@@ -63,7 +63,7 @@ pub async fn delete_post<T: Txn>(txn: &mut T, id: PostId) -> Result<Option<Post>
     if let Some(original) = &post.repost_of {
         // A repost's item: deleting it undoes the repost.
         let stored = txn.post(original.id).await?.is_some();
-        let steps = super::repost::undo_steps(&post.author, id, original.id, stored);
+        let steps = super::repost::undo_steps(&post, stored);
         txn.apply(&steps).await?;
         return Ok(Some(post));
     }
@@ -76,7 +76,7 @@ pub async fn delete_post<T: Txn>(txn: &mut T, id: PostId) -> Result<Option<Post>
             steps.push(replies(answered.id, &post.author, -1));
         }
     }
-    steps.push(Step::Emit(post_deleted(id, &post.author)));
+    steps.push(Step::Emit(post_deleted(&post)));
     txn.apply(&steps).await?;
     Ok(Some(post))
 }

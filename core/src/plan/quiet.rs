@@ -10,6 +10,7 @@ use crate::ids::{GroupName, ListName, PostId, UserId};
 use crate::model::Post;
 use crate::rules::accounts::Standing;
 use crate::rules::markers::{Marker, MarkerTimeline};
+use crate::rules::notifications::{GroupKey, Notice, NoticeGroup, NoticeKey};
 use crate::rules::relations::Relation;
 use serde_json::{Map, Value};
 
@@ -102,6 +103,27 @@ impl<T: Txn> Txn for Quiet<'_, T> {
     }
     async fn post(&mut self, id: PostId) -> Result<Option<Post>, T::Error> {
         self.0.post(id).await
+    }
+    async fn notice(&mut self, key: &NoticeKey) -> Result<Option<PostId>, T::Error> {
+        self.0.notice(key).await
+    }
+    async fn notice_group(
+        &mut self,
+        recipient: &UserId,
+        group: GroupKey,
+    ) -> Result<Option<NoticeGroup>, T::Error> {
+        self.0.notice_group(recipient, group).await
+    }
+    async fn group_notices(
+        &mut self,
+        recipient: &UserId,
+        group: GroupKey,
+        limit: usize,
+    ) -> Result<Vec<(PostId, UserId)>, T::Error> {
+        self.0.group_notices(recipient, group, limit).await
+    }
+    async fn notices_of(&mut self, user: &UserId, limit: usize) -> Result<Vec<Notice>, T::Error> {
+        self.0.notices_of(user, limit).await
     }
     async fn answered_among(&mut self, posts: &[PostId]) -> Result<Vec<PostId>, T::Error> {
         self.0.answered_among(posts).await
@@ -242,6 +264,27 @@ mod tests {
             Ok(None)
         }
         async fn likes_by(&mut self, _: &UserId, _: usize) -> Result<Vec<(PostId, bool)>, Error> {
+            Ok(vec![])
+        }
+        async fn notice(&mut self, _: &NoticeKey) -> Result<Option<PostId>, Error> {
+            Ok(None)
+        }
+        async fn notice_group(
+            &mut self,
+            _: &UserId,
+            _: GroupKey,
+        ) -> Result<Option<NoticeGroup>, Error> {
+            Ok(None)
+        }
+        async fn group_notices(
+            &mut self,
+            _: &UserId,
+            _: GroupKey,
+            _: usize,
+        ) -> Result<Vec<(PostId, UserId)>, Error> {
+            Ok(vec![])
+        }
+        async fn notices_of(&mut self, _: &UserId, _: usize) -> Result<Vec<Notice>, Error> {
             Ok(vec![])
         }
         async fn answered_among(&mut self, _: &[PostId]) -> Result<Vec<PostId>, Error> {

@@ -43,7 +43,7 @@ pub async fn change_repost<T: Txn>(
         // taken back.
         let held = txn.reposted(*post, user).await?;
         if let Some(item) = held {
-            txn.apply(&undo_steps(user, item, *post, false)).await?;
+            take_back(txn, item, false).await?;
         }
         return Ok(Reposted {
             item: held,
@@ -59,8 +59,7 @@ pub async fn change_repost<T: Txn>(
     }
     if !*repost {
         let item = held.expect("checked above");
-        txn.apply(&undo_steps(user, item, original.id, true))
-            .await?;
+        take_back(txn, item, true).await?;
         return Ok(Reposted {
             item: Some(item),
             changed: true,
@@ -91,6 +90,16 @@ pub async fn change_repost<T: Txn>(
     })
 }
 
+/// Takes back the repost whose item is `item` (the original `stored` or
+/// not), as stored: its item names the original and its author.
+async fn take_back<T: Txn>(txn: &mut T, item: PostId, stored: bool) -> Result<(), T::Error> {
+    match txn.post(item).await? {
+        Some(held) => txn.apply(&undo_steps(&held, stored)).await,
+        // Rows without their item (never left by a write): nothing to retract.
+        None => Ok(()),
+    }
+}
+
 /// The post a repost of `post` carries: `post` itself, or the original of
 /// a repost; `None` when it is not stored.
 async fn original_of<T: Txn>(txn: &mut T, post: PostId) -> Result<Option<PostRef>, T::Error> {
@@ -103,25 +112,27 @@ async fn original_of<T: Txn>(txn: &mut T, post: PostId) -> Result<Option<PostRef
     }
 }
 
-/// The steps that take back `user`'s repost `item` of `original` (whose
-/// count goes down while it is stored), with the item's retraction.
-pub(crate) fn undo_steps(user: &UserId, item: PostId, original: PostId, stored: bool) -> Vec<Step> {
+/// The steps that take back a repost (its `item`, whose original's count
+/// goes down while it is `stored`), with the item's retraction.
+pub(crate) fn undo_steps(item: &Post, stored: bool) -> Vec<Step> {
+    let user = &item.author;
+    let original = item.repost_of.as_ref().expect("a repost's item").id;
     let mut steps = vec![
         Step::RemovePosts {
             author: user.clone(),
-            posts: vec![item],
+            posts: vec![item.id],
         },
         Step::Repost {
             post: original,
             user: user.clone(),
-            repost: item,
+            repost: item.id,
             active: false,
         },
     ];
     if stored {
         steps.push(count(original, user, -1));
     }
-    steps.push(Step::Emit(post_deleted(item, user)));
+    steps.push(Step::Emit(post_deleted(item)));
     steps
 }
 

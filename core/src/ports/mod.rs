@@ -11,6 +11,7 @@ use crate::rules::cascade::{DeletionStage, DELETION_STEP};
 use crate::rules::checks::{EdgeChange, EdgeTransition, Membership};
 use crate::rules::likes::LikeChange;
 use crate::rules::markers::Marker;
+use crate::rules::notifications::{GroupKey, NoticeChange, NoticeGroup};
 use crate::rules::relations::{Relation, RelationChange, RelationTransition, Relations};
 use crate::rules::reposts::RepostChange;
 use async_trait::async_trait;
@@ -152,6 +153,38 @@ pub trait ContentStore: Send + Sync + 'static {
         after: Option<PostId>,
         limit: usize,
     ) -> Result<Vec<PostId>>;
+    /// Applies notices as [`crate::plan::notify::apply_notices`] plans
+    /// them, in one transaction (no `Forget` among them); how many changed
+    /// anything.
+    async fn apply_notices(&self, changes: &[NoticeChange]) -> Result<usize>;
+    /// Forgets a page of the notices to or by `user`, as
+    /// [`crate::plan::notify::forget_page`] plans it; whether more remain.
+    async fn forget_notices(&self, user: &UserId, limit: usize) -> Result<bool>;
+    /// The user's notification entries in the order of their newest
+    /// notices, newest first, below the place `before`, at most `limit`.
+    async fn notice_groups(
+        &self,
+        user: &UserId,
+        before: Option<PostId>,
+        limit: usize,
+    ) -> Result<Vec<NoticeGroup>>;
+    /// The newest notices of the user's entry `group` below `before`,
+    /// newest first, at most `limit`: (id, actor).
+    async fn entry_notices(
+        &self,
+        user: &UserId,
+        group: GroupKey,
+        before: Option<PostId>,
+        limit: usize,
+    ) -> Result<Vec<(PostId, UserId)>>;
+    /// The notices of `actors` in the user's entry `group`: (id, actor),
+    /// any order.
+    async fn entry_notices_by(
+        &self,
+        user: &UserId,
+        group: GroupKey,
+        actors: &[UserId],
+    ) -> Result<Vec<(PostId, UserId)>>;
     /// Sets `user`'s marker as [`crate::plan::marker::set_marker`] plans
     /// it, atomically with its event; the marker the user has afterwards,
     /// and whether it moved.

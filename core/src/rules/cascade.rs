@@ -7,7 +7,7 @@
 //! the backend.
 
 use crate::event::Event;
-use crate::ids::{GroupName, ListName, PostId, UserId};
+use crate::ids::{GroupName, ListName, UserId};
 
 /// How many followers one `AuthorRetracted` event names at most, so that no
 /// event grows with an account's follower count.
@@ -205,11 +205,13 @@ impl<'a> UserDeletion<'a> {
 }
 
 /// The event a post's deletion queues: its author's followers' timelines
-/// retract it.
-pub(crate) fn post_deleted(post: PostId, author: &UserId) -> Event {
+/// retract it, and what it told ([`crate::rules::notifications`]) is
+/// taken back.
+pub(crate) fn post_deleted(post: &crate::model::Post) -> Event {
     Event::PostDeleted {
-        post,
-        author: author.clone(),
+        post: post.id,
+        author: post.author.clone(),
+        told: crate::rules::notifications::told_of_post(post),
     }
 }
 

@@ -1,7 +1,8 @@
 //! Markers: where a user stopped reading a timeline. A marker names the
-//! newest post the user has read; it moves only forward (to a newer post
-//! id) unless the client forces it back, so that two devices racing to
-//! save their place keep the furthest one.
+//! newest entry the user has read (the home timeline's position of a post;
+//! the notifications' place of an entry, its newest notice); it moves only
+//! forward (to a newer id) unless the client forces it back, so that two
+//! devices racing to save their place keep the furthest one.
 
 use crate::error::{Error, Result};
 use crate::ids::PostId;
@@ -10,17 +11,21 @@ use crate::ids::PostId;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum MarkerTimeline {
     Home,
+    Notifications,
 }
 
 impl MarkerTimeline {
-    pub const ALL: [MarkerTimeline; 1] = [MarkerTimeline::Home];
+    pub const ALL: [MarkerTimeline; 2] = [MarkerTimeline::Home, MarkerTimeline::Notifications];
 
     pub fn parse(name: &str) -> Result<MarkerTimeline> {
         match name {
             "home" => Ok(MarkerTimeline::Home),
+            "notifications" => Ok(MarkerTimeline::Notifications),
             other => Err(Error::invalid(
                 "invalid_marker_timeline",
-                format!("markers are kept for the timeline `home`; `{other}` is none"),
+                format!(
+                    "markers are kept for the timelines `home` and `notifications`; `{other}` is none"
+                ),
             )),
         }
     }
@@ -28,6 +33,7 @@ impl MarkerTimeline {
     pub fn as_str(self) -> &'static str {
         match self {
             MarkerTimeline::Home => "home",
+            MarkerTimeline::Notifications => "notifications",
         }
     }
 
@@ -35,6 +41,7 @@ impl MarkerTimeline {
     pub fn code(self) -> u8 {
         match self {
             MarkerTimeline::Home => 1,
+            MarkerTimeline::Notifications => 2,
         }
     }
 
@@ -77,7 +84,9 @@ mod tests {
             MarkerTimeline::parse("notes").unwrap_err().code(),
             "invalid_marker_timeline"
         );
-        let home = MarkerTimeline::Home;
-        assert_eq!(MarkerTimeline::from_code(home.code()), Some(home));
+        for t in MarkerTimeline::ALL {
+            assert_eq!(MarkerTimeline::from_code(t.code()), Some(t));
+            assert_eq!(MarkerTimeline::parse(t.as_str()).unwrap(), t);
+        }
     }
 }

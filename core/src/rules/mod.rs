@@ -4,7 +4,8 @@
 //! timeline accepts and keeps ([`accept`]), which users a post mentions
 //! ([`mentions`]), who may like a post and how its count moves
 //! ([`likes`]), who may repost a post and where a reposted post sits
-//! ([`reposts`]), whom a reply reaches ([`replies`]), how a reading marker moves ([`markers`]), whose posts mutes and blocks hide ([`relations`]), which
+//! ([`reposts`]), whom a reply reaches ([`replies`]), what a user is
+//! notified of and how it groups ([`notifications`]), how a reading marker moves ([`markers`]), whose posts mutes and blocks hide ([`relations`]), which
 //! authors are not fanned out ([`hybrid`]), when an account may act and its
 //! tokens count ([`accounts`]), and who may do what ([`access`]).
 //!
@@ -25,6 +26,8 @@ pub mod hybrid;
 pub mod likes;
 pub mod markers;
 pub mod mentions;
+pub mod notices;
+pub mod notifications;
 pub mod relations;
 pub mod replies;
 pub mod reposts;

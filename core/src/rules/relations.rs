@@ -275,6 +275,12 @@ impl Hidden {
     pub fn is_empty(&self) -> bool {
         self.authors.is_empty() && self.suspended.is_none()
     }
+
+    /// Every account hidden, listed.
+    pub fn listed(&self) -> Vec<UserId> {
+        let suspended = self.suspended.iter().flat_map(|s| s.iter());
+        self.authors.iter().chain(suspended).cloned().collect()
+    }
 }
 
 #[cfg(test)]

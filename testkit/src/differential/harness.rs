@@ -3,6 +3,7 @@
 
 use super::model::{Model, Shown};
 use super::model::{GROUPS, LISTS};
+use super::notices::Entry;
 use crate::open::Opener;
 use socialite_core::backends::Backends;
 use socialite_core::feed::config::FeedConfig;
@@ -87,6 +88,9 @@ impl Harness {
                 .unwrap();
             if events.is_empty() {
                 break;
+            }
+            for e in &events {
+                self.model.note_time(e);
             }
             fanout::apply(&self.backends.stores(), &self.followers, &events)
                 .await
@@ -307,6 +311,7 @@ impl Harness {
                 "seed {seed} step {step}: likes, reposts and replies of {p}"
             );
         }
+        self.check_notifications(seed, step).await;
         let config = format!("{} embed={}", self.feed.model, self.feed.embed);
         for (u, marker) in &self.model.markers {
             if self.model.suspended.contains(u) {
@@ -334,5 +339,55 @@ fn shown(i: &FeedItem) -> Shown {
         post: i.post.id,
         position: i.position,
         reposted_by: i.reposted_by.iter().map(|r| r.to_string()).collect(),
+    }
+}
+
+impl Harness {
+    /// Every reader's notifications, paged, and their unread count, as the
+    /// model says.
+    async fn check_notifications(&self, seed: u64, step: usize) {
+        let users: Vec<&String> = self.model.users.iter().collect();
+        for (i, u) in users.into_iter().enumerate() {
+            if self.model.suspended.contains(u) {
+                continue;
+            }
+            let want = self.model.notifications(u);
+            let limit = [1u64, 3, 50][i % 3];
+            let (mut got, mut before) = (Vec::new(), None::<String>);
+            loop {
+                let page = self
+                    .reads
+                    .notifications(&Caller::Trusted, u, Some(limit), before.as_deref())
+                    .await
+                    .unwrap();
+                got.extend(page.items.into_iter().map(|n| Entry {
+                    kind: n.kind,
+                    post: n.post,
+                    actors: n.actors.iter().map(|a| a.to_string()).collect(),
+                    count: n.count,
+                    latest: n.latest,
+                }));
+                match page.next_cursor {
+                    Some(c) => before = Some(c.to_string()),
+                    None => break,
+                }
+                assert!(
+                    got.len() <= want.len() + 1,
+                    "seed {seed}: paging does not end"
+                );
+            }
+            assert_eq!(got, want, "seed {seed} step {step}: notifications of {u}");
+            let read = self.model.notice_markers.get(u);
+            let unread = want
+                .iter()
+                .filter(|e| read.is_none_or(|r| e.latest > *r))
+                .count();
+            let counted = self.reads.unread_notifications(&Caller::Trusted, u).await;
+            assert_eq!(
+                counted.unwrap(),
+                (unread as u64, false),
+                "seed {seed} step {step}: unread notifications of {u}"
+            );
+        }
     }
 }

@@ -163,6 +163,7 @@ pub async fn run(
                     h.model.likes.retain(|(_, x)| x != &b);
                     h.model.reposts.retain(|(_, x), _| x != &b);
                     h.model.markers.remove(&b);
+                    h.model.notice_markers.remove(&b);
                 }
             }
             84..=93 => {
@@ -254,14 +255,42 @@ pub async fn run(
 /// `user` likes or unlikes a random post, reposts one or undoes it,
 /// replies to one, or marks one read.
 async fn reader_act(h: &mut Harness, rng: &mut Rng, user: &str, seed: u64) {
-    match rng.below(15) {
+    match rng.below(16) {
         0..=3 => like(h, rng, user, true, seed).await,
         4..=5 => like(h, rng, user, false, seed).await,
         6..=8 => repost(h, rng, user, true, seed).await,
         9 => repost(h, rng, user, false, seed).await,
         10..=12 => reply(h, rng, user, seed).await,
+        13 => mark_notifications(h, user, seed).await,
         _ => mark(h, rng, user, seed).await,
     }
+}
+
+/// `user` reads their newest notifications entry and marks it read.
+async fn mark_notifications(h: &mut Harness, user: &str, seed: u64) {
+    h.drain().await;
+    let Ok(page) = h
+        .reads
+        .notifications(&Caller::Trusted, user, Some(1), None)
+        .await
+    else {
+        return; // no such user, or suspended
+    };
+    let Some(newest) = page.items.first() else {
+        return;
+    };
+    let id = newest.latest.to_string();
+    let set = h
+        .ingest
+        .set_marker(&Caller::Trusted, user, "notifications", &id, false);
+    let (held, _) = set.await.unwrap_or_else(|e| panic!("seed {seed}: {e:?}"));
+    let kept = h
+        .model
+        .notice_markers
+        .entry(user.to_owned())
+        .or_insert(newest.latest);
+    *kept = (*kept).max(newest.latest);
+    assert_eq!(held.last_read, *kept, "seed {seed}: the furthest place");
 }
 
 /// `user` replies to a random post (a reply too, sometimes), as the rules
@@ -400,7 +429,19 @@ async fn mark(h: &mut Harness, rng: &mut Rng, user: &str, seed: u64) {
 /// `user` likes (or unlikes) a random post, as the rules allow.
 async fn like(h: &mut Harness, rng: &mut Rng, user: &str, make: bool, seed: u64) {
     let posts = &h.model.posts;
-    let Some((&p, (author, _))) = posts.iter().nth(rng.below(posts.len().max(1))) else {
+    // An unlike mostly takes back one of the user's likes.
+    let mine: Vec<PostId> = h
+        .model
+        .likes
+        .iter()
+        .filter(|(_, u)| u == user)
+        .map(|(p, _)| *p)
+        .collect();
+    let picked = match (make, mine.is_empty()) {
+        (false, false) if rng.below(4) > 0 => posts.get_key_value(&mine[rng.below(mine.len())]),
+        _ => posts.iter().nth(rng.below(posts.len().max(1))),
+    };
+    let Some((&p, (author, _))) = picked else {
         return;
     };
     let author = author.clone();

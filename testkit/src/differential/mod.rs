@@ -9,7 +9,9 @@
 mod harness;
 mod history;
 mod model;
+mod notices;
 
 pub use harness::{Harness, Which};
 pub use history::{every_model_matches_the_oracle, feed, run};
 pub use model::Model;
+pub use notices::Entry;

@@ -39,6 +39,12 @@ pub struct Model {
     /// Reply → the post it answers and that post's author (kept while the
     /// reply is a post of `posts`).
     pub replies: BTreeMap<PostId, (PostId, String)>,
+    /// When each like and follow was made, as the log's events say (a
+    /// notice's time is its act's).
+    pub like_times: BTreeMap<(PostId, String), u64>,
+    pub follow_times: BTreeMap<(String, String), u64>,
+    /// User → the newest notifications entry they marked read.
+    pub notice_markers: BTreeMap<String, PostId>,
 }
 
 /// An entry of a timeline as the oracle places it: the post, where it

@@ -23,6 +23,7 @@ use socialite_core::live::in_process::InProcessFeed;
 use socialite_core::model::Post;
 use socialite_core::ports::Standing;
 use socialite_core::rules::markers::{Marker, MarkerTimeline};
+use socialite_core::rules::notifications::{GroupKey, NoticeGroup, NoticeKey};
 use socialite_embedded::EmbeddedConfig;
 use socialite_testkit::{Opened, Opening};
 use std::collections::{BTreeMap, BTreeSet};
@@ -66,11 +67,40 @@ struct State {
     /// the reposter.
     reposts: BTreeMap<(UserId, PostId), PostId>,
     reposters: BTreeMap<(PostId, PostId), UserId>,
+    /// Notices by key → id, and each recipient's entries.
+    notices: BTreeMap<NoticeKey, PostId>,
+    notice_groups: BTreeMap<(UserId, GroupKey), NoticeGroup>,
     /// (post, tally code, part) → that part of the post's count.
     tallies: BTreeMap<(PostId, u8, u8), i64>,
     /// (user, timeline) → the user's marker of it.
     markers: BTreeMap<(UserId, MarkerTimeline), Marker>,
     accounts: BTreeMap<UserId, Standing>,
+}
+
+/// The newest notices of `recipient`'s entry `group` below `before`:
+/// (id, actor), newest first.
+fn entry_notices(
+    s: &State,
+    recipient: &UserId,
+    group: GroupKey,
+    before: Option<PostId>,
+    limit: usize,
+) -> Vec<(PostId, UserId)> {
+    let mut of: Vec<(PostId, UserId)> = s
+        .notices
+        .iter()
+        .filter(|(k, id)| {
+            k.recipient == *recipient
+                && k.kind == group.kind
+                && k.post == group.post
+                && id.unix_ms() / socialite_core::rules::notifications::WINDOW_MS == group.window
+                && before.is_none_or(|b| **id < b)
+        })
+        .map(|(k, id)| (*id, k.actor.clone()))
+        .collect();
+    of.sort_unstable_by(|a, b| b.cmp(a));
+    of.truncate(limit);
+    of
 }
 
 /// The toy store: one state behind a lock.

@@ -12,14 +12,15 @@ use socialite_core::ids::{GroupName, ListName, PostId, UserId};
 use socialite_core::model::{Entry, Post, PostCounts, User};
 use socialite_core::plan::repost::Reposted;
 use socialite_core::plan::{
-    account, deletion, edge, import, like, marker, membership, post, relation, replay, repost,
-    run_ready,
+    account, deletion, edge, import, like, marker, membership, notify, post, relation, replay,
+    repost, run_ready,
 };
 use socialite_core::ports::*;
 use socialite_core::rules::cascade::DeletionStage;
 use socialite_core::rules::checks::{EdgeChange, EdgeTransition, Membership};
 use socialite_core::rules::likes::{LikeChange, Tally};
 use socialite_core::rules::markers::Marker;
+use socialite_core::rules::notifications::{GroupKey, NoticeChange, NoticeGroup};
 use socialite_core::rules::relations::{Relation, RelationChange, RelationTransition};
 use socialite_core::rules::reposts::RepostChange;
 use socialite_core::transfer::record::Record;
@@ -234,6 +235,55 @@ impl ContentStore for ToyStore {
             });
             replies.take(limit).map(|p| p.id).collect()
         }))
+    }
+
+    async fn apply_notices(&self, changes: &[NoticeChange]) -> Result<usize> {
+        self.write(|t| run_ready(notify::apply_notices(t, changes)))
+    }
+
+    async fn forget_notices(&self, user: &UserId, limit: usize) -> Result<bool> {
+        self.write(|t| run_ready(notify::forget_page(t, user, limit)))
+    }
+
+    async fn notice_groups(
+        &self,
+        user: &UserId,
+        before: Option<PostId>,
+        limit: usize,
+    ) -> Result<Vec<NoticeGroup>> {
+        Ok(self.read(|s| {
+            let mut mine: Vec<&NoticeGroup> = s
+                .notice_groups
+                .iter()
+                .filter(|((u, _), g)| u == user && before.is_none_or(|b| g.latest < b))
+                .map(|(_, g)| g)
+                .collect();
+            mine.sort_unstable_by_key(|g| std::cmp::Reverse((g.latest, g.group)));
+            mine.into_iter().take(limit).cloned().collect()
+        }))
+    }
+
+    async fn entry_notices(
+        &self,
+        user: &UserId,
+        group: GroupKey,
+        before: Option<PostId>,
+        limit: usize,
+    ) -> Result<Vec<(PostId, UserId)>> {
+        Ok(self.read(|s| super::entry_notices(s, user, group, before, limit)))
+    }
+
+    async fn entry_notices_by(
+        &self,
+        user: &UserId,
+        group: GroupKey,
+        actors: &[UserId],
+    ) -> Result<Vec<(PostId, UserId)>> {
+        let all = self.read(|s| super::entry_notices(s, user, group, None, usize::MAX));
+        Ok(all
+            .into_iter()
+            .filter(|(_, a)| actors.contains(a))
+            .collect())
     }
 
     async fn change_repost(&self, change: &RepostChange, id: PostId) -> Result<Reposted> {

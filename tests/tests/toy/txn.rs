@@ -11,6 +11,7 @@ use socialite_core::plan::{Step, Txn};
 use socialite_core::ports::Standing;
 use socialite_core::rules::checks::Membership;
 use socialite_core::rules::markers::{Marker, MarkerTimeline};
+use socialite_core::rules::notifications::{GroupKey, Notice, NoticeGroup, NoticeKey};
 use socialite_core::rules::relations::Relation;
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -170,6 +171,52 @@ impl Txn for ToyTxn {
         let s = &self.state;
         let mine = s.likes.keys().filter(|(_, u)| u == user).take(limit);
         Ok(mine.map(|(p, _)| (*p, s.posts.contains_key(p))).collect())
+    }
+
+    async fn notice(&mut self, key: &NoticeKey) -> Result<Option<PostId>> {
+        Ok(self.state.notices.get(key).copied())
+    }
+
+    async fn notice_group(
+        &mut self,
+        recipient: &UserId,
+        group: GroupKey,
+    ) -> Result<Option<NoticeGroup>> {
+        Ok(self
+            .state
+            .notice_groups
+            .get(&(recipient.clone(), group))
+            .cloned())
+    }
+
+    async fn group_notices(
+        &mut self,
+        recipient: &UserId,
+        group: GroupKey,
+        limit: usize,
+    ) -> Result<Vec<(PostId, UserId)>> {
+        Ok(super::entry_notices(
+            &self.state,
+            recipient,
+            group,
+            None,
+            limit,
+        ))
+    }
+
+    async fn notices_of(&mut self, user: &UserId, limit: usize) -> Result<Vec<Notice>> {
+        let s = &self.state;
+        let mine = s
+            .notices
+            .iter()
+            .filter(|(k, _)| k.recipient == *user || k.actor == *user);
+        Ok(mine
+            .take(limit)
+            .map(|(key, id)| Notice {
+                key: key.clone(),
+                id: *id,
+            })
+            .collect())
     }
 
     async fn answered_among(&mut self, posts: &[PostId]) -> Result<Vec<PostId>> {
@@ -368,6 +415,23 @@ impl ToyTxn {
                     s.reposts.remove(&(user.clone(), *post));
                     s.reposters.remove(&(*post, *repost));
                 }
+            }
+            Step::PutNotice(n) => {
+                s.notices.insert(n.key.clone(), n.id);
+            }
+            Step::RemoveNotice(n) => {
+                s.notices.remove(&n.key);
+            }
+            Step::PutNoticeGroup {
+                recipient, group, ..
+            } => {
+                s.notice_groups
+                    .insert((recipient.clone(), group.group), group.clone());
+            }
+            Step::RemoveNoticeGroup {
+                recipient, group, ..
+            } => {
+                s.notice_groups.remove(&(recipient.clone(), *group));
             }
             Step::PutMarker { user, marker } => {
                 s.markers.insert((user.clone(), marker.timeline), *marker);
