@@ -60,6 +60,8 @@ const REST_TABLE: &[(&str, &str, &str, bool, [u16; 7])] = &[
     ("DELETE", "/users/bob/reposts/{post}", "/users/{id}/reposts/{post_id}", false,       [401, 200, 200, 403, 403, 403, 200]),
     ("PUT", "/users/alice/markers/home", "/users/{id}/markers/{timeline}", true,          [401, 200, 200, 403, 403, 200, 403]),
     ("GET", "/users/alice/markers", "/users/{id}/markers", false,                         [401, 200, 403, 200, 403, 200, 403]),
+    ("GET", "/users/alice/notifications", "/users/{id}/notifications", false,             [401, 200, 403, 200, 403, 200, 403]),
+    ("GET", "/users/alice/notifications/unread", "/users/{id}/notifications/unread", false, [401, 200, 403, 200, 403, 200, 403]),
     ("GET", "/users/alice/timeline", "/users/{id}/timeline", false,                       [401, 200, 403, 200, 403, 200, 403]),
     ("GET", "/users/alice/suggestions", "/users/{id}/suggestions", false,                 [401, 200, 403, 200, 403, 200, 403]),
     ("GET", "/users/alice/relationship/bob", "/users/{id}/relationship/{other}", false,   [401, 200, 403, 200, 403, 200, 200]),
@@ -316,7 +318,7 @@ async fn every_grpc_method_answers_each_credential_as_the_table_says() {
     let t = spawn_app().await;
     network(&t).await;
     use Code::{Ok as Y, PermissionDenied as F, Unauthenticated as U};
-    let table: [(&str, [Code; 7]); 40] = [
+    let table: [(&str, [Code; 7]); 42] = [
         //                   none admin write read ops alice bob
         ("PutUser", [U, Y, Y, F, F, Y, F]),
         ("DeleteUser", [U, Y, F, F, Y, F, F]),
@@ -354,6 +356,8 @@ async fn every_grpc_method_answers_each_credential_as_the_table_says() {
         ("Unlike", [U, Y, Y, F, F, Y, F]),
         ("ListLikers", [U, Y, F, Y, F, Y, Y]),
         ("GetThread", [U, Y, F, Y, F, Y, Y]),
+        ("ListNotifications", [U, Y, F, Y, F, Y, F]),
+        ("UnreadNotifications", [U, Y, F, Y, F, Y, F]),
         ("Repost", [U, Y, Y, F, F, F, Y]),
         ("Unrepost", [U, Y, Y, F, F, F, Y]),
         ("SetMarker", [U, Y, Y, F, F, Y, F]),
@@ -514,6 +518,8 @@ async fn every_grpc_method_answers_each_credential_as_the_table_says() {
                         .map(drop),
                 ),
                 "ListMarkers" => code(reads.list_markers(user()).await.map(drop)),
+                "ListNotifications" => code(reads.list_notifications(posts()).await.map(drop)),
+                "UnreadNotifications" => code(reads.unread_notifications(user()).await.map(drop)),
                 "GetThread" => code(
                     reads
                         .get_thread(pb::ThreadRequest {

@@ -239,6 +239,30 @@ async fn a_repost_streams_as_its_post_placed_by_the_repost() {
     );
 }
 
+/// A user's stream tells them of a new notification: its kind, post,
+/// actor and id; not of an actor they mute.
+#[tokio::test]
+async fn a_stream_carries_notifications() {
+    let t = spawn_app_with(20).await;
+    for u in ["ann", "bob", "cy"] {
+        t.put_user(u).await;
+    }
+    let post = t.post("ann", "hi").await;
+    t.call(Method::PUT, "/users/ann/mutes/cy", None).await;
+    t.wait_idle().await;
+    let mut s = Stream::open(&t.base, ADMIN_KEY, "ann", None).await;
+    t.call(Method::PUT, &format!("/users/cy/likes/{post}"), None).await;
+    t.call(Method::PUT, &format!("/users/bob/likes/{post}"), None).await;
+    let e = s.next().await;
+    assert_eq!(e.event, "notification", "{e:?}");
+    assert_eq!(
+        (&e.data["kind"], &e.data["actor"], &e.data["post"]),
+        (&Value::from("like"), &Value::from("bob"), &Value::from(post)),
+        "cy is muted: bob's like is the first told"
+    );
+    assert!(e.data["id"].as_str().is_some_and(|id| id.len() == 16));
+}
+
 async fn next(s: &mut tonic::Streaming<pb::TimelineEvent>) -> pb::TimelineEvent {
     let m = tokio::time::timeout(DEADLINE, s.message()).await;
     m.expect("an event within the deadline").unwrap().unwrap()
