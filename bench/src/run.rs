@@ -258,15 +258,24 @@ async fn operate(s: &Shared, kind: Kind, rng: &mut Rng) -> Result<(), String> {
         }
         Kind::Like => {
             let user = reader();
-            let pick = rng.below(RECENT_POSTS);
-            let post = {
-                let recent = s.recent.lock().unwrap();
-                recent.get(pick % recent.len().max(1)).cloned()
-            };
             // No post made yet in this run: nothing to like.
-            let Some(post) = post else { return Ok(()) };
+            let Some(post) = recent_post(s, rng) else {
+                return Ok(());
+            };
             t.like(&user, &post).await
         }
+        Kind::Repost => {
+            let user = user_name(s.zipf.pick(rng));
+            let Some(post) = recent_post(s, rng) else {
+                return Ok(());
+            };
+            // Reposting one's own post is refused: an answer, not a failure.
+            match t.repost(&user, &post).await {
+                Err(e) if e.contains("cannot_repost_own") => Ok(()),
+                other => other,
+            }
+        }
+        Kind::Notifications => t.notifications(&reader(), s.plan.page).await.map(|_| ()),
         Kind::Read => t.timeline(&reader(), s.plan.page, None).await.map(|_| ()),
         // The workload's unfollows may empty a reader's list: reading a list
         // that no longer exists is an answer, not a failure.
@@ -308,6 +317,13 @@ async fn operate(s: &Shared, kind: Kind, rng: &mut Rng) -> Result<(), String> {
     }
 }
 
+/// One of the run's latest posts, if it made any.
+fn recent_post(s: &Shared, rng: &mut Rng) -> Option<String> {
+    let pick = rng.below(RECENT_POSTS);
+    let recent = s.recent.lock().unwrap();
+    recent.get(pick % recent.len().max(1)).cloned()
+}
+
 /// Posts as the most followed account (u0) and polls a follower's first page
 /// until the post shows: time from acknowledgement to readable.
 async fn probe_loop(s: Arc<Shared>, probe_user: String) -> (Histogram<u64>, u64) {
@@ -347,8 +363,10 @@ async fn shows(target: &dyn Target, user: &str, id: &str) -> bool {
         if ids.iter().any(|i| i == id) {
             return true;
         }
-        match (next, ids.last()) {
-            (Some(n), Some(last)) if last.as_str() > id => before = Some(n),
+        // The cursor is the last entry's position (a repost may show an
+        // older post above it): fixed-width hex, compared as text.
+        match next {
+            Some(n) if n.as_str() > id => before = Some(n),
             _ => return false,
         }
     }

@@ -38,6 +38,10 @@ pub trait Target: Send + Sync {
     async fn mentions(&self, user: &str, limit: usize) -> OpResult<usize>;
     /// `user` likes the post `post`.
     async fn like(&self, user: &str, post: &str) -> OpResult<()>;
+    /// `user` reposts the post `post`.
+    async fn repost(&self, user: &str, post: &str) -> OpResult<()>;
+    /// The first page of the user's notifications; returns its size.
+    async fn notifications(&self, user: &str, limit: usize) -> OpResult<usize>;
     /// The server's Prometheus text.
     async fn metrics(&self) -> OpResult<String>;
 }
@@ -122,6 +126,19 @@ impl Target for InProcess {
     async fn like(&self, user: &str, post: &str) -> OpResult<()> {
         let liked = self.ingest.like(&Caller::Trusted, user, post, true).await;
         liked.map(drop).map_err(|e| e.chain())
+    }
+    async fn repost(&self, user: &str, post: &str) -> OpResult<()> {
+        let done = self.ingest.repost(&Caller::Trusted, user, post, true).await;
+        done.map(drop)
+            .map_err(|e| format!("{}: {}", e.code(), e.chain()))
+    }
+    async fn notifications(&self, user: &str, limit: usize) -> OpResult<usize> {
+        let page = self
+            .reads
+            .notifications(&Caller::Trusted, user, Some(limit as u64), None)
+            .await
+            .map_err(|e| e.chain())?;
+        Ok(page.items.len())
     }
     async fn metrics(&self) -> OpResult<String> {
         Ok(socialite_core::metrics::metrics().render(&[]))
@@ -254,6 +271,17 @@ impl Target for Rest {
         )
         .await
         .map(|_| ())
+    }
+    async fn repost(&self, user: &str, post: &str) -> OpResult<()> {
+        let url = format!("{}/users/{user}/reposts/{post}", self.base);
+        self.send(self.http.put(url)).await.map(|_| ())
+    }
+    async fn notifications(&self, user: &str, limit: usize) -> OpResult<usize> {
+        let path = format!("/users/{user}/notifications?limit={limit}");
+        let page = self
+            .send(self.http.get(format!("{}{path}", self.base)))
+            .await?;
+        Ok(page["notifications"].as_array().map_or(0, Vec::len))
     }
     async fn metrics(&self) -> OpResult<String> {
         let resp = self
@@ -434,6 +462,23 @@ impl Target for Grpc {
         };
         self.ingest.clone().like(req).await.map_err(status)?;
         Ok(())
+    }
+    async fn repost(&self, user: &str, post: &str) -> OpResult<()> {
+        let req = pb::RepostRequest {
+            user: user.into(),
+            post_id: post.into(),
+        };
+        self.ingest.clone().repost(req).await.map_err(status)?;
+        Ok(())
+    }
+    async fn notifications(&self, user: &str, limit: usize) -> OpResult<usize> {
+        let req = pb::ListPostsRequest {
+            user: user.into(),
+            limit: limit as u32,
+            ..Default::default()
+        };
+        let page = self.reads.clone().list_notifications(req).await;
+        Ok(page.map_err(status)?.into_inner().notifications.len())
     }
     async fn metrics(&self) -> OpResult<String> {
         self.rest.metrics().await

@@ -21,10 +21,15 @@ pub enum Kind {
     Mention,
     /// An active user likes one of the latest posts of the run.
     Like,
+    /// An author picked like posts' (popular accounts repost more)
+    /// reposts one of the latest posts of the run.
+    Repost,
+    /// The first page of an active user's notifications.
+    Notifications,
 }
 
 /// How many kinds there are.
-pub const KIND_COUNT: usize = 9;
+pub const KIND_COUNT: usize = 11;
 
 pub const KINDS: [Kind; KIND_COUNT] = [
     Kind::Post,
@@ -36,6 +41,8 @@ pub const KINDS: [Kind; KIND_COUNT] = [
     Kind::Group,
     Kind::Mention,
     Kind::Like,
+    Kind::Repost,
+    Kind::Notifications,
 ];
 
 impl Kind {
@@ -50,6 +57,8 @@ impl Kind {
             Kind::Group => "group",
             Kind::Mention => "mention",
             Kind::Like => "like",
+            Kind::Repost => "repost",
+            Kind::Notifications => "notifications",
         }
     }
 
@@ -90,7 +99,7 @@ impl FromStr for Mix {
                 .find(|k| k.name() == name.trim())
                 .ok_or_else(|| {
                     format!(
-                        "unknown operation `{name}`; one of post, read, scroll, follow, unfollow, list, group, mention"
+                        "unknown operation `{name}`; one of post, read, scroll, follow, unfollow, list, group, mention, like, repost, notifications"
                     )
                 })?;
             mix[kind.index()] = pct

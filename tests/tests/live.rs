@@ -251,13 +251,19 @@ async fn a_stream_carries_notifications() {
     t.call(Method::PUT, "/users/ann/mutes/cy", None).await;
     t.wait_idle().await;
     let mut s = Stream::open(&t.base, ADMIN_KEY, "ann", None).await;
-    t.call(Method::PUT, &format!("/users/cy/likes/{post}"), None).await;
-    t.call(Method::PUT, &format!("/users/bob/likes/{post}"), None).await;
+    t.call(Method::PUT, &format!("/users/cy/likes/{post}"), None)
+        .await;
+    t.call(Method::PUT, &format!("/users/bob/likes/{post}"), None)
+        .await;
     let e = s.next().await;
     assert_eq!(e.event, "notification", "{e:?}");
     assert_eq!(
         (&e.data["kind"], &e.data["actor"], &e.data["post"]),
-        (&Value::from("like"), &Value::from("bob"), &Value::from(post)),
+        (
+            &Value::from("like"),
+            &Value::from("bob"),
+            &Value::from(post)
+        ),
         "cy is muted: bob's like is the first told"
     );
     assert!(e.data["id"].as_str().is_some_and(|id| id.len() == 16));
