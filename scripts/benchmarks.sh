@@ -113,6 +113,30 @@ if want hybrid-off; then
   done
 fi
 
+# reposts: deliveries/s on the Zipf graph with every user active when 30%
+# of the writes are reposts (an author picked as posts pick them reposts one
+# of the run's latest posts), against posts only, alternated, hybrid off.
+if want reposts; then
+  for mix in post=100 post=70,repost=30 post=100 post=70,repost=30; do
+    net zipf100k "${zipf[@]}"
+    name="reposts-${mix//[=,]/-}"
+    "$bin" bench --data-dir "$work/run" --users 100000 --mix "$mix" --concurrency 64 --duration 20 --active 1.0 --hybrid off --fanout-batch 100 --report "$out/$name" >/dev/null
+  done
+fi
+
+# notifications: the read cost of a notifications page over REST, against
+# the home timeline's first page on the same server: a minute of likes,
+# reposts and follows tells the active users, then the two reads alternate.
+if want notifications; then
+  net zipf100k "${zipf[@]}"
+  up
+  "$bin" bench --target rest --url "$url" --api-key "$key" --users 100000 --mix post=20,like=50,repost=20,follow=10 --concurrency 32 --duration 60 --active 0.05 >/dev/null
+  for mix in read=100 notifications=100 read=100 notifications=100; do
+    "$bin" bench --target rest --url "$url" --api-key "$key" --users 100000 --mix "$mix" --concurrency 32 --duration 20 --active 0.05 --report "$out/notifications-${mix%%=*}" >/dev/null
+  done
+  down
+fi
+
 for r in fanout-active rest-vs-nginx merge million million-hybrid freshness-1 freshness-2 freshness-3 mixed-rest http-reads timelines hybrid-off hybrid-2000; do
   if [ -f "$out/$r.txt" ]; then echo "== $r"; cat "$out/$r.txt"; fi
 done

@@ -84,7 +84,20 @@ pub(crate) fn copy_content(from: &ReadTransaction, to: &WriteTransaction) -> Res
         + copy(from, to, USER_LIKES)?
         + copy(from, to, TALLIES)?
         + copy(from, to, MARKERS)?
+        + copy(from, to, REPLIES)?
+        + copy(from, to, REPOSTS)?
+        + copy(from, to, REPOSTERS)?
+        + copy_notices(from, to)?
         + copy(from, to, OUTBOX)?)
+}
+
+/// The notifications' tables.
+fn copy_notices(from: &ReadTransaction, to: &WriteTransaction) -> Result<u64> {
+    Ok(copy(from, to, NOTICES)?
+        + copy(from, to, NOTICES_BY_ACTOR)?
+        + copy(from, to, ENTRY_NOTICES)?
+        + copy(from, to, NOTICE_GROUPS)?
+        + copy(from, to, NOTICE_ORDER)?)
 }
 
 /// Every table of `log.redb`.

@@ -162,6 +162,35 @@ async fn an_author_crosses_the_threshold_both_ways(kind: Kind) {
     let newest_first: Vec<PostId> = posts.iter().rev().copied().collect();
     assert_eq!(all, newest_first);
 
+    // A repost by the big account is merged at read time like its posts:
+    // small's oldest post rises to the top, for f3 too, who follows only
+    // star; undone, it is back where it was.
+    let oldest_small = posts[1].to_string();
+    let reposted = ingest.repost(c, "star", &oldest_small, true).await.unwrap();
+    assert_eq!(
+        fan_out(&b, &index, &mut consumer, 1).await,
+        3,
+        "not fanned out"
+    );
+    for f in ["f1", "f3"] {
+        let (page, _) = reads.timeline(c, f, Some(1), None).await.unwrap();
+        let top = &page.items[0];
+        assert_eq!(
+            (top.post.id, Some(top.position)),
+            (posts[1], reposted.item),
+            "{f}"
+        );
+        assert_eq!(top.reposted_by, [u("star")]);
+    }
+    ingest
+        .repost(c, "star", &oldest_small, false)
+        .await
+        .unwrap();
+    fan_out(&b, &index, &mut consumer, 1).await;
+    let (page, _) = reads.timeline(c, "f1", Some(10), None).await.unwrap();
+    let ids: Vec<PostId> = page.items.iter().map(|i| i.post.id).collect();
+    assert_eq!(ids, newest_first);
+
     // The threshold rises past star: the next post backfills and unmarks.
     t.backends.feed.hybrid = Hybrid::Above(100);
     let b = t.backends.clone();

@@ -51,13 +51,30 @@ async fn fill(b: &Backends) {
     for (g, u) in [("rust", "u1"), ("rust", "u5"), ("go", "u5")] {
         ingest.membership(C, g, u, true).await.unwrap();
     }
+    let mut made = Vec::new();
     for i in 0..60 {
         let author = &names[zipf.pick(&mut rng)];
         let data = (i % 4 == 0).then(|| json!({ "i": i, "tags": ["a"] }));
-        ingest
+        let post = ingest
             .create_post(C, author, format!("post {i} for @u{}", i % 7), data)
             .await
             .unwrap();
+        made.push(post.id.to_string());
+    }
+    // Likes, reposts and replies of the posts so far (some refused: one's
+    // own, across a block).
+    for (i, p) in made.iter().enumerate() {
+        let fan = &names[(i * 7 + 3) % names.len()];
+        let _ = ingest.like(C, fan, p, true).await;
+        if i % 3 == 0 {
+            let _ = ingest
+                .repost(C, &names[(i * 11 + 5) % names.len()], p, true)
+                .await;
+        }
+        if i % 4 == 0 {
+            let reply = format!("reply {i}");
+            let _ = ingest.create_reply(C, fan, reply, None, Some(p)).await;
+        }
     }
     let gone = ingest
         .create_post(C, "u9", "deleted".into(), None)
@@ -67,6 +84,20 @@ async fn fill(b: &Backends) {
     ingest.suspend(C, "u6", true).await.unwrap();
     ingest.revoke_tokens(C, "u7").await.unwrap();
     ingest.delete_user(C, "u8").await.unwrap();
+}
+
+/// What the outbox queued, as the log would carry it.
+async fn queued(b: &Backends) -> Vec<socialite_core::event::Event> {
+    let mut out = Vec::new();
+    loop {
+        let pending = b.outbox.pending(1000).await.unwrap();
+        if pending.is_empty() {
+            return out;
+        }
+        let seqs: Vec<u64> = pending.iter().map(|(s, _)| *s).collect();
+        b.outbox.ack(&seqs).await.unwrap();
+        out.extend(pending.into_iter().map(|(_, e)| e));
+    }
 }
 
 async fn exported(b: &Backends) -> String {
@@ -111,10 +142,35 @@ async fn round_trip(to: Opened) {
     );
     let again = exported(&to.backends).await;
     assert_eq!(body(&again), body(&text));
+    // The source's worker applies its log; the import made the target's
+    // notices from the records themselves.
+    let events = queued(&from.backends).await;
+    socialite_core::feed::notify::apply(&*from.backends.content, &events)
+        .await
+        .unwrap();
     let (r1, r2) = (
         Reads::new(from.backends.stores()),
         Reads::new(to.backends.stores()),
     );
+    let mut told = 0;
+    for i in 0..30 {
+        let u = format!("u{i}");
+        let (a, b) = (
+            r1.notifications(C, &u, Some(200), None).await,
+            r2.notifications(C, &u, Some(200), None).await,
+        );
+        let entries = |p: &socialite_core::model::Page<socialite_core::reads::Notification, _>| {
+            p.items.clone()
+        };
+        match (a, b) {
+            (Ok(a), Ok(b)) => {
+                told += a.items.len();
+                assert_eq!(entries(&a), entries(&b), "notifications of {u}");
+            }
+            (a, b) => assert_eq!(a.is_err(), b.is_err(), "{u}"),
+        }
+    }
+    assert!(told > 20, "the records told {told} entries");
     for u in ["u0", "u1", "u3", "u5", "u12"] {
         let (a, b) = (r1.user(C, u).await.unwrap(), r2.user(C, u).await.unwrap());
         assert_eq!(

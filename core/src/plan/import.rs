@@ -5,10 +5,12 @@
 //! nothing, so a rerun of an import neither doubles nor loses a record.
 
 use super::quiet::Quiet;
-use super::{edge, like, marker, membership, post, relation, repost, Step, Txn};
+use super::{edge, like, marker, membership, notify, post, relation, repost, Step, Txn};
+use crate::event::Event;
 use crate::model::Post;
 use crate::rules::checks::{user_being_deleted, EdgeChange, EdgeOp, Membership};
 use crate::rules::likes::LikeChange;
+use crate::rules::notifications::changes_of;
 use crate::rules::relations::{RelationChange, MAX_RELATIONS};
 use crate::rules::reposts::RepostChange;
 use crate::transfer::record::Record;
@@ -18,8 +20,46 @@ pub async fn import_records<T: Txn>(txn: &mut T, records: &[Record]) -> Result<u
     let mut changed = 0;
     for r in records {
         changed += usize::from(import_record(txn, r).await?);
+        tell(txn, r).await?;
     }
     Ok(changed)
+}
+
+/// The notices the act a record holds made, as the log's event of it made
+/// them where it was written ([`crate::rules::notifications`]): an import
+/// queues no events, so no worker would make them. Idempotent, as they are.
+async fn tell<T: Txn>(txn: &mut T, record: &Record) -> Result<(), T::Error> {
+    let event = match record {
+        Record::Follow {
+            follower,
+            followee,
+            at_ms,
+            lists,
+        } => Event::Followed {
+            follower: follower.clone(),
+            followee: followee.clone(),
+            lists: lists.clone(),
+            at_ms: *at_ms,
+        },
+        Record::Like { post, user, at_ms } => {
+            let Some(liked) = txn.post(*post).await? else {
+                return Ok(());
+            };
+            Event::Liked {
+                user: user.clone(),
+                post: *post,
+                author: liked.author,
+                at_ms: *at_ms,
+            }
+        }
+        Record::Post(p) => match txn.post(p.id).await? {
+            Some(stored) => Event::post_created(stored),
+            None => return Ok(()),
+        },
+        _ => return Ok(()),
+    };
+    notify::apply_notices(txn, &changes_of(&event)).await?;
+    Ok(())
 }
 
 /// Loads `record` in `txn`; whether it changed anything.
@@ -122,7 +162,7 @@ async fn import_post<T: Txn>(txn: &mut T, p: &Post) -> Result<bool, T::Error> {
         return Ok(false);
     }
     let Some(original) = &p.repost_of else {
-        post::create_post(txn, p.clone()).await?;
+        post::restore_post(txn, p.clone()).await?;
         return Ok(true);
     };
     let change = RepostChange {

@@ -17,7 +17,22 @@ use crate::rules::replies::reply_blocked;
 /// mentions that exist; a reply answers the stored post it names (the
 /// post a repost carries, for a repost), by its stored author. Returns the
 /// post as stored.
-pub async fn create_post<T: Txn>(txn: &mut T, mut post: Post) -> Result<Post, T::Error> {
+pub async fn create_post<T: Txn>(txn: &mut T, post: Post) -> Result<Post, T::Error> {
+    store_post(txn, post, false).await
+}
+
+/// Stores a post written elsewhere (an import, a replay), as
+/// [`create_post`] does, but a reply whose post is gone since is kept as
+/// it was, counted nowhere: a reply outlives the post it answers.
+pub async fn restore_post<T: Txn>(txn: &mut T, post: Post) -> Result<Post, T::Error> {
+    store_post(txn, post, true).await
+}
+
+async fn store_post<T: Txn>(
+    txn: &mut T,
+    mut post: Post,
+    orphan_ok: bool,
+) -> Result<Post, T::Error> {
     let named: Vec<&UserId> = std::iter::once(&post.author)
         .chain(&post.mentions)
         .collect();
@@ -26,19 +41,25 @@ pub async fn create_post<T: Txn>(txn: &mut T, mut post: Post) -> Result<Post, T:
         return Err(user_not_found(&post.author).into());
     }
     post.mentions = kept(&post.mentions, |u| Ok(found.contains(u)))?;
+    let mut counted = None;
     if let Some(asked) = post.reply_to.take() {
-        let answered = answered(txn, asked.id).await?;
-        if txn
-            .blocked_either_way(&post.author, &answered.author)
-            .await?
-        {
-            return Err(reply_blocked(&post.author, &answered.author).into());
+        let orphan = orphan_ok && txn.post(asked.id).await?.is_none();
+        post.reply_to = Some(asked.clone());
+        if !orphan {
+            let answered = answered(txn, asked.id).await?;
+            if txn
+                .blocked_either_way(&post.author, &answered.author)
+                .await?
+            {
+                return Err(reply_blocked(&post.author, &answered.author).into());
+            }
+            counted = Some(answered.id);
+            post.reply_to = Some(answered);
         }
-        post.reply_to = Some(answered);
     }
     let mut steps = vec![Step::PutPost(post.clone())];
-    if let Some(answered) = &post.reply_to {
-        steps.push(replies(answered.id, &post.author, 1));
+    if let Some(answered) = counted {
+        steps.push(replies(answered, &post.author, 1));
     }
     steps.push(Step::Emit(Event::post_created(post.clone())));
     txn.apply(&steps).await?;

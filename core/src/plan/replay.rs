@@ -50,10 +50,10 @@ pub async fn replay_event<T: Txn>(txn: &mut T, event: &Event) -> Result<bool, T:
                     posts: vec![p.id],
                 };
                 txn.apply(&[remove]).await?;
-                post::create_post(txn, p.clone()).await?.mentions != held.mentions
+                post::restore_post(txn, p.clone()).await?.mentions != held.mentions
             }
             None => {
-                post::create_post(txn, p.clone()).await?;
+                post::restore_post(txn, p.clone()).await?;
                 true
             }
         },
