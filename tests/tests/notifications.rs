@@ -10,20 +10,6 @@ use serde_json::{json, Value};
 use socialite_proto::v1 as pb;
 use tonic::Code;
 
-/// Reads `path` until `done` holds of the answer (workers apply notices
-/// asynchronously).
-async fn eventually_get(t: &TestApp, path: &str, done: impl Fn(&Value) -> bool) -> Value {
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
-    loop {
-        let (s, v) = t.get(path).await;
-        assert_eq!(s, StatusCode::OK, "{v}");
-        if done(&v) || std::time::Instant::now() > deadline {
-            return v;
-        }
-        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
-    }
-}
-
 fn kinds(page: &Value) -> Vec<&str> {
     page["notifications"]
         .as_array()
@@ -48,7 +34,9 @@ async fn notifications_over_rest() {
     }
     t.follow("bo", "ann").await;
     t.post("cy", "hi @ann").await;
-    let page = eventually_get(&t, "/users/ann/notifications", |v| kinds(v).len() == 3).await;
+    let page = t
+        .eventually_get("/users/ann/notifications", |v| kinds(v).len() == 3)
+        .await;
     assert_eq!(kinds(&page), ["mention", "follow", "like"], "{page}");
     let like = &page["notifications"][2];
     assert_eq!(like["post"], json!(post));
@@ -89,10 +77,11 @@ async fn notifications_over_rest() {
     t.call(Method::PUT, "/users/ann/mutes/dee", None).await;
     t.call(Method::DELETE, &format!("/users/cy/likes/{post}"), None)
         .await;
-    let page = eventually_get(&t, "/users/ann/notifications", |v| {
-        v["notifications"][2]["count"] == 1
-    })
-    .await;
+    let page = t
+        .eventually_get("/users/ann/notifications", |v| {
+            v["notifications"][2]["count"] == 1
+        })
+        .await;
     assert_eq!(page["notifications"][2]["actors"], json!(["bo"]), "{page}");
 
     // Refusals name the problem; a user token reads only its own.

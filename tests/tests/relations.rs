@@ -49,22 +49,8 @@ fn post(id: u64, author: &str) -> Post {
     Post::written(PostId(id), u(author), format!("post {id}"), None, vec![])
 }
 
-/// Every queued event, oldest first, acknowledged.
-async fn drain(b: &Backends) -> Vec<Event> {
-    let mut out = Vec::new();
-    loop {
-        let pending = b.outbox.pending(1000).await.unwrap();
-        if pending.is_empty() {
-            return out;
-        }
-        let seqs: Vec<u64> = pending.iter().map(|(s, _)| *s).collect();
-        b.outbox.ack(&seqs).await.unwrap();
-        out.extend(pending.into_iter().map(|(_, e)| e));
-    }
-}
-
 async fn fan_out(b: &Backends, index: &FollowerIndex) {
-    let events = drain(b).await;
+    let events = socialite_testkit::conformance::outbox_events(b).await;
     fanout::apply(&b.stores(), index, &events).await.unwrap();
 }
 
@@ -86,7 +72,7 @@ async fn mutes_are_kept_and_listed(kind: Kind) {
         c.put_user(&u(name), None).await.unwrap();
     }
     g.change_edge(&follow("a", "b", &["work"])).await.unwrap();
-    drain(b).await;
+    socialite_testkit::conformance::outbox_events(b).await;
 
     let err = g
         .change_relation(&change("a", "zed", Relation::Mute, true))
@@ -110,7 +96,7 @@ async fn mutes_are_kept_and_listed(kind: Kind) {
         .await
         .unwrap();
     assert_eq!(
-        drain(b).await,
+        socialite_testkit::conformance::outbox_events(b).await,
         vec![
             Event::Muted {
                 user: u("a"),
@@ -166,7 +152,7 @@ async fn mutes_are_kept_and_listed(kind: Kind) {
         .unwrap();
     assert!(lifted.changed && !lifted.active);
     assert_eq!(
-        drain(b).await,
+        socialite_testkit::conformance::outbox_events(b).await,
         vec![Event::Unmuted {
             user: u("a"),
             target: u("b"),
@@ -194,7 +180,7 @@ async fn blocks_cut_edges_and_refuse_follows(kind: Kind) {
     g.change_edge(&follow("a", "b", &["close"])).await.unwrap();
     g.change_edge(&follow("b", "a", &[])).await.unwrap();
     g.change_edge(&follow("x", "b", &[])).await.unwrap();
-    drain(b).await;
+    socialite_testkit::conformance::outbox_events(b).await;
 
     let t1 = g
         .change_relation(&change("b", "a", Relation::Block, true))
@@ -206,7 +192,7 @@ async fn blocks_cut_edges_and_refuse_follows(kind: Kind) {
     };
     assert!(t1.changed && t1.active && t1.event == Some(blocked.clone()));
     assert_eq!(
-        drain(b).await,
+        socialite_testkit::conformance::outbox_events(b).await,
         vec![
             Event::Unfollowed {
                 follower: u("b"),
@@ -246,13 +232,18 @@ async fn blocks_cut_edges_and_refuse_follows(kind: Kind) {
     let r = g.relations_of(&u("a")).await.unwrap();
     assert_eq!(r.blocked_by, vec![u("b")]);
     assert_eq!(g.relations_of(&u("b")).await.unwrap().blocked, vec![u("a")]);
-    assert!(drain(b).await.is_empty(), "a refused follow queues nothing");
+    assert!(
+        socialite_testkit::conformance::outbox_events(b)
+            .await
+            .is_empty(),
+        "a refused follow queues nothing"
+    );
 
     g.change_relation(&change("b", "a", Relation::Block, false))
         .await
         .unwrap();
     assert_eq!(
-        drain(b).await,
+        socialite_testkit::conformance::outbox_events(b).await,
         vec![Event::Unblocked {
             user: u("b"),
             target: u("a"),
@@ -287,7 +278,7 @@ async fn deletion_removes_relations(kind: Kind) {
     g.change_relation(&change("k", "d", Relation::Mute, true))
         .await
         .unwrap();
-    drain(b).await;
+    socialite_testkit::conformance::outbox_events(b).await;
     assert!(c.begin_deletion(&u("d")).await.unwrap());
     // Steps of two: the relations go a step at a time.
     assert!(c
@@ -295,7 +286,7 @@ async fn deletion_removes_relations(kind: Kind) {
         .await
         .unwrap());
     c.finish_deletion(&u("d")).await.unwrap();
-    let unmuted: Vec<Event> = drain(b)
+    let unmuted: Vec<Event> = socialite_testkit::conformance::outbox_events(b)
         .await
         .into_iter()
         .filter(|e| matches!(e, Event::Unmuted { .. }))

@@ -15,7 +15,7 @@ use tonic::Code;
 /// The home timeline of `user` as (post, position, reposted_by) of each entry.
 async fn entries(t: &TestApp, user: &str) -> Vec<(String, String, Vec<String>)> {
     let path = format!("/users/{user}/timeline");
-    let timeline = eventually_get(t, &path, |_| true).await;
+    let timeline = t.eventually_get(&path, |_| true).await;
     described(&timeline)
 }
 
@@ -34,19 +34,6 @@ fn described(page: &Value) -> Vec<(String, String, Vec<String>)> {
             (id, position, by)
         })
         .collect()
-}
-
-/// Reads `path` until `done` holds of the page (fanout is asynchronous).
-async fn eventually_get(t: &TestApp, path: &str, done: impl Fn(&Value) -> bool) -> Value {
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
-    loop {
-        let (s, v) = t.get(path).await;
-        assert_eq!(s, StatusCode::OK, "{v}");
-        if done(&v) || std::time::Instant::now() > deadline {
-            return v;
-        }
-        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
-    }
 }
 
 #[tokio::test]
@@ -89,12 +76,13 @@ async fn reposts_over_rest() {
     );
 
     // Once, on top, naming both reposters, newest first.
-    let timeline = eventually_get(&t, "/users/bo/timeline", |v| {
-        v["posts"][0]["reposted_by"]
-            .as_array()
-            .is_some_and(|a| a.len() == 2)
-    })
-    .await;
+    let timeline = t
+        .eventually_get("/users/bo/timeline", |v| {
+            v["posts"][0]["reposted_by"]
+                .as_array()
+                .is_some_and(|a| a.len() == 2)
+        })
+        .await;
     let seen = described(&timeline);
     assert_eq!(seen.len(), 2, "{timeline}");
     assert_eq!(
@@ -119,16 +107,18 @@ async fn reposts_over_rest() {
     assert_eq!(v, json!({ "reposted": false, "changed": true }));
     let (_, v) = t.call(Method::DELETE, &repost("dee"), None).await;
     assert_eq!(v, json!({ "reposted": false, "changed": false }));
-    let timeline = eventually_get(&t, "/users/bo/timeline", |v| {
-        v["posts"][0]["reposted_by"] == json!(["cy"])
-    })
-    .await;
+    let timeline = t
+        .eventually_get("/users/bo/timeline", |v| {
+            v["posts"][0]["reposted_by"] == json!(["cy"])
+        })
+        .await;
     assert_eq!(described(&timeline)[0].2, ["cy"]);
     t.call(Method::DELETE, &repost("cy"), None).await;
-    let timeline = eventually_get(&t, "/users/bo/timeline", |v| {
-        v["posts"][0]["id"] == json!(newer)
-    })
-    .await;
+    let timeline = t
+        .eventually_get("/users/bo/timeline", |v| {
+            v["posts"][0]["id"] == json!(newer)
+        })
+        .await;
     let ids: Vec<String> = described(&timeline).into_iter().map(|e| e.0).collect();
     assert_eq!(ids, [newer.clone(), post.clone()]);
     assert!(
@@ -191,10 +181,11 @@ async fn reposts_over_rest() {
         .call(Method::DELETE, &format!("/posts/{post}"), None)
         .await;
     assert_eq!(s, StatusCode::NO_CONTENT);
-    let timeline = eventually_get(&t, "/users/bo/timeline", |v| {
-        v["posts"].as_array().is_some_and(|a| a.len() == 1)
-    })
-    .await;
+    let timeline = t
+        .eventually_get("/users/bo/timeline", |v| {
+            v["posts"].as_array().is_some_and(|a| a.len() == 1)
+        })
+        .await;
     assert_eq!(entries(&t, "bo").await.len(), 1, "{timeline}");
     let (_, profile) = t.get("/users/cy/posts").await;
     assert_eq!(profile["posts"], json!([]), "{profile}");

@@ -86,20 +86,6 @@ async fn fill(b: &Backends) {
     ingest.delete_user(C, "u8").await.unwrap();
 }
 
-/// What the outbox queued, as the log would carry it.
-async fn queued(b: &Backends) -> Vec<socialite_core::event::Event> {
-    let mut out = Vec::new();
-    loop {
-        let pending = b.outbox.pending(1000).await.unwrap();
-        if pending.is_empty() {
-            return out;
-        }
-        let seqs: Vec<u64> = pending.iter().map(|(s, _)| *s).collect();
-        b.outbox.ack(&seqs).await.unwrap();
-        out.extend(pending.into_iter().map(|(_, e)| e));
-    }
-}
-
 async fn exported(b: &Backends) -> String {
     let mut out = Vec::new();
     export(&*b.transfer, &mut out, 1).await.unwrap();
@@ -144,7 +130,7 @@ async fn round_trip(to: Opened) {
     assert_eq!(body(&again), body(&text));
     // The source's worker applies its log; the import made the target's
     // notices from the records themselves.
-    let events = queued(&from.backends).await;
+    let events = socialite_testkit::conformance::outbox_events(&from.backends).await;
     socialite_core::feed::notify::apply(&*from.backends.content, &events)
         .await
         .unwrap();

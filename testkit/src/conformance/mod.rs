@@ -72,6 +72,12 @@ pub(crate) fn ids(entries: &[Entry]) -> Vec<u64> {
 /// time varies from run to run: each `Followed` must carry one, and is
 /// given back with it at 0, to compare with what a test expects.
 pub(crate) async fn drain_outbox(b: &Backends) -> Vec<Event> {
+    outbox_events(b).await.into_iter().map(untimed).collect()
+}
+
+/// Drains the outbox, in order, acknowledging what it read: the events as
+/// the log would carry them.
+pub async fn outbox_events(b: &Backends) -> Vec<Event> {
     let mut out = Vec::new();
     loop {
         let pending = b.outbox.pending(1000).await.unwrap();
@@ -84,7 +90,7 @@ pub(crate) async fn drain_outbox(b: &Backends) -> Vec<Event> {
             "pending is oldest first"
         );
         b.outbox.ack(&seqs).await.unwrap();
-        out.extend(pending.into_iter().map(|(_, e)| untimed(e)));
+        out.extend(pending.into_iter().map(|(_, e)| e));
     }
 }
 

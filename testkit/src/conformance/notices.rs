@@ -18,24 +18,9 @@ fn like(user: &str, post: u64, like: bool) -> LikeChange {
     }
 }
 
-/// What the outbox queued, with the follows' times (a notice's time is
-/// its act's).
-async fn queued(b: &Backends) -> Vec<Event> {
-    let mut out = Vec::new();
-    loop {
-        let pending = b.outbox.pending(1000).await.unwrap();
-        if pending.is_empty() {
-            return out;
-        }
-        let seqs: Vec<u64> = pending.iter().map(|(s, _)| *s).collect();
-        b.outbox.ack(&seqs).await.unwrap();
-        out.extend(pending.into_iter().map(|(_, e)| e));
-    }
-}
-
 /// Applies what the outbox queued to notifications, as a worker would.
 async fn apply(b: &Backends) -> usize {
-    let events = queued(b).await;
+    let events = outbox_events(b).await;
     notify::apply(&*b.content, &events).await.unwrap()
 }
 
@@ -106,7 +91,7 @@ pub async fn notifications(open: Opener) {
     .await
     .unwrap();
     c.create_post(mentioning(40, "f2", &["ann"])).await.unwrap();
-    let events = queued(b).await;
+    let events = outbox_events(b).await;
     let made = notify::apply(&*b.content, &events).await.unwrap();
     assert_eq!(made, 11, "7 likes, a follow, a repost, a reply, a mention");
     assert_eq!(

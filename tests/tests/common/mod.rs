@@ -223,6 +223,20 @@ impl TestApp {
         self.call(Method::GET, path, None).await
     }
 
+    /// Reads `path` (200) until `done` holds of the answer, or a deadline
+    /// passes: fanout and notifications are applied asynchronously.
+    pub async fn eventually_get(&self, path: &str, done: impl Fn(&Value) -> bool) -> Value {
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+        loop {
+            let (s, v) = self.get(path).await;
+            assert_eq!(s, StatusCode::OK, "{v}");
+            if done(&v) || std::time::Instant::now() > deadline {
+                return v;
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+        }
+    }
+
     pub async fn put_user(&self, id: &str) {
         let (s, b) = self.call(Method::PUT, &format!("/users/{id}"), None).await;
         assert!(s.is_success(), "PUT /users/{id}: {s} {b}");
