@@ -137,7 +137,7 @@ if want notifications; then
   down
 fi
 
-for r in fanout-active rest-vs-nginx merge million million-hybrid freshness-1 freshness-2 freshness-3 mixed-rest http-reads timelines hybrid-off hybrid-2000; do
+for r in fanout-active rest-vs-nginx merge million million-hybrid freshness-1 freshness-2 freshness-3 mixed-rest http-reads timelines hybrid-off hybrid-2000 reposts-post-100 reposts-post-70-repost-30 notifications-read notifications-notifications; do
   if [ -f "$out/$r.txt" ]; then echo "== $r"; cat "$out/$r.txt"; fi
 done
 echo

@@ -94,6 +94,14 @@ impl ContentStore for Metered<dyn ContentStore> {
     async fn get_user(&self, id: &UserId) -> Result<Option<User>> {
         timed("content", "get_user", self.0.get_user(id)).await
     }
+    async fn most_followed(&self, at_least: u64, limit: usize) -> Result<Vec<(UserId, u64)>> {
+        timed(
+            "content",
+            "most_followed",
+            self.0.most_followed(at_least, limit),
+        )
+        .await
+    }
     async fn begin_deletion(&self, id: &UserId) -> Result<bool> {
         timed("content", "begin_deletion", self.0.begin_deletion(id)).await
     }

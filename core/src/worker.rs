@@ -51,6 +51,8 @@ pub async fn run_worker(
 ) -> Result<()> {
     let mut consumer = log.consumer(&config.group).await?;
     let followers = FollowerIndex::new();
+    load_ahead(&stores, &followers).await;
+    let mut applied_since_load = false;
     joined.set(true);
     tracing::info!(group = %config.group, batch = config.batch, "fanout worker joined its group");
     // Expired timelines are swept between batches, at most this often.
@@ -67,11 +69,15 @@ pub async fn run_worker(
             _ = shutdown.wait() => break,
             polled = consumer.poll(config.batch, POLL_WAIT, config.linger) => polled,
         };
-        if consumer.reassigned() {
-            // Lists of authors on partitions this worker did not hold may have
-            // missed follow events: reload them from the graph store.
+        // Lists of authors on partitions this worker did not hold may have
+        // missed follow events: reload them from the graph store. Lists
+        // loaded since the last event applied are as fresh as a reload (the
+        // first assignment comes right after the load at start).
+        if consumer.reassigned() && applied_since_load {
             followers.clear();
             tracing::info!(group = %config.group, "partitions reassigned; follower index cleared");
+            load_ahead(&stores, &followers).await;
+            applied_since_load = false;
         }
         let events = match polled {
             Ok(events) => events,
@@ -82,6 +88,7 @@ pub async fn run_worker(
             }
         };
         if !events.is_empty() {
+            applied_since_load = true;
             apply_until_done(&stores, &followers, &events).await;
             publish_applied(&*applied, &events).await;
             while let Err(e) = consumer.commit().await {
@@ -103,6 +110,26 @@ pub async fn run_worker(
     }
     joined.set(false);
     consumer.commit().await
+}
+
+/// Loads the most followed accounts' follower lists into the empty index,
+/// before any event is applied (so no follow event can pass a list being
+/// loaded). Failing only costs their first posts the load: it is logged.
+async fn load_ahead(stores: &Stores, followers: &FollowerIndex) {
+    if !stores.stores_timelines() {
+        return;
+    }
+    let started = Instant::now();
+    let threshold = followers.hybrid_threshold(stores.feed.hybrid);
+    match followers.load_ahead(stores, threshold).await {
+        Ok(0) => {}
+        Ok(n) => tracing::info!(
+            accounts = n,
+            ms = started.elapsed().as_millis() as u64,
+            "follower lists of the most followed accounts loaded"
+        ),
+        Err(e) => tracing::warn!(error = %e.chain(), "loading the largest follower lists failed"),
+    }
 }
 
 /// Tells the processes that push live timelines what is now in the

@@ -60,6 +60,10 @@ impl ContentStore for MongoStore {
         Ok(Some(user))
     }
 
+    async fn most_followed(&self, at_least: u64, limit: usize) -> Result<Vec<(UserId, u64)>> {
+        self.most_followed_among_counts(at_least, limit).await
+    }
+
     async fn begin_deletion(&self, id: &UserId) -> Result<bool> {
         self.begin_deletion_of(id).await
     }

@@ -15,6 +15,7 @@ use mongodb::bson::{doc, Document};
 use mongodb::ClientSession;
 use socialite_core::error::Result;
 use socialite_core::ids::UserId;
+use socialite_core::ports::ContentStore;
 
 /// Counter documents per account.
 pub(crate) const SHARDS: u64 = 16;
@@ -104,6 +105,68 @@ impl MongoStore {
     pub(crate) async fn with_shards(&self, base: u64, id: &UserId) -> Result<u64> {
         let shards = self.follower_shards(id.as_str()).await?;
         Ok((base as i64 + shards).max(0) as u64)
+    }
+
+    /// The accounts with at least `at_least` followers, most followed
+    /// first. A count is the sum of [`SHARDS`] + 1 terms (the `users`
+    /// document's own and the shards), so one of them is at least that
+    /// share of it: the accounts with such a term, found on the `n` and
+    /// `followers` indexes, are the candidates, and their counts are
+    /// summed exactly.
+    pub(crate) async fn most_followed_among_counts(
+        &self,
+        at_least: u64,
+        limit: usize,
+    ) -> Result<Vec<(UserId, u64)>> {
+        let what = "finding the most followed accounts";
+        let floor = at_least.max(1).div_ceil(SHARDS + 1) as i64;
+        let shards: Vec<Document> = self
+            .db
+            .counts
+            .find(doc! { "n": { "$gte": floor } })
+            .projection(doc! { "_id": 1 })
+            .await
+            .map_err(db_err(what))?
+            .try_collect()
+            .await
+            .map_err(db_err(what))?;
+        let mut candidates: Vec<String> = shards
+            .iter()
+            .filter_map(|d| d.get_str("_id").ok())
+            .filter_map(|id| id.rsplit_once('#').map(|(user, _)| user.to_owned()))
+            .collect();
+        let own = doc! { "followers": { "$gte": floor }, "deleting": { "$ne": true } };
+        let users: Vec<Document> = self
+            .db
+            .users
+            .find(own)
+            .projection(doc! { "_id": 1 })
+            .await
+            .map_err(db_err(what))?
+            .try_collect()
+            .await
+            .map_err(db_err(what))?;
+        candidates.extend(
+            users
+                .iter()
+                .filter_map(|d| d.get_str("_id").ok())
+                .map(str::to_owned),
+        );
+        candidates.sort_unstable();
+        candidates.dedup();
+        let mut found = Vec::new();
+        for id in candidates {
+            let Ok(id) = UserId::parse(&id) else { continue };
+            let Some(user) = ContentStore::get_user(self, &id).await? else {
+                continue; // gone, or being deleted
+            };
+            if user.followers >= at_least {
+                found.push((id, user.followers));
+            }
+        }
+        found.sort_unstable_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
+        found.truncate(limit);
+        Ok(found)
     }
 
     /// What `user`'s shards add to the count on their `users` document.

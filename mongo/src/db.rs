@@ -207,6 +207,19 @@ impl Db {
                 ),
                 "the follow time index",
             ),
+            // The most followed accounts, which a fanout worker loads when
+            // it starts (`most_followed`): the count's shards by size, and
+            // the users documents' own counts.
+            (
+                &self.counts,
+                index(doc! { "n": -1 }, "n", false),
+                "the follower count index",
+            ),
+            (
+                &self.users,
+                index(doc! { "followers": -1 }, "followers", false),
+                "the follower count index",
+            ),
             // The suspended accounts, read by every process once a second.
             (
                 &self.accounts,

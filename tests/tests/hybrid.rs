@@ -210,6 +210,67 @@ async fn an_author_crosses_the_threshold_both_ways(kind: Kind) {
     );
 }
 
+/// A fresh worker's index knows a big author by the follower count their
+/// record keeps, without loading their followers; the follow events it
+/// applies move that count, so unfollows take the author below the rule's
+/// hysteresis and the next post loads the list, backfills and delivers.
+async fn an_author_known_by_count_follows_the_unfollows(kind: Kind) {
+    let feed = FeedConfig {
+        cache_size: 10,
+        hybrid: Hybrid::Above(4),
+        ..FeedConfig::default()
+    };
+    let test = "an_author_known_by_count_follows_the_unfollows";
+    let Some(t) = open(kind, feed, test, "hbc").await else {
+        return;
+    };
+    let b = t.backends.clone();
+    let ingest = Ingest::new(&b, 1).await.unwrap();
+    let reads = Reads::new(b.stores());
+    let group = common::servers::Servers::unique("fanout");
+    let mut consumer = b.log.consumer(&group).await.unwrap();
+    let c = &Caller::Trusted;
+    let fans = ["f1", "f2", "f3", "f4"];
+    for name in std::iter::once("star").chain(fans) {
+        ingest.put_user(c, name, None).await.unwrap();
+    }
+    for f in fans {
+        ingest.follow(c, f, "star", None).await.unwrap();
+        reads.timeline(c, f, None, None).await.unwrap(); // active
+    }
+    // The index starts after the follows, as a restarted worker would: it
+    // never saw them, so only the stored count can tell it star is big.
+    fan_out(&b, &FollowerIndex::new(), &mut consumer, 4).await;
+    let index = FollowerIndex::new();
+    let first = ingest
+        .create_post(c, "star", "1".into(), None)
+        .await
+        .unwrap();
+    assert_eq!(
+        fan_out(&b, &index, &mut consumer, 1).await,
+        4,
+        "big by count"
+    );
+    assert_eq!(b.graph.hybrid_authors().await.unwrap(), vec![u("star")]);
+    assert_eq!(stored(&b, "f4").await, vec![], "merged at read time only");
+    for f in ["f1", "f2", "f3"] {
+        ingest.unfollow(c, f, "star").await.unwrap();
+    }
+    fan_out(&b, &index, &mut consumer, 3).await;
+    // One follower left: below half the threshold, small again.
+    let second = ingest
+        .create_post(c, "star", "2".into(), None)
+        .await
+        .unwrap();
+    assert_eq!(fan_out(&b, &index, &mut consumer, 1).await, 0);
+    assert!(b.graph.hybrid_authors().await.unwrap().is_empty());
+    assert_eq!(
+        stored(&b, "f4").await,
+        vec![second.id, first.id],
+        "backfilled, then delivered"
+    );
+}
+
 macro_rules! suite {
     ($name:ident, $kind:expr) => {
         mod $name {
@@ -223,6 +284,11 @@ macro_rules! suite {
             #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
             async fn an_author_crosses_the_threshold_both_ways() {
                 super::an_author_crosses_the_threshold_both_ways($kind).await
+            }
+
+            #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+            async fn an_author_known_by_count_follows_the_unfollows() {
+                super::an_author_known_by_count_follows_the_unfollows($kind).await
             }
         }
     };

@@ -53,7 +53,8 @@ pub async fn apply(
             _ => None,
         })
         .collect();
-    followers.preload(&*stores.graph, &authors).await?;
+    let threshold = followers.hybrid_threshold(stores.feed.hybrid);
+    followers.preload(stores, &authors, threshold).await?;
     let mut pending: Vec<Delivery> = Vec::new();
     let mut posts: Vec<PostId> = Vec::new();
     for event in events {
@@ -236,8 +237,8 @@ async fn hybrid_targets(
     followers: &FollowerIndex,
     author: &UserId,
 ) -> Result<(Arc<Vec<TimelineId>>, usize)> {
-    let t = followers.post_targets(&*stores.graph, author).await?;
     let threshold = followers.hybrid_threshold(stores.feed.hybrid);
+    let t = followers.post_targets(stores, author, threshold).await?;
     let big = is_big(threshold, t.homes as u64, t.marked);
     match (t.marked, big) {
         (false, false) => Ok((t.all, 0)),
@@ -247,7 +248,11 @@ async fn hybrid_targets(
                 followers.set_marked(author, true);
                 stores.marks.set(author, true);
             }
-            Ok((t.groups.clone(), t.all.len() - t.groups.len()))
+            let skipped = match t.whole {
+                true => t.all.len() - t.groups.len(),
+                false => t.homes,
+            };
+            Ok((t.groups.clone(), skipped))
         }
         (true, false) => {
             for timeline in t.all.iter().filter(|t| !t.is_group()) {

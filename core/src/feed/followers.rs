@@ -11,9 +11,13 @@
 
 use crate::error::Result;
 use crate::ids::{GroupName, ListName, TimelineId, UserId};
+mod by_count;
+
+use super::Stores;
 use crate::ports::GraphStore;
-use crate::rules::hybrid::Hybrid;
+use crate::rules::hybrid::{is_big, Hybrid};
 use rustc_hash::{FxHashMap, FxHashSet};
+use std::collections::hash_map::Entry;
 use std::sync::{Arc, Mutex};
 
 /// What the index knows of one author.
@@ -29,6 +33,16 @@ struct Known {
     /// The group timelines among `timelines`, which a big author's posts
     /// still go to (hybrid fanout skips only followers' timelines).
     groups: Arc<Vec<TimelineId>>,
+    /// False for an author found big by the follower count their record
+    /// keeps, before their list was ever loaded: `timelines` holds only
+    /// their groups (all a big author's posts go to), and `homes` is the
+    /// stored count, moved by the follow events applied since. Loading a
+    /// million followers took the first post of such an author over a
+    /// second; the whole list is loaded only when it is needed (the author
+    /// turns small, or a post of theirs is deleted). Moved by events rather
+    /// than recounted, `homes` may drift by the follows in flight when it was
+    /// read; it only decides big or small, with the rule's hysteresis.
+    whole: bool,
 }
 
 type Targets = FxHashMap<UserId, Known>;
@@ -55,6 +69,9 @@ pub struct PostTargets {
     pub homes: usize,
     /// Whether the author is marked for hybrid fanout.
     pub marked: bool,
+    /// False when `all` holds only the groups of an author known by their
+    /// stored follower count.
+    pub whole: bool,
 }
 
 /// The timelines one edge feeds: the follower's home and each list it is
@@ -97,6 +114,7 @@ fn known(
         muters,
         homes,
         groups: Arc::new(groups),
+        whole: true,
     }
 }
 
@@ -115,7 +133,7 @@ impl FollowerIndex {
         graph: &dyn GraphStore,
         author: &UserId,
     ) -> Result<Arc<Vec<TimelineId>>> {
-        if let Some(k) = self.lists().get(author) {
+        if let Some(k) = self.lists().get(author).filter(|k| k.whole) {
             return Ok(k.timelines.clone());
         }
         let one = std::slice::from_ref(author);
@@ -125,16 +143,30 @@ impl FollowerIndex {
         let muters = graph.muted_by(one).await?.pop().unwrap_or_default();
         let loaded = known(followers, listed, groups, muters);
         let mut lists = self.lists();
-        Ok(lists
-            .entry(author.clone())
-            .or_insert(loaded)
-            .timelines
-            .clone())
+        // New, or known only by their count until now.
+        let known = match lists.entry(author.clone()) {
+            Entry::Occupied(mut at) => {
+                if !at.get().whole {
+                    at.insert(loaded);
+                }
+                at.into_mut()
+            }
+            Entry::Vacant(at) => at.insert(loaded),
+        };
+        Ok(known.timelines.clone())
     }
 
     /// Loads, in one store call each for followers, lists and groups, the
-    /// targets of the `authors` not yet known.
-    pub(crate) async fn preload(&self, graph: &dyn GraphStore, authors: &[&UserId]) -> Result<()> {
+    /// targets of the `authors` not yet known. With hybrid fanout on
+    /// (`threshold`), an author whose stored follower count makes them big
+    /// is known by that count and their groups instead.
+    pub(crate) async fn preload(
+        &self,
+        stores: &Stores,
+        authors: &[&UserId],
+        threshold: Option<u64>,
+    ) -> Result<()> {
+        let graph = &*stores.graph;
         let mut missing: Vec<UserId> = {
             let lists = self.lists();
             authors
@@ -145,6 +177,9 @@ impl FollowerIndex {
         };
         missing.sort_unstable();
         missing.dedup();
+        if threshold.is_some() && !missing.is_empty() {
+            missing = self.count_big(stores, missing, threshold).await?;
+        }
         if missing.is_empty() {
             return Ok(());
         }
@@ -161,7 +196,9 @@ impl FollowerIndex {
     }
 
     /// Changes a known author's targets: adds `add` (unless `by`, whose
-    /// timelines they are, mutes the author), removes `remove`.
+    /// timelines they are, mutes the author), removes `remove`. For an
+    /// author known by their count, only groups are kept and home
+    /// timelines move the count.
     fn update(
         &self,
         author: &UserId,
@@ -174,6 +211,10 @@ impl FollowerIndex {
             return;
         };
         let muted = by.is_some_and(|u| known.muters.contains(u));
+        if !known.whole {
+            known.move_count(add, remove);
+            return;
+        }
         let list = Arc::make_mut(&mut known.timelines);
         let mut changed_groups = false;
         for t in remove {
@@ -195,14 +236,29 @@ impl FollowerIndex {
         }
     }
 
-    /// Where a post of `author` goes, loading what the index lacks.
+    /// Where a post of `author` goes, loading what the index lacks: for an
+    /// author known by their count, the whole list only once the hybrid rule
+    /// (`threshold`) finds them small.
     pub(crate) async fn post_targets(
         &self,
-        graph: &dyn GraphStore,
+        stores: &Stores,
         author: &UserId,
+        threshold: Option<u64>,
     ) -> Result<PostTargets> {
-        let all = self.followers(graph, author).await?;
+        let graph = &*stores.graph;
         let marked = self.is_marked(graph, author).await?;
+        if let Some(k) = self.lists().get(author).filter(|k| !k.whole) {
+            if is_big(threshold, k.homes as u64, marked) {
+                return Ok(PostTargets {
+                    all: k.timelines.clone(),
+                    groups: k.groups.clone(),
+                    homes: k.homes,
+                    marked,
+                    whole: false,
+                });
+            }
+        }
+        let all = self.followers(graph, author).await?;
         let lists = self.lists();
         let (homes, groups) = match lists.get(author) {
             Some(k) => (k.homes, k.groups.clone()),
@@ -213,6 +269,7 @@ impl FollowerIndex {
             groups,
             homes,
             marked,
+            whole: true,
         })
     }
 

@@ -33,6 +33,10 @@ pub trait ContentStore: Send + Sync + 'static {
         profile: Option<Map<String, Value>>,
     ) -> Result<(User, bool)>;
     async fn get_user(&self, id: &UserId) -> Result<Option<User>>;
+    /// The accounts with at least `at_least` followers, most followed
+    /// first, at most `limit`: the fanout worker loads their follower lists
+    /// when it starts, before their first post waits for it.
+    async fn most_followed(&self, at_least: u64, limit: usize) -> Result<Vec<(UserId, u64)>>;
     /// Begins deleting the user ([`DeletionStage`]): marks them as being
     /// deleted, so that from now on they are gone to readers and writers,
     /// and a restarted process finds the deletion to resume. False if there

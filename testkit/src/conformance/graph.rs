@@ -136,6 +136,12 @@ pub async fn follow_graph(open: Opener) {
         .await
         .unwrap()
         .changed());
+    // The most followed first, as the fanout worker loads them ahead.
+    let top = |at_least, limit| b.content.most_followed(at_least, limit);
+    assert_eq!(top(1, 10).await.unwrap(), vec![(u("a"), 2), (u("c"), 1)]);
+    assert_eq!(top(2, 10).await.unwrap(), vec![(u("a"), 2)]);
+    assert_eq!(top(1, 1).await.unwrap(), vec![(u("a"), 2)]);
+    assert_eq!(top(3, 10).await.unwrap(), vec![]);
     let events = drain_outbox(b).await;
     let expected = [
         ("Followed", "b", "a"),
@@ -172,6 +178,7 @@ pub async fn follow_graph(open: Opener) {
     assert!(g.following(&u("b"), None, 10).await.unwrap().is_empty());
     let c = b.content.get_user(&u("c")).await.unwrap().unwrap();
     assert_eq!((c.followers, c.following), (0, 0));
+    assert_eq!(b.content.most_followed(1, 10).await.unwrap(), vec![]);
     // The cascade queues exactly the events the rule decides, in its order.
     let deletion = UserDeletion {
         user: &u("a"),

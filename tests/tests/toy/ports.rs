@@ -107,6 +107,20 @@ impl ContentStore for ToyStore {
         }))
     }
 
+    async fn most_followed(&self, at_least: u64, limit: usize) -> Result<Vec<(UserId, u64)>> {
+        Ok(self.read(|s| {
+            let mut found: Vec<(UserId, u64)> = s
+                .counts
+                .iter()
+                .filter(|(id, (followers, _))| *followers >= at_least && s.exists(id))
+                .map(|(id, (followers, _))| (id.clone(), *followers))
+                .collect();
+            found.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
+            found.truncate(limit);
+            found
+        }))
+    }
+
     async fn begin_deletion(&self, id: &UserId) -> Result<bool> {
         self.write(|t| run_ready(deletion::begin_deletion(t, id)))
     }
