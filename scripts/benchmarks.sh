@@ -117,9 +117,10 @@ fi
 # of the writes are reposts (an author picked as posts pick them reposts one
 # of the run's latest posts), against posts only, alternated, hybrid off.
 if want reposts; then
-  for mix in post=100 post=70,repost=30 post=100 post=70,repost=30; do
+  for run in 1-post=100 1-post=70,repost=30 2-post=100 2-post=70,repost=30; do
+    mix="${run#*-}"
     net zipf100k "${zipf[@]}"
-    name="reposts-${mix//[=,]/-}"
+    name="reposts-${mix//[=,]/-}-${run%%-*}"
     "$bin" bench --data-dir "$work/run" --users 100000 --mix "$mix" --concurrency 64 --duration 20 --active 1.0 --hybrid off --fanout-batch 100 --report "$out/$name" >/dev/null
   done
 fi
@@ -130,14 +131,16 @@ fi
 if want notifications; then
   net zipf100k "${zipf[@]}"
   up
-  "$bin" bench --target rest --url "$url" --api-key "$key" --users 100000 --mix post=20,like=50,repost=20,follow=10 --concurrency 32 --duration 60 --active 0.05 >/dev/null
-  for mix in read=100 notifications=100 read=100 notifications=100; do
-    "$bin" bench --target rest --url "$url" --api-key "$key" --users 100000 --mix "$mix" --concurrency 32 --duration 20 --active 0.05 --report "$out/notifications-${mix%%=*}" >/dev/null
+  "$bin" bench --target rest --url "$url" --api-key "$key" --users 100000 --mix post=20,like=50,repost=20,follow=10 --concurrency 32 --duration 60 --active 0.05 --report "$work/notify-load" >/dev/null
+  for round in 1 2; do
+    for mix in read=100 notifications=100; do
+      "$bin" bench --target rest --url "$url" --api-key "$key" --users 100000 --mix "$mix" --concurrency 32 --duration 20 --active 0.05 --report "$out/notifications-${mix%%=*}-$round" >/dev/null
+    done
   done
   down
 fi
 
-for r in fanout-active rest-vs-nginx merge million million-hybrid freshness-1 freshness-2 freshness-3 mixed-rest http-reads timelines hybrid-off hybrid-2000 reposts-post-100 reposts-post-70-repost-30 notifications-read notifications-notifications; do
+for r in fanout-active rest-vs-nginx merge million million-hybrid freshness-1 freshness-2 freshness-3 mixed-rest http-reads timelines hybrid-off hybrid-2000 reposts-post-100-1 reposts-post-70-repost-30-1 reposts-post-100-2 reposts-post-70-repost-30-2 notifications-read-1 notifications-notifications-1 notifications-read-2 notifications-notifications-2; do
   if [ -f "$out/$r.txt" ]; then echo "== $r"; cat "$out/$r.txt"; fi
 done
 echo

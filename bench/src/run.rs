@@ -275,7 +275,13 @@ async fn operate(s: &Shared, kind: Kind, rng: &mut Rng) -> Result<(), String> {
                 other => other,
             }
         }
-        Kind::Notifications => t.notifications(&reader(), s.plan.page).await.map(|_| ()),
+        // The accounts the run's acts are addressed to are the ones posts
+        // pick (likes and reposts of their posts, follows of them): their
+        // pages are full, where a reader picked at random has none.
+        Kind::Notifications => {
+            let user = user_name(s.zipf.pick(rng));
+            t.notifications(&user, s.plan.page).await.map(|_| ())
+        }
         Kind::Read => t.timeline(&reader(), s.plan.page, None).await.map(|_| ()),
         // The workload's unfollows may empty a reader's list: reading a list
         // that no longer exists is an answer, not a failure.

@@ -24,7 +24,8 @@ pub enum Kind {
     /// An author picked like posts' (popular accounts repost more)
     /// reposts one of the latest posts of the run.
     Repost,
-    /// The first page of an active user's notifications.
+    /// The first page of the notifications of an account picked as posts
+    /// pick their authors.
     Notifications,
 }
 
