@@ -207,19 +207,6 @@ impl Db {
                 ),
                 "the follow time index",
             ),
-            // The most followed accounts, which a fanout worker loads when
-            // it starts (`most_followed`): the count's shards by size, and
-            // the users documents' own counts.
-            (
-                &self.counts,
-                index(doc! { "n": -1 }, "n", false),
-                "the follower count index",
-            ),
-            (
-                &self.users,
-                index(doc! { "followers": -1 }, "followers", false),
-                "the follower count index",
-            ),
             // The suspended accounts, read by every process once a second.
             (
                 &self.accounts,
@@ -279,10 +266,29 @@ impl Db {
             ),
         ]
         .into_iter()
+        .chain(self.count_indexes())
         .chain(self.like_and_marker_indexes())
         .chain(self.repost_indexes())
         .chain(self.notice_indexes())
         .collect()
+    }
+
+    /// The most followed accounts, which a fanout worker loads when it
+    /// starts (`most_followed`): the count's shards by size, and the users
+    /// documents' own counts.
+    fn count_indexes(&self) -> [(&Collection<Document>, IndexModel, &'static str); 2] {
+        [
+            (
+                &self.counts,
+                index(doc! { "n": -1 }, "n", false),
+                "the follower count index",
+            ),
+            (
+                &self.users,
+                index(doc! { "followers": -1 }, "followers", false),
+                "the follower count index",
+            ),
+        ]
     }
 
     /// A like per post and user; a post's likers newest first; a user's
