@@ -9,16 +9,16 @@
 //! store would (loading may see edges that later events repeat, and every
 //! update is idempotent).
 
+use super::Stores;
 use crate::error::Result;
 use crate::ids::{GroupName, ListName, TimelineId, UserId};
-mod by_count;
-
-use super::Stores;
 use crate::ports::GraphStore;
 use crate::rules::hybrid::{is_big, Hybrid};
 use rustc_hash::{FxHashMap, FxHashSet};
 use std::collections::hash_map::Entry;
 use std::sync::{Arc, Mutex};
+
+mod by_count;
 
 /// What the index knows of one author.
 #[derive(Clone)]

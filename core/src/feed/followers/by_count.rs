@@ -123,3 +123,33 @@ impl FollowerIndex {
         Ok(rest)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ids::ListName;
+
+    #[test]
+    fn a_counted_author_keeps_groups_exactly_and_homes_as_a_count() {
+        let u = |s: &str| UserId::parse(s).unwrap();
+        let g = |s: &str| GroupName::parse(s).unwrap();
+        let mut known = counted(5, vec![g("one"), g("one")]);
+        assert_eq!(*known.groups, vec![TimelineId::group(&g("one"))]);
+        let close = ListName::parse("close").unwrap();
+        let add = [TimelineId::home(&u("a")), TimelineId::group(&g("two"))];
+        let remove = [
+            TimelineId::home(&u("b")),
+            TimelineId::home(&u("c")),
+            TimelineId::list(&u("b"), &close),
+            TimelineId::group(&g("one")),
+        ];
+        known.move_count(add.into_iter(), remove.into_iter());
+        assert_eq!(known.homes, 4, "5 + 1 - 2: lists do not count");
+        assert_eq!(*known.groups, vec![TimelineId::group(&g("two"))]);
+        assert_eq!(known.timelines, known.groups);
+        // The count never goes below zero, however many leave.
+        let gone = (0..9).map(|i| TimelineId::home(&u(&format!("f{i}"))));
+        known.move_count(std::iter::empty(), gone);
+        assert_eq!((known.homes, known.whole), (0, false));
+    }
+}
