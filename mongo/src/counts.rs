@@ -12,7 +12,7 @@ use crate::db::{db_err, TxnError};
 use crate::store::{get_i64, MongoStore};
 use futures_util::TryStreamExt;
 use mongodb::bson::{doc, Document};
-use mongodb::ClientSession;
+use mongodb::{ClientSession, Collection};
 use socialite_core::error::Result;
 use socialite_core::ids::UserId;
 use socialite_core::ports::ContentStore;
@@ -118,40 +118,14 @@ impl MongoStore {
         at_least: u64,
         limit: usize,
     ) -> Result<Vec<(UserId, u64)>> {
-        let what = "finding the most followed accounts";
         let floor = at_least.max(1).div_ceil(SHARDS + 1) as i64;
-        let shards: Vec<Document> = self
-            .db
-            .counts
-            .find(doc! { "n": { "$gte": floor } })
-            .projection(doc! { "_id": 1 })
-            .await
-            .map_err(db_err(what))?
-            .try_collect()
-            .await
-            .map_err(db_err(what))?;
+        let shards = string_ids(&self.db.counts, doc! { "n": { "$gte": floor } }).await?;
         let mut candidates: Vec<String> = shards
             .iter()
-            .filter_map(|d| d.get_str("_id").ok())
             .filter_map(|id| id.rsplit_once('#').map(|(user, _)| user.to_owned()))
             .collect();
         let own = doc! { "followers": { "$gte": floor }, "deleting": { "$ne": true } };
-        let users: Vec<Document> = self
-            .db
-            .users
-            .find(own)
-            .projection(doc! { "_id": 1 })
-            .await
-            .map_err(db_err(what))?
-            .try_collect()
-            .await
-            .map_err(db_err(what))?;
-        candidates.extend(
-            users
-                .iter()
-                .filter_map(|d| d.get_str("_id").ok())
-                .map(str::to_owned),
-        );
+        candidates.extend(string_ids(&self.db.users, own).await?);
         candidates.sort_unstable();
         candidates.dedup();
         let mut found = Vec::new();
@@ -182,6 +156,24 @@ impl MongoStore {
             .map_err(db_err("reading a follower count"))?;
         Ok(docs.iter().map(|d| get_i64(d, "n")).sum())
     }
+}
+
+/// The `_id`s of the documents of `collection` that match `filter`.
+async fn string_ids(collection: &Collection<Document>, filter: Document) -> Result<Vec<String>> {
+    let what = "finding the most followed accounts";
+    let found: Vec<Document> = collection
+        .find(filter)
+        .projection(doc! { "_id": 1 })
+        .await
+        .map_err(db_err(what))?
+        .try_collect()
+        .await
+        .map_err(db_err(what))?;
+    Ok(found
+        .iter()
+        .filter_map(|d| d.get_str("_id").ok())
+        .map(str::to_owned)
+        .collect())
 }
 
 #[cfg(test)]

@@ -50,6 +50,41 @@ async fn fan_out(
     skipped
 }
 
+/// Backends with caches of 10 and hybrid fanout from `threshold`
+/// followers, their write and read paths, and a log consumer.
+struct HybridRun {
+    t: common::ports::Under,
+    b: Backends,
+    ingest: Ingest,
+    reads: Reads,
+    consumer: Box<dyn socialite_core::ports::LogConsumer>,
+}
+
+impl HybridRun {
+    async fn open(kind: Kind, threshold: u64, test: &str, tag: &str) -> Option<HybridRun> {
+        let feed = FeedConfig {
+            cache_size: 10,
+            hybrid: Hybrid::Above(threshold),
+            ..FeedConfig::default()
+        };
+        let t = open(kind, feed, test, tag).await?;
+        let b = t.backends.clone();
+        let ingest = Ingest::new(&b, 1).await.unwrap();
+        let reads = Reads::new(b.stores());
+        // A group of its own: members other tests left on the same Kafka
+        // would otherwise hold its partitions.
+        let group = common::servers::Servers::unique("fanout");
+        let consumer = b.log.consumer(&group).await.unwrap();
+        Some(HybridRun {
+            t,
+            b,
+            ingest,
+            reads,
+            consumer,
+        })
+    }
+}
+
 async fn stored(b: &Backends, user: &str) -> Vec<PostId> {
     match b
         .timelines
@@ -96,22 +131,17 @@ async fn marks_are_kept(kind: Kind) {
 /// threshold rises past them, their posts are backfilled and they are
 /// delivered again.
 async fn an_author_crosses_the_threshold_both_ways(kind: Kind) {
-    let feed = FeedConfig {
-        cache_size: 10,
-        hybrid: Hybrid::Above(3),
-        ..FeedConfig::default()
-    };
     let test = "an_author_crosses_the_threshold_both_ways";
-    let Some(mut t) = open(kind, feed, test, "hyb").await else {
+    let Some(HybridRun {
+        mut t,
+        b,
+        ingest,
+        reads,
+        mut consumer,
+    }) = HybridRun::open(kind, 3, test, "hyb").await
+    else {
         return;
     };
-    let b = t.backends.clone();
-    let ingest = Ingest::new(&b, 1).await.unwrap();
-    let reads = Reads::new(b.stores());
-    // A group of its own: members other tests left on the same Kafka
-    // would otherwise hold its partitions.
-    let group = common::servers::Servers::unique("fanout");
-    let mut consumer = b.log.consumer(&group).await.unwrap();
     let index = FollowerIndex::new();
     let c = &Caller::Trusted;
     for name in ["star", "f1", "f2", "f3", "small"] {
@@ -215,20 +245,17 @@ async fn an_author_crosses_the_threshold_both_ways(kind: Kind) {
 /// applies move that count, so unfollows take the author below the rule's
 /// hysteresis and the next post loads the list, backfills and delivers.
 async fn an_author_known_by_count_follows_the_unfollows(kind: Kind) {
-    let feed = FeedConfig {
-        cache_size: 10,
-        hybrid: Hybrid::Above(4),
-        ..FeedConfig::default()
-    };
     let test = "an_author_known_by_count_follows_the_unfollows";
-    let Some(t) = open(kind, feed, test, "hbc").await else {
+    let Some(HybridRun {
+        b,
+        ingest,
+        reads,
+        mut consumer,
+        ..
+    }) = HybridRun::open(kind, 4, test, "hbc").await
+    else {
         return;
     };
-    let b = t.backends.clone();
-    let ingest = Ingest::new(&b, 1).await.unwrap();
-    let reads = Reads::new(b.stores());
-    let group = common::servers::Servers::unique("fanout");
-    let mut consumer = b.log.consumer(&group).await.unwrap();
     let c = &Caller::Trusted;
     let fans = ["f1", "f2", "f3", "f4"];
     for name in std::iter::once("star").chain(fans) {
