@@ -3,7 +3,7 @@
 //! core use cases, one mapping
 //! of core errors to HTTP and gRPC ([`error`]), extractors whose rejections
 //! use the API's error body ([`extract`]), the JSON and protobuf shapes
-//! ([`json`], [`pb`]), the generated OpenAPI contract ([`openapi`]), request
+//! ([`json`], [`pb`]), first pages kept whole ([`pages`]), the generated OpenAPI contract ([`openapi`]), request
 //! metrics ([`observe`]), who is calling ([`auth`]: API keys, user tokens,
 //! rate limits), CORS ([`cors`]), and serving on given listeners with the
 //! operators' endpoints ([`serve`]).
@@ -28,6 +28,7 @@ pub mod live;
 pub mod metrics;
 pub mod observe;
 pub mod openapi;
+pub mod pages;
 pub mod pb;
 pub mod reads;
 pub mod refusals;

@@ -23,6 +23,10 @@ pub struct Transport {
     pub connections_refused: Family<Labels, Counter>,
     /// Connections closed for going without a request past the idle timeout.
     pub connections_idle_closed: Counter,
+    /// First pages served whole from the page cache ([`crate::pages`]).
+    pub page_cache_hits: Counter,
+    /// First pages the page cache could have served, read instead.
+    pub page_cache_misses: Counter,
 }
 
 impl Transport {
@@ -36,6 +40,8 @@ impl Transport {
             connections_open: Gauge::default(),
             connections_refused: Family::default(),
             connections_idle_closed: Counter::default(),
+            page_cache_hits: Counter::default(),
+            page_cache_misses: Counter::default(),
         };
         t.register()
     }
@@ -56,6 +62,16 @@ impl Transport {
             "connections_idle_closed",
             "Connections closed for going without a request past the idle timeout",
             self.connections_idle_closed.clone(),
+        );
+        r.register(
+            "page_cache_hits",
+            "First timeline pages served whole from the page cache",
+            self.page_cache_hits.clone(),
+        );
+        r.register(
+            "page_cache_misses",
+            "First timeline pages the page cache did not hold as they are now, read instead",
+            self.page_cache_misses.clone(),
         );
         r.register(
             "http_requests",

@@ -4,6 +4,7 @@
 use crate::accounts::Standings;
 use crate::feed::config::FeedConfig;
 use crate::feed::hybrid::Marks;
+use crate::feed::stamp::WriteEpoch;
 use crate::feed::Stores;
 use crate::metered::Metered;
 use crate::ports::{
@@ -30,6 +31,9 @@ pub struct Backends {
     /// Account standings (revocations, suspensions), as this process knows
     /// them.
     pub accounts: Arc<Standings>,
+    /// This process's writes that change pages beside their timelines
+    /// ([`crate::feed::stamp`]).
+    pub epoch: Arc<WriteEpoch>,
     /// The store written out whole and loaded in batches (export, import,
     /// migration).
     pub transfer: Arc<dyn Transfer>,
@@ -54,6 +58,7 @@ pub struct Parts {
 impl Backends {
     /// Wraps opened ports in the metering decorators.
     pub fn assemble(parts: Parts, feed: FeedConfig) -> Backends {
+        let epoch = Arc::new(WriteEpoch::default());
         Backends {
             content: Arc::new(Metered(parts.content)),
             graph: Arc::new(Metered(parts.graph)),
@@ -63,10 +68,11 @@ impl Backends {
             rewind: parts.rewind,
             applied: parts.applied,
             feed,
-            marks: Arc::default(),
+            marks: Arc::new(Marks::new(epoch.clone())),
             accounts: Arc::new(Standings::new(Arc::new(Metered(parts.accounts)))),
             transfer: Arc::new(Metered(parts.transfer)),
             backup: parts.backup,
+            epoch,
         }
     }
 
@@ -78,6 +84,7 @@ impl Backends {
             feed: self.feed,
             marks: self.marks.clone(),
             accounts: self.accounts.clone(),
+            epoch: self.epoch.clone(),
         }
     }
 }

@@ -6,6 +6,7 @@
 //! meets a deletion still running beside it only repeats empty steps.
 
 use crate::error::Result;
+use crate::feed::stamp::WriteEpoch;
 use crate::ports::ContentStore;
 use crate::shutdown::Shutdown;
 use std::sync::Arc;
@@ -13,9 +14,19 @@ use std::time::Duration;
 
 const SWEEP_EVERY: Duration = Duration::from_secs(60);
 
-pub async fn run_deletions(content: Arc<dyn ContentStore>, mut shutdown: Shutdown) -> Result<()> {
+/// `epoch` advances after a sweep that deleted anything (or failed partway):
+/// the users' posts and edges are gone from pages.
+pub async fn run_deletions(
+    content: Arc<dyn ContentStore>,
+    epoch: Arc<WriteEpoch>,
+    mut shutdown: Shutdown,
+) -> Result<()> {
     loop {
-        match content.resume_deletions().await {
+        let swept = content.resume_deletions().await;
+        if !matches!(swept, Ok(0)) {
+            epoch.advance();
+        }
+        match swept {
             Ok(0) => {}
             Ok(n) => tracing::info!(users = n, "finished deletions a crash cut short"),
             Err(e) => tracing::warn!(error = %e.chain(), "finishing interrupted deletions failed"),

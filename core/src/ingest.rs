@@ -6,7 +6,9 @@
 use crate::accounts::Standings;
 use crate::backends::Backends;
 use crate::error::{Error, Result};
-use crate::gate::WriteGate;
+use crate::feed::hybrid::Marks;
+use crate::feed::stamp::{Advance, WriteEpoch};
+use crate::gate::{Passed, WriteGate};
 use crate::ids::{GroupName, PostId, PostIdGen, UserId};
 use crate::metrics::metrics;
 use crate::model::{json_object, validate_message, Post, PostRef, User};
@@ -18,6 +20,7 @@ use crate::rules::checks::{
     check_edge_count, edge_lists, post_not_found, user_not_found, EdgeChange, EdgeOp, EdgeRequest,
     EdgeTransition, Membership,
 };
+use crate::rules::hybrid::Hybrid;
 use crate::rules::likes::LikeChange;
 use crate::rules::markers::{Marker, MarkerTimeline};
 use crate::rules::mentions::candidates;
@@ -43,6 +46,11 @@ pub struct Ingest {
     max_following: u64,
     backup: Option<Arc<dyn Backup>>,
     gate: WriteGate,
+    /// Advanced by the writes that change pages beside their timelines.
+    epoch: Arc<WriteEpoch>,
+    /// Whether posts may be merged at read time, and whose.
+    hybrid: Hybrid,
+    marks: Arc<Marks>,
 }
 
 impl Ingest {
@@ -60,6 +68,9 @@ impl Ingest {
             max_following: DEFAULT_MAX_FOLLOWING,
             backup: backends.backup.clone(),
             gate: WriteGate::default(),
+            epoch: backends.epoch.clone(),
+            hybrid: backends.feed.hybrid,
+            marks: backends.marks.clone(),
         })
     }
 
@@ -107,6 +118,14 @@ impl Ingest {
         self
     }
 
+    /// Lets a write that changes what readers' pages show (beyond the
+    /// timelines fanout changes) through the gate: the write epoch
+    /// advances when it ends ([`crate::feed::stamp`]).
+    fn enter_changing(&self) -> Result<(Passed<'_>, Advance<'_>)> {
+        let passed = self.gate.enter()?;
+        Ok((passed, self.epoch.advancing()))
+    }
+
     /// The caller may act as `user`, and `user` may act at all.
     async fn acting_as(&self, caller: &Caller, user: &UserId) -> Result<()> {
         check(caller, Act::ActAs(user))?;
@@ -126,7 +145,7 @@ impl Ingest {
         let id = UserId::parse(id)?;
         self.acting_as(caller, &id).await?;
         let profile = profile.map(|p| json_object("profile", p)).transpose()?;
-        let _write = self.gate.enter()?;
+        let _write = self.enter_changing()?;
         // A deletion of the id's earlier user usually ends within
         // milliseconds: wait for it a little rather than refuse at once.
         let mut wait = Duration::from_millis(5);
@@ -159,7 +178,7 @@ impl Ingest {
         if self.content.get_user(&id).await?.is_none() {
             return Err(user_not_found(&id));
         }
-        let _write = self.gate.enter()?;
+        let _write = self.enter_changing()?;
         self.accounts.revoke_tokens(&id).await?;
         if self.content.delete_user(&id).await? {
             Ok(())
@@ -233,7 +252,7 @@ impl Ingest {
         if op == EdgeOp::Follow {
             self.accounts.visible(&t).await?;
         }
-        let _write = self.gate.enter()?;
+        let _write = self.enter_changing()?;
         let mut change = EdgeChange::new(u, t, op)?.with_max_following(self.max_following);
         if let Some(lists) = lists {
             change = change.with_lists(lists);
@@ -253,7 +272,7 @@ impl Ingest {
     ) -> Result<RelationTransition> {
         let (u, t) = (UserId::parse(user)?, UserId::parse(target)?);
         self.acting_as(caller, &u).await?;
-        let _write = self.gate.enter()?;
+        let _write = self.enter_changing()?;
         let change = RelationChange::new(u, t, relation, make)?;
         self.graph.change_relation(&change).await
     }
@@ -270,7 +289,7 @@ impl Ingest {
         let group = GroupName::parse(group)?;
         let user = UserId::parse(user)?;
         self.acting_as(caller, &user).await?;
-        let _write = self.gate.enter()?;
+        let _write = self.enter_changing()?;
         let change = Membership { group, user, join };
         self.graph.change_membership(&change).await
     }
@@ -315,6 +334,11 @@ impl Ingest {
         post.reply_to = reply_to;
         let post = self.content.create_post(post).instrument(span).await?;
         metrics().posts_ingested.inc();
+        // A post reaches pages through its timelines, unless its author's
+        // posts are merged at read time.
+        if self.hybrid != Hybrid::Off && self.marks.may_hold(&post.author) {
+            self.epoch.advance();
+        }
         Ok(post)
     }
 
@@ -367,7 +391,7 @@ impl Ingest {
                 return Err(post_not_found(post));
             }
         }
-        let _write = self.gate.enter()?;
+        let _write = self.enter_changing()?;
         let change = RepostChange { user, post, repost };
         let id = self.ids.next();
         let span = tracing::info_span!("post.repost", post = %change.post, user = %change.user);
@@ -410,7 +434,7 @@ impl Ingest {
         let post = self.content.get_posts(&[id]).await?.pop();
         let post = post.ok_or_else(|| post_not_found(id))?;
         check(caller, Act::DeletePostOf(&post.author))?;
-        let _write = self.gate.enter()?;
+        let _write = self.enter_changing()?;
         self.content
             .delete_post(id)
             .await?
@@ -425,7 +449,7 @@ impl Ingest {
     pub async fn suspend(&self, caller: &Caller, id: &str, on: bool) -> Result<bool> {
         let id = UserId::parse(id)?;
         check(caller, Act::Moderate)?;
-        let _write = self.gate.enter()?;
+        let _write = self.enter_changing()?;
         self.accounts.set_suspended(&id, on).await
     }
 

@@ -510,6 +510,9 @@ impl TimelineStore for Metered<dyn TimelineStore> {
     ) -> Result<CacheRead> {
         timed("timelines", "read", self.0.read(user, before, limit)).await
     }
+    async fn version(&self, user: &TimelineId) -> Result<Option<u64>> {
+        timed("timelines", "version", self.0.version(user)).await
+    }
     async fn create(&self, user: &TimelineId) -> Result<()> {
         timed("timelines", "create", self.0.create(user)).await
     }

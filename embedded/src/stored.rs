@@ -25,6 +25,8 @@ pub struct StoredTimeline {
     /// When the timeline was last read (ms since the epoch), as
     /// `Freshness` records it: it expires when not read for the ttl.
     pub read_at: u64,
+    /// The shard's clock at the last change ([`crate::timelines`]).
+    pub version: u64,
 }
 
 impl StoredTimeline {
@@ -37,6 +39,7 @@ impl StoredTimeline {
             warming: Some(Box::default()),
             bodies: None,
             read_at: now_ms,
+            version: 0,
         }
     }
 

@@ -28,7 +28,47 @@ pub struct MemoryTimelines {
     authors: Authors,
     /// Entries a fill or a backfill copies in.
     fill: usize,
-    shards: Vec<Mutex<FxHashMap<TimelineId, StoredTimeline>>>,
+    shards: Vec<Mutex<Shard>>,
+}
+
+/// A shard's timelines, and the clock their versions are read from: it
+/// only goes up, and a timeline always lives in the same shard, so a
+/// version is never given twice, even across a drop and a new cache.
+#[derive(Default)]
+struct Shard {
+    timelines: FxHashMap<TimelineId, StoredTimeline>,
+    clock: u64,
+}
+
+impl Shard {
+    /// The timeline's cache, marked as changed: the caller changes it.
+    fn changing(&mut self, user: &TimelineId) -> Option<&mut StoredTimeline> {
+        self.clock += 1;
+        let t = self.timelines.get_mut(user)?;
+        t.version = self.clock;
+        Some(t)
+    }
+
+    /// The timeline's cache as a read finds it: one not read for the
+    /// freshness ttl is gone (its reader is dormant again); a read renews
+    /// the others.
+    fn reading(
+        &mut self,
+        user: &TimelineId,
+        freshness: Freshness,
+        now: u64,
+    ) -> Option<&mut StoredTimeline> {
+        let c = self.timelines.get(user)?;
+        if freshness.expired(c.read_at, now) {
+            self.timelines.remove(user);
+            return None;
+        }
+        let c = self.timelines.get_mut(user)?;
+        if freshness.refreshes(c.read_at, now) {
+            c.read_at = now;
+        }
+        Some(c)
+    }
 }
 
 impl MemoryTimelines {
@@ -38,9 +78,7 @@ impl MemoryTimelines {
             freshness,
             authors: Authors::new(),
             fill,
-            shards: (0..SHARDS)
-                .map(|_| Mutex::new(FxHashMap::default()))
-                .collect(),
+            shards: (0..SHARDS).map(|_| Mutex::default()).collect(),
         }
     }
 
@@ -64,8 +102,8 @@ impl MemoryTimelines {
                 if shard % parts != part {
                     continue;
                 }
-                let mut map = self.shards[shard].lock().unwrap_or_else(|p| p.into_inner());
-                if let Some(t) = map.get_mut(f) {
+                let mut shard = self.shards[shard].lock().unwrap_or_else(|p| p.into_inner());
+                if let Some(t) = shard.changing(f) {
                     t.insert_slot(slot, entry.body.as_ref());
                     delivered += 1;
                 }
@@ -74,20 +112,17 @@ impl MemoryTimelines {
         delivered
     }
 
-    fn with<R>(
-        &self,
-        user: &TimelineId,
-        f: impl FnOnce(&mut FxHashMap<TimelineId, StoredTimeline>) -> R,
-    ) -> R {
+    fn with<R>(&self, user: &TimelineId, f: impl FnOnce(&mut Shard) -> R) -> R {
         let mut shard = self.shards[self.shard_of(user)]
             .lock()
             .unwrap_or_else(|p| p.into_inner());
         f(&mut shard)
     }
 
+    /// Changes the timeline's cache, if it has one.
     fn with_cache(&self, user: &TimelineId, f: impl FnOnce(&mut StoredTimeline)) {
-        self.with(user, |m| {
-            if let Some(c) = m.get_mut(user) {
+        self.with(user, |s| {
+            if let Some(c) = s.changing(user) {
                 f(c)
             }
         })
@@ -97,7 +132,7 @@ impl MemoryTimelines {
     pub fn active_users(&self) -> usize {
         self.shards
             .iter()
-            .map(|s| s.lock().unwrap_or_else(|p| p.into_inner()).len())
+            .map(|s| s.lock().unwrap_or_else(|p| p.into_inner()).timelines.len())
             .sum()
     }
 }
@@ -115,18 +150,10 @@ impl TimelineStore for MemoryTimelines {
         limit: usize,
     ) -> Result<CacheRead> {
         let now = now_ms();
-        Ok(self.with(user, |m| {
-            let Some(c) = m.get_mut(user) else {
+        Ok(self.with(user, |s| {
+            let Some(c) = s.reading(user, self.freshness, now) else {
                 return CacheRead::Absent;
             };
-            if self.freshness.expired(c.read_at, now) {
-                // Not read for the ttl: gone, and the reader is dormant again.
-                m.remove(user);
-                return CacheRead::Absent;
-            }
-            if self.freshness.refreshes(c.read_at, now) {
-                c.read_at = now;
-            }
             if !c.is_ready() {
                 return CacheRead::Warming;
             }
@@ -137,11 +164,20 @@ impl TimelineStore for MemoryTimelines {
         }))
     }
 
+    async fn version(&self, user: &TimelineId) -> Result<Option<u64>> {
+        let now = now_ms();
+        Ok(self.with(user, |s| {
+            let c = s.reading(user, self.freshness, now)?;
+            c.is_ready().then_some(c.version)
+        }))
+    }
+
     async fn create(&self, user: &TimelineId) -> Result<()> {
-        self.with(user, |m| {
-            if let MapEntry::Vacant(v) = m.entry(user.clone()) {
+        self.with(user, |s| {
+            if let MapEntry::Vacant(v) = s.timelines.entry(user.clone()) {
                 v.insert(StoredTimeline::warming(self.layout, now_ms()));
             }
+            s.changing(user);
         });
         Ok(())
     }
@@ -178,7 +214,9 @@ impl TimelineStore for MemoryTimelines {
     }
 
     async fn coverage(&self, user: &TimelineId) -> Result<Option<Coverage>> {
-        Ok(self.with(user, |m| m.get(user).map(StoredTimeline::coverage)))
+        Ok(self.with(user, |s| {
+            s.timelines.get(user).map(StoredTimeline::coverage)
+        }))
     }
 
     async fn backfill(
@@ -209,7 +247,8 @@ impl TimelineStore for MemoryTimelines {
     async fn footprint(&self) -> Result<Footprint> {
         let mut f = Footprint::default();
         for shard in &self.shards {
-            let map = shard.lock().unwrap_or_else(|p| p.into_inner());
+            let shard = shard.lock().unwrap_or_else(|p| p.into_inner());
+            let map = &shard.timelines;
             // Map slots (key, timeline and a control byte) and each key's text.
             let slot = std::mem::size_of::<(TimelineId, StoredTimeline)>() + 1;
             f.memory_bytes += (map.capacity() * slot) as u64;
@@ -229,7 +268,7 @@ impl TimelineStore for MemoryTimelines {
     }
 
     async fn drop_timeline(&self, user: &TimelineId) -> Result<()> {
-        self.with(user, |m| m.remove(user));
+        self.with(user, |s| s.timelines.remove(user));
         Ok(())
     }
 
@@ -237,10 +276,12 @@ impl TimelineStore for MemoryTimelines {
         let now = now_ms();
         let mut dropped = 0;
         for shard in &self.shards {
-            let mut map = shard.lock().unwrap_or_else(|p| p.into_inner());
-            let before = map.len();
-            map.retain(|_, t| !self.freshness.expired(t.read_at, now));
-            dropped += (before - map.len()) as u64;
+            let mut shard = shard.lock().unwrap_or_else(|p| p.into_inner());
+            let before = shard.timelines.len();
+            shard
+                .timelines
+                .retain(|_, t| !self.freshness.expired(t.read_at, now));
+            dropped += (before - shard.timelines.len()) as u64;
         }
         Ok(dropped)
     }

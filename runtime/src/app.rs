@@ -399,6 +399,7 @@ fn start_pipeline(
         )));
         tasks.push(tokio::spawn(run_deletions(
             backends.content.clone(),
+            backends.epoch.clone(),
             shutdown.clone(),
         )));
     }

@@ -39,7 +39,8 @@ macro_rules! conformance_suite {
                 users_posts_and_outbox, follow_graph, caches_expire_when_not_read,
                 deletion_in_steps, follow_times, groups, mentions, lists_on_edges,
                 activation_racing_a_deletion, event_log, timeline_caches_linked,
-                timeline_caches_embedded, likes, concurrent_likes, markers, reposts, replies, notifications);
+                timeline_caches_embedded, timeline_versions, likes, concurrent_likes, markers, reposts,
+                replies, notifications);
         }
     };
     (@tests $open:expr; $($test:ident),*) => {

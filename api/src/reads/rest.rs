@@ -7,20 +7,24 @@ use crate::json::{
     CountJson, GroupJson, ListsJson, PostJson, PostPageJson, RelationshipJson, SuggestionsJson,
     TimelinePageJson, UserJson, UserPageJson,
 };
+use crate::metrics::transport;
+use crate::pages::{self, PageCache, TIMELINE_SOURCE};
 use crate::schema::{
     AuthorsQuery, ErrorBody, FollowersQuery, FollowingQuery, GroupPath, GroupTimelineQuery,
     LimitQuery, ListPath, PairPath, PostPageQuery, PostPath, TimelineQuery, UserPageQuery,
     UserPath,
 };
 use crate::{json, ApiError};
+use axum::body::Bytes;
 use axum::extract::State;
 use axum::http::HeaderValue;
 use axum::response::{IntoResponse, Response};
 use axum::Extension;
 use axum::Json;
+use socialite_core::feed::stamp::Stamp;
 use socialite_core::feed::timeline::ReadSource;
-use socialite_core::ids::PostId;
-use socialite_core::model::{FeedItem, Page};
+use socialite_core::ids::{PostId, TimelineId};
+use socialite_core::model::{page_size, FeedItem, Page};
 use socialite_core::reads::{Direction, Reads};
 use socialite_core::rules::access::Caller;
 use socialite_core::rules::relations::Relation;
@@ -31,6 +35,8 @@ use utoipa_axum::routes;
 type App = State<Arc<Reads>>;
 /// Serialized posts, shared by the routes that answer pages of posts.
 type Fragments = Extension<Arc<PostFragments>>;
+/// First pages kept whole.
+type Pages = Extension<Arc<PageCache>>;
 
 /// The routes and their contract, before the state is given.
 pub fn rest_router() -> OpenApiRouter<Arc<Reads>> {
@@ -57,6 +63,7 @@ pub fn rest_router() -> OpenApiRouter<Arc<Reads>> {
         .merge(super::reading::rest_router())
         .merge(super::notices::rest_router())
         .layer(Extension(Arc::new(PostFragments::default())))
+        .layer(Extension(Arc::new(PageCache::default())))
 }
 
 pub fn rest_routes(reads: Arc<Reads>) -> OpenApiRouter {
@@ -148,14 +155,23 @@ async fn lists(
 async fn list_timeline(
     State(reads): App,
     Extension(fragments): Fragments,
+    Extension(pages): Pages,
     Auth(caller): Auth,
     Path((id, list)): Path<(String, String)>,
     Query(q): Query<PageParams>,
 ) -> Result<Response, ApiError> {
+    let first = match Kept::find(&reads, &pages, &caller, &id, Some(&list), &q).await? {
+        Kept::Hit(body) => return Ok(pages::reply(body, ReadSource::Cache.as_str())),
+        Kept::Miss(first) => first,
+    };
     let read = reads
         .list_timeline(&caller, &id, &list, q.limit, q.before())
         .await?;
-    Ok(timeline_reply(&fragments, read))
+    Ok(timeline_reply(
+        &fragments,
+        read,
+        first.map(|f| (&*pages, f)),
+    ))
 }
 
 async fn edge_page(
@@ -234,6 +250,7 @@ async fn posts_by(
 async fn timeline(
     State(reads): App,
     Extension(fragments): Fragments,
+    Extension(pages): Pages,
     Auth(caller): Auth,
     Path(id): Path<String>,
     Query(q): Query<PageParams>,
@@ -249,24 +266,80 @@ async fn timeline(
         let (page, source) = reads.timeline_after(&caller, &id, q.limit, after).await?;
         let mut resp = Json(json::forward_page(&page)).into_response();
         let source = HeaderValue::from_static(source.as_str());
-        resp.headers_mut().insert("x-timeline-source", source);
+        resp.headers_mut().insert(TIMELINE_SOURCE, source);
         return Ok(resp);
     }
+    let first = match Kept::find(&reads, &pages, &caller, &id, None, &q).await? {
+        Kept::Hit(body) => return Ok(pages::reply(body, ReadSource::Cache.as_str())),
+        Kept::Miss(first) => first,
+    };
     let read = reads.timeline(&caller, &id, q.limit, q.before()).await?;
-    Ok(timeline_reply(&fragments, read))
+    Ok(timeline_reply(
+        &fragments,
+        read,
+        first.map(|f| (&*pages, f)),
+    ))
 }
 
-/// A timeline page with the header that names its source.
+/// A first page of a user's timeline (home, or a list), where the page
+/// cache may hold it.
+enum Kept {
+    /// Kept, and still exact.
+    Hit(Bytes),
+    /// To be read; if it is a first page of a versioned timeline, where it
+    /// goes once read.
+    Miss(Option<First>),
+}
+
+/// Where a first page read from `stamp` is kept.
+struct First {
+    timeline: TimelineId,
+    limit: usize,
+    stamp: Stamp,
+}
+
+impl Kept {
+    async fn find(
+        reads: &Reads,
+        pages: &PageCache,
+        caller: &Caller,
+        id: &str,
+        list: Option<&str>,
+        q: &PageParams,
+    ) -> Result<Kept, ApiError> {
+        // A bad limit is refused by the read, in its order of checks.
+        let limit = page_size(q.limit);
+        let (None, Ok(limit)) = (q.before(), limit) else {
+            return Ok(Kept::Miss(None));
+        };
+        let Some((timeline, stamp)) = reads.first_page_at(caller, id, list).await? else {
+            return Ok(Kept::Miss(None));
+        };
+        if let Some(body) = pages.get(&timeline, limit, stamp) {
+            transport().page_cache_hits.inc();
+            return Ok(Kept::Hit(body));
+        }
+        transport().page_cache_misses.inc();
+        Ok(Kept::Miss(Some(First {
+            timeline,
+            limit,
+            stamp,
+        })))
+    }
+}
+
+/// A timeline page with the header that names its source; a first page
+/// read from the stored timeline alone is kept (`first`).
 fn timeline_reply(
     fragments: &PostFragments,
     (page, source): (Page<FeedItem, PostId>, ReadSource),
+    first: Option<(&PageCache, First)>,
 ) -> Response {
-    let mut resp = fragments.reply(&page);
-    resp.headers_mut().insert(
-        "x-timeline-source",
-        HeaderValue::from_static(source.as_str()),
-    );
-    resp
+    let body = Bytes::from(fragments.page_json(&page));
+    if let (Some((pages, f)), ReadSource::Cache) = (first, source) {
+        pages.put(f.timeline, f.limit, f.stamp, body.clone());
+    }
+    pages::reply(body, source.as_str())
 }
 
 /// The posts that mention the user (`@id` in the message), newest first.
@@ -345,7 +418,7 @@ async fn group_timeline(
     let read = reads
         .group_timeline(&caller, &group, q.viewer(), q.limit, q.before())
         .await?;
-    Ok(timeline_reply(&fragments, read))
+    Ok(timeline_reply(&fragments, read, None))
 }
 
 /// The accounts the user mutes, in id order: the user's own to read.

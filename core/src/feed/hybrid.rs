@@ -1,6 +1,7 @@
 //! Hybrid fanout on the read path ([`crate::rules::hybrid`]): which authors
 //! are marked, as this process knows them, and their part of a page.
 
+use super::stamp::WriteEpoch;
 use super::{Feed, Stores};
 use crate::error::Result;
 use crate::ids::UserId;
@@ -18,12 +19,21 @@ pub(crate) const MARKS_REFRESH: Duration = Duration::from_secs(1);
 
 /// The authors marked for hybrid fanout, read from the graph store at most
 /// once per [`MARKS_REFRESH`] (one read per second, not one per page).
-#[derive(Default)]
+/// Marked authors' posts are part of their followers' pages, so a change of
+/// the marks advances the write epoch ([`crate::feed::stamp`]).
 pub struct Marks {
     cached: Mutex<Option<(Arc<FxHashSet<UserId>>, Instant)>>,
+    epoch: Arc<WriteEpoch>,
 }
 
 impl Marks {
+    pub fn new(epoch: Arc<WriteEpoch>) -> Marks {
+        Marks {
+            cached: Mutex::default(),
+            epoch,
+        }
+    }
+
     pub async fn get(&self, graph: &dyn GraphStore) -> Result<Arc<FxHashSet<UserId>>> {
         if let Some((marks, at)) = self.lock().as_ref() {
             if at.elapsed() < MARKS_REFRESH {
@@ -32,8 +42,19 @@ impl Marks {
         }
         let loaded: Arc<FxHashSet<UserId>> =
             Arc::new(graph.hybrid_authors().await?.into_iter().collect());
-        *self.lock() = Some((loaded.clone(), Instant::now()));
+        let before = self.lock().replace((loaded.clone(), Instant::now()));
+        if before.is_none_or(|(marks, _)| marks != loaded) {
+            self.epoch.advance();
+        }
         Ok(loaded)
+    }
+
+    /// Whether the author may be marked as this process knows the marks: a
+    /// process that has not read them yet cannot tell.
+    pub fn may_hold(&self, author: &UserId) -> bool {
+        self.lock()
+            .as_ref()
+            .is_none_or(|(marks, _)| marks.contains(author))
     }
 
     /// This process's worker marked (or unmarked) the author in the store.
@@ -45,6 +66,7 @@ impl Marks {
                 false => marks.remove(author),
             };
         }
+        self.epoch.advance();
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, Option<(Arc<FxHashSet<UserId>>, Instant)>> {

@@ -12,6 +12,7 @@ pub mod followers;
 pub mod hybrid;
 pub mod merge;
 pub mod notify;
+pub mod stamp;
 pub mod timeline;
 pub mod visible;
 
@@ -69,6 +70,8 @@ pub struct Stores {
     pub marks: Arc<hybrid::Marks>,
     /// Account standings: suspended accounts are hidden from every read.
     pub accounts: Arc<crate::accounts::Standings>,
+    /// This process's writes that change pages beside their timelines.
+    pub epoch: Arc<stamp::WriteEpoch>,
 }
 
 impl Stores {

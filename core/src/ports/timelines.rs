@@ -44,6 +44,15 @@ pub trait TimelineStore: Send + Sync + 'static {
         before: Option<PostId>,
         limit: usize,
     ) -> Result<CacheRead>;
+    /// A number that differs after every change of what the timeline's
+    /// cache holds, also after it is dropped and made again; `None` when
+    /// the timeline has no ready cache, or the store cannot tell changes
+    /// made by other processes without a round trip (then whole pages are
+    /// not kept, [`crate::feed::stamp`]). It counts as a read of the
+    /// timeline ([`crate::rules::accept::Freshness`]).
+    async fn version(&self, _timeline: &TimelineId) -> Result<Option<u64>> {
+        Ok(None)
+    }
     /// Creates a warming cache unless the timeline has one.
     async fn create(&self, timeline: &TimelineId) -> Result<()>;
     /// Completes a warming cache with a merge's entries, exact over `coverage`.

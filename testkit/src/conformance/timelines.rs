@@ -328,3 +328,53 @@ pub async fn activation_racing_a_deletion(open: Opener) {
     assert!(page.items.is_empty(), "the new x follows nobody");
     assert_eq!(ready(b, "x").await, (vec![], Coverage::All));
 }
+
+/// A timeline's version, where the store keeps one, differs after every
+/// change of what its cache holds, and is never given again after the cache
+/// is dropped and made anew: a page kept from a version is exact while the
+/// version stands ([`socialite_core::feed::stamp`]). A store without
+/// versions answers `None` throughout.
+pub async fn timeline_versions(open: Opener) {
+    let Some(t) = open(FeedConfig::default(), "timeline_versions").await else {
+        return;
+    };
+    let tl = &t.backends.timelines;
+    assert_eq!(tl.version(&h("v")).await.unwrap(), None, "no cache");
+    tl.create(&h("v")).await.unwrap();
+    assert_eq!(tl.version(&h("v")).await.unwrap(), None, "warming");
+    let fill = vec![entry(3, "a"), entry(2, "b")];
+    tl.fill(&h("v"), fill, Coverage::All).await.unwrap();
+    let Some(first) = tl.version(&h("v")).await.unwrap() else {
+        return;
+    };
+    let mut seen = vec![first];
+    let mut changed = |v: Option<u64>, what: &str| {
+        let v = v.unwrap_or_else(|| panic!("{what}: a ready cache has a version"));
+        assert!(!seen.contains(&v), "{what}: version {v} given before");
+        seen.push(v);
+    };
+    assert_eq!(
+        tl.version(&h("v")).await.unwrap(),
+        Some(first),
+        "a read changes nothing"
+    );
+    let fans = Arc::new(vec![h("v")]);
+    tl.deliver(&[(entry(5, "a"), fans)]).await.unwrap();
+    changed(tl.version(&h("v")).await.unwrap(), "a delivery");
+    tl.retract_post(&[h("v")], PostId(5)).await.unwrap();
+    changed(tl.version(&h("v")).await.unwrap(), "a retraction");
+    tl.purge_author(&h("v"), &u("b")).await.unwrap();
+    changed(tl.version(&h("v")).await.unwrap(), "a purge");
+    let back = vec![entry(2, "b")];
+    tl.backfill(&h("v"), &u("b"), back, Coverage::All)
+        .await
+        .unwrap();
+    changed(tl.version(&h("v")).await.unwrap(), "a backfill");
+    tl.drop_timeline(&h("v")).await.unwrap();
+    assert_eq!(tl.version(&h("v")).await.unwrap(), None, "dropped");
+    tl.create(&h("v")).await.unwrap();
+    tl.fill(&h("v"), vec![entry(3, "a")], Coverage::All)
+        .await
+        .unwrap();
+    changed(tl.version(&h("v")).await.unwrap(), "a cache made anew");
+}
