@@ -317,6 +317,8 @@ impl Kept {
         };
         if let Some(body) = pages.get(&timeline, limit, stamp) {
             transport().page_cache_hits.inc();
+            // Still a read served by the cache, for the hit ratio.
+            socialite_core::metrics::metrics().timeline_read(ReadSource::Cache.as_str());
             return Ok(Kept::Hit(body));
         }
         transport().page_cache_misses.inc();
