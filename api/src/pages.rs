@@ -7,12 +7,17 @@
 //! any write that changes pages beside it (a deletion, a follow, a mute or
 //! block, a repost, a suspension), makes it stale at once.
 
+use crate::fragments::PostFragments;
+use crate::metrics::transport;
 use axum::body::Bytes;
 use axum::http::{header, HeaderName, HeaderValue};
 use axum::response::{IntoResponse, Response};
 use rustc_hash::FxHashMap;
-use socialite_core::feed::stamp::Stamp;
-use socialite_core::ids::TimelineId;
+use socialite_core::feed::stamp::{PageAt, Stamp};
+use socialite_core::feed::timeline::ReadSource;
+use socialite_core::ids::{PostId, TimelineId, UserId};
+use socialite_core::metrics::metrics;
+use socialite_core::model::{FeedItem, Page};
 use std::sync::{Mutex, MutexGuard};
 
 /// Names where a timeline page came from (`cache`, `past_cache`, `merge`).
@@ -23,8 +28,8 @@ const SHARDS: usize = 16;
 /// Bytes of pages kept, all shards together.
 const CAPACITY_BYTES: usize = 64 << 20;
 
-/// A timeline's first page of `limit` entries.
-type Key = (TimelineId, usize);
+/// A timeline's first page of `limit` entries, as a viewer sees it.
+type Key = (TimelineId, Option<UserId>, usize);
 
 struct Kept {
     stamp: Stamp,
@@ -50,29 +55,75 @@ impl Default for PageCache {
     }
 }
 
+/// What the cache holds of a first page asked.
+pub enum Lookup {
+    /// The page, still exact.
+    Hit(Bytes),
+    /// Nothing exact: the page is read, and kept where this says.
+    Miss(Option<(PageAt, usize)>),
+}
+
 impl PageCache {
-    /// The page kept for the timeline at `stamp`, if it is still that.
-    pub fn get(&self, timeline: &TimelineId, limit: usize, stamp: Stamp) -> Option<Bytes> {
-        let key = (timeline.clone(), limit);
-        let shard = self.shard(timeline);
-        let kept = shard.pages.get(&key)?;
-        (kept.stamp == stamp).then(|| kept.body.clone())
+    /// The first page of `limit` entries that `at` names (as
+    /// `Reads::first_page_at` and `Reads::group_first_page_at` give it),
+    /// if it is kept as it is now.
+    pub fn lookup(&self, at: Option<PageAt>, limit: usize) -> Lookup {
+        let Some(at) = at else {
+            return Lookup::Miss(None);
+        };
+        match self.get(&at, limit) {
+            Some(body) => {
+                transport().page_cache_hits.inc();
+                // Still a read served by the cache, for the hit ratio.
+                metrics().timeline_read(ReadSource::Cache.as_str());
+                Lookup::Hit(body)
+            }
+            None => {
+                transport().page_cache_misses.inc();
+                Lookup::Miss(Some((at, limit)))
+            }
+        }
     }
 
-    /// Keeps the page read from `stamp`, in place of what was kept.
-    pub fn put(&self, timeline: TimelineId, limit: usize, stamp: Stamp, body: Bytes) {
+    /// A page read, answered, and kept where `miss` says if it came from
+    /// the stored timeline alone.
+    pub fn answer(
+        &self,
+        fragments: &PostFragments,
+        (page, source): (Page<FeedItem, PostId>, ReadSource),
+        miss: Option<(PageAt, usize)>,
+    ) -> Response {
+        let body = Bytes::from(fragments.page_json(&page));
+        if let (Some((at, limit)), ReadSource::Cache) = (miss, source) {
+            self.put(at, limit, body.clone());
+        }
+        reply(body, source.as_str())
+    }
+
+    /// The page of `limit` entries kept for `at`, if it was read at the
+    /// same stamp.
+    pub fn get(&self, at: &PageAt, limit: usize) -> Option<Bytes> {
+        let key = (at.timeline.clone(), at.viewer.clone(), limit);
+        let shard = self.shard(&at.timeline);
+        let kept = shard.pages.get(&key)?;
+        (kept.stamp == at.stamp).then(|| kept.body.clone())
+    }
+
+    /// Keeps the page read from `at`, in place of what was kept.
+    pub fn put(&self, at: PageAt, limit: usize, body: Bytes) {
         let per_shard = CAPACITY_BYTES / SHARDS;
         if body.len() > per_shard {
             return;
         }
-        let mut shard = self.shard(&timeline);
+        let mut shard = self.shard(&at.timeline);
         if shard.bytes + body.len() > per_shard {
             // Full: start afresh; pages still read come back on their next read.
             shard.pages.clear();
             shard.bytes = 0;
         }
         shard.bytes += body.len();
-        if let Some(old) = shard.pages.insert((timeline, limit), Kept { stamp, body }) {
+        let (key, stamp) = ((at.timeline, at.viewer, limit), at.stamp);
+        if let Some(old) = shard.pages.insert(key, Kept { stamp, body }) {
             shard.bytes -= old.body.len();
         }
     }
@@ -112,27 +163,29 @@ mod tests {
         Stamp { epoch, timeline }
     }
 
+    fn page(user: &str, viewer: Option<&str>, stamp: Stamp) -> PageAt {
+        PageAt {
+            timeline: home(user),
+            viewer: viewer.map(|v| UserId::parse(v).unwrap()),
+            stamp,
+        }
+    }
+
     #[test]
     fn a_page_is_served_only_at_the_stamp_it_was_read_at() {
         let pages = PageCache::default();
         let body = Bytes::from_static(b"{\"posts\":[]}");
-        pages.put(home("a"), 50, at(1, 7), body.clone());
-        assert_eq!(pages.get(&home("a"), 50, at(1, 7)), Some(body.clone()));
-        assert_eq!(pages.get(&home("a"), 50, at(2, 7)), None, "a write since");
-        assert_eq!(
-            pages.get(&home("a"), 50, at(1, 8)),
-            None,
-            "a delivery since"
-        );
-        assert_eq!(pages.get(&home("a"), 20, at(1, 7)), None, "another size");
-        assert_eq!(
-            pages.get(&home("b"), 50, at(1, 7)),
-            None,
-            "another timeline"
-        );
+        pages.put(page("a", None, at(1, 7)), 50, body.clone());
+        let get = |user, viewer, stamp, limit| pages.get(&page(user, viewer, stamp), limit);
+        assert_eq!(get("a", None, at(1, 7), 50), Some(body.clone()));
+        assert_eq!(get("a", None, at(2, 7), 50), None, "a write since");
+        assert_eq!(get("a", None, at(1, 8), 50), None, "a delivery since");
+        assert_eq!(get("a", None, at(1, 7), 20), None, "another size");
+        assert_eq!(get("b", None, at(1, 7), 50), None, "another timeline");
+        assert_eq!(get("a", Some("v"), at(1, 7), 50), None, "another viewer");
         let newer = Bytes::from_static(b"{\"posts\":[1]}");
-        pages.put(home("a"), 50, at(2, 7), newer.clone());
-        assert_eq!(pages.get(&home("a"), 50, at(2, 7)), Some(newer));
+        pages.put(page("a", None, at(2, 7)), 50, newer.clone());
+        assert_eq!(get("a", None, at(2, 7), 50), Some(newer));
     }
 
     #[test]
@@ -140,7 +193,7 @@ mod tests {
         let pages = PageCache::default();
         let body = Bytes::from(vec![b' '; 256 << 10]);
         for i in 0..1_000 {
-            pages.put(home(&format!("u{i}")), 50, at(0, 0), body.clone());
+            pages.put(page(&format!("u{i}"), None, at(0, 0)), 50, body.clone());
         }
         let kept: usize = pages
             .shards

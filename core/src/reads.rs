@@ -4,13 +4,12 @@
 
 use crate::error::Error;
 use crate::error::Result;
-use crate::feed::stamp::Stamp;
 use crate::feed::timeline::{read_timeline, ReadSource};
 use crate::feed::visible::{visible, Scope};
 use crate::feed::{Feed, Stores};
 use crate::ids::{
     decode_edge_cursor, decode_user_cursor, encode_edge_cursor, encode_user_cursor, GroupName,
-    ListName, PostId, TimelineId, UserId,
+    ListName, PostId, UserId,
 };
 use crate::metrics::metrics;
 use crate::model::{newest, page_size, FeedItem, Page, Post, Relationship, Suggestion, User};
@@ -24,6 +23,7 @@ mod graph;
 mod likes;
 mod markers;
 mod notifications;
+mod pages;
 mod thread;
 
 pub use markers::{ForwardPage, FORWARD_WINDOW};
@@ -186,39 +186,6 @@ impl Reads {
         let hidden = self.hidden_from(&user.id).await?;
         self.feed_page(&Feed::Home(user.id), &hidden, limit, before)
             .await
-    }
-
-    /// What the first page of the user's home timeline, or of their `list`,
-    /// is read at now ([`crate::feed::stamp`]), for a transport that keeps
-    /// whole pages: taken before the page is read, and compared before a
-    /// kept page is served. The caller is checked as for the read itself;
-    /// `None` where pages are not kept (no stored timeline, or a store
-    /// that does not version them). Whether the user exists is the page's
-    /// own read: a kept page was read while they did, and a deletion
-    /// advances the epoch.
-    pub async fn first_page_at(
-        &self,
-        caller: &Caller,
-        id: &str,
-        list: Option<&str>,
-    ) -> Result<Option<(TimelineId, Stamp)>> {
-        let user = UserId::parse(id)?;
-        let list = list.map(ListName::parse).transpose()?;
-        check(caller, Act::ReadOwn(&user))?;
-        let feed = match list {
-            None => Feed::Home(user),
-            Some(list) => Feed::List(user, list),
-        };
-        if !self.stores.stores_timelines() {
-            return Ok(None);
-        }
-        let epoch = self.stores.epoch.now();
-        let timeline = feed.id();
-        let version = self.stores.timelines.version(&timeline).await?;
-        Ok(version.map(|v| {
-            let stamp = Stamp { epoch, timeline: v };
-            (timeline, stamp)
-        }))
     }
 
     /// What `viewer`'s mutes and blocks hide from their timelines.

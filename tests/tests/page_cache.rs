@@ -1,10 +1,11 @@
 //! First pages kept whole over REST (`api/src/pages.rs`) are never stale:
 //! under a seeded stream of writes of every kind that changes a page
 //! (posts, replies, reposts and their undoing, deletions, follows,
-//! unfollows, lists, mutes, blocks, suspensions, hybrid marks), each
-//! reader's first page, read again right after the write has been applied,
-//! is the page the read path makes without the cache (the same page asked
-//! from below the largest post id), byte for byte.
+//! unfollows, lists, group joins and leaves, mutes, blocks, suspensions,
+//! hybrid marks), each reader's first pages of their home, list and group
+//! timelines (and the group's whole timeline), read again right after the
+//! write has been applied, are the pages the read path makes without the
+//! cache (the same page asked from below the largest post id).
 
 mod common;
 
@@ -49,6 +50,8 @@ async fn check_pages(t: &TestApp, step: usize, what: &str) {
             format!("/users/{}/timeline?limit=5", user(r)),
             format!("/users/{}/timeline", user(r)),
             format!("/users/{}/lists/close/timeline?limit=5", user(r)),
+            format!("/groups/g0/timeline?limit=5&viewer={}", user(r)),
+            "/groups/g0/timeline?limit=5".to_owned(),
         ] {
             let sep = if path.contains('?') { '&' } else { '?' };
             let (s0, _, fresh) = raw(t, &format!("{path}{sep}before={TOP}")).await;
@@ -110,8 +113,10 @@ async fn write(t: &TestApp, rng: &mut Rng, posts: &mut Vec<String>) -> String {
         72..=75 => (Method::DELETE, format!("/users/{a}/mutes/{b}"), None),
         76..=79 => (Method::PUT, format!("/users/{a}/blocks/{b}"), None),
         80..=84 => (Method::DELETE, format!("/users/{a}/blocks/{b}"), None),
-        85..=88 => (Method::PUT, format!("/users/{a}/suspension"), None),
-        89..=95 => (Method::DELETE, format!("/users/{a}/suspension"), None),
+        85..=87 => (Method::PUT, format!("/users/{a}/suspension"), None),
+        88..=91 => (Method::DELETE, format!("/users/{a}/suspension"), None),
+        92..=93 => (Method::PUT, format!("/groups/g0/members/{a}"), None),
+        94..=95 => (Method::DELETE, format!("/groups/g0/members/{a}"), None),
         _ => (
             Method::PUT,
             format!("/users/{a}/likes/{}", posts.first().map_or(TOP, |p| p)),
@@ -131,10 +136,21 @@ async fn churn(t: &TestApp, seed: u64, steps: usize) {
     for i in 0..USERS {
         t.put_user(&user(i)).await;
     }
-    // Everyone follows u0 and u1, which hybrid fanout marks where it is on.
+    // Everyone follows u0 and u1, which hybrid fanout marks where it is on;
+    // half of them are in the group.
     for i in 2..USERS {
         t.follow(&user(i), "u0").await;
         t.follow(&user(i), "u1").await;
+    }
+    for i in (0..USERS).step_by(2) {
+        let (s, b) = t
+            .call(
+                Method::PUT,
+                &format!("/groups/g0/members/{}", user(i)),
+                None,
+            )
+            .await;
+        assert!(s.is_success(), "{s} {b}");
     }
     let (mut rng, mut posts) = (Rng::new(seed), Vec::new());
     for step in 0..steps {

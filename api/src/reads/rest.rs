@@ -7,27 +7,25 @@ use crate::json::{
     CountJson, GroupJson, ListsJson, PostJson, PostPageJson, RelationshipJson, SuggestionsJson,
     TimelinePageJson, UserJson, UserPageJson,
 };
-use crate::metrics::transport;
-use crate::pages::{self, PageCache, TIMELINE_SOURCE};
+use crate::pages::{self, Lookup, PageCache, TIMELINE_SOURCE};
 use crate::schema::{
     AuthorsQuery, ErrorBody, FollowersQuery, FollowingQuery, GroupPath, GroupTimelineQuery,
     LimitQuery, ListPath, PairPath, PostPageQuery, PostPath, TimelineQuery, UserPageQuery,
     UserPath,
 };
 use crate::{json, ApiError};
-use axum::body::Bytes;
 use axum::extract::State;
 use axum::http::HeaderValue;
 use axum::response::{IntoResponse, Response};
 use axum::Extension;
 use axum::Json;
-use socialite_core::feed::stamp::Stamp;
+use socialite_core::feed::stamp::PageAt;
 use socialite_core::feed::timeline::ReadSource;
-use socialite_core::ids::{PostId, TimelineId};
-use socialite_core::model::{page_size, FeedItem, Page};
+use socialite_core::model::page_size;
 use socialite_core::reads::{Direction, Reads};
 use socialite_core::rules::access::Caller;
 use socialite_core::rules::relations::Relation;
+use std::future::Future;
 use std::sync::Arc;
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
@@ -160,18 +158,14 @@ async fn list_timeline(
     Path((id, list)): Path<(String, String)>,
     Query(q): Query<PageParams>,
 ) -> Result<Response, ApiError> {
-    let first = match Kept::find(&reads, &pages, &caller, &id, Some(&list), &q).await? {
-        Kept::Hit(body) => return Ok(pages::reply(body, ReadSource::Cache.as_str())),
-        Kept::Miss(first) => first,
+    let miss = match kept(&pages, &q, reads.first_page_at(&caller, &id, Some(&list))).await? {
+        Ok(hit) => return Ok(hit),
+        Err(miss) => miss,
     };
     let read = reads
         .list_timeline(&caller, &id, &list, q.limit, q.before())
         .await?;
-    Ok(timeline_reply(
-        &fragments,
-        read,
-        first.map(|f| (&*pages, f)),
-    ))
+    Ok(pages.answer(&fragments, read, miss))
 }
 
 async fn edge_page(
@@ -269,79 +263,30 @@ async fn timeline(
         resp.headers_mut().insert(TIMELINE_SOURCE, source);
         return Ok(resp);
     }
-    let first = match Kept::find(&reads, &pages, &caller, &id, None, &q).await? {
-        Kept::Hit(body) => return Ok(pages::reply(body, ReadSource::Cache.as_str())),
-        Kept::Miss(first) => first,
+    let miss = match kept(&pages, &q, reads.first_page_at(&caller, &id, None)).await? {
+        Ok(hit) => return Ok(hit),
+        Err(miss) => miss,
     };
     let read = reads.timeline(&caller, &id, q.limit, q.before()).await?;
-    Ok(timeline_reply(
-        &fragments,
-        read,
-        first.map(|f| (&*pages, f)),
-    ))
+    Ok(pages.answer(&fragments, read, miss))
 }
 
-/// A first page of a user's timeline (home, or a list), where the page
-/// cache may hold it.
-enum Kept {
-    /// Kept, and still exact.
-    Hit(Bytes),
-    /// To be read; if it is a first page of a versioned timeline, where it
-    /// goes once read.
-    Miss(Option<First>),
-}
-
-/// Where a first page read from `stamp` is kept.
-struct First {
-    timeline: TimelineId,
-    limit: usize,
-    stamp: Stamp,
-}
-
-impl Kept {
-    async fn find(
-        reads: &Reads,
-        pages: &PageCache,
-        caller: &Caller,
-        id: &str,
-        list: Option<&str>,
-        q: &PageParams,
-    ) -> Result<Kept, ApiError> {
-        // A bad limit is refused by the read, in its order of checks.
-        let limit = page_size(q.limit);
-        let (None, Ok(limit)) = (q.before(), limit) else {
-            return Ok(Kept::Miss(None));
-        };
-        let Some((timeline, stamp)) = reads.first_page_at(caller, id, list).await? else {
-            return Ok(Kept::Miss(None));
-        };
-        if let Some(body) = pages.get(&timeline, limit, stamp) {
-            transport().page_cache_hits.inc();
-            // Still a read served by the cache, for the hit ratio.
-            socialite_core::metrics::metrics().timeline_read(ReadSource::Cache.as_str());
-            return Ok(Kept::Hit(body));
-        }
-        transport().page_cache_misses.inc();
-        Ok(Kept::Miss(Some(First {
-            timeline,
-            limit,
-            stamp,
-        })))
+/// The kept first page asked, if the page cache holds it as it is now
+/// (`Ok`); else where the page read is kept (`Err`). Only a first page of a
+/// valid size is looked up: a bad limit is refused by the read, in its
+/// order of checks.
+async fn kept(
+    pages: &PageCache,
+    q: &PageParams,
+    at: impl Future<Output = socialite_core::error::Result<Option<PageAt>>>,
+) -> Result<Result<Response, Option<(PageAt, usize)>>, ApiError> {
+    let (None, Ok(limit)) = (q.before(), page_size(q.limit)) else {
+        return Ok(Err(None));
+    };
+    match pages.lookup(at.await?, limit) {
+        Lookup::Hit(body) => Ok(Ok(pages::reply(body, ReadSource::Cache.as_str()))),
+        Lookup::Miss(miss) => Ok(Err(miss)),
     }
-}
-
-/// A timeline page with the header that names its source; a first page
-/// read from the stored timeline alone is kept (`first`).
-fn timeline_reply(
-    fragments: &PostFragments,
-    (page, source): (Page<FeedItem, PostId>, ReadSource),
-    first: Option<(&PageCache, First)>,
-) -> Response {
-    let body = Bytes::from(fragments.page_json(&page));
-    if let (Some((pages, f)), ReadSource::Cache) = (first, source) {
-        pages.put(f.timeline, f.limit, f.stamp, body.clone());
-    }
-    pages::reply(body, source.as_str())
 }
 
 /// The posts that mention the user (`@id` in the message), newest first.
@@ -413,14 +358,20 @@ async fn group_members(
 async fn group_timeline(
     State(reads): App,
     Extension(fragments): Fragments,
+    Extension(pages): Pages,
     Auth(caller): Auth,
     Path(group): Path<String>,
     Query(q): Query<PageParams>,
 ) -> Result<Response, ApiError> {
+    let at = reads.group_first_page_at(&caller, &group, q.viewer());
+    let miss = match kept(&pages, &q, at).await? {
+        Ok(hit) => return Ok(hit),
+        Err(miss) => miss,
+    };
     let read = reads
         .group_timeline(&caller, &group, q.viewer(), q.limit, q.before())
         .await?;
-    Ok(timeline_reply(&fragments, read, None))
+    Ok(pages.answer(&fragments, read, miss))
 }
 
 /// The accounts the user mutes, in id order: the user's own to read.

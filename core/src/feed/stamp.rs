@@ -13,6 +13,7 @@
 //! only when every write reaches it through this process (the embedded
 //! default).
 
+use crate::ids::{TimelineId, UserId};
 use std::sync::atomic::{AtomicU64, Ordering};
 
 /// The count of this process's writes that may change what a page shows
@@ -53,6 +54,15 @@ impl Drop for Advance<'_> {
 pub struct Stamp {
     pub epoch: u64,
     pub timeline: u64,
+}
+
+/// Which page, read at what: a timeline's first page as `viewer` sees it
+/// (`None`: its owner, or a whole group timeline read with a server key).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PageAt {
+    pub timeline: TimelineId,
+    pub viewer: Option<UserId>,
+    pub stamp: Stamp,
 }
 
 #[cfg(test)]

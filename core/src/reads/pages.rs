@@ -1,0 +1,79 @@
+//! What a first page of a timeline is read at, for a transport that keeps
+//! whole pages ([`crate::feed::stamp`]): the same checks as the read
+//! itself, taken before it, and compared before a kept page is served.
+
+use super::Reads;
+use crate::error::Result;
+use crate::feed::stamp::{PageAt, Stamp};
+use crate::feed::Feed;
+use crate::ids::{GroupName, ListName, UserId};
+use crate::rules::access::{check, viewing_as, Act, Caller};
+
+impl Reads {
+    /// The first page of the user's home timeline, or of their `list`. The
+    /// caller is checked as for the read; whether the user (or the list)
+    /// exists is the page's own read: a kept page was read while they did,
+    /// and a deletion advances the epoch.
+    pub async fn first_page_at(
+        &self,
+        caller: &Caller,
+        id: &str,
+        list: Option<&str>,
+    ) -> Result<Option<PageAt>> {
+        let user = UserId::parse(id)?;
+        let list = list.map(ListName::parse).transpose()?;
+        check(caller, Act::ReadOwn(&user))?;
+        let feed = match list {
+            None => Feed::Home(user),
+            Some(list) => Feed::List(user, list),
+        };
+        self.page_at(feed, None).await
+    }
+
+    /// The first page of the group's timeline as `viewer` sees it (a user
+    /// token views as its user; a server key names the viewer, or reads the
+    /// whole timeline). Any refusal is left to the read, which makes it in
+    /// its own order: here it only means no page is kept.
+    pub async fn group_first_page_at(
+        &self,
+        caller: &Caller,
+        group: &str,
+        viewer: Option<&str>,
+    ) -> Result<Option<PageAt>> {
+        let (Ok(group), Ok(viewer)) = (
+            GroupName::parse(group),
+            viewer.map(UserId::parse).transpose(),
+        ) else {
+            return Ok(None);
+        };
+        if check(caller, Act::ReadPublic).is_err() {
+            return Ok(None);
+        }
+        let Ok(viewer) = viewing_as(caller, viewer) else {
+            return Ok(None);
+        };
+        self.page_at(Feed::Group(group), viewer).await
+    }
+
+    /// `None` where pages are not kept: no stored timeline, no ready cache,
+    /// or a store that does not version timelines.
+    async fn page_at(&self, feed: Feed, viewer: Option<UserId>) -> Result<Option<PageAt>> {
+        if !self.stores.stores_timelines() {
+            return Ok(None);
+        }
+        // The epoch first: a write that ends after it makes the stamp stale.
+        let epoch = self.stores.epoch.now();
+        let timeline = feed.id();
+        let Some(version) = self.stores.timelines.version(&timeline).await? else {
+            return Ok(None);
+        };
+        Ok(Some(PageAt {
+            timeline,
+            viewer,
+            stamp: Stamp {
+                epoch,
+                timeline: version,
+            },
+        }))
+    }
+}
