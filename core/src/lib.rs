@@ -8,7 +8,8 @@
 //!
 //! # Layout
 //!
-//! - [`model`], [`ids`], [`event`], [`error`]: the domain and its limits.
+//! - [`model`], [`ids`], [`event`], [`error`]: the domain and its limits;
+//!   [`numbers`]: dense timeline numbers, which fanout's target lists carry.
 //! - [`ports`]: one trait per capability (`ContentStore`, `GraphStore`,
 //!   `Outbox`, `EventLog`, `TimelineStore`), and [`backends`]: all of them
 //!   opened, metered by [`metered`].
@@ -41,6 +42,7 @@ pub mod live;
 pub mod metered;
 pub mod metrics;
 pub mod model;
+pub mod numbers;
 pub mod plan;
 pub mod ports;
 pub mod reads;

@@ -29,6 +29,8 @@ pub enum LayoutSpec {
     SizedBuckets { size: usize, keep: usize },
 }
 
+// The boxed collections of `SizedBuckets` are the point: see there.
+#[allow(clippy::box_collection)]
 #[derive(Debug, Clone)]
 pub enum Layout {
     Capped {
@@ -47,9 +49,11 @@ pub enum Layout {
         size: usize,
         keep: usize,
         /// Oldest bucket first; entries in arrival order, as appends leave them.
-        buckets: VecDeque<Vec<Slot>>,
+        /// Boxed, as `ids`: every stored timeline's layout is as large as
+        /// the largest one, and the usual one (`Capped`) is small.
+        buckets: Box<VecDeque<Vec<Slot>>>,
         /// The ids held, so that a redelivery is recognised in any bucket.
-        ids: HashSet<PostId>,
+        ids: Box<HashSet<PostId>>,
     },
 }
 
@@ -97,8 +101,8 @@ impl Layout {
             LayoutSpec::SizedBuckets { size, keep } => Layout::SizedBuckets {
                 size,
                 keep,
-                buckets: VecDeque::new(),
-                ids: HashSet::new(),
+                buckets: Box::default(),
+                ids: Box::default(),
             },
         }
     }
@@ -287,6 +291,8 @@ impl Layout {
                 buckets.iter().map(|b| b.capacity() * slot).sum::<usize>()
                     + buckets.capacity() * std::mem::size_of::<Vec<Slot>>()
                     + ids.capacity() * (std::mem::size_of::<PostId>() + 1)
+                    + std::mem::size_of::<VecDeque<Vec<Slot>>>()
+                    + std::mem::size_of::<HashSet<PostId>>()
             }
         }
     }

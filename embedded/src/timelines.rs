@@ -8,15 +8,15 @@ use crate::authors::Authors;
 use crate::layout::{LayoutSpec, Slot};
 use crate::stored::StoredTimeline;
 use async_trait::async_trait;
-use rustc_hash::{FxHashMap, FxHasher};
+use rustc_hash::FxHashMap;
 use socialite_core::error::Result;
 use socialite_core::ids::{now_ms, PostId, TimelineId, UserId};
 use socialite_core::model::Entry;
+use socialite_core::numbers::{timeline_numbers, TimelineNo};
 use socialite_core::ports::{CacheRead, Coverage, Delivery, Footprint, TimelineStore};
 use socialite_core::rules::accept::Freshness;
 use std::collections::hash_map::Entry as MapEntry;
-use std::hash::{Hash, Hasher};
-use std::sync::Mutex;
+use std::sync::{Mutex, MutexGuard};
 
 const SHARDS: usize = 64;
 /// Batches with more deliveries than this are spread over the cores.
@@ -31,20 +31,30 @@ pub struct MemoryTimelines {
     shards: Vec<Mutex<Shard>>,
 }
 
+/// A timeline's key in its shard: its number ([`TimelineNo`]) over the
+/// count of shards. Numbers are dense, so shards take them in turn and
+/// keys within a shard are dense too.
+type Key = u32;
+
+/// Where a numbered timeline lives: its shard and its key there.
+fn place(no: TimelineNo) -> (usize, Key) {
+    (no.0 as usize % SHARDS, no.0 / SHARDS as u32)
+}
+
 /// A shard's timelines, and the clock their versions are read from: it
 /// only goes up, and a timeline always lives in the same shard, so a
 /// version is never given twice, even across a drop and a new cache.
 #[derive(Default)]
 struct Shard {
-    timelines: FxHashMap<TimelineId, StoredTimeline>,
+    timelines: FxHashMap<Key, StoredTimeline>,
     clock: u64,
 }
 
 impl Shard {
     /// The timeline's cache, marked as changed: the caller changes it.
-    fn changing(&mut self, user: &TimelineId) -> Option<&mut StoredTimeline> {
+    fn changing(&mut self, key: Key) -> Option<&mut StoredTimeline> {
         self.clock += 1;
-        let t = self.timelines.get_mut(user)?;
+        let t = self.timelines.get_mut(&key)?;
         t.version = self.clock;
         Some(t)
     }
@@ -52,18 +62,13 @@ impl Shard {
     /// The timeline's cache as a read finds it: one not read for the
     /// freshness ttl is gone (its reader is dormant again); a read renews
     /// the others.
-    fn reading(
-        &mut self,
-        user: &TimelineId,
-        freshness: Freshness,
-        now: u64,
-    ) -> Option<&mut StoredTimeline> {
-        let c = self.timelines.get(user)?;
+    fn reading(&mut self, key: Key, freshness: Freshness, now: u64) -> Option<&mut StoredTimeline> {
+        let c = self.timelines.get(&key)?;
         if freshness.expired(c.read_at, now) {
-            self.timelines.remove(user);
+            self.timelines.remove(&key);
             return None;
         }
-        let c = self.timelines.get_mut(user)?;
+        let c = self.timelines.get_mut(&key)?;
         if freshness.refreshes(c.read_at, now) {
             c.read_at = now;
         }
@@ -82,29 +87,38 @@ impl MemoryTimelines {
         }
     }
 
-    fn shard_of(&self, user: &TimelineId) -> usize {
-        let mut h = FxHasher::default();
-        user.hash(&mut h);
-        // Re-mixed top bits: the maps use the low ones for their buckets.
-        (h.finish().wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 58) as usize % SHARDS
+    fn lock(&self, shard: usize) -> MutexGuard<'_, Shard> {
+        self.shards[shard].lock().unwrap_or_else(|p| p.into_inner())
     }
 
-    /// Delivers to the followers whose shard falls in part `part` of `parts`.
+    /// Delivers to the timelines whose shard falls in part `part` of
+    /// `parts`. The batch is first sorted by shard (in order within each),
+    /// so each shard is locked once, and a timeline is found by its number
+    /// alone.
     fn deliver_part(&self, deliveries: &[Delivery], part: usize, parts: usize) -> usize {
-        let mut delivered = 0;
-        for (entry, followers) in deliveries {
-            let slot = Slot {
+        let slots: Vec<Slot> = deliveries
+            .iter()
+            .map(|(entry, _)| Slot {
                 post: entry.post,
                 author: self.authors.intern(&entry.author),
-            };
-            for f in followers.iter() {
-                let shard = self.shard_of(f);
-                if shard % parts != part {
-                    continue;
+            })
+            .collect();
+        let mut work: Vec<Vec<(Key, u32)>> = vec![Vec::new(); SHARDS];
+        for (at, (_, targets)) in deliveries.iter().enumerate() {
+            for &no in targets.numbers() {
+                let (shard, key) = place(no);
+                if shard % parts == part {
+                    work[shard].push((key, at as u32));
                 }
-                let mut shard = self.shards[shard].lock().unwrap_or_else(|p| p.into_inner());
-                if let Some(t) = shard.changing(f) {
-                    t.insert_slot(slot, entry.body.as_ref());
+            }
+        }
+        let mut delivered = 0;
+        for (shard, work) in work.iter().enumerate().filter(|(_, w)| !w.is_empty()) {
+            let mut shard = self.lock(shard);
+            for &(key, at) in work {
+                if let Some(t) = shard.changing(key) {
+                    let body = deliveries[at as usize].0.body.as_ref();
+                    t.insert_slot(slots[at as usize], body);
                     delivered += 1;
                 }
             }
@@ -112,28 +126,21 @@ impl MemoryTimelines {
         delivered
     }
 
-    fn with<R>(&self, user: &TimelineId, f: impl FnOnce(&mut Shard) -> R) -> R {
-        let mut shard = self.shards[self.shard_of(user)]
-            .lock()
-            .unwrap_or_else(|p| p.into_inner());
-        f(&mut shard)
+    /// Runs `f` on the timeline's shard and key; `None` for a timeline that
+    /// never had a number, and so never a cache.
+    fn with<R>(&self, user: &TimelineId, f: impl FnOnce(&mut Shard, Key) -> R) -> Option<R> {
+        let (shard, key) = place(timeline_numbers().get(user)?);
+        Some(f(&mut self.lock(shard), key))
     }
 
     /// Changes the timeline's cache, if it has one.
     fn with_cache(&self, user: &TimelineId, f: impl FnOnce(&mut StoredTimeline)) {
-        self.with(user, |s| {
-            if let Some(c) = s.changing(user) {
-                f(c)
-            }
-        })
+        self.with(user, |s, key| s.changing(key).map(f));
     }
 
     /// How many users have a cache.
     pub fn active_users(&self) -> usize {
-        self.shards
-            .iter()
-            .map(|s| s.lock().unwrap_or_else(|p| p.into_inner()).timelines.len())
-            .sum()
+        (0..SHARDS).map(|s| self.lock(s).timelines.len()).sum()
     }
 }
 
@@ -150,35 +157,35 @@ impl TimelineStore for MemoryTimelines {
         limit: usize,
     ) -> Result<CacheRead> {
         let now = now_ms();
-        Ok(self.with(user, |s| {
-            let Some(c) = s.reading(user, self.freshness, now) else {
-                return CacheRead::Absent;
-            };
+        let read = self.with(user, |s, key| {
+            let c = s.reading(key, self.freshness, now)?;
             if !c.is_ready() {
-                return CacheRead::Warming;
+                return Some(CacheRead::Warming);
             }
-            CacheRead::Ready {
+            Some(CacheRead::Ready {
                 entries: c.page(before, limit, &self.authors),
                 coverage: c.coverage(),
-            }
-        }))
+            })
+        });
+        Ok(read.flatten().unwrap_or(CacheRead::Absent))
     }
 
     async fn version(&self, user: &TimelineId) -> Result<Option<u64>> {
         let now = now_ms();
-        Ok(self.with(user, |s| {
-            let c = s.reading(user, self.freshness, now)?;
+        let version = self.with(user, |s, key| {
+            let c = s.reading(key, self.freshness, now)?;
             c.is_ready().then_some(c.version)
-        }))
+        });
+        Ok(version.flatten())
     }
 
     async fn create(&self, user: &TimelineId) -> Result<()> {
-        self.with(user, |s| {
-            if let MapEntry::Vacant(v) = s.timelines.entry(user.clone()) {
-                v.insert(StoredTimeline::warming(self.layout, now_ms()));
-            }
-            s.changing(user);
-        });
+        let (shard, key) = place(timeline_numbers().number(user));
+        let mut s = self.lock(shard);
+        if let MapEntry::Vacant(v) = s.timelines.entry(key) {
+            v.insert(StoredTimeline::warming(self.layout, now_ms()));
+        }
+        s.changing(key);
         Ok(())
     }
 
@@ -214,9 +221,10 @@ impl TimelineStore for MemoryTimelines {
     }
 
     async fn coverage(&self, user: &TimelineId) -> Result<Option<Coverage>> {
-        Ok(self.with(user, |s| {
-            s.timelines.get(user).map(StoredTimeline::coverage)
-        }))
+        let coverage = self.with(user, |s, key| {
+            s.timelines.get(&key).map(StoredTimeline::coverage)
+        });
+        Ok(coverage.flatten())
     }
 
     async fn backfill(
@@ -245,17 +253,17 @@ impl TimelineStore for MemoryTimelines {
     }
 
     async fn footprint(&self) -> Result<Footprint> {
-        let mut f = Footprint::default();
-        for shard in &self.shards {
-            let shard = shard.lock().unwrap_or_else(|p| p.into_inner());
+        // The numbering is the store's index of timelines by id.
+        let mut f = Footprint {
+            memory_bytes: timeline_numbers().allocated_bytes(),
+            ..Footprint::default()
+        };
+        for shard in 0..SHARDS {
+            let shard = self.lock(shard);
             let map = &shard.timelines;
-            // Map slots (key, timeline and a control byte) and each key's text.
-            let slot = std::mem::size_of::<(TimelineId, StoredTimeline)>() + 1;
+            // Map slots: key, timeline and a control byte.
+            let slot = std::mem::size_of::<(Key, StoredTimeline)>() + 1;
             f.memory_bytes += (map.capacity() * slot) as u64;
-            f.memory_bytes += map
-                .keys()
-                .map(|k| 16 + k.as_str().len() as u64)
-                .sum::<u64>();
             for t in map.values() {
                 f.users += 1;
                 f.entries += t.layout().len() as u64;
@@ -268,15 +276,15 @@ impl TimelineStore for MemoryTimelines {
     }
 
     async fn drop_timeline(&self, user: &TimelineId) -> Result<()> {
-        self.with(user, |s| s.timelines.remove(user));
+        self.with(user, |s, key| s.timelines.remove(&key));
         Ok(())
     }
 
     async fn expire(&self) -> Result<u64> {
         let now = now_ms();
         let mut dropped = 0;
-        for shard in &self.shards {
-            let mut shard = shard.lock().unwrap_or_else(|p| p.into_inner());
+        for shard in 0..SHARDS {
+            let mut shard = self.lock(shard);
             let before = shard.timelines.len();
             shard
                 .timelines
@@ -284,5 +292,86 @@ impl TimelineStore for MemoryTimelines {
             dropped += (before - shard.timelines.len()) as u64;
         }
         Ok(dropped)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use socialite_core::numbers::Targets;
+    use std::sync::Arc;
+
+    const DAY_MS: u64 = 86_400_000;
+
+    fn store() -> MemoryTimelines {
+        MemoryTimelines::new(LayoutSpec::Capped { cap: 50 }, 50, Freshness::new(DAY_MS))
+    }
+
+    /// 600 timelines, every third without a cache, and 60 posts to all of
+    /// them: 36,000 deliveries, a batch large enough to be spread over the
+    /// cores on a multi-threaded runtime.
+    async fn deliver_large_batch(store: &MemoryTimelines) -> (usize, Vec<TimelineId>) {
+        let ids: Vec<TimelineId> = (0..600)
+            .map(|i| TimelineId::from_stored(&format!("large-batch-{i}")))
+            .collect();
+        for id in ids.iter().filter(|id| !id.as_str().ends_with('0')) {
+            store.create(id).await.unwrap();
+            store.fill(id, vec![], Coverage::All).await.unwrap();
+        }
+        let targets = Arc::new(Targets::from(ids.clone()));
+        let author = UserId::parse("writer").unwrap();
+        let batch: Vec<Delivery> = (1..=60u64)
+            .map(|p| {
+                (
+                    Entry::linked(PostId(p << 20), author.clone()),
+                    targets.clone(),
+                )
+            })
+            .collect();
+        assert!(batch.len() * ids.len() > PARALLEL_DELIVERIES);
+        (store.deliver(&batch).await.unwrap(), ids)
+    }
+
+    async fn pages(store: &MemoryTimelines, ids: &[TimelineId]) -> Vec<CacheRead> {
+        let mut pages = Vec::new();
+        for id in ids {
+            pages.push(store.read(id, None, 100).await.unwrap());
+        }
+        pages
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_batch_spread_over_the_cores_delivers_as_one_thread_does() {
+        let spread = store();
+        let (delivered, ids) = deliver_large_batch(&spread).await;
+        let with_cache = ids.iter().filter(|i| !i.as_str().ends_with('0')).count();
+        assert_eq!(delivered, with_cache * 60);
+        let one_thread = store();
+        let serial = std::thread::spawn(|| {
+            let rt = tokio::runtime::Builder::new_current_thread()
+                .build()
+                .unwrap();
+            rt.block_on(async move {
+                let (delivered, ids) = deliver_large_batch(&one_thread).await;
+                (delivered, pages(&one_thread, &ids).await)
+            })
+        });
+        let (serial_delivered, serial_pages) = serial.join().unwrap();
+        assert_eq!(serial_delivered, delivered);
+        let spread_pages = pages(&spread, &ids).await;
+        assert!(
+            spread_pages == serial_pages,
+            "pages differ from one thread's"
+        );
+        for (id, page) in ids.iter().zip(&spread_pages) {
+            match page {
+                CacheRead::Ready { entries, .. } => {
+                    let newest: Vec<u64> = entries.iter().map(|e| e.post.0 >> 20).collect();
+                    assert_eq!(newest, (11..=60).rev().collect::<Vec<_>>(), "{id}");
+                }
+                CacheRead::Absent => assert!(id.as_str().ends_with('0'), "{id} lost its cache"),
+                CacheRead::Warming => panic!("{id} is still warming"),
+            }
+        }
     }
 }

@@ -7,6 +7,7 @@ use mongodb::bson::{doc, Bson, Document};
 use socialite_core::feed::config::{FeedConfig, FeedModel};
 use socialite_core::ids::{PostId, PostIdGen, TimelineId, UserId};
 use socialite_core::model::Entry;
+use socialite_core::numbers::Targets;
 use socialite_core::ports::{CacheRead, Coverage, Delivery, TimelineStore};
 use socialite_e2e::servers::Servers;
 use socialite_mongo::{Db, MongoBuckets};
@@ -72,7 +73,7 @@ async fn two_workers_fill_the_same_sized_buckets_at_once() {
     }
     let gen = PostIdGen::new(3);
     let posts: Vec<PostId> = (0..120).map(|_| gen.next()).collect();
-    let to = Arc::new(readers());
+    let to = Arc::new(Targets::from(readers()));
     let batches = |range: std::ops::Range<usize>| -> Vec<Vec<Delivery>> {
         posts[range]
             .chunks(3)
@@ -169,7 +170,7 @@ async fn time_buckets_are_the_designs_documents() {
             })),
         };
         store
-            .deliver(&[(entry, Arc::new(vec![reader.clone()]))])
+            .deliver(&[(entry, Arc::new(Targets::from(vec![reader.clone()])))])
             .await
             .unwrap();
     }
@@ -206,7 +207,7 @@ async fn time_buckets_are_the_designs_documents() {
     let replay = Entry::linked(post(2), author.clone());
     assert_eq!(
         store
-            .deliver(&[(replay, Arc::new(vec![reader.clone()]))])
+            .deliver(&[(replay, Arc::new(Targets::from(vec![reader.clone()])))])
             .await
             .unwrap(),
         0

@@ -14,6 +14,7 @@ use socialite_core::feed::config::{FeedConfig, FeedModel};
 use socialite_core::ids::{PostIdGen, TimelineId, UserId};
 use socialite_core::metrics::metrics;
 use socialite_core::model::Entry;
+use socialite_core::numbers::Targets;
 use socialite_core::ports::{Coverage, TimelineStore};
 use socialite_e2e::servers::Servers;
 use socialite_mongo::{Db, MongoBuckets, MongoTimelines};
@@ -70,7 +71,10 @@ async fn one_post_to_every_active_follower_costs_a_few_round_trips_per_chunk() {
         }
         let post = Entry::linked(PostIdGen::new(1).next(), UserId::parse("star").unwrap());
         let before = metrics().timeline_round_trips.get();
-        let landed = store.deliver(&[(post, Arc::new(to))]).await.unwrap();
+        let landed = store
+            .deliver(&[(post, Arc::new(Targets::from(to)))])
+            .await
+            .unwrap();
         let round_trips = metrics().timeline_round_trips.get() - before;
         let chunks = followers.div_ceil(CHUNK) as u64;
         eprintln!(

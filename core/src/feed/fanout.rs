@@ -10,6 +10,7 @@ use crate::event::Event;
 use crate::ids::{now_ms, ListName, PostId, TimelineId, UserId};
 use crate::metrics::metrics;
 use crate::model::Entry;
+use crate::numbers::Targets;
 use crate::ports::Delivery;
 use crate::ports::IdRange;
 use crate::rules::hybrid::is_big;
@@ -67,7 +68,7 @@ pub async fn apply(
             };
             if stores.to_own_timeline() {
                 let own = TimelineId::home(&post.author);
-                pending.push((entry.clone(), Arc::new(vec![own])));
+                pending.push((entry.clone(), Arc::new(Targets::from(vec![own]))));
             }
             let (targets, skipped) = hybrid_targets(stores, followers, &post.author).await?;
             stats.hybrid_skipped += skipped;
@@ -236,7 +237,7 @@ async fn hybrid_targets(
     stores: &Stores,
     followers: &FollowerIndex,
     author: &UserId,
-) -> Result<(Arc<Vec<TimelineId>>, usize)> {
+) -> Result<(Arc<Targets>, usize)> {
     let threshold = followers.hybrid_threshold(stores.feed.hybrid);
     let t = followers.post_targets(stores, author, threshold).await?;
     let big = is_big(threshold, t.homes as u64, t.marked);

@@ -12,6 +12,7 @@
 use super::Stores;
 use crate::error::Result;
 use crate::ids::{GroupName, ListName, TimelineId, UserId};
+use crate::numbers::Targets;
 use crate::ports::GraphStore;
 use crate::rules::hybrid::{is_big, Hybrid};
 use rustc_hash::{FxHashMap, FxHashSet};
@@ -24,7 +25,7 @@ mod by_count;
 #[derive(Clone)]
 struct Known {
     /// The timelines their posts go to, sorted.
-    timelines: Arc<Vec<TimelineId>>,
+    timelines: Arc<Targets>,
     /// Who mutes them: their timelines get none of the author's posts.
     muters: FxHashSet<UserId>,
     /// How many home timelines are among `timelines`: the follower count
@@ -32,7 +33,7 @@ struct Known {
     homes: usize,
     /// The group timelines among `timelines`, which a big author's posts
     /// still go to (hybrid fanout skips only followers' timelines).
-    groups: Arc<Vec<TimelineId>>,
+    groups: Arc<Targets>,
     /// False for an author found big by the follower count their record
     /// keeps, before their list was ever loaded: `timelines` holds only
     /// their groups (all a big author's posts go to), and `homes` is the
@@ -45,11 +46,11 @@ struct Known {
     whole: bool,
 }
 
-type Targets = FxHashMap<UserId, Known>;
+type Index = FxHashMap<UserId, Known>;
 
 #[derive(Default)]
 pub struct FollowerIndex {
-    lists: Mutex<Targets>,
+    lists: Mutex<Index>,
     /// The authors marked for hybrid fanout, loaded from the graph store on
     /// first use.
     hybrid: Mutex<Option<FxHashSet<UserId>>>,
@@ -62,9 +63,9 @@ pub struct FollowerIndex {
 /// Where one post goes, as the index and the hybrid rule decide.
 pub struct PostTargets {
     /// Every timeline the author's posts go to.
-    pub all: Arc<Vec<TimelineId>>,
+    pub all: Arc<Targets>,
     /// Of those, the groups' timelines.
-    pub groups: Arc<Vec<TimelineId>>,
+    pub groups: Arc<Targets>,
     /// Home timelines among them: the follower count.
     pub homes: usize,
     /// Whether the author is marked for hybrid fanout.
@@ -110,10 +111,10 @@ fn known(
     all.sort_unstable();
     all.dedup();
     Known {
-        timelines: Arc::new(all),
+        timelines: Arc::new(Targets::from(all)),
         muters,
         homes,
-        groups: Arc::new(groups),
+        groups: Arc::new(Targets::from(groups)),
         whole: true,
     }
 }
@@ -123,16 +124,12 @@ impl FollowerIndex {
         FollowerIndex::default()
     }
 
-    fn lists(&self) -> std::sync::MutexGuard<'_, Targets> {
+    fn lists(&self) -> std::sync::MutexGuard<'_, Index> {
         self.lists.lock().unwrap_or_else(|p| p.into_inner())
     }
 
     /// The timelines the author's posts go to, loading them on first use.
-    pub async fn followers(
-        &self,
-        graph: &dyn GraphStore,
-        author: &UserId,
-    ) -> Result<Arc<Vec<TimelineId>>> {
+    pub async fn followers(&self, graph: &dyn GraphStore, author: &UserId) -> Result<Arc<Targets>> {
         if let Some(k) = self.lists().get(author).filter(|k| k.whole) {
             return Ok(k.timelines.clone());
         }

@@ -3,12 +3,13 @@
 use crate::error::Result;
 use crate::ids::{PostId, TimelineId, UserId};
 use crate::model::Entry;
+use crate::numbers::Targets;
 pub use crate::rules::accept::Coverage;
 use async_trait::async_trait;
 use std::sync::Arc;
 
 /// One post's entry and the timelines it goes to.
-pub type Delivery = (Entry, Arc<Vec<TimelineId>>);
+pub type Delivery = (Entry, Arc<Targets>);
 
 /// What a cache read found.
 #[derive(Debug, Clone, PartialEq)]

@@ -1,6 +1,7 @@
 //! The event log, and timeline stores of every feed model.
 
 use super::*;
+use socialite_core::numbers::Targets;
 
 pub async fn event_log(open: Opener) {
     let Some(t) = open(FeedConfig::default(), "event_log").await else {
@@ -93,7 +94,7 @@ async fn timeline_caches(open: Opener, embed: bool) {
         tl.read(&h("r"), None, 10).await.unwrap(),
         CacheRead::Warming
     );
-    let fans = Arc::new(vec![h("r"), h("dormant")]);
+    let fans = Arc::new(Targets::from(vec![h("r"), h("dormant")]));
     let body = Entry::embedded(&post(50, "a", "embedded"));
     let landed = tl
         .deliver(&[(
@@ -358,7 +359,7 @@ pub async fn timeline_versions(open: Opener) {
         Some(first),
         "a read changes nothing"
     );
-    let fans = Arc::new(vec![h("v")]);
+    let fans = Arc::new(Targets::from(vec![h("v")]));
     tl.deliver(&[(entry(5, "a"), fans)]).await.unwrap();
     changed(tl.version(&h("v")).await.unwrap(), "a delivery");
     tl.retract_post(&[h("v")], PostId(5)).await.unwrap();

@@ -6,6 +6,7 @@ use super::{FollowerIndex, Known};
 use crate::error::Result;
 use crate::feed::Stores;
 use crate::ids::{GroupName, TimelineId, UserId};
+use crate::numbers::Targets;
 use crate::rules::hybrid::is_big;
 use rustc_hash::FxHashSet;
 use std::sync::Arc;
@@ -24,7 +25,7 @@ fn counted(followers: u64, groups: Vec<GroupName>) -> Known {
     let mut groups: Vec<TimelineId> = groups.iter().map(TimelineId::group).collect();
     groups.sort_unstable();
     groups.dedup();
-    let groups = Arc::new(groups);
+    let groups = Arc::new(Targets::from(groups));
     Known {
         timelines: groups.clone(),
         muters: FxHashSet::default(),
@@ -56,11 +57,16 @@ impl Known {
         let (gone, gone_groups) = split(&mut remove.into_iter());
         let (came, came_groups) = split(&mut add.into_iter());
         self.homes = (self.homes + came).saturating_sub(gone);
-        let list = Arc::make_mut(&mut self.timelines);
-        list.retain(|t| !gone_groups.contains(t));
-        list.extend(came_groups);
+        let mut list: Vec<TimelineId> = self
+            .timelines
+            .iter()
+            .filter(|t| !gone_groups.contains(t))
+            .cloned()
+            .chain(came_groups)
+            .collect();
         list.sort_unstable();
         list.dedup();
+        self.timelines = Arc::new(Targets::from(list));
         self.groups = self.timelines.clone();
     }
 }
@@ -134,7 +140,7 @@ mod tests {
         let u = |s: &str| UserId::parse(s).unwrap();
         let g = |s: &str| GroupName::parse(s).unwrap();
         let mut known = counted(5, vec![g("one"), g("one")]);
-        assert_eq!(*known.groups, vec![TimelineId::group(&g("one"))]);
+        assert_eq!(**known.groups, [TimelineId::group(&g("one"))]);
         let close = ListName::parse("close").unwrap();
         let add = [TimelineId::home(&u("a")), TimelineId::group(&g("two"))];
         let remove = [
@@ -145,7 +151,7 @@ mod tests {
         ];
         known.move_count(add.into_iter(), remove.into_iter());
         assert_eq!(known.homes, 4, "5 + 1 - 2: lists do not count");
-        assert_eq!(*known.groups, vec![TimelineId::group(&g("two"))]);
+        assert_eq!(**known.groups, [TimelineId::group(&g("two"))]);
         assert_eq!(known.timelines, known.groups);
         // The count never goes below zero, however many leave.
         let gone = (0..9).map(|i| TimelineId::home(&u(&format!("f{i}"))));
