@@ -270,6 +270,15 @@ impl Layout {
         }
     }
 
+    /// The newest slot of a capped array, where a delivery usually writes;
+    /// `None` for the bucketed layouts, whose writes land in many places.
+    pub fn newest(&self) -> Option<&Slot> {
+        match self {
+            Layout::Capped { entries, .. } => entries.back(),
+            _ => None,
+        }
+    }
+
     pub fn len(&self) -> usize {
         match self {
             Layout::Capped { entries, .. } => entries.len(),

@@ -8,14 +8,12 @@ use crate::authors::Authors;
 use crate::layout::{LayoutSpec, Slot};
 use crate::stored::StoredTimeline;
 use async_trait::async_trait;
-use rustc_hash::FxHashMap;
 use socialite_core::error::Result;
 use socialite_core::ids::{now_ms, PostId, TimelineId, UserId};
 use socialite_core::model::Entry;
 use socialite_core::numbers::{timeline_numbers, TimelineNo};
 use socialite_core::ports::{CacheRead, Coverage, Delivery, Footprint, TimelineStore};
 use socialite_core::rules::accept::Freshness;
-use std::collections::hash_map::Entry as MapEntry;
 use std::sync::{Mutex, MutexGuard};
 
 const SHARDS: usize = 64;
@@ -44,18 +42,92 @@ fn place(no: TimelineNo) -> (usize, Key) {
 /// A shard's timelines, and the clock their versions are read from: it
 /// only goes up, and a timeline always lives in the same shard, so a
 /// version is never given twice, even across a drop and a new cache.
+///
+/// The timelines with a cache are packed in one vector, found through a
+/// table of positions indexed by key (4 bytes a numbered timeline, so the
+/// table of a shard stays in the processor's caches). A delivery finds
+/// where a timeline sits without touching it, so the loop can ask for the
+/// timelines a few deliveries ahead while it writes the current one.
 #[derive(Default)]
 struct Shard {
-    timelines: FxHashMap<Key, StoredTimeline>,
+    at: Vec<u32>,
+    timelines: Vec<(Key, StoredTimeline)>,
     clock: u64,
 }
 
+/// A key without a cache in `Shard::at`.
+const ABSENT: u32 = u32::MAX;
+
 impl Shard {
+    fn position(&self, key: Key) -> Option<usize> {
+        let p = *self.at.get(key as usize)?;
+        (p != ABSENT).then_some(p as usize)
+    }
+
+    fn get(&self, key: Key) -> Option<&StoredTimeline> {
+        Some(&self.timelines[self.position(key)?].1)
+    }
+
+    fn get_mut(&mut self, key: Key) -> Option<&mut StoredTimeline> {
+        let p = self.position(key)?;
+        Some(&mut self.timelines[p].1)
+    }
+
+    /// Adds a cache for `key` unless it has one.
+    fn add(&mut self, key: Key, t: impl FnOnce() -> StoredTimeline) {
+        if self.position(key).is_some() {
+            return;
+        }
+        if self.at.len() <= key as usize {
+            self.at.resize(key as usize + 1, ABSENT);
+        }
+        self.at[key as usize] = self.timelines.len() as u32;
+        self.timelines.push((key, t()));
+    }
+
+    fn remove(&mut self, key: Key) -> Option<StoredTimeline> {
+        let p = self.position(key)?;
+        self.at[key as usize] = ABSENT;
+        let (_, t) = self.timelines.swap_remove(p);
+        if let Some((moved, _)) = self.timelines.get(p) {
+            self.at[*moved as usize] = p as u32;
+        }
+        Some(t)
+    }
+
+    /// Drops the caches `keep` refuses; how many it dropped.
+    fn retain(&mut self, keep: impl Fn(&StoredTimeline) -> bool) -> usize {
+        let gone: Vec<Key> = self
+            .timelines
+            .iter()
+            .filter(|(_, t)| !keep(t))
+            .map(|(k, _)| *k)
+            .collect();
+        gone.iter().filter(|k| self.remove(**k).is_some()).count()
+    }
+
+    /// Asks the processor for the timeline's state, which a delivery soon
+    /// reads; nothing if it has no cache.
+    fn prefetch(&self, key: Key) {
+        if let Some(p) = self.position(key) {
+            prefetch(&self.timelines[p]);
+        }
+    }
+
+    /// Asks for the newest end of the timeline's entries, where a delivery
+    /// writes; its state must be at hand already (see `prefetch`).
+    fn prefetch_newest(&self, key: Key) {
+        if let Some(slot) = self.get(key).and_then(|t| t.layout().newest()) {
+            prefetch(slot);
+        }
+    }
+
     /// The timeline's cache, marked as changed: the caller changes it.
     fn changing(&mut self, key: Key) -> Option<&mut StoredTimeline> {
         self.clock += 1;
-        let t = self.timelines.get_mut(&key)?;
-        t.version = self.clock;
+        let clock = self.clock;
+        let t = self.get_mut(key)?;
+        t.version = clock;
         Some(t)
     }
 
@@ -63,18 +135,39 @@ impl Shard {
     /// freshness ttl is gone (its reader is dormant again); a read renews
     /// the others.
     fn reading(&mut self, key: Key, freshness: Freshness, now: u64) -> Option<&mut StoredTimeline> {
-        let c = self.timelines.get(&key)?;
+        let c = self.get(key)?;
         if freshness.expired(c.read_at, now) {
-            self.timelines.remove(&key);
+            self.remove(key);
             return None;
         }
-        let c = self.timelines.get_mut(&key)?;
+        let c = self.get_mut(key)?;
         if freshness.refreshes(c.read_at, now) {
             c.read_at = now;
         }
         Some(c)
     }
 }
+
+/// A hint to the processor to load the cache lines of `value`: no effect
+/// on what the program computes, only on when the memory arrives.
+fn prefetch<T>(value: &T) {
+    #[cfg(target_arch = "x86_64")]
+    {
+        use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
+        let start = std::ptr::from_ref(value).cast::<i8>();
+        for offset in (0..std::mem::size_of::<T>()).step_by(64) {
+            // SAFETY: a prefetch reads nothing into the program and cannot
+            // fault; the addresses are within a live reference's value.
+            unsafe { _mm_prefetch::<_MM_HINT_T0>(start.wrapping_add(offset)) }
+        }
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = value;
+}
+
+/// How many deliveries ahead the loop asks for a timeline's state, and
+/// then, half as far ahead, for its newest entries.
+const AHEAD: usize = 8;
 
 impl MemoryTimelines {
     pub fn new(layout: LayoutSpec, fill: usize, freshness: Freshness) -> MemoryTimelines {
@@ -115,7 +208,13 @@ impl MemoryTimelines {
         let mut delivered = 0;
         for (shard, work) in work.iter().enumerate().filter(|(_, w)| !w.is_empty()) {
             let mut shard = self.lock(shard);
-            for &(key, at) in work {
+            for (i, &(key, at)) in work.iter().enumerate() {
+                if let Some(&(ahead, _)) = work.get(i + AHEAD) {
+                    shard.prefetch(ahead);
+                }
+                if let Some(&(ahead, _)) = work.get(i + AHEAD / 2) {
+                    shard.prefetch_newest(ahead);
+                }
                 if let Some(t) = shard.changing(key) {
                     let body = deliveries[at as usize].0.body.as_ref();
                     t.insert_slot(slots[at as usize], body);
@@ -182,9 +281,7 @@ impl TimelineStore for MemoryTimelines {
     async fn create(&self, user: &TimelineId) -> Result<()> {
         let (shard, key) = place(timeline_numbers().number(user));
         let mut s = self.lock(shard);
-        if let MapEntry::Vacant(v) = s.timelines.entry(key) {
-            v.insert(StoredTimeline::warming(self.layout, now_ms()));
-        }
+        s.add(key, || StoredTimeline::warming(self.layout, now_ms()));
         s.changing(key);
         Ok(())
     }
@@ -221,9 +318,7 @@ impl TimelineStore for MemoryTimelines {
     }
 
     async fn coverage(&self, user: &TimelineId) -> Result<Option<Coverage>> {
-        let coverage = self.with(user, |s, key| {
-            s.timelines.get(&key).map(StoredTimeline::coverage)
-        });
+        let coverage = self.with(user, |s, key| s.get(key).map(StoredTimeline::coverage));
         Ok(coverage.flatten())
     }
 
@@ -260,11 +355,11 @@ impl TimelineStore for MemoryTimelines {
         };
         for shard in 0..SHARDS {
             let shard = self.lock(shard);
-            let map = &shard.timelines;
-            // Map slots: key, timeline and a control byte.
-            let slot = std::mem::size_of::<(Key, StoredTimeline)>() + 1;
-            f.memory_bytes += (map.capacity() * slot) as u64;
-            for t in map.values() {
+            // The packed timelines with their keys, and the positions.
+            let slot = std::mem::size_of::<(Key, StoredTimeline)>();
+            f.memory_bytes += (shard.timelines.capacity() * slot) as u64;
+            f.memory_bytes += (shard.at.capacity() * std::mem::size_of::<u32>()) as u64;
+            for (_, t) in &shard.timelines {
                 f.users += 1;
                 f.entries += t.layout().len() as u64;
                 f.documents += t.layout().documents() as u64;
@@ -276,7 +371,7 @@ impl TimelineStore for MemoryTimelines {
     }
 
     async fn drop_timeline(&self, user: &TimelineId) -> Result<()> {
-        self.with(user, |s, key| s.timelines.remove(&key));
+        self.with(user, |s, key| s.remove(key));
         Ok(())
     }
 
@@ -285,11 +380,7 @@ impl TimelineStore for MemoryTimelines {
         let mut dropped = 0;
         for shard in 0..SHARDS {
             let mut shard = self.lock(shard);
-            let before = shard.timelines.len();
-            shard
-                .timelines
-                .retain(|_, t| !self.freshness.expired(t.read_at, now));
-            dropped += (before - shard.timelines.len()) as u64;
+            dropped += shard.retain(|t| !self.freshness.expired(t.read_at, now)) as u64;
         }
         Ok(dropped)
     }
@@ -338,6 +429,30 @@ mod tests {
             pages.push(store.read(id, None, 100).await.unwrap());
         }
         pages
+    }
+
+    #[test]
+    fn a_shard_finds_each_timeline_after_others_leave() {
+        let mut s = Shard::default();
+        let spec = LayoutSpec::Capped { cap: 3 };
+        for k in [5, 0, 9, 2] {
+            s.add(k, || StoredTimeline::warming(spec, u64::from(k)));
+        }
+        s.add(5, || panic!("5 has a cache"));
+        assert_eq!(s.remove(0).map(|t| t.read_at), Some(0));
+        assert!(s.remove(0).is_none());
+        assert_eq!(s.retain(|t| t.read_at != 9), 1);
+        for (k, want) in [
+            (5, Some(5)),
+            (2, Some(2)),
+            (9, None),
+            (0, None),
+            (7, None),
+            (1000, None),
+        ] {
+            assert_eq!(s.get(k).map(|t| t.read_at), want, "key {k}");
+        }
+        assert_eq!(s.timelines.len(), 2);
     }
 
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
