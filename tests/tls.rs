@@ -64,7 +64,8 @@ impl TlsServers {
             eprintln!("SKIPPED {test}: {missing} is missing");
             return None;
         }
-        let dir = std::env::temp_dir().join(Servers::unique("socialite-tls"));
+        remove_stale_dirs();
+        let dir = std::env::temp_dir().join(Servers::unique(DIR_PREFIX));
         std::fs::create_dir_all(&dir).unwrap();
         make_certificates(&dir);
         let ports: Vec<u16> = (0..5).map(|_| free_port()).collect();
@@ -218,6 +219,34 @@ impl Drop for TlsServers {
             let _ = child.wait();
         }
         let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
+
+/// The fixture's directory under the system's temporary directory, named
+/// `socialite-tls_PID_...` by [`Servers::unique`].
+const DIR_PREFIX: &str = "socialite-tls";
+
+/// The shared fixture lives in a static, which is never dropped: removes
+/// the directories that earlier test processes, no longer running, left.
+/// Only where `/proc` tells which processes run.
+fn remove_stale_dirs() {
+    if !std::path::Path::new("/proc/self").exists() {
+        return;
+    }
+    let Ok(entries) = std::fs::read_dir(std::env::temp_dir()) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        let pid = name
+            .to_str()
+            .and_then(|n| n.strip_prefix(DIR_PREFIX)?.strip_prefix('_'))
+            .and_then(|rest| rest.split('_').next()?.parse::<u32>().ok());
+        if let Some(pid) = pid {
+            if !std::path::Path::new(&format!("/proc/{pid}")).exists() {
+                let _ = std::fs::remove_dir_all(entry.path());
+            }
+        }
     }
 }
 
