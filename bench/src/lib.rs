@@ -117,14 +117,23 @@ pub async fn run_bench(args: BenchArgs) -> Result<(), String> {
     let active = active_users(&plan);
     eprintln!("activating {} users", active.len());
     let resident = |text: &str| report::metric_sum(text, "socialite_process_resident_memory_bytes");
+    // Activated in two halves: the growth over the whole counts what the
+    // first users fill once (the stores' fixed-size page caches, pools); the
+    // second half's growth is what one more user costs.
+    let half = active.len() / 2;
     let cold = resident(&target.metrics().await?);
-    warm_up(target.clone(), &active, args.concurrency).await?;
+    warm_up(target.clone(), &active[..half], args.concurrency).await?;
+    let midway = resident(&target.metrics().await?);
+    warm_up(target.clone(), &active[half..], args.concurrency).await?;
     let warm = resident(&target.metrics().await?);
+    let second = (active.len() - half).max(1) as f64;
     let warm_up_memory = json!({
         "activated_users": active.len(),
         "resident_before_bytes": cold,
+        "resident_midway_bytes": midway,
         "resident_after_bytes": warm,
         "bytes_per_activated_user": ((warm - cold) / active.len() as f64).round(),
+        "marginal_bytes_per_user": ((warm - midway) / second).round(),
     });
     // The probe follows the most followed account and is active.
     let probe = format!("bench-probe-{}", plan.seed);

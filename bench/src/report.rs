@@ -121,10 +121,9 @@ pub fn build(
         ops.insert(k.name().to_owned(), v);
     }
     let delta = |name: &str| metric_sum(after, name) - metric_sum(before, name);
-    let quantile = |q| {
-        histogram_quantile(before, after, "socialite_post_visible_seconds", q)
-            .map(|s| (s * 1e6).round() / 1e3)
-    };
+    let quantile_of =
+        |name: &str, q| histogram_quantile(before, after, name, q).map(|s| (s * 1e6).round() / 1e3);
+    let quantile = |q| quantile_of("socialite_post_visible_seconds", q);
     let reads = |source: &str| {
         let label = format!("source=\"{source}\"");
         metric_with(after, "socialite_timeline_reads_total", &label)
@@ -152,6 +151,10 @@ pub fn build(
         "freshness": {
             "all_posts_p50_ms": quantile(0.5),
             "all_posts_p99_ms": quantile(0.99),
+            "taken_p50_ms": quantile_of("socialite_post_taken_seconds", 0.5),
+            "taken_p99_ms": quantile_of("socialite_post_taken_seconds", 0.99),
+            "batch_p50_ms": quantile_of("socialite_fanout_batch_duration_seconds", 0.5),
+            "batch_p99_ms": quantile_of("socialite_fanout_batch_duration_seconds", 0.99),
             "top_author": {
                 "samples": rec.probe.len(), "timeouts": rec.probe_timeouts,
                 "p50_ms": ms(rec.probe.value_at_quantile(0.5)), "p99_ms": ms(rec.probe.value_at_quantile(0.99)),
@@ -244,6 +247,8 @@ pub fn text(r: &Value) -> String {
     let fr = &r["freshness"];
     let _ = writeln!(out, "post -> visible: all posts p50 {} ms p99 {} ms; most followed author p50 {} ms p99 {} ms ({} samples, {} timeouts)",
         fr["all_posts_p50_ms"], fr["all_posts_p99_ms"], fr["top_author"]["p50_ms"], fr["top_author"]["p99_ms"], fr["top_author"]["samples"], fr["top_author"]["timeouts"]);
+    let _ = writeln!(out, "  taken by fanout from the log: p50 {} ms p99 {} ms; fanout batches take p50 {} ms p99 {} ms",
+        fr["taken_p50_ms"], fr["taken_p99_ms"], fr["batch_p50_ms"], fr["batch_p99_ms"]);
     let tr = &r["timeline_reads"];
     let _ = writeln!(
         out,
@@ -269,10 +274,11 @@ pub fn text(r: &Value) -> String {
             - w["resident_before_bytes"].as_f64().unwrap_or(0.0);
         let _ = writeln!(
             out,
-            "activation: {} users added {:.1} MiB resident, {} bytes per user",
+            "activation: {} users added {:.1} MiB resident, {} bytes per user; the second half {} bytes per user",
             w["activated_users"],
             added / 1048576.0,
-            w["bytes_per_activated_user"]
+            w["bytes_per_activated_user"],
+            w["marginal_bytes_per_user"]
         );
     }
     let _ = writeln!(

@@ -43,6 +43,7 @@ pub struct Metrics {
     pub timeline_round_trips: Counter,
     pub timeline_reads: Family<Labels, Counter>,
     pub post_visible: Histogram,
+    pub post_taken: Histogram,
     pub live_streams: Gauge,
     pub live_push: Histogram,
     pub store_duration: Histograms,
@@ -82,6 +83,7 @@ impl Metrics {
             timeline_round_trips: Counter::default(),
             timeline_reads: Family::default(),
             post_visible: Histogram::new(exponential_buckets(0.000_5, 2.0, 16)),
+            post_taken: Histogram::new(exponential_buckets(0.000_5, 2.0, 16)),
             live_streams: Gauge::default(),
             live_push: Histogram::new(exponential_buckets(0.000_5, 2.0, 16)),
             store_duration: Family::new_with_constructor(latency),
@@ -235,6 +237,12 @@ impl Metrics {
             "Time from a post's creation to its delivery into followers' caches",
             Unit::Seconds,
             self.post_visible.clone(),
+        );
+        r.register_with_unit(
+            "post_taken",
+            "Time from a post's creation until a fanout worker takes it from the log (the part of post_visible before fanout starts)",
+            Unit::Seconds,
+            self.post_taken.clone(),
         );
         r.register(
             "live_streams",
