@@ -43,6 +43,7 @@ async fn metrics_are_exported_and_move_under_load() {
     for name in [
         "# TYPE socialite_http_request_duration_seconds histogram",
         "# TYPE socialite_post_visible_seconds histogram",
+        "# TYPE socialite_post_taken_seconds histogram",
         "# TYPE socialite_fanout_batch_duration_seconds histogram",
         "# TYPE socialite_log_backlog_events gauge",
         "# TYPE socialite_fanout_skipped_dormant counter",
@@ -59,6 +60,7 @@ async fn metrics_are_exported_and_move_under_load() {
     grew("socialite_fanout_deliveries_total", 5.0);
     grew("socialite_fanout_skipped_dormant_total", 5.0);
     grew("socialite_post_visible_seconds_count", 5.0);
+    grew("socialite_post_taken_seconds_count", 5.0);
     grew("socialite_timeline_reads_total{source=\"merge\"}", 1.0);
     grew("socialite_timeline_reads_total{source=\"cache\"}", 1.0);
     grew(
