@@ -5,7 +5,7 @@ crate (a module that imports another, directly or through others, may not be
 imported back by it), dependencies a crate declares but never names,
 functions longer than MAX_FN_LINES outside tests, any transport (HTTP or
 gRPC) type, status or dependency in core, and any port method that the
-metrics wrapper (`core/src/metered.rs`) does not wrap. Run from the repository root;
+metrics wrappers (`core/src/metered/`) do not wrap. Run from the repository root;
 exits 1 on a violation.
 
 A module's imports are the paths it names: `use crate::a::b`, `use super::x`,
@@ -286,7 +286,7 @@ def overridden(root, port):
 
 
 def unmetered(root):
-    """Port methods that `core/src/metered.rs` does not wrap and a backend
+    """Port methods that `core/src/metered/` does not wrap and a backend
     implements: its version would bypass the store metrics. (A provided
     method no backend overrides is metered through the calls it makes.)"""
     ports = {}
@@ -294,12 +294,14 @@ def unmetered(root):
         text = strip_literals(code_of_raw(f))
         for m in re.finditer(r"\bpub trait (\w+)", text):
             ports[m.group(1)] = methods(block_after(text, m.end()))
-    metered = strip_literals(code_of_raw(root / "core" / "src" / "metered.rs"))
-    for m in re.finditer(r"\bimpl (\w+) for (\w+)", metered):
-        port = m.group(1)
-        missing = ports.get(port, set()) - methods(block_after(metered, m.end()))
-        for name in sorted(missing & overridden(root, port)):
-            yield f"core/src/metered.rs: {m.group(2)} does not meter {port}::{name}"
+    for f in sorted((root / "core" / "src" / "metered").rglob("*.rs")):
+        metered = strip_literals(code_of_raw(f))
+        for m in re.finditer(r"\bimpl (\w+) for (\w+)", metered):
+            port = m.group(1)
+            missing = ports.get(port, set()) - methods(block_after(metered, m.end()))
+            for name in sorted(missing & overridden(root, port)):
+                where = f.relative_to(root)
+                yield f"{where}: {m.group(2)} does not meter {port}::{name}"
 
 
 def main():

@@ -23,6 +23,7 @@ mod expiry;
 mod graph;
 mod groups;
 mod hybrid;
+mod indexes;
 mod likes;
 mod lists;
 mod markers;

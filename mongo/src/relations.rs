@@ -15,7 +15,8 @@ use socialite_core::ids::UserId;
 use socialite_core::rules::relations::{Relation, Relations};
 use std::collections::HashMap;
 
-fn code(r: Relation) -> i32 {
+/// A relation's kind as stored.
+pub(crate) fn code(r: Relation) -> i32 {
     i32::from(r.code())
 }
 

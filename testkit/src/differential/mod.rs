@@ -10,6 +10,7 @@ mod harness;
 mod history;
 mod model;
 mod notices;
+mod reader;
 
 pub use harness::{Harness, Which};
 pub use history::{every_model_matches_the_oracle, feed, run};

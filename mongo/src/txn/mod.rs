@@ -1,0 +1,302 @@
+//! MongoDB's primitives for the planned writes (`socialite_core::plan`):
+//! facts read in the session's transaction, and each step written as the
+//! documents it touches. The planner decides the sequence; here is only how
+//! a fact is read and a step stored.
+
+use crate::db::TxnError;
+use crate::lists::lists_of;
+use crate::relations::code;
+use crate::store::{get_str, MongoStore};
+use mongodb::bson::doc;
+use mongodb::ClientSession;
+use socialite_core::ids::{GroupName, ListName, PostId, UserId};
+use socialite_core::model::Post;
+use socialite_core::plan::deletion::Side;
+use socialite_core::plan::{Step, Txn};
+use socialite_core::ports::Standing;
+use socialite_core::rules::markers::{Marker, MarkerTimeline};
+use socialite_core::rules::notifications::{GroupKey, Notice, NoticeGroup, NoticeKey};
+use socialite_core::rules::relations::Relation;
+
+mod steps;
+
+/// One transaction of the store, as the planners see it.
+pub(crate) struct MongoTxn<'a> {
+    pub store: &'a MongoStore,
+    pub s: &'a mut ClientSession,
+}
+
+/// Runs a planner on a [`MongoTxn`] in a transaction of the store
+/// (retried as `Db::transaction` retries):
+/// `planned!(store, "what it does", |txn| plan(txn, ...))`.
+macro_rules! planned {
+    ($store:expr, $what:expr, |$txn:ident| $plan:expr) => {{
+        let store = $store;
+        store
+            .db
+            .transaction($what, |mut s| async move {
+                let $txn = &mut $crate::txn::MongoTxn { store, s: &mut s };
+                let r = $plan.await;
+                (s, r)
+            })
+            .await
+    }};
+}
+pub(crate) use planned;
+
+impl Txn for MongoTxn<'_> {
+    type Error = TxnError;
+
+    async fn existing_users(&mut self, users: &[&UserId]) -> Result<Vec<UserId>, TxnError> {
+        let ids: Vec<&str> = users.iter().map(|u| u.as_str()).collect();
+        let mut cursor = self
+            .store
+            .db
+            .users
+            .find(doc! { "_id": { "$in": &ids }, "deleting": { "$ne": true } })
+            .projection(doc! { "_id": 1 })
+            .session(&mut *self.s)
+            .await?;
+        let mut found = Vec::with_capacity(users.len());
+        while let Some(d) = cursor.next(&mut *self.s).await {
+            found.push(UserId::from_stored(get_str(&d?, "_id")?.to_owned()));
+        }
+        Ok(found)
+    }
+
+    async fn edge_lists(
+        &mut self,
+        follower: &UserId,
+        followee: &UserId,
+    ) -> Result<Option<Vec<ListName>>, TxnError> {
+        let found = self
+            .store
+            .db
+            .following
+            .find_one(doc! { "user": follower.as_str(), "followee": followee.as_str() })
+            .projection(doc! { "_id": 0, "_g": 1 })
+            .session(&mut *self.s)
+            .await?;
+        Ok(found.as_ref().map(lists_of))
+    }
+
+    async fn blocked_either_way(&mut self, a: &UserId, b: &UserId) -> Result<bool, TxnError> {
+        let (a, b) = (a.as_str(), b.as_str());
+        self.store.blocked_either_way(self.s, a, b).await
+    }
+
+    async fn following_count(&mut self, user: &UserId) -> Result<u64, TxnError> {
+        self.store.following_count(self.s, user.as_str()).await
+    }
+
+    async fn list_names(&mut self, user: &UserId) -> Result<Vec<ListName>, TxnError> {
+        let held = self.store.list_sizes(Some(&mut *self.s), user.as_str());
+        Ok(held.await?.into_iter().map(|(l, _)| l).collect())
+    }
+
+    async fn relation_exists(
+        &mut self,
+        user: &UserId,
+        relation: Relation,
+        target: &UserId,
+    ) -> Result<bool, TxnError> {
+        let key = doc! { "u": user.as_str(), "k": code(relation), "t": target.as_str() };
+        let found = self.store.db.relations.find_one(key);
+        Ok(found.session(&mut *self.s).await?.is_some())
+    }
+
+    async fn relation_count(
+        &mut self,
+        user: &UserId,
+        relation: Relation,
+        cap: usize,
+    ) -> Result<usize, TxnError> {
+        let n = self
+            .store
+            .db
+            .relations
+            .count_documents(doc! { "u": user.as_str(), "k": code(relation) })
+            .limit(cap as u64)
+            .session(&mut *self.s)
+            .await?;
+        Ok(n as usize)
+    }
+
+    async fn is_member(&mut self, group: &GroupName, user: &UserId) -> Result<bool, TxnError> {
+        let member = doc! { "group": group.as_str(), "user": user.as_str() };
+        let found = self.store.db.group_members.find_one(member);
+        let found = found.projection(doc! { "_id": 1 }).session(&mut *self.s);
+        Ok(found.await?.is_some())
+    }
+
+    async fn group_count(&mut self, user: &UserId, cap: usize) -> Result<usize, TxnError> {
+        let n = self
+            .store
+            .db
+            .group_members
+            .count_documents(doc! { "user": user.as_str() })
+            .limit(cap as u64)
+            .session(&mut *self.s)
+            .await?;
+        Ok(n as usize)
+    }
+
+    async fn deleting(&mut self, user: &UserId) -> Result<Option<Vec<ListName>>, TxnError> {
+        self.store.deleting_lists(self.s, user.as_str()).await
+    }
+
+    async fn edge_page(
+        &mut self,
+        user: &UserId,
+        side: Side,
+        limit: usize,
+    ) -> Result<Vec<(UserId, Vec<ListName>)>, TxnError> {
+        let collection = match side {
+            Side::Followers => "followers",
+            Side::Following => "following",
+        };
+        let page = self
+            .store
+            .edges_to_cut(self.s, collection, user.as_str(), limit);
+        page.await
+    }
+
+    async fn groups_of(&mut self, user: &UserId) -> Result<Vec<GroupName>, TxnError> {
+        self.store.groups_in(self.s, user.as_str()).await
+    }
+
+    async fn relations_kept(
+        &mut self,
+        user: &UserId,
+        limit: usize,
+    ) -> Result<Vec<(Relation, UserId)>, TxnError> {
+        self.store
+            .relations_kept(self.s, user.as_str(), limit)
+            .await
+    }
+
+    async fn posts_by(&mut self, user: &UserId, limit: usize) -> Result<Vec<PostId>, TxnError> {
+        let (filter, sort) = (
+            doc! { "author": user.as_str() },
+            doc! { "author": 1, "_id": 1 },
+        );
+        self.store.post_page(self.s, filter, sort, limit).await
+    }
+
+    async fn answered_among(&mut self, posts: &[PostId]) -> Result<Vec<PostId>, TxnError> {
+        self.store.answered_among_in(self.s, posts).await
+    }
+
+    async fn posts_mentioning(
+        &mut self,
+        user: &UserId,
+        limit: usize,
+    ) -> Result<Vec<PostId>, TxnError> {
+        let (filter, sort) = (
+            doc! { "mentions": user.as_str() },
+            doc! { "mentions": 1, "_id": -1 },
+        );
+        self.store.post_page(self.s, filter, sort, limit).await
+    }
+
+    async fn profile(
+        &mut self,
+        user: &UserId,
+    ) -> Result<Option<Option<serde_json::Map<String, serde_json::Value>>>, TxnError> {
+        let filter = doc! { "_id": user.as_str(), "deleting": { "$ne": true } };
+        let found = self
+            .store
+            .db
+            .users
+            .find_one(filter)
+            .projection(doc! { "profile": 1 });
+        let found = found.session(&mut *self.s).await?;
+        Ok(found
+            .map(|d| crate::store::json_map(&d, "profile"))
+            .transpose()?)
+    }
+
+    async fn standing(&mut self, user: &UserId) -> Result<Standing, TxnError> {
+        let found = self
+            .store
+            .db
+            .accounts
+            .find_one(doc! { "_id": user.as_str() });
+        let found = found.session(&mut *self.s).await?;
+        Ok(found
+            .as_ref()
+            .map(crate::store::standing)
+            .unwrap_or_default())
+    }
+
+    async fn post(&mut self, id: PostId) -> Result<Option<Post>, TxnError> {
+        self.store.post_in(self.s, id).await
+    }
+
+    async fn marker(
+        &mut self,
+        user: &UserId,
+        timeline: MarkerTimeline,
+    ) -> Result<Option<Marker>, TxnError> {
+        self.store.marker_in(self.s, user.as_str(), timeline).await
+    }
+
+    async fn liked(&mut self, post: PostId, user: &UserId) -> Result<Option<u64>, TxnError> {
+        self.store.liked_in(self.s, post, user.as_str()).await
+    }
+
+    async fn likes_by(
+        &mut self,
+        user: &UserId,
+        limit: usize,
+    ) -> Result<Vec<(PostId, bool)>, TxnError> {
+        self.store.likes_by_in(self.s, user.as_str(), limit).await
+    }
+
+    async fn notice(&mut self, key: &NoticeKey) -> Result<Option<PostId>, TxnError> {
+        self.store.notice_in(self.s, key).await
+    }
+
+    async fn notice_group(
+        &mut self,
+        recipient: &UserId,
+        group: GroupKey,
+    ) -> Result<Option<NoticeGroup>, TxnError> {
+        let held = self
+            .store
+            .notice_group_in(self.s, recipient.as_str(), group);
+        held.await
+    }
+
+    async fn group_notices(
+        &mut self,
+        recipient: &UserId,
+        group: GroupKey,
+        limit: usize,
+    ) -> Result<Vec<(PostId, UserId)>, TxnError> {
+        let newest = self
+            .store
+            .group_notices_in(self.s, recipient.as_str(), group, limit);
+        newest.await
+    }
+
+    async fn notices_of(&mut self, user: &UserId, limit: usize) -> Result<Vec<Notice>, TxnError> {
+        self.store.notices_of_in(self.s, user.as_str(), limit).await
+    }
+
+    async fn reposted(&mut self, post: PostId, user: &UserId) -> Result<Option<PostId>, TxnError> {
+        self.store.reposted_in(self.s, post, user.as_str()).await
+    }
+
+    async fn reposts_by(
+        &mut self,
+        user: &UserId,
+        limit: usize,
+    ) -> Result<Vec<(PostId, PostId, bool)>, TxnError> {
+        self.store.reposts_by_in(self.s, user.as_str(), limit).await
+    }
+
+    async fn apply(&mut self, steps: &[Step]) -> Result<(), TxnError> {
+        self.apply_runs(steps).await
+    }
+}

@@ -1,0 +1,233 @@
+//! What readers do in a random history besides reading: like, repost,
+//! reply, and mark timelines and notifications read, each checked against
+//! what the rules allow and the model holds.
+
+use super::harness::Harness;
+use socialite_core::ids::PostId;
+use socialite_core::rules::access::Caller;
+use socialite_core::sim::Rng;
+
+/// `user` likes or unlikes a random post, reposts one or undoes it,
+/// replies to one, or marks one read.
+pub(super) async fn reader_act(h: &mut Harness, rng: &mut Rng, user: &str, seed: u64) {
+    match rng.below(16) {
+        0..=3 => like(h, rng, user, true, seed).await,
+        4..=5 => like(h, rng, user, false, seed).await,
+        6..=8 => repost(h, rng, user, true, seed).await,
+        9 => repost(h, rng, user, false, seed).await,
+        10..=12 => reply(h, rng, user, seed).await,
+        13 => mark_notifications(h, user, seed).await,
+        _ => mark(h, rng, user, seed).await,
+    }
+}
+
+/// `user` reads their newest notifications entry and marks it read.
+async fn mark_notifications(h: &mut Harness, user: &str, seed: u64) {
+    h.drain().await;
+    let Ok(page) = h
+        .reads
+        .notifications(&Caller::Trusted, user, Some(1), None)
+        .await
+    else {
+        return; // no such user, or suspended
+    };
+    let Some(newest) = page.items.first() else {
+        return;
+    };
+    let id = newest.latest.to_string();
+    let set = h
+        .ingest
+        .set_marker(&Caller::Trusted, user, "notifications", &id, false);
+    let (held, _) = set.await.unwrap_or_else(|e| panic!("seed {seed}: {e:?}"));
+    let kept = h
+        .model
+        .notice_markers
+        .entry(user.to_owned())
+        .or_insert(newest.latest);
+    *kept = (*kept).max(newest.latest);
+    assert_eq!(held.last_read, *kept, "seed {seed}: the furthest place");
+}
+
+/// `user` replies to a random post (a reply too, sometimes), as the rules
+/// allow.
+async fn reply(h: &mut Harness, rng: &mut Rng, user: &str, seed: u64) {
+    let posts = &h.model.posts;
+    let Some((&p, (author, _))) = posts.iter().nth(rng.below(posts.len().max(1))) else {
+        return;
+    };
+    let author = author.clone();
+    let message = format!("reply by {user} to {p}");
+    let at = p.to_string();
+    let done = h
+        .ingest
+        .create_reply(&Caller::Trusted, user, message.clone(), None, Some(&at))
+        .await;
+    let m = &mut h.model;
+    match done {
+        Ok(made) => {
+            assert!(
+                m.users.contains(user),
+                "seed {seed}: {user} replied as no one"
+            );
+            assert!(
+                !m.blocked(user, &author),
+                "seed {seed}: a reply across a block"
+            );
+            let answered = made.reply_to.as_ref().map(|a| (a.id, a.author.to_string()));
+            assert_eq!(answered, Some((p, author.clone())), "seed {seed}");
+            m.posts.insert(made.id, (user.to_owned(), message));
+            m.mentions.insert(made.id, Vec::new());
+            m.replies.insert(made.id, (p, author));
+        }
+        Err(e) => {
+            let fine = match e.code() {
+                "blocked" => m.blocked(user, &author),
+                "post_not_found" => m.suspended.contains(&author),
+                _ => !m.users.contains(user) || m.suspended.contains(user),
+            };
+            assert!(fine, "seed {seed}: {user} replying to {p}: {}", e.code());
+        }
+    }
+}
+
+/// `user` reposts (or undoes a repost of) a random post, as the rules
+/// allow. An undoing sometimes names the post it reposted, sometimes the
+/// repost's own item (a deletion of it), and may name a post deleted since.
+async fn repost(h: &mut Harness, rng: &mut Rng, user: &str, make: bool, seed: u64) {
+    let m = &h.model;
+    let mine: Vec<(PostId, PostId)> = m
+        .reposts
+        .iter()
+        .filter(|((_, u), _)| u == user)
+        .map(|((p, _), item)| (*p, *item))
+        .collect();
+    let (post, item) = match (make, mine.is_empty()) {
+        (false, false) => mine[rng.below(mine.len())],
+        _ => {
+            let Some((&p, _)) = m.posts.iter().nth(rng.below(m.posts.len().max(1))) else {
+                return;
+            };
+            (p, PostId(0))
+        }
+    };
+    let author = m.posts.get(&post).map(|(a, _)| a.clone());
+    if !make && item != PostId(0) && author.is_some() && rng.below(3) == 0 {
+        // Deleting the repost's item undoes it.
+        h.ingest
+            .delete_post(&Caller::Trusted, &item.to_string())
+            .await
+            .unwrap_or_else(|e| panic!("seed {seed}: deleting {user}'s repost: {e:?}"));
+        h.model.reposts.remove(&(post, user.to_owned()));
+        return;
+    }
+    let done = h
+        .ingest
+        .repost(&Caller::Trusted, user, &post.to_string(), make)
+        .await;
+    let m = &mut h.model;
+    let key = (post, user.to_owned());
+    match done {
+        Ok(d) => {
+            assert!(
+                m.users.contains(user),
+                "seed {seed}: {user} reposted as no one"
+            );
+            let held = m.reposts.contains_key(&key);
+            assert_eq!(d.changed, held != make, "seed {seed}: {user} {make} {post}");
+            match (make, d.changed, d.item) {
+                (true, true, Some(item)) => {
+                    let author = author.expect("a stored post");
+                    assert!(
+                        !m.blocked(user, &author),
+                        "seed {seed}: a repost across a block"
+                    );
+                    assert_ne!(author, user, "seed {seed}: one's own post reposted");
+                    m.reposts.insert(key, item);
+                }
+                (false, true, _) => {
+                    m.reposts.remove(&key);
+                }
+                _ => {}
+            }
+        }
+        Err(e) => {
+            let why = e.code();
+            let author = author.unwrap_or_default();
+            let fine = match why {
+                "blocked" => m.blocked(user, &author),
+                "cannot_repost_own" => author == user,
+                "post_not_found" => m.suspended.contains(&author) || !m.posts.contains_key(&post),
+                _ => !m.users.contains(user) || m.suspended.contains(user),
+            };
+            assert!(fine, "seed {seed}: {user} {make} {post}: {why}");
+        }
+    }
+}
+
+/// `user` marks a random post read: the furthest place stays.
+async fn mark(h: &mut Harness, rng: &mut Rng, user: &str, seed: u64) {
+    let posts = &h.model.posts;
+    let Some((&p, _)) = posts.iter().nth(rng.below(posts.len().max(1))) else {
+        return;
+    };
+    let id = p.to_string();
+    let set = h
+        .ingest
+        .set_marker(&Caller::Trusted, user, "home", &id, false);
+    if let Ok((held, _)) = set.await {
+        let kept = h.model.markers.entry(user.to_owned()).or_insert(p);
+        *kept = (*kept).max(p);
+        assert_eq!(held.last_read, *kept, "seed {seed}: the furthest place");
+    }
+}
+
+/// `user` likes (or unlikes) a random post, as the rules allow.
+async fn like(h: &mut Harness, rng: &mut Rng, user: &str, make: bool, seed: u64) {
+    let posts = &h.model.posts;
+    // An unlike mostly takes back one of the user's likes.
+    let mine: Vec<PostId> = h
+        .model
+        .likes
+        .iter()
+        .filter(|(_, u)| u == user)
+        .map(|(p, _)| *p)
+        .collect();
+    let picked = match (make, mine.is_empty()) {
+        (false, false) if rng.below(4) > 0 => posts.get_key_value(&mine[rng.below(mine.len())]),
+        _ => posts.iter().nth(rng.below(posts.len().max(1))),
+    };
+    let Some((&p, (author, _))) = picked else {
+        return;
+    };
+    let author = author.clone();
+    let done = h
+        .ingest
+        .like(&Caller::Trusted, user, &p.to_string(), make)
+        .await;
+    let m = &mut h.model;
+    match done {
+        Ok(changed) => {
+            let pair = (p, user.to_owned());
+            assert!(
+                m.users.contains(user),
+                "seed {seed}: {user} liked as no one"
+            );
+            assert!(
+                !make || !m.blocked(user, &author),
+                "seed {seed}: a like across a block"
+            );
+            let was = if make {
+                !m.likes.insert(pair)
+            } else {
+                m.likes.remove(&pair)
+            };
+            assert_eq!(changed, was != make, "seed {seed}: {user} {make} {p}");
+        }
+        Err(e) if e.code() == "blocked" => assert!(m.blocked(user, &author), "seed {seed}"),
+        Err(e) => {
+            let why = e.code();
+            let gone = !m.users.contains(user) || m.suspended.contains(&author);
+            assert!(gone || m.suspended.contains(user), "seed {seed}: {why}");
+        }
+    }
+}
