@@ -143,7 +143,11 @@ pub async fn run_bench(args: BenchArgs) -> Result<(), String> {
     let before = target.metrics().await?;
     eprintln!("running {} for {:.0}s", plan.mix, args.duration);
     let recorded = run::run(target.clone(), plan.clone(), active, probe).await;
-    let after = target.metrics().await?;
+    let metrics = report::Snapshots {
+        end: recorded.metrics_at_end.clone()?,
+        settled: settled(&*target).await?,
+        before,
+    };
     let stored = match &app {
         Some(a) => Some(
             a.backends
@@ -154,7 +158,7 @@ pub async fn run_bench(args: BenchArgs) -> Result<(), String> {
         ),
         None => None,
     };
-    let mut report = report::build(&plan, &recorded, &before, &after, config, stored);
+    let mut report = report::build(&plan, &recorded, &metrics, config, stored);
     report["warm_up_memory"] = warm_up_memory;
     let text = report::text(&report);
     print!("{text}");
@@ -163,6 +167,25 @@ pub async fn run_bench(args: BenchArgs) -> Result<(), String> {
         app.shutdown().await;
     }
     Ok(())
+}
+
+/// The longest a report waits for the run's posts to be delivered before
+/// it reads their latencies: a saturated run's backlog takes longer, and
+/// its latencies are off the histograms' scale anyway.
+const SETTLE: Duration = Duration::from_secs(5);
+
+/// The target's metrics once the log's backlog is empty, or after
+/// [`SETTLE`].
+async fn settled(target: &dyn Target) -> Result<String, String> {
+    let until = std::time::Instant::now() + SETTLE;
+    loop {
+        let text = target.metrics().await?;
+        let backlog = report::metric_sum(&text, "socialite_log_backlog_events");
+        if backlog == 0.0 || std::time::Instant::now() >= until {
+            return Ok(text);
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
 }
 
 /// Writes the report to PATH.json, PATH.txt and PATH.svg.

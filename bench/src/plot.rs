@@ -213,6 +213,7 @@ mod tests {
             elapsed: Duration::from_secs(10),
             probe: histogram(&[]),
             probe_timeouts: 0,
+            metrics_at_end: Ok(String::new()),
         };
         let svg = svg(&rec, "test run");
         let texts: Vec<&str> = svg

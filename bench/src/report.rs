@@ -97,15 +97,25 @@ fn latency(h: &Histogram<u64>) -> Value {
     })
 }
 
+/// The server's metrics around a run: `before` it, at its `end` (counters
+/// and gauges: what the server did in the run's seconds), and `settled`,
+/// once the posts made in it have been delivered or a bound has passed
+/// (latencies: a post made near the end counts with its whole wait).
+pub struct Snapshots {
+    pub before: String,
+    pub end: String,
+    pub settled: String,
+}
+
 /// The report as JSON; `config` describes the target and the run.
 pub fn build(
     plan: &Plan,
     rec: &Recorded,
-    before: &str,
-    after: &str,
+    metrics: &Snapshots,
     config: Value,
     stored: Option<Footprint>,
 ) -> Value {
+    let (before, after) = (metrics.before.as_str(), metrics.end.as_str());
     let secs = rec.elapsed.as_secs_f64().max(1e-9);
     let mut ops = serde_json::Map::new();
     let mut total = 0u64;
@@ -121,8 +131,9 @@ pub fn build(
         ops.insert(k.name().to_owned(), v);
     }
     let delta = |name: &str| metric_sum(after, name) - metric_sum(before, name);
-    let quantile_of =
-        |name: &str, q| histogram_quantile(before, after, name, q).map(|s| (s * 1e6).round() / 1e3);
+    let quantile_of = |name: &str, q| {
+        histogram_quantile(before, &metrics.settled, name, q).map(|s| (s * 1e6).round() / 1e3)
+    };
     let quantile = |q| quantile_of("socialite_post_visible_seconds", q);
     let reads = |source: &str| {
         let label = format!("source=\"{source}\"");

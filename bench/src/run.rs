@@ -6,6 +6,7 @@
 
 use crate::load::user_name;
 use crate::progress::Progress;
+use crate::report::metric_sum;
 use crate::target::Target;
 use crate::workload::{Kind, Mix, KINDS, KIND_COUNT};
 use hdrhistogram::Histogram;
@@ -45,6 +46,9 @@ pub struct Recorded {
     pub elapsed: Duration,
     pub probe: Histogram<u64>,
     pub probe_timeouts: u64,
+    /// The target's metrics when the measured run ended, before the probe
+    /// and the reporter are joined: the server's counters over `elapsed`.
+    pub metrics_at_end: Result<String, String>,
 }
 
 fn histogram(sigfig: u8) -> Histogram<u64> {
@@ -161,6 +165,9 @@ pub async fn run(
         first_errors.extend(msgs);
     }
     let elapsed = shared.start.elapsed();
+    // Fanout goes on draining its backlog after the clients stop; what it
+    // does then is not the run's.
+    let metrics_at_end = target.metrics().await;
     shared.stop.store(true, Ordering::Relaxed);
     let _ = reporter.await;
     let (probe, probe_timeouts) = probe.await.expect("the probe panicked");
@@ -174,6 +181,7 @@ pub async fn run(
         elapsed,
         probe,
         probe_timeouts,
+        metrics_at_end,
     }
 }
 
@@ -350,6 +358,11 @@ async fn probe_loop(s: Arc<Shared>, probe_user: String) -> (Histogram<u64>, u64)
                 timeouts += 1;
                 break;
             }
+            // A probe still waiting when the run ends is neither seen nor
+            // timed out.
+            if s.stop.load(Ordering::Relaxed) {
+                break;
+            }
             tokio::time::sleep(Duration::from_micros(500)).await;
         }
     }
@@ -381,15 +394,39 @@ async fn shows(target: &dyn Target, user: &str, id: &str) -> bool {
 
 async fn report_progress(s: Arc<Shared>) {
     let mut last = 0;
+    let mut fanned = fanout_counts(&s).await;
     while !s.stop.load(Ordering::Relaxed) {
         tokio::time::sleep(Duration::from_secs(1)).await;
         let done = s.done.load(Ordering::Relaxed);
+        // The server's side of the same second: what fanout delivered and
+        // how far the log is behind, so a run shows when its rate moves.
+        let now = fanout_counts(&s).await;
+        let fanout = match (fanned, now) {
+            (Some((d0, e0, _)), Some((d1, e1, backlog))) if d1 > 0.0 => format!(
+                "  {:>10} deliveries/s  {:>6} events/s  backlog {backlog}",
+                d1 - d0,
+                e1 - e0
+            ),
+            _ => String::new(),
+        };
+        fanned = now;
         eprintln!(
-            "  {:>5.1}s  {:>9} ops  {:>8} ops/s",
+            "  {:>5.1}s  {:>9} ops  {:>8} ops/s{fanout}",
             s.start.elapsed().as_secs_f64(),
             done,
             done - last
         );
         last = done;
     }
+}
+
+/// Fanout's deliveries and events so far and the log's backlog, from the
+/// target's metrics (none if they cannot be read).
+async fn fanout_counts(s: &Shared) -> Option<(f64, f64, f64)> {
+    let text = s.target.metrics().await.ok()?;
+    Some((
+        metric_sum(&text, "socialite_fanout_deliveries_total"),
+        metric_sum(&text, "socialite_fanout_events_total"),
+        metric_sum(&text, "socialite_log_backlog_events"),
+    ))
 }
