@@ -11,6 +11,7 @@ mod plot;
 mod progress;
 pub mod report;
 pub mod run;
+mod scrape;
 pub mod target;
 pub mod workload;
 
@@ -116,7 +117,7 @@ pub async fn run_bench(args: BenchArgs) -> Result<(), String> {
     };
     let active = active_users(&plan);
     eprintln!("activating {} users", active.len());
-    let resident = |text: &str| report::metric_sum(text, "socialite_process_resident_memory_bytes");
+    let resident = |text: &str| scrape::metric_sum(text, "socialite_process_resident_memory_bytes");
     // Activated in two halves: the growth over the whole counts what the
     // first users fill once (the stores' fixed-size page caches, pools); the
     // second half's growth is what one more user costs.
@@ -180,7 +181,7 @@ async fn settled(target: &dyn Target) -> Result<String, String> {
     let until = std::time::Instant::now() + SETTLE;
     loop {
         let text = target.metrics().await?;
-        let backlog = report::metric_sum(&text, "socialite_log_backlog_events");
+        let backlog = scrape::metric_sum(&text, "socialite_log_backlog_events");
         if backlog == 0.0 || std::time::Instant::now() >= until {
             return Ok(text);
         }

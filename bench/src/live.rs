@@ -3,7 +3,7 @@
 //! post → pushed latency as the clients see it, and the server's memory per
 //! open stream.
 
-use crate::report::metric_sum;
+use crate::scrape::metric_sum;
 use crate::target::{Rest, Target};
 use clap::Args;
 use hdrhistogram::Histogram;

@@ -4,30 +4,13 @@
 //! `/metrics` at the start and at the end of the run.
 
 use crate::run::{Plan, Recorded};
+use crate::scrape::{metric_sum, metric_with};
 use crate::workload::KINDS;
 use hdrhistogram::Histogram;
 use serde_json::{json, Value};
 use socialite_core::ports::Footprint;
 use std::collections::BTreeMap;
 use std::fmt::Write;
-
-/// Sum of every series of a metric (all label sets).
-pub fn metric_sum(text: &str, name: &str) -> f64 {
-    text.lines()
-        .filter(|l| {
-            l.starts_with(name) && matches!(l.as_bytes().get(name.len()), Some(b' ') | Some(b'{'))
-        })
-        .filter_map(|l| l.rsplit(' ').next()?.parse::<f64>().ok())
-        .sum()
-}
-
-/// One labelled series of a metric, e.g. `source="cache"`.
-pub fn metric_with(text: &str, name: &str, label: &str) -> f64 {
-    text.lines()
-        .filter(|l| l.starts_with(name) && l.contains(label))
-        .filter_map(|l| l.rsplit(' ').next()?.parse::<f64>().ok())
-        .sum()
-}
 
 fn buckets(text: &str, name: &str) -> BTreeMap<u64, f64> {
     let mut out = BTreeMap::new();

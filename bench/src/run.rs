@@ -6,7 +6,7 @@
 
 use crate::load::user_name;
 use crate::progress::Progress;
-use crate::report::metric_sum;
+use crate::scrape::metric_sum;
 use crate::target::Target;
 use crate::workload::{Kind, Mix, KINDS, KIND_COUNT};
 use hdrhistogram::Histogram;
