@@ -69,9 +69,7 @@ impl MongoTxn<'_> {
         }
         Ok(())
     }
-}
 
-impl MongoTxn<'_> {
     async fn apply_step(&mut self, step: &Step) -> Result<(), TxnError> {
         let (db, s) = (&self.store.db, &mut *self.s);
         match step {
@@ -171,9 +169,7 @@ impl MongoTxn<'_> {
         }
         Ok(())
     }
-}
 
-impl MongoTxn<'_> {
     /// A notice's rows, or its entry's, kept or removed.
     async fn apply_notice_step(&mut self, step: &Step) -> Result<(), TxnError> {
         let (store, s) = (self.store, &mut *self.s);
