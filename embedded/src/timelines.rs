@@ -45,9 +45,10 @@ fn place(no: TimelineNo) -> (usize, Key) {
 ///
 /// The timelines with a cache are packed in one vector, found through a
 /// table of positions indexed by key (4 bytes a numbered timeline, so the
-/// table of a shard stays in the processor's caches). A delivery finds
-/// where a timeline sits without touching it, so the loop can ask for the
-/// timelines a few deliveries ahead while it writes the current one.
+/// table of a shard stays in the processor's caches). A batch finds where
+/// each timeline it reaches sits without touching it, groups its
+/// deliveries by that position ([`Grouped`]), and asks for the timelines a
+/// few ahead while it writes the current one.
 #[derive(Default)]
 struct Shard {
     at: Vec<u32>,
@@ -106,20 +107,48 @@ impl Shard {
         gone.iter().filter(|k| self.remove(**k).is_some()).count()
     }
 
-    /// Asks the processor for the timeline's state, which a delivery soon
-    /// reads; nothing if it has no cache.
-    fn prefetch(&self, key: Key) {
-        if let Some(p) = self.position(key) {
-            prefetch(&self.timelines[p]);
+    /// Asks the processor for the state of the timeline at `position`,
+    /// which a delivery soon reads.
+    fn prefetch(&self, position: u32) {
+        prefetch(&self.timelines[position as usize]);
+    }
+
+    /// Asks for the newest end of the entries of the timeline at
+    /// `position`, where a delivery writes; its state must be at hand
+    /// already (see `prefetch`).
+    fn prefetch_newest(&self, position: u32) {
+        if let Some(slot) = self.timelines[position as usize].1.layout().newest() {
+            prefetch(slot);
         }
     }
 
-    /// Asks for the newest end of the timeline's entries, where a delivery
-    /// writes; its state must be at hand already (see `prefetch`).
-    fn prefetch_newest(&self, key: Key) {
-        if let Some(slot) = self.get(key).and_then(|t| t.layout().newest()) {
-            prefetch(slot);
+    /// Groups a batch's deliveries to this shard by timeline (see
+    /// [`Grouped`]), leaving out the timelines without a cache.
+    fn group(&self, work: &[(Key, u32)], g: &mut Grouped) {
+        let n = self.timelines.len();
+        g.starts.clear();
+        g.starts.resize(n + 1, 0);
+        for &(key, _) in work {
+            if let Some(p) = self.position(key) {
+                g.starts[p + 1] += 1;
+            }
         }
+        for p in 0..n {
+            g.starts[p + 1] += g.starts[p];
+        }
+        g.next.clear();
+        g.next.extend_from_slice(&g.starts[..n]);
+        g.order.clear();
+        g.order.resize(g.starts[n] as usize, 0);
+        for &(key, at) in work {
+            if let Some(p) = self.position(key) {
+                g.order[g.next[p] as usize] = at;
+                g.next[p] += 1;
+            }
+        }
+        g.visit.clear();
+        g.visit
+            .extend((0..n as u32).filter(|&p| g.starts[p as usize] != g.starts[p as usize + 1]));
     }
 
     /// The timeline's cache, marked as changed: the caller changes it.
@@ -165,9 +194,42 @@ fn prefetch<T>(value: &T) {
     let _ = value;
 }
 
-/// How many deliveries ahead the loop asks for a timeline's state, and
-/// then, half as far ahead, for its newest entries.
+/// How many timelines ahead the delivery loop asks for a timeline's
+/// state, and then, half as far ahead, for its newest entries.
 const AHEAD: usize = 8;
+
+/// A batch's deliveries: each one's slot, and by shard, each delivery to
+/// that shard as its timeline's key and its place in the batch.
+struct Plan {
+    slots: Vec<Slot>,
+    work: Vec<Vec<(Key, u32)>>,
+}
+
+/// One shard's part of a batch grouped by timeline, so that a timeline the
+/// batch reaches many times (a batch of 100 posts by popular authors
+/// reaches an active timeline about 17 times) is found, and its state and
+/// newest entries fetched from memory, once. Grouped by counting, as keys
+/// index positions densely: two passes over the work, no sort. The
+/// vectors are kept from shard to shard.
+#[derive(Default)]
+struct Grouped {
+    /// By position: where its deliveries start in `order` (one more entry
+    /// marks the end).
+    starts: Vec<u32>,
+    /// Scratch: where the next delivery of each position goes.
+    next: Vec<u32>,
+    /// The places in the batch, by timeline, in batch order within each.
+    order: Vec<u32>,
+    /// The positions with deliveries, ascending.
+    visit: Vec<u32>,
+}
+
+impl Grouped {
+    fn deliveries_to(&self, position: u32) -> &[u32] {
+        let p = position as usize;
+        &self.order[self.starts[p] as usize..self.starts[p + 1] as usize]
+    }
+}
 
 impl MemoryTimelines {
     pub fn new(layout: LayoutSpec, fill: usize, freshness: Freshness) -> MemoryTimelines {
@@ -184,11 +246,10 @@ impl MemoryTimelines {
         self.shards[shard].lock().unwrap_or_else(|p| p.into_inner())
     }
 
-    /// Delivers to the timelines whose shard falls in part `part` of
-    /// `parts`. The batch is first sorted by shard (in order within each),
-    /// so each shard is locked once, and a timeline is found by its number
+    /// The batch sorted by shard (in batch order within each), so that
+    /// each shard is locked once and a timeline is found by its number
     /// alone.
-    fn deliver_part(&self, deliveries: &[Delivery], part: usize, parts: usize) -> usize {
+    fn plan(&self, deliveries: &[Delivery]) -> Plan {
         let slots: Vec<Slot> = deliveries
             .iter()
             .map(|(entry, _)| Slot {
@@ -196,30 +257,55 @@ impl MemoryTimelines {
                 author: self.authors.intern(&entry.author),
             })
             .collect();
-        let mut work: Vec<Vec<(Key, u32)>> = vec![Vec::new(); SHARDS];
+        // Numbers fall evenly over the shards: room for a share and a
+        // margin spares most of the growing.
+        let total: usize = deliveries.iter().map(|(_, t)| t.len()).sum();
+        let share = total / SHARDS + total / SHARDS / 4 + 16;
+        let mut work: Vec<Vec<(Key, u32)>> =
+            (0..SHARDS).map(|_| Vec::with_capacity(share)).collect();
         for (at, (_, targets)) in deliveries.iter().enumerate() {
             for &no in targets.numbers() {
                 let (shard, key) = place(no);
-                if shard % parts == part {
-                    work[shard].push((key, at as u32));
-                }
+                work[shard].push((key, at as u32));
             }
         }
+        Plan { slots, work }
+    }
+
+    /// Delivers the planned work of the shards that fall in part `part` of
+    /// `parts`, a timeline at a time. Each timeline takes its deliveries
+    /// in batch order, so it ends as if the batch were delivered one by
+    /// one; it gets one new version for them all.
+    fn deliver_part(
+        &self,
+        deliveries: &[Delivery],
+        plan: &Plan,
+        part: usize,
+        parts: usize,
+    ) -> usize {
         let mut delivered = 0;
-        for (shard, work) in work.iter().enumerate().filter(|(_, w)| !w.is_empty()) {
+        let mut g = Grouped::default();
+        let mine = plan.work.iter().enumerate().skip(part).step_by(parts);
+        for (shard, work) in mine.filter(|(_, w)| !w.is_empty()) {
             let mut shard = self.lock(shard);
-            for (i, &(key, at)) in work.iter().enumerate() {
-                if let Some(&(ahead, _)) = work.get(i + AHEAD) {
+            shard.group(work, &mut g);
+            shard.clock += 1;
+            let clock = shard.clock;
+            for (i, &p) in g.visit.iter().enumerate() {
+                if let Some(&ahead) = g.visit.get(i + AHEAD) {
                     shard.prefetch(ahead);
                 }
-                if let Some(&(ahead, _)) = work.get(i + AHEAD / 2) {
+                if let Some(&ahead) = g.visit.get(i + AHEAD / 2) {
                     shard.prefetch_newest(ahead);
                 }
-                if let Some(t) = shard.changing(key) {
+                let t = &mut shard.timelines[p as usize].1;
+                t.version = clock;
+                let places = g.deliveries_to(p);
+                for &at in places {
                     let body = deliveries[at as usize].0.body.as_ref();
-                    t.insert_slot(slots[at as usize], body);
-                    delivered += 1;
+                    t.insert_slot(plan.slots[at as usize], body);
                 }
+                delivered += places.len();
             }
         }
         delivered
@@ -296,7 +382,7 @@ impl TimelineStore for MemoryTimelines {
         let multi_thread = tokio::runtime::Handle::try_current()
             .is_ok_and(|h| h.runtime_flavor() == tokio::runtime::RuntimeFlavor::MultiThread);
         if total < PARALLEL_DELIVERIES || !multi_thread {
-            return Ok(self.deliver_part(deliveries, 0, 1));
+            return Ok(self.deliver_part(deliveries, &self.plan(deliveries), 0, 1));
         }
         // A large batch uses every core: each thread takes its share of the
         // shards, so the threads never wait on each other's locks.
@@ -304,11 +390,13 @@ impl TimelineStore for MemoryTimelines {
             .map_or(2, |n| n.get())
             .min(8);
         Ok(tokio::task::block_in_place(|| {
+            let plan = self.plan(deliveries);
+            let plan = &plan;
             std::thread::scope(|scope| {
                 let helpers: Vec<_> = (1..parts)
-                    .map(|p| scope.spawn(move || self.deliver_part(deliveries, p, parts)))
+                    .map(|p| scope.spawn(move || self.deliver_part(deliveries, plan, p, parts)))
                     .collect();
-                let mine = self.deliver_part(deliveries, 0, parts);
+                let mine = self.deliver_part(deliveries, plan, 0, parts);
                 mine + helpers
                     .into_iter()
                     .map(|h| h.join().unwrap_or(0))
@@ -453,6 +541,71 @@ mod tests {
             assert_eq!(s.get(k).map(|t| t.read_at), want, "key {k}");
         }
         assert_eq!(s.timelines.len(), 2);
+    }
+
+    /// A batch that reaches timelines several times, out of id order, with
+    /// a repeated post and more posts than the layout keeps, ends each
+    /// timeline as delivering the posts one by one does (sized buckets
+    /// keep arrival order, so they see the order too).
+    #[tokio::test]
+    async fn a_timeline_reached_many_times_takes_the_batch_in_order() {
+        for spec in [
+            LayoutSpec::Capped { cap: 4 },
+            LayoutSpec::SizedBuckets { size: 2, keep: 2 },
+        ] {
+            one_batch_as_one_by_one(spec).await;
+        }
+    }
+
+    async fn one_batch_as_one_by_one(spec: LayoutSpec) {
+        let store = MemoryTimelines::new(spec, 4, Freshness::new(DAY_MS));
+        let ids: Vec<TimelineId> = (0..3)
+            .map(|i| TimelineId::from_stored(&format!("grouped-{spec:?}-{i}")))
+            .collect();
+        for id in &ids {
+            store.create(id).await.unwrap();
+            store.fill(id, vec![], Coverage::All).await.unwrap();
+        }
+        let author = UserId::parse("writer").unwrap();
+        let all = Arc::new(Targets::from(ids.clone()));
+        let first = Arc::new(Targets::from(ids[..1].to_vec()));
+        let posts = [7u64, 3, 9, 3, 1, 12, 8, 15];
+        let batch: Vec<Delivery> = posts
+            .iter()
+            .enumerate()
+            .map(|(i, &p)| {
+                let targets = if i % 2 == 0 {
+                    all.clone()
+                } else {
+                    first.clone()
+                };
+                (Entry::linked(PostId(p << 20), author.clone()), targets)
+            })
+            .collect();
+        assert_eq!(store.deliver(&batch).await.unwrap(), 8 + 4 + 4);
+        let mut one_by_one = [
+            StoredTimeline::warming(spec, 0),
+            StoredTimeline::warming(spec, 0),
+        ];
+        for t in &mut one_by_one {
+            t.fill(vec![], Coverage::All, &store.authors);
+        }
+        for (i, &p) in posts.iter().enumerate() {
+            let e = Entry::linked(PostId(p << 20), author.clone());
+            one_by_one[0].insert(&e, &store.authors);
+            if i % 2 == 0 {
+                one_by_one[1].insert(&e, &store.authors);
+            }
+        }
+        let wants = [&one_by_one[0], &one_by_one[1], &one_by_one[1]];
+        for (id, want) in ids.iter().zip(wants) {
+            let CacheRead::Ready { entries, coverage } = store.read(id, None, 10).await.unwrap()
+            else {
+                panic!("{id} has no cache");
+            };
+            assert_eq!(entries, want.page(None, 10, &store.authors), "{id}");
+            assert_eq!(coverage, want.coverage(), "{id}");
+        }
     }
 
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
