@@ -63,9 +63,6 @@ pub fn status_of(kind: ErrorKind) -> StatusCode {
 impl IntoResponse for ApiError {
     fn into_response(self) -> Response {
         let e = self.error;
-        if matches!(e.kind(), ErrorKind::Internal | ErrorKind::Unavailable) {
-            tracing::error!(code = e.code(), error = %e.chain(), "request failed");
-        }
         let status = self.status.unwrap_or_else(|| status_of(e.kind()));
         let body = ErrorBody {
             error: ErrorDetail {
@@ -82,8 +79,23 @@ impl IntoResponse for ApiError {
                 axum::http::HeaderValue::from_static("Bearer, Basic realm=\"Socialite\""),
             );
         }
+        if matches!(e.kind(), ErrorKind::Internal | ErrorKind::Unavailable) {
+            resp.extensions_mut().insert(Failure {
+                code: e.code(),
+                chain: e.chain(),
+            });
+        }
         resp
     }
+}
+
+/// A failure on the server's side (internal or unavailable), carried on
+/// its response for [`crate::front`] to log with the request's id and
+/// route.
+#[derive(Clone)]
+pub struct Failure {
+    pub code: &'static str,
+    pub chain: String,
 }
 
 /// The gRPC status for an error; the code is carried in the message prefix.

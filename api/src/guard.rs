@@ -1,22 +1,19 @@
-//! What stands between a hostile client and the handlers: a request id on
-//! every request, limits checked before any body is read (URL and header
-//! sizes, a declared body over the limit, so `Expect: 100-continue` is
-//! answered 413 rather than 100), a cap on requests in flight, and a
-//! deadline per request. Every refusal is the API's JSON error, carrying the
-//! request id.
+//! What stands between a hostile client and the handlers, as
+//! [`crate::front`] applies it: a request id on every request, limits
+//! checked before any body is read (URL and header sizes, a declared body
+//! over the limit, so `Expect: 100-continue` is answered 413 rather than
+//! 100), a cap on requests in flight, and a deadline per request. Every
+//! refusal is the API's JSON error, carrying the request id.
 
 use crate::error::ApiError;
 use crate::MAX_BODY_BYTES;
 use axum::body::{to_bytes, Body};
 use axum::extract::Request;
 use axum::http::{header, HeaderName, HeaderValue, StatusCode};
-use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use socialite_core::ErrorKind;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::Arc;
 use std::time::Duration;
-use tokio::sync::Semaphore;
 
 /// The longest URL (path and query) the API accepts.
 pub const MAX_URI_BYTES: usize = 4096;
@@ -42,21 +39,16 @@ const MAX_ERROR_BODY: usize = 64 * 1024;
 
 pub static REQUEST_ID: HeaderName = HeaderName::from_static("x-request-id");
 
-/// The id of the request being handled, for handlers and logs.
-#[derive(Debug, Clone)]
-pub struct RequestId(pub Arc<str>);
-
 /// A client's id is kept if it is 1 to 64 visible ASCII characters;
 /// otherwise one is made: the process start and a counter, unique per
 /// process and cheap.
-fn request_id(req: &Request) -> Arc<str> {
+pub(crate) fn request_id(req: &Request) -> HeaderValue {
     static NEXT: AtomicU64 = AtomicU64::new(0);
     static PREFIX: std::sync::OnceLock<String> = std::sync::OnceLock::new();
     if let Some(v) = req.headers().get(&REQUEST_ID) {
-        if let Ok(s) = v.to_str() {
-            if (1..=64).contains(&s.len()) && s.bytes().all(|b| b.is_ascii_graphic()) {
-                return Arc::from(s);
-            }
+        let b = v.as_bytes();
+        if (1..=64).contains(&b.len()) && b.iter().all(|b| b.is_ascii_graphic()) {
+            return v.clone();
         }
     }
     let prefix = PREFIX.get_or_init(|| {
@@ -65,7 +57,8 @@ fn request_id(req: &Request) -> Arc<str> {
             .map_or(0, |d| d.as_micros() as u64);
         format!("{:x}{:x}", t, std::process::id())
     });
-    Arc::from(format!("{prefix}-{}", NEXT.fetch_add(1, Ordering::Relaxed)).as_str())
+    let id = format!("{prefix}-{}", NEXT.fetch_add(1, Ordering::Relaxed));
+    HeaderValue::try_from(id).expect("hex digits and a dash are a header value")
 }
 
 fn refusal(status: StatusCode, code: &'static str, message: String) -> Response {
@@ -77,7 +70,7 @@ fn unavailable(code: &'static str, message: String) -> Response {
 }
 
 /// Checks what can be checked before the handler runs.
-fn precheck(req: &Request) -> Option<Response> {
+pub(crate) fn precheck(req: &Request) -> Option<Response> {
     let uri = req.uri().path_and_query().map_or(0, |p| p.as_str().len());
     if uri > MAX_URI_BYTES {
         return Some(refusal(
@@ -122,58 +115,30 @@ fn precheck(req: &Request) -> Option<Response> {
     None
 }
 
-/// The in-flight cap, shared by every request of a router.
-#[derive(Clone)]
-pub struct InFlight(Arc<Semaphore>);
-
-impl Default for InFlight {
-    fn default() -> Self {
-        InFlight(Arc::new(Semaphore::new(MAX_IN_FLIGHT)))
-    }
+/// Refuses a request over the in-flight cap.
+pub(crate) fn overloaded() -> Response {
+    let mut r = unavailable(
+        "overloaded",
+        format!("more than {MAX_IN_FLIGHT} requests are in flight; retry shortly"),
+    );
+    r.headers_mut()
+        .insert(header::RETRY_AFTER, HeaderValue::from_static("1"));
+    r
 }
 
-/// The guard around every REST request (see the module's overview).
-pub async fn guard(
-    axum::extract::State(in_flight): axum::extract::State<InFlight>,
-    mut req: Request,
-    next: Next,
-) -> Response {
-    let id = request_id(&req);
-    tracing::Span::current().record("request_id", &*id);
-    req.extensions_mut().insert(RequestId(id.clone()));
-    let resp = async {
-        if let Some(refused) = precheck(&req) {
-            return refused;
-        }
-        let Ok(_permit) = in_flight.0.try_acquire() else {
-            let mut r = unavailable(
-                "overloaded",
-                format!("more than {MAX_IN_FLIGHT} requests are in flight; retry shortly"),
-            );
-            r.headers_mut()
-                .insert(header::RETRY_AFTER, HeaderValue::from_static("1"));
-            return r;
-        };
-        let limit = time_limit(req.uri().path());
-        match tokio::time::timeout(limit, next.run(req)).await {
-            Ok(resp) => resp,
-            Err(_) => unavailable(
-                "request_timeout",
-                format!("the request took longer than {} s", limit.as_secs()),
-            ),
-        }
-    }
-    .await;
-    with_request_id(resp, &id).await
+/// Refuses a request past its time limit.
+pub(crate) fn timed_out(limit: Duration) -> Response {
+    unavailable(
+        "request_timeout",
+        format!("the request took longer than {} s", limit.as_secs()),
+    )
 }
 
 /// Echoes the id in `x-request-id` and, in an error body, as
 /// `error.request_id`, so a client can quote it.
-async fn with_request_id(resp: Response, id: &str) -> Response {
+pub(crate) async fn with_request_id(resp: Response, id: &HeaderValue) -> Response {
     let (mut parts, body) = resp.into_parts();
-    if let Ok(v) = HeaderValue::from_str(id) {
-        parts.headers.insert(REQUEST_ID.clone(), v);
-    }
+    parts.headers.insert(REQUEST_ID.clone(), id.clone());
     let is_json = parts
         .headers
         .get(header::CONTENT_TYPE)
@@ -189,6 +154,7 @@ async fn with_request_id(resp: Response, id: &str) -> Response {
         Err(_) => return Response::from_parts(parts, Body::from(bytes)),
     };
     if let Some(error) = value.get_mut("error").and_then(|e| e.as_object_mut()) {
+        let id = String::from_utf8_lossy(id.as_bytes());
         error.insert("request_id".into(), id.into());
     }
     let bytes = serde_json::to_vec(&value).unwrap_or_else(|_| bytes.to_vec());

@@ -3,10 +3,11 @@
 //! core use cases, one mapping
 //! of core errors to HTTP and gRPC ([`error`]), extractors whose rejections
 //! use the API's error body ([`extract`]), the JSON and protobuf shapes
-//! ([`json`], [`pb`]), first pages kept whole ([`pages`]), the generated OpenAPI contract ([`openapi`]), request
-//! metrics ([`observe`]), who is calling ([`auth`]: API keys, user tokens,
-//! rate limits), CORS ([`cors`]), and serving on given listeners with the
-//! operators' endpoints ([`serve`]).
+//! ([`json`], [`pb`]), first pages kept whole ([`pages`]), the generated OpenAPI contract ([`openapi`]),
+//! every REST request's way in ([`front`]: the guard, the caller, request
+//! metrics), gRPC's request metrics ([`observe`]), who is calling ([`auth`]:
+//! API keys, user tokens, rate limits), CORS ([`cors`]), and serving on given
+//! listeners with the operators' endpoints ([`serve`]).
 //!
 //! This crate maps and verifies credentials; it decides nothing. Validation,
 //! rules and permissions are in
@@ -19,6 +20,7 @@ pub mod cors;
 pub mod error;
 pub mod extract;
 pub mod fragments;
+pub mod front;
 pub mod guard;
 pub mod http;
 pub mod ingest;

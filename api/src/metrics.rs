@@ -3,18 +3,73 @@
 //! renders them after core's, with the same `socialite_` prefix and the
 //! same rule for labels (small fixed sets, never raw ids or error text).
 
+use axum::extract::MatchedPath;
+use prometheus_client::encoding::{EncodeLabelSet, EncodeLabelValue, LabelValueEncoder};
 use prometheus_client::metrics::counter::Counter;
 use prometheus_client::metrics::family::Family;
 use prometheus_client::metrics::gauge::Gauge;
+use prometheus_client::metrics::histogram::Histogram;
 use prometheus_client::registry::{Registry, Unit};
 use socialite_core::metrics::{latency, metrics, Histograms, Labels};
+use std::hash::{Hash, Hasher};
 use std::sync::OnceLock;
 use std::time::Duration;
 
+/// A REST request's `route` label: the template of the route it matched,
+/// or a fixed word (`unmatched`, `unparsed`). Kept as the router's own
+/// shared text, so labelling a request allocates nothing.
+#[derive(Clone, Debug)]
+pub enum RouteLabel {
+    Matched(MatchedPath),
+    Fixed(&'static str),
+}
+
+impl RouteLabel {
+    pub fn as_str(&self) -> &str {
+        match self {
+            RouteLabel::Matched(m) => m.as_str(),
+            RouteLabel::Fixed(s) => s,
+        }
+    }
+}
+
+impl PartialEq for RouteLabel {
+    fn eq(&self, other: &Self) -> bool {
+        self.as_str() == other.as_str()
+    }
+}
+
+impl Eq for RouteLabel {}
+
+impl Hash for RouteLabel {
+    fn hash<H: Hasher>(&self, state: &mut H) {
+        self.as_str().hash(state)
+    }
+}
+
+impl EncodeLabelValue for RouteLabel {
+    fn encode(&self, encoder: &mut LabelValueEncoder) -> Result<(), std::fmt::Error> {
+        EncodeLabelValue::encode(&self.as_str(), encoder)
+    }
+}
+
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct HttpRequest {
+    route: RouteLabel,
+    method: &'static str,
+    status: u16,
+}
+
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct HttpRoute {
+    route: RouteLabel,
+    method: &'static str,
+}
+
 pub struct Transport {
     registry: Registry,
-    http_requests: Family<Labels, Counter>,
-    http_duration: Histograms,
+    http_requests: Family<HttpRequest, Counter>,
+    http_duration: Family<HttpRoute, Histogram, fn() -> Histogram>,
     grpc_requests: Family<Labels, Counter>,
     grpc_duration: Histograms,
     /// Open client connections, REST and gRPC.
@@ -98,16 +153,22 @@ impl Transport {
         self
     }
 
-    pub fn observe_http(&self, route: String, method: &str, status: u16, took: Duration) {
-        let labels = vec![
-            ("route", route.clone()),
-            ("method", method.to_owned()),
-            ("status", status.to_string()),
-        ];
-        self.http_requests.get_or_create(&labels).inc();
-        let labels = vec![("route", route), ("method", method.to_owned())];
+    pub fn observe_http(
+        &self,
+        route: RouteLabel,
+        method: &'static str,
+        status: u16,
+        took: Duration,
+    ) {
+        self.http_requests
+            .get_or_create(&HttpRequest {
+                route: route.clone(),
+                method,
+                status,
+            })
+            .inc();
         self.http_duration
-            .get_or_create(&labels)
+            .get_or_create(&HttpRoute { route, method })
             .observe(took.as_secs_f64());
     }
 

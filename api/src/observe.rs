@@ -1,8 +1,9 @@
-//! Request telemetry for REST and gRPC: a span per request and the request
-//! metrics, with labels from fixed sets (route templates, gRPC method names,
+//! Request telemetry: gRPC's span and metrics per call, and what REST's
+//! [`crate::front`] shares with it (joining a caller's trace, the method
+//! label). Labels come from fixed sets (route templates, gRPC method names,
 //! status codes).
 
-use axum::extract::{MatchedPath, Request};
+use axum::extract::Request;
 use axum::http::Method;
 use axum::middleware::Next;
 use axum::response::Response;
@@ -12,38 +13,10 @@ use std::sync::OnceLock;
 use std::time::Instant;
 use tracing::Instrument;
 
-/// REST: labels by route template (`/users/{id}/timeline`), never by path.
-pub async fn track_http(matched: Option<MatchedPath>, req: Request, next: Next) -> Response {
-    let route = matched.map_or_else(|| "unmatched".to_owned(), |m| m.as_str().to_owned());
-    let method = method_label(req.method());
-    // `request_id` is recorded by `crate::guard`, which runs inside this span.
-    let span = tracing::info_span!(
-        "http_request",
-        %method,
-        %route,
-        path = %req.uri().path(),
-        request_id = tracing::field::Empty,
-        trace_id = tracing::field::Empty
-    );
-    join_trace(&span, req.headers());
-    let start = Instant::now();
-    let resp = next.run(req).instrument(span.clone()).await;
-    let status = resp.status().as_u16();
-    crate::metrics::transport().observe_http(route, method, status, start.elapsed());
-    span.in_scope(|| {
-        tracing::debug!(
-            status,
-            micros = start.elapsed().as_micros() as u64,
-            "request finished"
-        )
-    });
-    resp
-}
-
 /// With traces exported: continues the caller's trace (a W3C `traceparent`
 /// header, or gRPC metadata of that name), and puts the trace id on the
 /// request's log lines.
-fn join_trace(span: &tracing::Span, headers: &axum::http::HeaderMap) {
+pub(crate) fn join_trace(span: &tracing::Span, headers: &axum::http::HeaderMap) {
     let Some(hooks) = socialite_core::trace::hooks() else {
         return;
     };
@@ -60,7 +33,7 @@ fn join_trace(span: &tracing::Span, headers: &axum::http::HeaderMap) {
 
 /// The method label: a client may send any method token, so anything but the
 /// standard methods is `other`, keeping the series bounded.
-fn method_label(method: &Method) -> &'static str {
+pub(crate) fn method_label(method: &Method) -> &'static str {
     const KNOWN: [Method; 7] = [
         Method::GET,
         Method::HEAD,

@@ -31,7 +31,7 @@ pub fn rewrite(head: &[u8]) -> Option<Vec<u8>> {
         _ => ("invalid_request", "the request could not be parsed as HTTP"),
     };
     crate::metrics::transport().observe_http(
-        "unparsed".to_owned(),
+        crate::metrics::RouteLabel::Fixed("unparsed"),
         "other",
         status,
         Duration::ZERO,

@@ -3,8 +3,8 @@
 use crate::auth::{Auth, Authenticator, Refusal};
 use crate::conn::Gate;
 use crate::error::ApiError;
-use crate::guard::{guard, InFlight};
-use crate::observe::{track_grpc, track_http};
+use crate::front::{Admit, FrontLayer};
+use crate::observe::track_grpc;
 use crate::schema::ApiDoc;
 use crate::MAX_BODY_BYTES;
 use axum::extract::{DefaultBodyLimit, Request, State};
@@ -73,52 +73,43 @@ pub fn finish_router(routes: OpenApiRouter, health: Health, serving: &Serving) -
     let mut doc = ApiDoc::openapi();
     doc.merge(served);
     crate::schema::with_common_refusals(&mut doc);
-    let doc = Arc::new(doc.to_json().expect("the document serializes"));
-    let router =
-        router
-            .layer(Extension(Contract(doc)))
-            .layer(axum::middleware::from_fn_with_state(
-                serving.auth.clone(),
-                crate::auth::authenticate_rest,
-            ));
-    let router = common_layers(router);
+    let front = FrontLayer::new(Admit::Credential(serving.auth.clone()));
+    let router = with_front(router, doc, front);
+    // Outside the front: preflights are answered before authentication (a
+    // browser sends them without credentials), and refusals carry CORS
+    // headers, so a page can read them.
     match crate::cors::layer(&serving.cors_origins) {
-        Some(cors) => router
-            .layer(cors)
-            .layer(axum::middleware::from_fn(track_http)),
-        None => router.layer(axum::middleware::from_fn(track_http)),
+        Some(cors) => router.layer(cors),
+        None => router,
     }
 }
 
 /// The operators' own address: probes, metrics, the status page and the
-/// contract, without credentials.
+/// contract, without credentials (the address is the protection).
 pub fn ops_only_router(health: Health) -> Router {
     let (router, served) = ops_router().with_state(health).split_for_parts();
     let mut doc = ApiDoc::openapi();
     doc.merge(served);
+    with_front(router, doc, FrontLayer::new(Admit::Trusted))
+}
+
+/// JSON answers for unknown routes and methods, then one layer around
+/// every route: the front, the body limit and the served document. One
+/// layer, since each layer of a router boxes every route once more.
+fn with_front(router: Router, doc: utoipa::openapi::OpenApi, front: FrontLayer) -> Router {
     let doc = Arc::new(doc.to_json().expect("the document serializes"));
-    let router = router
-        .layer(Extension(Contract(doc)))
-        .layer(axum::middleware::from_fn(trusted));
-    common_layers(router).layer(axum::middleware::from_fn(track_http))
-}
-
-/// Callers of the operators' own address are trusted: the address is the
-/// protection.
-async fn trusted(mut req: Request, next: Next) -> Response {
-    req.extensions_mut().insert(Caller::Trusted);
-    next.run(req).await
-}
-
-fn common_layers(router: Router) -> Router {
     router
         .fallback(|| async { ApiError::new(ErrorKind::NotFound, "no_such_route", "no such route") })
         .method_not_allowed_fallback(|| async {
             let body = json!({ "error": { "code": "method_not_allowed", "message": "this route does not accept that method" } });
             (StatusCode::METHOD_NOT_ALLOWED, Json(body))
         })
-        .layer(DefaultBodyLimit::max(MAX_BODY_BYTES))
-        .layer(axum::middleware::from_fn_with_state(InFlight::default(), guard))
+        .layer(
+            tower::ServiceBuilder::new()
+                .layer(front)
+                .layer(DefaultBodyLimit::max(MAX_BODY_BYTES))
+                .layer(Extension(Contract(doc))),
+        )
 }
 
 /// The operators' endpoints answer only callers allowed to operate.

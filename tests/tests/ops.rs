@@ -285,7 +285,12 @@ async fn the_grafana_dashboard_queries_only_exported_metrics() {
     // Families with labels are rendered once they have a member.
     let m = socialite_core::metrics::metrics();
     let t = socialite_api::metrics::transport();
-    t.observe_http("/probe".into(), "GET", 200, Duration::ZERO);
+    t.observe_http(
+        socialite_api::metrics::RouteLabel::Fixed("/probe"),
+        "GET",
+        200,
+        Duration::ZERO,
+    );
     t.observe_grpc("/probe".into(), "0", Duration::ZERO);
     m.observe_store("probe", "probe", Duration::ZERO, true);
     m.timeline_read("cache");

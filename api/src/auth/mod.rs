@@ -397,40 +397,28 @@ pub fn grpc_parts<T>(req: tonic::Request<T>) -> (Caller, T) {
     (caller.unwrap_or(Caller::Anonymous), req.into_inner())
 }
 
-/// REST: establishes the caller, or answers 401 or 429 with the JSON error.
-pub async fn authenticate_rest(
-    State(auth): State<Arc<Authenticator>>,
-    req: Request,
-    next: Next,
-) -> Response {
-    authenticate(&auth, req, next, Refusal::into_response).await
-}
-
 /// gRPC: establishes the caller, or answers `UNAUTHENTICATED` or
-/// `RESOURCE_EXHAUSTED` (with `retry-after` metadata).
+/// `RESOURCE_EXHAUSTED` (with `retry-after` metadata). (REST's is part of
+/// [`crate::front`].)
 pub async fn authenticate_grpc(
     State(auth): State<Arc<Authenticator>>,
-    req: Request,
-    next: Next,
-) -> Response {
-    authenticate(&auth, req, next, grpc_refusal).await
-}
-
-/// Puts the admitted caller in the request for the handler, or answers the
-/// refusal in the transport's form.
-async fn authenticate(
-    auth: &Arc<Authenticator>,
     mut req: Request,
     next: Next,
-    refuse: fn(Refusal) -> Response,
 ) -> Response {
-    match auth.admit(req.headers()).await {
-        Ok(grant) => {
-            req.extensions_mut().insert(grant.identity.caller.clone());
-            req.extensions_mut().insert(grant);
-            next.run(req).await
-        }
-        Err(r) => refuse(r),
+    match auth.admit_into(&mut req).await {
+        Ok(()) => next.run(req).await,
+        Err(r) => grpc_refusal(r),
+    }
+}
+
+impl Authenticator {
+    /// Puts the admitted caller (and its grant) in the request for the
+    /// handler, or gives the refusal.
+    pub async fn admit_into(self: &Arc<Self>, req: &mut Request) -> Result<(), Refusal> {
+        let grant = self.admit(req.headers()).await?;
+        req.extensions_mut().insert(grant.identity.caller.clone());
+        req.extensions_mut().insert(grant);
+        Ok(())
     }
 }
 

@@ -8,4 +8,4 @@ mod reading;
 mod rest;
 
 pub use grpc::{grpc_service, ReadsGrpc, GRPC_NAME};
-pub use rest::{rest_router, rest_routes};
+pub use rest::{rest_router, rest_routes, ReadsState};

@@ -14,10 +14,9 @@ use crate::schema::{
     UserPath,
 };
 use crate::{json, ApiError};
-use axum::extract::State;
+use axum::extract::{FromRef, State};
 use axum::http::HeaderValue;
 use axum::response::{IntoResponse, Response};
-use axum::Extension;
 use axum::Json;
 use socialite_core::feed::stamp::PageAt;
 use socialite_core::feed::timeline::ReadSource;
@@ -32,12 +31,40 @@ use utoipa_axum::routes;
 
 type App = State<Arc<Reads>>;
 /// Serialized posts, shared by the routes that answer pages of posts.
-type Fragments = Extension<Arc<PostFragments>>;
+type Fragments = State<Arc<PostFragments>>;
 /// First pages kept whole.
-type Pages = Extension<Arc<PageCache>>;
+type Pages = State<Arc<PageCache>>;
+
+/// What the read routes share: the use cases, serialized posts and kept
+/// first pages. Handed to the routes as their state rather than as request
+/// extensions, which would cost every request a layer of its own.
+#[derive(Clone)]
+pub struct ReadsState {
+    reads: Arc<Reads>,
+    fragments: Arc<PostFragments>,
+    pages: Arc<PageCache>,
+}
+
+impl FromRef<ReadsState> for Arc<Reads> {
+    fn from_ref(s: &ReadsState) -> Arc<Reads> {
+        s.reads.clone()
+    }
+}
+
+impl FromRef<ReadsState> for Arc<PostFragments> {
+    fn from_ref(s: &ReadsState) -> Arc<PostFragments> {
+        s.fragments.clone()
+    }
+}
+
+impl FromRef<ReadsState> for Arc<PageCache> {
+    fn from_ref(s: &ReadsState) -> Arc<PageCache> {
+        s.pages.clone()
+    }
+}
 
 /// The routes and their contract, before the state is given.
-pub fn rest_router() -> OpenApiRouter<Arc<Reads>> {
+pub fn rest_router() -> OpenApiRouter<ReadsState> {
     OpenApiRouter::new()
         .routes(routes!(get_user))
         .routes(routes!(followers))
@@ -60,12 +87,14 @@ pub fn rest_router() -> OpenApiRouter<Arc<Reads>> {
         .routes(routes!(blocks))
         .merge(super::reading::rest_router())
         .merge(super::notices::rest_router())
-        .layer(Extension(Arc::new(PostFragments::default())))
-        .layer(Extension(Arc::new(PageCache::default())))
 }
 
 pub fn rest_routes(reads: Arc<Reads>) -> OpenApiRouter {
-    rest_router().with_state(reads)
+    rest_router().with_state(ReadsState {
+        reads,
+        fragments: Arc::default(),
+        pages: Arc::default(),
+    })
 }
 
 /// A user with their counts.
@@ -152,8 +181,8 @@ async fn lists(
 )]
 async fn list_timeline(
     State(reads): App,
-    Extension(fragments): Fragments,
-    Extension(pages): Pages,
+    State(fragments): Fragments,
+    State(pages): Pages,
     Auth(caller): Auth,
     Path((id, list)): Path<(String, String)>,
     Query(q): Query<PageParams>,
@@ -218,7 +247,7 @@ async fn following_count(
 )]
 async fn posts_by(
     State(reads): App,
-    Extension(fragments): Fragments,
+    State(fragments): Fragments,
     Auth(caller): Auth,
     Path(id): Path<String>,
     Query(q): Query<PageParams>,
@@ -243,8 +272,8 @@ async fn posts_by(
 )]
 async fn timeline(
     State(reads): App,
-    Extension(fragments): Fragments,
-    Extension(pages): Pages,
+    State(fragments): Fragments,
+    State(pages): Pages,
     Auth(caller): Auth,
     Path(id): Path<String>,
     Query(q): Query<PageParams>,
@@ -297,7 +326,7 @@ async fn kept(
 )]
 async fn mentions(
     State(reads): App,
-    Extension(fragments): Fragments,
+    State(fragments): Fragments,
     Auth(caller): Auth,
     Path(id): Path<String>,
     Query(q): Query<PageParams>,
@@ -357,8 +386,8 @@ async fn group_members(
 )]
 async fn group_timeline(
     State(reads): App,
-    Extension(fragments): Fragments,
-    Extension(pages): Pages,
+    State(fragments): Fragments,
+    State(pages): Pages,
     Auth(caller): Auth,
     Path(group): Path<String>,
     Query(q): Query<PageParams>,
@@ -444,7 +473,7 @@ async fn get_post(
 )]
 async fn posts_by_authors(
     State(reads): App,
-    Extension(fragments): Fragments,
+    State(fragments): Fragments,
     Auth(caller): Auth,
     Query(q): Query<AuthorsParams>,
 ) -> Result<Response, ApiError> {
