@@ -150,22 +150,28 @@ where
     let Ok(_permit) = shared.in_flight.try_acquire() else {
         return overloaded();
     };
-    match &shared.admit {
-        Admit::Credential(auth) => {
-            if let Err(refused) = auth.admit_into(&mut req).await {
-                return refused.into_response();
+    // The limit covers the credential check too: a token's check reads its
+    // account's standing from the store, which may be slow or down.
+    let limit = time_limit(req.uri().path());
+    let run = async move {
+        match &shared.admit {
+            Admit::Credential(auth) => {
+                if let Err(refused) = auth.admit_into(&mut req).await {
+                    return refused.into_response();
+                }
+            }
+            Admit::Trusted => {
+                req.extensions_mut().insert(Caller::Trusted);
             }
         }
-        Admit::Trusted => {
-            req.extensions_mut().insert(Caller::Trusted);
+        match inner.call(req).await {
+            Ok(resp) => resp,
+            Err(never) => match never {},
         }
-    }
-    let limit = time_limit(req.uri().path());
-    match tokio::time::timeout(limit, inner.call(req)).await {
-        Ok(Ok(resp)) => resp,
-        Ok(Err(never)) => match never {},
-        Err(_) => timed_out(limit),
-    }
+    };
+    tokio::time::timeout(limit, run)
+        .await
+        .unwrap_or_else(|_| timed_out(limit))
 }
 
 /// The request's span, when anything would record it (see the module's
