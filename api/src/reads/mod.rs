@@ -6,6 +6,8 @@ mod grpc;
 mod notices;
 mod reading;
 mod rest;
+mod state;
 
 pub use grpc::{grpc_service, ReadsGrpc, GRPC_NAME};
-pub use rest::{rest_router, rest_routes, ReadsState};
+pub use rest::{rest_router, rest_routes};
+pub use state::ReadsState;

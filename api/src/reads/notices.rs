@@ -16,7 +16,7 @@ use utoipa_axum::routes;
 
 type App = State<Arc<Reads>>;
 
-pub fn rest_router() -> OpenApiRouter<super::rest::ReadsState> {
+pub fn rest_router() -> OpenApiRouter<super::state::ReadsState> {
     OpenApiRouter::new()
         .routes(routes!(notifications))
         .routes(routes!(unread))

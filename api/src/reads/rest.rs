@@ -1,5 +1,6 @@
 //! REST routes of reads.
 
+use super::state::ReadsState;
 use crate::auth::Auth;
 use crate::extract::{AuthorsParams, PageParams, Path, Query};
 use crate::fragments::PostFragments;
@@ -14,7 +15,7 @@ use crate::schema::{
     UserPath,
 };
 use crate::{json, ApiError};
-use axum::extract::{FromRef, State};
+use axum::extract::State;
 use axum::http::HeaderValue;
 use axum::response::{IntoResponse, Response};
 use axum::Json;
@@ -34,34 +35,6 @@ type App = State<Arc<Reads>>;
 type Fragments = State<Arc<PostFragments>>;
 /// First pages kept whole.
 type Pages = State<Arc<PageCache>>;
-
-/// What the read routes share: the use cases, serialized posts and kept
-/// first pages. Handed to the routes as their state rather than as request
-/// extensions, which would cost every request a layer of its own.
-#[derive(Clone)]
-pub struct ReadsState {
-    reads: Arc<Reads>,
-    fragments: Arc<PostFragments>,
-    pages: Arc<PageCache>,
-}
-
-impl FromRef<ReadsState> for Arc<Reads> {
-    fn from_ref(s: &ReadsState) -> Arc<Reads> {
-        s.reads.clone()
-    }
-}
-
-impl FromRef<ReadsState> for Arc<PostFragments> {
-    fn from_ref(s: &ReadsState) -> Arc<PostFragments> {
-        s.fragments.clone()
-    }
-}
-
-impl FromRef<ReadsState> for Arc<PageCache> {
-    fn from_ref(s: &ReadsState) -> Arc<PageCache> {
-        s.pages.clone()
-    }
-}
 
 /// The routes and their contract, before the state is given.
 pub fn rest_router() -> OpenApiRouter<ReadsState> {
