@@ -31,6 +31,7 @@ use std::sync::Arc;
 use std::task::{Context, Poll};
 use std::time::Instant;
 use tokio::sync::Semaphore;
+use tower::ServiceExt;
 use tracing::Instrument;
 
 /// How the front establishes the caller.
@@ -95,7 +96,8 @@ where
     type Future = Answer;
 
     fn poll_ready(&mut self, _: &mut Context<'_>) -> Poll<Result<(), Infallible>> {
-        // A route is always ready; the cap on requests is the semaphore's.
+        // The front is always ready (the cap on requests is the semaphore's);
+        // the route's own readiness is awaited per request, by `oneshot`.
         Poll::Ready(Ok(()))
     }
 
@@ -140,7 +142,7 @@ where
 
 /// The request after the checks, the cap and the caller, within its time
 /// limit; or the refusal.
-async fn admitted<S>(shared: &Shared, mut inner: S, mut req: Request) -> Response
+async fn admitted<S>(shared: &Shared, inner: S, mut req: Request) -> Response
 where
     S: tower_service::Service<Request, Response = Response, Error = Infallible>,
 {
@@ -164,7 +166,7 @@ where
                 req.extensions_mut().insert(Caller::Trusted);
             }
         }
-        match inner.call(req).await {
+        match inner.oneshot(req).await {
             Ok(resp) => resp,
             Err(never) => match never {},
         }
