@@ -59,6 +59,26 @@ fn histograms(sigfig: u8) -> Vec<Histogram<u64>> {
     KINDS.iter().map(|_| histogram(sigfig)).collect()
 }
 
+/// Every worker's latencies, in one set of histograms. A set per worker
+/// would cost each of them 2 MiB of counters (eleven kinds, three
+/// significant figures, up to an hour), which 64 workers zeroed in the
+/// run's first second, on the cores that an in-process target shares:
+/// that stalled the engine and showed as the run's worst latencies.
+struct Latencies {
+    overall: Vec<Histogram<u64>>,
+    per_second: Vec<Vec<Histogram<u64>>>,
+}
+
+impl Latencies {
+    fn record(&mut self, kind: Kind, second: usize, micros: u64) {
+        while self.per_second.len() <= second {
+            self.per_second.push(histograms(2));
+        }
+        self.overall[kind.index()].saturating_record(micros);
+        self.per_second[second][kind.index()].saturating_record(micros);
+    }
+}
+
 /// Users that read: a seeded sample of `share` of all users.
 pub fn active_users(plan: &Plan) -> Vec<String> {
     let mut rng = Rng::new(plan.seed ^ 0xAC7);
@@ -118,7 +138,7 @@ struct Shared {
     tickets: AtomicU64,
     done: AtomicU64,
     stop: AtomicBool,
-    per_second: Mutex<Vec<Vec<Histogram<u64>>>>,
+    latencies: Mutex<Latencies>,
     /// The latest posts of the run (at most [`RECENT_POSTS`]), which likes
     /// pick from.
     recent: Mutex<VecDeque<String>>,
@@ -133,6 +153,11 @@ pub async fn run(
     active: Vec<String>,
     probe_user: String,
 ) -> Recorded {
+    // Allocated before the clock starts: the first seconds' histograms too.
+    let latencies = Latencies {
+        overall: histograms(3),
+        per_second: (0..2).map(|_| histograms(2)).collect(),
+    };
     let shared = Arc::new(Shared {
         zipf: Zipf::new(plan.users, plan.zipf),
         target: target.clone(),
@@ -141,7 +166,7 @@ pub async fn run(
         tickets: AtomicU64::new(0),
         done: AtomicU64::new(0),
         stop: AtomicBool::new(false),
-        per_second: Mutex::new(Vec::new()),
+        latencies: Mutex::new(latencies),
         recent: Mutex::new(VecDeque::with_capacity(RECENT_POSTS)),
         plan: plan.clone(),
     });
@@ -151,14 +176,10 @@ pub async fn run(
     for w in 0..plan.concurrency.max(1) {
         workers.push(tokio::spawn(worker(shared.clone(), w as u64)));
     }
-    let mut overall = histograms(3);
     let mut errors = [0u64; KIND_COUNT];
     let mut first_errors = Vec::new();
     for w in workers {
-        let (h, e, msgs) = w.await.expect("a worker panicked");
-        for (o, h) in overall.iter_mut().zip(&h) {
-            o.add(h).expect("same bounds");
-        }
+        let (e, msgs) = w.await.expect("a worker panicked");
         for (t, e) in errors.iter_mut().zip(e) {
             *t += e;
         }
@@ -172,7 +193,19 @@ pub async fn run(
     let _ = reporter.await;
     let (probe, probe_timeouts) = probe.await.expect("the probe panicked");
     first_errors.truncate(5);
-    let per_second = std::mem::take(&mut *shared.per_second.lock().unwrap());
+    let Latencies {
+        overall,
+        mut per_second,
+    } = std::mem::replace(
+        &mut *shared.latencies.lock().unwrap(),
+        Latencies {
+            overall: Vec::new(),
+            per_second: Vec::new(),
+        },
+    );
+    // The seconds allocated ahead that the run did not reach.
+    let reached = elapsed.as_secs_f64().ceil() as usize;
+    per_second.truncate(reached.max(1));
     Recorded {
         overall,
         per_second,
@@ -185,13 +218,10 @@ pub async fn run(
     }
 }
 
-type WorkerResult = (Vec<Histogram<u64>>, [u64; KIND_COUNT], Vec<String>);
+type WorkerResult = ([u64; KIND_COUNT], Vec<String>);
 
 async fn worker(s: Arc<Shared>, id: u64) -> WorkerResult {
     let mut rng = Rng::new(s.plan.seed.wrapping_mul(1_000_003).wrapping_add(id));
-    let mut overall = histograms(3);
-    let mut window = histograms(2);
-    let mut second = 0usize;
     let mut errors = [0u64; KIND_COUNT];
     let mut messages = Vec::new();
     loop {
@@ -211,15 +241,10 @@ async fn worker(s: Arc<Shared>, id: u64) -> WorkerResult {
         let kind = s.plan.mix.kind(rng.below(100) as u32);
         let outcome = operate(&s, kind, &mut rng).await;
         let micros = intended.elapsed().as_micros().max(1) as u64;
-        let now_second = s.start.elapsed().as_secs() as usize;
-        if now_second != second {
-            flush_window(&s, second, &mut window);
-            second = now_second;
-        }
         match outcome {
             Ok(()) => {
-                overall[kind.index()].saturating_record(micros);
-                window[kind.index()].saturating_record(micros);
+                let second = s.start.elapsed().as_secs() as usize;
+                s.latencies.lock().unwrap().record(kind, second, micros);
             }
             Err(e) => {
                 errors[kind.index()] += 1;
@@ -230,19 +255,7 @@ async fn worker(s: Arc<Shared>, id: u64) -> WorkerResult {
         }
         s.done.fetch_add(1, Ordering::Relaxed);
     }
-    flush_window(&s, second, &mut window);
-    (overall, errors, messages)
-}
-
-fn flush_window(s: &Shared, second: usize, window: &mut [Histogram<u64>]) {
-    let mut all = s.per_second.lock().unwrap();
-    while all.len() <= second {
-        all.push(histograms(2));
-    }
-    for (into, h) in all[second].iter_mut().zip(window.iter_mut()) {
-        into.add(&*h).expect("same bounds");
-        h.reset();
-    }
+    (errors, messages)
 }
 
 async fn operate(s: &Shared, kind: Kind, rng: &mut Rng) -> Result<(), String> {
