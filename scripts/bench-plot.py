@@ -1,11 +1,12 @@
 #!/usr/bin/env python3
 """Reports of scripts/benchmarks.sh that the bench tool does not write itself.
 
-  bench-plot.py rest-vs-nginx RESULTS BYTES USER OUT_PREFIX
+  bench-plot.py rest-vs-nginx RESULTS BYTES USER OUT_PREFIX [WORKERS]
       RESULTS: lines "name requests_per_s p50 p99 non_2xx" from wrk runs
-      named socialite-N and nginx-N; writes OUT_PREFIX.{txt,json,svg} (the
-      plot with matplotlib: run it with a Python that has it, as
-      rest-vs-nginx.sh does).
+      named socialite-N and nginx-N; WORKERS: each server's request
+      threads or processes ("auto": one per core); writes
+      OUT_PREFIX.{txt,json,svg} (the plot with matplotlib: run it with a
+      Python that has it, as rest-vs-nginx.sh does).
   bench-plot.py table OUTDIR
       Prints the performance bar of BENCHMARKS.md from the reports in OUTDIR.
 """
@@ -50,7 +51,7 @@ def bars_svg(path, title, rounds):
     plt.close(fig)
 
 
-def rest_vs_nginx(results, size, user, prefix):
+def rest_vs_nginx(results, size, user, prefix, workers="auto"):
     runs = {}
     for line in open(results):
         name, rps, p50, p99, non2xx = line.split()
@@ -67,10 +68,11 @@ def rest_vs_nginx(results, size, user, prefix):
         rounds.append({"round": n, "socialite": s, "nginx": g,
                        "share": s["requests_per_s"] / g["requests_per_s"]})
         n += 1
-    report = {"page_bytes": int(size), "user": user, "client": "wrk -t1 -c32", "rounds": rounds}
+    report = {"page_bytes": int(size), "user": user, "client": "wrk -t1 -c32",
+              "server_workers": workers, "rounds": rounds}
     with open(prefix + ".json", "w") as f:
         json.dump(report, f, indent=2)
-    lines = [f"cached first page of {user} ({size} bytes), wrk -t1 -c32",
+    lines = [f"cached first page of {user} ({size} bytes), wrk -t1 -c32, server workers: {workers}",
              "round  socialite/s  p50 ms  p99 ms   nginx/s  p50 ms  p99 ms  share  non-2xx"]
     for r in rounds:
         s, g = r["socialite"], r["nginx"]
@@ -143,7 +145,7 @@ def table(outdir):
 
 
 if __name__ == "__main__":
-    if len(sys.argv) == 6 and sys.argv[1] == "rest-vs-nginx":
+    if len(sys.argv) in (6, 7) and sys.argv[1] == "rest-vs-nginx":
         rest_vs_nginx(*sys.argv[2:])
     elif len(sys.argv) == 3 and sys.argv[1] == "table":
         table(sys.argv[2])

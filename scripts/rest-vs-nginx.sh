@@ -9,6 +9,12 @@
 # DATA_DIR holds a loaded network (`socialite load`) and is used in place.
 # Writes OUT_PREFIX.txt, OUT_PREFIX.json and OUT_PREFIX.svg. Installs
 # Debian's nginx-light and wrk if they are missing.
+#
+# WORKERS=N gives each server N request threads (socialite's runtime,
+# through tokio's TOKIO_WORKER_THREADS) or worker processes (nginx); the
+# default, auto, is one per core for both. On a machine whose cores the
+# client shares, one per core leaves more busy threads than cores, and the
+# scheduler's time slices show in both servers' p99.
 set -euo pipefail
 data="$1"
 out="$2"
@@ -16,6 +22,7 @@ bin="${SOCIALITE:-target/release/socialite}"
 rounds="${ROUNDS:-2}"
 user="${PAGE_USER:-u1}"
 seconds="${SECONDS_PER_RUN:-15}"
+workers="${WORKERS:-auto}"
 rest=127.0.0.1:18080
 static=127.0.0.1:18081
 here="$(cd "$(dirname "$0")" && pwd)"
@@ -37,7 +44,9 @@ work="$(mktemp -d /tmp/rest-vs-nginx.XXXXXX)"
 chmod 755 "$work"
 trap 'kill $(jobs -p) 2>/dev/null || true; [ -f "$work/nginx.pid" ] && kill "$(cat "$work/nginx.pid")" 2>/dev/null; rm -rf "$work"' EXIT
 
-"$bin" up --data-dir "$data" --rest-addr "$rest" --grpc-addr 127.0.0.1:18051 2>"$work/up.log" &
+threads=()
+[ "$workers" = auto ] || threads=(TOKIO_WORKER_THREADS="$workers")
+env "${threads[@]}" "$bin" up --data-dir "$data" --rest-addr "$rest" --grpc-addr 127.0.0.1:18051 2>"$work/up.log" &
 until curl -sf "http://$rest/readyz" >/dev/null; do sleep 0.2; done
 auth="Authorization: Bearer $(cat "$data/auth/admin-key")"
 page="http://$rest/users/$user/timeline?limit=50"
@@ -52,7 +61,7 @@ bytes=$(wc -c <"$work/www/page.json")
 
 mkdir -p "$work/tmp"
 cat >"$work/nginx.conf" <<EOF
-worker_processes auto;
+worker_processes $workers;
 daemon on;
 pid $work/nginx.pid;
 error_log $work/nginx-error.log;
@@ -102,5 +111,5 @@ if ! [ -x "$plot_venv/bin/python" ] || ! "$plot_venv/bin/python" -c 'import matp
   python3 -m venv "$plot_venv"
   "$plot_venv/bin/pip" install --quiet matplotlib==3.9.2
 fi
-"$plot_venv/bin/python" "$here/bench-plot.py" rest-vs-nginx "$work/results" "$bytes" "$user" "$out"
+"$plot_venv/bin/python" "$here/bench-plot.py" rest-vs-nginx "$work/results" "$bytes" "$user" "$out" "$workers"
 cat "$out.txt"
