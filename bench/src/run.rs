@@ -443,3 +443,32 @@ async fn fanout_counts(s: &Shared) -> Option<(f64, f64, f64)> {
         metric_sum(&text, "socialite_log_backlog_events"),
     ))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn latencies_count_each_operation_once_overall_and_once_in_its_second() {
+        let mut l = Latencies {
+            overall: histograms(3),
+            per_second: vec![histograms(2)],
+        };
+        l.record(Kind::Post, 0, 1_500);
+        l.record(Kind::Read, 0, 300);
+        l.record(Kind::Read, 3, 40_000);
+        // Seconds not reached yet are added on the way, empty.
+        assert_eq!(l.per_second.len(), 4);
+        let (post, read) = (Kind::Post.index(), Kind::Read.index());
+        assert_eq!(l.overall[post].len(), 1);
+        assert_eq!(l.overall[read].len(), 2);
+        assert_eq!(l.per_second[0][read].len(), 1);
+        assert_eq!(l.per_second[0][post].len(), 1);
+        assert!(l.per_second[1..3].iter().flatten().all(|h| h.is_empty()));
+        assert_eq!(l.per_second[3][read].len(), 1);
+        assert!(l.per_second[3][read].max() >= 39_000);
+        // Beyond the histograms' hour, a latency is kept at their top.
+        l.record(Kind::Post, 3, u64::MAX);
+        assert_eq!(l.overall[post].len(), 2);
+    }
+}
