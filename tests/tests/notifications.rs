@@ -25,14 +25,22 @@ async fn notifications_over_rest() {
     for u in ["ann", "bo", "cy", "dee"] {
         t.put_user(u).await;
     }
+    // Entries, and the actors within one, are ordered by their notices'
+    // ids, which are their times in milliseconds: acts of one millisecond
+    // are told apart, not ordered (`rules::notices::id_at`). A fast machine
+    // makes several of these acts within one, so each waits for the next.
+    let next_millisecond = || tokio::time::sleep(std::time::Duration::from_millis(2));
     let post = t.post("ann", "hello").await;
     for u in ["bo", "cy", "dee"] {
+        next_millisecond().await;
         let (s, _) = t
             .call(Method::PUT, &format!("/users/{u}/likes/{post}"), None)
             .await;
         assert_eq!(s, StatusCode::OK);
     }
+    next_millisecond().await;
     t.follow("bo", "ann").await;
+    next_millisecond().await;
     t.post("cy", "hi @ann").await;
     let page = t
         .eventually_get("/users/ann/notifications", |v| kinds(v).len() == 3)
