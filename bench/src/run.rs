@@ -64,6 +64,7 @@ fn histograms(sigfig: u8) -> Vec<Histogram<u64>> {
 /// significant figures, up to an hour), which 64 workers zeroed in the
 /// run's first second, on the cores that an in-process target shares:
 /// that stalled the engine and showed as the run's worst latencies.
+#[derive(Default)]
 struct Latencies {
     overall: Vec<Histogram<u64>>,
     per_second: Vec<Vec<Histogram<u64>>>,
@@ -196,13 +197,7 @@ pub async fn run(
     let Latencies {
         overall,
         mut per_second,
-    } = std::mem::replace(
-        &mut *shared.latencies.lock().unwrap(),
-        Latencies {
-            overall: Vec::new(),
-            per_second: Vec::new(),
-        },
-    );
+    } = std::mem::take(&mut *shared.latencies.lock().unwrap());
     // The seconds allocated ahead that the run did not reach.
     let reached = elapsed.as_secs_f64().ceil() as usize;
     per_second.truncate(reached.max(1));
