@@ -267,8 +267,59 @@ impl PostId {
     /// The lowest id made at or after `unix_ms`: a floor that admits every
     /// post from that millisecond on.
     pub fn first_at(unix_ms: u64) -> PostId {
-        PostId(unix_ms.saturating_sub(EPOCH_MS) << (NODE_BITS + SEQ_BITS))
+        PostId(unix_ms.saturating_sub(EPOCH_MS).min(MAX_MS) << (NODE_BITS + SEQ_BITS))
     }
+
+    /// The highest id made at or before `unix_ms`.
+    fn last_at(unix_ms: u64) -> PostId {
+        PostId(
+            PostId::first_at(unix_ms.saturating_add(1))
+                .0
+                .saturating_sub(1),
+        )
+    }
+
+    /// Refuses an id from elsewhere (an import, a replay, a client's
+    /// marker) made later than [`MAX_CLOCK_SKEW_MS`] past `now_ms`: no
+    /// writer here issued it, and taken in, it would date posts in the
+    /// future or pin a reader's place past every post to come.
+    pub fn check_not_ahead(self, what: &str, now_ms: u64) -> Result<()> {
+        if self > PostId::last_at(now_ms.saturating_add(MAX_CLOCK_SKEW_MS)) {
+            return Err(ahead(
+                what,
+                &format!("post id {self}"),
+                self.unix_ms(),
+                now_ms,
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// How far ahead of this server's clock an id or a time written elsewhere
+/// may be (another server's clock runs a little fast): one minute.
+pub const MAX_CLOCK_SKEW_MS: u64 = 60_000;
+/// The largest millisecond a post id holds (42 bits: the year 2163).
+const MAX_MS: u64 = (1 << (64 - NODE_BITS - SEQ_BITS)) - 1;
+
+/// Refuses a time from elsewhere (a follow's, a like's, a revocation's)
+/// later than [`MAX_CLOCK_SKEW_MS`] past `now_ms`.
+pub fn check_time_not_ahead(what: &str, unix_ms: u64, now_ms: u64) -> Result<()> {
+    if unix_ms > now_ms.saturating_add(MAX_CLOCK_SKEW_MS) {
+        return Err(ahead(what, &format!("time {unix_ms} ms"), unix_ms, now_ms));
+    }
+    Ok(())
+}
+
+fn ahead(what: &str, value: &str, unix_ms: u64, now_ms: u64) -> Error {
+    Error::invalid(
+        "time_ahead",
+        format!(
+            "{what}: {value} is {} s ahead of this server's clock; at most {} s is accepted",
+            unix_ms.saturating_sub(now_ms) / 1000,
+            MAX_CLOCK_SKEW_MS / 1000
+        ),
+    )
 }
 
 impl fmt::Display for PostId {
@@ -319,9 +370,17 @@ impl PostIdGen {
     }
 
     /// Continue above `id`, e.g. the newest id found in the store at start-up,
-    /// so a clock that moved backwards across a restart never repeats ids.
+    /// so a clock that moved backwards across a restart never repeats ids,
+    /// or a post a reply answers, so a reply is newer than its post
+    /// whichever producer made that. Never past the clock by more than
+    /// [`MAX_CLOCK_SKEW_MS`]: an id beyond that (stored by an older version
+    /// that imported it) must not drag every new post into the future, nor
+    /// wrap the generator around to ids of 2024. A store refuses a new
+    /// post under an id it holds, so ids are never issued twice.
     pub(crate) fn advance_past(&self, id: PostId) {
-        self.last.fetch_max(id.0 >> NODE_BITS, Ordering::Relaxed);
+        let cap = PostId::last_at(now_ms().saturating_add(MAX_CLOCK_SKEW_MS));
+        self.last
+            .fetch_max(id.min(cap).0 >> NODE_BITS, Ordering::Relaxed);
     }
 }
 
@@ -433,9 +492,47 @@ mod tests {
     #[test]
     fn post_ids_stay_above_a_restored_maximum() {
         let g = PostIdGen::new(0);
-        let future = PostId((now_ms() - EPOCH_MS + 3_600_000) << 22);
+        // A clock a little behind the one that made the newest stored id.
+        let future = PostId((now_ms() - EPOCH_MS + MAX_CLOCK_SKEW_MS / 2) << 22);
         g.advance_past(future);
         assert!(g.next() > future);
+    }
+
+    #[test]
+    fn ids_far_ahead_never_drag_or_wrap_the_generator() {
+        for far in [PostId(0x4000_0000_0000_0000), PostId(u64::MAX)] {
+            let g = PostIdGen::new(5);
+            g.advance_past(far);
+            let next = g.next();
+            let ahead = next.unix_ms().saturating_sub(now_ms());
+            assert!(ahead <= MAX_CLOCK_SKEW_MS + 1, "{far:?} gave {next:?}");
+            assert!(
+                next > PostId::first_at(now_ms()),
+                "{far:?} wrapped to {next:?}"
+            );
+            assert!(g.next() > next);
+        }
+    }
+
+    #[test]
+    fn ids_and_times_ahead_of_the_clock_are_refused() {
+        let now = now_ms();
+        let skew = now + MAX_CLOCK_SKEW_MS;
+        assert!(PostId::first_at(skew).check_not_ahead("x", now).is_ok());
+        assert!(PostId::last_at(skew).check_not_ahead("x", now).is_ok());
+        let e = PostId::first_at(skew + 1)
+            .check_not_ahead("line 3", now)
+            .unwrap_err();
+        assert_eq!(e.code(), "time_ahead");
+        assert!(
+            e.message().starts_with("line 3: post id "),
+            "{}",
+            e.message()
+        );
+        assert!(PostId(u64::MAX).check_not_ahead("x", now).is_err());
+        assert!(check_time_not_ahead("x", skew, now).is_ok());
+        assert!(check_time_not_ahead("x", skew + 1, now).is_err());
+        assert!(check_time_not_ahead("x", u64::MAX, now).is_err());
     }
 
     #[test]

@@ -35,6 +35,9 @@ use tracing::Instrument;
 /// to finish before answering `user_being_deleted`.
 const RECREATE_WAIT: Duration = Duration::from_secs(5);
 
+/// Ids tried for one new post when the store holds a post under them.
+const NEW_ID_TRIES: u32 = 16;
+
 /// The most accounts a user may follow unless configured otherwise.
 pub const DEFAULT_MAX_FOLLOWING: u64 = 7_500;
 
@@ -327,12 +330,20 @@ impl Ingest {
             Some(id) => Some(self.answerable(id).await?),
         };
         let _write = self.gate.enter()?;
-        let id = self.ids.next();
-        // The post's span: its event carries this trace to the workers.
-        let span = tracing::info_span!("post.create", post = %id, author = %author);
-        let mut post = Post::written(id, author, message, data, mentions);
+        if let Some(answered) = &reply_to {
+            // Newer than the post it answers, whichever producer made that.
+            self.ids.advance_past(answered.id);
+        }
+        let mut post = Post::written(PostId(0), author, message, data, mentions);
         post.reply_to = reply_to;
-        let post = self.content.create_post(post).instrument(span).await?;
+        let post = self
+            .with_new_id(|id| {
+                // The post's span: its event carries this trace to the workers.
+                let span = tracing::info_span!("post.create", post = %id, author = %post.author);
+                let post = Post { id, ..post.clone() };
+                self.content.create_post(post).instrument(span)
+            })
+            .await?;
         metrics().posts_ingested.inc();
         // A post reaches pages through its timelines, unless its author's
         // posts are merged at read time.
@@ -340,6 +351,22 @@ impl Ingest {
             self.epoch.advance();
         }
         Ok(post)
+    }
+
+    /// Runs `write` with a new post id; again with the next id while the
+    /// store holds a post under it (`post_id_taken`: one that an older
+    /// version stored under an id ahead of the clock), a few times.
+    async fn with_new_id<T, Fut>(&self, mut write: impl FnMut(PostId) -> Fut) -> Result<T>
+    where
+        Fut: std::future::Future<Output = Result<T>>,
+    {
+        let mut tries = 1;
+        loop {
+            match write(self.ids.next()).await {
+                Err(e) if e.code() == "post_id_taken" && tries < NEW_ID_TRIES => tries += 1,
+                done => return done,
+            }
+        }
     }
 
     /// The post a reply to `id` answers, as readers see it: stored, and
@@ -390,15 +417,17 @@ impl Ingest {
             if self.accounts.is_suspended(&stored.shown().author).await? {
                 return Err(post_not_found(post));
             }
+            // The item is newer than the post it carries.
+            self.ids.advance_past(stored.shown().id);
         }
         let _write = self.enter_changing()?;
         let change = RepostChange { user, post, repost };
-        let id = self.ids.next();
-        let span = tracing::info_span!("post.repost", post = %change.post, user = %change.user);
         let done = self
-            .content
-            .change_repost(&change, id)
-            .instrument(span)
+            .with_new_id(|id| {
+                let span =
+                    tracing::info_span!("post.repost", post = %change.post, user = %change.user);
+                self.content.change_repost(&change, id).instrument(span)
+            })
             .await?;
         if done.changed && repost {
             metrics().posts_ingested.inc();
@@ -420,6 +449,8 @@ impl Ingest {
         let user = UserId::parse(user)?;
         let timeline = MarkerTimeline::parse(timeline)?;
         let last_read = PostId::parse(last_read_id)?;
+        // A place past every post to come would hide them all as read.
+        last_read.check_not_ahead("last_read_id", crate::ids::now_ms())?;
         self.acting_as(caller, &user).await?;
         let _write = self.gate.enter()?;
         let to = marker_now(timeline, last_read);

@@ -274,7 +274,13 @@ pub(crate) fn json_object(field: &'static str, value: Value) -> Result<Map<Strin
             format!("{field} must be a JSON object"),
         ));
     };
-    let size = serde_json::to_vec(&map)
+    check_json_size(field, &map)?;
+    Ok(map)
+}
+
+/// Checks that the object `map` is within the size limit, as serialized.
+pub(crate) fn check_json_size(field: &str, map: &Map<String, Value>) -> Result<()> {
+    let size = serde_json::to_vec(map)
         .map(|v| v.len())
         .unwrap_or(usize::MAX);
     if size > MAX_JSON_BYTES {
@@ -283,7 +289,7 @@ pub(crate) fn json_object(field: &'static str, value: Value) -> Result<Map<Strin
             format!("{field} is {size} bytes; the limit is {MAX_JSON_BYTES}"),
         ));
     }
-    Ok(map)
+    Ok(())
 }
 
 /// Refuses JSON text holding an integer literal beyond 64 bits: parsing

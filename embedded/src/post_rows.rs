@@ -7,9 +7,15 @@ use redb::{ReadableTable, WriteTransaction};
 use socialite_core::error::Result;
 use socialite_core::ids::PostId;
 use socialite_core::model::{Post, PostRef};
+use socialite_core::rules::checks::post_id_taken;
 
-/// Stores a new post: its record, its author's index and its mentions.
+/// Stores a new post: its record, its author's index and its mentions;
+/// refused, before any row is written, under an id a post holds.
 pub(crate) fn put_post(txn: &WriteTransaction, post: &Post) -> Result<()> {
+    let mut posts = txn.open_table(POSTS).store()?;
+    if posts.get(post.id.0).store()?.is_some() {
+        return Err(post_id_taken(post.id));
+    }
     let reference = |r: &PostRef| RefRecord {
         id: r.id.0,
         author: r.author.to_string(),
@@ -26,7 +32,6 @@ pub(crate) fn put_post(txn: &WriteTransaction, post: &Post) -> Result<()> {
     for m in &post.mentions {
         mentions.insert((m.as_str(), post.id.0), ()).store()?;
     }
-    let mut posts = txn.open_table(POSTS).store()?;
     posts
         .insert(post.id.0, encode(&record).as_slice())
         .store()?;

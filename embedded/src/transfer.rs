@@ -15,7 +15,7 @@ use serde_json::{Map, Value};
 use socialite_core::error::Result;
 use socialite_core::event::Event;
 use socialite_core::ids::{GroupName, PostId, UserId};
-use socialite_core::plan::import::import_records;
+use socialite_core::plan::import::{import_records, Caps};
 use socialite_core::plan::replay::replay_event;
 use socialite_core::plan::run_ready;
 use socialite_core::ports::{ExportView, Standing, Transfer};
@@ -217,7 +217,7 @@ impl Snapshot {
             };
             if carried && !self.gone(post.author.as_str()) {
                 post.mentions.retain(|m| !self.gone(m.as_str()));
-                out.push(Record::Post(post));
+                out.push(Record::post(post));
             }
         }
         Ok(advance(last, Cursor::Posts, Cursor::Likes(None)))
@@ -322,10 +322,10 @@ impl Transfer for EmbeddedStore {
         }))
     }
 
-    async fn import(&self, records: &[Record]) -> Result<usize> {
-        let records = records.to_vec();
+    async fn import(&self, records: &[Record], caps: &Caps) -> Result<usize> {
+        let (records, caps) = (records.to_vec(), *caps);
         self.writer
-            .write(move |ctx| run_ready(import_records(ctx, &records)))
+            .write(move |ctx| run_ready(import_records(ctx, &records, &caps)))
             .await
     }
 

@@ -2,7 +2,7 @@
 //! plans them: one document per post in `content`, written in a
 //! transaction with its event.
 
-use crate::db::TxnError;
+use crate::db::{is_duplicate_key, TxnError};
 use crate::store::{get_i64, id_bson, json_text, to_post, MongoStore};
 use crate::txn::planned;
 use mongodb::bson::{doc, Document};
@@ -11,6 +11,7 @@ use socialite_core::error::Result;
 use socialite_core::ids::{PostId, UserId};
 use socialite_core::model::{Post, PostRef};
 use socialite_core::plan::post::{create_post, delete_post};
+use socialite_core::rules::checks::post_id_taken;
 
 impl MongoStore {
     pub(crate) async fn create_post_of(&self, post: &Post) -> Result<Post> {
@@ -44,8 +45,11 @@ impl MongoStore {
         if let Some(r) = &post.repost_of {
             record.insert("repost_of", reference(r));
         }
-        self.db.content.insert_one(record).session(&mut *s).await?;
-        Ok(())
+        match self.db.content.insert_one(record).session(&mut *s).await {
+            Ok(_) => Ok(()),
+            Err(e) if is_duplicate_key(&e) => Err(post_id_taken(post.id).into()),
+            Err(e) => Err(e.into()),
+        }
     }
 
     /// The posts that those of `posts` that are replies answer, where still

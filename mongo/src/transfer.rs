@@ -15,7 +15,7 @@ use mongodb::Collection;
 use socialite_core::error::Result;
 use socialite_core::event::Event;
 use socialite_core::ids::{GroupName, PostId, UserId};
-use socialite_core::plan::import::import_records;
+use socialite_core::plan::import::{import_records, Caps};
 use socialite_core::plan::replay::replay_event;
 use socialite_core::ports::{ExportView, Standing, Transfer};
 use socialite_core::rules::relations::Relation;
@@ -168,7 +168,7 @@ impl Pages {
             "content" if !named(&["author"]) => {
                 let mut post = to_post(d)?;
                 post.mentions.retain(|m| !self.gone(m.as_str()));
-                Some(Record::Post(post))
+                Some(Record::post(post))
             }
             "markers" if !named(&["u"]) => crate::markers::to_marker(d)
                 .map(|marker| {
@@ -276,9 +276,9 @@ impl Transfer for MongoStore {
         }))
     }
 
-    async fn import(&self, records: &[Record]) -> Result<usize> {
+    async fn import(&self, records: &[Record], caps: &Caps) -> Result<usize> {
         crate::txn::planned!(self, "importing records", |txn| import_records(
-            txn, records
+            txn, records, caps
         ))
     }
 

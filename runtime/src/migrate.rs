@@ -36,6 +36,7 @@ use socialite_core::reads::Reads;
 use socialite_core::relay::relay_once;
 use socialite_core::transfer::catch_up::{Replayed, Target};
 use socialite_core::transfer::import::copy_store;
+use socialite_core::transfer::stream::Stream;
 use socialite_core::transfer::verify::{compare_timelines, differing, sample, tally, Compared};
 use socialite_core::transfer::warm::{warm, Posters};
 use socialite_embedded::backup::{EmbeddedBackup, Position};
@@ -92,6 +93,8 @@ pub struct MigrateArgs {
     /// Records per transaction of the first copy's import.
     #[arg(long, default_value_t = 500, value_parser = clap::value_parser!(u64).range(1..=100_000))]
     pub batch: u64,
+    #[command(flatten)]
+    pub caps: crate::transfer::CapsArgs,
 }
 
 /// Where the source's backups come from.
@@ -154,17 +157,41 @@ async fn settle(
     Ok(())
 }
 
-/// A backup, opened to be read.
+/// A backup, opened to be read; deleted when dropped, unless kept, so a
+/// move that fails anywhere leaves none of its backups behind.
 struct Copy {
     dir: PathBuf,
     backends: Backends,
     store: Arc<EmbeddedStore>,
     log: Arc<EmbeddedLog>,
     position: Position,
+    /// Last: dropped once the stores above have closed their files.
+    scratch: Scratch,
+}
+
+/// A backup's directory, deleted when dropped unless `keep`.
+struct Scratch {
+    dir: PathBuf,
+    keep: bool,
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        if self.keep {
+            return;
+        }
+        if let Err(e) = std::fs::remove_dir_all(&self.dir) {
+            eprintln!("could not remove {}: {e}", self.dir.display());
+        }
+    }
 }
 
 impl Copy {
     async fn open(dir: PathBuf) -> Result<Copy, String> {
+        let scratch = Scratch {
+            dir: dir.clone(),
+            keep: false,
+        };
         let position = Position::read(&dir).map_err(|e| e.chain())?;
         let config = BackendConfig::embedded(embedded(&dir));
         let (backends, parts) = open_keeping_embedded(&config)
@@ -179,6 +206,7 @@ impl Copy {
             store,
             log,
             position,
+            scratch,
         })
     }
 
@@ -228,11 +256,12 @@ impl Copy {
 
     /// Closes it and deletes its files.
     fn discard(self) {
-        let dir = self.dir.clone();
         drop(self);
-        if let Err(e) = std::fs::remove_dir_all(&dir) {
-            eprintln!("could not remove {}: {e}", dir.display());
-        }
+    }
+
+    /// Keeps its files once it is closed.
+    fn keep(&mut self) {
+        self.scratch.keep = true;
     }
 }
 
@@ -291,6 +320,7 @@ pub async fn migrate(args: MigrateArgs) -> Result<Moved, String> {
         &*first.backends.transfer,
         &*target.transfer,
         args.batch as usize,
+        &args.caps.caps(),
     )
     .await
     .map_err(|e| e.chain())?;
@@ -317,7 +347,7 @@ pub async fn migrate(args: MigrateArgs) -> Result<Moved, String> {
     source.read_only(true).await?;
     let stopped = Instant::now();
     let moved = switch_over(&source, &name, &mut from, &target, &mut tally).await;
-    let last = match moved {
+    let mut last = match moved {
         Ok(last) => last,
         Err(e) => return Err(resume(&source, e).await),
     };
@@ -335,6 +365,8 @@ pub async fn migrate(args: MigrateArgs) -> Result<Moved, String> {
     if let Err(e) = verify(&last, &target, args.sample as usize).await {
         return Err(resume(&source, e).await);
     }
+    // The source's state at the move, kept beside it.
+    last.keep();
     // The first copy's posters, then those who posted during the move.
     let mut posters = copied.posters;
     posters.merge(&tally.posters);
@@ -435,13 +467,13 @@ async fn relay(target: &Backends) -> Result<(), String> {
 async fn verify(copy: &Copy, target: &Backends, users: usize) -> Result<(), String> {
     let view = |t: &Arc<dyn Transfer>| {
         let t = t.clone();
-        async move { t.export_view().await }
+        async move { Stream::open(&*t).await }
     };
     let chain = |e: socialite_core::error::Error| e.chain();
-    let held = tally(&mut *view(&copy.backends.transfer).await.map_err(chain)?)
+    let held = tally(&mut view(&copy.backends.transfer).await.map_err(chain)?)
         .await
         .map_err(chain)?;
-    let theirs = tally(&mut *view(&target.transfer).await.map_err(chain)?)
+    let theirs = tally(&mut view(&target.transfer).await.map_err(chain)?)
         .await
         .map_err(chain)?;
     for (kind, (n, _)) in &held.kinds {

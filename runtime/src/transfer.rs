@@ -7,6 +7,8 @@ use crate::backends::{open_backends, open_transfer, BackendConfig};
 use crate::settings::FeedArgs;
 use clap::Args;
 use socialite_core::ids::now_ms;
+use socialite_core::ingest::DEFAULT_MAX_FOLLOWING;
+use socialite_core::plan::import::Caps;
 use socialite_core::transfer::warm::warm;
 use socialite_core::transfer::{export::export, import::import};
 use socialite_embedded::{EmbeddedConfig, DEFAULT_RETENTION};
@@ -50,6 +52,24 @@ pub fn embedded_config(data_dir: &std::path::Path) -> EmbeddedConfig {
     }
 }
 
+/// What an import holds records to beyond the write path's fixed limits:
+/// the deployment's own settings, as its services run them.
+#[derive(Debug, Clone, Args)]
+pub struct CapsArgs {
+    /// Most accounts one user may follow (the services' setting of the
+    /// same name): a user of the stream who follows more is refused.
+    #[arg(long, env = "SOCIALITE_MAX_FOLLOWING", default_value_t = DEFAULT_MAX_FOLLOWING, value_parser = clap::value_parser!(u64).range(1..=1_000_000))]
+    pub max_following: u64,
+}
+
+impl CapsArgs {
+    pub fn caps(&self) -> Caps {
+        Caps {
+            max_following: self.max_following,
+        }
+    }
+}
+
 #[derive(Debug, Clone, Args)]
 pub struct ExportArgs {
     #[command(flatten)]
@@ -69,6 +89,8 @@ pub struct ImportArgs {
     /// Records per transaction.
     #[arg(long, default_value_t = 500, value_parser = clap::value_parser!(u64).range(1..=100_000))]
     pub batch: u64,
+    #[command(flatten)]
+    pub caps: CapsArgs,
     /// Then build the home timelines of this many users, those who posted
     /// last (where the feed model stores timelines; the others warm on
     /// their first read). Embedded timelines live in the server's memory:
@@ -110,13 +132,13 @@ pub async fn run_import(args: ImportArgs) -> Result<(), String> {
     let transfer = open_transfer(&args.store.store, &args.store.embedded())
         .await
         .map_err(|e| e.chain())?;
-    let batch = args.batch as usize;
+    let (batch, caps) = (args.batch as usize, args.caps.caps());
     let done = match &args.input {
         Some(path) => {
             let file = std::fs::File::open(path).map_err(|e| format!("{}: {e}", path.display()))?;
-            import(&*transfer, BufReader::new(file), batch).await
+            import(&*transfer, BufReader::new(file), batch, &caps).await
         }
-        None => import(&*transfer, std::io::stdin().lock(), batch).await,
+        None => import(&*transfer, std::io::stdin().lock(), batch, &caps).await,
     };
     let done = done.map_err(|e| e.chain())?;
     eprintln!(

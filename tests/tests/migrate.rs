@@ -30,6 +30,7 @@ use socialite_core::sim::Rng;
 use socialite_core::transfer::catch_up::{Replayed, Target};
 use socialite_core::transfer::import::copy_store;
 use socialite_core::transfer::record::Record;
+use socialite_core::transfer::stream::Stream;
 use socialite_core::transfer::verify::{compare_timelines, differing, sample, tally};
 use socialite_embedded::backup::{EmbeddedBackup, Position};
 use socialite_runtime::backends::{open_backends, open_keeping_embedded, BackendConfig};
@@ -192,7 +193,7 @@ async fn post_ids(config: &BackendConfig) -> BTreeSet<String> {
             return ids;
         }
         for r in page {
-            if let Record::Post(p) = r {
+            if let Record::Post { post: p, .. } = r {
                 ids.insert(p.id.to_string());
             }
         }
@@ -547,14 +548,14 @@ async fn catch_up_converges(target: fn() -> Opening, seed: u64) {
     }
     let copy_config = BackendConfig::embedded(embedded_config(&copy));
     let copied = open_backends(&copy_config).await.unwrap();
-    let held = tally(&mut *source.transfer.export_view().await.unwrap())
+    let held = tally(&mut Stream::open(&*source.transfer).await.unwrap())
         .await
         .unwrap();
     let reads = Reads::new(source.stores());
     for overlap in [0, 50, position.log_before] {
         let to = target().await.unwrap();
         let t = &to.backends;
-        copy_store(&*copied.transfer, &*t.transfer, 100)
+        copy_store(&*copied.transfer, &*t.transfer, 100, &Default::default())
             .await
             .unwrap();
         let mut from = position.log_before - overlap;
@@ -572,7 +573,7 @@ async fn catch_up_converges(target: fn() -> Opening, seed: u64) {
             target.replay(&events, &mut replayed).await.unwrap();
         }
         assert!(replayed.changed > 100, "{replayed:?}");
-        let theirs = tally(&mut *t.transfer.export_view().await.unwrap())
+        let theirs = tally(&mut Stream::open(&*t.transfer).await.unwrap())
             .await
             .unwrap();
         assert_eq!(

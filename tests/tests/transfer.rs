@@ -11,6 +11,7 @@ use common::ports::{open, Kind};
 use serde_json::json;
 use socialite_core::backends::Backends;
 use socialite_core::ingest::Ingest;
+use socialite_core::plan::import::Caps;
 use socialite_core::reads::Reads;
 use socialite_core::rules::access::Caller;
 use socialite_core::rules::relations::Relation;
@@ -19,6 +20,9 @@ use socialite_core::transfer::{export::export, import::import};
 use socialite_testkit::Opened;
 
 const C: &Caller = &Caller::Trusted;
+const CAPS: Caps = Caps {
+    max_following: 7_500,
+};
 
 /// A store with one of everything the format holds, and what it must leave
 /// out: a user being deleted, a deleted post, a default standing.
@@ -119,7 +123,7 @@ async fn round_trip(to: Opened) {
         text.contains(r#"{"kind":"account","id":"u8""#),
         "its standing outlives it"
     );
-    let done = import(&*to.backends.transfer, text.as_bytes(), 37)
+    let done = import(&*to.backends.transfer, text.as_bytes(), 37, &CAPS)
         .await
         .unwrap();
     assert_eq!(
@@ -220,7 +224,7 @@ async fn an_import_cut_short_or_stopped_at_a_bad_line_is_finished_by_a_rerun() {
 
     // Cut after 100 lines: what was read is imported, and it says so.
     let cut = lines[..100].join("\n");
-    let e = import(t, cut.as_bytes(), 30).await.unwrap_err();
+    let e = import(t, cut.as_bytes(), 30, &CAPS).await.unwrap_err();
     assert_eq!(e.code(), "import_cut_short", "{e}");
     let part = exported(&to.backends).await;
     assert_eq!(
@@ -232,7 +236,9 @@ async fn an_import_cut_short_or_stopped_at_a_bad_line_is_finished_by_a_rerun() {
     // A malformed line: refused with its number; the lines before it stay.
     let mut bad = lines.clone();
     bad[150] = "{\"kind\":\"follow\",\"follower\":";
-    let e = import(t, bad.join("\n").as_bytes(), 30).await.unwrap_err();
+    let e = import(t, bad.join("\n").as_bytes(), 30, &CAPS)
+        .await
+        .unwrap_err();
     assert_eq!(e.code(), "invalid_import_line");
     assert!(e.message().starts_with("line 151: "), "{e}");
     let part = exported(&to.backends).await;
@@ -243,7 +249,7 @@ async fn an_import_cut_short_or_stopped_at_a_bad_line_is_finished_by_a_rerun() {
     );
 
     // The whole stream again: everything, once.
-    let done = import(t, text.as_bytes(), 30).await.unwrap();
+    let done = import(t, text.as_bytes(), 30, &CAPS).await.unwrap();
     assert_eq!(done.records as usize, lines.len() - 2);
     assert_eq!(
         done.changed as usize,
@@ -251,13 +257,18 @@ async fn an_import_cut_short_or_stopped_at_a_bad_line_is_finished_by_a_rerun() {
         "only what was missing changes"
     );
     assert_eq!(body(&exported(&to.backends).await), body(&text));
-    let again = import(t, text.as_bytes(), 30).await.unwrap();
+    let again = import(t, text.as_bytes(), 30, &CAPS).await.unwrap();
     assert_eq!(again.changed, 0, "a second import changes nothing");
 
     // Not an export at all, or of another version.
-    let e = import(t, "{\"kind\":\"user\",\"id\":\"x\"}\n".as_bytes(), 30)
-        .await
-        .unwrap_err();
+    let e = import(
+        t,
+        "{\"kind\":\"user\",\"id\":\"x\"}\n".as_bytes(),
+        30,
+        &CAPS,
+    )
+    .await
+    .unwrap_err();
     assert!(e.message().contains("opens with its header"), "{e}");
 }
 
@@ -272,7 +283,7 @@ async fn an_import_stopped_anywhere_is_finished_by_a_rerun() {
     // One record a transaction; stopped as soon as the first is in, so
     // mid-way: between transactions, or within one, which then commits
     // whole or not at all.
-    let run = tokio::spawn(async move { import(&*t, input.as_bytes(), 1).await });
+    let run = tokio::spawn(async move { import(&*t, input.as_bytes(), 1, &CAPS).await });
     let first = socialite_core::ids::UserId::parse("u0").unwrap();
     let content = to.backends.content.clone();
     socialite_testkit::eventually("the first record", || {
@@ -282,7 +293,7 @@ async fn an_import_stopped_anywhere_is_finished_by_a_rerun() {
     .await;
     run.abort();
     let _ = run.await;
-    let done = import(&*to.backends.transfer, text.as_bytes(), 1)
+    let done = import(&*to.backends.transfer, text.as_bytes(), 1, &CAPS)
         .await
         .unwrap();
     assert_eq!(done.records as usize, total);

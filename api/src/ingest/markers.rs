@@ -41,7 +41,7 @@ pub struct MarkerBody {
     request_body(content = MarkerBody, content_type = "application/json"),
     responses(
         (status = 200, description = "The marker afterwards", body = MarkerSetJson),
-        (status = 400, description = "`invalid_user_id`, `invalid_marker_timeline`, `invalid_post_id`, `invalid_json`, `invalid_body`", body = ErrorBody),
+        (status = 400, description = "`invalid_user_id`, `invalid_marker_timeline`, `invalid_post_id`, `time_ahead`: an id made later than a minute past the server's clock, `invalid_json`, `invalid_body`", body = ErrorBody),
         (status = 404, description = "`user_not_found`", body = ErrorBody),
         (status = 413, description = "`body_too_large`", body = ErrorBody),
         (status = 415, description = "`unsupported_media_type`", body = ErrorBody),

@@ -366,6 +366,7 @@ async fn leave_group(
         (status = 400, description = "`invalid_user_id`, `invalid_json`, `invalid_body`, `empty_message`, `message_too_long`, `control_character`, `too_many_mentions`, `invalid_json_field`, `json_field_too_large`, `invalid_post_id`", body = ErrorBody),
         (status = 403, description = "`blocked`: a reply, and the user or the author answered blocks the other", body = ErrorBody),
         (status = 404, description = "`user_not_found`, `post_not_found`: the post answered", body = ErrorBody),
+        (status = 409, description = "`post_id_taken`: every new id tried was held by a post stored under an id ahead of the clock (by an older version); retry later", body = ErrorBody),
         (status = 413, description = "`body_too_large`", body = ErrorBody),
         (status = 415, description = "`unsupported_media_type`: the body is not declared JSON", body = ErrorBody),
         (status = 503, description = "`unavailable`", body = ErrorBody),

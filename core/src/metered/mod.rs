@@ -7,6 +7,7 @@ use crate::event::Event;
 use crate::ids::{PostId, TimelineId, UserId};
 use crate::metrics::metrics;
 use crate::model::{Entry, Post, PostCounts, User};
+use crate::plan::import::Caps;
 use crate::plan::repost::Reposted;
 use crate::ports::*;
 use crate::rules::cascade::DeletionStage;
@@ -74,8 +75,8 @@ impl Transfer for Metered<dyn Transfer> {
     async fn export_view(&self) -> Result<Box<dyn ExportView>> {
         timed("transfer", "export_view", self.0.export_view()).await
     }
-    async fn import(&self, records: &[Record]) -> Result<usize> {
-        timed("transfer", "import", self.0.import(records)).await
+    async fn import(&self, records: &[Record], caps: &Caps) -> Result<usize> {
+        timed("transfer", "import", self.0.import(records, caps)).await
     }
     async fn replay(&self, event: &Event) -> Result<bool> {
         timed("transfer", "replay", self.0.replay(event)).await

@@ -86,7 +86,9 @@ pub enum Step {
     /// A join or a leave that changes the membership: its rows, both ways,
     /// and the group's size (a group whose last member leaves is gone).
     Membership(Membership),
-    /// A new post, with its mentions (of users that exist).
+    /// A new post, with its mentions (of users that exist). Refused with
+    /// [`crate::rules::checks::post_id_taken`], before anything is
+    /// written, when a post holds its id: a store never overwrites one.
     PutPost(crate::model::Post),
     /// Posts of `author` gone, with their mentions of others.
     RemovePosts { author: UserId, posts: Vec<PostId> },

@@ -136,7 +136,7 @@ pub(crate) fn undo_steps(item: &Post, stored: bool) -> Vec<Step> {
     steps
 }
 
-fn count(post: PostId, user: &UserId, step: i64) -> Step {
+pub(crate) fn count(post: PostId, user: &UserId, step: i64) -> Step {
     Step::Tally {
         post,
         tally: Tally::Reposts,

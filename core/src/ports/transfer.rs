@@ -4,6 +4,7 @@
 
 use crate::error::Result;
 use crate::event::Event;
+use crate::plan::import::Caps;
 use crate::transfer::record::Record;
 use async_trait::async_trait;
 
@@ -16,9 +17,9 @@ pub trait Transfer: Send + Sync + 'static {
     /// migration's catch-up carries over what ran during it).
     async fn export_view(&self) -> Result<Box<dyn ExportView>>;
     /// Loads `records` in order, in one transaction, each as
-    /// [`crate::plan::import::import_record`] plans it; account standings
-    /// as the accounts port moves them. Returns how many changed something.
-    async fn import(&self, records: &[Record]) -> Result<usize>;
+    /// [`crate::plan::import::import_record`] plans it under `caps`.
+    /// Returns how many changed something.
+    async fn import(&self, records: &[Record], caps: &Caps) -> Result<usize>;
     /// Replays `event`, from another deployment's log, in one transaction
     /// as [`crate::plan::replay::replay_event`] plans it; whether it
     /// changed anything. A user's deletion is the caller's

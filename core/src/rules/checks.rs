@@ -70,6 +70,15 @@ pub fn user_being_deleted(id: &UserId) -> Error {
     )
 }
 
+/// A new post under an id a stored post holds: a store never overwrites a
+/// post ([`crate::plan::Step::PutPost`]); a writer takes the next id.
+pub fn post_id_taken(id: PostId) -> Error {
+    Error::conflict(
+        "post_id_taken",
+        format!("a post with the id {id} is stored already"),
+    )
+}
+
 pub fn post_not_found(id: PostId) -> Error {
     Error::not_found("post_not_found", format!("post {id} does not exist"))
 }
@@ -142,13 +151,19 @@ pub fn edge_lists(names: &[&str]) -> Result<Vec<ListName>> {
         .collect::<Result<Vec<_>>>()?;
     lists.sort_unstable();
     lists.dedup();
-    if lists.len() > MAX_LISTS_PER_EDGE {
+    check_lists_per_edge(lists.len())?;
+    Ok(lists)
+}
+
+/// Refuses an edge filed under more than [`MAX_LISTS_PER_EDGE`] lists.
+pub fn check_lists_per_edge(n: usize) -> Result<()> {
+    if n > MAX_LISTS_PER_EDGE {
         return Err(Error::invalid(
             "too_many_lists",
             format!("an account is filed under at most {MAX_LISTS_PER_EDGE} lists"),
         ));
     }
-    Ok(lists)
+    Ok(())
 }
 
 /// Adding or removing a follow edge.

@@ -83,6 +83,6 @@ impl Target<'_> {
 }
 
 /// A rule's answer, not a store's failure.
-fn refusal(kind: ErrorKind) -> bool {
+pub(super) fn refusal(kind: ErrorKind) -> bool {
     !matches!(kind, ErrorKind::Unavailable | ErrorKind::Internal)
 }

@@ -1,8 +1,8 @@
-//! A store written out as the export format: the header, every record the
-//! store's [`Transfer::export_view`] gives, in its order, and the end line
-//! that counts them.
+//! A store written out as the export format: the header, every record its
+//! [`Stream`] carries, in its order, and the end line that counts them.
 
 use super::record::{write_line, Line, FORMAT, VERSION};
+use super::stream::Stream;
 use crate::error::{Error, Result};
 use crate::ports::Transfer;
 use std::io::Write;
@@ -23,10 +23,10 @@ pub async fn export(
         exported_at_ms,
     };
     writeln!(out, "{}", write_line(&header)).map_err(written)?;
-    let mut view = transfer.export_view().await?;
+    let mut stream = Stream::open(transfer).await?;
     let mut records = 0;
     loop {
-        let page = view.next(PAGE).await?;
+        let page = stream.next(PAGE).await?;
         if page.is_empty() {
             break;
         }

@@ -3,11 +3,17 @@
 //! short (a crash, a malformed line) is finished by running it again: what
 //! was imported is neither doubled nor lost.
 
-use super::record::{parse_line, record_of, Line, Record};
+use super::admit::{admit, MAX_LINE_BYTES};
+use super::catch_up::refusal;
+use super::record::{parse_line, record_of, Line, Record, VERSION};
+use super::stream::Stream;
 use crate::error::{Error, Result};
+use crate::ids::now_ms;
+use crate::model::check_json_integers;
+use crate::plan::import::Caps;
 use crate::ports::Transfer;
 use crate::transfer::warm::Posters;
-use std::io::BufRead;
+use std::io::{BufRead, Read};
 
 /// What an import did.
 #[derive(Debug, Default, Clone)]
@@ -24,44 +30,85 @@ fn refused(line_no: u64, what: &str) -> Error {
     Error::invalid("invalid_import_line", format!("line {line_no}: {what}"))
 }
 
-/// Reads `input` into the store, `batch` records per transaction. Refuses
-/// a stream that does not open with the header, a malformed line (with its
-/// number; the batches before it stay imported), an end line whose count is
-/// not the stream's, and a stream cut before its end line (everything read
-/// is imported first).
+/// `e`, said of the record at `place` (`line 7`), keeping its code.
+fn at(place: &str, e: Error) -> Error {
+    Error::new(e.kind(), e.code(), format!("{place}: {}", e.message()))
+}
+
+/// Records waiting for their transaction, each with where it was read
+/// (its line, or its place in a store).
+#[derive(Default)]
+struct Pending {
+    records: Vec<Record>,
+    places: Vec<u64>,
+}
+
+/// Reads `input` into the store, `batch` records per transaction, under
+/// `caps`. Refuses, with the line's number: a stream that does not open
+/// with the header; a malformed line, or one longer than
+/// [`MAX_LINE_BYTES`]; a record past a limit of the write path
+/// ([`admit`]), or one the store's rules refuse (a like of a post the
+/// stream does not hold, a follow past the cap); an end line whose count
+/// is not the stream's; and a stream cut before its end line. The batches
+/// before a refused line stay imported (everything read, for a cut
+/// stream).
 pub async fn import(
     transfer: &dyn Transfer,
-    input: impl BufRead,
+    mut input: impl BufRead,
     batch: usize,
+    caps: &Caps,
 ) -> Result<Imported> {
     let mut done = Imported::default();
-    let mut pending: Vec<Record> = Vec::with_capacity(batch);
+    let mut pending = Pending::default();
     let mut ended = false;
+    let mut version = VERSION;
     let mut line_no = 0;
-    for text in input.lines() {
+    let mut bytes = Vec::new();
+    let now = now_ms();
+    loop {
+        bytes.clear();
+        let limit = MAX_LINE_BYTES as u64 + 1;
+        let read = (&mut input).take(limit).read_until(b'\n', &mut bytes);
+        let read = read.map_err(|e| refused(line_no + 1, &format!("cannot be read: {e}")))?;
+        if read == 0 {
+            break;
+        }
         line_no += 1;
-        let text = text.map_err(|e| refused(line_no, &format!("cannot be read: {e}")))?;
+        let text = match line_text(&mut bytes) {
+            Ok(text) => text,
+            Err(what) => {
+                flush(transfer, &mut pending, &mut done, caps, "line").await?;
+                return Err(refused(line_no, &what));
+            }
+        };
         if text.trim().is_empty() {
             continue;
         }
-        let line = match parse_line(line_no, &text) {
-            Ok(line) => line,
-            Err(e) => {
-                flush(transfer, &mut pending, &mut done).await?;
-                return Err(e);
-            }
-        };
+        let line =
+            match check_json_integers(text.as_bytes()).and_then(|()| parse_line(line_no, text)) {
+                Ok(line) => line,
+                Err(e) => {
+                    flush(transfer, &mut pending, &mut done, caps, "line").await?;
+                    return Err(match e.code() {
+                        "invalid_import_line" => e,
+                        _ => refused(line_no, e.message()),
+                    });
+                }
+            };
         if ended {
             return Err(refused(line_no, "a line after the end line"));
         }
         match (&line, line_no) {
-            (Line::Header { .. }, 1) => continue,
+            (Line::Header { version: v, .. }, 1) => {
+                version = *v;
+                continue;
+            }
             (Line::Header { .. }, _) => return Err(refused(line_no, "a second header")),
             (_, 1) => return Err(refused(1, "a stream opens with its header line")),
             (Line::End { records }, _) => {
-                if *records != done.records + pending.len() as u64 {
-                    let read = done.records + pending.len() as u64;
-                    flush(transfer, &mut pending, &mut done).await?;
+                let read = done.records + pending.records.len() as u64;
+                if *records != read {
+                    flush(transfer, &mut pending, &mut done, caps, "line").await?;
                     return Err(refused(
                         line_no,
                         &format!("the end line counts {records} records; the stream has {read}"),
@@ -72,19 +119,31 @@ pub async fn import(
             }
             _ => {}
         }
-        match record_of(line_no, line) {
-            Ok(Some(record)) => pending.push(record),
+        let record = record_of(line_no, line, version)
+            .and_then(|r| match r {
+                Some(r) => admit(&r, now).map(|()| Some(r)),
+                None => Ok(None),
+            })
+            .map_err(|e| match e.code() {
+                "invalid_import_line" => e,
+                _ => at(&format!("line {line_no}"), e),
+            });
+        match record {
+            Ok(Some(record)) => {
+                pending.records.push(record);
+                pending.places.push(line_no);
+            }
             Ok(None) => {}
             Err(e) => {
-                flush(transfer, &mut pending, &mut done).await?;
+                flush(transfer, &mut pending, &mut done, caps, "line").await?;
                 return Err(e);
             }
         }
-        if pending.len() >= batch {
-            flush(transfer, &mut pending, &mut done).await?;
+        if pending.records.len() >= batch {
+            flush(transfer, &mut pending, &mut done, caps, "line").await?;
         }
     }
-    flush(transfer, &mut pending, &mut done).await?;
+    flush(transfer, &mut pending, &mut done, caps, "line").await?;
     if !ended {
         return Err(Error::invalid(
             "import_cut_short",
@@ -94,35 +153,85 @@ pub async fn import(
     Ok(done)
 }
 
+/// The text of a line read with its newline (if any): refused when it is
+/// longer than [`MAX_LINE_BYTES`] or not UTF-8.
+fn line_text(bytes: &mut Vec<u8>) -> std::result::Result<&str, String> {
+    if bytes.last() == Some(&b'\n') {
+        bytes.pop();
+        if bytes.last() == Some(&b'\r') {
+            bytes.pop();
+        }
+    } else if bytes.len() > MAX_LINE_BYTES {
+        return Err(format!(
+            "longer than {MAX_LINE_BYTES} bytes, more than any record holds"
+        ));
+    }
+    std::str::from_utf8(bytes).map_err(|e| format!("not UTF-8: {e}"))
+}
+
+/// Imports the pending records in one transaction. When the store's rules
+/// refuse one, they are imported one at a time (each is idempotent) to
+/// name the one refused, by its `place` (`line 7`).
 async fn flush(
     transfer: &dyn Transfer,
-    pending: &mut Vec<Record>,
+    pending: &mut Pending,
     done: &mut Imported,
+    caps: &Caps,
+    place: &str,
 ) -> Result<()> {
-    if pending.is_empty() {
+    if pending.records.is_empty() {
         return Ok(());
     }
-    done.changed += transfer.import(pending).await? as u64;
-    done.records += pending.len() as u64;
-    for r in pending.iter() {
-        if let Record::Post(p) = r {
-            done.posters.note(&p.author, p.id);
+    let changed = match transfer.import(&pending.records, caps).await {
+        Ok(changed) => changed,
+        Err(e) if refusal(e.kind()) => {
+            let mut changed = 0;
+            for (r, n) in pending.records.iter().zip(&pending.places) {
+                match transfer.import(std::slice::from_ref(r), caps).await {
+                    Ok(c) => changed += c,
+                    Err(e) => return Err(at(&format!("{place} {n}"), e)),
+                }
+            }
+            changed
+        }
+        Err(e) => return Err(e),
+    };
+    done.changed += changed as u64;
+    done.records += pending.records.len() as u64;
+    for r in &pending.records {
+        if let Record::Post { post, .. } = r {
+            done.posters.note(&post.author, post.id);
         }
     }
-    pending.clear();
+    pending.records.clear();
+    pending.places.clear();
     Ok(())
 }
 
 /// Reads the store `from` whole into `to`, `batch` records per
-/// transaction, without a stream between them (a migration's first copy).
-pub async fn copy_store(from: &dyn Transfer, to: &dyn Transfer, batch: usize) -> Result<Imported> {
-    let mut view = from.export_view().await?;
+/// transaction, under `caps`, without a stream between them (a migration's
+/// first copy): the same records an export carries, under the same limits.
+pub async fn copy_store(
+    from: &dyn Transfer,
+    to: &dyn Transfer,
+    batch: usize,
+    caps: &Caps,
+) -> Result<Imported> {
+    let mut stream = Stream::open(from).await?;
     let mut done = Imported::default();
+    let mut pending = Pending::default();
+    let now = now_ms();
     loop {
-        let mut page = view.next(batch).await?;
+        let page = stream.next(batch).await?;
         if page.is_empty() {
             return Ok(done);
         }
-        flush(to, &mut page, &mut done).await?;
+        for r in page {
+            let n = done.records + pending.records.len() as u64 + 1;
+            admit(&r, now).map_err(|e| at(&format!("record {n} of the source"), e))?;
+            pending.records.push(r);
+            pending.places.push(n);
+        }
+        flush(to, &mut pending, &mut done, caps, "record").await?;
     }
 }

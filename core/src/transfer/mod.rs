@@ -2,9 +2,11 @@
 //! ([`record`]), a store written out as it ([`export`]) and read into
 //! another ([`import`]), each store's side being its [`crate::ports::Transfer`].
 
+pub mod admit;
 pub mod catch_up;
 pub mod export;
 pub mod import;
 pub mod record;
+pub mod stream;
 pub mod verify;
 pub mod warm;

@@ -3,10 +3,15 @@
 //! made), then every `user`, `account` (ids with a standing other than the
 //! default), `follow` (with its time and lists), `mute` and `block`,
 //! `member` (of a group), `post` (a repost is a post with `repost_of`
-//! and no message, a reply one with `reply_to`), `like` (with its time) and `marker` (a
-//! user's place in a timeline), in that order and each kind in key order, and closes with an `end` that counts the records, so a cut stream
-//! is told from a whole one. Timelines are not in it: they are rebuilt from
-//! the graph and the posts.
+//! and no message, a reply one with `reply_to`, marked `gone` when the
+//! post it answers is not in the stream: deleted since), `like` (with its
+//! time) and `marker` (a user's place in a timeline), in that order and
+//! each kind in key order, and closes with an `end` that counts the
+//! records, so a cut stream is told from a whole one. Timelines are not in
+//! it: they are rebuilt from the graph and the posts.
+//!
+//! Version 2 marks replies whose post is gone; a version 1 stream did
+//! not, so each of its replies may answer a post it does not hold.
 //!
 //! Lines are read into [`Line`] (plain strings, as written), then checked
 //! into a [`Record`] of validated ids, so a bad line is refused with what
@@ -16,6 +21,7 @@ use crate::error::{Error, Result};
 use crate::ids::{GroupName, ListName, PostId, UserId};
 use crate::model::{Post, PostRef};
 use crate::rules::accounts::Standing;
+use crate::rules::checks::edge_lists;
 use crate::rules::markers::{Marker, MarkerTimeline};
 use crate::rules::relations::Relation;
 use serde::{Deserialize, Serialize};
@@ -23,8 +29,11 @@ use serde_json::{Map, Value};
 
 /// The format's name, in the header.
 pub const FORMAT: &str = "socialite-export";
-/// The format's version: a reader refuses a stream of another.
-pub const VERSION: u32 = 1;
+/// The format's version written; a reader takes this one and
+/// [`OLDEST_VERSION`] on, and refuses a stream of any other.
+pub const VERSION: u32 = 2;
+/// The oldest version read.
+pub const OLDEST_VERSION: u32 = 1;
 
 /// One line of the format, as written.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -95,11 +104,14 @@ pub enum Line {
     },
 }
 
-/// Another post, named with its author.
+/// Another post, named with its author; for the post a reply answers,
+/// whether the stream leaves it out (`gone`: it was deleted).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct RefLine {
     pub id: String,
     pub author: String,
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub gone: bool,
 }
 
 impl RefLine {
@@ -107,6 +119,7 @@ impl RefLine {
         RefLine {
             id: r.id.to_string(),
             author: r.author.as_str().to_owned(),
+            gone: false,
         }
     }
 
@@ -144,7 +157,13 @@ pub enum Record {
         group: GroupName,
         user: UserId,
     },
-    Post(Post),
+    /// A post; `answered_gone` for a reply whose post the source no
+    /// longer held (a reply outlives the post it answers), which the
+    /// target stores as it was, counted nowhere.
+    Post {
+        post: Post,
+        answered_gone: bool,
+    },
     Like {
         post: PostId,
         user: UserId,
@@ -161,8 +180,17 @@ fn user(s: &str) -> Result<UserId> {
 }
 
 impl Record {
-    /// The record a data line holds; `None` for the header and the end.
-    pub fn from_line(line: Line) -> Result<Option<Record>> {
+    /// A post as a store holds it, before an export marks its reply.
+    pub fn post(post: Post) -> Record {
+        Record::Post {
+            post,
+            answered_gone: false,
+        }
+    }
+
+    /// The record a data line of a stream of `version` holds; `None` for
+    /// the header and the end.
+    pub fn from_line(line: Line, version: u32) -> Result<Option<Record>> {
         Ok(Some(match line {
             Line::Header { .. } | Line::End { .. } => return Ok(None),
             Line::User { id, profile } => Record::User {
@@ -189,10 +217,8 @@ impl Record {
                 follower: user(&follower)?,
                 followee: user(&followee)?,
                 at_ms,
-                lists: lists
-                    .iter()
-                    .map(|l| ListName::parse(l))
-                    .collect::<Result<_>>()?,
+                // In name order, each once, as a follow files them.
+                lists: edge_lists(&lists.iter().map(String::as_str).collect::<Vec<_>>())?,
             },
             Line::Mute { user: u, target } => Record::Relation {
                 user: user(&u)?,
@@ -216,15 +242,19 @@ impl Record {
                 mentions,
                 reply_to,
                 repost_of,
-            } => Record::Post(Post {
-                id: PostId::parse(&id)?,
-                author: user(&author)?,
-                message,
-                data,
-                mentions: mentions.iter().map(|m| user(m)).collect::<Result<_>>()?,
-                reply_to: reply_to.as_ref().map(RefLine::read).transpose()?,
-                repost_of: repost_of.as_ref().map(RefLine::read).transpose()?,
-            }),
+            } => Record::Post {
+                // Version 1 did not mark replies whose post was gone.
+                answered_gone: reply_to.as_ref().is_some_and(|r| r.gone || version < 2),
+                post: Post {
+                    id: PostId::parse(&id)?,
+                    author: user(&author)?,
+                    message,
+                    data,
+                    mentions: mentions.iter().map(|m| user(m)).collect::<Result<_>>()?,
+                    reply_to: reply_to.as_ref().map(RefLine::read).transpose()?,
+                    repost_of: repost_of.as_ref().map(RefLine::read).transpose()?,
+                },
+            },
             Line::Like {
                 post,
                 user: u,
@@ -291,13 +321,19 @@ impl From<&Record> for Line {
                 group: group.as_str().to_owned(),
                 user: text(user),
             },
-            Record::Post(p) => Line::Post {
+            Record::Post {
+                post: p,
+                answered_gone,
+            } => Line::Post {
                 id: p.id.to_string(),
                 author: text(&p.author),
                 message: p.message.clone(),
                 data: p.data.clone(),
                 mentions: p.mentions.iter().map(text).collect(),
-                reply_to: p.reply_to.as_ref().map(RefLine::of),
+                reply_to: p.reply_to.as_ref().map(|r| RefLine {
+                    gone: *answered_gone,
+                    ..RefLine::of(r)
+                }),
                 repost_of: p.repost_of.as_ref().map(RefLine::of),
             },
             Record::Like { post, user, at_ms } => Line::Like {
@@ -325,18 +361,19 @@ pub fn parse_line(line_no: u64, text: &str) -> Result<Line> {
         format, version, ..
     } = &line
     {
-        if format != FORMAT || *version != VERSION {
+        if format != FORMAT || !(OLDEST_VERSION..=VERSION).contains(version) {
             return Err(refused(format!(
-                "a {format} stream of version {version}; this reads {FORMAT} version {VERSION}"
+                "a {format} stream of version {version}; this reads {FORMAT} versions {OLDEST_VERSION} to {VERSION}"
             )));
         }
     }
     Ok(line)
 }
 
-/// The record of a line, refused with the line's number if its ids are not valid.
-pub fn record_of(line_no: u64, line: Line) -> Result<Option<Record>> {
-    Record::from_line(line).map_err(|e| {
+/// The record of a line of a stream of `version`, refused with the line's
+/// number if its ids are not valid.
+pub fn record_of(line_no: u64, line: Line, version: u32) -> Result<Option<Record>> {
+    Record::from_line(line, version).map_err(|e| {
         Error::invalid(
             "invalid_import_line",
             format!("line {line_no}: {}", e.message()),
@@ -355,7 +392,7 @@ mod tests {
 
     fn round_trip(text: &str) -> String {
         let line = parse_line(1, text).unwrap();
-        let record = record_of(1, line).unwrap().unwrap();
+        let record = record_of(1, line, VERSION).unwrap().unwrap();
         write_line(&Line::from(&record))
     }
 
@@ -371,6 +408,7 @@ mod tests {
             r#"{"kind":"member","group":"rust","user":"ann"}"#,
             r#"{"kind":"post","id":"00000000000003e8","author":"ann","message":"hi @bo","data":null,"mentions":["bo"]}"#,
             r#"{"kind":"post","id":"00000000000003e9","author":"bo","message":"","data":null,"mentions":[],"repost_of":{"id":"00000000000003e8","author":"ann"}}"#,
+            r#"{"kind":"post","id":"00000000000003ea","author":"bo","message":"yes","data":null,"mentions":[],"reply_to":{"id":"00000000000003e7","author":"ann","gone":true}}"#,
             r#"{"kind":"like","post":"00000000000003e8","user":"bo","at_ms":9}"#,
             r#"{"kind":"marker","user":"bo","timeline":"home","last_read_id":"00000000000003e8","at_ms":11}"#,
         ] {
@@ -384,13 +422,24 @@ mod tests {
         assert_eq!(e.code(), "invalid_import_line");
         assert!(e.message().starts_with("line 7: "), "{}", e.message());
         let bad_id = parse_line(9, r#"{"kind":"user","id":"no spaces"}"#).unwrap();
-        let e = record_of(9, bad_id).unwrap_err();
+        let e = record_of(9, bad_id, VERSION).unwrap_err();
         assert!(e.message().starts_with("line 9: "), "{}", e.message());
         let other =
-            r#"{"kind":"header","format":"socialite-export","version":2,"exported_at_ms":1}"#;
+            r#"{"kind":"header","format":"socialite-export","version":3,"exported_at_ms":1}"#;
         assert!(parse_line(1, other)
             .unwrap_err()
             .message()
-            .contains("version 2"));
+            .contains("version 3"));
+    }
+
+    #[test]
+    fn a_version_1_reply_may_answer_a_post_the_stream_does_not_hold() {
+        let text = r#"{"kind":"post","id":"00000000000003ea","author":"bo","message":"yes","data":null,"mentions":[],"reply_to":{"id":"00000000000003e7","author":"ann"}}"#;
+        let gone = |version| match record_of(1, parse_line(1, text).unwrap(), version) {
+            Ok(Some(Record::Post { answered_gone, .. })) => answered_gone,
+            other => panic!("{other:?}"),
+        };
+        assert!(gone(1));
+        assert!(!gone(2));
     }
 }

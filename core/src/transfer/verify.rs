@@ -9,10 +9,10 @@
 use crate::error::Result;
 use crate::ids::{GroupName, ListName, UserId};
 use crate::model::{FeedItem, Page};
-use crate::ports::ExportView;
 use crate::reads::Reads;
 use crate::rules::access::Caller;
 use crate::transfer::record::{write_line, Line, Record};
+use crate::transfer::stream::Stream;
 use std::collections::BTreeMap;
 use std::hash::{DefaultHasher, Hash, Hasher};
 
@@ -39,17 +39,17 @@ fn kind(r: &Record) -> &'static str {
         Record::Follow { .. } => "follows",
         Record::Relation { .. } => "mutes and blocks",
         Record::Member { .. } => "group members",
-        Record::Post(_) => "posts",
+        Record::Post { .. } => "posts",
         Record::Like { .. } => "likes",
         Record::Marker { .. } => "markers",
     }
 }
 
-/// Reads `view` whole into a tally.
-pub async fn tally(view: &mut dyn ExportView) -> Result<Tally> {
+/// Reads `stream` whole into a tally.
+pub async fn tally(stream: &mut Stream) -> Result<Tally> {
     let mut t = Tally::default();
     loop {
-        let page = view.next(PAGE).await?;
+        let page = stream.next(PAGE).await?;
         if page.is_empty() {
             return Ok(t);
         }

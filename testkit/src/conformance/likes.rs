@@ -203,7 +203,10 @@ pub async fn concurrent_likes(open: Opener) {
             profile: None,
         }])
         .collect();
-    b.transfer.import(&users).await.unwrap();
+    b.transfer
+        .import(&users, &Default::default())
+        .await
+        .unwrap();
     b.content
         .create_post(post(7, "star", "viral"))
         .await

@@ -127,11 +127,17 @@ pub async fn replies(open: Opener) {
     let exported = super::likes::export(b).await;
     let answering: Vec<&Record> = exported
         .iter()
-        .filter(|r| matches!(r, Record::Post(p) if p.reply_to.is_some()))
+        .filter(|r| matches!(r, Record::Post { post: p, .. } if p.reply_to.is_some()))
         .collect();
     assert_eq!(answering.len(), 3);
     let again: Vec<Record> = answering.into_iter().cloned().collect();
-    assert_eq!(b.transfer.import(&again).await.unwrap(), 0);
+    assert_eq!(
+        b.transfer
+            .import(&again, &Default::default())
+            .await
+            .unwrap(),
+        0
+    );
     assert_eq!(replies_of(b, 10).await, 2);
 
     // A deleted replier's replies go, and the counts follow; a reply

@@ -206,10 +206,16 @@ async fn reposts_on(b: &Backends) {
     let exported = export(b).await;
     let items: Vec<&Record> = exported
         .iter()
-        .filter(|r| matches!(r, Record::Post(p) if p.repost_of.is_some()))
+        .filter(|r| matches!(r, Record::Post { post: p, .. } if p.repost_of.is_some()))
         .collect();
     assert_eq!(items.len(), 1);
-    assert_eq!(b.transfer.import(&[items[0].clone()]).await.unwrap(), 0);
+    assert_eq!(
+        b.transfer
+            .import(&[items[0].clone()], &Default::default())
+            .await
+            .unwrap(),
+        0
+    );
 
     // A deleted post takes its reposts out of every timeline and export.
     c.delete_post(PostId(20)).await.unwrap();
@@ -219,7 +225,7 @@ async fn reposts_on(b: &Backends) {
     let exported = export(b).await;
     assert!(!exported
         .iter()
-        .any(|r| matches!(r, Record::Post(p) if p.repost_of.is_some())));
+        .any(|r| matches!(r, Record::Post { post: p, .. } if p.repost_of.is_some())));
     // Undoing a repost of a deleted post still takes the row back.
     assert!(
         c.change_repost(&change("cy", 20, false), PostId(0))

@@ -650,7 +650,7 @@ impl Transfer for ToyStore {
             for p in s.posts.values().filter(|p| !gone(&p.author) && carried(p)) {
                 let mut p = p.clone();
                 p.mentions.retain(|m| !gone(m));
-                out.push(Record::Post(p));
+                out.push(Record::post(p));
             }
             let exported = |p: &PostId| s.posts.get(p).is_some_and(|p| !gone(&p.author));
             for ((post, user), at) in &s.likes {
@@ -673,8 +673,8 @@ impl Transfer for ToyStore {
         Ok(Box::new(ToyExport(records.into_iter())))
     }
 
-    async fn import(&self, records: &[Record]) -> Result<usize> {
-        self.write(|t| run_ready(import::import_records(t, records)))
+    async fn import(&self, records: &[Record], caps: &import::Caps) -> Result<usize> {
+        self.write(|t| run_ready(import::import_records(t, records, caps)))
     }
 
     async fn replay(&self, event: &Event) -> Result<bool> {

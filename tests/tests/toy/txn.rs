@@ -9,7 +9,7 @@ use socialite_core::model::Post;
 use socialite_core::plan::deletion::Side;
 use socialite_core::plan::{Step, Txn};
 use socialite_core::ports::Standing;
-use socialite_core::rules::checks::Membership;
+use socialite_core::rules::checks::{post_id_taken, Membership};
 use socialite_core::rules::markers::{Marker, MarkerTimeline};
 use socialite_core::rules::notifications::{GroupKey, Notice, NoticeGroup, NoticeKey};
 use socialite_core::rules::relations::Relation;
@@ -248,14 +248,14 @@ impl Txn for ToyTxn {
 
     async fn apply(&mut self, steps: &[Step]) -> Result<()> {
         for step in steps {
-            self.apply_step(step);
+            self.apply_step(step)?;
         }
         Ok(())
     }
 }
 
 impl ToyTxn {
-    fn apply_step(&mut self, step: &Step) {
+    fn apply_step(&mut self, step: &Step) -> Result<()> {
         let s = &mut self.state;
         match step {
             Step::AddEdge {
@@ -340,6 +340,9 @@ impl ToyTxn {
                 }
             }
             Step::PutPost(post) => {
+                if s.posts.contains_key(&post.id) {
+                    return Err(post_id_taken(post.id));
+                }
                 for m in &post.mentions {
                     s.mentions.insert((m.clone(), post.id));
                 }
@@ -442,5 +445,6 @@ impl ToyTxn {
                 self.queued = true;
             }
         }
+        Ok(())
     }
 }
