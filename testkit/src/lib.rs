@@ -65,3 +65,16 @@ macro_rules! differential_suite {
         }
     };
 }
+
+/// Runs the export format's property on the backend `$open` opens: the
+/// random histories of `$seeds` export, import into a fresh store and
+/// export again unchanged (`SOCIALITE_SEED` picks one).
+#[macro_export]
+macro_rules! round_trip_suite {
+    ($name:ident, $open:expr, $seeds:expr) => {
+        #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+        async fn $name() {
+            $crate::differential::histories_export_import_and_export_the_same($open, $seeds).await
+        }
+    };
+}

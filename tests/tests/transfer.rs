@@ -19,6 +19,22 @@ use socialite_core::sim::{Rng, Zipf};
 use socialite_core::transfer::{export::export, import::import};
 use socialite_testkit::Opened;
 
+socialite_testkit::round_trip_suite!(
+    embedded_histories_export_import_and_export_the_same,
+    common::ports::embedded,
+    1..=10
+);
+socialite_testkit::round_trip_suite!(
+    mongodb_histories_export_import_and_export_the_same,
+    common::ports::mongodb_stores,
+    1..=3
+);
+socialite_testkit::round_trip_suite!(
+    toy_histories_export_import_and_export_the_same,
+    crate::toy::open,
+    1..=10
+);
+
 const C: &Caller = &Caller::Trusted;
 const CAPS: Caps = Caps {
     max_following: 7_500,

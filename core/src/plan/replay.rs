@@ -14,7 +14,7 @@
 
 use super::{account, edge, like, marker, membership, post, relation, repost, Step, Txn};
 use crate::event::Event;
-use crate::ids::UserId;
+use crate::ids::{check_time_not_ahead, now_ms, UserId};
 use crate::model::Post;
 use crate::rules::checks::{EdgeChange, EdgeOp, Membership};
 use crate::rules::likes::LikeChange;
@@ -33,6 +33,7 @@ pub fn deleted_user(event: &Event) -> Option<&UserId> {
 /// events replay as nothing here: the deletion is replayed whole on its
 /// last ([`deleted_user`]), and its other events are its steps.
 pub async fn replay_event<T: Txn>(txn: &mut T, event: &Event) -> Result<bool, T::Error> {
+    not_ahead(event, now_ms())?;
     let edge_change = |follower: &UserId, followee: &UserId, op| {
         EdgeChange::new(follower.clone(), followee.clone(), op)
     };
@@ -117,6 +118,26 @@ pub async fn replay_event<T: Txn>(txn: &mut T, event: &Event) -> Result<bool, T:
         }
         Event::AuthorRetracted { .. } | Event::TimelineDropped { .. } => false,
     })
+}
+
+/// Refuses an event whose post id or time is ahead of the clock (as an
+/// import refuses such a record): no writer here made it, and taken in it
+/// would date what follows in the future.
+fn not_ahead(event: &Event, now: u64) -> crate::error::Result<()> {
+    match event {
+        Event::PostCreated { post, .. } => post.id.check_not_ahead("a replayed post", now),
+        Event::Followed { at_ms, .. } | Event::Liked { at_ms, .. } => {
+            check_time_not_ahead("a replayed event", *at_ms, now)
+        }
+        Event::MarkerSet { marker, .. } => {
+            marker.last_read.check_not_ahead("a replayed marker", now)?;
+            check_time_not_ahead("a replayed marker", marker.at_ms, now)
+        }
+        Event::StandingSet { standing, .. } => {
+            check_time_not_ahead("a replayed standing", standing.tokens_after_ms, now)
+        }
+        _ => Ok(()),
+    }
 }
 
 /// Replays a like, an unlike or a marker set; whether it changed anything.

@@ -57,6 +57,22 @@ pub async fn users_posts_and_outbox(open: Opener) {
         .unwrap();
     assert_eq!(repeated.len(), 2, "each id asked for gets its post");
     assert_eq!(b.content.newest_post_id().await.unwrap(), Some(PostId(40)));
+    // A store never overwrites a post: a new one under a held id is
+    // refused, and the held one stands.
+    let taken = b
+        .content
+        .create_post(post(30, "bo", "over"))
+        .await
+        .unwrap_err();
+    assert_eq!(taken.code(), "post_id_taken");
+    let held = b.content.get_posts(&[PostId(30)]).await.unwrap();
+    assert_eq!(held, vec![post(30, "ann", "m30")]);
+    let by_bo = b
+        .content
+        .post_ids_by(&[u("bo")], IdRange::default(), 10)
+        .await
+        .unwrap();
+    assert_eq!(ids(&by_bo), vec![20], "no row of the refused post");
 
     // An author's posts, newest first per author, in a window.
     let mut found = ids(&b

@@ -47,7 +47,11 @@ impl Harness {
     /// The backend `open` opens with `feed`; `None` when it is skipped.
     /// Its log must rewind (the replays).
     pub async fn open(open: Opener, feed: FeedConfig) -> Option<Harness> {
-        let opened = open(feed, "differential").await?;
+        Some(Harness::on(open(feed, "differential").await?, feed).await)
+    }
+
+    /// A harness on backends opened with `feed`, whose log rewinds.
+    pub async fn on(opened: crate::open::Opened, feed: FeedConfig) -> Harness {
         let backends = opened.backends.clone();
         assert!(
             backends.rewind.is_some(),
@@ -56,7 +60,7 @@ impl Harness {
         let ingest = Ingest::new(&backends, 1).await.unwrap();
         let reads = Reads::new(backends.stores());
         let consumer = backends.log.consumer("fanout").await.unwrap();
-        Some(Harness {
+        Harness {
             backends,
             ingest,
             reads,
@@ -70,7 +74,7 @@ impl Harness {
             marked: BTreeSet::new(),
             crossings: (0, 0),
             _opened: opened,
-        })
+        }
     }
 
     /// Relays and fans out until nothing is left.

@@ -29,9 +29,18 @@ pub async fn run(
     users: usize,
     feed: FeedConfig,
 ) -> Option<(usize, usize)> {
+    let mut h = Harness::open(open, feed).await?;
+    play(&mut h, seed, steps, users).await;
+    Some(h.crossings)
+}
+
+/// Plays the random history of `seed` (`steps` operations over `users`
+/// accounts) on `h`, checking every timeline against the oracle as it
+/// goes and at the end.
+pub async fn play(h: &mut Harness, seed: u64, steps: usize, users: usize) {
+    let feed = h.feed;
     let mut rng = Rng::new(seed);
     let mut readers = Rng::new(seed ^ 0x005e_ed0f_4ead);
-    let mut h = Harness::open(open, feed).await?;
     let names: Vec<String> = (0..users).map(|i| format!("u{i}")).collect();
     let popular = Zipf::new(users, 1.1);
     for step in 0..steps {
@@ -242,14 +251,13 @@ pub async fn run(
         // their own, so the graph's history stays the seed's.
         if readers.below(100) < 8 {
             let who = names[readers.below(names.len())].clone();
-            reader_act(&mut h, &mut readers, &who, seed).await;
+            reader_act(h, &mut readers, &who, seed).await;
         }
         if rng.below(100) < 8 {
             h.check_all(seed, step).await;
         }
     }
     h.check_all(seed, steps).await;
-    Some(h.crossings)
 }
 
 /// Small sizes force floors, truncation, bucket retention and paging past

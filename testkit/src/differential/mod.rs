@@ -11,8 +11,10 @@ mod history;
 mod model;
 mod notices;
 mod reader;
+mod round_trip;
 
 pub use harness::{Harness, Which};
-pub use history::{every_model_matches_the_oracle, feed, run};
+pub use history::{every_model_matches_the_oracle, feed, play, run};
 pub use model::Model;
 pub use notices::Entry;
+pub use round_trip::{histories_export_import_and_export_the_same, rich_history};
