@@ -110,6 +110,21 @@ async fn a_reader_resumes_where_they_stopped() {
         (s, v["error"]["code"].as_str()),
         (StatusCode::BAD_REQUEST, Some("invalid_post_id"))
     );
+    // A place past every post to come would hide them all as read.
+    for ahead in ["ffffffffffffffff", "4000000000000000"] {
+        let (s, v) = t
+            .call(
+                Method::PUT,
+                "/users/ann/markers/home",
+                Some(set(ahead, true)),
+            )
+            .await;
+        assert_eq!(
+            (s, v["error"]["code"].as_str()),
+            (StatusCode::BAD_REQUEST, Some("time_ahead")),
+            "{v}"
+        );
+    }
     let (s, v) = t
         .call(
             Method::PUT,
