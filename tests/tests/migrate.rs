@@ -355,16 +355,8 @@ async fn a_move_to_another_embedded_directory_under_load_loses_and_doubles_nothi
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_move_to_mongodb_and_kafka_under_load_loses_and_doubles_nothing() {
     let test = "a_move_to_mongodb_and_kafka_under_load_loses_and_doubles_nothing";
-    let Some(servers) = Servers::from_env(test) else {
+    let Some((to, log, target, _dir)) = mongodb_kafka_target(test, "migrate") else {
         return;
-    };
-    let tag = Servers::unique("migrate");
-    let (to, log) = (servers.mongodb_uri(&tag), servers.kafka_uri(&tag, 3));
-    let dir = tempfile::tempdir().unwrap();
-    let target = BackendConfig {
-        embedded: embedded_config(dir.path()),
-        store: to.clone(),
-        event_log: log.clone(),
     };
     // The stand-in writes a few hundred records a second: a lighter load.
     moved_under_load(to, log, target, Duration::from_millis(20), true).await;
@@ -782,10 +774,21 @@ async fn random_histories_move_to_another_embedded_directory() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_random_history_moves_to_mongodb_and_kafka() {
     let test = "a_random_history_moves_to_mongodb_and_kafka";
-    let Some(servers) = Servers::from_env(test) else {
+    let Some((to, log, target, _dir)) = mongodb_kafka_target(test, "history") else {
         return;
     };
-    let tag = Servers::unique("history");
+    a_history_moves(5, to, log, target).await;
+}
+
+/// A fresh MongoDB database and Kafka topic on the stand-ins, for `test`
+/// (`None` skips it): the store's and log's URIs, the backends' settings,
+/// and the directory they keep.
+fn mongodb_kafka_target(
+    test: &str,
+    tag: &str,
+) -> Option<(String, String, BackendConfig, tempfile::TempDir)> {
+    let servers = Servers::from_env(test)?;
+    let tag = Servers::unique(tag);
     let (to, log) = (servers.mongodb_uri(&tag), servers.kafka_uri(&tag, 3));
     let dir = tempfile::tempdir().unwrap();
     let target = BackendConfig {
@@ -793,7 +796,7 @@ async fn a_random_history_moves_to_mongodb_and_kafka() {
         store: to.clone(),
         event_log: log.clone(),
     };
-    a_history_moves(5, to, log, target).await;
+    Some((to, log, target, dir))
 }
 
 /// A move that fails (here: the source holds a post dated past the clock,
