@@ -136,6 +136,19 @@ pub struct GroupTimelineQuery {
     pub viewer: Option<String>,
 }
 
+/// Who reads an account or a post asked for by name: an account that
+/// blocks the viewer, or that the viewer blocks, answers 404 to them, as a
+/// suspended one does to everyone.
+#[derive(IntoParams)]
+#[into_params(parameter_in = Query)]
+#[allow(dead_code)]
+pub struct ViewerQuery {
+    /// The reader (server keys; a user token always reads as its user, and
+    /// may name only that user). Absent: what every reader sees.
+    #[param(pattern = r"^(?!\.{1,2}$)[A-Za-z0-9_.\-]{1,64}$", example = "bob")]
+    pub viewer: Option<String>,
+}
+
 /// Paging of a thread's replies, and whose view it is.
 #[derive(IntoParams)]
 #[into_params(parameter_in = Query)]

@@ -210,7 +210,10 @@ async fn reposts_over_grpc() {
     let reply = w.repost(req("bo", &post)).await.unwrap().into_inner();
     assert_eq!((reply.reposted, reply.changed), (true, false));
     let got = r
-        .get_post(pb::PostRef { id: post.clone() })
+        .get_post(pb::GetPostRequest {
+            id: post.clone(),
+            ..Default::default()
+        })
         .await
         .unwrap()
         .into_inner();
