@@ -5,6 +5,7 @@
 
 use crate::accounts::Standings;
 use crate::backends::Backends;
+use crate::backups::Backups;
 use crate::error::{Error, Result};
 use crate::feed::hybrid::Marks;
 use crate::feed::stamp::{Advance, WriteEpoch};
@@ -14,8 +15,9 @@ use crate::metrics::metrics;
 use crate::model::{json_object, validate_message, Post, PostRef, User};
 use crate::plan::marker::marker_now;
 use crate::plan::repost::Reposted;
-use crate::ports::{Backup, ContentStore, GraphStore};
+use crate::ports::{ContentStore, GraphStore};
 use crate::rules::access::{authenticated, check, Act, Caller};
+use crate::rules::backups::DEFAULT_MAX_BACKUPS;
 use crate::rules::checks::{
     check_edge_count, edge_lists, post_not_found, user_not_found, EdgeChange, EdgeOp, EdgeRequest,
     EdgeTransition, Membership,
@@ -44,7 +46,8 @@ pub struct Ingest {
     accounts: Arc<Standings>,
     ids: PostIdGen,
     max_following: u64,
-    backup: Option<Arc<dyn Backup>>,
+    /// Where the stores are files of this process: its backups.
+    backups: Option<Backups>,
     gate: WriteGate,
     /// Advanced by the writes that change pages beside their timelines.
     epoch: Arc<WriteEpoch>,
@@ -66,7 +69,10 @@ impl Ingest {
             accounts: backends.accounts.clone(),
             ids,
             max_following: DEFAULT_MAX_FOLLOWING,
-            backup: backends.backup.clone(),
+            backups: backends
+                .backup
+                .clone()
+                .map(|b| Backups::new(b, DEFAULT_MAX_BACKUPS)),
             gate: WriteGate::default(),
             epoch: backends.epoch.clone(),
             hybrid: backends.feed.hybrid,
@@ -98,18 +104,25 @@ impl Ingest {
     }
 
     /// Backs the deployment's embedded stores up while it serves, into the
-    /// new directory `name` under its backup directory: an operator's act.
-    /// Returns where, and the rows copied.
+    /// new directory `name` under its backup directory: an operator's act,
+    /// one at a time, after which the oldest backups past the cap go
+    /// ([`crate::rules::backups`]). Returns where, and the rows copied.
     pub async fn backup(&self, caller: &Caller, name: &str) -> Result<(std::path::PathBuf, u64)> {
         check(caller, Act::Operate)?;
         crate::rules::checks::check_backup_name(name)?;
-        let Some(backup) = &self.backup else {
+        let Some(backups) = &self.backups else {
             return Err(Error::invalid(
                 "backup_unsupported",
                 "this deployment's stores are MongoDB and Kafka: back them up with their own tools",
             ));
         };
-        backup.backup_to(name).await
+        backups.make(name).await
+    }
+
+    /// Keeps at most `max` backups in the backup directory (0: all).
+    pub fn with_max_backups(mut self, max: usize) -> Ingest {
+        self.backups = self.backups.map(|b| b.keeping(max));
+        self
     }
 
     /// Caps how many accounts one user may follow.

@@ -146,7 +146,8 @@ pub async fn start(
     let auth = auth.map(|a| Arc::new(a.with_accounts(backends.accounts.clone())));
     let mut ingest = Ingest::new(&backends, config.node_id)
         .await?
-        .with_max_following(config.limits.max_following);
+        .with_max_following(config.limits.max_following)
+        .with_max_backups(config.limits.max_backups);
     let moved = config
         .storage
         .embedded

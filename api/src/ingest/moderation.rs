@@ -85,7 +85,10 @@ pub struct BackupJson {
 /// `DATA_DIR/backups`, readable by its owner only (`socialite restore`
 /// makes a data directory from it). Every write acknowledged before the
 /// call is in it. `socialite backup` calls this. It answers when the copy
-/// is made: its time limit is an hour, not the 30 s of other calls.
+/// is made: its time limit is an hour, not the 30 s of other calls. One
+/// backup is made at a time; after each, the newest `--max-backups`
+/// (default 3) are kept in `DATA_DIR/backups` and older ones removed
+/// (those named `migrate-…` are `socialite migrate`'s, which removes them).
 #[utoipa::path(
     post, path = "/admin/backup", tag = "moderation",
     security(("api_key" = ["admin"])),
@@ -93,7 +96,7 @@ pub struct BackupJson {
     responses(
         (status = 201, description = "Backed up", body = BackupJson),
         (status = 400, description = "`invalid_backup_name`; `invalid_backup_path`: the directory cannot be made; `backup_unsupported`: the stores are MongoDB and Kafka; `invalid_json`, `invalid_body`", body = ErrorBody),
-        (status = 409, description = "`backup_exists`: a backup of that name exists", body = ErrorBody),
+        (status = 409, description = "`backup_exists`: a backup of that name exists; `backup_in_progress`: another backup is being made (one at a time): ask again once it ends", body = ErrorBody),
         (status = 413, description = "`body_too_large`", body = ErrorBody),
         (status = 415, description = "`unsupported_media_type`", body = ErrorBody),
         (status = 503, description = "`unavailable`", body = ErrorBody),
