@@ -94,9 +94,20 @@ impl Admin {
     }
 
     /// Stops (`on`) or resumes the server's writes; stopping returns once
-    /// the writes under way have finished.
+    /// the writes under way have finished. Account safety acts go on.
     pub async fn read_only(&self, on: bool) -> Result<(), String> {
         let body = serde_json::json!({ "read_only": on });
+        let put = reqwest::Method::PUT;
+        self.call(put, "/admin/read-only", Some(body), 200)
+            .await
+            .map(drop)
+    }
+
+    /// Marks the server's deployment moved to `to`: account safety acts
+    /// stop too (and are told to go there); returns once those under way
+    /// have finished.
+    pub async fn moved(&self, to: &str) -> Result<(), String> {
+        let body = serde_json::json!({ "read_only": true, "moved_to": to });
         let put = reqwest::Method::PUT;
         self.call(put, "/admin/read-only", Some(body), 200)
             .await
