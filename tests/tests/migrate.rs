@@ -794,6 +794,7 @@ async fn account_safety_acts_go_on_until_the_move_is_final() {
         json!({ "read_only": true, "moved_to": "mongodb://app:s3cret@db.example:27017/social" });
     let (s, v) = t.call(Method::PUT, "/admin/read-only", Some(moved)).await;
     assert_eq!(s, StatusCode::OK, "{v}");
+    assert_eq!(v["moved_to"], "mongodb://app:***@db.example:27017/social");
     for (method, path) in [
         (Method::DELETE, "/users/alice/tokens"),
         (Method::PUT, "/users/alice/suspension"),

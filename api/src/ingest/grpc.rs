@@ -219,9 +219,11 @@ impl pb::ingest_server::Ingest for IngestGrpc {
         let (on, moved_to) = (r.read_only, optional(&r.moved_to));
         let set = self.0.set_read_only(&caller, on, moved_to).await;
         set.map_err(to_status)?;
+        // Echoed as it is kept: without the address's credentials.
+        let moved_to = optional(&r.moved_to).map(socialite_core::redact::uri);
         Ok(Response::new(pb::ReadOnlyReply {
             read_only: on,
-            moved_to: r.moved_to,
+            moved_to: moved_to.unwrap_or_default(),
         }))
     }
 

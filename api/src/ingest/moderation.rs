@@ -71,7 +71,9 @@ async fn read_only(
     ingest
         .set_read_only(&caller, body.read_only, moved_to)
         .await?;
-    Ok(axum::Json(body))
+    // Echoed as it is kept: without the address's credentials.
+    let moved_to = body.moved_to.as_deref().map(socialite_core::redact::uri);
+    Ok(axum::Json(ReadOnlyJson { moved_to, ..body }))
 }
 
 #[derive(serde::Deserialize, ToSchema)]
