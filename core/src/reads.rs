@@ -119,7 +119,8 @@ impl Reads {
         limit: Option<u64>,
         before: Option<&str>,
     ) -> Result<Page<FeedItem, PostId>> {
-        let (user, hidden) = self.user_as(caller, id, viewer).await?;
+        let (user, viewing) = self.user_as(caller, id, viewer).await?;
+        let hidden = self.hidden_for(&viewing).await?;
         self.posts_of(&[user.id], &hidden, limit, before).await
     }
 
@@ -149,7 +150,8 @@ impl Reads {
             ));
         }
         check(caller, Act::ReadPublic)?;
-        let hidden = self.hidden_by_name(caller, viewer).await?;
+        let viewing = self.viewing(caller, viewer).await?;
+        let hidden = self.hidden_for(&viewing).await?;
         ids.retain(|a| !hidden.hides(a));
         if ids.is_empty() {
             page_size(limit)?;

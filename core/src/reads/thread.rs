@@ -39,7 +39,7 @@ impl Reads {
         check(caller, Act::ReadPublic)?;
         // The post itself as every read of it by id shows it (a mute hides
         // only what is around it).
-        let named = self.hidden_by_name(caller, viewer.clone()).await?;
+        let named = self.viewing(caller, viewer.clone()).await?;
         let mut post = self.post_as(id, &named).await?;
         let hidden = match viewing_as(caller, viewer)? {
             Some(v) => self.hidden_from(&self.existing(&v).await?.id).await?,
