@@ -157,11 +157,16 @@ pub struct AuthorsParams {
     pub authors: String,
     pub limit: Option<u64>,
     pub before: Option<String>,
+    pub viewer: Option<String>,
 }
 
 impl AuthorsParams {
     pub fn before(&self) -> Option<&str> {
         self.before.as_deref().filter(|s| !s.is_empty())
+    }
+
+    pub fn viewer(&self) -> Option<&str> {
+        self.viewer.as_deref().filter(|s| !s.is_empty())
     }
 }
 
@@ -175,7 +180,8 @@ pub struct PageParams {
     pub list: Option<String>,
     /// Follower and following pages carry each edge's follow time.
     pub followed_at: Option<bool>,
-    /// Whose mutes and blocks apply to a group's timeline.
+    /// Who reads: whose mutes and blocks apply to a group's timeline or a
+    /// thread, whose blocks to an account or a post asked for by name.
     pub viewer: Option<String>,
     /// The home timeline forward from this post, oldest first.
     pub after: Option<String>,

@@ -16,7 +16,8 @@
 use crate::auth::Authenticator;
 use crate::error::Failure;
 use crate::guard::{
-    overloaded, precheck, request_id, time_limit, timed_out, with_request_id, MAX_IN_FLIGHT,
+    body_timed_out, overloaded, precheck, request_id, time_limit, timed_out, with_request_id,
+    Paced, MAX_IN_FLIGHT,
 };
 use crate::metrics::RouteLabel;
 use crate::observe::{join_trace, method_label};
@@ -142,7 +143,7 @@ where
 
 /// The request after the checks, the cap and the caller, within its time
 /// limit; or the refusal.
-async fn admitted<S>(shared: &Shared, inner: S, mut req: Request) -> Response
+async fn admitted<S>(shared: &Shared, inner: S, req: Request) -> Response
 where
     S: tower_service::Service<Request, Response = Response, Error = Infallible>,
 {
@@ -152,6 +153,7 @@ where
     let Ok(_permit) = shared.in_flight.try_acquire() else {
         return overloaded();
     };
+    let (mut req, waiting) = Paced::watch(req);
     // The limit covers the credential check too: a token's check reads its
     // account's standing from the store, which may be slow or down.
     let limit = time_limit(req.uri().path());
@@ -171,9 +173,13 @@ where
             Err(never) => match never {},
         }
     };
-    tokio::time::timeout(limit, run)
-        .await
-        .unwrap_or_else(|_| timed_out(limit))
+    tokio::time::timeout(limit, run).await.unwrap_or_else(|_| {
+        // The client's slowness, or the server's.
+        match waiting.load(std::sync::atomic::Ordering::Relaxed) {
+            true => body_timed_out(limit),
+            false => timed_out(limit),
+        }
+    })
 }
 
 /// The request's span, when anything would record it (see the module's
@@ -296,5 +302,66 @@ mod tests {
         ] {
             assert!(logged.contains(field), "{field} is not in {logged}");
         }
+    }
+
+    async fn read_body(body: axum::body::Body) -> StatusCode {
+        match axum::body::to_bytes(body, 1 << 20).await {
+            Ok(_) => StatusCode::OK,
+            Err(_) => StatusCode::BAD_REQUEST,
+        }
+    }
+
+    async fn stuck() -> StatusCode {
+        std::future::pending().await
+    }
+
+    /// A client whose body does not come within the request's time is
+    /// answered 408 and never logged as the server's failure (many of them
+    /// make one line); a request the server itself takes too long over is
+    /// 503 and logged.
+    #[tokio::test(start_paused = true)]
+    async fn a_slow_body_is_the_clients_and_a_slow_server_its_own() {
+        let lines = Lines::default();
+        let writer = lines.clone();
+        let subscriber = tracing_subscriber::fmt()
+            .with_max_level(tracing::Level::INFO)
+            .with_ansi(false)
+            .with_writer(move || writer.clone())
+            .finish();
+        let _default = tracing::subscriber::set_default(subscriber);
+        let router = Router::route(Router::new(), "/upload", axum::routing::post(read_body));
+        let router = Router::route(router, "/stuck", get(stuck));
+        let router = router.layer(FrontLayer::new(Admit::Trusted));
+        for _ in 0..5 {
+            // A body that sends a few bytes and then nothing.
+            use tokio_stream::StreamExt;
+            let first = tokio_stream::iter([Ok::<_, std::io::Error>(
+                axum::body::Bytes::from_static(b"{\"message\":"),
+            )]);
+            let stalled = first.chain(tokio_stream::pending());
+            let req = Request::post("/upload")
+                .body(Body::from_stream(stalled))
+                .unwrap();
+            let resp = router.clone().oneshot(req).await.unwrap();
+            assert_eq!(resp.status(), StatusCode::REQUEST_TIMEOUT);
+            assert_eq!(resp.headers()["connection"], "close");
+            let body = axum::body::to_bytes(resp.into_body(), 1 << 16)
+                .await
+                .unwrap();
+            let body: serde_json::Value = serde_json::from_slice(&body).unwrap();
+            assert_eq!(body["error"]["code"], "body_timeout");
+        }
+        let logged = String::from_utf8(lines.0.lock().unwrap().clone()).unwrap();
+        assert!(!logged.contains("ERROR"), "{logged}");
+        assert!(
+            logged.matches("too slowly").count() <= 1,
+            "one line for many: {logged}"
+        );
+
+        let req = Request::get("/stuck").body(Body::empty()).unwrap();
+        let resp = router.clone().oneshot(req).await.unwrap();
+        assert_eq!(resp.status(), StatusCode::SERVICE_UNAVAILABLE);
+        let logged = String::from_utf8(lines.0.lock().unwrap().clone()).unwrap();
+        assert!(logged.contains("request failed"), "{logged}");
     }
 }

@@ -4,15 +4,25 @@
 //! over the limit, so `Expect: 100-continue` is answered 413 rather than
 //! 100), a cap on requests in flight, and a deadline per request. Every
 //! refusal is the API's JSON error, carrying the request id.
+//!
+//! A request that runs out of time while the server waits for its body
+//! ([`Paced`]) is the client's doing (it sends too slowly, or stalls): it
+//! is answered 408 `body_timeout` and counted, and logged at most once per
+//! [`SLOW_BODY_LOG_EVERY`] with how many there were, so a crowd of slow
+//! clients cannot flood the log. A request that runs out of time in the
+//! server is a failure of the server's: 503 `request_timeout`, logged.
 
 use crate::error::ApiError;
 use crate::MAX_BODY_BYTES;
-use axum::body::{to_bytes, Body};
+use axum::body::{to_bytes, Body, Bytes};
 use axum::extract::Request;
 use axum::http::{header, HeaderName, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 use socialite_core::ErrorKind;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::pin::Pin;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::Arc;
+use std::task::{Context, Poll};
 use std::time::Duration;
 
 /// The longest URL (path and query) the API accepts.
@@ -132,6 +142,89 @@ pub(crate) fn timed_out(limit: Duration) -> Response {
         "request_timeout",
         format!("the request took longer than {} s", limit.as_secs()),
     )
+}
+
+/// Refuses a request that ran out of time while its body was awaited from
+/// the client (see the module's overview).
+pub(crate) fn body_timed_out(limit: Duration) -> Response {
+    note_slow_body();
+    let mut r = refusal(
+        StatusCode::REQUEST_TIMEOUT,
+        "body_timeout",
+        format!(
+            "the request's body did not arrive within {} s: send it faster",
+            limit.as_secs()
+        ),
+    );
+    // The rest of the body will not be read: the connection cannot serve
+    // another request.
+    r.headers_mut()
+        .insert(header::CONNECTION, HeaderValue::from_static("close"));
+    r
+}
+
+/// The longest a slow client goes unlogged.
+pub const SLOW_BODY_LOG_EVERY: Duration = Duration::from_secs(60);
+
+/// Counts a body that came too slowly, and logs the count at most once per
+/// [`SLOW_BODY_LOG_EVERY`] (the first at once).
+fn note_slow_body() {
+    static SINCE_LOGGED: AtomicU64 = AtomicU64::new(0);
+    static LOGGED_AT: std::sync::Mutex<Option<std::time::Instant>> = std::sync::Mutex::new(None);
+    SINCE_LOGGED.fetch_add(1, Ordering::Relaxed);
+    let mut at = LOGGED_AT.lock().unwrap_or_else(|p| p.into_inner());
+    if at.is_some_and(|t| t.elapsed() < SLOW_BODY_LOG_EVERY) {
+        return;
+    }
+    *at = Some(std::time::Instant::now());
+    let n = SINCE_LOGGED.swap(0, Ordering::Relaxed);
+    tracing::warn!(
+        requests = n,
+        "clients sent request bodies too slowly: answered 408 body_timeout (logged at most once a minute)"
+    );
+}
+
+/// A request's body that tells whether the server is waiting on the client
+/// for it: its last poll found nothing yet.
+pub(crate) struct Paced {
+    inner: Body,
+    waiting: Arc<AtomicBool>,
+}
+
+impl Paced {
+    /// `req` with its body watched; the flag reads true while the server
+    /// waits for the client's bytes.
+    pub(crate) fn watch(req: Request) -> (Request, Arc<AtomicBool>) {
+        let waiting = Arc::new(AtomicBool::new(false));
+        let (parts, inner) = req.into_parts();
+        let body = Body::new(Paced {
+            inner,
+            waiting: waiting.clone(),
+        });
+        (Request::from_parts(parts, body), waiting)
+    }
+}
+
+impl http_body::Body for Paced {
+    type Data = Bytes;
+    type Error = axum::Error;
+
+    fn poll_frame(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+    ) -> Poll<Option<Result<http_body::Frame<Bytes>, axum::Error>>> {
+        let polled = Pin::new(&mut self.inner).poll_frame(cx);
+        self.waiting.store(polled.is_pending(), Ordering::Relaxed);
+        polled
+    }
+
+    fn is_end_stream(&self) -> bool {
+        self.inner.is_end_stream()
+    }
+
+    fn size_hint(&self) -> http_body::SizeHint {
+        self.inner.size_hint()
+    }
 }
 
 /// Echoes the id in `x-request-id` and, in an error body, as

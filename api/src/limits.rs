@@ -28,6 +28,9 @@ pub struct Limits {
     pub max_streams_per_key: usize,
     /// How long a live stream lives before it ends with `reconnect`.
     pub stream_lifetime: Duration,
+    /// Backups kept in the data directory's backup directory, the oldest
+    /// removed past it; 0 keeps them all (`socialite_core::rules::backups`).
+    pub max_backups: usize,
 }
 
 pub const DEFAULT_MAX_FOLLOWING: u64 = socialite_core::ingest::DEFAULT_MAX_FOLLOWING;
@@ -43,6 +46,7 @@ impl Default for Limits {
             max_streams_per_user: 8,
             max_streams_per_key: 5_000,
             stream_lifetime: Duration::from_secs(3_600),
+            max_backups: socialite_core::rules::backups::DEFAULT_MAX_BACKUPS,
         }
     }
 }

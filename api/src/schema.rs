@@ -136,6 +136,19 @@ pub struct GroupTimelineQuery {
     pub viewer: Option<String>,
 }
 
+/// Who reads an account or a post asked for by name: an account that
+/// blocks the viewer, or that the viewer blocks, answers 404 to them, as a
+/// suspended one does to everyone.
+#[derive(IntoParams)]
+#[into_params(parameter_in = Query)]
+#[allow(dead_code)]
+pub struct ViewerQuery {
+    /// The reader (server keys; a user token always reads as its user, and
+    /// may name only that user). Absent: what every reader sees.
+    #[param(pattern = r"^(?!\.{1,2}$)[A-Za-z0-9_.\-]{1,64}$", example = "bob")]
+    pub viewer: Option<String>,
+}
+
 /// Paging of a thread's replies, and whose view it is.
 #[derive(IntoParams)]
 #[into_params(parameter_in = Query)]
@@ -329,7 +342,8 @@ pub struct UserPageQuery {
             {\"error\":{\"code\",\"message\",\"request_id\"}}. Besides the answers each \
             route lists, any route may answer 413 body_too_large (a declared Content-Length \
             over the limit), 414 uri_too_long (URLs over 4 KiB), 415 \
-            unsupported_content_encoding, 431 headers_too_large (over 16 KiB), and 503 \
+            unsupported_content_encoding, 431 headers_too_large (over 16 KiB), 408 \
+            body_timeout (a body that did not arrive within the request's 30 s), and 503 \
             overloaded (with Retry-After) or request_timeout (30 s); a request the HTTP \
             parser cannot take answers 400 invalid_request, 414 or 431 likewise. A connection \
             with no request in flight is closed after 5 s (from its start); past the \
@@ -440,6 +454,12 @@ pub fn with_common_refusals(doc: &mut Document) {
                     .or_insert_with(|| refusal(description));
             };
             add("414", "`uri_too_long`: the URL is over 4 KiB");
+            if op.request_body.is_some() {
+                add(
+                    "408",
+                    "`body_timeout`: the body did not arrive within the request's 30 s",
+                );
+            }
             add("431", "`headers_too_large`: the headers are over 16 KiB");
             add(
                 "503",

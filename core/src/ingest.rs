@@ -5,6 +5,7 @@
 
 use crate::accounts::Standings;
 use crate::backends::Backends;
+use crate::backups::Backups;
 use crate::error::{Error, Result};
 use crate::feed::hybrid::Marks;
 use crate::feed::stamp::{Advance, WriteEpoch};
@@ -14,8 +15,9 @@ use crate::metrics::metrics;
 use crate::model::{json_object, validate_message, Post, PostRef, User};
 use crate::plan::marker::marker_now;
 use crate::plan::repost::Reposted;
-use crate::ports::{Backup, ContentStore, GraphStore};
+use crate::ports::{ContentStore, GraphStore};
 use crate::rules::access::{authenticated, check, Act, Caller};
+use crate::rules::backups::DEFAULT_MAX_BACKUPS;
 use crate::rules::checks::{
     check_edge_count, edge_lists, post_not_found, user_not_found, EdgeChange, EdgeOp, EdgeRequest,
     EdgeTransition, Membership,
@@ -47,7 +49,8 @@ pub struct Ingest {
     accounts: Arc<Standings>,
     ids: PostIdGen,
     max_following: u64,
-    backup: Option<Arc<dyn Backup>>,
+    /// Where the stores are files of this process: its backups.
+    backups: Option<Backups>,
     gate: WriteGate,
     /// Advanced by the writes that change pages beside their timelines.
     epoch: Arc<WriteEpoch>,
@@ -69,7 +72,10 @@ impl Ingest {
             accounts: backends.accounts.clone(),
             ids,
             max_following: DEFAULT_MAX_FOLLOWING,
-            backup: backends.backup.clone(),
+            backups: backends
+                .backup
+                .clone()
+                .map(|b| Backups::new(b, DEFAULT_MAX_BACKUPS)),
             gate: WriteGate::default(),
             epoch: backends.epoch.clone(),
             hybrid: backends.feed.hybrid,
@@ -77,21 +83,45 @@ impl Ingest {
         })
     }
 
-    /// Starts refusing writes (a data directory that was moved elsewhere).
-    pub fn read_only_from_start(mut self) -> Ingest {
-        self.gate = WriteGate::closed();
+    /// Refuses every write from the start, safety acts too: a data
+    /// directory that was moved to `to` (see [`crate::gate`]).
+    pub fn moved_from_start(mut self, to: &str) -> Ingest {
+        self.gate = WriteGate::sealed(to);
         self
     }
 
     /// Stops (`on`) or resumes taking writes: an operator's act, made by
-    /// `socialite migrate` before its last copy. Stopping returns once the
+    /// `socialite migrate` at its switch-over. Stopping returns once the
     /// writes already under way have finished: every write acknowledged
-    /// before is in any copy taken after.
-    pub async fn set_read_only(&self, caller: &Caller, on: bool) -> Result<()> {
+    /// before is in any copy taken after. Account safety acts (revoking
+    /// tokens, suspending) go on while writes are stopped, until the
+    /// deployment is marked moved (`moved_to`: where it went), which stops
+    /// them too, once those under way have finished ([`crate::gate`]).
+    pub async fn set_read_only(
+        &self,
+        caller: &Caller,
+        on: bool,
+        moved_to: Option<&str>,
+    ) -> Result<()> {
         check(caller, Act::Operate)?;
-        match on {
-            true => self.gate.close().await,
-            false => self.gate.open(),
+        if moved_to
+            .is_some_and(|to| to.is_empty() || to.len() > 1024 || to.contains(char::is_control))
+        {
+            return Err(Error::invalid(
+                "invalid_body",
+                "moved_to is the address of the deployment moved to: 1 to 1,024 characters, no control characters",
+            ));
+        }
+        match (on, moved_to) {
+            (true, None) => self.gate.close().await,
+            (true, Some(to)) => self.gate.seal(&crate::redact::uri(to)).await,
+            (false, None) => self.gate.open(),
+            (false, Some(_)) => {
+                return Err(Error::invalid(
+                    "invalid_body",
+                    "moved_to marks a deployment moved, which takes no writes: send it with read_only true",
+                ))
+            }
         }
         Ok(())
     }
@@ -101,18 +131,25 @@ impl Ingest {
     }
 
     /// Backs the deployment's embedded stores up while it serves, into the
-    /// new directory `name` under its backup directory: an operator's act.
-    /// Returns where, and the rows copied.
+    /// new directory `name` under its backup directory: an operator's act,
+    /// one at a time, after which the oldest backups past the cap go
+    /// ([`crate::rules::backups`]). Returns where, and the rows copied.
     pub async fn backup(&self, caller: &Caller, name: &str) -> Result<(std::path::PathBuf, u64)> {
         check(caller, Act::Operate)?;
         crate::rules::checks::check_backup_name(name)?;
-        let Some(backup) = &self.backup else {
+        let Some(backups) = &self.backups else {
             return Err(Error::invalid(
                 "backup_unsupported",
                 "this deployment's stores are MongoDB and Kafka: back them up with their own tools",
             ));
         };
-        backup.backup_to(name).await
+        backups.make(name).await
+    }
+
+    /// Keeps at most `max` backups in the backup directory (0: all).
+    pub fn with_max_backups(mut self, max: usize) -> Ingest {
+        self.backups = self.backups.map(|b| b.keeping(max));
+        self
     }
 
     /// Caps how many accounts one user may follow.
@@ -477,19 +514,26 @@ impl Ingest {
     /// hides it and its posts from every reader and keeps its id; lifting
     /// brings the posts back. The id need not exist: a deleted account's
     /// suspension keeps its id from being taken.
+    ///
+    /// Suspending is an account safety act: it goes on while writes are
+    /// stopped for a move ([`crate::gate`]); lifting waits for writes.
     pub async fn suspend(&self, caller: &Caller, id: &str, on: bool) -> Result<bool> {
         let id = UserId::parse(id)?;
         check(caller, Act::Moderate)?;
-        let _write = self.enter_changing()?;
+        let _write = match on {
+            true => (self.gate.enter_safety()?, self.epoch.advancing()),
+            false => self.enter_changing()?,
+        };
         self.accounts.set_suspended(&id, on).await
     }
 
     /// Refuses every token of the account issued up to now (one user's
-    /// tokens, without rotating the shared secret).
+    /// tokens, without rotating the shared secret). An account safety act:
+    /// it goes on while writes are stopped for a move ([`crate::gate`]).
     pub async fn revoke_tokens(&self, caller: &Caller, id: &str) -> Result<()> {
         let id = UserId::parse(id)?;
         check(caller, Act::Moderate)?;
-        let _write = self.gate.enter()?;
+        let _write = self.gate.enter_safety()?;
         self.accounts.revoke_tokens(&id).await
     }
 }

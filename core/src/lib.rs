@@ -30,6 +30,7 @@
 
 pub mod accounts;
 pub mod backends;
+pub mod backups;
 pub mod deletions;
 pub mod error;
 pub mod event;

@@ -22,6 +22,7 @@ use std::collections::{HashMap, HashSet};
 mod graph;
 mod likes;
 mod markers;
+mod named;
 mod notifications;
 mod pages;
 mod thread;
@@ -76,12 +77,6 @@ impl Reads {
         Reads { stores }
     }
 
-    pub async fn user(&self, caller: &Caller, id: &str) -> Result<User> {
-        let id = UserId::parse(id)?;
-        check(caller, Act::ReadPublic)?;
-        self.existing(&id).await
-    }
-
     /// The user, unless there is none or it is suspended (hidden from
     /// every reader).
     async fn existing(&self, id: &UserId) -> Result<User> {
@@ -114,38 +109,33 @@ impl Reads {
         Ok(())
     }
 
-    pub async fn post(&self, caller: &Caller, id: &str) -> Result<Post> {
-        let id = PostId::parse(id)?;
-        check(caller, Act::ReadPublic)?;
-        let post = self.stores.content.get_posts(&[id]).await?.pop();
-        let post = post.ok_or_else(|| post_not_found(id))?;
-        if self.stores.accounts.is_suspended(&post.author).await? {
-            return Err(post_not_found(id));
-        }
-        Ok(post)
-    }
-
-    /// A user's own posts and reposts, newest first.
+    /// A user's own posts and reposts, newest first, as `viewer` sees them
+    /// ([`Reads::user`]).
     pub async fn posts_by(
         &self,
         caller: &Caller,
         id: &str,
+        viewer: Option<&str>,
         limit: Option<u64>,
         before: Option<&str>,
     ) -> Result<Page<FeedItem, PostId>> {
-        let user = self.user(caller, id).await?;
-        self.posts_of(&[user.id], limit, before).await
+        let (user, viewing) = self.user_as(caller, id, viewer).await?;
+        let hidden = self.hidden_for(&viewing).await?;
+        self.posts_of(&[user.id], &hidden, limit, before).await
     }
 
     /// The posts and reposts of several authors (1 to [`MAX_AUTHORS`]),
-    /// newest first, each post once; authors that do not exist add nothing.
+    /// newest first, each post once; authors that do not exist, or that
+    /// `viewer` may not see, add nothing.
     pub async fn posts_by_authors(
         &self,
         caller: &Caller,
         authors: &[&str],
+        viewer: Option<&str>,
         limit: Option<u64>,
         before: Option<&str>,
     ) -> Result<Page<FeedItem, PostId>> {
+        let viewer = viewer.map(UserId::parse).transpose()?;
         let mut ids = Vec::new();
         for a in authors {
             let id = UserId::parse(a)?;
@@ -160,8 +150,9 @@ impl Reads {
             ));
         }
         check(caller, Act::ReadPublic)?;
-        let suspended = self.stores.accounts.suspended_ids().await?;
-        ids.retain(|a| !suspended.contains(a));
+        let viewing = self.viewing(caller, viewer).await?;
+        let hidden = self.hidden_for(&viewing).await?;
+        ids.retain(|a| !hidden.hides(a));
         if ids.is_empty() {
             page_size(limit)?;
             return Ok(Page {
@@ -169,7 +160,7 @@ impl Reads {
                 next_cursor: None,
             });
         }
-        self.posts_of(&ids, limit, before).await
+        self.posts_of(&ids, &hidden, limit, before).await
     }
 
     /// The home timeline, newest first.
@@ -297,17 +288,17 @@ impl Reads {
 
     /// A page of the items of `authors` as their stream shows them
     /// ([`visible`]), newest first, below `before`: read on below what it
-    /// leaves out (reposts of deleted or suspended authors' posts) until
+    /// leaves out (reposts of deleted posts, and of authors `hidden`) until
     /// the page is full. The cursor is the position of the last entry.
     async fn posts_of(
         &self,
         authors: &[UserId],
+        hidden: &Hidden,
         limit: Option<u64>,
         before: Option<&str>,
     ) -> Result<Page<FeedItem, PostId>> {
         let limit = page_size(limit)?;
         let mut below = before.map(PostId::parse).transpose()?;
-        let hidden = self.hidden_from_all().await?;
         let want = limit + 1;
         let mut items = Vec::new();
         loop {
@@ -321,7 +312,7 @@ impl Reads {
             let ended = entries.len() < want;
             below = entries.last().map(|e| e.post);
             let scope = Scope::Authors(authors);
-            items.extend(visible(&self.stores, scope, &hidden, &entries).await?);
+            items.extend(visible(&self.stores, scope, hidden, &entries).await?);
             if ended || items.len() >= want {
                 break;
             }

@@ -14,6 +14,7 @@ use redb::{
 };
 use socialite_core::error::{Error, Result};
 use socialite_core::ports::Backup;
+use socialite_core::rules::backups::HeldBackup;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -190,6 +191,50 @@ impl Backup for EmbeddedBackup {
         let dir = self.root.join(name);
         let rows = self.backup_into(&dir).await?;
         Ok((dir, rows))
+    }
+
+    async fn backups(&self) -> Result<Vec<HeldBackup>> {
+        let root = self.root.clone();
+        let list = move || -> std::io::Result<Vec<HeldBackup>> {
+            let mut held = Vec::new();
+            let entries = match std::fs::read_dir(&root) {
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(held),
+                entries => entries?,
+            };
+            for entry in entries {
+                let entry = entry?;
+                let path = entry.path();
+                let is_backup = ["content.redb", "log.redb"]
+                    .iter()
+                    .any(|f| path.join(f).is_file());
+                let Some(name) = entry.file_name().to_str().map(str::to_owned) else {
+                    continue;
+                };
+                if !entry.file_type()?.is_dir() || !is_backup {
+                    continue;
+                }
+                let made = entry.metadata()?.modified()?;
+                let made_ms = made
+                    .duration_since(std::time::UNIX_EPOCH)
+                    .map_or(0, |d| d.as_millis() as u64);
+                held.push(HeldBackup { name, made_ms });
+            }
+            Ok(held)
+        };
+        let listed = tokio::task::spawn_blocking(list).await;
+        let listed = listed.map_err(|e| Error::internal(format!("listing backups failed: {e}")))?;
+        listed.map_err(|e| Error::internal(format!("{}: {e}", self.root.display())))
+    }
+
+    async fn remove_backup(&self, name: &str) -> Result<()> {
+        socialite_core::rules::checks::check_backup_name(name)?;
+        let dir = self.root.join(name);
+        let remove = move || std::fs::remove_dir_all(&dir).map_err(|e| (dir, e));
+        match tokio::task::spawn_blocking(remove).await {
+            Ok(Ok(())) => Ok(()),
+            Ok(Err((dir, e))) => Err(Error::internal(format!("{}: {e}", dir.display()))),
+            Err(e) => Err(Error::internal(format!("removing a backup failed: {e}"))),
+        }
     }
 }
 

@@ -41,6 +41,20 @@ impl Admin {
         body: Option<serde_json::Value>,
         expect: u16,
     ) -> Result<serde_json::Value, String> {
+        let (status, reply) = self.answer(method, path, body).await?;
+        match status == expect {
+            true => Ok(reply),
+            false => Err(format!("{}{path}: {status} {reply}", self.url)),
+        }
+    }
+
+    /// Calls `path`: the answer's status and JSON.
+    async fn answer(
+        &self,
+        method: reqwest::Method,
+        path: &str,
+        body: Option<serde_json::Value>,
+    ) -> Result<(u16, serde_json::Value), String> {
         let url = format!("{}{path}", self.url);
         let mut req = self.http.request(method, &url).bearer_auth(&self.key);
         if let Some(body) = body {
@@ -50,28 +64,50 @@ impl Admin {
             format!("a server holds the data directory, and {url} does not answer: {e}")
         })?;
         let status = resp.status().as_u16();
-        let reply: serde_json::Value = resp.json().await.unwrap_or_default();
-        match status == expect {
-            true => Ok(reply),
-            false => Err(format!("{url}: {status} {reply}")),
-        }
+        Ok((status, resp.json().await.unwrap_or_default()))
     }
 
     /// A backup named `name`, made by the server under DATA_DIR/backups:
-    /// where it is, and its rows.
+    /// where it is, and its rows. While the server makes another (one at a
+    /// time), this waits and asks again.
     pub async fn backup(&self, name: &str) -> Result<(PathBuf, u64), String> {
         let body = serde_json::json!({ "name": name });
-        let reply = self
-            .call(reqwest::Method::POST, "/admin/backup", Some(body), 201)
-            .await?;
+        let (path, mut told) = ("/admin/backup", false);
+        // As long as the server lets one backup take.
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(3600);
+        let reply = loop {
+            let post = reqwest::Method::POST;
+            let (status, reply) = self.answer(post, path, Some(body.clone())).await?;
+            match (status, reply["error"]["code"].as_str()) {
+                (201, _) => break reply,
+                (409, Some("backup_in_progress")) if std::time::Instant::now() < deadline => {
+                    if !std::mem::replace(&mut told, true) {
+                        eprintln!("the server is making another backup; waiting for it to end");
+                    }
+                    tokio::time::sleep(std::time::Duration::from_secs(1)).await;
+                }
+                _ => return Err(format!("{}{path}: {status} {reply}", self.url)),
+            }
+        };
         let made = PathBuf::from(reply["path"].as_str().unwrap_or_default());
         Ok((made, reply["rows"].as_u64().unwrap_or(0)))
     }
 
     /// Stops (`on`) or resumes the server's writes; stopping returns once
-    /// the writes under way have finished.
+    /// the writes under way have finished. Account safety acts go on.
     pub async fn read_only(&self, on: bool) -> Result<(), String> {
         let body = serde_json::json!({ "read_only": on });
+        let put = reqwest::Method::PUT;
+        self.call(put, "/admin/read-only", Some(body), 200)
+            .await
+            .map(drop)
+    }
+
+    /// Marks the server's deployment moved to `to`: account safety acts
+    /// stop too (and are told to go there); returns once those under way
+    /// have finished.
+    pub async fn moved(&self, to: &str) -> Result<(), String> {
+        let body = serde_json::json!({ "read_only": true, "moved_to": to });
         let put = reqwest::Method::PUT;
         self.call(put, "/admin/read-only", Some(body), 200)
             .await

@@ -146,15 +146,17 @@ pub async fn start(
     let auth = auth.map(|a| Arc::new(a.with_accounts(backends.accounts.clone())));
     let mut ingest = Ingest::new(&backends, config.node_id)
         .await?
-        .with_max_following(config.limits.max_following);
+        .with_max_following(config.limits.max_following)
+        .with_max_backups(config.limits.max_backups);
     let moved = config
         .storage
         .embedded
         .data_dir
         .join(crate::transfer::MOVED);
     if backends.backup.is_some() && moved.exists() {
-        tracing::warn!(marker = %moved.display(), "this data directory was moved to another deployment: taking no writes");
-        ingest = ingest.read_only_from_start();
+        let to = moved_to(&moved);
+        tracing::warn!(marker = %moved.display(), to = %to, "this data directory was moved to another deployment: taking no writes");
+        ingest = ingest.moved_from_start(&to);
     }
     let ingest = Arc::new(ingest);
     let reads = Arc::new(Reads::new(backends.stores()));
@@ -460,5 +462,18 @@ impl App {
             }
         }
         tracing::info!("stopped");
+    }
+}
+
+/// Where the data directory whose marker is `marker` was moved, as the
+/// marker says (`moved to ADDRESS at ...`, written by migrate).
+fn moved_to(marker: &std::path::Path) -> String {
+    let text = std::fs::read_to_string(marker).unwrap_or_default();
+    let to = text
+        .strip_prefix("moved to ")
+        .and_then(|t| t.split(" at ").next());
+    match to.filter(|t| !t.trim().is_empty()) {
+        Some(to) => to.trim().to_owned(),
+        None => format!("another deployment ({})", marker.display()),
     }
 }

@@ -12,11 +12,19 @@
 //! 3. Switch-over: the source stops taking writes (it answers 503
 //!    `read_only`, once the writes under way have finished), its outbox
 //!    drains onto its log, a last backup is taken and its remaining events
-//!    are replayed. Every acknowledged write is then on the target.
-//! 4. Verification: the last backup and the target hold the same records
-//!    (count and digest per kind), and a sample of users reads the same
-//!    home, list, group and mention timelines on both. Then the data
-//!    directory is marked moved: a server started on it takes no writes.
+//!    are replayed. Every acknowledged write is then on the target, but
+//!    for account safety acts (revocations, suspensions): the source still
+//!    takes those, so a stolen token can be revoked during the move.
+//! 4. Verification: the last backup (brought up to its own log, which may
+//!    hold a safety act its content missed) and the target hold the same
+//!    records (count and digest per kind), and a sample of users reads the
+//!    same home, list, group and mention timelines on both.
+//! 5. The move made final: the source is marked moved to the target, and
+//!    from then on refuses safety acts too (503 `moved`, naming the
+//!    target), once those under way have finished. One more backup
+//!    carries the safety acts it took since the last one, replayed onto the
+//!    target. Then the data directory is marked moved: a server started on
+//!    it takes nothing and says where it went.
 //!
 //! The catch-up may replay events whose writes the first copy holds
 //! already; each replay makes its entity what the event says it became,
@@ -34,6 +42,7 @@ use socialite_core::ids::{now_ms, UserId};
 use socialite_core::ports::{Backup, Transfer};
 use socialite_core::reads::Reads;
 use socialite_core::relay::relay_once;
+use socialite_core::rules::backups::MIGRATE_PREFIX;
 use socialite_core::transfer::catch_up::{Replayed, Target};
 use socialite_core::transfer::import::copy_store;
 use socialite_core::transfer::stream::Stream;
@@ -141,6 +150,34 @@ impl Source {
         match self {
             Source::Local(_) => Ok(()),
             Source::Server(admin) => admin.read_only(on).await,
+        }
+    }
+
+    /// A copy taken once every write the source acknowledged is on its log
+    /// (its outbox drained, no deletion under way), named by `name(label)`
+    /// and the attempt.
+    async fn settled_copy(
+        &self,
+        name: &impl Fn(&str) -> String,
+        label: &str,
+    ) -> Result<Copy, String> {
+        // The outbox drains within a relay's round; a deletion under way
+        // ends within its steps. Until both have, a copy's log misses
+        // writes.
+        let mut attempt = 0;
+        loop {
+            let copy = Copy::open(self.backup(&name(&format!("{label}-{attempt}"))).await?).await?;
+            if copy.settled().await? {
+                return Ok(copy);
+            }
+            copy.discard();
+            attempt += 1;
+            if attempt == 100 {
+                return Err(
+                    "the source's outbox does not drain onto its log: is its relay running?".into(),
+                );
+            }
+            tokio::time::sleep(Duration::from_millis(200)).await;
         }
     }
 }
@@ -254,6 +291,20 @@ impl Copy {
         }
     }
 
+    /// Brings the copy's content up to its own log: the events after its
+    /// position replayed onto it (a replay over a state that holds it
+    /// changes nothing). The source takes account safety acts while its
+    /// writes are stopped, so one made while the copy was taken may be in
+    /// its log and not its content; the target replayed it from the log,
+    /// so the copy must too before the two are compared.
+    async fn up_to_its_log(&self) -> Result<(), String> {
+        let mut from = self.position.log_before;
+        let mut tally = Replayed::default();
+        self.catch_up(&mut from, &self.backends, &mut tally)
+            .await
+            .map(drop)
+    }
+
     /// Closes it and deletes its files.
     fn discard(self) {
         drop(self);
@@ -306,7 +357,7 @@ pub async fn migrate(args: MigrateArgs) -> Result<Moved, String> {
     let source = Source::open(&dir, &args)?;
     let target = open_target(&args).await?;
     let stamp = now_ms();
-    let name = |round: &str| format!("migrate-{stamp}-{round}");
+    let name = |round: &str| format!("{MIGRATE_PREFIX}{stamp}-{round}");
     let started = Instant::now();
     if args.verify_only {
         let copy = Copy::open(source.backup(&name("verify")).await?).await?;
@@ -347,7 +398,7 @@ pub async fn migrate(args: MigrateArgs) -> Result<Moved, String> {
     source.read_only(true).await?;
     let stopped = Instant::now();
     let moved = switch_over(&source, &name, &mut from, &target, &mut tally).await;
-    let mut last = match moved {
+    let last = match moved {
         Ok(last) => last,
         Err(e) => return Err(resume(&source, e).await),
     };
@@ -365,6 +416,12 @@ pub async fn migrate(args: MigrateArgs) -> Result<Moved, String> {
     if let Err(e) = verify(&last, &target, args.sample as usize).await {
         return Err(resume(&source, e).await);
     }
+    // 5. Final: the safety acts taken since the last copy, carried over.
+    let to = socialite_core::redact::uri(&args.to);
+    let mut last = match finish(&source, &to, &name, &mut from, &target, &mut tally, last).await {
+        Ok(last) => last,
+        Err(e) => return Err(resume(&source, e).await),
+    };
     // The source's state at the move, kept beside it.
     last.keep();
     // The first copy's posters, then those who posted during the move.
@@ -417,26 +474,40 @@ async fn switch_over(
     target: &Backends,
     tally: &mut Replayed,
 ) -> Result<Copy, String> {
-    // The outbox drains within a relay's round; a deletion under way ends
-    // within its steps. Until both have, a copy's log misses writes.
-    let mut attempt = 0;
-    let last = loop {
-        let copy = Copy::open(source.backup(&name(&format!("last-{attempt}"))).await?).await?;
-        if copy.settled().await? {
-            break copy;
-        }
-        copy.discard();
-        attempt += 1;
-        if attempt == 100 {
-            return Err(
-                "the source's outbox does not drain onto its log: is its relay running?".into(),
-            );
-        }
-        tokio::time::sleep(Duration::from_millis(200)).await;
-    };
+    let last = source.settled_copy(name, "last").await?;
     last.catch_up(from, target, tally).await?;
     relay(target).await?;
+    last.up_to_its_log().await?;
     Ok(last)
+}
+
+/// Marks a server's deployment moved to `to`, so that it takes no more
+/// account safety acts, and replays onto the target those it took since
+/// `last` (its writes were stopped, those were not): the copy that holds
+/// everything the source acknowledged. A source no server runs took none.
+async fn finish(
+    source: &Source,
+    to: &str,
+    name: &impl Fn(&str) -> String,
+    from: &mut u64,
+    target: &Backends,
+    tally: &mut Replayed,
+    last: Copy,
+) -> Result<Copy, String> {
+    let Source::Server(admin) = source else {
+        return Ok(last);
+    };
+    admin.moved(to).await?;
+    last.discard();
+    let before = tally.events;
+    let tail = source.settled_copy(name, "final").await?;
+    tail.catch_up(from, target, tally).await?;
+    relay(target).await?;
+    eprintln!(
+        "marked moved: replayed {} safety acts taken after the last copy",
+        tally.events - before
+    );
+    Ok(tail)
 }
 
 /// Gives the source its writes back after a failed move; the error to show.

@@ -161,6 +161,12 @@ pub struct LimitArgs {
     /// How long a live stream lives before it asks its client to reconnect.
     #[arg(long, env = "SOCIALITE_STREAM_LIFETIME", default_value = "1h", value_parser = parse_duration_secs)]
     pub stream_lifetime: u64,
+    /// Backups kept in DATA_DIR/backups (made by POST /admin/backup, one at
+    /// a time): after each, the oldest past this many are removed; 0 keeps
+    /// them all. `socialite backup` moves its copy out; migrate removes its
+    /// own (`migrate-…`), which are not counted.
+    #[arg(long, env = "SOCIALITE_MAX_BACKUPS", default_value_t = Limits::default().max_backups, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(0..=10_000))]
+    pub max_backups: usize,
 }
 
 impl LimitArgs {
@@ -174,6 +180,7 @@ impl LimitArgs {
             max_streams_per_user: self.max_streams_per_user,
             max_streams_per_key: self.max_streams_per_key,
             stream_lifetime: std::time::Duration::from_secs(self.stream_lifetime),
+            max_backups: self.max_backups,
         }
     }
 }

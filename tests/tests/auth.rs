@@ -370,6 +370,10 @@ async fn every_grpc_method_answers_each_credential_as_the_table_says() {
             let (post, victim) = fresh(&t, n).await;
             let (mut ingest, mut reads) = clients_as(&t, credential).await;
             let user = || pb::UserRef { id: "alice".into() };
+            let named = || pb::GetUserRequest {
+                id: "alice".into(),
+                ..Default::default()
+            };
             let edge = |target: &str| pb::FollowRequest {
                 user: "alice".into(),
                 target: target.into(),
@@ -441,12 +445,20 @@ async fn every_grpc_method_answers_each_credential_as_the_table_says() {
                         .map(drop),
                 ),
                 "DeletePost" => code(ingest.delete_post(pb::PostRef { id: post }).await.map(drop)),
-                "GetUser" => code(reads.get_user(user()).await.map(drop)),
+                "GetUser" => code(reads.get_user(named()).await.map(drop)),
                 "ListFollowers" => code(reads.list_followers(list()).await.map(drop)),
                 "ListFollowing" => code(reads.list_following(list()).await.map(drop)),
-                "FollowerCount" => code(reads.follower_count(user()).await.map(drop)),
-                "FollowingCount" => code(reads.following_count(user()).await.map(drop)),
-                "GetPost" => code(reads.get_post(pb::PostRef { id: post }).await.map(drop)),
+                "FollowerCount" => code(reads.follower_count(named()).await.map(drop)),
+                "FollowingCount" => code(reads.following_count(named()).await.map(drop)),
+                "GetPost" => code(
+                    reads
+                        .get_post(pb::GetPostRequest {
+                            id: post,
+                            ..Default::default()
+                        })
+                        .await
+                        .map(drop),
+                ),
                 "ListPosts" => code(reads.list_posts(posts()).await.map(drop)),
                 "GetTimeline" => code(reads.get_timeline(posts()).await.map(drop)),
                 "ListSuggestions" => code(
@@ -472,7 +484,7 @@ async fn every_grpc_method_answers_each_credential_as_the_table_says() {
                         .list_posts_by_authors(pb::ListPostsByAuthorsRequest {
                             authors: vec!["alice".into(), "bob".into()],
                             limit: 5,
-                            before: String::new(),
+                            ..Default::default()
                         })
                         .await
                         .map(drop),
@@ -559,7 +571,7 @@ async fn every_grpc_method_answers_each_credential_as_the_table_says() {
                         .await
                         .map(drop),
                 ),
-                "ListLists" => code(reads.list_lists(user()).await.map(drop)),
+                "ListLists" => code(reads.list_lists(named()).await.map(drop)),
                 "GetListTimeline" => code(
                     reads
                         .get_list_timeline(pb::ListTimelineRequest {
@@ -711,7 +723,10 @@ async fn each_credential_is_rate_limited_on_its_own() {
     // gRPC shares the bucket: RESOURCE_EXHAUSTED with retry-after.
     let (_, mut reads) = clients_as(&t, &token_for("alice")).await;
     let err = reads
-        .get_user(pb::UserRef { id: "alice".into() })
+        .get_user(pb::GetUserRequest {
+            id: "alice".into(),
+            ..Default::default()
+        })
         .await
         .unwrap_err();
     assert_eq!(err.code(), Code::ResourceExhausted);

@@ -163,3 +163,48 @@ async fn stores_that_are_not_embedded_are_not_backed_up_here() {
     let e = ingest.backup(&Caller::Trusted, "never").await.unwrap_err();
     assert_eq!(e.code(), "backup_unsupported");
 }
+
+/// Backups asked for in a loop do not fill the disk: the server makes one
+/// at a time (the others are refused with 409 `backup_in_progress`) and
+/// keeps the newest `--max-backups`; migrate's own are left to migrate.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn backups_are_made_one_at_a_time_and_the_oldest_pruned() {
+    let t = spawn_app_configured(|c| c.limits.max_backups = 2).await;
+    t.put_user("ann").await;
+    t.post("ann", "kept").await;
+    let root = t.dir.path().join("backups");
+    let backup = |name: String| {
+        let http = t.http.clone();
+        let url = format!("{}/admin/backup", t.base);
+        async move {
+            let resp = http.post(url).json(&json!({ "name": name })).send().await;
+            let resp = resp.unwrap();
+            let status = resp.status();
+            let body: serde_json::Value = resp.json().await.unwrap();
+            (status, body["error"]["code"].as_str().map(str::to_owned))
+        }
+    };
+    let (s, _) = backup("migrate-1-0".into()).await;
+    assert_eq!(s, StatusCode::CREATED);
+    // Many at once: each made, or refused while another is made.
+    let at_once: Vec<_> = (0..12).map(|i| backup(format!("loop-{i}"))).collect();
+    let answers = futures_util::future::join_all(at_once).await;
+    for (s, code) in &answers {
+        let refused = (StatusCode::CONFLICT, Some("backup_in_progress".to_owned()));
+        assert!(
+            *s == StatusCode::CREATED || (*s, code.clone()) == refused,
+            "{s} {code:?}"
+        );
+    }
+    // One after another: the newest two stay, and migrate's.
+    for name in ["a", "b", "c"] {
+        let (s, code) = backup(name.into()).await;
+        assert_eq!(s, StatusCode::CREATED, "{code:?}");
+    }
+    let mut left: Vec<String> = std::fs::read_dir(&root)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .collect();
+    left.sort();
+    assert_eq!(left, ["b", "c", "migrate-1-0"]);
+}

@@ -153,7 +153,7 @@ async fn posts_of_several_authors_page_newest_first() {
         .list_posts_by_authors(pb::ListPostsByAuthorsRequest {
             authors: vec!["pa".into(), "pb".into()],
             limit: 5,
-            before: String::new(),
+            ..Default::default()
         })
         .await
         .unwrap()
@@ -188,7 +188,7 @@ async fn posts_of_several_authors_page_newest_first() {
         .list_posts_by_authors(pb::ListPostsByAuthorsRequest {
             authors: vec![],
             limit: 0,
-            before: String::new(),
+            ..Default::default()
         })
         .await
         .unwrap_err();

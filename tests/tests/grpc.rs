@@ -18,6 +18,13 @@ fn user(id: &str) -> pb::UserRef {
     pb::UserRef { id: id.into() }
 }
 
+fn named(id: &str) -> pb::GetUserRequest {
+    pb::GetUserRequest {
+        id: id.into(),
+        ..Default::default()
+    }
+}
+
 fn edge(user: &str, target: &str) -> pb::FollowRequest {
     pb::FollowRequest {
         user: user.into(),
@@ -75,7 +82,7 @@ async fn the_whole_api_over_grpc() {
     );
     w.follow(edge("bob", "carol")).await.unwrap();
     assert_eq!(
-        r.follower_count(user("alice"))
+        r.follower_count(named("alice"))
             .await
             .unwrap()
             .into_inner()
@@ -83,7 +90,7 @@ async fn the_whole_api_over_grpc() {
         1
     );
     assert_eq!(
-        r.following_count(user("bob"))
+        r.following_count(named("bob"))
             .await
             .unwrap()
             .into_inner()
@@ -166,8 +173,9 @@ async fn the_whole_api_over_grpc() {
         .into_inner();
     assert_eq!(own.posts.len(), 4);
     let one = r
-        .get_post(pb::PostRef {
+        .get_post(pb::GetPostRequest {
             id: posted[0].clone(),
+            ..Default::default()
         })
         .await
         .unwrap()
@@ -198,7 +206,7 @@ async fn the_whole_api_over_grpc() {
     );
     w.delete_user(user("alice")).await.unwrap();
     assert_eq!(
-        r.get_user(user("alice")).await.unwrap_err().code(),
+        r.get_user(named("alice")).await.unwrap_err().code(),
         Code::NotFound
     );
 }
@@ -305,8 +313,9 @@ async fn bad_input_gets_a_clear_grpc_status() {
             "invalid_cursor",
         ),
         (
-            r.get_post(pb::PostRef {
+            r.get_post(pb::GetPostRequest {
                 id: "0000000000000001".into(),
+                ..Default::default()
             })
             .await
             .unwrap_err(),

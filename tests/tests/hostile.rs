@@ -1,7 +1,8 @@
 //! Hostile clients: every refusal made before a handler runs is the API's
 //! JSON error with the request's id, a declared oversize body is refused
-//! before it is sent, and a connection that sends no complete request head
-//! is closed.
+//! before it is sent, a connection that sends no complete request head
+//! is closed, and a crowd of clients that send their bodies too slowly is
+//! answered 408 without flooding the log.
 
 mod common;
 
@@ -123,4 +124,65 @@ async fn a_connection_that_never_finishes_its_head_is_closed() {
         "the server kept a half-sent request open for {took:?}"
     );
     assert!(!reply.contains("200 OK"), "{reply}");
+}
+
+/// Log lines, as the test's subscriber writes them.
+#[derive(Clone, Default)]
+struct Lines(std::sync::Arc<std::sync::Mutex<Vec<u8>>>);
+
+impl Write for Lines {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.0.lock().unwrap().extend_from_slice(buf);
+        Ok(buf.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+/// Clients that start a body and never finish it are the clients' fault:
+/// each is answered 408 `body_timeout` when the request's 30 s run out,
+/// and the log gets one line for all of them, not an ERROR each.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn slow_uploads_are_answered_408_without_flooding_the_log() {
+    let lines = Lines::default();
+    let writer = lines.clone();
+    let subscriber = tracing_subscriber::fmt()
+        .with_max_level(tracing_subscriber::filter::LevelFilter::INFO)
+        .with_ansi(false)
+        .with_writer(move || writer.clone())
+        .finish();
+    let installed = tracing_subscriber::util::SubscriberInitExt::try_init(subscriber);
+    installed.expect("the only global subscriber");
+    let t = spawn_app().await;
+    t.put_user("slow").await;
+    let addr = t.base.trim_start_matches("http://").to_owned();
+    let clients: Vec<_> = (0..20)
+        .map(|_| {
+            let addr = addr.clone();
+            tokio::task::spawn_blocking(move || {
+                let mut s = std::net::TcpStream::connect(&addr).unwrap();
+                let head = format!(
+                    "POST /users/slow/posts HTTP/1.1\r\nhost: x\r\nauthorization: Bearer {ADMIN_KEY}\r\ncontent-type: application/json\r\ncontent-length: 200\r\n\r\n{{\"message\":"
+                );
+                s.write_all(head.as_bytes()).unwrap();
+                s.set_read_timeout(Some(Duration::from_secs(90))).unwrap();
+                let mut answer = Vec::new();
+                let _ = s.read_to_end(&mut answer);
+                String::from_utf8_lossy(&answer).into_owned()
+            })
+        })
+        .collect();
+    for client in clients {
+        let answer = client.await.unwrap();
+        assert!(answer.starts_with("HTTP/1.1 408"), "{answer}");
+        assert!(answer.contains("\"body_timeout\""), "{answer}");
+    }
+    let logged = String::from_utf8(lines.0.lock().unwrap().clone()).unwrap();
+    let errors = logged
+        .lines()
+        .filter(|l| l.contains("ERROR") && l.contains("/users/slow/posts"))
+        .count();
+    assert_eq!(errors, 0, "{logged}");
+    assert_eq!(logged.matches("too slowly").count(), 1, "{logged}");
 }

@@ -66,7 +66,10 @@ async fn refused(b: &Backends, what: &str, bad: Vec<String>, code: &str, says: &
     assert!(e.message().contains(says), "{what}: {}", e.message());
     // The store still serves.
     let reads = Reads::new(b.stores());
-    assert!(reads.user(&Caller::Trusted, "ann").await.is_ok(), "{what}");
+    assert!(
+        reads.user(&Caller::Trusted, "ann", None).await.is_ok(),
+        "{what}"
+    );
 }
 
 async fn hostile(t: Opened) {

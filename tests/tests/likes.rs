@@ -128,7 +128,13 @@ async fn likes_over_grpc() {
     assert_eq!((reply.liked, reply.changed), (true, true));
     let reply = w.like(req("bo", &post)).await.unwrap().into_inner();
     assert_eq!((reply.liked, reply.changed), (true, false));
-    let got = r.get_post(pb::PostRef { id: post.clone() }).await.unwrap();
+    let got = r
+        .get_post(pb::GetPostRequest {
+            id: post.clone(),
+            ..Default::default()
+        })
+        .await
+        .unwrap();
     assert_eq!(got.into_inner().likes, Some(1));
     let likers = r
         .list_likers(pb::ListLikersRequest {
@@ -143,7 +149,13 @@ async fn likes_over_grpc() {
     assert!(likers.next_cursor.is_empty());
     let reply = w.unlike(req("bo", &post)).await.unwrap().into_inner();
     assert_eq!((reply.liked, reply.changed), (false, true));
-    let got = r.get_post(pb::PostRef { id: post.clone() }).await.unwrap();
+    let got = r
+        .get_post(pb::GetPostRequest {
+            id: post.clone(),
+            ..Default::default()
+        })
+        .await
+        .unwrap();
     assert_eq!(got.into_inner().likes, Some(0));
 
     let missing = w.like(req("bo", "00000000000000ff")).await.unwrap_err();

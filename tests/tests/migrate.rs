@@ -19,6 +19,7 @@ use socialite_core::backends::Backends;
 use socialite_core::error::ErrorKind;
 use socialite_core::ids::PostId;
 use socialite_core::ids::TimelineId;
+use socialite_core::ids::UserId;
 use socialite_core::ingest::Ingest;
 use socialite_core::ports::Backup;
 use socialite_core::ports::CacheRead;
@@ -331,6 +332,15 @@ async fn moved_under_load(
     );
     let (s, _) = t.call(Method::GET, "/users/u1/timeline", None).await;
     assert_eq!(s, StatusCode::OK);
+    // Safety acts too, saying where to make them.
+    let (s, reply) = t.call(Method::DELETE, "/users/u1/tokens", None).await;
+    assert_eq!(
+        (s, reply["error"]["code"].as_str()),
+        (StatusCode::SERVICE_UNAVAILABLE, Some("moved"))
+    );
+    let told = reply["error"]["message"].as_str().unwrap();
+    let host = socialite_core::redact::uri(&to);
+    assert!(told.contains(&host), "{told} names {host}");
     migrate(args(true, &t.base))
         .await
         .expect("--verify-only compares equal again");
@@ -627,7 +637,10 @@ async fn backups_and_write_stops_over_grpc() {
     let t = spawn_app().await;
     t.put_user("alice").await;
     let (mut w, _) = clients_as(&t, WRITE_KEY).await;
-    let stop = pb::ReadOnlyRequest { read_only: true };
+    let stop = pb::ReadOnlyRequest {
+        read_only: true,
+        ..Default::default()
+    };
     let e = w.set_read_only(stop).await.unwrap_err();
     assert_eq!(e.code(), tonic::Code::PermissionDenied);
     let e = w
@@ -656,7 +669,10 @@ async fn backups_and_write_stops_over_grpc() {
         .unwrap_err();
     assert_eq!(e.code(), tonic::Code::InvalidArgument);
     let reply = admin
-        .set_read_only(pb::ReadOnlyRequest { read_only: true })
+        .set_read_only(pb::ReadOnlyRequest {
+            read_only: true,
+            ..Default::default()
+        })
         .await
         .unwrap();
     assert!(reply.into_inner().read_only);
@@ -669,7 +685,10 @@ async fn backups_and_write_stops_over_grpc() {
     assert_eq!(e.code(), tonic::Code::Unavailable, "{e:?}");
     assert!(e.message().contains("takes no writes"), "{e:?}");
     admin
-        .set_read_only(pb::ReadOnlyRequest { read_only: false })
+        .set_read_only(pb::ReadOnlyRequest {
+            read_only: false,
+            ..Default::default()
+        })
         .await
         .unwrap();
     admin.create_post(post).await.unwrap();
@@ -710,6 +729,229 @@ async fn a_stopped_deployment_is_moved_with_what_its_outbox_held() {
     let on_target = post_ids(&BackendConfig::embedded(embedded_config(&moved))).await;
     assert_eq!(on_source, on_target);
     assert!(!on_target.is_empty());
+}
+
+/// While writes are stopped for a move, account safety acts go on: a
+/// stolen token can be revoked, an account suspended (lifting waits for
+/// writes). Once the move is marked final they stop too, told where to go,
+/// over REST and gRPC; a move called off takes everything again.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn account_safety_acts_go_on_until_the_move_is_final() {
+    use socialite_proto::v1 as pb;
+    let t = spawn_app().await;
+    for u in ["alice", "bob", "cy"] {
+        t.put_user(u).await;
+    }
+    let alice = client_with(&token_for("alice"));
+    let code = |s: StatusCode, v: &Value| {
+        let code = v["error"]["code"].as_str().unwrap_or("ok");
+        format!("{} {code}", s.as_u16())
+    };
+    let stop = json!({ "read_only": true });
+    let (s, _) = t.call(Method::PUT, "/admin/read-only", Some(stop)).await;
+    assert_eq!(s, StatusCode::OK);
+    let post = json!({ "message": "x" });
+    let (s, v) = t
+        .call(Method::POST, "/users/bob/posts", Some(post.clone()))
+        .await;
+    assert_eq!(code(s, &v), "503 read_only");
+
+    // Writes are stopped; a revocation and a suspension are not.
+    let (s, _) = t.call(Method::DELETE, "/users/alice/tokens", None).await;
+    assert_eq!(s, StatusCode::NO_CONTENT);
+    let resp = alice
+        .get(format!("{}/users/bob", t.base))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(
+        resp.status(),
+        StatusCode::UNAUTHORIZED,
+        "the token is revoked"
+    );
+    let (s, v) = t.call(Method::PUT, "/users/bob/suspension", None).await;
+    assert_eq!((s, &v["suspended"]), (StatusCode::OK, &json!(true)), "{v}");
+    let (s, v) = t.call(Method::DELETE, "/users/bob/suspension", None).await;
+    assert_eq!(code(s, &v), "503 read_only", "lifting is a write");
+    let (mut admin, _) = clients_as(&t, ADMIN_KEY).await;
+    let suspended = admin
+        .suspend(pb::UserRef { id: "cy".into() })
+        .await
+        .unwrap()
+        .into_inner();
+    assert!(suspended.changed);
+
+    // Marked moved: safety acts stop too, told where to go (without the
+    // address's credentials).
+    let moved =
+        json!({ "read_only": true, "moved_to": "mongodb://app:s3cret@db.example:27017/social" });
+    let (s, v) = t.call(Method::PUT, "/admin/read-only", Some(moved)).await;
+    assert_eq!(s, StatusCode::OK, "{v}");
+    assert_eq!(v["moved_to"], "mongodb://app:***@db.example:27017/social");
+    for (method, path) in [
+        (Method::DELETE, "/users/alice/tokens"),
+        (Method::PUT, "/users/alice/suspension"),
+    ] {
+        let (s, v) = t.call(method, path, None).await;
+        assert_eq!(code(s, &v), "503 moved", "{path}");
+        let told = v["error"]["message"].as_str().unwrap();
+        assert!(told.contains("db.example:27017/social"), "{told}");
+        assert!(!told.contains("s3cret"), "{told}");
+    }
+    let (s, v) = t
+        .call(Method::POST, "/users/alice/posts", Some(post.clone()))
+        .await;
+    assert_eq!(code(s, &v), "503 read_only");
+    let told = v["error"]["message"].as_str().unwrap();
+    assert!(told.contains("db.example"), "{told}");
+    let e = admin
+        .revoke_tokens(pb::UserRef { id: "alice".into() })
+        .await
+        .unwrap_err();
+    assert_eq!(e.code(), tonic::Code::Unavailable);
+    assert!(e.message().starts_with("moved: "), "{e:?}");
+    for bad in [
+        json!({ "read_only": false, "moved_to": "mongodb://db.example" }),
+        json!({ "read_only": true, "moved_to": "" }),
+        json!({ "read_only": true, "moved_to": "x".repeat(1025) }),
+    ] {
+        let (s, v) = t.call(Method::PUT, "/admin/read-only", Some(bad)).await;
+        assert_eq!(code(s, &v), "400 invalid_body");
+    }
+
+    // Called off: everything again.
+    let resume = json!({ "read_only": false });
+    let (s, _) = t.call(Method::PUT, "/admin/read-only", Some(resume)).await;
+    assert_eq!(s, StatusCode::OK);
+    let (s, _) = t.call(Method::DELETE, "/users/alice/tokens", None).await;
+    assert_eq!(s, StatusCode::NO_CONTENT);
+    let (s, v) = t.call(Method::DELETE, "/users/bob/suspension", None).await;
+    assert_eq!(s, StatusCode::OK, "{v}");
+    let (s, _) = t.call(Method::POST, "/users/bob/posts", Some(post)).await;
+    assert_eq!(s, StatusCode::CREATED);
+}
+
+/// The time now, in ms, as the server reads it (same clock).
+fn now_ms() -> u64 {
+    socialite_core::ids::now_ms()
+}
+
+/// Revocations and suspensions made while a deployment is moved: every
+/// one the source acknowledged is on the target, those it took while its
+/// writes were stopped included (carried by the copy taken once the move
+/// was final), until the source refuses them with `moved`.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn safety_acts_acknowledged_during_a_move_are_on_the_target() {
+    const SUSPENDABLE: usize = 400;
+    let t = spawn_app().await;
+    for i in 0..USERS {
+        t.put_user(&user(i)).await;
+        t.post(&user(i), "before the move").await;
+    }
+    for i in 0..SUSPENDABLE {
+        t.put_user(&format!("s{i}")).await;
+    }
+    #[derive(Default)]
+    struct Acts {
+        /// User → the time the last acknowledged revocation was sent.
+        revoked: BTreeMap<String, u64>,
+        suspended: Vec<String>,
+        /// Safety acts acknowledged while a write was refused `read_only`.
+        while_stopped: u64,
+        moved: bool,
+    }
+    let base = t.base.clone();
+    let acts = tokio::spawn(async move {
+        let http = client_with(ADMIN_KEY);
+        let mut acts = Acts::default();
+        let send = |method: Method, path: String| {
+            let http = http.clone();
+            let url = format!("{base}{path}");
+            async move {
+                let resp = http.request(method, url).send().await.unwrap();
+                let status = resp.status();
+                let v: Value = resp.json().await.unwrap_or_default();
+                (status, v["error"]["code"].as_str().unwrap_or("").to_owned())
+            }
+        };
+        for i in 0.. {
+            let (revoke, suspend) = (user(i % USERS), format!("s{}", i % SUSPENDABLE));
+            let sent = now_ms();
+            let (s, c) = match i % 3 {
+                0 => send(Method::PUT, format!("/users/{suspend}/suspension")).await,
+                _ => send(Method::DELETE, format!("/users/{revoke}/tokens")).await,
+            };
+            match (s, c.as_str()) {
+                (StatusCode::SERVICE_UNAVAILABLE, "moved") => {
+                    acts.moved = true;
+                    return acts;
+                }
+                (s, _) if s.is_success() && i % 3 == 0 => acts.suspended.push(suspend),
+                (s, _) if s.is_success() => {
+                    acts.revoked.insert(revoke, sent);
+                }
+                (s, c) => panic!("a safety act answered {s} {c}"),
+            }
+            let (s, c) = send(Method::PUT, format!("/users/{}", user(i % USERS))).await;
+            if (s, c.as_str()) == (StatusCode::SERVICE_UNAVAILABLE, "read_only") {
+                acts.while_stopped += 1;
+            }
+            tokio::time::sleep(Duration::from_millis(2)).await;
+        }
+        unreachable!()
+    });
+    tokio::time::sleep(Duration::from_millis(300)).await;
+
+    let dir = tempfile::tempdir().unwrap();
+    let moved = dir.path().join("moved");
+    let (from, to) = (
+        format!("embedded://{}", t.dir.path().display()),
+        format!("embedded://{}", moved.display()),
+    );
+    let argv = [
+        "migrate",
+        "--from",
+        &from,
+        "--to",
+        &to,
+        "--url",
+        &t.base,
+        "--api-key",
+        ADMIN_KEY,
+        "--sample",
+        "24",
+    ];
+    migrate(Cli::parse_from(argv).args)
+        .await
+        .expect("the move verifies");
+    let acts = tokio::time::timeout(Duration::from_secs(30), acts)
+        .await
+        .expect("the source refuses safety acts once moved")
+        .unwrap();
+    assert!(acts.moved);
+    assert!(
+        acts.while_stopped > 0,
+        "safety acts were taken while writes were stopped"
+    );
+
+    let target = open_backends(&BackendConfig::embedded(embedded_config(&moved)))
+        .await
+        .unwrap();
+    for (u, sent) in &acts.revoked {
+        let standing = target.accounts.of(&UserId::parse(u).unwrap()).await;
+        let after = standing.unwrap().tokens_after_ms;
+        assert!(
+            after >= *sent,
+            "{u}: revoked up to {after} on the target, acknowledged at {sent}"
+        );
+    }
+    for u in &acts.suspended {
+        let standing = target.accounts.of(&UserId::parse(u).unwrap()).await;
+        assert!(
+            standing.unwrap().suspended,
+            "{u} is suspended on the target"
+        );
+    }
 }
 
 /// A random history of the write path (likes, reposts and replies before

@@ -236,3 +236,147 @@ async fn mutes_and_blocks_over_grpc() {
     let err = w.block(rel("bob", "bob")).await.unwrap_err();
     assert_eq!(err.code(), Code::FailedPrecondition, "{err:?}");
 }
+
+/// A blocked viewer meets the author the same way everywhere they name
+/// them: the thread, the post itself, the author's profile, counts and
+/// lists all answer 404 (a user token reads as its user, a server key
+/// names the viewer), over REST and gRPC; a mute hides none of it.
+#[tokio::test]
+async fn a_block_hides_the_author_from_every_read_by_name() {
+    let t = spawn_app().await;
+    users(&t, &["ann", "bob", "cy", "dee"]).await;
+    t.follow("bob", "ann").await;
+    t.follow("ann", "bob").await;
+    let post = t.post("ann", "hello").await;
+    t.call(Method::PUT, &format!("/users/bob/reposts/{post}"), None)
+        .await;
+    let (_, profile) = t.get("/users/bob/posts").await;
+    let repost = profile["posts"][0]["position"].as_str().unwrap().to_owned();
+    let (s, _) = t.call(Method::PUT, "/users/ann/blocks/cy", None).await;
+    assert_eq!(s, StatusCode::OK);
+    t.call(Method::PUT, "/users/dee/mutes/ann", None).await;
+
+    let reads = [
+        format!("/posts/{post}/thread"),
+        format!("/posts/{post}"),
+        format!("/posts/{post}/likes"),
+        format!("/posts/{repost}"),
+        format!("/posts/{repost}/thread"),
+        "/users/ann".into(),
+        "/users/ann/posts".into(),
+        "/users/ann/followers".into(),
+        "/users/ann/following".into(),
+        "/users/ann/lists".into(),
+        "/users/ann/follower_count".into(),
+        "/users/ann/following_count".into(),
+    ];
+    let code = |s: StatusCode, v: &Value| {
+        let code = v["error"]["code"].as_str().unwrap_or("ok");
+        format!("{} {code}", s.as_u16())
+    };
+    let (cy, dee) = (
+        client_with(&token_for("cy")),
+        client_with(&token_for("dee")),
+    );
+    for path in &reads {
+        let want = match path.starts_with("/posts") {
+            true => "404 post_not_found",
+            false => "404 user_not_found",
+        };
+        let sep = if path.contains('?') { '&' } else { '?' };
+        let (s, v) = t.get(&format!("{path}{sep}viewer=cy")).await;
+        assert_eq!(code(s, &v), want, "server key viewing as cy: {path}");
+        let resp = cy.get(format!("{}{path}", t.base)).send().await.unwrap();
+        let s = resp.status();
+        assert_eq!(code(s, &resp.json().await.unwrap()), want, "cy: {path}");
+        // A mute hides nothing asked for by name; nor does anything hide
+        // without a viewer.
+        let resp = dee.get(format!("{}{path}", t.base)).send().await.unwrap();
+        assert_eq!(resp.status(), StatusCode::OK, "dee: {path}");
+        let (s, _) = t.get(path).await;
+        assert_eq!(s, StatusCode::OK, "no viewer: {path}");
+    }
+    // Several authors: the hidden one adds nothing; bob's repost of her
+    // post goes from his profile for cy too.
+    let resp = cy
+        .get(format!("{}/posts?authors=ann,bob", t.base))
+        .send()
+        .await
+        .unwrap();
+    let page: Value = resp.json().await.unwrap();
+    assert_eq!(page["posts"], json!([]), "{page}");
+    let (_, page) = t.get("/users/bob/posts?viewer=cy").await;
+    assert_eq!(page["posts"], json!([]), "{page}");
+    // A user token names only its own user.
+    let resp = cy
+        .get(format!("{}/users/ann?viewer=dee", t.base))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(resp.status(), StatusCode::FORBIDDEN);
+
+    // gRPC: the same answers, by the viewer field or a user token.
+    let (_, mut r) = clients_as(&t, ADMIN_KEY).await;
+    let as_cy = |id: &str| pb::GetUserRequest {
+        id: id.into(),
+        viewer: "cy".into(),
+    };
+    let got = r.get_user(as_cy("ann")).await.unwrap_err();
+    assert_eq!(got.code(), Code::NotFound, "{got:?}");
+    let got = r.follower_count(as_cy("ann")).await.unwrap_err();
+    assert_eq!(got.code(), Code::NotFound, "{got:?}");
+    let got = r.list_lists(as_cy("ann")).await.unwrap_err();
+    assert_eq!(got.code(), Code::NotFound, "{got:?}");
+    let got = r
+        .get_post(pb::GetPostRequest {
+            id: post.clone(),
+            viewer: "cy".into(),
+        })
+        .await
+        .unwrap_err();
+    assert_eq!(got.code(), Code::NotFound, "{got:?}");
+    let got = r
+        .list_posts(pb::ListPostsRequest {
+            user: "ann".into(),
+            viewer: "cy".into(),
+            ..Default::default()
+        })
+        .await
+        .unwrap_err();
+    assert_eq!(got.code(), Code::NotFound, "{got:?}");
+    let got = r
+        .list_followers(pb::ListUsersRequest {
+            user: "ann".into(),
+            viewer: "cy".into(),
+            ..Default::default()
+        })
+        .await
+        .unwrap_err();
+    assert_eq!(got.code(), Code::NotFound, "{got:?}");
+    let got = r
+        .list_likers(pb::ListLikersRequest {
+            post_id: post.clone(),
+            viewer: "cy".into(),
+            ..Default::default()
+        })
+        .await
+        .unwrap_err();
+    assert_eq!(got.code(), Code::NotFound, "{got:?}");
+    let (_, mut r_cy) = clients_as(&t, &token_for("cy")).await;
+    let got = r_cy
+        .get_post(pb::GetPostRequest {
+            id: post.clone(),
+            ..Default::default()
+        })
+        .await
+        .unwrap_err();
+    assert_eq!(got.code(), Code::NotFound, "{got:?}");
+    let seen = r
+        .get_user(pb::GetUserRequest {
+            id: "ann".into(),
+            viewer: "dee".into(),
+        })
+        .await
+        .unwrap();
+    assert_eq!(seen.into_inner().id, "ann");
+}

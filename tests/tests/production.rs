@@ -777,6 +777,83 @@ async fn a_post_is_one_trace_on_the_embedded_default() {
     assert_post_traced(&received, &rest, ("socialite", "socialite"), &socialite).await;
 }
 
+/// A caller's `traceparent` is continued only as W3C Trace Context lets
+/// it be: version `ff`, upper-case hex and ids of zeros start a new trace;
+/// a later version is read for the fields version 00 has.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_callers_trace_is_continued_only_where_w3c_allows_it() {
+    let (otlp, received) = otlp_receiver().await;
+    let topo = Topology {
+        bin: service_binaries(),
+        dir: tempfile::tempdir().unwrap(),
+        store: "embedded://".into(),
+        event_log: "embedded://".into(),
+        group: Servers::unique("fanout"),
+        env: tracing_env(otlp),
+    };
+    let rest = free_addr();
+    let up = ["up", "--rest-addr", &rest, "--grpc-addr", &free_addr()];
+    let socialite = topo.spawn("socialite", "socialite", &up, rest.clone());
+    let http = client_with(ADMIN_KEY);
+    wait_ready(&http, &[&socialite]).await;
+    let trace = "0af7651916cd43dd8448eb211c80319c";
+    let span = "b7ad6b7169203331";
+    // (request id, traceparent, whether the request joins the caller's trace)
+    let cases = [
+        ("w3c-ok", format!("00-{trace}-{span}-01"), true),
+        ("w3c-later", format!("7f-{trace}-{span}-01-more"), true),
+        ("w3c-ff", format!("ff-{trace}-{span}-01"), false),
+        (
+            "w3c-upper",
+            format!("00-{}-{span}-01", trace.to_uppercase()),
+            false,
+        ),
+        (
+            "w3c-zeros",
+            format!("00-{trace}-0000000000000000-01"),
+            false,
+        ),
+    ];
+    for (id, traceparent, _) in &cases {
+        let resp = http
+            .get(format!("http://{rest}/users/nobody"))
+            .header("x-request-id", *id)
+            .header("traceparent", traceparent)
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(resp.status(), StatusCode::NOT_FOUND);
+    }
+    let deadline = Instant::now() + Duration::from_secs(60);
+    for (id, traceparent, joins) in &cases {
+        let spans = loop {
+            let got = received.lock().unwrap().clone();
+            let of_request: Vec<ExportedSpan> = got
+                .into_iter()
+                .map(|(_, s)| s)
+                .filter(|s| {
+                    s.attributes.iter().any(|a| {
+                        a.key == "request_id"
+                            && a.value.as_ref().and_then(|v| v.value.as_ref())
+                                == Some(&any_value::Value::StringValue((*id).into()))
+                    })
+                })
+                .collect();
+            if !of_request.is_empty() || Instant::now() > deadline {
+                break of_request;
+            }
+            tokio::time::sleep(Duration::from_millis(200)).await;
+        };
+        assert!(!spans.is_empty(), "no span of {id}: {:?}", names(&received));
+        let hex: String = spans[0]
+            .trace_id
+            .iter()
+            .map(|b| format!("{b:02x}"))
+            .collect();
+        assert_eq!(hex == trace, *joins, "{id} ({traceparent}): trace {hex}");
+    }
+}
+
 /// Posts through `rest` and waits for the post's trace: `post.create` from
 /// the service named first, `fanout.deliver` from the second, a batch
 /// linked to it with a store span under it, and the batch's trace id in

@@ -210,7 +210,10 @@ async fn reposts_over_grpc() {
     let reply = w.repost(req("bo", &post)).await.unwrap().into_inner();
     assert_eq!((reply.reposted, reply.changed), (true, false));
     let got = r
-        .get_post(pb::PostRef { id: post.clone() })
+        .get_post(pb::GetPostRequest {
+            id: post.clone(),
+            ..Default::default()
+        })
         .await
         .unwrap()
         .into_inner();
@@ -249,4 +252,93 @@ async fn reposts_over_grpc() {
     assert_eq!(missing.code(), Code::NotFound);
     let bad = w.repost(req("bo", "nope")).await.unwrap_err();
     assert_eq!(bad.code(), Code::InvalidArgument);
+}
+
+/// A like of a repost's id likes the post it carries (so a block with that
+/// post's author refuses it, as a repost or a reply is refused); once the
+/// post is deleted, its repost answers 404 to every read by id and takes
+/// no like, over REST and gRPC alike.
+#[tokio::test]
+async fn a_repost_stands_for_its_post_and_goes_with_it() {
+    let t = spawn_app().await;
+    for u in ["ann", "bo", "cy", "dee"] {
+        t.put_user(u).await;
+    }
+    let post = t.post("ann", "repost me").await;
+    let (s, _) = t
+        .call(Method::PUT, &format!("/users/bo/reposts/{post}"), None)
+        .await;
+    assert_eq!(s, StatusCode::OK);
+    let (_, profile) = t.get("/users/bo/posts").await;
+    let item = profile["posts"][0]["position"].as_str().unwrap().to_owned();
+    let code = |v: &Value| v["error"]["code"].as_str().unwrap_or("ok").to_owned();
+
+    // Liked through the repost: the original counts it, and its author is
+    // told; the repost's item counts nothing.
+    let like = |user: &str, id: &str| format!("/users/{user}/likes/{id}");
+    let (s, v) = t.call(Method::PUT, &like("dee", &item), None).await;
+    assert_eq!((s, v["changed"].as_bool()), (StatusCode::OK, Some(true)));
+    let (_, v) = t.get(&format!("/posts/{post}")).await;
+    assert_eq!(v["likes"], 1, "{v}");
+    let (_, v) = t.get(&format!("/posts/{item}")).await;
+    assert_eq!(v["likes"], 0, "{v}");
+    let liked = |v: &Value| v["notifications"][0]["kind"] == "like";
+    let told = t.eventually_get("/users/ann/notifications", liked).await;
+    assert_eq!(told["notifications"][0]["post"], json!(post), "{told}");
+    let (_, v) = t.call(Method::PUT, &like("dee", &post), None).await;
+    assert_eq!(v["changed"], false, "the same like");
+    let (_, v) = t.call(Method::DELETE, &like("dee", &item), None).await;
+    assert_eq!(v["changed"], true, "{v}");
+    let (_, v) = t.get(&format!("/posts/{post}")).await;
+    assert_eq!(v["likes"], 0, "{v}");
+
+    // Blocked by ann, cy can like her post through bo's repost no more
+    // than directly.
+    t.call(Method::PUT, "/users/ann/blocks/cy", None).await;
+    let (s, v) = t.call(Method::PUT, &like("cy", &item), None).await;
+    assert_eq!((s, code(&v)), (StatusCode::FORBIDDEN, "blocked".into()));
+
+    // The original deleted: the repost answers 404 to every read by id and
+    // takes no like.
+    let (s, _) = t
+        .call(Method::DELETE, &format!("/posts/{post}"), None)
+        .await;
+    assert_eq!(s, StatusCode::NO_CONTENT);
+    for path in ["", "/likes", "/thread"] {
+        let (s, v) = t.get(&format!("/posts/{item}{path}")).await;
+        assert_eq!(
+            (s, code(&v)),
+            (StatusCode::NOT_FOUND, "post_not_found".into()),
+            "{path}: {v}"
+        );
+    }
+    let (s, v) = t.call(Method::PUT, &like("dee", &item), None).await;
+    assert_eq!(
+        (s, code(&v)),
+        (StatusCode::NOT_FOUND, "post_not_found".into())
+    );
+    let (_, mut r) = clients_as(&t, ADMIN_KEY).await;
+    let got = r
+        .get_post(pb::GetPostRequest {
+            id: item.clone(),
+            ..Default::default()
+        })
+        .await
+        .unwrap_err();
+    assert_eq!(got.code(), Code::NotFound, "{got:?}");
+    let (mut w, _) = clients_as(&t, ADMIN_KEY).await;
+    let refused = w
+        .like(pb::LikeRequest {
+            user: "dee".into(),
+            post_id: item.clone(),
+        })
+        .await
+        .unwrap_err();
+    assert!(
+        refused.message().starts_with("post_not_found"),
+        "{refused:?}"
+    );
+    // No like was ever the reposter's to be told of.
+    let (_, told) = t.get("/users/bo/notifications").await;
+    assert_eq!(told["notifications"], json!([]), "{told}");
 }

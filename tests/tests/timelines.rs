@@ -307,7 +307,10 @@ async fn grpc_serves_lists_groups_and_mentions() {
     assert_eq!(post.mentions, vec!["ben".to_owned()]);
     t.wait_idle().await;
     let lists = reads
-        .list_lists(pb::UserRef { id: "ben".into() })
+        .list_lists(pb::GetUserRequest {
+            id: "ben".into(),
+            ..Default::default()
+        })
         .await
         .unwrap()
         .into_inner();

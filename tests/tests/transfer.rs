@@ -178,7 +178,10 @@ async fn round_trip(to: Opened) {
     }
     assert!(told > 20, "the records told {told} entries");
     for u in ["u0", "u1", "u3", "u5", "u12"] {
-        let (a, b) = (r1.user(C, u).await.unwrap(), r2.user(C, u).await.unwrap());
+        let (a, b) = (
+            r1.user(C, u, None).await.unwrap(),
+            r2.user(C, u, None).await.unwrap(),
+        );
         assert_eq!(
             (a.followers, a.following),
             (b.followers, b.following),

@@ -216,9 +216,15 @@ impl pb::ingest_server::Ingest for IngestGrpc {
         req: Request<pb::ReadOnlyRequest>,
     ) -> Result<Response<pb::ReadOnlyReply>, Status> {
         let (caller, r) = grpc_parts(req);
-        let on = r.read_only;
-        self.0.set_read_only(&caller, on).await.map_err(to_status)?;
-        Ok(Response::new(pb::ReadOnlyReply { read_only: on }))
+        let (on, moved_to) = (r.read_only, optional(&r.moved_to));
+        let set = self.0.set_read_only(&caller, on, moved_to).await;
+        set.map_err(to_status)?;
+        // Echoed as it is kept: without the address's credentials.
+        let moved_to = optional(&r.moved_to).map(socialite_core::redact::uri);
+        Ok(Response::new(pb::ReadOnlyReply {
+            read_only: on,
+            moved_to: moved_to.unwrap_or_default(),
+        }))
     }
 
     async fn revoke_tokens(

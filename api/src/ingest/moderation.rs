@@ -25,26 +25,38 @@ pub fn rest_router() -> OpenApiRouter<Arc<Ingest>> {
         .routes(routes!(read_only))
 }
 
-/// Whether the deployment takes writes.
+/// Whether the deployment takes writes, and where it was moved.
 #[derive(serde::Deserialize, Serialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ReadOnlyJson {
     pub read_only: bool,
+    /// With `read_only`: the deployment was moved to this address (no
+    /// credentials), and account safety acts stop too, refused with 503
+    /// `moved` naming it. 1 to 1,024 characters.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schema(example = "mongodb://db.example:27017/socialite")]
+    pub moved_to: Option<String>,
 }
 
 /// Stops taking writes (`{"read_only": true}`): every write from then on is
 /// refused with 503 `read_only`, and the call returns once the writes
 /// already under way have finished, so a backup taken after it holds every
-/// acknowledged write. Reads go on. `socialite migrate` calls this before
-/// its last copy; `{"read_only": false}` takes writes again (a move called
-/// off). A data directory migrate moved starts read-only.
+/// acknowledged write. Reads go on, and so do account safety acts
+/// (revoking a user's tokens, suspending an account): a stolen token can be
+/// revoked while a move is under way. `{"read_only": true, "moved_to":
+/// ADDRESS}` marks the move final: safety acts stop too (503 `moved`,
+/// naming where to act), and the call returns once those under way have
+/// finished. `socialite migrate` sends the first at its switch-over and
+/// the second before its very last copy, which carries every safety act
+/// acknowledged before it; `{"read_only": false}` takes writes again (a
+/// move called off). A data directory migrate moved starts as moved.
 #[utoipa::path(
     put, path = "/admin/read-only", tag = "moderation",
     security(("api_key" = ["admin"])),
     request_body(content = ReadOnlyJson, content_type = "application/json"),
     responses(
         (status = 200, description = "Set", body = ReadOnlyJson),
-        (status = 400, description = "`invalid_json`, `invalid_body`", body = ErrorBody),
+        (status = 400, description = "`invalid_json`, `invalid_body` (also `moved_to` without `read_only`, or empty, over 1,024 characters, or with control characters)", body = ErrorBody),
         (status = 413, description = "`body_too_large`", body = ErrorBody),
         (status = 415, description = "`unsupported_media_type`", body = ErrorBody),
         (status = 503, description = "`unavailable`", body = ErrorBody),
@@ -55,8 +67,13 @@ async fn read_only(
     Auth(caller): Auth,
     crate::extract::Json(body): crate::extract::Json<ReadOnlyJson>,
 ) -> Result<axum::Json<ReadOnlyJson>, ApiError> {
-    ingest.set_read_only(&caller, body.read_only).await?;
-    Ok(axum::Json(body))
+    let moved_to = body.moved_to.as_deref();
+    ingest
+        .set_read_only(&caller, body.read_only, moved_to)
+        .await?;
+    // Echoed as it is kept: without the address's credentials.
+    let moved_to = body.moved_to.as_deref().map(socialite_core::redact::uri);
+    Ok(axum::Json(ReadOnlyJson { moved_to, ..body }))
 }
 
 #[derive(serde::Deserialize, ToSchema)]
@@ -85,7 +102,10 @@ pub struct BackupJson {
 /// `DATA_DIR/backups`, readable by its owner only (`socialite restore`
 /// makes a data directory from it). Every write acknowledged before the
 /// call is in it. `socialite backup` calls this. It answers when the copy
-/// is made: its time limit is an hour, not the 30 s of other calls.
+/// is made: its time limit is an hour, not the 30 s of other calls. One
+/// backup is made at a time; after each, the newest `--max-backups`
+/// (default 3) are kept in `DATA_DIR/backups` and older ones removed
+/// (those named `migrate-…` are `socialite migrate`'s, which removes them).
 #[utoipa::path(
     post, path = "/admin/backup", tag = "moderation",
     security(("api_key" = ["admin"])),
@@ -93,7 +113,7 @@ pub struct BackupJson {
     responses(
         (status = 201, description = "Backed up", body = BackupJson),
         (status = 400, description = "`invalid_backup_name`; `invalid_backup_path`: the directory cannot be made; `backup_unsupported`: the stores are MongoDB and Kafka; `invalid_json`, `invalid_body`", body = ErrorBody),
-        (status = 409, description = "`backup_exists`: a backup of that name exists", body = ErrorBody),
+        (status = 409, description = "`backup_exists`: a backup of that name exists; `backup_in_progress`: another backup is being made (one at a time): ask again once it ends", body = ErrorBody),
         (status = 413, description = "`body_too_large`", body = ErrorBody),
         (status = 415, description = "`unsupported_media_type`", body = ErrorBody),
         (status = 503, description = "`unavailable`", body = ErrorBody),
@@ -123,13 +143,15 @@ pub struct SuspensionJson {
 /// posts are hidden from every reader and timeline (404 to reads); its id
 /// cannot be taken; its edges and the mutes and blocks on it stay. The id
 /// need not exist: a deleted account's id can be kept from being taken.
+/// An account safety act: taken also while writes are stopped for a move,
+/// until the move is final.
 #[utoipa::path(
     put, path = "/users/{id}/suspension", tag = "moderation", params(UserPath),
     security(("api_key" = ["admin"])),
     responses(
         (status = 200, description = "Suspended", body = SuspensionJson),
         (status = 400, description = "`invalid_user_id`", body = ErrorBody),
-        (status = 503, description = "`unavailable`", body = ErrorBody),
+        (status = 503, description = "`unavailable`; `moved`: the deployment was moved (the message names where): suspend there", body = ErrorBody),
     )
 )]
 async fn suspend(
@@ -148,7 +170,7 @@ async fn suspend(
     responses(
         (status = 200, description = "Not suspended", body = SuspensionJson),
         (status = 400, description = "`invalid_user_id`", body = ErrorBody),
-        (status = 503, description = "`unavailable`", body = ErrorBody),
+        (status = 503, description = "`unavailable`, `read_only`: writes are stopped (lifting is not a safety act)", body = ErrorBody),
     )
 )]
 async fn unsuspend(
@@ -174,14 +196,16 @@ async fn suspension(
 
 /// Revokes every user token of the account issued up to now (and in this
 /// second), on every replica within a second; tokens minted afterwards
-/// act. Live streams opened with a revoked token end.
+/// act. Live streams opened with a revoked token end. An account safety
+/// act: taken also while writes are stopped for a move, until the move is
+/// final.
 #[utoipa::path(
     delete, path = "/users/{id}/tokens", tag = "moderation", params(UserPath),
     security(("api_key" = ["admin"])),
     responses(
         (status = 204, description = "Revoked"),
         (status = 400, description = "`invalid_user_id`", body = ErrorBody),
-        (status = 503, description = "`unavailable`", body = ErrorBody),
+        (status = 503, description = "`unavailable`; `moved`: the deployment was moved (the message names where): revoke there", body = ErrorBody),
     )
 )]
 async fn revoke_tokens(

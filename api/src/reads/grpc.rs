@@ -44,7 +44,7 @@ impl ReadsGrpc {
         let list = match (d, optional(&r.list)) {
             (Direction::Following, Some(list)) => {
                 self.0
-                    .list_members(&caller, &r.user, list, limit, cursor)
+                    .list_members(&caller, &r.user, list, optional(&r.viewer), limit, cursor)
                     .await
             }
             (Direction::Followers, Some(_)) => {
@@ -53,7 +53,9 @@ impl ReadsGrpc {
                 ))
             }
             (d, None) => {
-                let page = self.0.edges(&caller, &r.user, d, limit, cursor).await;
+                let viewer = optional(&r.viewer);
+                let page = self.0.edges(&caller, &r.user, viewer, d, limit, cursor);
+                let page = page.await;
                 let page = page.map_err(to_status)?;
                 return Ok(Response::new(edge_page(page, r.with_followed_at)));
             }
@@ -64,9 +66,13 @@ impl ReadsGrpc {
 
 #[tonic::async_trait]
 impl pb::reads_server::Reads for ReadsGrpc {
-    async fn get_user(&self, req: Request<pb::UserRef>) -> Result<Response<pb::User>, Status> {
+    async fn get_user(
+        &self,
+        req: Request<pb::GetUserRequest>,
+    ) -> Result<Response<pb::User>, Status> {
         let (caller, r) = grpc_parts(req);
-        let u = self.0.user(&caller, &r.id).await.map_err(to_status)?;
+        let u = self.0.user(&caller, &r.id, optional(&r.viewer)).await;
+        let u = u.map_err(to_status)?;
         Ok(Response::new(user(&u)))
     }
 
@@ -86,25 +92,31 @@ impl pb::reads_server::Reads for ReadsGrpc {
 
     async fn follower_count(
         &self,
-        req: Request<pb::UserRef>,
+        req: Request<pb::GetUserRequest>,
     ) -> Result<Response<pb::Count>, Status> {
         let (caller, r) = grpc_parts(req);
-        let u = self.0.user(&caller, &r.id).await.map_err(to_status)?;
+        let u = self.0.user(&caller, &r.id, optional(&r.viewer)).await;
+        let u = u.map_err(to_status)?;
         Ok(Response::new(pb::Count { count: u.followers }))
     }
 
     async fn following_count(
         &self,
-        req: Request<pb::UserRef>,
+        req: Request<pb::GetUserRequest>,
     ) -> Result<Response<pb::Count>, Status> {
         let (caller, r) = grpc_parts(req);
-        let u = self.0.user(&caller, &r.id).await.map_err(to_status)?;
+        let u = self.0.user(&caller, &r.id, optional(&r.viewer)).await;
+        let u = u.map_err(to_status)?;
         Ok(Response::new(pb::Count { count: u.following }))
     }
 
-    async fn get_post(&self, req: Request<pb::PostRef>) -> Result<Response<pb::Post>, Status> {
+    async fn get_post(
+        &self,
+        req: Request<pb::GetPostRequest>,
+    ) -> Result<Response<pb::Post>, Status> {
         let (caller, r) = grpc_parts(req);
-        let found = self.0.post_with_counts(&caller, &r.id).await;
+        let viewer = optional(&r.viewer);
+        let found = self.0.post_with_counts(&caller, &r.id, viewer).await;
         let (p, counts) = found.map_err(to_status)?;
         Ok(Response::new(counted_post(&p, counts)))
     }
@@ -174,7 +186,9 @@ impl pb::reads_server::Reads for ReadsGrpc {
     ) -> Result<Response<pb::LikerList>, Status> {
         let (caller, r) = grpc_parts(req);
         let (limit, cursor) = (limit(r.limit), optional(&r.cursor));
-        let page = self.0.likers(&caller, &r.post_id, limit, cursor).await;
+        let viewer = optional(&r.viewer);
+        let page = self.0.likers(&caller, &r.post_id, viewer, limit, cursor);
+        let page = page.await;
         let page = page.map_err(to_status)?;
         Ok(Response::new(pb::LikerList {
             liked_at: page.items.iter().map(|(_, at)| rfc3339_ms(*at)).collect(),
@@ -190,7 +204,13 @@ impl pb::reads_server::Reads for ReadsGrpc {
         let (caller, r) = grpc_parts(req);
         let page = self
             .0
-            .posts_by(&caller, &r.user, limit(r.limit), optional(&r.before))
+            .posts_by(
+                &caller,
+                &r.user,
+                optional(&r.viewer),
+                limit(r.limit),
+                optional(&r.before),
+            )
             .await
             .map_err(to_status)?;
         Ok(Response::new(post_page(&page)))
@@ -280,7 +300,13 @@ impl pb::reads_server::Reads for ReadsGrpc {
         let authors: Vec<&str> = r.authors.iter().map(String::as_str).collect();
         let page = self
             .0
-            .posts_by_authors(&caller, &authors, limit(r.limit), optional(&r.before))
+            .posts_by_authors(
+                &caller,
+                &authors,
+                optional(&r.viewer),
+                limit(r.limit),
+                optional(&r.before),
+            )
             .await
             .map_err(to_status)?;
         Ok(Response::new(post_page(&page)))
@@ -288,10 +314,11 @@ impl pb::reads_server::Reads for ReadsGrpc {
 
     async fn list_lists(
         &self,
-        req: Request<pb::UserRef>,
+        req: Request<pb::GetUserRequest>,
     ) -> Result<Response<pb::ListList>, Status> {
         let (caller, r) = grpc_parts(req);
-        let lists = self.0.lists(&caller, &r.id).await.map_err(to_status)?;
+        let lists = self.0.lists(&caller, &r.id, optional(&r.viewer)).await;
+        let lists = lists.map_err(to_status)?;
         let lists = lists
             .into_iter()
             .map(|(name, count)| pb::NamedList {

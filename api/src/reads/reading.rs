@@ -4,7 +4,7 @@
 use crate::auth::Auth;
 use crate::extract::{PageParams, Path, Query};
 use crate::json::{LikerPageJson, MarkersJson, ThreadJson};
-use crate::schema::{ErrorBody, PostPath, ThreadQuery, UserPageQuery, UserPath};
+use crate::schema::{ErrorBody, PostPath, ThreadQuery, UserPageQuery, UserPath, ViewerQuery};
 use crate::{json, ApiError};
 use axum::extract::State;
 use axum::response::{IntoResponse, Response};
@@ -27,7 +27,8 @@ pub fn rest_router() -> OpenApiRouter<super::state::ReadsState> {
 /// most 50), the post, and its direct replies oldest first, a page at a
 /// time; every post with its counts (`replies` tells which replies have a
 /// thread of their own). What the viewer's mutes and blocks hide is left
-/// out; a repost's id stands for its post.
+/// out; a repost's id stands for its post. The post itself answers as
+/// `GET /posts/{id}` does: 404 across a block, not for a mute.
 #[utoipa::path(
     get, path = "/posts/{id}/thread", tag = "posts", params(PostPath, ThreadQuery),
     security(("api_key" = ["read"]), ("user_token" = ["public_reads"])),
@@ -54,12 +55,13 @@ async fn thread(
 /// Who likes the post, newest like first (stable under concurrent likes:
 /// the cursor is the last like's time and id).
 #[utoipa::path(
-    get, path = "/posts/{id}/likes", tag = "posts", params(PostPath, UserPageQuery),
+    get, path = "/posts/{id}/likes", tag = "posts", params(PostPath, UserPageQuery, ViewerQuery),
     security(("api_key" = ["read"]), ("user_token" = ["public_reads"])),
     responses(
         (status = 200, description = "A page of likers", body = LikerPageJson),
-        (status = 400, description = "`invalid_post_id`, `invalid_limit`, `invalid_cursor`, `invalid_query`", body = ErrorBody),
-        (status = 404, description = "`post_not_found`", body = ErrorBody),
+        (status = 400, description = "`invalid_post_id`, `invalid_user_id`, `invalid_limit`, `invalid_cursor`, `invalid_query`", body = ErrorBody),
+        (status = 403, description = "`not_your_account`: a user token named another viewer", body = ErrorBody), 
+        (status = 404, description = "`post_not_found`: none, or hidden from the viewer as `GET /posts/{id}` says", body = ErrorBody),
         (status = 503, description = "`unavailable`", body = ErrorBody)
     )
 )]
@@ -69,7 +71,9 @@ async fn likers(
     Path(id): Path<String>,
     Query(q): Query<PageParams>,
 ) -> Result<Response, ApiError> {
-    let page = reads.likers(&caller, &id, q.limit, q.cursor()).await?;
+    let page = reads
+        .likers(&caller, &id, q.viewer(), q.limit, q.cursor())
+        .await?;
     Ok(Json(json::liker_page(&page)).into_response())
 }
 

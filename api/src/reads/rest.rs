@@ -12,7 +12,7 @@ use crate::pages::{self, Lookup, PageCache, TIMELINE_SOURCE};
 use crate::schema::{
     AuthorsQuery, ErrorBody, FollowersQuery, FollowingQuery, GroupPath, GroupTimelineQuery,
     LimitQuery, ListPath, PairPath, PostPageQuery, PostPath, TimelineQuery, UserPageQuery,
-    UserPath,
+    UserPath, ViewerQuery,
 };
 use crate::{json, ApiError};
 use axum::extract::State;
@@ -72,24 +72,25 @@ pub fn rest_routes(reads: Arc<Reads>) -> OpenApiRouter {
 
 /// A user with their counts.
 #[utoipa::path(
-    get, path = "/users/{id}", tag = "users", params(UserPath),
+    get, path = "/users/{id}", tag = "users", params(UserPath, ViewerQuery),
     security(("api_key" = ["read"]), ("user_token" = ["public_reads"])),
-    responses((status = 200, description = "The user", body = UserJson), (status = 400, description = "`invalid_user_id`", body = ErrorBody), (status = 404, description = "`user_not_found`", body = ErrorBody), (status = 503, description = "`unavailable`", body = ErrorBody))
+    responses((status = 200, description = "The user", body = UserJson), (status = 400, description = "`invalid_user_id`, `invalid_query`", body = ErrorBody), (status = 403, description = "`not_your_account`: a user token named another viewer", body = ErrorBody), (status = 404, description = "`user_not_found`: none, or it blocks the viewer or the viewer blocks it", body = ErrorBody), (status = 503, description = "`unavailable`", body = ErrorBody))
 )]
 async fn get_user(
     State(reads): App,
     Auth(caller): Auth,
     Path(id): Path<String>,
+    Query(q): Query<PageParams>,
 ) -> Result<Response, ApiError> {
-    Ok(Json(json::user(&reads.user(&caller, &id).await?)).into_response())
+    Ok(Json(json::user(&reads.user(&caller, &id, q.viewer()).await?)).into_response())
 }
 
 /// Who follows the user, newest follow first (stable under concurrent
 /// follows: the cursor is the last follow's time and id).
 #[utoipa::path(
-    get, path = "/users/{id}/followers", tag = "graph", params(UserPath, FollowersQuery),
+    get, path = "/users/{id}/followers", tag = "graph", params(UserPath, FollowersQuery, ViewerQuery),
     security(("api_key" = ["read"]), ("user_token" = ["public_reads"])),
-    responses((status = 200, description = "A page of followers", body = UserPageJson), (status = 400, description = "`invalid_user_id`, `invalid_limit`, `invalid_cursor`, `invalid_post_id`, `invalid_query`", body = ErrorBody), (status = 404, description = "`user_not_found`", body = ErrorBody), (status = 503, description = "`unavailable`", body = ErrorBody))
+    responses((status = 200, description = "A page of followers", body = UserPageJson), (status = 400, description = "`invalid_user_id`, `invalid_limit`, `invalid_cursor`, `invalid_post_id`, `invalid_query`", body = ErrorBody), (status = 403, description = "`not_your_account`: a user token named another viewer", body = ErrorBody), (status = 404, description = "`user_not_found`: none, or it blocks the viewer or the viewer blocks it", body = ErrorBody), (status = 503, description = "`unavailable`", body = ErrorBody))
 )]
 async fn followers(
     State(reads): App,
@@ -103,9 +104,9 @@ async fn followers(
 /// Whom the user follows, newest follow first; with `list`, only the
 /// accounts filed under that list, in id order.
 #[utoipa::path(
-    get, path = "/users/{id}/following", tag = "graph", params(UserPath, FollowingQuery),
+    get, path = "/users/{id}/following", tag = "graph", params(UserPath, FollowingQuery, ViewerQuery),
     security(("api_key" = ["read"]), ("user_token" = ["public_reads"])),
-    responses((status = 200, description = "A page of followees", body = UserPageJson), (status = 400, description = "`invalid_user_id`, `invalid_limit`, `invalid_cursor`, `invalid_post_id`, `invalid_list_name`, `invalid_query`", body = ErrorBody), (status = 404, description = "`user_not_found`, `list_not_found`", body = ErrorBody), (status = 503, description = "`unavailable`", body = ErrorBody))
+    responses((status = 200, description = "A page of followees", body = UserPageJson), (status = 400, description = "`invalid_user_id`, `invalid_limit`, `invalid_cursor`, `invalid_post_id`, `invalid_list_name`, `invalid_query`", body = ErrorBody), (status = 403, description = "`not_your_account`: a user token named another viewer", body = ErrorBody), (status = 404, description = "`user_not_found`: none, or it blocks the viewer or the viewer blocks it; `list_not_found`", body = ErrorBody), (status = 503, description = "`unavailable`", body = ErrorBody))
 )]
 async fn following(
     State(reads): App,
@@ -117,7 +118,7 @@ async fn following(
         None => edge_page(&reads, &caller, &id, &q, Direction::Following).await,
         Some(list) => {
             let page = reads
-                .list_members(&caller, &id, list, q.limit, q.cursor())
+                .list_members(&caller, &id, list, q.viewer(), q.limit, q.cursor())
                 .await?;
             Ok(Json(json::user_page(&page)).into_response())
         }
@@ -128,16 +129,17 @@ async fn following(
 /// how many accounts each holds. A list exists while an account is filed
 /// under it.
 #[utoipa::path(
-    get, path = "/users/{id}/lists", tag = "graph", params(UserPath),
+    get, path = "/users/{id}/lists", tag = "graph", params(UserPath, ViewerQuery),
     security(("api_key" = ["read"]), ("user_token" = ["public_reads"])),
-    responses((status = 200, description = "The lists", body = ListsJson), (status = 400, description = "`invalid_user_id`", body = ErrorBody), (status = 404, description = "`user_not_found`", body = ErrorBody), (status = 503, description = "`unavailable`", body = ErrorBody))
+    responses((status = 200, description = "The lists", body = ListsJson), (status = 400, description = "`invalid_user_id`, `invalid_query`", body = ErrorBody), (status = 403, description = "`not_your_account`: a user token named another viewer", body = ErrorBody), (status = 404, description = "`user_not_found`: none, or it blocks the viewer or the viewer blocks it", body = ErrorBody), (status = 503, description = "`unavailable`", body = ErrorBody))
 )]
 async fn lists(
     State(reads): App,
     Auth(caller): Auth,
     Path(id): Path<String>,
+    Query(q): Query<PageParams>,
 ) -> Result<Response, ApiError> {
-    Ok(Json(json::lists(&reads.lists(&caller, &id).await?)).into_response())
+    Ok(Json(json::lists(&reads.lists(&caller, &id, q.viewer()).await?)).into_response())
 }
 
 /// The timeline of a list: posts of the accounts filed under it, newest
@@ -178,7 +180,7 @@ async fn edge_page(
     direction: Direction,
 ) -> Result<Response, ApiError> {
     let page = reads
-        .edges(caller, id, direction, q.limit, q.cursor())
+        .edges(caller, id, q.viewer(), direction, q.limit, q.cursor())
         .await?;
     let with_times = q.followed_at.unwrap_or(false);
     Ok(Json(json::edge_page(&page, with_times)).into_response())
@@ -186,37 +188,41 @@ async fn edge_page(
 
 /// How many follow the user.
 #[utoipa::path(
-    get, path = "/users/{id}/follower_count", tag = "graph", params(UserPath),
+    get, path = "/users/{id}/follower_count", tag = "graph", params(UserPath, ViewerQuery),
     security(("api_key" = ["read"]), ("user_token" = ["public_reads"])),
-    responses((status = 200, description = "The count", body = CountJson), (status = 400, description = "`invalid_user_id`", body = ErrorBody), (status = 404, description = "`user_not_found`", body = ErrorBody), (status = 503, description = "`unavailable`", body = ErrorBody))
+    responses((status = 200, description = "The count", body = CountJson), (status = 400, description = "`invalid_user_id`, `invalid_query`", body = ErrorBody), (status = 403, description = "`not_your_account`: a user token named another viewer", body = ErrorBody), (status = 404, description = "`user_not_found`: none, or it blocks the viewer or the viewer blocks it", body = ErrorBody), (status = 503, description = "`unavailable`", body = ErrorBody))
 )]
 async fn follower_count(
     State(reads): App,
     Auth(caller): Auth,
     Path(id): Path<String>,
+    Query(q): Query<PageParams>,
 ) -> Result<Response, ApiError> {
-    Ok(Json(json::count(reads.user(&caller, &id).await?.followers)).into_response())
+    let user = reads.user(&caller, &id, q.viewer()).await?;
+    Ok(Json(json::count(user.followers)).into_response())
 }
 
 /// How many the user follows.
 #[utoipa::path(
-    get, path = "/users/{id}/following_count", tag = "graph", params(UserPath),
+    get, path = "/users/{id}/following_count", tag = "graph", params(UserPath, ViewerQuery),
     security(("api_key" = ["read"]), ("user_token" = ["public_reads"])),
-    responses((status = 200, description = "The count", body = CountJson), (status = 400, description = "`invalid_user_id`", body = ErrorBody), (status = 404, description = "`user_not_found`", body = ErrorBody), (status = 503, description = "`unavailable`", body = ErrorBody))
+    responses((status = 200, description = "The count", body = CountJson), (status = 400, description = "`invalid_user_id`, `invalid_query`", body = ErrorBody), (status = 403, description = "`not_your_account`: a user token named another viewer", body = ErrorBody), (status = 404, description = "`user_not_found`: none, or it blocks the viewer or the viewer blocks it", body = ErrorBody), (status = 503, description = "`unavailable`", body = ErrorBody))
 )]
 async fn following_count(
     State(reads): App,
     Auth(caller): Auth,
     Path(id): Path<String>,
+    Query(q): Query<PageParams>,
 ) -> Result<Response, ApiError> {
-    Ok(Json(json::count(reads.user(&caller, &id).await?.following)).into_response())
+    let user = reads.user(&caller, &id, q.viewer()).await?;
+    Ok(Json(json::count(user.following)).into_response())
 }
 
 /// The user's own posts, newest first.
 #[utoipa::path(
-    get, path = "/users/{id}/posts", tag = "posts", params(UserPath, PostPageQuery),
+    get, path = "/users/{id}/posts", tag = "posts", params(UserPath, PostPageQuery, ViewerQuery),
     security(("api_key" = ["read"]), ("user_token" = ["public_reads"])),
-    responses((status = 200, description = "A page of posts", body = PostPageJson), (status = 400, description = "`invalid_user_id`, `invalid_limit`, `invalid_cursor`, `invalid_post_id`, `invalid_query`", body = ErrorBody), (status = 404, description = "`user_not_found`", body = ErrorBody), (status = 503, description = "`unavailable`", body = ErrorBody))
+    responses((status = 200, description = "A page of posts", body = PostPageJson), (status = 400, description = "`invalid_user_id`, `invalid_limit`, `invalid_cursor`, `invalid_post_id`, `invalid_query`", body = ErrorBody), (status = 403, description = "`not_your_account`: a user token named another viewer", body = ErrorBody), (status = 404, description = "`user_not_found`: none, or it blocks the viewer or the viewer blocks it", body = ErrorBody), (status = 503, description = "`unavailable`", body = ErrorBody))
 )]
 async fn posts_by(
     State(reads): App,
@@ -225,7 +231,9 @@ async fn posts_by(
     Path(id): Path<String>,
     Query(q): Query<PageParams>,
 ) -> Result<Response, ApiError> {
-    let page = reads.posts_by(&caller, &id, q.limit, q.before()).await?;
+    let page = reads
+        .posts_by(&caller, &id, q.viewer(), q.limit, q.before())
+        .await?;
     Ok(fragments.reply(&page))
 }
 
@@ -421,28 +429,30 @@ async fn relation_page(
 
 /// One post.
 #[utoipa::path(
-    get, path = "/posts/{id}", tag = "posts", params(PostPath),
+    get, path = "/posts/{id}", tag = "posts", params(PostPath, ViewerQuery),
     security(("api_key" = ["read"]), ("user_token" = ["public_reads"])),
     responses(
         (status = 200, description = "The post", body = PostJson),
-        (status = 400, description = "`invalid_post_id`", body = ErrorBody),
-        (status = 404, description = "`post_not_found`", body = ErrorBody), (status = 503, description = "`unavailable`", body = ErrorBody)
+        (status = 400, description = "`invalid_post_id`, `invalid_user_id`, `invalid_query`", body = ErrorBody),
+        (status = 403, description = "`not_your_account`: a user token named another viewer", body = ErrorBody), 
+        (status = 404, description = "`post_not_found`: none; a repost of a deleted post; or its author (or the reposted post's) blocks the viewer or is blocked by them", body = ErrorBody), (status = 503, description = "`unavailable`", body = ErrorBody)
     )
 )]
 async fn get_post(
     State(reads): App,
     Auth(caller): Auth,
     Path(id): Path<String>,
+    Query(q): Query<PageParams>,
 ) -> Result<Response, ApiError> {
-    let (post, counts) = reads.post_with_counts(&caller, &id).await?;
+    let (post, counts) = reads.post_with_counts(&caller, &id, q.viewer()).await?;
     Ok(Json(json::counted_post(&post, counts)).into_response())
 }
 
 /// The posts of several authors, newest first.
 #[utoipa::path(
-    get, path = "/posts", tag = "posts", params(AuthorsQuery),
+    get, path = "/posts", tag = "posts", params(AuthorsQuery, ViewerQuery),
     security(("api_key" = ["read"]), ("user_token" = ["public_reads"])),
-    responses((status = 200, description = "A page of posts", body = PostPageJson), (status = 400, description = "`invalid_authors`, `invalid_user_id`, `invalid_limit`, `invalid_post_id`, `invalid_query`", body = ErrorBody), (status = 503, description = "`unavailable`", body = ErrorBody))
+    responses((status = 200, description = "A page of posts", body = PostPageJson), (status = 400, description = "`invalid_authors`, `invalid_user_id`, `invalid_limit`, `invalid_post_id`, `invalid_query`", body = ErrorBody), (status = 403, description = "`not_your_account`: a user token named another viewer", body = ErrorBody),  (status = 503, description = "`unavailable`", body = ErrorBody))
 )]
 async fn posts_by_authors(
     State(reads): App,
@@ -452,7 +462,7 @@ async fn posts_by_authors(
 ) -> Result<Response, ApiError> {
     let authors: Vec<&str> = q.authors.split(',').collect();
     let page = reads
-        .posts_by_authors(&caller, &authors, q.limit, q.before())
+        .posts_by_authors(&caller, &authors, q.viewer(), q.limit, q.before())
         .await?;
     Ok(fragments.reply(&page))
 }

@@ -10,9 +10,11 @@ use crate::rules::checks::{post_not_found, user_not_found};
 use crate::rules::likes::{like_blocked, tally_shard, LikeChange, Tally};
 
 /// Applies `change` now; whether it changed anything (a like of a post
-/// liked already, or an unlike of one not liked, changes nothing).
+/// liked already, or an unlike of one not liked, changes nothing). A
+/// repost's id stands for its original.
 pub async fn change_like<T: Txn>(txn: &mut T, change: &LikeChange) -> Result<bool, T::Error> {
-    change_like_at(txn, change, now_ms()).await
+    let change = super::repost::like_of_original(txn, change).await?;
+    change_like_at(txn, &change, now_ms()).await
 }
 
 /// Applies `change` as made at `at_ms` (an import or a replay keeps the

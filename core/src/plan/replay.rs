@@ -159,7 +159,7 @@ async fn replay_reader_event<T: Txn>(txn: &mut T, event: &Event) -> Result<bool,
                 post: *post,
                 like: false,
             };
-            like_stands(txn, &change).await? && like::change_like(txn, &change).await?
+            like_stands(txn, &change).await? && like::change_like_at(txn, &change, now_ms()).await?
         }
         Event::MarkerSet { user, marker } => {
             // Set to what the event says, back too: the log holds the

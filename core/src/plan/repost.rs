@@ -10,7 +10,7 @@ use crate::ids::{PostId, UserId};
 use crate::model::{Post, PostRef};
 use crate::rules::cascade::post_deleted;
 use crate::rules::checks::{post_not_found, user_not_found};
-use crate::rules::likes::{tally_shard, Tally};
+use crate::rules::likes::{liked_post, tally_shard, LikeChange, Tally};
 use crate::rules::reposts::{own_repost, repost_blocked, RepostChange};
 
 /// What a repost change did: the reposter's item it made or removed (the
@@ -110,6 +110,35 @@ async fn original_of<T: Txn>(txn: &mut T, post: PostId) -> Result<Option<PostRef
         None => Ok(Some(stored.shown())),
         Some(original) => Ok(txn.post(original.id).await?.map(|p| p.shown())),
     }
+}
+
+/// The like `change` is, once a repost's item stands for its original
+/// ([`liked_post`]); any other post (or none) is left to the like's plan.
+/// Only the write path maps: an import or a replay restores a like where
+/// it was stored.
+pub(crate) async fn like_of_original<T: Txn>(
+    txn: &mut T,
+    change: &LikeChange,
+) -> Result<LikeChange, T::Error> {
+    let Some(item) = txn.post(change.post).await? else {
+        return Ok(change.clone());
+    };
+    let Some(original) = item.repost_of else {
+        return Ok(change.clone());
+    };
+    let original_stored = txn.post(original.id).await?.is_some();
+    let held_on_item = !change.like && txn.liked(item.id, &change.user).await?.is_some();
+    let post = liked_post(
+        item.id,
+        original.id,
+        original_stored,
+        held_on_item,
+        change.like,
+    )?;
+    Ok(LikeChange {
+        post,
+        ..change.clone()
+    })
 }
 
 /// The steps that take back a repost (its `item`, whose original's count

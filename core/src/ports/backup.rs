@@ -3,6 +3,7 @@
 //! their own tools.
 
 use crate::error::Result;
+use crate::rules::backups::HeldBackup;
 use async_trait::async_trait;
 use std::path::PathBuf;
 
@@ -13,4 +14,9 @@ pub trait Backup: Send + Sync + 'static {
     /// deployment's backup directory, readable by its owner only. Returns
     /// where, and the rows copied.
     async fn backup_to(&self, name: &str) -> Result<(PathBuf, u64)>;
+    /// The backups in the backup directory (its directories that hold a
+    /// store), with when each was made.
+    async fn backups(&self) -> Result<Vec<HeldBackup>>;
+    /// Removes the backup `name` from the backup directory.
+    async fn remove_backup(&self, name: &str) -> Result<()>;
 }

@@ -5,16 +5,18 @@ use super::*;
 
 impl Reads {
     /// A user's followers or followees, newest follow first, each with
-    /// when the follow was made.
+    /// when the follow was made; the user as `viewer` sees them
+    /// ([`Reads::user`]).
     pub async fn edges(
         &self,
         caller: &Caller,
         id: &str,
+        viewer: Option<&str>,
         direction: Direction,
         limit: Option<u64>,
         cursor: Option<&str>,
     ) -> Result<Page<(UserId, u64), String>> {
-        let user = self.user(caller, id).await?;
+        let user = self.user(caller, id, viewer).await?;
         let limit = page_size(limit)?;
         let after = cursor.map(decode_edge_cursor).transpose()?;
         let (graph, after) = (&self.stores.graph, after.as_ref());
@@ -25,17 +27,19 @@ impl Reads {
         Ok(time_page(edges, limit))
     }
 
-    /// The accounts the user filed under `list`, in id order.
+    /// The accounts the user filed under `list`, in id order; the user as
+    /// `viewer` sees them ([`Reads::user`]).
     pub async fn list_members(
         &self,
         caller: &Caller,
         id: &str,
         list: &str,
+        viewer: Option<&str>,
         limit: Option<u64>,
         cursor: Option<&str>,
     ) -> Result<Page<UserId, String>> {
-        let (user, list) = (UserId::parse(id)?, ListName::parse(list)?);
-        check(caller, Act::ReadPublic)?;
+        let list = ListName::parse(list)?;
+        let user = self.user(caller, id, viewer).await?.id;
         self.existing_list(&user, &list).await?;
         let limit = page_size(limit)?;
         let after = cursor.map(decode_user_cursor).transpose()?;
@@ -47,9 +51,15 @@ impl Reads {
         Ok(user_page(ids, limit))
     }
 
-    /// The user's lists, in name order, with how many accounts each holds.
-    pub async fn lists(&self, caller: &Caller, id: &str) -> Result<Vec<(ListName, u64)>> {
-        let user = self.user(caller, id).await?;
+    /// The user's lists, in name order, with how many accounts each holds;
+    /// the user as `viewer` sees them ([`Reads::user`]).
+    pub async fn lists(
+        &self,
+        caller: &Caller,
+        id: &str,
+        viewer: Option<&str>,
+    ) -> Result<Vec<(ListName, u64)>> {
+        let user = self.user(caller, id, viewer).await?;
         self.stores.graph.lists(&user.id).await
     }
 

@@ -4,22 +4,29 @@ use super::*;
 use crate::model::PostCounts;
 
 impl Reads {
-    /// The post with its counts.
-    pub async fn post_with_counts(&self, caller: &Caller, id: &str) -> Result<(Post, PostCounts)> {
-        let post = self.post(caller, id).await?;
+    /// The post with its counts, as `viewer` sees it ([`Reads::post`]).
+    pub async fn post_with_counts(
+        &self,
+        caller: &Caller,
+        id: &str,
+        viewer: Option<&str>,
+    ) -> Result<(Post, PostCounts)> {
+        let post = self.post(caller, id, viewer).await?;
         let counts = self.stores.content.post_counts(&[post.id]).await?;
         Ok((post, counts.first().copied().unwrap_or_default()))
     }
 
-    /// Who likes the post, newest like first, each with when they liked it.
+    /// Who likes the post, newest like first, each with when they liked
+    /// it; the post as `viewer` sees it ([`Reads::post`]).
     pub async fn likers(
         &self,
         caller: &Caller,
         id: &str,
+        viewer: Option<&str>,
         limit: Option<u64>,
         cursor: Option<&str>,
     ) -> Result<Page<(UserId, u64), String>> {
-        let post = self.post(caller, id).await?;
+        let post = self.post(caller, id, viewer).await?;
         let limit = page_size(limit)?;
         let after = cursor.map(decode_edge_cursor).transpose()?;
         let likers = self

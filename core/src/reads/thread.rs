@@ -1,6 +1,7 @@
 //! A post's thread: the posts it answers, root first, and its direct
 //! replies, oldest first, a page at a time ([`crate::rules::replies`]),
-//! without what the viewer's mutes and blocks hide.
+//! without what the viewer's mutes and blocks hide. The post itself is
+//! read as a read of it by id is (`super::named`): 404 across a block.
 
 use super::*;
 use crate::model::PostCounts;
@@ -34,16 +35,18 @@ impl Reads {
         let viewer = viewer.map(UserId::parse).transpose()?;
         let limit = page_size(limit)?;
         let after = cursor.map(PostId::parse).transpose()?;
-        let mut post = self.post(caller, id).await?;
+        let id = PostId::parse(id)?;
+        check(caller, Act::ReadPublic)?;
+        // The post itself as every read of it by id shows it (a mute hides
+        // only what is around it).
+        let named = self.viewing(caller, viewer.clone()).await?;
+        let mut post = self.post_as(id, &named).await?;
         let hidden = match viewing_as(caller, viewer)? {
             Some(v) => self.hidden_from(&self.existing(&v).await?.id).await?,
             None => self.hidden_from_all().await?,
         };
         if let Some(original) = post.repost_of.take() {
-            post = self.post(caller, &original.id.to_string()).await?;
-        }
-        if hidden.hides(&post.author) {
-            return Err(post_not_found(post.id));
+            post = self.post_as(original.id, &named).await?;
         }
         let ancestors = self.ancestors(&post, &hidden).await?;
         let replies = self.replies(post.id, &hidden, after, limit).await?;

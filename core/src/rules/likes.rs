@@ -10,6 +10,10 @@
 //! one writer may keep one). Unliking moves the same part back.
 //!
 //! Liking is refused while either user blocks the other, as a follow is.
+//! A repost's item stands for the post it carries, as it does for a repost
+//! or a reply: liking it likes the original ([`liked_post`]), so the block
+//! check sees the original's author and the like counts and notifies where
+//! readers see it.
 //! A deleted post's count goes with it; its like rows go with their users'
 //! deletions (a post id is never used again, so they name nothing).
 
@@ -85,9 +89,63 @@ pub fn like_blocked(user: &UserId, author: &UserId) -> Error {
     )
 }
 
+/// The post a like (`like`) or an unlike of the post stored under `id`
+/// acts on, when that post is a repost's item carrying `original`:
+/// `original_stored` tells whether the original still is, `held_on_item`
+/// whether the user's like is on the item itself.
+///
+/// The item stands for its original: a like or an unlike of it acts on
+/// the original. A like an earlier version stored on the item itself is
+/// taken back where it is, so it can still be undone. A repost whose
+/// original is gone names nothing: it is refused as a post that does not
+/// exist, as every read of it answers.
+pub fn liked_post(
+    id: PostId,
+    original: PostId,
+    original_stored: bool,
+    held_on_item: bool,
+    like: bool,
+) -> Result<PostId, Error> {
+    if !like && held_on_item {
+        return Ok(id);
+    }
+    match original_stored {
+        true => Ok(original),
+        false => Err(crate::rules::checks::post_not_found(id)),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_repost_is_liked_and_unliked_as_its_original() {
+        let (item, original) = (PostId(9), PostId(5));
+        assert_eq!(
+            liked_post(item, original, true, false, true).ok(),
+            Some(original)
+        );
+        assert_eq!(
+            liked_post(item, original, true, false, false).ok(),
+            Some(original)
+        );
+        // A like stored on the item by an earlier version is undone there.
+        assert_eq!(
+            liked_post(item, original, true, true, false).ok(),
+            Some(item)
+        );
+        assert_eq!(
+            liked_post(item, original, false, true, false).ok(),
+            Some(item)
+        );
+        // The original deleted: the item names nothing.
+        for like in [true, false] {
+            let refused = liked_post(item, original, false, false, like).unwrap_err();
+            assert_eq!(refused.code(), "post_not_found");
+            assert!(refused.message().contains(&item.to_string()));
+        }
+    }
 
     #[test]
     fn likers_spread_over_every_part_and_keep_theirs() {

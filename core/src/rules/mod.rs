@@ -7,7 +7,8 @@
 //! ([`reposts`]), whom a reply reaches ([`replies`]), what a user is
 //! notified of and how it groups ([`notifications`]), how a reading marker moves ([`markers`]), whose posts mutes and blocks hide ([`relations`]), which
 //! authors are not fanned out ([`hybrid`]), when an account may act and its
-//! tokens count ([`accounts`]), and who may do what ([`access`]).
+//! tokens count ([`accounts`]), how many backups are made and kept
+//! ([`backups`]), and who may do what ([`access`]).
 //!
 //! Adapters persist what these functions decide. Where a backend must
 //! express a rule as an atomic update (a MongoDB filter, say), it derives
@@ -20,6 +21,7 @@
 pub mod accept;
 pub mod access;
 pub mod accounts;
+pub mod backups;
 pub mod cascade;
 pub mod checks;
 pub mod hybrid;

@@ -10,6 +10,12 @@
 //!   the mentions timeline; it removes the follow edges between them both
 //!   ways (their `Unfollowed` events purge the timelines), and a follow
 //!   either way is refused while it stands ([`check_not_blocked`]).
+//!   Each also reads to the other as an account that does not exist:
+//!   asked for by name (a profile, its follower, followee and list pages,
+//!   its posts, a post of it by id, a thread about one, the likers of one)
+//!   it answers 404, as a suspended account does to everyone
+//!   ([`Hidden::named`]). A mute hides nothing asked for by name: it
+//!   quiets timelines.
 //!
 //! A user's stored home and list timelines hold no muted author
 //! ([`crate::feed::Stores::authors`]); a group's timeline is shared by its
@@ -261,6 +267,15 @@ impl Hidden {
         }
     }
 
+    /// In reads of an account or a post asked for by name: blocks only,
+    /// both ways (a mute quiets timelines, not what is asked for).
+    pub(crate) fn named(blocked: Vec<UserId>, blocked_by: Vec<UserId>) -> Hidden {
+        Hidden {
+            authors: blocked.into_iter().chain(blocked_by).collect(),
+            suspended: None,
+        }
+    }
+
     /// Also hides the suspended accounts.
     pub(crate) fn and_suspended(mut self, suspended: Arc<HashSet<UserId>>) -> Hidden {
         self.suspended = Some(suspended).filter(|s| !s.is_empty());
@@ -348,7 +363,7 @@ mod tests {
     }
 
     #[test]
-    fn mentions_hide_blocks_only() {
+    fn mentions_and_reads_by_name_hide_blocks_only() {
         let r = Relations {
             muted: vec![u("m")],
             blocked: vec![u("b")],
@@ -356,8 +371,11 @@ mod tests {
         };
         let feeds = Hidden::in_timelines(r.clone());
         assert!(feeds.hides(&u("m")) && feeds.hides(&u("b")) && feeds.hides(&u("c")));
-        let mentions = Hidden::in_mentions(r);
+        let mentions = Hidden::in_mentions(r.clone());
         assert!(!mentions.hides(&u("m")) && mentions.hides(&u("b")) && mentions.hides(&u("c")));
+        // What a thread hides of its own post, every read by name hides.
+        let named = Hidden::named(r.blocked, r.blocked_by);
+        assert!(!named.hides(&u("m")) && named.hides(&u("b")) && named.hides(&u("c")));
         let banned = Arc::new(HashSet::from([u("s")]));
         let all = Hidden::default().and_suspended(banned.clone());
         assert!(all.hides(&u("s")) && !all.hides(&u("m")) && !all.is_empty());

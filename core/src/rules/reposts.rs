@@ -34,12 +34,15 @@
 //! A post's reposts are counted exactly, as its likes are
 //! ([`crate::rules::likes::Tally::Reposts`]). Deleting the post takes its
 //! count; the reposts of it name nothing any more, no read or export shows
-//! them, and they go with their reposters' deletions (a post id is never
-//! used again). Undoing a repost deletes the reposter's item, whose
+//! them (a read of a repost's own id answers `post_not_found`, as it would
+//! for a post never made: [`shown_by_id`]; a like of it is refused the
+//! same way), and they go with their reposters' deletions (a post id is
+//! never used again). Undoing a repost deletes the reposter's item, whose
 //! retraction leaves the timelines that held it.
 
 use crate::error::{Error, ErrorKind};
 use crate::ids::{PostId, UserId};
+use crate::model::Post;
 
 /// Reposters an entry names at most: the newest.
 pub const MAX_REPOSTED_BY: usize = 20;
@@ -101,6 +104,19 @@ pub fn place(own: Option<PostId>, mut reposts: Vec<(UserId, PostId)>) -> Option<
     })
 }
 
+/// The authors a read of `item` by its id must let the reader see for it
+/// to answer: the item's, and for a repost's item the author of the
+/// original it carries (`original`: that post as stored). `None` when it
+/// answers nothing: the item of a repost whose original is gone names
+/// nothing, read by id as in every timeline.
+pub fn shown_by_id<'a>(item: &'a Post, original: Option<&'a Post>) -> Option<Vec<&'a UserId>> {
+    match (&item.repost_of, original) {
+        (None, _) => Some(vec![&item.author]),
+        (Some(carried), Some(o)) if o.id == carried.id => Some(vec![&item.author, &o.author]),
+        (Some(_), _) => None,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -140,6 +156,21 @@ mod tests {
         assert_eq!(p.reposted_by[0], u("r49"));
         assert_eq!(p.reposts_seen, 50);
         assert_eq!(p.position, PostId(149));
+    }
+
+    #[test]
+    fn a_repost_reads_by_id_only_while_its_original_is_stored() {
+        let original = Post::written(PostId(5), u("ann"), "hi".into(), None, vec![]);
+        let item = Post::repost(PostId(9), u("bo"), original.shown());
+        assert_eq!(shown_by_id(&original, None), Some(vec![&u("ann")]));
+        assert_eq!(
+            shown_by_id(&item, Some(&original)),
+            Some(vec![&u("bo"), &u("ann")]),
+            "the reader must see the reposter and the original's author"
+        );
+        assert_eq!(shown_by_id(&item, None), None, "the original is gone");
+        let other = Post::written(PostId(6), u("ann"), "other".into(), None, vec![]);
+        assert_eq!(shown_by_id(&item, Some(&other)), None);
     }
 
     #[test]

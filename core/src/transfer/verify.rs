@@ -171,8 +171,8 @@ pub async fn compare_timelines(
             l.map(|l| l.into_iter().map(|(n, _)| n).collect())
                 .map_err(|e| e.code())
         };
-        let held = names(source.lists(&Caller::Trusted, u).await);
-        let theirs = names(target.lists(&Caller::Trusted, u).await);
+        let held = names(source.lists(&Caller::Trusted, u, None).await);
+        let theirs = names(target.lists(&Caller::Trusted, u, None).await);
         if held != theirs {
             out.mismatches.push(Mismatch {
                 timeline: format!("lists of {u}"),

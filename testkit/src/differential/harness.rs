@@ -231,7 +231,7 @@ impl Harness {
             let lists = self.model.lists(u);
             let stored: BTreeMap<String, u64> = self
                 .reads
-                .lists(&Caller::Trusted, u)
+                .lists(&Caller::Trusted, u, None)
                 .await
                 .unwrap()
                 .into_iter()
