@@ -217,25 +217,27 @@ impl Health {
     /// Evaluates readiness every `every` until `shutdown`, so the fault
     /// metric holds without probes, and logs each time readiness turns.
     pub async fn watch(self, every: Duration, mut shutdown: Shutdown) {
-        let mut was = None;
+        // Whether it was ready at the last evaluation, and whether turning
+        // not ready was logged (not at start, while the worker joins).
+        let (mut was, mut warned) = (None, false);
         loop {
             let (ready, checks) = tokio::select! {
                 _ = shutdown.wait() => return,
                 r = self.ready() => r,
             };
-            if was != Some(ready) {
-                if !ready {
-                    let failing: Vec<String> = checks
-                        .iter()
-                        .filter(|c| !c.ok)
-                        .map(|c| format!("{}: {}", c.name, c.error.as_deref().unwrap_or("")))
-                        .collect();
-                    tracing::warn!(failing = %failing.join("; "), "not ready");
-                } else if was.is_some() {
-                    tracing::info!("ready again");
-                }
-                was = Some(ready);
+            if was == Some(true) && !ready {
+                let failing: Vec<String> = checks
+                    .iter()
+                    .filter(|c| !c.ok)
+                    .map(|c| format!("{}: {}", c.name, c.error.as_deref().unwrap_or("")))
+                    .collect();
+                tracing::warn!(failing = %failing.join("; "), "not ready");
+                warned = true;
+            } else if ready && warned {
+                tracing::info!("ready again");
+                warned = false;
             }
+            was = Some(ready);
             if !shutdown.pause(every).await {
                 return;
             }

@@ -135,8 +135,11 @@ async fn outage(bin: &Path, data: &Path, args: &[&str], stand_in: &mut StandIn, 
     unreachable(&http, &server, check).await;
     // A request in flight while it is gone, as SIGTERM arrives.
     let pending = {
-        let (http, base) = (http.clone(), base.clone());
-        tokio::spawn(async move { post(&http, &base, "during the outage").await })
+        let request = http
+            .post(format!("{base}/users/alice/posts"))
+            .json(&json!({ "message": "during the outage" }));
+        // Answered 503, or cut when the process ends: either is fine.
+        tokio::spawn(async move { request.send().await.map(|r| r.status()) })
     };
     let status = server.terminate();
     assert!(
@@ -171,6 +174,8 @@ async fn mongodb_gone_is_not_ready_then_ready_again_and_sigterm_ends_the_process
             &port.to_string(),
             "--storage-path",
             "mongo-data",
+            // Killed with SIGKILL, it must keep what it acknowledged.
+            "--sync-on-commit",
         ]
         .map(String::from)
         .to_vec(),

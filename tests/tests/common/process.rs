@@ -31,13 +31,18 @@ pub fn required_env(test: &str, var: &str, what: &str) -> Option<String> {
 }
 
 /// The `socialite` binary, built by the test so that it matches the code.
+/// Built by the same command as `production.rs` builds the service
+/// binaries with (the four of them): another set of packages would unify
+/// the dependencies' features differently and build them all again.
 pub fn socialite_binary() -> PathBuf {
     // target/<profile>/deps/<test>-<hash> -> target/<profile>
     let exe = std::env::current_exe().unwrap();
     let profile_dir = exe.parent().unwrap().parent().unwrap().to_path_buf();
     let target_dir = profile_dir.parent().unwrap();
     let mut cmd = Command::new(env!("CARGO"));
-    cmd.args(["build", "--quiet", "--bin", "socialite", "-p", "socialite"])
+    cmd.args(["build", "--quiet", "--bins"])
+        .args(["-p", "socialite-producer", "-p", "socialite-fanout-worker"])
+        .args(["-p", "socialite-timeline-api", "-p", "socialite"])
         .arg("--target-dir")
         .arg(target_dir)
         .current_dir(env!("CARGO_MANIFEST_DIR"));
@@ -130,8 +135,11 @@ impl Server {
         signal(child.id(), "-TERM");
         let limit = socialite_core::shutdown::GRACE + Duration::from_secs(10);
         let deadline = Instant::now() + limit;
+        let sent = Instant::now();
         loop {
             if let Some(status) = child.try_wait().unwrap() {
+                // For the record (--nocapture); the test asserts the limit.
+                eprintln!("SIGTERM to exit: {:.1} s", sent.elapsed().as_secs_f64());
                 return status;
             }
             if Instant::now() > deadline {
