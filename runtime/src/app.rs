@@ -489,6 +489,26 @@ impl App {
                 }
             }
         }
+        // Closing the backends: the embedded files close at once; Kafka's
+        // clients wait for brokers that may be gone. Closed on a thread of
+        // their own, waited for while the grace period lasts.
+        let App {
+            backends,
+            ingest,
+            reads,
+            live,
+            ..
+        } = self;
+        let (closed, done) = tokio::sync::oneshot::channel();
+        let closing = std::thread::Builder::new()
+            .name("closing".into())
+            .spawn(move || {
+                drop((live, reads, ingest, backends));
+                let _ = closed.send(());
+            });
+        if closing.is_ok() && tokio::time::timeout(left(), done).await.is_err() {
+            tracing::warn!("the backends did not close in time; exiting without waiting for them");
+        }
         tracing::info!("stopped");
     }
 }
