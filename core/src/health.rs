@@ -15,7 +15,8 @@
 //! [`Health::watch`] evaluates it in the background so the metric holds
 //! without probes.
 
-use crate::error::{Error, ErrorKind};
+use crate::error::Error;
+use crate::fault::{FaultReason, StoreFault};
 use crate::ids::UserId;
 use crate::metrics::metrics;
 use crate::ports::{ContentStore, EventLog};
@@ -28,83 +29,6 @@ use std::time::Duration;
 /// then is not ready (a MongoDB driver would otherwise wait 30 s for a
 /// server to select).
 pub const CHECK_LIMIT: Duration = Duration::from_secs(2);
-
-/// Why a store cannot serve: a small fixed set, the `reason` label of
-/// `socialite_store_fault`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum FaultReason {
-    /// Its file system is full (or the user's quota is used up).
-    NoSpace,
-    /// Another I/O error of its files.
-    IoError,
-    /// Its server does not answer (MongoDB, Kafka), or not in time.
-    Unreachable,
-    /// Anything else.
-    Failing,
-}
-
-impl FaultReason {
-    pub const ALL: [FaultReason; 4] = [
-        FaultReason::NoSpace,
-        FaultReason::IoError,
-        FaultReason::Unreachable,
-        FaultReason::Failing,
-    ];
-
-    pub fn label(self) -> &'static str {
-        match self {
-            FaultReason::NoSpace => "no_space",
-            FaultReason::IoError => "io_error",
-            FaultReason::Unreachable => "unreachable",
-            FaultReason::Failing => "failing",
-        }
-    }
-
-    /// A full disk or quota is `NoSpace`; any other I/O error `IoError`.
-    pub fn of_io(e: &std::io::Error) -> FaultReason {
-        use std::io::ErrorKind as Io;
-        match e.kind() {
-            Io::StorageFull | Io::QuotaExceeded => FaultReason::NoSpace,
-            _ => FaultReason::IoError,
-        }
-    }
-
-    /// The reason of a failed check: an I/O error among its causes decides;
-    /// otherwise an unavailable backend is unreachable.
-    pub fn of(e: &Error) -> FaultReason {
-        let mut cause: Option<&(dyn std::error::Error + 'static)> = Some(e);
-        while let Some(c) = cause {
-            if let Some(io) = c.downcast_ref::<std::io::Error>() {
-                return FaultReason::of_io(io);
-            }
-            cause = c.source();
-        }
-        match e.kind() {
-            ErrorKind::Unavailable => FaultReason::Unreachable,
-            _ => FaultReason::Failing,
-        }
-    }
-}
-
-/// A fault a store knows of without asking anything: the embedded stores
-/// after an I/O error, until they reopened.
-#[derive(Debug, Clone, PartialEq)]
-pub struct StoreFault {
-    pub reason: FaultReason,
-    /// For operators: what failed, since when, and what happens next.
-    pub message: String,
-    /// False when the store cannot recover by itself (a corrupt file, a
-    /// writer that stopped): the process is then not alive.
-    pub recovers: bool,
-}
-
-impl StoreFault {
-    /// The error a write meets meanwhile (503 `unavailable`).
-    pub fn error(&self) -> Error {
-        Error::unavailable(self.message.clone())
-    }
-}
 
 /// Whether a fanout worker holds its place in its consumer group: set by
 /// the worker, read by readiness probes, and awaited (not polled) by a
@@ -293,24 +217,5 @@ fn record(check: &Check) {
         metrics()
             .store_fault(check.name, reason.label())
             .set(on as i64);
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn an_io_error_among_the_causes_decides_the_reason() {
-        let full = std::io::Error::from(std::io::ErrorKind::StorageFull);
-        let e = Error::backend(ErrorKind::Internal, "commit", full);
-        assert_eq!(FaultReason::of(&e), FaultReason::NoSpace);
-        let eio = std::io::Error::other("bad sector");
-        let e = Error::backend(ErrorKind::Unavailable, "read", eio);
-        assert_eq!(FaultReason::of(&e), FaultReason::IoError);
-        let e = Error::unavailable("pinging MongoDB failed");
-        assert_eq!(FaultReason::of(&e), FaultReason::Unreachable);
-        let e = Error::internal("a bug");
-        assert_eq!(FaultReason::of(&e), FaultReason::Failing);
     }
 }

@@ -182,7 +182,7 @@ impl ContentStore for EmbeddedStore {
         self.read(|txn| load_user(txn, id))
     }
 
-    fn fault(&self) -> Option<socialite_core::health::StoreFault> {
+    fn fault(&self) -> Option<socialite_core::fault::StoreFault> {
         self.known_fault()
     }
 

@@ -9,7 +9,7 @@ use async_trait::async_trait;
 use redb::{Database, ReadTransaction, ReadableDatabase, ReadableTable};
 use socialite_core::error::Result;
 use socialite_core::event::Event;
-use socialite_core::health::{FaultReason, StoreFault};
+use socialite_core::fault::{FaultReason, StoreFault};
 use socialite_core::ports::{EventLog, LogConsumer, Rewind};
 use std::path::Path;
 use std::sync::Arc;

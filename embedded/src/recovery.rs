@@ -27,7 +27,7 @@
 
 use redb::{Database, DatabaseError, StorageError};
 use socialite_core::error::{Error, ErrorKind, Result};
-use socialite_core::health::{FaultReason, StoreFault};
+use socialite_core::fault::{FaultReason, StoreFault};
 use socialite_core::metrics::{metrics, StoreLabel};
 use std::io::Write;
 use std::path::{Path, PathBuf};

@@ -13,7 +13,7 @@ use crate::writer::{WriteCtx, Writer};
 use redb::{Database, ReadTransaction, ReadableDatabase, ReadableTable, WriteTransaction};
 use socialite_core::error::{Error, Result};
 use socialite_core::event::Event;
-use socialite_core::health::{FaultReason, StoreFault};
+use socialite_core::fault::{FaultReason, StoreFault};
 use socialite_core::ids::UserId;
 use std::path::Path;
 use std::sync::Arc;

@@ -4,7 +4,7 @@
 
 use crate::error::Result;
 use crate::event::Event;
-use crate::health::StoreFault;
+use crate::fault::StoreFault;
 use crate::ids::{PostId, TimelineId, UserId};
 use crate::metrics::metrics;
 use crate::model::{Entry, Post, PostCounts, User};
