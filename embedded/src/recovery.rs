@@ -135,6 +135,8 @@ impl RecoverableDb {
         cache_bytes: usize,
     ) -> Result<RecoverableDb> {
         let db = open_file(path, cache_bytes).map_err(|e| storage_error(e, "opening"))?;
+        // A probe a crash left behind.
+        let _ = std::fs::remove_file(probe_path(path));
         Ok(RecoverableDb {
             name,
             label,
@@ -293,9 +295,7 @@ impl RecoverableDb {
     /// Whether the file system beside the database takes a write and a
     /// sync again.
     fn probe(&self) -> std::io::Result<()> {
-        let mut name = self.path.file_name().unwrap_or_default().to_owned();
-        name.push(".probe");
-        let probe = self.path.with_file_name(name);
+        let probe = probe_path(&self.path);
         let written = (|| {
             let mut options = std::fs::OpenOptions::new();
             options.write(true).create(true).truncate(true);
@@ -345,6 +345,13 @@ enum Reopen {
     Failed(DatabaseError),
 }
 
+/// The probe file beside a database: `content.redb.probe`.
+fn probe_path(db: &Path) -> PathBuf {
+    let mut name = db.file_name().unwrap_or_default().to_owned();
+    name.push(".probe");
+    db.with_file_name(name)
+}
+
 fn open_file(path: &Path, cache_bytes: usize) -> std::result::Result<Database, DatabaseError> {
     Database::builder().set_cache_size(cache_bytes).create(path)
 }
@@ -355,4 +362,121 @@ fn storage_error(e: DatabaseError, what: &str) -> Error {
         None => ErrorKind::Internal,
     };
     Error::backend(kind, &format!("{what} the embedded store"), e)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::log::EmbeddedLog;
+    use socialite_core::event::Event;
+    use socialite_core::ids::{PostId, UserId};
+    use socialite_core::model::Post;
+    use socialite_core::ports::EventLog;
+
+    /// Where the test may fill a file system: `SOCIALITE_TEST_SMALL_FS`
+    /// (see `tests/tests/full_disk.rs`); the test is skipped without it,
+    /// unless `SOCIALITE_REQUIRE_SERVERS=1` (CI).
+    fn small_fs() -> Option<PathBuf> {
+        let Some(dir) = std::env::var_os("SOCIALITE_TEST_SMALL_FS") else {
+            let required = std::env::var("SOCIALITE_REQUIRE_SERVERS").as_deref() == Ok("1");
+            assert!(!required, "SOCIALITE_TEST_SMALL_FS is unset");
+            return None;
+        };
+        let dir = Path::new(&dir).join(format!("recovery-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        Some(dir)
+    }
+
+    fn post(n: u64) -> Event {
+        Event::PostCreated {
+            post: Post {
+                id: PostId(n),
+                author: UserId::parse("alice").unwrap(),
+                message: format!("{n} {}", "x".repeat(4000)),
+                data: None,
+                mentions: Vec::new(),
+                reply_to: None,
+                repost_of: None,
+            },
+            trace: Default::default(),
+        }
+    }
+
+    /// A log on a full file system refuses appends with the cause, says
+    /// so as its fault, reopens by itself once space is freed, and keeps
+    /// every append it acknowledged, in order.
+    #[tokio::test]
+    async fn a_full_log_recovers_when_space_returns_and_keeps_what_it_acknowledged() {
+        let Some(dir) = small_fs() else {
+            eprintln!("SKIPPED: set SOCIALITE_TEST_SMALL_FS to a small mounted file system");
+            return;
+        };
+        let _cleanup = RemoveOnDrop(dir.clone());
+        let ballast = dir.join("ballast");
+        std::fs::write(&ballast, vec![1u8; 4 << 20]).unwrap();
+        let log = EmbeddedLog::open(&dir.join("log.redb"), 1_000_000).unwrap();
+        let (mut acked, mut n) = (Vec::new(), 0);
+        let refusal = loop {
+            n += 1;
+            match log.append(&[post(n)]).await {
+                Ok(()) => acked.push(n),
+                Err(e) => break e,
+            }
+            assert!(n < 100_000, "the file system never filled");
+        };
+        assert!(!acked.is_empty());
+        assert_eq!(
+            refusal.kind(),
+            ErrorKind::Unavailable,
+            "{}",
+            refusal.chain()
+        );
+        assert!(
+            refusal.message().contains("No space left on device"),
+            "{}",
+            refusal.message()
+        );
+        let fault = EventLog::fault(&log).expect("a fault while the disk is full");
+        assert_eq!((fault.reason, fault.recovers), (FaultReason::NoSpace, true));
+        // Still full: refused at once, with the same fault (and so after
+        // the writer finished with the refused append).
+        assert!(log.append(&[post(n + 1)]).await.is_err());
+        // Consumers are not woken for appends that failed: they would read
+        // their empty range again and again. One event per append, from 1.
+        let head = acked.len() as u64;
+        assert_eq!(log.head(), head, "the head moved for a failed append");
+
+        std::fs::remove_file(&ballast).unwrap();
+        let deadline = Instant::now() + Duration::from_secs(60);
+        while EventLog::fault(&log).is_some() {
+            assert!(Instant::now() < deadline, "the log never reopened");
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+        log.append(&[post(n + 2)]).await.unwrap();
+        acked.push(n + 2);
+        let read: Vec<u64> = log
+            .read_after(0, usize::MAX)
+            .unwrap()
+            .into_iter()
+            .map(|(_, e)| match e {
+                Event::PostCreated { post, .. } => post.id.0,
+                _ => unreachable!(),
+            })
+            .collect();
+        assert_eq!(
+            read, acked,
+            "every acknowledged append, in order, and nothing else"
+        );
+    }
+
+    /// Removes the test's directory however the test ends: the small file
+    /// system is shared with the next run.
+    struct RemoveOnDrop(PathBuf);
+
+    impl Drop for RemoveOnDrop {
+        fn drop(&mut self) {
+            let _ = std::fs::remove_dir_all(&self.0);
+        }
+    }
 }
