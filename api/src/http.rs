@@ -25,8 +25,9 @@ use tokio::net::TcpListener;
 
 /// How long a connection may take to send a request's head once it began.
 pub const HEADER_READ_TIMEOUT: Duration = Duration::from_secs(10);
-/// How long a shutdown waits for requests in flight.
-const DRAIN_DEADLINE: Duration = Duration::from_secs(30);
+/// How long a shutdown waits for requests in flight: its share of the
+/// process's grace period.
+const DRAIN_DEADLINE: Duration = socialite_core::shutdown::DRAIN;
 
 fn builder(idle: Duration, keep_alive: bool) -> Builder<TokioExecutor> {
     let mut builder = Builder::new(TokioExecutor::new());

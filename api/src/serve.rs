@@ -121,15 +121,34 @@ fn operator(caller: &Caller) -> Result<(), Refusal> {
 #[derive(Clone)]
 struct Contract(Arc<String>);
 
-/// The process is alive.
+/// Liveness: 200 while the process serves or will recover by itself (a
+/// store waiting for disk space or for its server is alive: restarting
+/// would not help it); 503 when a store knows it cannot recover by itself
+/// (a corrupt file, a writer that stopped). Asks no server.
 #[utoipa::path(get, path = "/healthz", tag = "operations",
-    responses((status = 200, description = "`{\"status\":\"ok\"}`")))]
-async fn healthz() -> Json<serde_json::Value> {
-    Json(json!({ "status": "ok" }))
+    responses(
+        (status = 200, description = "`{\"status\":\"ok\"}`, or `{\"status\":\"recovering\",\"faults\":[...]}` while a store recovers by itself"),
+        (status = 503, description = "`{\"status\":\"failing\",\"faults\":[...]}`: a store cannot recover without an operator"),
+    ))]
+async fn healthz(State(health): State<Health>) -> (StatusCode, Json<serde_json::Value>) {
+    let (alive, faults) = health.alive();
+    match (alive, faults.is_empty()) {
+        (true, true) => (StatusCode::OK, Json(json!({ "status": "ok" }))),
+        (true, false) => (
+            StatusCode::OK,
+            Json(json!({ "status": "recovering", "faults": faults })),
+        ),
+        (false, _) => (
+            StatusCode::SERVICE_UNAVAILABLE,
+            Json(json!({ "status": "failing", "faults": faults })),
+        ),
+    }
 }
 
-/// 200 when every backend answers (and the fanout worker, if any, has joined
-/// its group); 503 with the failing checks otherwise.
+/// 200 when every backend answers within 2 s and knows of no fault (and
+/// the fanout worker, if any, has joined its group); 503 with the failing
+/// checks otherwise, each naming its store, why (`reason`: `no_space`,
+/// `io_error`, `unreachable`, `failing`) and whether it recovers by itself.
 #[utoipa::path(get, path = "/readyz", tag = "operations",
     responses(
         (status = 200, description = "`{\"ready\":true,\"checks\":{...}}`"),

@@ -22,7 +22,12 @@ pub async fn run_deletions(
     mut shutdown: Shutdown,
 ) -> Result<()> {
     loop {
-        let swept = content.resume_deletions().await;
+        // Cut short by a shutdown, a sweep resumes at the next start
+        // (its steps are idempotent).
+        let swept = tokio::select! {
+            _ = shutdown.wait() => return Ok(()),
+            swept = content.resume_deletions() => swept,
+        };
         if !matches!(swept, Ok(0)) {
             epoch.advance();
         }
@@ -31,9 +36,8 @@ pub async fn run_deletions(
             Ok(n) => tracing::info!(users = n, "finished deletions a crash cut short"),
             Err(e) => tracing::warn!(error = %e.chain(), "finishing interrupted deletions failed"),
         }
-        tokio::select! {
-            _ = shutdown.wait() => return Ok(()),
-            _ = tokio::time::sleep(SWEEP_EVERY) => {}
+        if !shutdown.pause(SWEEP_EVERY).await {
+            return Ok(());
         }
     }
 }

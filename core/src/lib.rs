@@ -24,7 +24,7 @@
 //!   for REST and gRPC alike.
 //! - [`live`]: live timelines, pushed to open streams as fanout applies them.
 //! - [`relay`] (outbox → log) and [`worker`] (log → timelines): the two loops
-//!   of the pipeline; [`health`], [`metrics`], [`shutdown`] serve them.
+//!   of the pipeline; [`health`] (with [`fault`]), [`metrics`], [`shutdown`] serve them.
 //! - [`sim`]: seeded random numbers and Zipf picks for tests, benchmarks and
 //!   retry jitter.
 
@@ -34,6 +34,7 @@ pub mod backups;
 pub mod deletions;
 pub mod error;
 pub mod event;
+pub mod fault;
 pub mod feed;
 pub mod gate;
 pub mod health;

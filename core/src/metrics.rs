@@ -31,6 +31,19 @@ pub struct ReadSource {
     pub source: &'static str,
 }
 
+/// A store's fault by reason (`socialite_store_fault`).
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+pub struct StoreFaultLabels {
+    pub store: &'static str,
+    pub reason: &'static str,
+}
+
+/// A store by its readiness check's name (`content_store`, `event_log`).
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+pub struct StoreLabel {
+    pub store: &'static str,
+}
+
 /// Latency buckets from 50 µs to about 3.3 s.
 pub fn latency() -> Histogram {
     Histogram::new(exponential_buckets(0.000_05, 2.0, 17))
@@ -62,6 +75,10 @@ pub struct Metrics {
     pub live_push: Histogram,
     pub store_duration: Family<StoreOp, Histogram, fn() -> Histogram>,
     pub store_errors: Family<StoreOp, Counter>,
+    /// 1 while a store cannot serve for a reason, by store and reason.
+    pub store_faults: Family<StoreFaultLabels, Gauge>,
+    /// Reopenings of an embedded store after an I/O error, by store.
+    pub store_recoveries: Family<StoreLabel, Counter>,
     pub resident_memory: Gauge,
     pub peak_resident_memory: Gauge,
     /// 1 when the APIs check credentials, 0 under `--auth none`.
@@ -102,6 +119,8 @@ impl Metrics {
             live_push: Histogram::new(exponential_buckets(0.000_5, 2.0, 16)),
             store_duration: Family::new_with_constructor(latency),
             store_errors: Family::default(),
+            store_faults: Family::default(),
+            store_recoveries: Family::default(),
             resident_memory: Gauge::default(),
             peak_resident_memory: Gauge::default(),
             auth_checks: Gauge::default(),
@@ -280,6 +299,16 @@ impl Metrics {
             "Failed store operations by store and operation",
             self.store_errors.clone(),
         );
+        r.register(
+            "store_fault",
+            "1 while the store (content_store, event_log) cannot serve, by reason (no_space, io_error, unreachable, failing); 0 otherwise",
+            self.store_faults.clone(),
+        );
+        r.register(
+            "store_recoveries",
+            "Times an embedded store reopened by itself after an I/O error",
+            self.store_recoveries.clone(),
+        );
         r.register_with_unit(
             "process_resident_memory",
             "Resident memory of this process",
@@ -326,6 +355,13 @@ impl Metrics {
         if failed {
             self.store_errors.get_or_create(&labels).inc();
         }
+    }
+
+    /// The fault gauge of a store for one reason.
+    pub fn store_fault(&self, store: &'static str, reason: &'static str) -> Gauge {
+        self.store_faults
+            .get_or_create(&StoreFaultLabels { store, reason })
+            .clone()
     }
 
     pub fn timeline_read(&self, source: &'static str) {

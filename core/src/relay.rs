@@ -24,7 +24,14 @@ pub async fn run_relay(
     let ready = outbox.notifier();
     let mut backoff = Duration::from_millis(50);
     loop {
-        match outbox.lease().await {
+        // A store or log that does not answer never holds up a shutdown:
+        // a pass cut short is redone (the outbox forgets an event only
+        // once the log has it, and fanout is idempotent).
+        let leased = tokio::select! {
+            _ = shutdown.wait() => return Ok(()),
+            leased = outbox.lease() => leased,
+        };
+        match leased {
             Ok(true) => {}
             held_or_failed => {
                 if let Err(e) = held_or_failed {
@@ -38,7 +45,10 @@ pub async fn run_relay(
                 continue;
             }
         }
-        let moved = relay_once(&*outbox, &*log).await;
+        let moved = tokio::select! {
+            _ = shutdown.wait() => return Ok(()),
+            moved = relay_once(&*outbox, &*log) => moved,
+        };
         if moved.is_err() {
             metrics().event_publish_failures.inc();
         }

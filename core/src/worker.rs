@@ -10,7 +10,7 @@ use crate::feed::{fanout, Stores};
 use crate::health::Joined;
 use crate::live::concerns_home;
 use crate::metrics::metrics;
-use crate::ports::{AppliedFeed, EventLog};
+use crate::ports::{AppliedFeed, EventLog, LogConsumer};
 use crate::shutdown::Shutdown;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -46,9 +46,21 @@ const COMMIT_EVERY: Duration = Duration::from_millis(100);
 /// How long a poll waits for more events while a commit is owed.
 const OWED_WAIT: Duration = Duration::from_millis(5);
 const MAX_BACKOFF: Duration = Duration::from_secs(5);
+/// How long a batch being applied when shutdown begins may still take; a
+/// batch held up longer (by a store that does not answer) is left to the
+/// log, which delivers it again.
+const FINISH_ON_SHUTDOWN: Duration = Duration::from_secs(3);
+
+/// Completes [`FINISH_ON_SHUTDOWN`] after shutdown begins.
+async fn finish_window(mut shutdown: Shutdown) {
+    shutdown.wait().await;
+    tokio::time::sleep(FINISH_ON_SHUTDOWN).await;
+}
 
 /// Runs until `shutdown` fires. A batch in progress is finished and committed
-/// first; a failing batch is retried (never skipped) with backoff. `joined`
+/// first, unless its store holds it up past [`FINISH_ON_SHUTDOWN`]; a
+/// failing batch is retried (never skipped) with backoff until it applies
+/// or shutdown begins (it then stays on the log, uncommitted). `joined`
 /// tells readiness probes that the worker holds its place in the group.
 pub async fn run_worker(
     stores: Stores,
@@ -95,21 +107,30 @@ pub async fn run_worker(
             Ok(events) => events,
             Err(e) => {
                 tracing::warn!(error = %e.chain(), "polling the log failed");
-                tokio::time::sleep(Duration::from_millis(200)).await;
+                if !shutdown.pause(Duration::from_millis(200)).await {
+                    break;
+                }
                 continue;
             }
         };
         if !events.is_empty() {
             applied_since_load = true;
             observe_taken(&events);
-            apply_until_done(&stores, &followers, &events).await;
+            if !apply_until_done(&stores, &followers, &events, &mut shutdown).await {
+                // Committing now would skip the batch: it stays on the log,
+                // with whatever was applied but not committed before it.
+                joined.set(false);
+                tracing::info!(group = %config.group, "fanout worker stopped before its batch applied; the log delivers it again");
+                return Ok(());
+            }
             publish_applied(&*applied, &events).await;
             owed.get_or_insert_with(Instant::now);
         }
         if owed.is_some_and(|since| events.is_empty() || since.elapsed() >= COMMIT_EVERY) {
-            while let Err(e) = consumer.commit().await {
-                tracing::warn!(error = %e.chain(), "committing the log offset failed");
-                tokio::time::sleep(Duration::from_millis(200)).await;
+            if !commit_until_done(&mut *consumer, &mut shutdown).await {
+                joined.set(false);
+                tracing::info!(group = %config.group, "fanout worker stopped before its offset was committed; the log delivers those events again");
+                return Ok(());
             }
             owed = None;
         }
@@ -126,7 +147,30 @@ pub async fn run_worker(
         }
     }
     joined.set(false);
-    consumer.commit().await
+    // Everything polled was applied: one try to record it (a failure only
+    // means those events are delivered again).
+    if let Err(e) = consumer.commit().await {
+        tracing::warn!(error = %e.chain(), "the last offset commit failed; the log delivers those events again");
+    }
+    Ok(())
+}
+
+/// Commits the consumer's offset, retrying with backoff until it succeeds
+/// or `shutdown` fires (false: not committed).
+async fn commit_until_done(consumer: &mut dyn LogConsumer, shutdown: &mut Shutdown) -> bool {
+    let mut backoff = Duration::from_millis(200);
+    loop {
+        match consumer.commit().await {
+            Ok(()) => return true,
+            Err(e) => {
+                tracing::warn!(error = %e.chain(), retry_in_ms = backoff.as_millis() as u64, "committing the log offset failed");
+                if !shutdown.pause(backoff).await {
+                    return false;
+                }
+                backoff = (backoff * 2).min(MAX_BACKOFF);
+            }
+        }
+    }
 }
 
 /// Loads the most followed accounts' follower lists into the empty index,
@@ -203,9 +247,15 @@ fn delivery_spans(batch: &tracing::Span, events: &[Event]) -> Vec<tracing::Span>
         .collect()
 }
 
-/// Applies a batch, retrying with backoff until it succeeds: skipping it
-/// would lose deliveries, and every write in it is idempotent.
-async fn apply_until_done(stores: &Stores, followers: &FollowerIndex, events: &[Event]) {
+/// Applies a batch, retrying with backoff until it succeeds (true) or
+/// `shutdown` fires (false): skipping it would lose deliveries, and every
+/// write in it is idempotent.
+async fn apply_until_done(
+    stores: &Stores,
+    followers: &FollowerIndex,
+    events: &[Event],
+    shutdown: &mut Shutdown,
+) -> bool {
     let span = tracing::info_span!(
         "fanout_batch",
         events = events.len(),
@@ -217,10 +267,12 @@ async fn apply_until_done(stores: &Stores, followers: &FollowerIndex, events: &[
     let mut backoff = Duration::from_millis(50);
     loop {
         let started = Instant::now();
-        match fanout::apply(stores, followers, events)
-            .instrument(span.clone())
-            .await
-        {
+        let attempt = fanout::apply(stores, followers, events).instrument(span.clone());
+        let outcome = tokio::select! {
+            outcome = attempt => outcome,
+            _ = finish_window(shutdown.clone()) => return false,
+        };
+        match outcome {
             Ok(stats) => {
                 let m = metrics();
                 m.fanout_batches.inc();
@@ -239,13 +291,15 @@ async fn apply_until_done(stores: &Stores, followers: &FollowerIndex, events: &[
                         "fanout batch applied"
                     )
                 });
-                return;
+                return true;
             }
             Err(e) => {
                 span.in_scope(|| {
                     tracing::warn!(error = %e.chain(), retry_in_ms = backoff.as_millis() as u64, "fanout batch failed")
                 });
-                tokio::time::sleep(backoff).await;
+                if !shutdown.pause(backoff).await {
+                    return false;
+                }
                 backoff = (backoff * 2).min(MAX_BACKOFF);
             }
         }

@@ -109,7 +109,8 @@ pub(crate) fn copy_log(from: &ReadTransaction, to: &WriteTransaction) -> Result<
 impl EmbeddedStore {
     /// Copies `content.redb` into `dir` (which exists) as it is now.
     pub fn backup_into(&self, dir: &Path) -> Result<u64> {
-        snapshot(self.db(), &dir.join("content.redb"), copy_content)
+        let db = self.db()?;
+        snapshot(&db, &dir.join("content.redb"), copy_content)
     }
 }
 
@@ -117,7 +118,8 @@ impl EmbeddedLog {
     /// Copies `log.redb` into `dir` (which exists) as it is now, consumer
     /// offsets included.
     pub fn backup_into(&self, dir: &Path) -> Result<u64> {
-        snapshot(self.db(), &dir.join("log.redb"), copy_log)
+        let db = self.db()?;
+        snapshot(&db, &dir.join("log.redb"), copy_log)
     }
 }
 
@@ -287,8 +289,11 @@ mod tests {
         std::fs::create_dir(&out).unwrap();
         store.backup_into(&out).unwrap();
         log.backup_into(&out).unwrap();
-        for (db, copy) in [(store.db(), "content.redb"), (log.db(), "log.redb")] {
-            let mut have = table_names(db).unwrap();
+        for (db, copy) in [
+            (store.db().unwrap(), "content.redb"),
+            (log.db().unwrap(), "log.redb"),
+        ] {
+            let mut have = table_names(&db).unwrap();
             let mut copied = table_names(&Database::open(out.join(copy)).unwrap()).unwrap();
             have.sort();
             copied.sort();

@@ -26,11 +26,16 @@ pub struct EmbeddedConfig {
 impl EmbeddedConfig {
     fn in_use(&self) -> impl Fn(Error) -> Error + '_ {
         move |e: Error| {
+            // An I/O failure (a full disk) is not another process's lock.
+            let hint = match crate::recovery::io_fault(&e) {
+                Some(_) => "",
+                None => "; is another socialite using it?",
+            };
             Error::new(
                 ErrorKind::Unavailable,
                 "data_dir_unavailable",
                 format!(
-                    "cannot open the data directory {} ({}); is another socialite using it?",
+                    "cannot open the data directory {} ({}){hint}",
                     self.data_dir.display(),
                     e.chain()
                 ),

@@ -182,6 +182,10 @@ impl ContentStore for EmbeddedStore {
         self.read(|txn| load_user(txn, id))
     }
 
+    fn fault(&self) -> Option<socialite_core::fault::StoreFault> {
+        self.known_fault()
+    }
+
     async fn most_followed(&self, at_least: u64, limit: usize) -> Result<Vec<(UserId, u64)>> {
         self.read(|txn| most_followed(txn, at_least, limit))
     }

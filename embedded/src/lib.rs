@@ -39,6 +39,7 @@ mod outbox;
 mod post_cache;
 mod post_rows;
 mod recent;
+mod recovery;
 mod relations;
 mod reposts;
 mod store;

@@ -2,12 +2,14 @@
 //! events and one committed offset per consumer group. Appends and commits go
 //! through the group-commit writer, so both are durable when they return.
 
+use crate::recovery::RecoverableDb;
 use crate::tables::*;
 use crate::writer::Writer;
 use async_trait::async_trait;
-use redb::{Database, ReadableDatabase, ReadableTable};
+use redb::{Database, ReadTransaction, ReadableDatabase, ReadableTable};
 use socialite_core::error::Result;
 use socialite_core::event::Event;
+use socialite_core::fault::{FaultReason, StoreFault};
 use socialite_core::ports::{EventLog, LogConsumer, Rewind};
 use std::path::Path;
 use std::sync::Arc;
@@ -24,7 +26,7 @@ pub struct EmbeddedLog {
 }
 
 struct Inner {
-    db: Arc<Database>,
+    db: Arc<RecoverableDb>,
     writer: Writer<LogState>,
     /// The sequence of the newest durable event.
     head: watch::Receiver<u64>,
@@ -32,13 +34,19 @@ struct Inner {
 }
 
 struct LogState {
+    /// The last sequence handed out. A batch that fails to commit leaves
+    /// its sequences unused (never reused: a gap is harmless to readers,
+    /// who read ranges).
     head: u64,
+    /// The last sequence the batch being written appended, if it did.
+    appended: Option<u64>,
     notify: watch::Sender<u64>,
 }
 
 impl EmbeddedLog {
-    pub(crate) fn db(&self) -> &Database {
-        &self.inner.db
+    /// The database to read from (see [`RecoverableDb::db`]).
+    pub(crate) fn db(&self) -> Result<Arc<Database>> {
+        self.inner.db.db()
     }
 
     /// The sequence of the newest durable event (0: none yet).
@@ -49,28 +57,36 @@ impl EmbeddedLog {
     /// Up to `max` events after the sequence `after`, with their sequences,
     /// oldest first (a migration reading a backup's log).
     pub fn read_after(&self, after: u64, max: usize) -> Result<Vec<(u64, Event)>> {
-        read_from(&self.inner.db, after + 1, max)
+        self.inner.read_from(after + 1, max)
     }
 
     pub fn open(path: &Path, retention: u64) -> Result<EmbeddedLog> {
         // Consumers read the log's tail, which is also what was written last:
         // a small page cache suffices (redb's default is 1 GiB).
-        let db = Arc::new(
-            Database::builder()
-                .set_cache_size(16 << 20)
-                .create(path)
-                .store()?,
-        );
-        let txn = db.begin_write().store()?;
+        let db = Arc::new(RecoverableDb::open(
+            "event log",
+            "event_log",
+            path,
+            16 << 20,
+        )?);
+        let txn = db.db()?.begin_write().store()?;
         let head = {
             txn.open_table(OFFSETS).store()?;
             last_u64_key(&txn.open_table(LOG).store()?)?
         };
         txn.commit().store()?;
         let (tx, rx) = watch::channel(head);
-        let writer = Writer::spawn("log", db.clone(), LogState { head, notify: tx }, |s| {
-            s.notify
-                .send_if_modified(|h| std::mem::replace(h, s.head) != s.head);
+        let state = LogState {
+            head,
+            appended: None,
+            notify: tx,
+        };
+        // Consumers learn of committed events only: told of a batch that
+        // failed, they would read its empty range again and again.
+        let writer = Writer::spawn("log", db.clone(), state, |s, committed| {
+            if let Some(top) = s.appended.take().filter(|_| committed) {
+                s.notify.send_replace(top);
+            }
         });
         Ok(EmbeddedLog {
             inner: Arc::new(Inner {
@@ -108,14 +124,15 @@ impl Rewind for EmbeddedLog {
     }
 
     fn first_retained(&self) -> Result<u64> {
-        let txn = self.inner.db.begin_read().store()?;
-        Ok(txn
-            .open_table(LOG)
-            .store()?
-            .first()
-            .store()?
-            .map(|(k, _)| k.value())
-            .unwrap_or(0))
+        self.inner.read(|txn| {
+            Ok(txn
+                .open_table(LOG)
+                .store()?
+                .first()
+                .store()?
+                .map(|(k, _)| k.value())
+                .unwrap_or(0))
+        })
     }
 }
 
@@ -133,26 +150,39 @@ impl EventLog for EmbeddedLog {
                     log.insert(seq, e.as_slice()).store()?;
                 }
                 ctx.state.head = seq;
+                ctx.state.appended = Some(seq);
                 Ok(())
             })
             .await
     }
 
     async fn ping(&self) -> Result<()> {
-        let txn = self.inner.db.begin_read().store()?;
-        txn.open_table(OFFSETS).store()?;
-        Ok(())
+        self.inner.read(|txn| {
+            txn.open_table(OFFSETS).store()?;
+            Ok(())
+        })
+    }
+
+    fn fault(&self) -> Option<StoreFault> {
+        self.inner.db.fault().or_else(|| {
+            self.inner.writer.stopped().then(|| StoreFault {
+                reason: FaultReason::Failing,
+                message: "the event log's writer stopped; restart the process".into(),
+                recovers: false,
+            })
+        })
     }
 
     async fn consumer(&self, group: &str) -> Result<Box<dyn LogConsumer>> {
-        let txn = self.inner.db.begin_read().store()?;
-        let next = txn
-            .open_table(OFFSETS)
-            .store()?
-            .get(group)
-            .store()?
-            .map(|g| g.value())
-            .unwrap_or(1);
+        let next = self.inner.read(|txn| {
+            Ok(txn
+                .open_table(OFFSETS)
+                .store()?
+                .get(group)
+                .store()?
+                .map(|g| g.value())
+                .unwrap_or(1))
+        })?;
         Ok(Box::new(Consumer {
             inner: self.inner.clone(),
             group: group.to_owned(),
@@ -170,21 +200,30 @@ struct Consumer {
     committed: u64,
 }
 
-/// Up to `max` events from the sequence `next` on, oldest first.
-fn read_from(db: &Database, next: u64, max: usize) -> Result<Vec<(u64, Event)>> {
-    let txn = db.begin_read().store()?;
-    let log = txn.open_table(LOG).store()?;
-    let mut out = Vec::new();
-    for item in log.range(next..).store()?.take(max) {
-        let (k, v) = item.store()?;
-        out.push((k.value(), Event::decode(v.value())?));
+impl Inner {
+    /// A read of the log; its I/O failure is recorded as the log's fault.
+    fn read<R>(&self, f: impl FnOnce(&ReadTransaction) -> Result<R>) -> Result<R> {
+        let read = || f(&self.db.db()?.begin_read().store()?);
+        self.db.check(read())
     }
-    Ok(out)
+
+    /// Up to `max` events from the sequence `next` on, oldest first.
+    fn read_from(&self, next: u64, max: usize) -> Result<Vec<(u64, Event)>> {
+        self.read(|txn| {
+            let log = txn.open_table(LOG).store()?;
+            let mut out = Vec::new();
+            for item in log.range(next..).store()?.take(max) {
+                let (k, v) = item.store()?;
+                out.push((k.value(), Event::decode(v.value())?));
+            }
+            Ok(out)
+        })
+    }
 }
 
 impl Consumer {
     fn read(&self, max: usize) -> Result<Vec<(u64, Event)>> {
-        read_from(&self.inner.db, self.next, max)
+        self.inner.read_from(self.next, max)
     }
 }
 

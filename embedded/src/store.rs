@@ -6,19 +6,21 @@
 
 use crate::post_cache::PostCache;
 use crate::recent::RecentPosts;
+use crate::recovery::RecoverableDb;
 use crate::reposts::Reposted;
 use crate::tables::*;
 use crate::writer::{WriteCtx, Writer};
 use redb::{Database, ReadTransaction, ReadableDatabase, ReadableTable, WriteTransaction};
 use socialite_core::error::{Error, Result};
 use socialite_core::event::Event;
+use socialite_core::fault::{FaultReason, StoreFault};
 use socialite_core::ids::UserId;
 use std::path::Path;
 use std::sync::Arc;
 use tokio::sync::Notify;
 
 pub struct EmbeddedStore {
-    db: Arc<Database>,
+    db: Arc<RecoverableDb>,
     pub(crate) writer: Writer<State>,
     pub(crate) outbox_ready: Arc<Notify>,
     pub(crate) posts: PostCache,
@@ -54,13 +56,13 @@ pub(crate) type Ctx<'t> = WriteCtx<'t, State>;
 
 impl EmbeddedStore {
     pub fn open(path: &Path) -> Result<EmbeddedStore> {
-        let db = Arc::new(
-            Database::builder()
-                .set_cache_size(CONTENT_CACHE_BYTES)
-                .create(path)
-                .store()?,
-        );
-        let txn = db.begin_write().store()?;
+        let db = Arc::new(RecoverableDb::open(
+            "content store",
+            "content_store",
+            path,
+            CONTENT_CACHE_BYTES,
+        )?);
+        let txn = db.db()?.begin_write().store()?;
         let next_outbox_seq = {
             // Create every table up front so that reads never meet a missing one.
             txn.open_table(USERS).store()?;
@@ -108,8 +110,8 @@ impl EmbeddedStore {
             outbox_ready: outbox_ready.clone(),
             reposted: reposted.clone(),
         };
-        let writer = Writer::spawn("content", db.clone(), state, |s| {
-            if std::mem::take(&mut s.queued) {
+        let writer = Writer::spawn("content", db.clone(), state, |s, committed| {
+            if std::mem::take(&mut s.queued) && committed {
                 s.outbox_ready.notify_one();
             }
         });
@@ -124,12 +126,27 @@ impl EmbeddedStore {
         })
     }
 
-    pub(crate) fn db(&self) -> &Database {
-        &self.db
+    /// The database to read from (see [`RecoverableDb::db`]); a read's
+    /// I/O failure is passed to [`RecoverableDb::check`].
+    pub(crate) fn db(&self) -> Result<Arc<Database>> {
+        self.db.db()
     }
 
     pub(crate) fn read<R>(&self, f: impl FnOnce(&ReadTransaction) -> Result<R>) -> Result<R> {
-        f(&self.db.begin_read().store()?)
+        let read = || f(&self.db.db()?.begin_read().store()?);
+        self.db.check(read())
+    }
+
+    /// A fault the store knows of: an I/O failure it has not recovered
+    /// from yet, or a writer thread that stopped.
+    pub fn known_fault(&self) -> Option<StoreFault> {
+        self.db.fault().or_else(|| {
+            self.writer.stopped().then(|| StoreFault {
+                reason: FaultReason::Failing,
+                message: "the content store's writer stopped; restart the process".into(),
+                recovers: false,
+            })
+        })
     }
 
     /// Runs a larger read off the async runtime.
@@ -143,8 +160,11 @@ impl EmbeddedStore {
             .await
             .map_err(|e| Error::internal(format!("store readers closed: {e}")))?;
         let db = self.db.clone();
-        tokio::task::spawn_blocking(move || f(&db.begin_read().store()?))
-            .await
+        let read = tokio::task::spawn_blocking(move || {
+            let result = f(&db.db()?.begin_read().store()?);
+            db.check(result)
+        });
+        read.await
             .map_err(|e| Error::internal(format!("store read task failed: {e}")))?
     }
 }

@@ -140,14 +140,22 @@ pub fn decode<'a, T: Deserialize<'a>>(bytes: &'a [u8]) -> Result<T> {
         .map_err(|e| Error::backend(ErrorKind::Internal, "decoding a stored record", e))
 }
 
-/// Maps redb's error types into the port error.
+/// Maps redb's error types into the port error: an I/O failure is
+/// `Unavailable` (the store recovers from it, see `recovery`), anything
+/// else `Internal`.
 pub trait StoreResult<T> {
     fn store(self) -> Result<T>;
 }
 
 impl<T, E: std::error::Error + Send + Sync + 'static> StoreResult<T> for std::result::Result<T, E> {
     fn store(self) -> Result<T> {
-        self.map_err(|e| Error::backend(ErrorKind::Internal, "embedded store", e))
+        self.map_err(|e| {
+            let kind = match crate::recovery::io_fault(&e) {
+                Some(_) => ErrorKind::Unavailable,
+                None => ErrorKind::Internal,
+            };
+            Error::backend(kind, "embedded store", e)
+        })
     }
 }
 

@@ -310,7 +310,7 @@ impl ExportView for Snapshot {
 #[async_trait]
 impl Transfer for EmbeddedStore {
     async fn export_view(&self) -> Result<Box<dyn ExportView>> {
-        let txn = self.db().begin_read().store()?;
+        let txn = self.db()?.begin_read().store()?;
         let mut deleting = HashSet::new();
         for item in txn.open_table(DELETING).store()?.iter().store()? {
             deleting.insert(item.store()?.0.value().to_owned());

@@ -82,6 +82,15 @@ pub struct AppConfig {
     pub limits: Limits,
 }
 
+/// How often readiness is evaluated in the background (for the store
+/// fault metric and the log).
+const HEALTH_EVERY: Duration = Duration::from_secs(2);
+/// How long the last relay pass of a shutdown may take.
+const LAST_RELAY: Duration = Duration::from_secs(3);
+/// Kept from the grace period for what follows the ordered shutdown
+/// (closing the stores, flushing traces).
+const SHUTDOWN_MARGIN: Duration = Duration::from_secs(2);
+
 /// How often the key and secret files are checked for changes.
 const CREDENTIALS_POLL: std::time::Duration = std::time::Duration::from_secs(1);
 
@@ -169,7 +178,7 @@ pub async fn start(
         backends.log.clone(),
         runs(Service::FanoutWorker).then(|| joined.clone()),
     );
-    let apis = Apis::build(
+    let mut apis = Apis::build(
         services,
         &backends,
         &ingest,
@@ -178,6 +187,9 @@ pub async fn start(
         &server_shutdown,
     );
     let live = apis.live.clone();
+    apis.tasks.push(tokio::spawn(
+        health.clone().watch(HEALTH_EVERY, server_shutdown.clone()),
+    ));
     let listening = Listening { rest, grpc, ops };
     let served = serve(
         apis,
@@ -426,11 +438,16 @@ fn start_pipeline(
 }
 
 impl App {
-    /// Ordered shutdown: gRPC health turns `NOT_SERVING`, the servers stop
-    /// taking requests and finish those in flight, the relay moves what was
-    /// acknowledged to the log, then the relay and the worker finish their
-    /// batch and commit.
+    /// Ordered shutdown, within [`shutdown::GRACE`] whatever state the
+    /// stores are in: gRPC health turns `NOT_SERVING`, the servers stop
+    /// taking requests and finish those in flight (for at most
+    /// [`shutdown::DRAIN`]), the relay moves what was acknowledged to the
+    /// log, then the relay and the worker finish their batch and commit.
+    /// A step that a store holds up past its share is cut short: what it
+    /// had not done stays in the outbox or on the log for the next start.
     pub async fn shutdown(self) {
+        let started = std::time::Instant::now();
+        let left = || shutdown::GRACE.saturating_sub(started.elapsed() + SHUTDOWN_MARGIN);
         if let Some(reporter) = &self.grpc_health {
             let names = self.services.iter().flat_map(|s| s.grpc_names()).copied();
             for name in names.chain([""]) {
@@ -441,25 +458,58 @@ impl App {
         }
         self.servers.trigger();
         for t in self.server_tasks {
-            let _ = t.await;
+            // The servers keep to DRAIN themselves; this bounds the rest.
+            if tokio::time::timeout(left(), t).await.is_err() {
+                tracing::warn!("a server did not stop in time");
+            }
         }
         if self.services.contains(&Service::Producer) {
             // One last relay pass, so that what was just acknowledged is on
             // the log (the outbox is durable: the next start would relay it).
             let (outbox, log) = (&*self.backends.outbox, &*self.backends.log);
-            if let Err(e) = socialite_core::relay::relay_once(outbox, log).await {
-                tracing::warn!(error = %e.chain(), "final relay pass failed; the outbox keeps the events");
+            let limit = left().min(LAST_RELAY);
+            match tokio::time::timeout(limit, socialite_core::relay::relay_once(outbox, log)).await
+            {
+                Ok(Ok(_)) => {}
+                Ok(Err(e)) => {
+                    tracing::warn!(error = %e.chain(), "final relay pass failed; the outbox keeps the events")
+                }
+                Err(_) => tracing::warn!("final relay pass cut short; the outbox keeps the events"),
             }
         }
         self.pipeline.trigger();
-        for t in self.pipeline_tasks {
-            match t.await {
-                Ok(Err(e)) => {
+        for mut t in self.pipeline_tasks {
+            match tokio::time::timeout(left(), &mut t).await {
+                Ok(Ok(Err(e))) => {
                     tracing::warn!(error = %e.chain(), "pipeline task ended with an error")
                 }
-                Err(e) => tracing::warn!(error = %e, "pipeline task panicked"),
-                Ok(Ok(())) => {}
+                Ok(Err(e)) => tracing::warn!(error = %e, "pipeline task panicked"),
+                Ok(Ok(Ok(()))) => {}
+                Err(_) => {
+                    t.abort();
+                    tracing::warn!("a pipeline task did not stop in time; what it had not committed is redone at the next start");
+                }
             }
+        }
+        // Closing the backends: the embedded files close at once; Kafka's
+        // clients wait for brokers that may be gone. Closed on a thread of
+        // their own, waited for while the grace period lasts.
+        let App {
+            backends,
+            ingest,
+            reads,
+            live,
+            ..
+        } = self;
+        let (closed, done) = tokio::sync::oneshot::channel();
+        let closing = std::thread::Builder::new()
+            .name("closing".into())
+            .spawn(move || {
+                drop((live, reads, ingest, backends));
+                let _ = closed.send(());
+            });
+        if closing.is_ok() && tokio::time::timeout(left(), done).await.is_err() {
+            tracing::warn!("the backends did not close in time; exiting without waiting for them");
         }
         tracing::info!("stopped");
     }

@@ -133,7 +133,31 @@ pub async fn serve_until_signal(
     );
     shutdown_signal().await;
     tracing::info!("shutting down");
+    watchdog(binary);
     app.shutdown().await;
     crate::telemetry::flush();
     Ok(())
+}
+
+/// Ends the process once the grace period is over, whatever still runs:
+/// the ordered shutdown keeps to it, and this holds when something it does
+/// not bound (a thread stuck in a system call, closing a client) would
+/// not. Acknowledged writes are durable; what was in progress is redone at
+/// the next start.
+fn watchdog(binary: &str) {
+    let binary = binary.to_owned();
+    let spawned = std::thread::Builder::new()
+        .name("shutdown-watchdog".into())
+        .spawn(move || {
+            std::thread::sleep(socialite_core::shutdown::GRACE);
+            tracing::error!("the shutdown did not finish within its grace period; exiting now");
+            eprintln!(
+                "{binary}: the shutdown did not finish within {} s; exiting (acknowledged writes are durable; the rest is redone at the next start)",
+                socialite_core::shutdown::GRACE.as_secs()
+            );
+            std::process::exit(1);
+        });
+    if let Err(e) = spawned {
+        tracing::warn!(error = %e, "no shutdown watchdog");
+    }
 }

@@ -294,6 +294,10 @@ async fn the_grafana_dashboard_queries_only_exported_metrics() {
     t.observe_grpc("/probe".into(), "0", Duration::ZERO);
     m.observe_store("probe", "probe", Duration::ZERO, true);
     m.timeline_read("cache");
+    m.store_fault("probe", "no_space").set(0);
+    m.store_recoveries
+        .get_or_create(&socialite_core::metrics::StoreLabel { store: "probe" })
+        .inc_by(0);
     m.log_partition_lag
         .get_or_create(&vec![("topic", "probe".into()), ("partition", "0".into())])
         .set(0);

@@ -4,6 +4,7 @@
 
 use crate::error::Result;
 use crate::event::Event;
+use crate::fault::StoreFault;
 use crate::ids::{PostId, TimelineId, UserId};
 use crate::metrics::metrics;
 use crate::model::{Entry, Post, PostCounts, User};
@@ -91,6 +92,9 @@ impl ContentStore for Metered<dyn ContentStore> {
         profile: Option<Map<String, Value>>,
     ) -> Result<(User, bool)> {
         timed("content", "put_user", self.0.put_user(id, profile)).await
+    }
+    fn fault(&self) -> Option<StoreFault> {
+        self.0.fault()
     }
     async fn get_user(&self, id: &UserId) -> Result<Option<User>> {
         timed("content", "get_user", self.0.get_user(id)).await
@@ -288,6 +292,9 @@ impl EventLog for Metered<dyn EventLog> {
     }
     async fn ping(&self) -> Result<()> {
         timed("log", "ping", self.0.ping()).await
+    }
+    fn fault(&self) -> Option<StoreFault> {
+        self.0.fault()
     }
     async fn consumer(&self, group: &str) -> Result<Box<dyn LogConsumer>> {
         let inner = timed("log", "join", self.0.consumer(group)).await?;

@@ -4,6 +4,7 @@
 
 use crate::error::Result;
 use crate::event::Event;
+use crate::fault::StoreFault;
 use crate::ids::{PostId, UserId};
 use crate::model::{Entry, Post, PostCounts, User};
 use crate::plan::repost::Reposted;
@@ -31,6 +32,12 @@ pub trait ContentStore: Send + Sync + 'static {
         profile: Option<Map<String, Value>>,
     ) -> Result<(User, bool)>;
     async fn get_user(&self, id: &UserId) -> Result<Option<User>>;
+    /// A fault the store knows of without asking anything (the embedded
+    /// store after an I/O error, until it reopened), for readiness and
+    /// liveness; `None` when it knows of none.
+    fn fault(&self) -> Option<StoreFault> {
+        None
+    }
     /// The accounts with at least `at_least` followers, most followed
     /// first, at most `limit`: the fanout worker loads their follower lists
     /// when it starts, before their first post waits for it.
@@ -249,6 +256,11 @@ pub trait EventLog: Send + Sync + 'static {
     async fn append(&self, events: &[Event]) -> Result<()>;
     /// Whether the log answers, for readiness probes.
     async fn ping(&self) -> Result<()>;
+    /// A fault the log knows of without asking anything (see
+    /// [`ContentStore::fault`]).
+    fn fault(&self) -> Option<StoreFault> {
+        None
+    }
     /// Joins consumer `group`, resuming after its last commit.
     async fn consumer(&self, group: &str) -> Result<Box<dyn LogConsumer>>;
 }

@@ -7,6 +7,7 @@
 pub use socialite_e2e::servers;
 
 pub mod ports;
+pub mod process;
 
 use reqwest::{Client, Method, StatusCode};
 use serde_json::{json, Value};
