@@ -40,8 +40,7 @@ const RECREATE_WAIT: Duration = Duration::from_secs(5);
 /// Ids tried for one new post when the store holds a post under them.
 const NEW_ID_TRIES: u32 = 16;
 
-/// The most accounts a user may follow unless configured otherwise.
-pub const DEFAULT_MAX_FOLLOWING: u64 = 7_500;
+pub use crate::rules::checks::DEFAULT_MAX_FOLLOWING;
 
 pub struct Ingest {
     content: Arc<dyn ContentStore>,

@@ -19,7 +19,7 @@ use super::quiet::Quiet;
 use super::{edge, marker, membership, notify, post, relation, repost, Step, Txn};
 use crate::error::Error;
 use crate::event::Event;
-use crate::ingest::DEFAULT_MAX_FOLLOWING;
+use crate::ids::{PostId, UserId};
 use crate::model::{Post, PostRef};
 use crate::rules::checks::{
     post_id_taken, user_being_deleted, user_not_found, EdgeChange, EdgeOp, Membership,
@@ -27,25 +27,10 @@ use crate::rules::checks::{
 use crate::rules::likes::{tally_shard, Tally};
 use crate::rules::mentions::kept;
 use crate::rules::notifications::changes_of;
-use crate::rules::relations::{RelationChange, MAX_RELATIONS};
+use crate::rules::relations::{Relation, RelationChange, MAX_RELATIONS};
 use crate::rules::reposts::own_repost;
+pub use crate::transfer::admit::Caps;
 use crate::transfer::record::Record;
-
-/// What an import holds records to beyond their own limits: the
-/// deployment's settings that the write path holds writes to.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Caps {
-    /// The most accounts a user may follow.
-    pub max_following: u64,
-}
-
-impl Default for Caps {
-    fn default() -> Caps {
-        Caps {
-            max_following: DEFAULT_MAX_FOLLOWING,
-        }
-    }
-}
 
 /// Loads `records` in `txn`, in order, under `caps`; how many changed
 /// something.
@@ -153,29 +138,7 @@ pub async fn import_record<T: Txn>(
             user,
             relation,
             target,
-        } => {
-            let change = RelationChange::new(user.clone(), target.clone(), *relation, true)?;
-            let found = txn.existing_users(&[user, target]).await?;
-            if found.contains(user) && !found.contains(target) {
-                // Kept on an id whose account is gone (a deletion leaves the
-                // relations others keep to it): no edge can stand with it,
-                // so the relation alone is what the source held.
-                if txn.relation_exists(user, *relation, target).await? {
-                    return Ok(false);
-                }
-                let count = txn.relation_count(user, *relation, MAX_RELATIONS).await?;
-                change.transition(false, None).check_count(&change, count)?;
-                let row = Step::Relation {
-                    user: user.clone(),
-                    relation: *relation,
-                    target: target.clone(),
-                    active: true,
-                };
-                txn.apply(&[row]).await?;
-                return Ok(true);
-            }
-            Ok(relation::change_relation(txn, &change).await?.changed)
-        }
+        } => import_relation(txn, user, *relation, target).await,
         Record::Member { group, user } => {
             let join = Membership {
                 group: group.clone(),
@@ -188,35 +151,75 @@ pub async fn import_record<T: Txn>(
             post,
             answered_gone,
         } => import_post(txn, post, *answered_gone).await,
-        Record::Like { post, user, at_ms } => {
-            if txn.existing_users(&[user]).await?.is_empty() {
-                return Err(user_not_found(user).into());
-            }
-            if txn.post(*post).await?.is_none() {
-                return Err(not_held(*post, "a like").into());
-            }
-            if txn.liked(*post, user).await?.is_some() {
-                return Ok(false);
-            }
-            let steps = [
-                Step::Like {
-                    post: *post,
-                    user: user.clone(),
-                    at_ms: *at_ms,
-                    active: true,
-                },
-                Step::Tally {
-                    post: *post,
-                    tally: Tally::Likes,
-                    shard: tally_shard(user),
-                    step: 1,
-                },
-            ];
-            txn.apply(&steps).await?;
-            Ok(true)
-        }
+        Record::Like { post, user, at_ms } => import_like(txn, *post, user, *at_ms).await,
         Record::Marker { user, marker: m } => Ok(marker::set_marker(txn, user, *m, true).await?.1),
     }
+}
+
+/// A mute or block, planned as the write that made it; one kept on an id
+/// whose account is gone stands alone.
+async fn import_relation<T: Txn>(
+    txn: &mut T,
+    user: &UserId,
+    relation: Relation,
+    target: &UserId,
+) -> Result<bool, T::Error> {
+    let change = RelationChange::new(user.clone(), target.clone(), relation, true)?;
+    let found = txn.existing_users(&[user, target]).await?;
+    if found.contains(user) && !found.contains(target) {
+        // Kept on an id whose account is gone (a deletion leaves the
+        // relations others keep to it): no edge can stand with it, so the
+        // relation alone is what the source held.
+        if txn.relation_exists(user, relation, target).await? {
+            return Ok(false);
+        }
+        let count = txn.relation_count(user, relation, MAX_RELATIONS).await?;
+        change.transition(false, None).check_count(&change, count)?;
+        let row = Step::Relation {
+            user: user.clone(),
+            relation,
+            target: target.clone(),
+            active: true,
+        };
+        txn.apply(&[row]).await?;
+        return Ok(true);
+    }
+    Ok(relation::change_relation(txn, &change).await?.changed)
+}
+
+/// A like as held: its row and the post's count, whatever stands between
+/// the two users since.
+async fn import_like<T: Txn>(
+    txn: &mut T,
+    post: PostId,
+    user: &UserId,
+    at_ms: u64,
+) -> Result<bool, T::Error> {
+    if txn.existing_users(&[user]).await?.is_empty() {
+        return Err(user_not_found(user).into());
+    }
+    if txn.post(post).await?.is_none() {
+        return Err(not_held(post, "a like").into());
+    }
+    if txn.liked(post, user).await?.is_some() {
+        return Ok(false);
+    }
+    let steps = [
+        Step::Like {
+            post,
+            user: user.clone(),
+            at_ms,
+            active: true,
+        },
+        Step::Tally {
+            post,
+            tally: Tally::Likes,
+            shard: tally_shard(user),
+            step: 1,
+        },
+    ];
+    txn.apply(&steps).await?;
+    Ok(true)
 }
 
 /// A post under its id, with its mentions of users that exist; a reply
@@ -321,7 +324,7 @@ fn same_ref(post: &Post, named: &PostRef, held: &Post) -> Result<(), Error> {
 
 /// A record naming a post that neither the store nor the stream before it
 /// holds.
-fn not_held(post: crate::ids::PostId, what: &str) -> Error {
+fn not_held(post: PostId, what: &str) -> Error {
     Error::not_found(
         "post_not_found",
         format!("{what} of post {post}, which the stream does not hold before it"),

@@ -134,7 +134,8 @@ pub(crate) async fn like_of_original<T: Txn>(
         original_stored,
         held_on_item,
         change.like,
-    )?;
+    )
+    .ok_or_else(|| post_not_found(item.id))?;
     Ok(LikeChange {
         post,
         ..change.clone()

@@ -4,7 +4,7 @@
 
 use crate::error::Result;
 use crate::event::Event;
-use crate::plan::import::Caps;
+use crate::transfer::admit::Caps;
 use crate::transfer::record::Record;
 use async_trait::async_trait;
 

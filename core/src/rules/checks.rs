@@ -35,6 +35,9 @@ pub fn check_backup_name(name: &str) -> Result<()> {
     Ok(())
 }
 
+/// The most accounts a user may follow unless configured otherwise.
+pub const DEFAULT_MAX_FOLLOWING: u64 = 7_500;
+
 /// Most edges one call follows or unfollows at once.
 pub const MAX_EDGES_PER_CALL: usize = 100;
 

@@ -9,8 +9,24 @@ use super::record::Record;
 use crate::error::{Error, Result};
 use crate::ids::{check_time_not_ahead, PostId};
 use crate::model::{check_json_size, validate_message, Post};
-use crate::rules::checks::check_lists_per_edge;
+use crate::rules::checks::{check_lists_per_edge, DEFAULT_MAX_FOLLOWING};
 use crate::rules::mentions::candidates;
+
+/// What an import holds records to beyond their own limits: the
+/// deployment's settings that the write path holds writes to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Caps {
+    /// The most accounts a user may follow.
+    pub max_following: u64,
+}
+
+impl Default for Caps {
+    fn default() -> Caps {
+        Caps {
+            max_following: DEFAULT_MAX_FOLLOWING,
+        }
+    }
+}
 
 /// Longest line read, in bytes: far above any record the limits admit
 /// (a message and a JSON object, each escaped), and a bound on what one
