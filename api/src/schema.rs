@@ -131,8 +131,8 @@ pub struct GroupTimelineQuery {
     pub before: Option<String>,
     /// The reader whose mutes and blocks hide posts (server keys; a user
     /// token always reads as its user, and may name only that user).
-    /// Absent: the whole timeline.
-    #[param(pattern = r"^(?!\.{1,2}$)[A-Za-z0-9_.\-]{1,64}$", example = "bob")]
+    /// Absent or empty: the whole timeline.
+    #[param(pattern = r"^((?!\.{1,2}$)[A-Za-z0-9_.\-]{1,64})?$", example = "bob")]
     pub viewer: Option<String>,
 }
 
@@ -144,8 +144,8 @@ pub struct GroupTimelineQuery {
 #[allow(dead_code)]
 pub struct ViewerQuery {
     /// The reader (server keys; a user token always reads as its user, and
-    /// may name only that user). Absent: what every reader sees.
-    #[param(pattern = r"^(?!\.{1,2}$)[A-Za-z0-9_.\-]{1,64}$", example = "bob")]
+    /// may name only that user). Absent or empty: what every reader sees.
+    #[param(pattern = r"^((?!\.{1,2}$)[A-Za-z0-9_.\-]{1,64})?$", example = "bob")]
     pub viewer: Option<String>,
 }
 

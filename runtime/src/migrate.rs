@@ -460,9 +460,12 @@ async fn warm_recent(
         .await
         .map_err(|e| e.chain())?;
     if n > 0 {
-        eprintln!("warmed the home timelines of {built} users who posted last");
+        eprintln!(
+            "warmed the home timelines of {} users who posted last",
+            built.len()
+        );
     }
-    Ok(if built == 0 { Vec::new() } else { users })
+    Ok(built)
 }
 
 /// The last copy once the source stopped taking writes, with its events

@@ -159,7 +159,10 @@ pub async fn run_import(args: ImportArgs) -> Result<(), String> {
         let warmed = warm(&backends.stores(), &users)
             .await
             .map_err(|e| e.chain())?;
-        eprintln!("warmed the home timelines of {warmed} users who posted last");
+        eprintln!(
+            "warmed the home timelines of {} users who posted last",
+            warmed.len()
+        );
     }
     Ok(())
 }

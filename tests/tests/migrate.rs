@@ -278,7 +278,8 @@ async fn moved_under_load(
     let on_target = post_ids(&target).await;
     if warm_kept {
         let backends = open_backends(&target).await.unwrap();
-        assert_eq!(moved.warmed.len(), 5);
+        // The five who posted last, but for those deleted since.
+        assert!((1..=5).contains(&moved.warmed.len()), "{:?}", moved.warmed);
         for u in &moved.warmed {
             let cache = backends
                 .timelines

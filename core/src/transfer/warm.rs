@@ -40,15 +40,21 @@ impl Posters {
 }
 
 /// Builds the home timelines of `users` where timelines are stored (every
-/// model but fanout on read); returns how many were built.
-pub async fn warm(stores: &Stores, users: &[UserId]) -> Result<u64> {
+/// model but fanout on read); returns the users whose timelines were
+/// built: not those deleted since they posted, whose timelines are not
+/// kept.
+pub async fn warm(stores: &Stores, users: &[UserId]) -> Result<Vec<UserId>> {
     if !stores.stores_timelines() {
-        return Ok(0);
+        return Ok(Vec::new());
     }
+    let mut built = Vec::with_capacity(users.len());
     for user in users {
         activate(stores, &Feed::Home(user.clone())).await?;
+        if stores.content.get_user(user).await?.is_some() {
+            built.push(user.clone());
+        }
     }
-    Ok(users.len() as u64)
+    Ok(built)
 }
 
 #[cfg(test)]
