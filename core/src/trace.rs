@@ -20,10 +20,11 @@ impl Trace {
         Trace(hooks().and_then(|h| (h.current)()).map(Arc::from))
     }
 
-    /// A context received from elsewhere (an event's field, a header);
-    /// anything but a well-formed `traceparent` is dropped.
+    /// A context received from elsewhere (an event's field, a header),
+    /// kept in its version-00 form; anything W3C Trace Context says not to
+    /// continue is dropped.
     pub fn from_header(value: &str) -> Trace {
-        Trace(well_formed(value).then(|| Arc::from(value)))
+        Trace(version_00(value).map(Arc::from))
     }
 
     /// The `traceparent` value, if any.
@@ -46,15 +47,34 @@ impl std::fmt::Debug for Trace {
     }
 }
 
-/// `00-<32 hex trace id>-<16 hex span id>-<2 hex flags>`.
-fn well_formed(value: &str) -> bool {
-    let parts: Vec<&str> = value.split('-').collect();
-    let hex = |s: &str, n: usize| s.len() == n && s.bytes().all(|b| b.is_ascii_hexdigit());
-    parts.len() == 4
-        && hex(parts[0], 2)
-        && hex(parts[1], 32)
-        && hex(parts[2], 16)
-        && hex(parts[3], 2)
+/// The version-00 form of a W3C `traceparent`, or None where the spec says
+/// to start a new trace: `<2 hex version>-<32 hex trace id>-<16 hex span
+/// id>-<2 hex flags>`, lower-case only, neither id all zeros, version `ff`
+/// invalid. Version 00 has exactly these four fields; a later version may
+/// add more after a `-`, and is read for the four it shares with 00.
+fn version_00(value: &str) -> Option<String> {
+    let hex = |s: &str, n: usize| {
+        s.len() == n && s.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'))
+    };
+    let nonzero = |s: &str| s.bytes().any(|b| b != b'0');
+    let mut parts = value.split('-');
+    let version = parts.next()?;
+    let (trace, span, flags) = (parts.next()?, parts.next()?, parts.next()?);
+    let rest = parts.next();
+    let version_ok = hex(version, 2)
+        && version != "ff"
+        && (if version == "00" {
+            rest.is_none()
+        } else {
+            true
+        });
+    let ok = version_ok
+        && hex(trace, 32)
+        && nonzero(trace)
+        && hex(span, 16)
+        && nonzero(span)
+        && hex(flags, 2);
+    ok.then(|| format!("00-{trace}-{span}-{flags}"))
 }
 
 /// What a tracing backend provides (see the module's comment).
@@ -93,8 +113,22 @@ mod tests {
             "",
             "00-xyz-b7ad6b7169203331-01",
             "00-0af7651916cd43dd8448eb211c80319c-b7ad-01",
+            "ff-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01",
+            "00-0AF7651916CD43DD8448EB211C80319C-b7ad6b7169203331-01",
+            "00-00000000000000000000000000000000-b7ad6b7169203331-01",
+            "00-0af7651916cd43dd8448eb211c80319c-0000000000000000-01",
+            "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01-more",
         ] {
             assert_eq!(Trace::from_header(bad).parent(), None, "{bad}");
         }
+    }
+
+    #[test]
+    fn a_later_version_is_read_as_00() {
+        let later = "7f-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01-more";
+        assert_eq!(
+            Trace::from_header(later).parent(),
+            Some("00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01")
+        );
     }
 }
