@@ -8,7 +8,6 @@ use async_trait::async_trait;
 use redb::{ReadableTable, Table};
 use socialite_core::error::Result;
 use socialite_core::ids::UserId;
-use socialite_core::plan::{self, run_ready};
 use socialite_core::ports::{Accounts, Standing};
 
 pub(crate) fn load(
@@ -54,25 +53,5 @@ impl Accounts for EmbeddedStore {
             }
             Ok(out)
         })
-    }
-
-    async fn revoke_tokens(&self, id: &UserId, at_ms: u64) -> Result<()> {
-        let id = id.clone();
-        self.writer
-            .write(move |ctx| {
-                let set = plan::account::set_standing(ctx, &id, |s| s.revoked(at_ms));
-                run_ready(set).map(drop)
-            })
-            .await
-    }
-
-    async fn set_suspended(&self, id: &UserId, on: bool, at_ms: u64) -> Result<bool> {
-        let id = id.clone();
-        self.writer
-            .write(move |ctx| {
-                let set = plan::account::set_standing(ctx, &id, |s| s.with_suspension(on, at_ms).0);
-                Ok(run_ready(set)?.suspended != on)
-            })
-            .await
     }
 }

@@ -11,14 +11,9 @@ use serde_json::{Map, Value};
 use socialite_core::error::{Error, Result};
 use socialite_core::ids::{PostId, UserId};
 use socialite_core::model::{Entry, Post, PostCounts, PostRef, User};
-use socialite_core::plan::repost::Reposted;
-use socialite_core::plan::{self, run_ready};
 use socialite_core::ports::{ContentStore, IdRange};
-use socialite_core::rules::cascade::DeletionStage;
-use socialite_core::rules::likes::LikeChange;
 use socialite_core::rules::markers::Marker;
-use socialite_core::rules::notifications::{GroupKey, NoticeChange, NoticeGroup};
-use socialite_core::rules::reposts::RepostChange;
+use socialite_core::rules::notifications::{GroupKey, NoticeGroup};
 use std::sync::Arc;
 
 fn load_user(txn: &ReadTransaction, id: &UserId) -> Result<Option<User>> {
@@ -151,33 +146,6 @@ pub(crate) fn to_post(id: u64, bytes: &[u8]) -> Result<Post> {
 
 #[async_trait]
 impl ContentStore for EmbeddedStore {
-    async fn put_user(
-        &self,
-        id: &UserId,
-        profile: Option<Map<String, Value>>,
-    ) -> Result<(User, bool)> {
-        // The user is answered from the writing transaction: a deletion that
-        // commits right after cannot turn a successful put into a 404.
-        let id = id.clone();
-        self.writer
-            .write(move |ctx| {
-                let (created, profile) = run_ready(plan::account::put_user(ctx, &id, profile))?;
-                let counts = ctx.txn.open_table(COUNTS).store()?;
-                let (followers, following) = match counts.get(id.as_str()).store()? {
-                    Some(c) => c.value(),
-                    None => (0, 0),
-                };
-                let user = User {
-                    id,
-                    followers,
-                    following,
-                    profile,
-                };
-                Ok((user, created))
-            })
-            .await
-    }
-
     async fn get_user(&self, id: &UserId) -> Result<Option<User>> {
         self.read(|txn| load_user(txn, id))
     }
@@ -190,26 +158,8 @@ impl ContentStore for EmbeddedStore {
         self.read(|txn| most_followed(txn, at_least, limit))
     }
 
-    async fn begin_deletion(&self, id: &UserId) -> Result<bool> {
-        self.begin_deletion_of(id).await
-    }
-
-    async fn deletion_step(&self, id: &UserId, stage: DeletionStage, limit: usize) -> Result<bool> {
-        self.deletion_step_of(id, stage, limit).await
-    }
-
     async fn pending_deletions(&self) -> Result<Vec<UserId>> {
         self.pending_deletion_list()
-    }
-
-    async fn create_post(&self, post: Post) -> Result<Post> {
-        let stored = self
-            .writer
-            .write(move |ctx| run_ready(plan::post::create_post(ctx, post)))
-            .await?;
-        self.recent.posted(&stored.author, stored.id.0);
-        self.posts.put(Arc::new(stored.clone()));
-        Ok(stored)
     }
 
     async fn mentions_of(
@@ -258,25 +208,6 @@ impl ContentStore for EmbeddedStore {
             .collect())
     }
 
-    async fn delete_post(&self, id: PostId) -> Result<Option<Post>> {
-        let deleted = self
-            .writer
-            .write(move |ctx| run_ready(plan::post::delete_post(ctx, id)))
-            .await?;
-        if let Some(post) = &deleted {
-            self.recent.removed(&post.author, id.0);
-        }
-        self.posts.remove(id);
-        Ok(deleted)
-    }
-
-    async fn change_like(&self, change: &LikeChange) -> Result<bool> {
-        let change = change.clone();
-        self.writer
-            .write(move |ctx| run_ready(plan::like::change_like(ctx, &change)))
-            .await
-    }
-
     async fn likers(
         &self,
         post: PostId,
@@ -288,24 +219,6 @@ impl ContentStore for EmbeddedStore {
 
     async fn post_counts(&self, posts: &[PostId]) -> Result<Vec<PostCounts>> {
         self.read(|txn| likes::counts(txn, posts))
-    }
-
-    async fn change_repost(&self, change: &RepostChange, id: PostId) -> Result<Reposted> {
-        let change = change.clone();
-        let (user, made) = (change.user.clone(), change.repost);
-        let done = self
-            .writer
-            .write(move |ctx| run_ready(plan::repost::change_repost(ctx, &change, id)))
-            .await?;
-        // The item made or removed: the post caches follow it.
-        if let (true, Some(item)) = (done.changed, done.item) {
-            match made {
-                true => self.recent.posted(&user, item.0),
-                false => self.recent.removed(&user, item.0),
-            }
-            self.posts.remove(item);
-        }
-        Ok(done)
     }
 
     async fn reposted_among(&self, posts: &[PostId]) -> Result<Vec<PostId>> {
@@ -327,20 +240,6 @@ impl ContentStore for EmbeddedStore {
         limit: usize,
     ) -> Result<Vec<PostId>> {
         self.read(|txn| crate::post_rows::replies(txn, post, after, limit))
-    }
-
-    async fn apply_notices(&self, changes: &[NoticeChange]) -> Result<usize> {
-        let changes = changes.to_vec();
-        self.writer
-            .write(move |ctx| run_ready(plan::notify::apply_notices(ctx, &changes)))
-            .await
-    }
-
-    async fn forget_notices(&self, user: &UserId, limit: usize) -> Result<bool> {
-        let user = user.clone();
-        self.writer
-            .write(move |ctx| run_ready(plan::notify::forget_page(ctx, &user, limit)))
-            .await
     }
 
     async fn notice_groups(
@@ -372,13 +271,6 @@ impl ContentStore for EmbeddedStore {
         actors: &[UserId],
     ) -> Result<Vec<(PostId, UserId)>> {
         self.read(|txn| notices::by_actors(txn, user.as_str(), group, actors))
-    }
-
-    async fn set_marker(&self, user: &UserId, to: Marker, force: bool) -> Result<(Marker, bool)> {
-        let user = user.clone();
-        self.writer
-            .write(move |ctx| run_ready(plan::marker::set_marker(ctx, &user, to, force)))
-            .await
     }
 
     async fn markers(&self, user: &UserId) -> Result<Vec<Marker>> {

@@ -10,10 +10,8 @@ use async_trait::async_trait;
 use redb::ReadableTable;
 use socialite_core::error::Result;
 use socialite_core::ids::{GroupName, ListName, UserId};
-use socialite_core::plan::{self, run_ready};
 use socialite_core::ports::{Edges, Groups, HybridMarks, Lists, Mutes};
-use socialite_core::rules::checks::{EdgeChange, EdgeTransition, Membership};
-use socialite_core::rules::relations::{Relation, RelationChange, RelationTransition, Relations};
+use socialite_core::rules::relations::{Relation, Relations};
 
 type EdgeTable = redb::TableDefinition<'static, (&'static str, &'static str), ()>;
 
@@ -40,13 +38,6 @@ impl EmbeddedStore {
 
 #[async_trait]
 impl Edges for EmbeddedStore {
-    async fn change_edge(&self, change: &EdgeChange) -> Result<EdgeTransition> {
-        let change = change.clone();
-        self.writer
-            .write(move |ctx| run_ready(plan::edge::change_edge(ctx, &change)))
-            .await
-    }
-
     /// Point reads for a few candidates; past that, one scan of the user's
     /// followees (a user follows far fewer accounts than there may be
     /// candidates) filtered by them.
@@ -191,13 +182,6 @@ impl Lists for EmbeddedStore {
 
 #[async_trait]
 impl Groups for EmbeddedStore {
-    async fn change_membership(&self, change: &Membership) -> Result<bool> {
-        let change = change.clone();
-        self.writer
-            .write(move |ctx| run_ready(plan::membership::change_membership(ctx, &change)))
-            .await
-    }
-
     async fn group_size(&self, group: &GroupName) -> Result<u64> {
         self.read(|txn| {
             let sizes = txn.open_table(GROUP_SIZES).store()?;
@@ -228,13 +212,6 @@ impl Groups for EmbeddedStore {
 
 #[async_trait]
 impl Mutes for EmbeddedStore {
-    async fn change_relation(&self, change: &RelationChange) -> Result<RelationTransition> {
-        let change = change.clone();
-        self.writer
-            .write(move |ctx| run_ready(plan::relation::change_relation(ctx, &change)))
-            .await
-    }
-
     async fn relations(
         &self,
         user: &UserId,

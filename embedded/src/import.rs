@@ -1,7 +1,7 @@
 //! Bulk import into the embedded store, for loading or migrating a network
 //! into a data directory that no server is using (the file lock ensures it):
 //! large transactions, each record planned by the same planners as any
-//! write (`socialite_core::plan`), and no events ([`Quiet`]), because every
+//! write (`socialite_core::plan`), and no events (a quiet [`Ledger`]), because every
 //! user of an imported network is dormant and builds their timeline on
 //! first read.
 
@@ -11,7 +11,7 @@ use redb::ReadableTable;
 use socialite_core::error::Result;
 use socialite_core::ids::{GroupName, ListName, UserId};
 use socialite_core::model::Post;
-use socialite_core::plan::quiet::Quiet;
+use socialite_core::plan::write::Ledger;
 use socialite_core::plan::{edge, membership, post, run_ready, Txn};
 use socialite_core::rules::checks::{EdgeChange, EdgeOp, Membership};
 
@@ -56,12 +56,13 @@ impl EmbeddedStore {
         self.import_users(names).await?;
         self.writer
             .write(move |ctx| {
+                ctx.ledger = Ledger::quiet();
                 let mut added = 0;
                 for (f, t) in edges {
                     let Ok(change) = EdgeChange::new(f, t, EdgeOp::Follow) else {
                         continue;
                     };
-                    let done = run_ready(edge::change_edge(&mut Quiet(ctx), &change))?;
+                    let done = run_ready(edge::change_edge(ctx, &change))?;
                     added += usize::from(done.count_step > 0);
                 }
                 Ok(added)
@@ -74,6 +75,7 @@ impl EmbeddedStore {
     pub async fn import_lists(&self, filed: Vec<(UserId, UserId, ListName)>) -> Result<usize> {
         self.writer
             .write(move |ctx| {
+                ctx.ledger = Ledger::quiet();
                 let mut done = 0;
                 for (f, t, list) in filed {
                     let Some(mut lists) = run_ready(ctx.edge_lists(&f, &t))? else {
@@ -83,7 +85,7 @@ impl EmbeddedStore {
                         lists.push(list);
                     }
                     let change = EdgeChange::new(f, t, EdgeOp::Follow)?.with_lists(lists);
-                    run_ready(edge::change_edge(&mut Quiet(ctx), &change))?;
+                    run_ready(edge::change_edge(ctx, &change))?;
                     done += 1;
                 }
                 Ok(done)
@@ -95,6 +97,7 @@ impl EmbeddedStore {
     pub async fn import_memberships(&self, members: Vec<(GroupName, UserId)>) -> Result<usize> {
         self.writer
             .write(move |ctx| {
+                ctx.ledger = Ledger::quiet();
                 let mut done = 0;
                 for (group, user) in members {
                     if !exists(ctx, &user)? {
@@ -105,8 +108,7 @@ impl EmbeddedStore {
                         user,
                         join: true,
                     };
-                    let q = &mut Quiet(ctx);
-                    done += usize::from(run_ready(membership::change_membership(q, &join))?);
+                    done += usize::from(run_ready(membership::change_membership(ctx, &join))?);
                 }
                 Ok(done)
             })
@@ -117,12 +119,13 @@ impl EmbeddedStore {
     pub async fn import_posts(&self, posts: Vec<Post>) -> Result<usize> {
         self.writer
             .write(move |ctx| {
+                ctx.ledger = Ledger::quiet();
                 let mut stored = 0;
                 for p in posts {
                     if !exists(ctx, &p.author)? {
                         continue;
                     }
-                    run_ready(post::create_post(&mut Quiet(ctx), p))?;
+                    run_ready(post::create_post(ctx, p))?;
                     stored += 1;
                 }
                 Ok(stored)

@@ -46,6 +46,7 @@ mod store;
 mod stored;
 mod tables;
 mod timelines;
+mod transact;
 mod transfer;
 mod txn;
 mod writer;

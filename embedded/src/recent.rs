@@ -148,13 +148,6 @@ impl RecentPosts {
             shard.authors.remove(author);
         }
     }
-
-    /// Some of the author's posts were deleted at once (user deletion).
-    pub fn forget(&self, author: &UserId) {
-        let mut shard = self.shard(author);
-        shard.epoch += 1;
-        shard.authors.remove(author);
-    }
 }
 
 #[cfg(test)]
@@ -184,8 +177,10 @@ mod tests {
         // Every post of the author: exact for any range.
         r.loaded(&a, r.epoch(&a), &[40, 20, 10], true);
         assert_eq!(r.newest(&a, 0, 15, 5), Some(vec![10]));
-        r.forget(&a);
-        assert_eq!(r.newest(&a, 0, u64::MAX, 1), None);
+        for id in [40, 20, 10] {
+            r.removed(&a, id);
+        }
+        assert_eq!(r.newest(&a, 0, u64::MAX, 1), Some(vec![]));
     }
 
     #[test]

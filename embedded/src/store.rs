@@ -46,8 +46,6 @@ const POST_CACHE: usize = 200_000;
 /// Owned by the writer thread.
 pub(crate) struct State {
     next_outbox_seq: u64,
-    queued: bool,
-    outbox_ready: Arc<Notify>,
     /// Shared with the store's readers; a repost's step adds its post.
     pub(crate) reposted: Arc<Reposted>,
 }
@@ -106,15 +104,9 @@ impl EmbeddedStore {
         let outbox_ready = Arc::new(Notify::new());
         let state = State {
             next_outbox_seq,
-            queued: false,
-            outbox_ready: outbox_ready.clone(),
             reposted: reposted.clone(),
         };
-        let writer = Writer::spawn("content", db.clone(), state, |s, committed| {
-            if std::mem::take(&mut s.queued) && committed {
-                s.outbox_ready.notify_one();
-            }
-        });
+        let writer = Writer::spawn("content", db.clone(), state, |_, _| {});
         Ok(EmbeddedStore {
             db,
             writer,
@@ -183,7 +175,6 @@ pub(crate) fn emit(ctx: &mut Ctx<'_>, event: &Event) -> Result<()> {
         .insert(seq, event.encode().as_slice())
         .store()?;
     ctx.state.next_outbox_seq += 1;
-    ctx.state.queued = true;
     Ok(())
 }
 

@@ -13,11 +13,7 @@ use async_trait::async_trait;
 use redb::{ReadTransaction, ReadableDatabase, ReadableTable};
 use serde_json::{Map, Value};
 use socialite_core::error::Result;
-use socialite_core::event::Event;
 use socialite_core::ids::{GroupName, PostId, UserId};
-use socialite_core::plan::import::{import_records, Caps};
-use socialite_core::plan::replay::replay_event;
-use socialite_core::plan::run_ready;
 use socialite_core::ports::{ExportView, Standing, Transfer};
 use socialite_core::rules::markers::{Marker, MarkerTimeline};
 use socialite_core::rules::relations::Relation;
@@ -320,19 +316,5 @@ impl Transfer for EmbeddedStore {
             deleting,
             cursor: Cursor::Users(None),
         }))
-    }
-
-    async fn import(&self, records: &[Record], caps: &Caps) -> Result<usize> {
-        let (records, caps) = (records.to_vec(), *caps);
-        self.writer
-            .write(move |ctx| run_ready(import_records(ctx, &records, &caps)))
-            .await
-    }
-
-    async fn replay(&self, event: &Event) -> Result<bool> {
-        let event = event.clone();
-        self.writer
-            .write(move |ctx| run_ready(replay_event(ctx, &event)))
-            .await
     }
 }

@@ -15,6 +15,7 @@ use socialite_core::error::{Error, Result};
 use socialite_core::ids::{GroupName, ListName, PostId, UserId};
 use socialite_core::model::Post;
 use socialite_core::plan::deletion::Side;
+use socialite_core::plan::write::Ledger;
 use socialite_core::plan::{Step, Txn};
 use socialite_core::ports::Standing;
 use socialite_core::rules::markers::{Marker, MarkerTimeline};
@@ -231,11 +232,15 @@ impl Txn for Ctx<'_> {
         reposts::by_user(self.txn, user.as_str(), limit)
     }
 
-    async fn apply(&mut self, steps: &[Step]) -> Result<()> {
+    async fn write_steps(&mut self, steps: &[Step]) -> Result<()> {
         for step in steps {
             apply_step(self, step)?;
         }
         Ok(())
+    }
+
+    fn ledger(&mut self) -> &mut Ledger {
+        &mut self.ledger
     }
 }
 

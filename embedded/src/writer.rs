@@ -13,6 +13,7 @@
 use crate::recovery::{RecoverableDb, CHECK_EVERY};
 use redb::{Database, WriteTransaction};
 use socialite_core::error::{Error, ErrorKind, Result};
+use socialite_core::plan::write::Ledger;
 use std::sync::mpsc::{self, RecvTimeoutError};
 use std::sync::Arc;
 use tokio::sync::oneshot;
@@ -25,6 +26,8 @@ const MAX_BATCH: usize = 1024;
 pub(crate) struct WriteCtx<'t, S> {
     pub txn: &'t WriteTransaction,
     pub state: &'t mut S,
+    /// What the job's planned write applied (see `crate::transact`).
+    pub ledger: Ledger,
 }
 
 /// Answers the caller, given the batch's failure if it failed.
@@ -252,7 +255,11 @@ fn commit_batch<S>(
     let mut completions = Vec::with_capacity(queued.len());
     let mut worst = Outcome::Clean;
     {
-        let mut ctx = WriteCtx { txn: &txn, state };
+        let mut ctx = WriteCtx {
+            txn: &txn,
+            state,
+            ledger: Ledger::default(),
+        };
         for (job, _) in queued {
             let (done, outcome) = job(Some(&mut ctx));
             worst = match (worst, outcome) {

@@ -5,13 +5,11 @@
 
 use crate::db::db_err;
 use crate::store::{get_str, standing, MongoStore};
-use crate::txn::planned;
 use async_trait::async_trait;
 use futures_util::TryStreamExt;
 use mongodb::bson::{doc, Document};
 use socialite_core::error::Result;
 use socialite_core::ids::UserId;
-use socialite_core::plan::account::set_standing;
 use socialite_core::ports::{Accounts, Standing};
 
 #[async_trait]
@@ -41,20 +39,5 @@ impl Accounts for MongoStore {
         docs.iter()
             .map(|d| Ok(UserId::from_stored(get_str(d, "_id")?.to_owned())))
             .collect()
-    }
-
-    async fn revoke_tokens(&self, id: &UserId, at_ms: u64) -> Result<()> {
-        planned!(self, "revoking tokens", |txn| set_standing(txn, id, |s| s
-            .revoked(at_ms)))
-        .map(drop)
-    }
-
-    async fn set_suspended(&self, id: &UserId, on: bool, at_ms: u64) -> Result<bool> {
-        let held = planned!(self, "changing a suspension", |txn| set_standing(
-            txn,
-            id,
-            |s| s.with_suspension(on, at_ms).0
-        ))?;
-        Ok(held.suspended != on)
     }
 }

@@ -7,45 +7,15 @@ use crate::store::{get_i64, id_bson, id_filter, to_post, to_user, MongoStore};
 use async_trait::async_trait;
 use futures_util::TryStreamExt;
 use mongodb::bson::{doc, Document};
-use serde_json::{Map, Value};
 use socialite_core::error::Result;
 use socialite_core::ids::{PostId, UserId};
 use socialite_core::model::{Entry, Post, PostCounts, User};
-use socialite_core::plan::repost::Reposted;
 use socialite_core::ports::{ContentStore, IdRange};
-use socialite_core::rules::cascade::DeletionStage;
-use socialite_core::rules::likes::LikeChange;
 use socialite_core::rules::markers::Marker;
-use socialite_core::rules::notifications::{GroupKey, NoticeChange, NoticeGroup};
-use socialite_core::rules::reposts::RepostChange;
+use socialite_core::rules::notifications::{GroupKey, NoticeGroup};
 
 #[async_trait]
 impl ContentStore for MongoStore {
-    async fn put_user(
-        &self,
-        id: &UserId,
-        profile: Option<Map<String, Value>>,
-    ) -> Result<(User, bool)> {
-        let profile = &profile;
-        let (created, profile) = crate::txn::planned!(self, "storing a user", |txn| {
-            socialite_core::plan::account::put_user(txn, id, profile.clone())
-        })?;
-        let mut user = User {
-            id: id.clone(),
-            followers: 0,
-            following: 0,
-            profile,
-        };
-        // The answer is what was written: the counts of a user already
-        // there are read after, and a deletion committed since leaves them 0.
-        if !created {
-            if let Some(held) = self.get_user(id).await? {
-                (user.followers, user.following) = (held.followers, held.following);
-            }
-        }
-        Ok((user, created))
-    }
-
     async fn get_user(&self, id: &UserId) -> Result<Option<User>> {
         let found = self
             .db
@@ -64,24 +34,8 @@ impl ContentStore for MongoStore {
         self.most_followed_among_counts(at_least, limit).await
     }
 
-    async fn begin_deletion(&self, id: &UserId) -> Result<bool> {
-        self.begin_deletion_of(id).await
-    }
-
-    async fn deletion_step(&self, id: &UserId, stage: DeletionStage, limit: usize) -> Result<bool> {
-        let more = self.deletion_step_of(id, stage, limit).await?;
-        self.queued();
-        Ok(more)
-    }
-
     async fn pending_deletions(&self) -> Result<Vec<UserId>> {
         self.pending_deletion_list().await
-    }
-
-    async fn create_post(&self, post: Post) -> Result<Post> {
-        let stored = self.create_post_of(&post).await?;
-        self.queued();
-        Ok(stored)
     }
 
     async fn mentions_of(
@@ -137,14 +91,6 @@ impl ContentStore for MongoStore {
         Ok(ids.iter().filter_map(|id| found.get(id).cloned()).collect())
     }
 
-    async fn delete_post(&self, id: PostId) -> Result<Option<Post>> {
-        let deleted = self.delete_post_of(id).await?;
-        if deleted.is_some() {
-            self.queued();
-        }
-        Ok(deleted)
-    }
-
     async fn post_ids_by(
         &self,
         authors: &[UserId],
@@ -175,12 +121,6 @@ impl ContentStore for MongoStore {
         Ok(newest.map(|d| PostId(get_i64(&d, "_id") as u64)))
     }
 
-    async fn change_like(&self, change: &LikeChange) -> Result<bool> {
-        crate::txn::planned!(self, "storing a like", |txn| {
-            socialite_core::plan::like::change_like(txn, change)
-        })
-    }
-
     async fn likers(
         &self,
         post: PostId,
@@ -192,16 +132,6 @@ impl ContentStore for MongoStore {
 
     async fn post_counts(&self, posts: &[PostId]) -> Result<Vec<PostCounts>> {
         self.post_counts_of(posts).await
-    }
-
-    async fn change_repost(&self, change: &RepostChange, id: PostId) -> Result<Reposted> {
-        let done = crate::txn::planned!(self, "storing a repost", |txn| {
-            socialite_core::plan::repost::change_repost(txn, change, id)
-        })?;
-        if done.changed {
-            self.queued();
-        }
-        Ok(done)
     }
 
     async fn reposted_among(&self, posts: &[PostId]) -> Result<Vec<PostId>> {
@@ -245,18 +175,6 @@ impl ContentStore for MongoStore {
             .collect())
     }
 
-    async fn apply_notices(&self, changes: &[NoticeChange]) -> Result<usize> {
-        crate::txn::planned!(self, "storing notifications", |txn| {
-            socialite_core::plan::notify::apply_notices(txn, changes)
-        })
-    }
-
-    async fn forget_notices(&self, user: &UserId, limit: usize) -> Result<bool> {
-        crate::txn::planned!(self, "forgetting notifications", |txn| {
-            socialite_core::plan::notify::forget_page(txn, user, limit)
-        })
-    }
-
     async fn notice_groups(
         &self,
         user: &UserId,
@@ -284,12 +202,6 @@ impl ContentStore for MongoStore {
         actors: &[UserId],
     ) -> Result<Vec<(PostId, UserId)>> {
         self.entry_notices_by_of(user.as_str(), group, actors).await
-    }
-
-    async fn set_marker(&self, user: &UserId, to: Marker, force: bool) -> Result<(Marker, bool)> {
-        crate::txn::planned!(self, "storing a marker", |txn| {
-            socialite_core::plan::marker::set_marker(txn, user, to, force)
-        })
     }
 
     async fn markers(&self, user: &UserId) -> Result<Vec<Marker>> {

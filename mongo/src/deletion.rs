@@ -10,16 +10,8 @@ use futures_util::TryStreamExt;
 use mongodb::bson::{doc, Document};
 use socialite_core::error::Result;
 use socialite_core::ids::UserId;
-use socialite_core::plan::deletion::{begin_deletion, deletion_step};
-use socialite_core::rules::cascade::DeletionStage;
 
 impl MongoStore {
-    pub(crate) async fn begin_deletion_of(&self, id: &UserId) -> Result<bool> {
-        crate::txn::planned!(self, "marking a user as being deleted", |txn| {
-            begin_deletion(txn, id)
-        })
-    }
-
     pub(crate) async fn pending_deletion_list(&self) -> Result<Vec<UserId>> {
         let what = "finding unfinished deletions";
         let found = self.db.users.find(doc! { "deleting": true });
@@ -29,18 +21,5 @@ impl MongoStore {
         docs.iter()
             .map(|d| Ok(UserId::from_stored(get_str(d, "_id")?.to_owned())))
             .collect()
-    }
-
-    /// One step of a begun deletion; whether the stage has more.
-    pub(crate) async fn deletion_step_of(
-        &self,
-        id: &UserId,
-        stage: DeletionStage,
-        limit: usize,
-    ) -> Result<bool> {
-        let done = crate::txn::planned!(self, "deleting a user", |txn| {
-            deletion_step(txn, id, stage, limit)
-        })?;
-        Ok(done.more)
     }
 }

@@ -10,19 +10,14 @@
 use crate::db::{db_err, IN_CHUNK};
 use crate::lists::lists_of;
 use crate::store::{get_i64, get_str, MongoStore};
-use crate::txn::planned;
 use async_trait::async_trait;
 use futures_util::TryStreamExt;
 use mongodb::bson::{doc, Document};
 use mongodb::Collection;
 use socialite_core::error::Result;
 use socialite_core::ids::{GroupName, ListName, UserId};
-use socialite_core::plan::edge::change_edge;
-use socialite_core::plan::membership::change_membership;
-use socialite_core::plan::relation::change_relation;
 use socialite_core::ports::{Edges, Groups, HybridMarks, Lists, Mutes};
-use socialite_core::rules::checks::{EdgeChange, EdgeTransition, Membership};
-use socialite_core::rules::relations::{Relation, RelationChange, RelationTransition, Relations};
+use socialite_core::rules::relations::{Relation, Relations};
 
 /// The field holding the other end of an edge in each edge collection.
 pub(crate) fn other_end(collection: &str) -> &'static str {
@@ -128,19 +123,6 @@ impl MongoStore {
 
 #[async_trait]
 impl Edges for MongoStore {
-    async fn change_edge(&self, change: &EdgeChange) -> Result<EdgeTransition> {
-        let what = if change.adds() {
-            "following"
-        } else {
-            "unfollowing"
-        };
-        let changed = planned!(self, what, |txn| change_edge(txn, change))?;
-        if changed.changed() {
-            self.queued();
-        }
-        Ok(changed)
-    }
-
     async fn following_among(&self, user: &UserId, candidates: &[UserId]) -> Result<Vec<UserId>> {
         self.followees_among(user, candidates).await
     }
@@ -292,15 +274,6 @@ impl Lists for MongoStore {
 
 #[async_trait]
 impl Groups for MongoStore {
-    async fn change_membership(&self, change: &Membership) -> Result<bool> {
-        let what = if change.join { "joining" } else { "leaving" };
-        let changed = planned!(self, what, |txn| change_membership(txn, change))?;
-        if changed {
-            self.queued();
-        }
-        Ok(changed)
-    }
-
     async fn group_size(&self, group: &GroupName) -> Result<u64> {
         self.group_size_of(group).await
     }
@@ -321,18 +294,6 @@ impl Groups for MongoStore {
 
 #[async_trait]
 impl Mutes for MongoStore {
-    async fn change_relation(&self, change: &RelationChange) -> Result<RelationTransition> {
-        let what = match change.relation() {
-            Relation::Mute => "muting",
-            Relation::Block => "blocking",
-        };
-        let t = planned!(self, what, |txn| change_relation(txn, change))?;
-        if t.changed {
-            self.queued();
-        }
-        Ok(t)
-    }
-
     async fn relations(
         &self,
         user: &UserId,

@@ -4,24 +4,14 @@
 
 use crate::db::{is_duplicate_key, TxnError};
 use crate::store::{get_i64, id_bson, json_text, to_post, MongoStore};
-use crate::txn::planned;
 use mongodb::bson::{doc, Document};
 use mongodb::ClientSession;
 use socialite_core::error::Result;
 use socialite_core::ids::{PostId, UserId};
 use socialite_core::model::{Post, PostRef};
-use socialite_core::plan::post::{create_post, delete_post};
 use socialite_core::rules::checks::post_id_taken;
 
 impl MongoStore {
-    pub(crate) async fn create_post_of(&self, post: &Post) -> Result<Post> {
-        planned!(self, "storing a post", |txn| create_post(txn, post.clone()))
-    }
-
-    pub(crate) async fn delete_post_of(&self, id: PostId) -> Result<Option<Post>> {
-        planned!(self, "deleting a post", |txn| delete_post(txn, id))
-    }
-
     /// Stores a new post's document (its mentions, of users that exist).
     pub(crate) async fn put_post(
         &self,

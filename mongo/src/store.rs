@@ -88,11 +88,6 @@ impl MongoStore {
         }
         Ok(())
     }
-
-    /// Call after a transaction that queued events committed.
-    pub(crate) fn queued(&self) {
-        self.outbox_ready.notify_one();
-    }
 }
 
 pub(crate) fn json_text(map: &Option<Map<String, Value>>) -> Bson {

@@ -13,10 +13,7 @@ use futures_util::TryStreamExt;
 use mongodb::bson::{doc, Bson, Document};
 use mongodb::Collection;
 use socialite_core::error::Result;
-use socialite_core::event::Event;
 use socialite_core::ids::{GroupName, PostId, UserId};
-use socialite_core::plan::import::{import_records, Caps};
-use socialite_core::plan::replay::replay_event;
 use socialite_core::ports::{ExportView, Standing, Transfer};
 use socialite_core::rules::relations::Relation;
 use socialite_core::transfer::record::Record;
@@ -274,15 +271,5 @@ impl Transfer for MongoStore {
             section: 0,
             after: None,
         }))
-    }
-
-    async fn import(&self, records: &[Record], caps: &Caps) -> Result<usize> {
-        crate::txn::planned!(self, "importing records", |txn| import_records(
-            txn, records, caps
-        ))
-    }
-
-    async fn replay(&self, event: &Event) -> Result<bool> {
-        crate::txn::planned!(self, "replaying an event", |txn| replay_event(txn, event))
     }
 }

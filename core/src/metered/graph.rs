@@ -5,19 +5,12 @@ use super::{timed, Metered};
 use crate::error::Result;
 use crate::ids::{GroupName, ListName, UserId};
 use crate::ports::*;
-use crate::rules::checks::{EdgeChange, EdgeOp, EdgeTransition, Membership};
-use crate::rules::relations::{Relation, RelationChange, RelationTransition, Relations};
+
+use crate::rules::relations::{Relation, Relations};
 use async_trait::async_trait;
 
 #[async_trait]
 impl Edges for Metered<dyn GraphStore> {
-    async fn change_edge(&self, change: &EdgeChange) -> Result<EdgeTransition> {
-        let op = match change.op() {
-            EdgeOp::Follow => "follow",
-            EdgeOp::Unfollow => "unfollow",
-        };
-        timed("graph", op, self.0.change_edge(change)).await
-    }
     async fn followers(
         &self,
         user: &UserId,
@@ -101,10 +94,6 @@ impl Lists for Metered<dyn GraphStore> {
 
 #[async_trait]
 impl Groups for Metered<dyn GraphStore> {
-    async fn change_membership(&self, change: &Membership) -> Result<bool> {
-        let op = if change.join { "join" } else { "leave" };
-        timed("graph", op, self.0.change_membership(change)).await
-    }
     async fn group_size(&self, group: &GroupName) -> Result<u64> {
         timed("graph", "group_size", self.0.group_size(group)).await
     }
@@ -128,15 +117,6 @@ impl Groups for Metered<dyn GraphStore> {
 
 #[async_trait]
 impl Mutes for Metered<dyn GraphStore> {
-    async fn change_relation(&self, change: &RelationChange) -> Result<RelationTransition> {
-        let op = match (change.relation(), change.makes()) {
-            (Relation::Mute, true) => "mute",
-            (Relation::Mute, false) => "unmute",
-            (Relation::Block, true) => "block",
-            (Relation::Block, false) => "unblock",
-        };
-        timed("graph", op, self.0.change_relation(change)).await
-    }
     async fn relations(
         &self,
         user: &UserId,

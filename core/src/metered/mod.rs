@@ -8,17 +8,11 @@ use crate::fault::StoreFault;
 use crate::ids::{PostId, TimelineId, UserId};
 use crate::metrics::metrics;
 use crate::model::{Entry, Post, PostCounts, User};
-use crate::plan::import::Caps;
-use crate::plan::repost::Reposted;
+use crate::plan::write::{Done, Write};
 use crate::ports::*;
-use crate::rules::cascade::DeletionStage;
-use crate::rules::likes::LikeChange;
 use crate::rules::markers::Marker;
-use crate::rules::notifications::{GroupKey, NoticeChange, NoticeGroup};
-use crate::rules::reposts::RepostChange;
-use crate::transfer::record::Record;
+use crate::rules::notifications::{GroupKey, NoticeGroup};
 use async_trait::async_trait;
-use serde_json::{Map, Value};
 use std::future::Future;
 use std::sync::Arc;
 use std::time::Instant;
@@ -50,6 +44,25 @@ async fn timed<T>(
 /// A port with every call metered.
 pub struct Metered<T: ?Sized>(pub Arc<T>);
 
+/// The writes of a port, each timed under its own name ([`Write::name`]).
+macro_rules! metered_writes {
+    ($($port:ident => $store:literal),* $(,)?) => {$(
+        #[async_trait]
+        impl Transact for Metered<dyn $port> {
+            async fn transact(&self, write: Write) -> Result<Done> {
+                timed($store, write.name(), self.0.transact(write)).await
+            }
+        }
+    )*};
+}
+
+metered_writes!(
+    Accounts => "accounts",
+    Transfer => "transfer",
+    ContentStore => "content",
+    GraphStore => "graph",
+);
+
 #[async_trait]
 impl Accounts for Metered<dyn Accounts> {
     async fn standing(&self, id: &UserId) -> Result<Standing> {
@@ -58,17 +71,6 @@ impl Accounts for Metered<dyn Accounts> {
     async fn suspended(&self) -> Result<Vec<UserId>> {
         timed("accounts", "suspended", self.0.suspended()).await
     }
-    async fn revoke_tokens(&self, id: &UserId, at_ms: u64) -> Result<()> {
-        timed("accounts", "revoke_tokens", self.0.revoke_tokens(id, at_ms)).await
-    }
-    async fn set_suspended(&self, id: &UserId, on: bool, at_ms: u64) -> Result<bool> {
-        timed(
-            "accounts",
-            "set_suspended",
-            self.0.set_suspended(id, on, at_ms),
-        )
-        .await
-    }
 }
 
 #[async_trait]
@@ -76,23 +78,10 @@ impl Transfer for Metered<dyn Transfer> {
     async fn export_view(&self) -> Result<Box<dyn ExportView>> {
         timed("transfer", "export_view", self.0.export_view()).await
     }
-    async fn import(&self, records: &[Record], caps: &Caps) -> Result<usize> {
-        timed("transfer", "import", self.0.import(records, caps)).await
-    }
-    async fn replay(&self, event: &Event) -> Result<bool> {
-        timed("transfer", "replay", self.0.replay(event)).await
-    }
 }
 
 #[async_trait]
 impl ContentStore for Metered<dyn ContentStore> {
-    async fn put_user(
-        &self,
-        id: &UserId,
-        profile: Option<Map<String, Value>>,
-    ) -> Result<(User, bool)> {
-        timed("content", "put_user", self.0.put_user(id, profile)).await
-    }
     fn fault(&self) -> Option<StoreFault> {
         self.0.fault()
     }
@@ -107,25 +96,11 @@ impl ContentStore for Metered<dyn ContentStore> {
         )
         .await
     }
-    async fn begin_deletion(&self, id: &UserId) -> Result<bool> {
-        timed("content", "begin_deletion", self.0.begin_deletion(id)).await
-    }
-    async fn deletion_step(&self, id: &UserId, stage: DeletionStage, limit: usize) -> Result<bool> {
-        timed(
-            "content",
-            "deletion_step",
-            self.0.deletion_step(id, stage, limit),
-        )
-        .await
-    }
     async fn pending_deletions(&self) -> Result<Vec<UserId>> {
         timed("content", "pending_deletions", self.0.pending_deletions()).await
     }
     async fn delete_user(&self, id: &UserId) -> Result<bool> {
         timed("content", "delete_user", self.0.delete_user(id)).await
-    }
-    async fn create_post(&self, post: Post) -> Result<Post> {
-        timed("content", "create_post", self.0.create_post(post)).await
     }
     async fn mentions_of(
         &self,
@@ -142,9 +117,6 @@ impl ContentStore for Metered<dyn ContentStore> {
     }
     async fn get_posts(&self, ids: &[PostId]) -> Result<Vec<Post>> {
         timed("content", "get_posts", self.0.get_posts(ids)).await
-    }
-    async fn delete_post(&self, id: PostId) -> Result<Option<Post>> {
-        timed("content", "delete_post", self.0.delete_post(id)).await
     }
     async fn post_ids_by(
         &self,
@@ -171,9 +143,6 @@ impl ContentStore for Metered<dyn ContentStore> {
     async fn newest_post_id(&self) -> Result<Option<PostId>> {
         timed("content", "newest_post_id", self.0.newest_post_id()).await
     }
-    async fn change_like(&self, change: &LikeChange) -> Result<bool> {
-        timed("content", "change_like", self.0.change_like(change)).await
-    }
     async fn likers(
         &self,
         post: PostId,
@@ -184,9 +153,6 @@ impl ContentStore for Metered<dyn ContentStore> {
     }
     async fn post_counts(&self, posts: &[PostId]) -> Result<Vec<PostCounts>> {
         timed("content", "post_counts", self.0.post_counts(posts)).await
-    }
-    async fn change_repost(&self, change: &RepostChange, id: PostId) -> Result<Reposted> {
-        timed("content", "change_repost", self.0.change_repost(change, id)).await
     }
     async fn reposted_among(&self, posts: &[PostId]) -> Result<Vec<PostId>> {
         timed("content", "reposted_among", self.0.reposted_among(posts)).await
@@ -212,17 +178,6 @@ impl ContentStore for Metered<dyn ContentStore> {
             "content",
             "replies_of",
             self.0.replies_of(post, after, limit),
-        )
-        .await
-    }
-    async fn apply_notices(&self, changes: &[NoticeChange]) -> Result<usize> {
-        timed("content", "apply_notices", self.0.apply_notices(changes)).await
-    }
-    async fn forget_notices(&self, user: &UserId, limit: usize) -> Result<bool> {
-        timed(
-            "content",
-            "forget_notices",
-            self.0.forget_notices(user, limit),
         )
         .await
     }
@@ -257,9 +212,6 @@ impl ContentStore for Metered<dyn ContentStore> {
     ) -> Result<Vec<(PostId, UserId)>> {
         let read = self.0.entry_notices_by(user, group, actors);
         timed("content", "entry_notices_by", read).await
-    }
-    async fn set_marker(&self, user: &UserId, to: Marker, force: bool) -> Result<(Marker, bool)> {
-        timed("content", "set_marker", self.0.set_marker(user, to, force)).await
     }
     async fn markers(&self, user: &UserId) -> Result<Vec<Marker>> {
         timed("content", "markers", self.0.markers(user)).await

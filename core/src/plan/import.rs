@@ -1,6 +1,7 @@
-//! A record loaded into a store ([`crate::transfer`]), with no events
-//! ([`Quiet`]), idempotent: a record the store holds already changes
-//! nothing, so a rerun of an import neither doubles nor loses a record.
+//! A record loaded into a store ([`crate::transfer`]), with no events (an
+//! import's ledger is quiet: [`super::write::Write::emits`]), idempotent: a
+//! record the store holds already changes nothing, so a rerun of an import
+//! neither doubles nor loses a record.
 //!
 //! An import restores what the source *held*; it does not decide again
 //! acts that were valid when they were made. A like, a repost or a reply
@@ -15,7 +16,6 @@
 //! check: nothing a later act could undo stands between them and what
 //! the source held.
 
-use super::quiet::Quiet;
 use super::{edge, marker, membership, notify, post, relation, repost, Step, Txn};
 use crate::error::Error;
 use crate::event::Event;
@@ -90,7 +90,6 @@ pub async fn import_record<T: Txn>(
     record: &Record,
     caps: &Caps,
 ) -> Result<bool, T::Error> {
-    let txn = &mut Quiet(txn);
     match record {
         Record::User { id, profile } => {
             if txn.deleting(id).await?.is_some() {

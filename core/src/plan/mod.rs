@@ -24,10 +24,10 @@ pub mod marker;
 pub mod membership;
 pub mod notify;
 pub mod post;
-pub mod quiet;
 pub mod relation;
 pub mod replay;
 pub mod repost;
+pub mod write;
 
 use crate::error::{Error, Result};
 use crate::event::Event;
@@ -285,8 +285,25 @@ pub trait Txn {
     ) -> Result<Option<Marker>, Self::Error>;
     /// The post `id`, if it is stored.
     async fn post(&mut self, id: PostId) -> Result<Option<crate::model::Post>, Self::Error>;
-    /// Applies `steps` in order.
-    async fn apply(&mut self, steps: &[Step]) -> Result<(), Self::Error>;
+    /// Writes `steps` in order (the backend's part of [`Txn::apply`]).
+    async fn write_steps(&mut self, steps: &[Step]) -> Result<(), Self::Error>;
+    /// The ledger of this transaction's steps, which the backend acts on
+    /// once it commits ([`write::Ledger`]).
+    fn ledger(&mut self) -> &mut write::Ledger;
+    /// Applies `steps` in order, less the events where the ledger says the
+    /// transaction queues none, and notes them in the ledger.
+    async fn apply(&mut self, steps: &[Step]) -> Result<(), Self::Error> {
+        let ledger = self.ledger();
+        if steps.iter().all(|s| ledger.keeps(s)) {
+            self.write_steps(steps).await?;
+            steps.iter().for_each(|s| self.ledger().note(s));
+        } else {
+            let kept: Vec<Step> = steps.iter().filter(|s| ledger.keeps(s)).cloned().collect();
+            self.write_steps(&kept).await?;
+            kept.iter().for_each(|s| self.ledger().note(s));
+        }
+        Ok(())
+    }
 }
 
 /// Runs a plan whose backend never waits (a synchronous transaction, as the

@@ -1,8 +1,10 @@
 //! The graph store's ports: edges, lists, groups, mutes and blocks, and the
 //! authors marked for hybrid fanout, each a port of its own.
 
+use super::transact::Transact;
 use crate::error::Result;
 use crate::ids::{GroupName, ListName, UserId};
+use crate::plan::write::Write;
 use crate::rules::checks::{EdgeChange, EdgeTransition, Membership};
 use crate::rules::relations::{Relation, RelationChange, RelationTransition, Relations};
 use async_trait::async_trait;
@@ -19,7 +21,7 @@ impl<T: Edges + Lists + Groups + Mutes + HybridMarks + ?Sized> GraphStore for T 
 
 /// The follow graph's edges, with maintained follower and following counts.
 #[async_trait]
-pub trait Edges: Send + Sync + 'static {
+pub trait Edges: Transact {
     /// Applies a follow, a refiling or an unfollow as the rules admitted it
     /// ([`EdgeChange`]), atomically: checks that the users it requires exist
     /// ([`EdgeChange::check_users`]), refuses a follow across a block
@@ -29,7 +31,9 @@ pub trait Edges: Send + Sync + 'static {
     /// edge with its lists, the list memberships and list counts (refusing
     /// by [`EdgeTransition::check_list_count`]), the follower and following
     /// counts, and the event. Returns the transition.
-    async fn change_edge(&self, change: &EdgeChange) -> Result<EdgeTransition>;
+    async fn change_edge(&self, change: &EdgeChange) -> Result<EdgeTransition> {
+        self.transact(Write::Edge(change.clone())).await?.edge()
+    }
     /// The edge from `user` to `target`: `None` if `user` does not follow
     /// `target`, else the lists it is filed under. One indexed read.
     async fn edge(&self, user: &UserId, target: &UserId) -> Result<Option<Vec<ListName>>>;
@@ -127,10 +131,14 @@ pub trait Lists: Send + Sync + 'static {
 
 /// Groups and their members.
 #[async_trait]
-pub trait Groups: Send + Sync + 'static {
+pub trait Groups: Transact {
     /// Applies a join or a leave as [`Membership`] says, atomically; returns
     /// whether the membership changed.
-    async fn change_membership(&self, change: &Membership) -> Result<bool>;
+    async fn change_membership(&self, change: &Membership) -> Result<bool> {
+        self.transact(Write::Membership(change.clone()))
+            .await?
+            .changed()
+    }
     /// How many members the group has (0: there is no such group).
     async fn group_size(&self, group: &GroupName) -> Result<u64>;
     /// The group's members, in id order, after `after`, at most `limit`.
@@ -153,7 +161,7 @@ pub trait Groups: Send + Sync + 'static {
 
 /// Mutes and blocks.
 #[async_trait]
-pub trait Mutes: Send + Sync + 'static {
+pub trait Mutes: Transact {
     /// Applies a mute, a block or the lifting of one as the rules admitted
     /// it ([`RelationChange`]), atomically: checks that both users exist,
     /// reads whether the relation stands, how many of its kind the user
@@ -162,7 +170,11 @@ pub trait Mutes: Send + Sync + 'static {
     /// [`RelationTransition::check_count`]): the relation, the unfollows of
     /// a block (applied as [`change_edge`](Edges::change_edge) applies one,
     /// counts, lists and events), and the event.
-    async fn change_relation(&self, change: &RelationChange) -> Result<RelationTransition>;
+    async fn change_relation(&self, change: &RelationChange) -> Result<RelationTransition> {
+        self.transact(Write::Relation(change.clone()))
+            .await?
+            .relation()
+    }
     /// The accounts `user` mutes (or blocks), in id order, after `after`,
     /// at most `limit`.
     async fn relations(

@@ -8,6 +8,7 @@ use crate::fault::StoreFault;
 use crate::ids::{PostId, UserId};
 use crate::model::{Entry, Post, PostCounts, User};
 use crate::plan::repost::Reposted;
+use crate::plan::write::Write;
 use crate::rules::cascade::{DeletionStage, DELETION_STEP};
 use crate::rules::likes::LikeChange;
 use crate::rules::markers::Marker;
@@ -23,14 +24,33 @@ use tokio::sync::Notify;
 /// event in the store's outbox in the same transaction, so an acknowledged
 /// change always reaches the log (see [`Outbox`]).
 #[async_trait]
-pub trait ContentStore: Send + Sync + 'static {
+pub trait ContentStore: Transact {
     /// Creates the user, or replaces the profile of an existing one (`None`
-    /// keeps it). Returns the user and whether it was created.
+    /// keeps it). Returns the user and whether it was created; an existing
+    /// user's counts are read after the write (0 if they were deleted since).
     async fn put_user(
         &self,
         id: &UserId,
         profile: Option<Map<String, Value>>,
-    ) -> Result<(User, bool)>;
+    ) -> Result<(User, bool)> {
+        let write = Write::PutUser {
+            user: id.clone(),
+            profile,
+        };
+        let (created, profile) = self.transact(write).await?.user()?;
+        let mut user = User {
+            id: id.clone(),
+            followers: 0,
+            following: 0,
+            profile,
+        };
+        if !created {
+            if let Some(held) = self.get_user(id).await? {
+                (user.followers, user.following) = (held.followers, held.following);
+            }
+        }
+        Ok((user, created))
+    }
     async fn get_user(&self, id: &UserId) -> Result<Option<User>>;
     /// A fault the store knows of without asking anything (the embedded
     /// store after an I/O error, until it reopened), for readiness and
@@ -46,13 +66,24 @@ pub trait ContentStore: Send + Sync + 'static {
     /// deleted, so that from now on they are gone to readers and writers,
     /// and a restarted process finds the deletion to resume. False if there
     /// is no such user (or their deletion began already).
-    async fn begin_deletion(&self, id: &UserId) -> Result<bool>;
+    async fn begin_deletion(&self, id: &UserId) -> Result<bool> {
+        self.transact(Write::BeginDeletion(id.clone()))
+            .await?
+            .changed()
+    }
     /// One step of a begun deletion, in one transaction: removes up to
     /// `limit` of the stage's records and queues what [`crate::rules::cascade::UserDeletion`]
     /// decides for them (the `Finish` stage removes the user's record, their
     /// counts and the mark, and queues [`crate::rules::cascade::timeline_dropped`]). Returns whether
     /// the stage has more.
-    async fn deletion_step(&self, id: &UserId, stage: DeletionStage, limit: usize) -> Result<bool>;
+    async fn deletion_step(&self, id: &UserId, stage: DeletionStage, limit: usize) -> Result<bool> {
+        let write = Write::DeletionStep {
+            user: id.clone(),
+            stage,
+            limit,
+        };
+        self.transact(write).await?.changed()
+    }
     /// The users whose deletion began and has not finished.
     async fn pending_deletions(&self) -> Result<Vec<UserId>>;
     /// Deletes the user, their posts and their edges, the mentions of the
@@ -87,7 +118,9 @@ pub trait ContentStore: Send + Sync + 'static {
     /// that are users ([`crate::rules::mentions::kept`]) in the same
     /// transaction, indexes the post under each, and returns the post as
     /// stored.
-    async fn create_post(&self, post: Post) -> Result<Post>;
+    async fn create_post(&self, post: Post) -> Result<Post> {
+        self.transact(Write::CreatePost(post)).await?.post()
+    }
     /// The ids of the posts that mention `user` within `range`, newest
     /// first, at most `limit`: one indexed range read.
     async fn mentions_of(&self, user: &UserId, range: IdRange, limit: usize)
@@ -96,7 +129,9 @@ pub trait ContentStore: Send + Sync + 'static {
     async fn get_posts(&self, ids: &[PostId]) -> Result<Vec<Post>>;
     /// Deletes the post (and its mentions) and queues `PostDeleted`; returns
     /// it, or `None` if absent.
-    async fn delete_post(&self, id: PostId) -> Result<Option<Post>>;
+    async fn delete_post(&self, id: PostId) -> Result<Option<Post>> {
+        self.transact(Write::DeletePost(id)).await?.deleted()
+    }
     /// For each author, the newest `limit_each` of their post ids in `range`,
     /// as timeline entries in no particular order. One call for many authors,
     /// so a read-time merge costs one round trip.
@@ -125,7 +160,9 @@ pub trait ContentStore: Send + Sync + 'static {
     /// Applies a like or its undoing as [`crate::plan::like::change_like`]
     /// plans it, atomically: the row, the post's count and the event.
     /// Returns whether it changed anything.
-    async fn change_like(&self, change: &LikeChange) -> Result<bool>;
+    async fn change_like(&self, change: &LikeChange) -> Result<bool> {
+        self.transact(Write::Like(change.clone())).await?.changed()
+    }
     /// Who likes `post`, newest like first, each with when they liked it,
     /// after `after` (a time and a user, from a page before), at most
     /// `limit`. Ties in time come in id order.
@@ -142,7 +179,13 @@ pub trait ContentStore: Send + Sync + 'static {
     /// [`crate::plan::repost::change_repost`] plans it, atomically: the
     /// reposter's item (a new one takes the id `id`), its rows, the post's
     /// count and the event.
-    async fn change_repost(&self, change: &RepostChange, id: PostId) -> Result<Reposted>;
+    async fn change_repost(&self, change: &RepostChange, id: PostId) -> Result<Reposted> {
+        let write = Write::Repost {
+            change: change.clone(),
+            id,
+        };
+        self.transact(write).await?.reposted()
+    }
     /// Those of `posts` that may have reposts: every one that has, and
     /// maybe some whose reposts were all undone (a read of their reposts
     /// then finds none). The page read asks this of every page, so a store
@@ -165,10 +208,20 @@ pub trait ContentStore: Send + Sync + 'static {
     /// Applies notices as [`crate::plan::notify::apply_notices`] plans
     /// them, in one transaction (no `Forget` among them); how many changed
     /// anything.
-    async fn apply_notices(&self, changes: &[NoticeChange]) -> Result<usize>;
+    async fn apply_notices(&self, changes: &[NoticeChange]) -> Result<usize> {
+        self.transact(Write::Notices(changes.to_vec()))
+            .await?
+            .count()
+    }
     /// Forgets a page of the notices to or by `user`, as
     /// [`crate::plan::notify::forget_page`] plans it; whether more remain.
-    async fn forget_notices(&self, user: &UserId, limit: usize) -> Result<bool>;
+    async fn forget_notices(&self, user: &UserId, limit: usize) -> Result<bool> {
+        let write = Write::ForgetNotices {
+            user: user.clone(),
+            limit,
+        };
+        self.transact(write).await?.changed()
+    }
     /// The user's notification entries in the order of their newest
     /// notices, newest first, below the place `before`, at most `limit`.
     async fn notice_groups(
@@ -197,7 +250,14 @@ pub trait ContentStore: Send + Sync + 'static {
     /// Sets `user`'s marker as [`crate::plan::marker::set_marker`] plans
     /// it, atomically with its event; the marker the user has afterwards,
     /// and whether it moved.
-    async fn set_marker(&self, user: &UserId, to: Marker, force: bool) -> Result<(Marker, bool)>;
+    async fn set_marker(&self, user: &UserId, to: Marker, force: bool) -> Result<(Marker, bool)> {
+        let write = Write::Marker {
+            user: user.clone(),
+            to,
+            force,
+        };
+        self.transact(write).await?.marker()
+    }
     /// The user's markers, in timeline order.
     async fn markers(&self, user: &UserId) -> Result<Vec<Marker>>;
 }
@@ -207,6 +267,7 @@ mod applied;
 mod backup;
 mod graph;
 mod timelines;
+mod transact;
 mod transfer;
 pub use crate::rules::accounts::Standing;
 pub use accounts::Accounts;
@@ -214,6 +275,7 @@ pub use applied::{Applied, AppliedFeed, AppliedStream};
 pub use backup::Backup;
 pub use graph::{Edges, GraphStore, Groups, HybridMarks, Lists, Mutes};
 pub use timelines::{CacheRead, Coverage, Delivery, Footprint, TimelineStore};
+pub use transact::Transact;
 pub use transfer::{ExportView, Transfer};
 
 /// A window of post ids: `below` is exclusive, `from` inclusive.

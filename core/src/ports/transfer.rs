@@ -2,15 +2,17 @@
 //! format's records ([`crate::transfer::record`]), for export, import and
 //! migration between any two backends.
 
+use super::transact::Transact;
 use crate::error::Result;
 use crate::event::Event;
+use crate::plan::write::Write;
 use crate::transfer::admit::Caps;
 use crate::transfer::record::Record;
 use async_trait::async_trait;
 
 /// A store's side of moving data: written out whole, loaded in batches.
 #[async_trait]
-pub trait Transfer: Send + Sync + 'static {
+pub trait Transfer: Transact {
     /// A view of the store for one export: a consistent snapshot where the
     /// store takes one (the embedded store's read transaction), else pages
     /// read as they come (MongoDB: consistent when no writes run; a
@@ -19,12 +21,20 @@ pub trait Transfer: Send + Sync + 'static {
     /// Loads `records` in order, in one transaction, each as
     /// [`crate::plan::import::import_record`] plans it under `caps`.
     /// Returns how many changed something.
-    async fn import(&self, records: &[Record], caps: &Caps) -> Result<usize>;
+    async fn import(&self, records: &[Record], caps: &Caps) -> Result<usize> {
+        let write = Write::Import {
+            records: records.to_vec(),
+            caps: *caps,
+        };
+        self.transact(write).await?.count()
+    }
     /// Replays `event`, from another deployment's log, in one transaction
     /// as [`crate::plan::replay::replay_event`] plans it; whether it
     /// changed anything. A user's deletion is the caller's
     /// ([`crate::plan::replay::deleted_user`]).
-    async fn replay(&self, event: &Event) -> Result<bool>;
+    async fn replay(&self, event: &Event) -> Result<bool> {
+        self.transact(Write::Replay(event.clone())).await?.changed()
+    }
 }
 
 /// A store being read whole, in the format's order: users, accounts,

@@ -7,13 +7,17 @@ use crate::db::TxnError;
 use crate::lists::lists_of;
 use crate::relations::code;
 use crate::store::{get_str, MongoStore};
+use async_trait::async_trait;
 use mongodb::bson::doc;
 use mongodb::ClientSession;
+use socialite_core::error::Result;
 use socialite_core::ids::{GroupName, ListName, PostId, UserId};
 use socialite_core::model::Post;
 use socialite_core::plan::deletion::Side;
+use socialite_core::plan::write::{Done, Ledger, Write};
 use socialite_core::plan::{Step, Txn};
 use socialite_core::ports::Standing;
+use socialite_core::ports::Transact;
 use socialite_core::rules::markers::{Marker, MarkerTimeline};
 use socialite_core::rules::notifications::{GroupKey, Notice, NoticeGroup, NoticeKey};
 use socialite_core::rules::relations::Relation;
@@ -24,25 +28,43 @@ mod steps;
 pub(crate) struct MongoTxn<'a> {
     pub store: &'a MongoStore,
     pub s: &'a mut ClientSession,
+    ledger: Ledger,
 }
 
-/// Runs a planner on a [`MongoTxn`] in a transaction of the store
-/// (retried as `Db::transaction` retries):
-/// `planned!(store, "what it does", |txn| plan(txn, ...))`.
-macro_rules! planned {
-    ($store:expr, $what:expr, |$txn:ident| $plan:expr) => {{
-        let store = $store;
-        store
+/// The store's one write primitive: the write planned in a transaction of
+/// the store (retried as `Db::transaction` retries; each attempt keeps a
+/// ledger of its own), then what follows a commit, from what it applied.
+#[async_trait]
+impl Transact for MongoStore {
+    async fn transact(&self, write: Write) -> Result<Done> {
+        let write = &write;
+        let (done, ledger) = self
             .db
-            .transaction($what, |mut s| async move {
-                let $txn = &mut $crate::txn::MongoTxn { store, s: &mut s };
-                let r = $plan.await;
-                (s, r)
+            .transaction(write.doing(), |mut s| async move {
+                let txn = &mut MongoTxn {
+                    store: self,
+                    s: &mut s,
+                    ledger: Ledger::of(write),
+                };
+                let r = write.plan(txn).await;
+                let ledger = std::mem::take(&mut txn.ledger);
+                (s, r.map(|done| (done, ledger)))
             })
-            .await
-    }};
+            .await?;
+        self.committed(&ledger);
+        Ok(done)
+    }
 }
-pub(crate) use planned;
+
+impl MongoStore {
+    /// The relay is woken when a write queued events, whichever write it
+    /// was (it would otherwise find them at its idle poll).
+    fn committed(&self, ledger: &Ledger) {
+        if ledger.emitted > 0 {
+            self.outbox_ready.notify_one();
+        }
+    }
+}
 
 impl Txn for MongoTxn<'_> {
     type Error = TxnError;
@@ -296,7 +318,11 @@ impl Txn for MongoTxn<'_> {
         self.store.reposts_by_in(self.s, user.as_str(), limit).await
     }
 
-    async fn apply(&mut self, steps: &[Step]) -> Result<(), TxnError> {
+    async fn write_steps(&mut self, steps: &[Step]) -> Result<(), TxnError> {
         self.apply_runs(steps).await
+    }
+
+    fn ledger(&mut self) -> &mut Ledger {
+        &mut self.ledger
     }
 }

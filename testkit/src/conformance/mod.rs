@@ -13,6 +13,7 @@ mod notices;
 mod replies;
 mod reposts;
 mod timelines;
+mod wakes;
 
 pub use content::*;
 pub use graph::*;
@@ -24,6 +25,7 @@ pub use notices::*;
 pub use replies::*;
 pub use reposts::*;
 pub use timelines::*;
+pub use wakes::*;
 
 use crate::open::{eventually, Opener};
 use serde_json::json;

@@ -21,6 +21,7 @@ use socialite_core::feed::config::FeedConfig;
 use socialite_core::ids::{GroupName, ListName, PostId, UserId};
 use socialite_core::live::in_process::InProcessFeed;
 use socialite_core::model::Post;
+use socialite_core::plan::write::Ledger;
 use socialite_core::ports::Standing;
 use socialite_core::rules::markers::{Marker, MarkerTimeline};
 use socialite_core::rules::notifications::{GroupKey, NoticeGroup, NoticeKey};
@@ -113,21 +114,27 @@ pub struct ToyStore {
 /// A write in progress: a copy of the state, and whether it queued events.
 struct ToyTxn {
     state: State,
-    queued: bool,
+    ledger: Ledger,
 }
 
 impl ToyStore {
     /// Runs `f` on a copy of the state, kept only if `f` succeeds.
     fn write<R>(&self, f: impl FnOnce(&mut ToyTxn) -> Result<R>) -> Result<R> {
+        self.run(Ledger::default(), f)
+    }
+
+    /// [`ToyStore::write`] with `ledger`; the relay is woken once the
+    /// write committed, if it queued events.
+    fn run<R>(&self, ledger: Ledger, f: impl FnOnce(&mut ToyTxn) -> Result<R>) -> Result<R> {
         let mut state = self.state.lock().unwrap();
         let mut txn = ToyTxn {
             state: state.clone(),
-            queued: false,
+            ledger,
         };
         let out = f(&mut txn)?;
         *state = txn.state;
         drop(state);
-        if txn.queued {
+        if txn.ledger.emitted > 0 {
             self.queued.notify_one();
         }
         Ok(out)

@@ -5,24 +5,17 @@
 use super::txn::under;
 use super::{State, ToyStore};
 use async_trait::async_trait;
-use serde_json::{Map, Value};
 use socialite_core::error::Result;
 use socialite_core::event::Event;
 use socialite_core::ids::{GroupName, ListName, PostId, UserId};
 use socialite_core::model::{Entry, Post, PostCounts, User};
-use socialite_core::plan::repost::Reposted;
-use socialite_core::plan::{
-    account, deletion, edge, import, like, marker, membership, notify, post, relation, replay,
-    repost, run_ready,
-};
+use socialite_core::plan::run_ready;
+use socialite_core::plan::write::{Done, Ledger, Write};
 use socialite_core::ports::*;
-use socialite_core::rules::cascade::DeletionStage;
-use socialite_core::rules::checks::{EdgeChange, EdgeTransition, Membership};
-use socialite_core::rules::likes::{LikeChange, Tally};
+use socialite_core::rules::likes::Tally;
 use socialite_core::rules::markers::Marker;
-use socialite_core::rules::notifications::{GroupKey, NoticeChange, NoticeGroup};
-use socialite_core::rules::relations::{Relation, RelationChange, RelationTransition};
-use socialite_core::rules::reposts::RepostChange;
+use socialite_core::rules::notifications::{GroupKey, NoticeGroup};
+use socialite_core::rules::relations::Relation;
 use socialite_core::transfer::record::Record;
 use std::sync::Arc;
 use tokio::sync::Notify;
@@ -75,25 +68,14 @@ fn newest_first(
 }
 
 #[async_trait]
-impl ContentStore for ToyStore {
-    async fn put_user(
-        &self,
-        id: &UserId,
-        profile: Option<Map<String, Value>>,
-    ) -> Result<(User, bool)> {
-        self.write(|t| {
-            let (created, profile) = run_ready(account::put_user(t, id, profile))?;
-            let (followers, following) = t.state.counts[id];
-            let user = User {
-                id: id.clone(),
-                followers,
-                following,
-                profile,
-            };
-            Ok((user, created))
-        })
+impl Transact for ToyStore {
+    async fn transact(&self, write: Write) -> Result<Done> {
+        self.run(Ledger::of(&write), |t| run_ready(write.plan(t)))
     }
+}
 
+#[async_trait]
+impl ContentStore for ToyStore {
     async fn get_user(&self, id: &UserId) -> Result<Option<User>> {
         Ok(self.read(|s| {
             let profile = s.users.get(id).filter(|_| s.exists(id))?.clone();
@@ -121,21 +103,8 @@ impl ContentStore for ToyStore {
         }))
     }
 
-    async fn begin_deletion(&self, id: &UserId) -> Result<bool> {
-        self.write(|t| run_ready(deletion::begin_deletion(t, id)))
-    }
-
-    async fn deletion_step(&self, id: &UserId, stage: DeletionStage, limit: usize) -> Result<bool> {
-        let done = self.write(|t| run_ready(deletion::deletion_step(t, id, stage, limit)))?;
-        Ok(done.more)
-    }
-
     async fn pending_deletions(&self) -> Result<Vec<UserId>> {
         Ok(self.read(|s| s.deleting.keys().cloned().collect()))
-    }
-
-    async fn create_post(&self, p: Post) -> Result<Post> {
-        self.write(|t| run_ready(post::create_post(t, p)))
     }
 
     async fn mentions_of(
@@ -158,10 +127,6 @@ impl ContentStore for ToyStore {
                 .filter_map(|id| s.posts.get(id).cloned())
                 .collect()
         }))
-    }
-
-    async fn delete_post(&self, id: PostId) -> Result<Option<Post>> {
-        self.write(|t| run_ready(post::delete_post(t, id)))
     }
 
     async fn post_ids_by(
@@ -188,10 +153,6 @@ impl ContentStore for ToyStore {
         Ok(self.read(|s| s.posts.keys().next_back().copied()))
     }
 
-    async fn change_like(&self, change: &LikeChange) -> Result<bool> {
-        self.write(|t| run_ready(like::change_like(t, change)))
-    }
-
     async fn likers(
         &self,
         post: PostId,
@@ -202,10 +163,6 @@ impl ContentStore for ToyStore {
             let likes = s.likes.iter().filter(|((p, _), _)| *p == post);
             newest_first(likes.map(|((_, u), at)| (u.clone(), *at)), after, limit)
         }))
-    }
-
-    async fn set_marker(&self, user: &UserId, to: Marker, force: bool) -> Result<(Marker, bool)> {
-        self.write(|t| run_ready(marker::set_marker(t, user, to, force)))
     }
 
     async fn markers(&self, user: &UserId) -> Result<Vec<Marker>> {
@@ -251,14 +208,6 @@ impl ContentStore for ToyStore {
         }))
     }
 
-    async fn apply_notices(&self, changes: &[NoticeChange]) -> Result<usize> {
-        self.write(|t| run_ready(notify::apply_notices(t, changes)))
-    }
-
-    async fn forget_notices(&self, user: &UserId, limit: usize) -> Result<bool> {
-        self.write(|t| run_ready(notify::forget_page(t, user, limit)))
-    }
-
     async fn notice_groups(
         &self,
         user: &UserId,
@@ -300,10 +249,6 @@ impl ContentStore for ToyStore {
             .collect())
     }
 
-    async fn change_repost(&self, change: &RepostChange, id: PostId) -> Result<Reposted> {
-        self.write(|t| run_ready(repost::change_repost(t, change, id)))
-    }
-
     async fn reposted_among(&self, posts: &[PostId]) -> Result<Vec<PostId>> {
         Ok(self.read(|s| {
             let has = |p: &PostId| {
@@ -340,10 +285,6 @@ impl ContentStore for ToyStore {
 
 #[async_trait]
 impl Edges for ToyStore {
-    async fn change_edge(&self, change: &EdgeChange) -> Result<EdgeTransition> {
-        self.write(|t| run_ready(edge::change_edge(t, change)))
-    }
-
     async fn edge(&self, user: &UserId, target: &UserId) -> Result<Option<Vec<ListName>>> {
         let key = (user.clone(), target.clone());
         Ok(self.read(|s| s.following.get(&key).map(|(l, _)| l.clone())))
@@ -433,10 +374,6 @@ impl Lists for ToyStore {
 
 #[async_trait]
 impl Groups for ToyStore {
-    async fn change_membership(&self, change: &Membership) -> Result<bool> {
-        self.write(|t| run_ready(membership::change_membership(t, change)))
-    }
-
     async fn group_size(&self, group: &GroupName) -> Result<u64> {
         Ok(self.read(|s| s.group_sizes.get(group).copied().unwrap_or(0)))
     }
@@ -462,10 +399,6 @@ impl Groups for ToyStore {
 
 #[async_trait]
 impl Mutes for ToyStore {
-    async fn change_relation(&self, change: &RelationChange) -> Result<RelationTransition> {
-        self.write(|t| run_ready(relation::change_relation(t, change)))
-    }
-
     async fn relations(
         &self,
         user: &UserId,
@@ -571,17 +504,6 @@ impl Accounts for ToyStore {
                 .collect()
         }))
     }
-
-    async fn revoke_tokens(&self, id: &UserId, at_ms: u64) -> Result<()> {
-        self.write(|t| run_ready(account::set_standing(t, id, |s| s.revoked(at_ms))).map(drop))
-    }
-
-    async fn set_suspended(&self, id: &UserId, on: bool, at_ms: u64) -> Result<bool> {
-        self.write(|t| {
-            let set = account::set_standing(t, id, |s| s.with_suspension(on, at_ms).0);
-            Ok(run_ready(set)?.suspended != on)
-        })
-    }
 }
 
 /// The toy's export: records of a copy of the state, taken at once.
@@ -671,13 +593,5 @@ impl Transfer for ToyStore {
             out
         });
         Ok(Box::new(ToyExport(records.into_iter())))
-    }
-
-    async fn import(&self, records: &[Record], caps: &import::Caps) -> Result<usize> {
-        self.write(|t| run_ready(import::import_records(t, records, caps)))
-    }
-
-    async fn replay(&self, event: &Event) -> Result<bool> {
-        self.write(|t| run_ready(replay::replay_event(t, event)))
     }
 }

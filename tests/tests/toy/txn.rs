@@ -7,6 +7,7 @@ use socialite_core::error::{Error, Result};
 use socialite_core::ids::{GroupName, ListName, PostId, UserId};
 use socialite_core::model::Post;
 use socialite_core::plan::deletion::Side;
+use socialite_core::plan::write::Ledger;
 use socialite_core::plan::{Step, Txn};
 use socialite_core::ports::Standing;
 use socialite_core::rules::checks::{post_id_taken, Membership};
@@ -246,7 +247,11 @@ impl Txn for ToyTxn {
             .collect())
     }
 
-    async fn apply(&mut self, steps: &[Step]) -> Result<()> {
+    fn ledger(&mut self) -> &mut Ledger {
+        &mut self.ledger
+    }
+
+    async fn write_steps(&mut self, steps: &[Step]) -> Result<()> {
         for step in steps {
             self.apply_step(step)?;
         }
@@ -442,7 +447,6 @@ impl ToyTxn {
             Step::Emit(event) => {
                 s.outbox.insert(s.next_seq, event.clone());
                 s.next_seq += 1;
-                self.queued = true;
             }
         }
         Ok(())
