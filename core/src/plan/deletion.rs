@@ -134,6 +134,7 @@ pub async fn deletion_step<T: Txn>(
             });
         }
         DeletionStage::Finish => {
+            steps.push(Step::ForgetMarkers(user.clone()));
             steps.push(Step::RemoveUser(user.clone()));
             steps.push(Step::Emit(timeline_dropped(user, own_lists)));
         }
@@ -166,6 +167,7 @@ async fn posts_page<T: Txn>(
         author: user.clone(),
         posts: done.posts.clone(),
     });
+    steps.push(Step::ForgetCounts(done.posts.clone()));
     let mut answered = txn.answered_among(&done.posts).await?;
     answered.retain(|p| !done.posts.contains(p));
     steps.extend(answered.iter().map(|p| super::post::replies(*p, user, -1)));
@@ -199,10 +201,14 @@ fn unlike(user: &UserId, posts: &[(PostId, bool)]) -> Vec<Step> {
 /// without the events (the followers' timelines dropped the items with
 /// the stage that cut the edges). Grouped by kind, as [`unlike`].
 fn unrepost(user: &UserId, page: &[(PostId, PostId, bool)]) -> Vec<Step> {
-    let items = Step::RemovePosts {
-        author: user.clone(),
-        posts: page.iter().map(|(item, _, _)| *item).collect(),
-    };
+    let posts: Vec<PostId> = page.iter().map(|(item, _, _)| *item).collect();
+    let items = [
+        Step::RemovePosts {
+            author: user.clone(),
+            posts: posts.clone(),
+        },
+        Step::ForgetCounts(posts),
+    ];
     let rows = page.iter().map(|&(repost, post, _)| Step::Repost {
         post,
         user: user.clone(),
@@ -219,7 +225,7 @@ fn unrepost(user: &UserId, page: &[(PostId, PostId, bool)]) -> Vec<Step> {
             shard,
             step: -1,
         });
-    std::iter::once(items).chain(rows).chain(counts).collect()
+    items.into_iter().chain(rows).chain(counts).collect()
 }
 
 /// The steps of cutting edges `(follower, followee, lists)` as their

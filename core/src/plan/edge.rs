@@ -147,7 +147,9 @@ mod tests {
             Step::RemovePosts { .. }
             | Step::Unmention { .. }
             | Step::MarkDeleting { .. }
-            | Step::RemoveUser(_) => "deletion",
+            | Step::RemoveUser(_)
+            | Step::ForgetCounts(_)
+            | Step::ForgetMarkers(_) => "deletion",
             Step::PutUser { .. } | Step::SetStanding { .. } => "user",
             Step::Like { .. } | Step::Tally { .. } => "like",
             Step::Repost { .. } => "repost",

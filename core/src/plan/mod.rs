@@ -90,8 +90,12 @@ pub enum Step {
     /// [`crate::rules::checks::post_id_taken`], before anything is
     /// written, when a post holds its id: a store never overwrites one.
     PutPost(crate::model::Post),
-    /// Posts of `author` gone, with their mentions of others.
+    /// Posts of `author` gone, with their mentions of others. Their
+    /// counts are a step of their own ([`Step::ForgetCounts`]).
     RemovePosts { author: UserId, posts: Vec<PostId> },
+    /// Every count of these posts (likes, reposts, replies, every part)
+    /// gone: the planner emits it beside the posts' removal.
+    ForgetCounts(Vec<PostId>),
     /// These posts no longer mention `user`.
     Unmention { user: UserId, posts: Vec<PostId> },
     /// The user created with no follows (counts at 0) if there is none, and
@@ -107,7 +111,10 @@ pub enum Step {
     MarkDeleting { user: UserId, lists: Vec<ListName> },
     /// The last of a deleted user: their record, counts and deletion mark
     /// (the id is free again; its standing stays, see `rules::accounts`).
+    /// Their markers are a step of their own ([`Step::ForgetMarkers`]).
     RemoveUser(UserId),
+    /// Every marker of the user gone (their deletion's last step).
+    ForgetMarkers(UserId),
     /// A like of `post` made by `user` at `at_ms` (`active`), or undone
     /// (`at_ms` unused: the store finds the row's own): its row, by post
     /// newest first and by user.

@@ -88,10 +88,13 @@ pub async fn delete_post<T: Txn>(txn: &mut T, id: PostId) -> Result<Option<Post>
         txn.apply(&steps).await?;
         return Ok(Some(post));
     }
-    let mut steps = vec![Step::RemovePosts {
-        author: post.author.clone(),
-        posts: vec![id],
-    }];
+    let mut steps = vec![
+        Step::RemovePosts {
+            author: post.author.clone(),
+            posts: vec![id],
+        },
+        Step::ForgetCounts(vec![id]),
+    ];
     if let Some(answered) = &post.reply_to {
         if txn.post(answered.id).await?.is_some() {
             steps.push(replies(answered.id, &post.author, -1));

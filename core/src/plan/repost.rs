@@ -152,6 +152,7 @@ pub(crate) fn undo_steps(item: &Post, stored: bool) -> Vec<Step> {
             author: user.clone(),
             posts: vec![item.id],
         },
+        Step::ForgetCounts(vec![item.id]),
         Step::Repost {
             post: original,
             user: user.clone(),

@@ -138,8 +138,12 @@ impl MongoTxn<'_> {
                 let ids: Vec<i64> = posts.iter().map(|p| id_bson(*p)).collect();
                 let filter = doc! { "_id": { "$in": &ids } };
                 db.content.delete_many(filter).session(&mut *s).await?;
+            }
+            Step::ForgetCounts(posts) => {
+                let ids: Vec<i64> = posts.iter().map(|p| id_bson(*p)).collect();
                 self.store.forget_tallies_in(s, &ids).await?;
             }
+            Step::ForgetMarkers(user) => self.store.forget_markers_in(s, user.as_str()).await?,
             Step::Like { .. } | Step::Repost { .. } => self.apply_row_step(step).await?,
             Step::PutNotice(_)
             | Step::RemoveNotice(_)
