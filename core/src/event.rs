@@ -3,9 +3,9 @@
 use crate::error::{Error, Result};
 use crate::ids::{GroupName, ListName, PostId, UserId};
 use crate::model::{Post, PostRef};
-use crate::rules::accounts::Standing;
-use crate::rules::markers::{Marker, MarkerTimeline};
-use crate::rules::notices::NoticeKind;
+use crate::model::marker::{Marker, MarkerTimeline};
+use crate::model::notice_kind::NoticeKind;
+use crate::model::standing::Standing;
 use crate::trace::Trace;
 use prost::Message;
 use serde_json::{Map, Value};

@@ -35,6 +35,7 @@ pub mod deletions;
 pub mod error;
 pub mod event;
 pub mod fault;
+pub mod format;
 pub mod feed;
 pub mod gate;
 pub mod health;

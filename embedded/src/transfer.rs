@@ -17,7 +17,7 @@ use socialite_core::ids::{GroupName, PostId, UserId};
 use socialite_core::ports::{ExportView, Standing, Transfer};
 use socialite_core::rules::markers::{Marker, MarkerTimeline};
 use socialite_core::rules::relations::Relation;
-use socialite_core::transfer::record::Record;
+use socialite_core::format::record::Record;
 use std::collections::HashSet;
 use std::ops::Bound::{Excluded, Unbounded};
 

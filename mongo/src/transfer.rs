@@ -16,7 +16,7 @@ use socialite_core::error::Result;
 use socialite_core::ids::{GroupName, PostId, UserId};
 use socialite_core::ports::{ExportView, Standing, Transfer};
 use socialite_core::rules::relations::Relation;
-use socialite_core::transfer::record::Record;
+use socialite_core::format::record::Record;
 use std::collections::HashSet;
 
 /// The collections of an export, in the format's order, each with the

@@ -30,7 +30,7 @@ use socialite_core::rules::relations::Relation;
 use socialite_core::sim::Rng;
 use socialite_core::transfer::catch_up::{Replayed, Target};
 use socialite_core::transfer::import::copy_store;
-use socialite_core::transfer::record::Record;
+use socialite_core::format::record::Record;
 use socialite_core::transfer::stream::Stream;
 use socialite_core::transfer::verify::{compare_timelines, differing, sample, tally};
 use socialite_embedded::backup::{EmbeddedBackup, Position};

@@ -8,7 +8,7 @@
 //! made before a block stands with it, a reply outlives the post it
 //! answers, a relation outlives the account it names. It still refuses
 //! what no write could have made: the limits of the write path (checked
-//! before, in [`crate::transfer::admit`]), a post under an id a different
+//! before, in [`crate::format::admit`]), a post under an id a different
 //! post holds, a like or a repost of a post the store does not hold, a
 //! reply to one it does not hold unless the stream marks it gone, a follow
 //! past the cap or across a block. The graph's writes (follows, relations,
@@ -29,8 +29,8 @@ use crate::rules::mentions::kept;
 use crate::rules::notifications::changes_of;
 use crate::rules::relations::{Relation, RelationChange, MAX_RELATIONS};
 use crate::rules::reposts::own_repost;
-pub use crate::transfer::admit::Caps;
-use crate::transfer::record::Record;
+pub use crate::format::admit::Caps;
+use crate::format::record::Record;
 
 /// Loads `records` in `txn`, in order, under `caps`; how many changed
 /// something.

@@ -18,7 +18,7 @@ use crate::rules::markers::Marker;
 use crate::rules::notifications::NoticeChange;
 use crate::rules::relations::{Relation, RelationChange, RelationTransition};
 use crate::rules::reposts::RepostChange;
-use crate::transfer::record::Record;
+use crate::format::record::Record;
 use serde_json::{Map, Value};
 
 /// A write of the domain, planned by `crate::plan` in one transaction.

@@ -1,13 +1,13 @@
 //! Reading a store whole and loading records into one, in the export
-//! format's records ([`crate::transfer::record`]), for export, import and
+//! format's records ([`crate::format::record`]), for export, import and
 //! migration between any two backends.
 
 use super::transact::Transact;
 use crate::error::Result;
 use crate::event::Event;
 use crate::plan::write::Write;
-use crate::transfer::admit::Caps;
-use crate::transfer::record::Record;
+use crate::format::admit::Caps;
+use crate::format::record::Record;
 use async_trait::async_trait;
 
 /// A store's side of moving data: written out whole, loaded in batches.

@@ -12,7 +12,7 @@
 //! that post is in the stream: the stream keeps their ids (8 bytes a
 //! post).
 
-use super::record::Record;
+use crate::format::record::Record;
 use crate::error::Result;
 use crate::ports::{ExportView, Transfer};
 

@@ -5,7 +5,7 @@
 
 use super::*;
 use socialite_core::rules::likes::LikeChange;
-use socialite_core::transfer::record::Record;
+use socialite_core::format::record::Record;
 
 fn like(user: &str, post: u64, like: bool) -> LikeChange {
     LikeChange {

@@ -3,7 +3,7 @@
 
 use super::*;
 use socialite_core::rules::markers::{Marker, MarkerTimeline};
-use socialite_core::transfer::record::Record;
+use socialite_core::format::record::Record;
 
 fn at(post: u64) -> Marker {
     Marker {

@@ -7,7 +7,7 @@
 use super::*;
 use socialite_core::model::PostRef;
 use socialite_core::rules::reposts::RepostChange;
-use socialite_core::transfer::record::Record;
+use socialite_core::format::record::Record;
 
 fn reply(id: u64, author: &str, to: u64) -> Post {
     Post {

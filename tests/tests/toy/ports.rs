@@ -16,7 +16,7 @@ use socialite_core::rules::likes::Tally;
 use socialite_core::rules::markers::Marker;
 use socialite_core::rules::notifications::{GroupKey, NoticeGroup};
 use socialite_core::rules::relations::Relation;
-use socialite_core::transfer::record::Record;
+use socialite_core::format::record::Record;
 use std::sync::Arc;
 use tokio::sync::Notify;
 

@@ -1,5 +1,9 @@
 //! The domain's records and the documented limits that guard them.
 
+pub mod marker;
+pub mod notice_kind;
+pub mod standing;
+
 use crate::error::{Error, Result};
 use crate::ids::{ListName, PostId, UserId};
 use serde_json::{Map, Value};
