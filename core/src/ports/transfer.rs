@@ -5,9 +5,9 @@
 use super::transact::Transact;
 use crate::error::Result;
 use crate::event::Event;
-use crate::plan::write::Write;
 use crate::format::admit::Caps;
 use crate::format::record::Record;
+use crate::plan::write::Write;
 use async_trait::async_trait;
 
 /// A store's side of moving data: written out whole, loaded in batches.
@@ -38,8 +38,9 @@ pub trait Transfer: Transact {
 }
 
 /// A store being read whole, in the format's order: users, accounts,
-/// follows, mutes and blocks, members, posts, each in key order. Users
-/// being deleted, and the records that name them, are left out.
+/// follows, mutes and blocks, members, posts, likes, markers, each in key
+/// order. Users being deleted, and the records that name them, are left
+/// out.
 #[async_trait]
 pub trait ExportView: Send {
     /// The next records, at most `limit`; none at the end.

@@ -7,6 +7,7 @@ use super::{State, ToyStore};
 use async_trait::async_trait;
 use socialite_core::error::Result;
 use socialite_core::event::Event;
+use socialite_core::format::record::Record;
 use socialite_core::ids::{GroupName, ListName, PostId, UserId};
 use socialite_core::model::{Entry, Post, PostCounts, User};
 use socialite_core::plan::run_ready;
@@ -16,7 +17,6 @@ use socialite_core::rules::likes::Tally;
 use socialite_core::rules::markers::Marker;
 use socialite_core::rules::notifications::{GroupKey, NoticeGroup};
 use socialite_core::rules::relations::Relation;
-use socialite_core::format::record::Record;
 use std::sync::Arc;
 use tokio::sync::Notify;
 

@@ -10,13 +10,13 @@ use serde_json::{Map, Value};
 use std::sync::Arc;
 
 /// Largest message, in bytes of UTF-8.
-pub(crate) const MAX_MESSAGE_BYTES: usize = 4096;
+pub const MAX_MESSAGE_BYTES: usize = 4096;
 /// Largest post `data` or user `profile`, as serialized JSON.
-pub(crate) const MAX_JSON_BYTES: usize = 16 * 1024;
+pub const MAX_JSON_BYTES: usize = 16 * 1024;
 /// Page size when a request names none.
-pub(crate) const DEFAULT_PAGE_SIZE: usize = 20;
+pub const DEFAULT_PAGE_SIZE: usize = 20;
 /// Largest page a request may ask for.
-pub(crate) const MAX_PAGE_SIZE: usize = 200;
+pub const MAX_PAGE_SIZE: usize = 200;
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct User {
@@ -241,7 +241,7 @@ fn is_invisible(c: char) -> bool {
 /// characters), holds no control character but newline and tab (a NUL or a
 /// terminal escape would reach every reader's screen and log), and is at
 /// most [`MAX_MESSAGE_BYTES`] of UTF-8.
-pub(crate) fn validate_message(message: &str) -> Result<()> {
+pub fn validate_message(message: &str) -> Result<()> {
     if message.chars().all(is_invisible) {
         return Err(Error::invalid("empty_message", "message must not be empty"));
     }
@@ -271,7 +271,7 @@ pub(crate) fn validate_message(message: &str) -> Result<()> {
 
 /// Checks that `value` is a JSON object within the size limit; `field` names it
 /// in the error.
-pub(crate) fn json_object(field: &'static str, value: Value) -> Result<Map<String, Value>> {
+pub fn json_object(field: &'static str, value: Value) -> Result<Map<String, Value>> {
     let Value::Object(map) = value else {
         return Err(Error::invalid(
             "invalid_json_field",
@@ -283,7 +283,7 @@ pub(crate) fn json_object(field: &'static str, value: Value) -> Result<Map<Strin
 }
 
 /// Checks that the object `map` is within the size limit, as serialized.
-pub(crate) fn check_json_size(field: &str, map: &Map<String, Value>) -> Result<()> {
+pub fn check_json_size(field: &str, map: &Map<String, Value>) -> Result<()> {
     let size = serde_json::to_vec(map)
         .map(|v| v.len())
         .unwrap_or(usize::MAX);

@@ -116,7 +116,7 @@ async fn original_of<T: Txn>(txn: &mut T, post: PostId) -> Result<Option<PostRef
 /// ([`liked_post`]); any other post (or none) is left to the like's plan.
 /// Only the write path maps: an import or a replay restores a like where
 /// it was stored.
-pub(crate) async fn like_of_original<T: Txn>(
+pub async fn like_of_original<T: Txn>(
     txn: &mut T,
     change: &LikeChange,
 ) -> Result<LikeChange, T::Error> {
@@ -144,7 +144,7 @@ pub(crate) async fn like_of_original<T: Txn>(
 
 /// The steps that take back a repost (its `item`, whose original's count
 /// goes down while it is `stored`), with the item's retraction.
-pub(crate) fn undo_steps(item: &Post, stored: bool) -> Vec<Step> {
+pub fn undo_steps(item: &Post, stored: bool) -> Vec<Step> {
     let user = &item.author;
     let original = item.repost_of.as_ref().expect("a repost's item").id;
     let mut steps = vec![
@@ -167,7 +167,7 @@ pub(crate) fn undo_steps(item: &Post, stored: bool) -> Vec<Step> {
     steps
 }
 
-pub(crate) fn count(post: PostId, user: &UserId, step: i64) -> Step {
+pub fn count(post: PostId, user: &UserId, step: i64) -> Step {
     Step::Tally {
         post,
         tally: Tally::Reposts,

@@ -1,4 +1,4 @@
-//! A record loaded into a store ([`crate::transfer`]), with no events (an
+//! A record loaded into a store (`socialite_core::transfer`), with no events (an
 //! import's ledger is quiet: [`super::write::Write::emits`]), idempotent: a
 //! record the store holds already changes nothing, so a rerun of an import
 //! neither doubles nor loses a record.
@@ -19,6 +19,8 @@
 use super::{edge, marker, membership, notify, post, relation, repost, Step, Txn};
 use crate::error::Error;
 use crate::event::Event;
+pub use crate::format::admit::Caps;
+use crate::format::record::Record;
 use crate::ids::{PostId, UserId};
 use crate::model::{Post, PostRef};
 use crate::rules::checks::{
@@ -29,8 +31,6 @@ use crate::rules::mentions::kept;
 use crate::rules::notifications::changes_of;
 use crate::rules::relations::{Relation, RelationChange, MAX_RELATIONS};
 use crate::rules::reposts::own_repost;
-pub use crate::format::admit::Caps;
-use crate::format::record::Record;
 
 /// Loads `records` in `txn`, in order, under `caps`; how many changed
 /// something.

@@ -2,10 +2,10 @@
 
 use crate::error::{Error, Result};
 use crate::ids::{GroupName, ListName, PostId, UserId};
-use crate::model::{Post, PostRef};
 use crate::model::marker::{Marker, MarkerTimeline};
 use crate::model::notice_kind::NoticeKind;
 use crate::model::standing::Standing;
+use crate::model::{Post, PostRef};
 use crate::trace::Trace;
 use prost::Message;
 use serde_json::{Map, Value};

@@ -1,5 +1,5 @@
 //! Who may do what: the one table of permissions, checked by the use cases
-//! (`crate::ingest`, `crate::reads`) for REST and gRPC alike. The API crate
+//! (`socialite_core::ingest`, `socialite_core::reads`) for REST and gRPC alike. The API crate
 //! only establishes who is calling (it verifies keys and tokens); what that
 //! caller may do is decided here.
 //!
@@ -183,7 +183,7 @@ pub fn check(caller: &Caller, act: Act<'_>) -> Result<()> {
 /// group's): a user token views as its user, and naming another is refused
 /// as reading their timelines is; other callers view as the user they name,
 /// or as nobody (the whole timeline).
-pub(crate) fn viewing_as(caller: &Caller, viewer: Option<UserId>) -> Result<Option<UserId>> {
+pub fn viewing_as(caller: &Caller, viewer: Option<UserId>) -> Result<Option<UserId>> {
     let viewer = match (caller, viewer) {
         (Caller::User { user, .. }, None) => Some(user.clone()),
         (_, named) => named,

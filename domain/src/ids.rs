@@ -7,7 +7,7 @@ use std::sync::Arc;
 use std::time::{SystemTime, UNIX_EPOCH};
 
 /// Longest user id, in bytes.
-pub(crate) const MAX_USER_ID_LEN: usize = 64;
+pub const MAX_USER_ID_LEN: usize = 64;
 
 /// A user id: 1 to 64 characters of `[A-Za-z0-9_.-]`. Cheap to clone, because
 /// the same id is held by many timeline entries and edge lists.
@@ -75,9 +75,9 @@ impl fmt::Debug for UserId {
 }
 
 /// Longest list name, in bytes.
-pub(crate) const MAX_LIST_NAME_LEN: usize = 32;
+pub const MAX_LIST_NAME_LEN: usize = 32;
 /// Longest group name, in bytes.
-pub(crate) const MAX_GROUP_NAME_LEN: usize = 64;
+pub const MAX_GROUP_NAME_LEN: usize = 64;
 
 /// A name of `[A-Za-z0-9_-]`, of a kind the macro's arguments say: its
 /// type, longest length, error code and what it names.
@@ -196,12 +196,12 @@ impl TimelineId {
     }
 
     /// Whether this is a group's timeline.
-    pub(crate) fn is_group(&self) -> bool {
+    pub fn is_group(&self) -> bool {
         self.0.starts_with('+')
     }
 
     /// Whether this is a user's home timeline.
-    pub(crate) fn is_home(&self) -> bool {
+    pub fn is_home(&self) -> bool {
         !self.is_group() && !self.0.contains(':')
     }
 
@@ -377,7 +377,7 @@ impl PostIdGen {
     /// that imported it) must not drag every new post into the future, nor
     /// wrap the generator around to ids of 2024. A store refuses a new
     /// post under an id it holds, so ids are never issued twice.
-    pub(crate) fn advance_past(&self, id: PostId) {
+    pub fn advance_past(&self, id: PostId) {
         let cap = PostId::last_at(now_ms().saturating_add(MAX_CLOCK_SKEW_MS));
         self.last
             .fetch_max(id.min(cap).0 >> NODE_BITS, Ordering::Relaxed);
@@ -392,17 +392,17 @@ pub fn now_ms() -> u64 {
 }
 
 /// Opaque paging cursor over user ids: the hex of the last id of the page.
-pub(crate) fn encode_user_cursor(last: &UserId) -> String {
+pub fn encode_user_cursor(last: &UserId) -> String {
     encode_user_cursor_text(last.as_str())
 }
 
 /// Opaque paging cursor over a time-ordered edge list: the follow time and
 /// the other end of the last edge of the page.
-pub(crate) fn encode_edge_cursor(at_ms: u64, last: &UserId) -> String {
+pub fn encode_edge_cursor(at_ms: u64, last: &UserId) -> String {
     encode_user_cursor_text(&format!("{at_ms}:{last}"))
 }
 
-pub(crate) fn decode_edge_cursor(cursor: &str) -> Result<(u64, UserId)> {
+pub fn decode_edge_cursor(cursor: &str) -> Result<(u64, UserId)> {
     let bad = || Error::invalid("invalid_cursor", "cursor is not one this API issued");
     let text = decode_cursor_text(cursor).ok_or_else(bad)?;
     let (at, id) = text.split_once(':').ok_or_else(bad)?;
@@ -426,7 +426,7 @@ fn decode_cursor_text(cursor: &str) -> Option<String> {
     bytes.and_then(|b| String::from_utf8(b).ok())
 }
 
-pub(crate) fn decode_user_cursor(cursor: &str) -> Result<UserId> {
+pub fn decode_user_cursor(cursor: &str) -> Result<UserId> {
     let bad = || Error::invalid("invalid_cursor", "cursor is not one this API issued");
     let text = decode_cursor_text(cursor).ok_or_else(bad)?;
     UserId::parse(&text).map_err(|_| bad())

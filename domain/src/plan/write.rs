@@ -1,5 +1,5 @@
 //! Every write of the domain, as one value: what the ports' write methods
-//! hand to a backend's one transaction primitive ([`crate::ports::Transact`]).
+//! hand to a backend's one transaction primitive (`socialite_core::ports::Transact`).
 //! [`Write::plan`] runs the write's planner on the backend's transaction, so
 //! a backend implements how to run a transaction and how to act on what it
 //! applied ([`Ledger`]), never a write of its own.
@@ -7,6 +7,7 @@
 use super::{Step, Txn};
 use crate::error::{Error, Result};
 use crate::event::Event;
+use crate::format::record::Record;
 use crate::ids::{PostId, UserId};
 use crate::model::Post;
 use crate::plan::import::Caps;
@@ -18,7 +19,6 @@ use crate::rules::markers::Marker;
 use crate::rules::notifications::NoticeChange;
 use crate::rules::relations::{Relation, RelationChange, RelationTransition};
 use crate::rules::reposts::RepostChange;
-use crate::format::record::Record;
 use serde_json::{Map, Value};
 
 /// A write of the domain, planned by `crate::plan` in one transaction.
@@ -313,12 +313,12 @@ impl Ledger {
     }
 
     /// Whether the transaction keeps `step`: a quiet one drops its events.
-    pub(crate) fn keeps(&self, step: &Step) -> bool {
+    pub fn keeps(&self, step: &Step) -> bool {
         !(self.quiet && matches!(step, Step::Emit(_)))
     }
 
     /// Notes an applied step.
-    pub(crate) fn note(&mut self, step: &Step) {
+    pub fn note(&mut self, step: &Step) {
         match step {
             Step::Emit(_) => self.emitted += 1,
             Step::PutPost(post) => self.posted.push(post.clone()),

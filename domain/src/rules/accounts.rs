@@ -31,7 +31,7 @@ pub fn admit_token(user: &UserId, standing: &Standing, issued_at_secs: u64) -> R
 
 /// Refuses anything done as a suspended account (`account_suspended`),
 /// taking its id included.
-pub(crate) fn may_act(user: &UserId, standing: &Standing) -> Result<()> {
+pub fn may_act(user: &UserId, standing: &Standing) -> Result<()> {
     if standing.suspended {
         return Err(suspended(user));
     }

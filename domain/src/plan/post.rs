@@ -106,7 +106,7 @@ pub async fn delete_post<T: Txn>(txn: &mut T, id: PostId) -> Result<Option<Post>
 }
 
 /// The count of replies of `post` moved by `step` for a reply of `author`.
-pub(crate) fn replies(post: PostId, author: &UserId, step: i64) -> Step {
+pub fn replies(post: PostId, author: &UserId, step: i64) -> Step {
     Step::Tally {
         post,
         tally: Tally::Replies,

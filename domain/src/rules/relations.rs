@@ -3,7 +3,7 @@
 //!
 //! - A mute (`user` mutes `target`) hides the target's posts from the
 //!   user's home, list and group timelines. The follow edge stays: fanout
-//!   stops delivering ([`crate::feed::followers::FollowerIndex`]), the
+//!   stops delivering (`socialite_core::feed::followers::FollowerIndex`), the
 //!   target's entries leave the user's stored timelines (`Muted`), and come
 //!   back within the cache's reach when the mute is lifted (`Unmuted`).
 //! - A block hides each user's posts from the other, in every timeline and in
@@ -18,7 +18,7 @@
 //!   quiets timelines.
 //!
 //! A user's stored home and list timelines hold no muted author
-//! ([`crate::feed::Stores::authors`]); a group's timeline is shared by its
+//! (`socialite_core::feed::Stores::authors`); a group's timeline is shared by its
 //! readers, so each reader's mutes and blocks apply when it is read
 //! ([`Hidden`]), as they do to every page as a safety net for events still
 //! on their way to the worker.
@@ -32,7 +32,7 @@ use std::sync::Arc;
 
 /// Most accounts one user mutes, and most one user blocks: a reader's
 /// relations are read with every page of their timelines.
-pub(crate) const MAX_RELATIONS: usize = 1000;
+pub const MAX_RELATIONS: usize = 1000;
 
 /// A relation one user keeps to another.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -78,7 +78,7 @@ pub fn blocked(follower: &UserId, followee: &UserId) -> Error {
 
 /// Refuses a follow while a block stands either way; `blocked_either_way`
 /// is read by the store in the transaction that writes the edge.
-pub(crate) fn check_not_blocked(change: &EdgeChange, blocked_either_way: bool) -> Result<()> {
+pub fn check_not_blocked(change: &EdgeChange, blocked_either_way: bool) -> Result<()> {
     if change.adds() && blocked_either_way {
         return Err(blocked(change.follower(), change.followee()));
     }
@@ -147,10 +147,7 @@ impl RelationChange {
     /// one, only the user: a relation to a deleted account stays its
     /// keeper's (see `crate::rules::cascade`) and is theirs to lift. Run
     /// inside the transaction.
-    pub(crate) fn check_users(
-        &self,
-        mut exists: impl FnMut(&UserId) -> Result<bool>,
-    ) -> Result<()> {
+    pub fn check_users(&self, mut exists: impl FnMut(&UserId) -> Result<bool>) -> Result<()> {
         for u in self.required() {
             if !exists(u)? {
                 return Err(user_not_found(u));
@@ -162,11 +159,7 @@ impl RelationChange {
     /// What the change does, given whether the relation exists and the
     /// lists of the user's follow edge to the target (`None`: no edge),
     /// both read in the store's transaction.
-    pub(crate) fn transition(
-        &self,
-        exists: bool,
-        edge: Option<Vec<ListName>>,
-    ) -> RelationTransition {
+    pub fn transition(&self, exists: bool, edge: Option<Vec<ListName>>) -> RelationTransition {
         let changed = exists != self.make;
         let (user, target) = (self.user.clone(), self.target.clone());
         let mut unfollows = Vec::new();
@@ -212,7 +205,7 @@ pub struct RelationTransition {
 impl RelationTransition {
     /// Refuses a new relation past [`MAX_RELATIONS`], given how many of its
     /// kind the user keeps.
-    pub(crate) fn check_count(&self, change: &RelationChange, count_now: usize) -> Result<()> {
+    pub fn check_count(&self, change: &RelationChange, count_now: usize) -> Result<()> {
         if self.changed && self.active && count_now >= MAX_RELATIONS {
             return Err(Error::conflict(
                 "too_many_relations",
@@ -246,7 +239,7 @@ pub struct Hidden {
 impl Hidden {
     /// In home, list and group timelines: the muted, the blocked and those
     /// who block the reader.
-    pub(crate) fn in_timelines(r: Relations) -> Hidden {
+    pub fn in_timelines(r: Relations) -> Hidden {
         Hidden {
             authors: r
                 .muted
@@ -260,7 +253,7 @@ impl Hidden {
 
     /// In the mentions timeline: blocks only, both ways (a mute hides posts
     /// from feeds, not a reply to the muter).
-    pub(crate) fn in_mentions(r: Relations) -> Hidden {
+    pub fn in_mentions(r: Relations) -> Hidden {
         Hidden {
             authors: r.blocked.into_iter().chain(r.blocked_by).collect(),
             suspended: None,
@@ -269,7 +262,7 @@ impl Hidden {
 
     /// In reads of an account or a post asked for by name: blocks only,
     /// both ways (a mute quiets timelines, not what is asked for).
-    pub(crate) fn named(blocked: Vec<UserId>, blocked_by: Vec<UserId>) -> Hidden {
+    pub fn named(blocked: Vec<UserId>, blocked_by: Vec<UserId>) -> Hidden {
         Hidden {
             authors: blocked.into_iter().chain(blocked_by).collect(),
             suspended: None,
@@ -277,7 +270,7 @@ impl Hidden {
     }
 
     /// Also hides the suspended accounts.
-    pub(crate) fn and_suspended(mut self, suspended: Arc<HashSet<UserId>>) -> Hidden {
+    pub fn and_suspended(mut self, suspended: Arc<HashSet<UserId>>) -> Hidden {
         self.suspended = Some(suspended).filter(|s| !s.is_empty());
         self
     }

@@ -102,7 +102,7 @@ impl WarmingMemory {
     }
 
     /// Whether a merged entry may go into the timeline.
-    pub(crate) fn admits(&self, e: &Entry) -> bool {
+    pub fn admits(&self, e: &Entry) -> bool {
         !self.purged.contains(&e.author) && !self.retracted.contains(&e.post)
     }
 }
@@ -180,7 +180,7 @@ pub struct Freshness {
 }
 
 /// How often a read rewrites its timeline's read time, at most.
-pub(crate) const REFRESH_EVERY_MS: u64 = 86_400_000;
+pub const REFRESH_EVERY_MS: u64 = 86_400_000;
 
 impl Freshness {
     pub fn new(ttl_ms: u64) -> Freshness {

@@ -9,12 +9,12 @@ use crate::event::Event;
 use crate::ids::{GroupName, ListName, PostId, UserId};
 
 /// Most lists one follow edge is filed under.
-pub(crate) const MAX_LISTS_PER_EDGE: usize = 8;
+pub const MAX_LISTS_PER_EDGE: usize = 8;
 /// Most lists one user has.
-pub(crate) const MAX_LISTS_PER_USER: usize = 50;
+pub const MAX_LISTS_PER_USER: usize = 50;
 /// Most groups one user is a member of: each of their posts goes to each
 /// group's timeline, so this bounds a post's group deliveries.
-pub(crate) const MAX_GROUPS_PER_USER: usize = 100;
+pub const MAX_GROUPS_PER_USER: usize = 100;
 
 /// Refuses a backup name that is not one path component of 1 to 64
 /// characters of `[A-Za-z0-9_.-]` (and not `.` or `..`): a server writes
@@ -107,7 +107,7 @@ pub struct Membership {
 
 impl Membership {
     /// The user must exist (and not be being deleted), to join and to leave.
-    pub(crate) fn check_user(&self, exists: bool) -> Result<()> {
+    pub fn check_user(&self, exists: bool) -> Result<()> {
         match exists {
             true => Ok(()),
             false => Err(user_not_found(&self.user)),
@@ -115,7 +115,7 @@ impl Membership {
     }
 
     /// Refuses a join past the limit, given how many groups the user is in.
-    pub(crate) fn check_group_count(&self, groups_now: usize) -> Result<()> {
+    pub fn check_group_count(&self, groups_now: usize) -> Result<()> {
         if self.join && groups_now >= MAX_GROUPS_PER_USER {
             return Err(Error::conflict(
                 "too_many_groups",
@@ -221,7 +221,7 @@ impl EdgeChange {
     /// follows the most accounts allowed (`too_many_following`). The store
     /// calls it with the count it holds, in the transaction that applies
     /// the transition.
-    pub(crate) fn check_room(&self, transition: &EdgeTransition, following_now: u64) -> Result<()> {
+    pub fn check_room(&self, transition: &EdgeTransition, following_now: u64) -> Result<()> {
         match self.max_following {
             Some(max) if transition.count_step > 0 && following_now >= max => Err(Error::conflict(
                 "too_many_following",
@@ -245,7 +245,7 @@ impl EdgeChange {
     /// What the change does to an edge that is filed under `existing`
     /// (`None`: there is no edge). The store writes what the transition
     /// says, in the transaction that read `existing`.
-    pub(crate) fn transition(&self, existing: Option<Vec<ListName>>) -> EdgeTransition {
+    pub fn transition(&self, existing: Option<Vec<ListName>>) -> EdgeTransition {
         let after = match (self.op, &existing) {
             (EdgeOp::Unfollow, _) => None,
             (EdgeOp::Follow, old) => Some(
@@ -327,10 +327,7 @@ impl EdgeChange {
 
     /// Runs the existence check with the adapter's `exists` (called inside
     /// its transaction), in the order of [`required`](Self::required).
-    pub(crate) fn check_users(
-        &self,
-        mut exists: impl FnMut(&UserId) -> Result<bool>,
-    ) -> Result<()> {
+    pub fn check_users(&self, mut exists: impl FnMut(&UserId) -> Result<bool>) -> Result<()> {
         for user in self.required() {
             if !exists(user)? {
                 return Err(user_not_found(user));
@@ -364,7 +361,7 @@ impl EdgeTransition {
 
     /// Refuses a change that would give the follower more than
     /// [`MAX_LISTS_PER_USER`] lists; `has` tells whether they have a list.
-    pub(crate) fn check_list_count(
+    pub fn check_list_count(
         &self,
         lists_now: usize,
         mut has: impl FnMut(&ListName) -> Result<bool>,

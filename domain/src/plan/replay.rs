@@ -1,5 +1,5 @@
 //! An event of another deployment's log written again here: a migration's
-//! catch-up ([`crate::transfer`]). Each event is replayed as the write
+//! catch-up (`socialite_core::transfer`). Each event is replayed as the write
 //! that queued it, with its ids and times, under every rule of that write,
 //! and queues its events here as that write does (fanout keeps the
 //! timelines built so far right).

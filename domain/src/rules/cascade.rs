@@ -11,12 +11,12 @@ use crate::ids::{GroupName, ListName, UserId};
 
 /// How many followers one `AuthorRetracted` event names at most, so that no
 /// event grows with an account's follower count.
-pub(crate) const RETRACT_CHUNK: usize = 1000;
+pub const RETRACT_CHUNK: usize = 1000;
 
 /// Records one step of a user's deletion removes at most: small enough for
 /// any store's transaction limits (MongoDB's 60 s and 16 MiB), large enough
 /// that a deletion of a million follows takes a thousand steps.
-pub(crate) const DELETION_STEP: usize = 1000;
+pub const DELETION_STEP: usize = 1000;
 
 /// The steps of a user's deletion, in order. The first write marks the user
 /// as being deleted (a tombstone): from then on the user is gone to readers
@@ -55,7 +55,7 @@ pub enum DeletionStage {
 }
 
 impl DeletionStage {
-    pub(crate) const ORDER: [DeletionStage; 9] = [
+    pub const ORDER: [DeletionStage; 9] = [
         DeletionStage::Followers,
         DeletionStage::Following,
         DeletionStage::Groups,
@@ -100,7 +100,7 @@ pub struct UserDeletion<'a> {
 impl<'a> UserDeletion<'a> {
     /// A `Followers` step: it cut these followers' edges (and the lists
     /// that filed the user).
-    pub(crate) fn of_followers(
+    pub fn of_followers(
         user: &'a UserId,
         followers: &'a [UserId],
         listed: &'a [(UserId, ListName)],
@@ -116,7 +116,7 @@ impl<'a> UserDeletion<'a> {
     }
 
     /// A `Following` step: it cut these edges to followees.
-    pub(crate) fn of_following(
+    pub fn of_following(
         user: &'a UserId,
         following: &'a [(UserId, Vec<ListName>)],
     ) -> UserDeletion<'a> {
@@ -131,7 +131,7 @@ impl<'a> UserDeletion<'a> {
     }
 
     /// A `Groups` step: the user left these groups.
-    pub(crate) fn of_groups(user: &'a UserId, groups: &'a [GroupName]) -> UserDeletion<'a> {
+    pub fn of_groups(user: &'a UserId, groups: &'a [GroupName]) -> UserDeletion<'a> {
         UserDeletion {
             user,
             followers: &[],
@@ -144,7 +144,7 @@ impl<'a> UserDeletion<'a> {
 
     /// A `Relations` step: it removed these mutes of the user's (and the
     /// user's blocks, which need no event: no edge survived them).
-    pub(crate) fn of_relations(user: &'a UserId, muted: &'a [UserId]) -> UserDeletion<'a> {
+    pub fn of_relations(user: &'a UserId, muted: &'a [UserId]) -> UserDeletion<'a> {
         UserDeletion {
             user,
             followers: &[],
@@ -207,7 +207,7 @@ impl<'a> UserDeletion<'a> {
 /// The event a post's deletion queues: its author's followers' timelines
 /// retract it, and what it told ([`crate::rules::notifications`]) is
 /// taken back.
-pub(crate) fn post_deleted(post: &crate::model::Post) -> Event {
+pub fn post_deleted(post: &crate::model::Post) -> Event {
     Event::PostDeleted {
         post: post.id,
         author: post.author.clone(),

@@ -18,14 +18,14 @@ use std::fmt;
 use std::str::FromStr;
 
 /// The lowest threshold `auto` chooses, and the highest.
-pub(crate) const AUTO_MIN: u64 = 1_000;
-pub(crate) const AUTO_MAX: u64 = 1_000_000;
+pub const AUTO_MIN: u64 = 1_000;
+pub const AUTO_MAX: u64 = 1_000_000;
 /// `auto`: worker time one post may take to fan out. The threshold is the
 /// follower count whose fanout, at the measured cost of a delivery, takes
 /// this long.
-pub(crate) const AUTO_POST_BUDGET_SECS: f64 = 0.02;
+pub const AUTO_POST_BUDGET_SECS: f64 = 0.02;
 /// `auto` before anything is measured.
-pub(crate) const AUTO_START: u64 = 100_000;
+pub const AUTO_START: u64 = 100_000;
 
 /// The setting.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -95,7 +95,7 @@ impl Hybrid {
 /// Whether an author with `followers`, `marked` big now, is big for their
 /// next post: big from the threshold up, small again below half of it, so an
 /// account hovering at the threshold does not flip on every follow.
-pub(crate) fn is_big(threshold: Option<u64>, followers: u64, marked: bool) -> bool {
+pub fn is_big(threshold: Option<u64>, followers: u64, marked: bool) -> bool {
     match threshold {
         None => false,
         Some(t) if marked => followers * 2 >= t,

@@ -9,7 +9,7 @@ use crate::error::{Error, Result};
 use crate::ids::UserId;
 
 /// Most distinct `@id` candidates one message may hold.
-pub(crate) const MAX_MENTIONS: usize = 10;
+pub const MAX_MENTIONS: usize = 10;
 
 fn id_byte(b: u8) -> bool {
     b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b'-')
