@@ -6,7 +6,7 @@ use crate::feed::config::FeedConfig;
 use crate::feed::hybrid::Marks;
 use crate::feed::stamp::WriteEpoch;
 use crate::feed::Stores;
-use crate::metered::Metered;
+use crate::ports::Metered;
 use crate::ports::{
     Accounts, AppliedFeed, Backup, ContentStore, EventLog, GraphStore, Outbox, Rewind,
     TimelineStore, Transfer,

@@ -14,7 +14,7 @@
 //!   that decide every write, the export format and the write planners.
 //! - [`ports`]: one trait per capability (`ContentStore`, `GraphStore`,
 //!   `Outbox`, `EventLog`, `TimelineStore`), and [`backends`]: all of them
-//!   opened, metered by [`metered`].
+//!   opened, each metered (`ports::Metered`, generated with its port).
 //! - [`feed`]: what goes into whose timeline: read-time merge, the cached read
 //!   path with activation of dormant users, and fanout of log events.
 //! - [`ingest`] and [`reads`]: the operations the APIs offer, validated once
@@ -43,7 +43,6 @@ pub mod gate;
 pub mod health;
 pub mod ingest;
 pub mod live;
-pub mod metered;
 pub mod metrics;
 pub mod ports;
 pub mod reads;
