@@ -31,7 +31,9 @@
 //! - [`sim`]: seeded random numbers and Zipf picks for tests, benchmarks and
 //!   retry jitter; [`redact`]: secrets kept out of logged URIs.
 
-pub use socialite_domain::{error, event, format, ids, model, numbers, plan, rules, trace};
+pub use socialite_domain::{
+    error, event, format, ids, model, numbers, plan, rules, timeline_change, trace,
+};
 
 pub mod accounts;
 pub mod backends;

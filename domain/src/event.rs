@@ -134,20 +134,6 @@ impl Event {
         }
     }
 
-    /// Whether fanout acts on the event; the others only record a write.
-    pub fn changes_timelines(&self) -> bool {
-        !matches!(
-            self,
-            Event::UserPut { .. }
-                | Event::StandingSet { .. }
-                | Event::Blocked { .. }
-                | Event::Unblocked { .. }
-                | Event::Liked { .. }
-                | Event::Unliked { .. }
-                | Event::MarkerSet { .. }
-        )
-    }
-
     pub fn encode(&self) -> Vec<u8> {
         use pb::event::Kind;
         let s = |u: &UserId| u.as_str().to_owned();

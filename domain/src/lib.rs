@@ -6,7 +6,8 @@
 //! - [`ids`], [`model`], [`error`]: the domain's values and their limits;
 //!   [`numbers`]: dense timeline numbers, which fanout's target lists carry.
 //! - [`event`]: what happened, as it travels on the log ([`trace`]: the
-//!   trace context an event carries).
+//!   trace context an event carries); [`timeline_change`]: the log as
+//!   timelines read it.
 //! - [`rules`]: the checks that refuse writes, what a deletion tells the
 //!   pipeline, which entries a stored timeline accepts.
 //! - [`format`](mod@format): the export format's records, and what an import admits.
@@ -24,6 +25,7 @@ pub mod model;
 pub mod numbers;
 pub mod plan;
 pub mod rules;
+pub mod timeline_change;
 pub mod trace;
 
 pub use error::{Error, ErrorKind, Result};
