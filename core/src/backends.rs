@@ -1,7 +1,6 @@
 //! Every port of a deployment, opened, in one value. Which adapters fill it
 //! is decided by the runtime crate from the settings; core only meters them.
 
-use crate::accounts::Standings;
 use crate::feed::config::FeedConfig;
 use crate::feed::hybrid::Marks;
 use crate::feed::stamp::WriteEpoch;
@@ -11,6 +10,7 @@ use crate::ports::{
     Accounts, AppliedFeed, Backup, ContentStore, EventLog, GraphStore, Outbox, Rewind,
     TimelineStore, Transfer,
 };
+use crate::standings::Standings;
 use std::sync::Arc;
 
 /// Every port, opened and metered.

@@ -22,7 +22,7 @@
 //! - [`live`]: live timelines, pushed to open streams as fanout applies them.
 //! - [`relay`] (outbox → log) and [`worker`] (log → timelines): the two loops
 //!   of the pipeline; [`health`] (with [`fault`]), [`metrics`], [`shutdown`] serve them.
-//! - [`accounts`]: standings as this process knows them, read through the
+//! - [`standings`]: account standings as this process knows them, read through the
 //!   `Accounts` port and kept fresh; [`deletions`]: finishing the user
 //!   deletions a crash cut short.
 //! - [`transfer`]: export, import, verification, a migration's catch-up and
@@ -35,7 +35,6 @@ pub use socialite_domain::{
     error, event, format, ids, model, numbers, plan, rules, timeline_change, trace,
 };
 
-pub mod accounts;
 pub mod backends;
 pub mod backups;
 pub mod deletions;
@@ -52,6 +51,7 @@ pub mod redact;
 pub mod relay;
 pub mod shutdown;
 pub mod sim;
+pub mod standings;
 pub mod transfer;
 pub mod worker;
 

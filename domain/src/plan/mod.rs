@@ -15,7 +15,6 @@
 //! Facts are read when the plan needs them, not all up front: a follow of an
 //! account already followed reads neither counts nor lists.
 
-pub mod account;
 pub mod deletion;
 pub mod edge;
 pub mod import;
@@ -27,6 +26,7 @@ pub mod post;
 pub mod relation;
 pub mod replay;
 pub mod repost;
+pub mod user;
 pub mod write;
 
 use crate::error::{Error, Result};

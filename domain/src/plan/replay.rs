@@ -12,7 +12,7 @@
 //! A user's deletion is replayed whole, by the caller, on its last event
 //! ([`deleted_user`]): it runs in steps of its own transactions.
 
-use super::{account, edge, like, marker, membership, post, relation, repost, Step, Txn};
+use super::{edge, like, marker, membership, post, relation, repost, user, Step, Txn};
 use crate::event::Event;
 use crate::ids::{check_time_not_ahead, now_ms, UserId};
 use crate::model::Post;
@@ -107,11 +107,11 @@ pub async fn replay_event<T: Txn>(txn: &mut T, event: &Event) -> Result<bool, T:
             relate(txn, user, Relation::Block, target, false).await?
         }
         Event::UserPut { user, profile } => {
-            account::put_user(txn, user, profile.clone()).await?;
+            user::put_user(txn, user, profile.clone()).await?;
             true
         }
         Event::StandingSet { user, standing } => {
-            account::set_standing(txn, user, |_| *standing).await? != *standing
+            user::set_standing(txn, user, |_| *standing).await? != *standing
         }
         Event::Liked { .. } | Event::Unliked { .. } | Event::MarkerSet { .. } => {
             replay_reader_event(txn, event).await?

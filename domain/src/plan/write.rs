@@ -165,7 +165,7 @@ impl Write {
         use super::*;
         Ok(match self {
             Write::PutUser { user, profile } => {
-                let (created, now) = account::put_user(txn, user, profile.clone()).await?;
+                let (created, now) = user::put_user(txn, user, profile.clone()).await?;
                 Done::User(created, now)
             }
             Write::BeginDeletion(user) => Done::Changed(deletion::begin_deletion(txn, user).await?),
@@ -195,12 +195,12 @@ impl Write {
                 Done::Relation(relation::change_relation(txn, change).await?)
             }
             Write::RevokeTokens { user, at_ms } => {
-                account::set_standing(txn, user, |s| s.revoked(*at_ms)).await?;
+                user::set_standing(txn, user, |s| s.revoked(*at_ms)).await?;
                 Done::Changed(true)
             }
             Write::Suspension { user, on, at_ms } => {
                 let held =
-                    account::set_standing(txn, user, |s| s.with_suspension(*on, *at_ms).0).await?;
+                    user::set_standing(txn, user, |s| s.with_suspension(*on, *at_ms).0).await?;
                 Done::Changed(held.suspended != *on)
             }
             Write::Import { records, caps } => {
