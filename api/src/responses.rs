@@ -205,6 +205,50 @@ mod tests {
         }
     }
 
+    /// The error codes a description names (in backquotes).
+    fn codes(description: &str) -> Vec<&str> {
+        let names =
+            |c: &&str| !c.is_empty() && c.bytes().all(|b| b.is_ascii_lowercase() || b == b'_');
+        description
+            .split('`')
+            .skip(1)
+            .step_by(2)
+            .filter(names)
+            .collect()
+    }
+
+    /// A route's own answer for a status that every route answers says
+    /// more than the common refusal (`unavailable`, `read_only`), or the
+    /// route names nothing of its own and leaves the common one in place.
+    #[test]
+    fn no_route_narrows_a_common_refusal() {
+        let doc = document();
+        let components = &doc.components.as_ref().unwrap().responses;
+        let common = |name: &str| match &components[name] {
+            RefOr::T(r) => codes(&r.description),
+            RefOr::Ref(_) => unreachable!(),
+        };
+        let every_route = [
+            ("408", common("BodyTimeout")),
+            ("413", common("BodyTooLarge")),
+            ("414", common("UriTooLong")),
+            ("415", common("UnsupportedBody")),
+            ("431", common("HeadersTooLarge")),
+            ("503", common("Unavailable")),
+        ];
+        for (route, op) in operations(&doc) {
+            for (status, covered) in &every_route {
+                if let Some(RefOr::T(r)) = op.responses.responses.get(*status) {
+                    let own = codes(&r.description);
+                    assert!(
+                        own.is_empty() || own.iter().any(|c| !covered.contains(c)),
+                        "{route} restates the common {status} ({own:?}): leave it out"
+                    );
+                }
+            }
+        }
+    }
+
     /// What the guard and the extractors answer is in every route's
     /// contract, by what the route takes and whether it is secured.
     #[test]
