@@ -257,9 +257,9 @@ pub struct ThreadQuery {
     pub cursor: Option<PostIdOrEmpty>,
     /// The reader whose mutes and blocks hide posts (server keys; a user
     /// token always reads as its user, and may name only that user).
-    /// Absent: what every reader sees.
+    /// Absent or empty: what every reader sees.
     #[param(inline, example = "bob")]
-    pub viewer: Option<UserId>,
+    pub viewer: Option<UserIdOrEmpty>,
 }
 
 /// Where a live stream resumes.
