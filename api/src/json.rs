@@ -8,7 +8,7 @@ use socialite_core::model::{
     rfc3339_ms, FeedItem, Page, Post, PostCounts, Relationship, Suggestion, User,
 };
 use socialite_core::reads::{ForwardPage, Thread};
-use socialite_core::rules::markers::Marker;
+use socialite_domain::feed::markers::Marker;
 use utoipa::ToSchema;
 
 mod notices;

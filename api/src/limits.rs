@@ -29,7 +29,7 @@ pub struct Limits {
     /// How long a live stream lives before it ends with `reconnect`.
     pub stream_lifetime: Duration,
     /// Backups kept in the data directory's backup directory, the oldest
-    /// removed past it; 0 keeps them all (`socialite_core::rules::backups`).
+    /// removed past it; 0 keeps them all (`socialite_domain::transfer::backups`).
     pub max_backups: usize,
 }
 
@@ -46,7 +46,7 @@ impl Default for Limits {
             max_streams_per_user: 8,
             max_streams_per_key: 5_000,
             stream_lifetime: Duration::from_secs(3_600),
-            max_backups: socialite_core::rules::backups::DEFAULT_MAX_BACKUPS,
+            max_backups: socialite_domain::transfer::backups::DEFAULT_MAX_BACKUPS,
         }
     }
 }

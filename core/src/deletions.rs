@@ -1,5 +1,5 @@
 //! Finishes users' deletions that a crash cut short. A deletion runs in
-//! steps ([`crate::rules::cascade::DeletionStage`]) while its request waits;
+//! steps ([`socialite_domain::deletion::cascade::DeletionStage`]) while its request waits;
 //! if the process dies midway, the user stays marked as being deleted (gone
 //! to readers and writers) and the producer finishes the deletion here, at
 //! start-up and then every minute. Steps are idempotent, so a sweep that

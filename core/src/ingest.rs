@@ -1,10 +1,14 @@
 //! Ingestion: validates writes and stores them. The stores queue the matching
 //! events in their outbox in the same transaction; the relay takes them to the
 //! log. Everything here is shared by the REST and gRPC transports, and every
-//! call is checked against its caller's permissions (`crate::rules::access`).
+//! call is checked against its caller's permissions (`socialite_domain::accounts::access`).
 
 use crate::backends::Backends;
 use crate::backups::Backups;
+use crate::checks::{
+    check_edge_count, edge_lists, post_not_found, user_not_found, EdgeChange, EdgeOp, EdgeRequest,
+    EdgeTransition, Membership,
+};
 use crate::error::{Error, Result};
 use crate::feed::hybrid::Marks;
 use crate::feed::stamp::{Advance, WriteEpoch};
@@ -12,23 +16,19 @@ use crate::gate::{Passed, WriteGate};
 use crate::ids::{GroupName, PostId, PostIdGen, UserId};
 use crate::metrics::metrics;
 use crate::model::{json_object, validate_message, Post, PostRef, User};
-use crate::plan::marker::marker_now;
-use crate::plan::repost::Reposted;
 use crate::ports::{ContentStore, GraphStore};
-use crate::rules::access::{authenticated, check, Act, Caller};
-use crate::rules::backups::DEFAULT_MAX_BACKUPS;
-use crate::rules::checks::{
-    check_edge_count, edge_lists, post_not_found, user_not_found, EdgeChange, EdgeOp, EdgeRequest,
-    EdgeTransition, Membership,
-};
-use crate::rules::hybrid::Hybrid;
-use crate::rules::likes::LikeChange;
-use crate::rules::markers::{Marker, MarkerTimeline};
-use crate::rules::mentions::candidates;
-use crate::rules::relations::{Relation, RelationChange, RelationTransition};
-use crate::rules::reposts::RepostChange;
 use crate::standings::Standings;
 use serde_json::Value;
+use socialite_domain::accounts::access::{authenticated, check, Act, Caller};
+use socialite_domain::feed::hybrid::Hybrid;
+use socialite_domain::feed::marker::marker_now;
+use socialite_domain::feed::markers::{Marker, MarkerTimeline};
+use socialite_domain::graph::relations::{Relation, RelationChange, RelationTransition};
+use socialite_domain::interactions::likes::LikeChange;
+use socialite_domain::interactions::repost::Reposted;
+use socialite_domain::interactions::reposts::RepostChange;
+use socialite_domain::posts::mentions::candidates;
+use socialite_domain::transfer::backups::DEFAULT_MAX_BACKUPS;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 use tracing::Instrument;
@@ -40,7 +40,7 @@ const RECREATE_WAIT: Duration = Duration::from_secs(5);
 /// Ids tried for one new post when the store holds a post under them.
 const NEW_ID_TRIES: u32 = 16;
 
-pub use crate::rules::checks::DEFAULT_MAX_FOLLOWING;
+pub use crate::checks::DEFAULT_MAX_FOLLOWING;
 
 pub struct Ingest {
     content: Arc<dyn ContentStore>,
@@ -132,10 +132,10 @@ impl Ingest {
     /// Backs the deployment's embedded stores up while it serves, into the
     /// new directory `name` under its backup directory: an operator's act,
     /// one at a time, after which the oldest backups past the cap go
-    /// ([`crate::rules::backups`]). Returns where, and the rows copied.
+    /// ([`socialite_domain::transfer::backups`]). Returns where, and the rows copied.
     pub async fn backup(&self, caller: &Caller, name: &str) -> Result<(std::path::PathBuf, u64)> {
         check(caller, Act::Operate)?;
-        crate::rules::checks::check_backup_name(name)?;
+        crate::checks::check_backup_name(name)?;
         let Some(backups) = &self.backups else {
             return Err(Error::invalid(
                 "backup_unsupported",
@@ -251,7 +251,7 @@ impl Ingest {
 
     /// Follows and unfollows many accounts for `user` at once: the caller
     /// must act as `user` (else the whole call is refused), at most
-    /// [`crate::rules::checks::MAX_EDGES_PER_CALL`] edges, and then each edge is changed as one
+    /// [`crate::checks::MAX_EDGES_PER_CALL`] edges, and then each edge is changed as one
     /// follow or unfollow changes it, with the same checks and events, in
     /// order. One answer per edge: its transition, or why it was refused.
     pub async fn change_edges(

@@ -8,10 +8,13 @@
 //!
 //! # Layout
 //!
-//! - [`model`], [`ids`], [`event`], [`error`], [`rules`], [`format`](mod@format),
-//!   [`plan`], [`numbers`], [`trace`]: the domain floor, the crate
-//!   `socialite-domain` (re-exported here): values, events, the rules
-//!   that decide every write, the export format and the write planners.
+//! - [`model`], [`ids`], [`event`], [`error`], [`checks`], [`plan`],
+//!   [`write`], [`numbers`], [`trace`]: the domain's floor and its writes,
+//!   from the crate `socialite-domain` (re-exported here). The domain's
+//!   features (the rules and planners of accounts, graph, posts,
+//!   interactions, notifications, feed, deletion and transfer) are named
+//!   through `socialite_domain`, since core's own feed and transfer
+//!   folders share their names.
 //! - [`ports`]: one trait per capability (`ContentStore`, `GraphStore`,
 //!   `Outbox`, `EventLog`, `TimelineStore`), and [`backends`]: all of them
 //!   opened, each metered (`ports::Metered`, generated with its port).
@@ -31,9 +34,7 @@
 //! - [`sim`]: seeded random numbers and Zipf picks for tests, benchmarks and
 //!   retry jitter; [`redact`]: secrets kept out of logged URIs.
 
-pub use socialite_domain::{
-    error, event, format, ids, model, numbers, plan, rules, timeline_change, trace,
-};
+pub use socialite_domain::{checks, error, event, ids, model, numbers, plan, trace, write};
 
 pub mod backends;
 pub mod backups;

@@ -1,7 +1,8 @@
 //! Reads, with paging: profiles, posts and timelines here, the graph in
 //! `reads/graph.rs`. Shared by the REST and gRPC transports; every call is
-//! checked against its caller's permissions (`crate::rules::access`).
+//! checked against its caller's permissions (`socialite_domain::accounts::access`).
 
+use crate::checks::{group_not_found, list_not_found, post_not_found, user_not_found};
 use crate::error::Error;
 use crate::error::Result;
 use crate::feed::timeline::{read_timeline, ReadSource};
@@ -14,9 +15,8 @@ use crate::ids::{
 use crate::metrics::metrics;
 use crate::model::{newest, page_size, FeedItem, Page, Post, Relationship, Suggestion, User};
 use crate::ports::IdRange;
-use crate::rules::access::{check, viewing_as, Act, Caller};
-use crate::rules::checks::{group_not_found, list_not_found, post_not_found, user_not_found};
-use crate::rules::relations::{Hidden, Relation};
+use socialite_domain::accounts::access::{check, viewing_as, Act, Caller};
+use socialite_domain::graph::relations::{Hidden, Relation};
 use std::collections::{HashMap, HashSet};
 
 mod graph;

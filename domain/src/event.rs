@@ -3,7 +3,7 @@
 use crate::error::{Error, Result};
 use crate::ids::{GroupName, ListName, PostId, UserId};
 use crate::model::marker::{Marker, MarkerTimeline};
-use crate::model::notice_kind::NoticeKind;
+use crate::model::notice::NoticeKind;
 use crate::model::standing::Standing;
 use crate::model::{Post, PostRef};
 use crate::trace::Trace;
@@ -16,7 +16,7 @@ pub enum Event {
     /// A new post, with the trace it was made in (see [`crate::trace`]).
     PostCreated { post: Post, trace: Trace },
     /// A post gone; `told` is what it had told whom (a reply, a repost,
-    /// mentions: [`crate::rules::notifications::told_of_post`]).
+    /// mentions: [`crate::notifications::notified::told_of_post`]).
     PostDeleted {
         post: PostId,
         author: UserId,

@@ -3,7 +3,7 @@
 #[cfg(test)]
 use super::*;
 #[cfg(test)]
-use crate::rules::notices::NoticeKind;
+use crate::notifications::notices::NoticeKind;
 
 #[test]
 fn events_round_trip() {

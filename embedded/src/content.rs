@@ -12,8 +12,8 @@ use socialite_core::error::{Error, Result};
 use socialite_core::ids::{PostId, UserId};
 use socialite_core::model::{Entry, Post, PostCounts, PostRef, User};
 use socialite_core::ports::{Deletions, IdRange, Likes, Markers, Notices, Posts, Reposts, Users};
-use socialite_core::rules::markers::Marker;
-use socialite_core::rules::notifications::{GroupKey, NoticeGroup};
+use socialite_domain::feed::markers::Marker;
+use socialite_domain::notifications::notified::{GroupKey, NoticeGroup};
 use std::sync::Arc;
 
 fn load_user(txn: &ReadTransaction, id: &UserId) -> Result<Option<User>> {

@@ -2,7 +2,7 @@
 //! ([`Transfer`]). An export reads one redb read transaction from start to
 //! end, so it is a consistent snapshot however long it takes and whatever
 //! is written meanwhile; an import runs each batch in one write
-//! transaction, each record planned by `socialite_core::plan::import`.
+//! transaction, each record planned by `socialite_domain::transfer::import`.
 
 use crate::accounts;
 use crate::content::to_post;
@@ -13,11 +13,11 @@ use async_trait::async_trait;
 use redb::{ReadTransaction, ReadableDatabase, ReadableTable};
 use serde_json::{Map, Value};
 use socialite_core::error::Result;
-use socialite_core::format::record::Record;
 use socialite_core::ids::{GroupName, PostId, UserId};
 use socialite_core::ports::{ExportView, Standing, Transfer};
-use socialite_core::rules::markers::{Marker, MarkerTimeline};
-use socialite_core::rules::relations::Relation;
+use socialite_domain::feed::markers::{Marker, MarkerTimeline};
+use socialite_domain::graph::relations::Relation;
+use socialite_domain::transfer::record::Record;
 use std::collections::HashSet;
 use std::ops::Bound::{Excluded, Unbounded};
 
@@ -221,7 +221,7 @@ impl Snapshot {
 
     /// Likes of stored posts whose author and liker are not being deleted
     /// (a deleted post's like rows name nothing: see
-    /// `socialite_core::rules::likes`).
+    /// `socialite_domain::interactions::likes`).
     fn likes(
         &self,
         after: Option<(String, String)>,

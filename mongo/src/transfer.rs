@@ -3,7 +3,7 @@
 //! last key it gave (keyset paging: the same cost per page however deep);
 //! it is consistent when no writes run meanwhile, and a migration's
 //! catch-up carries over those that do. An import runs each batch in one
-//! transaction, each record planned by `socialite_core::plan::import`.
+//! transaction, each record planned by `socialite_domain::transfer::import`.
 
 use crate::db::{db_err, Db};
 use crate::lists::lists_of;
@@ -13,10 +13,10 @@ use futures_util::TryStreamExt;
 use mongodb::bson::{doc, Bson, Document};
 use mongodb::Collection;
 use socialite_core::error::Result;
-use socialite_core::format::record::Record;
 use socialite_core::ids::{GroupName, PostId, UserId};
 use socialite_core::ports::{ExportView, Standing, Transfer};
-use socialite_core::rules::relations::Relation;
+use socialite_domain::graph::relations::Relation;
+use socialite_domain::transfer::record::Record;
 use std::collections::HashSet;
 
 /// The collections of an export, in the format's order, each with the
@@ -188,7 +188,7 @@ impl Pages {
 impl Pages {
     /// The likes and reposts among `docs` whose post is exported: stored,
     /// and not by a user being deleted (a deleted post's likes and reposts
-    /// name nothing; see `socialite_core::rules::likes` and `reposts`).
+    /// name nothing; see `socialite_domain::interactions::likes` and `reposts`).
     /// Documents of other sections pass.
     async fn of_exported_posts(&self, docs: Vec<Document>) -> Result<Vec<Document>> {
         // A like's post, or a repost's original.

@@ -12,12 +12,12 @@ use common::ports::{open, Kind};
 use serde_json::json;
 use socialite_core::backends::Backends;
 use socialite_core::ingest::Ingest;
-use socialite_core::plan::import::Caps;
 use socialite_core::reads::Reads;
-use socialite_core::rules::access::Caller;
-use socialite_core::rules::relations::Relation;
 use socialite_core::sim::{Rng, Zipf};
 use socialite_core::transfer::{export::export, import::import};
+use socialite_domain::accounts::access::Caller;
+use socialite_domain::graph::relations::Relation;
+use socialite_domain::transfer::import::Caps;
 use socialite_testkit::Opened;
 
 socialite_testkit::round_trip_suite!(

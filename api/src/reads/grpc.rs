@@ -8,8 +8,8 @@ use crate::pb::{
 use crate::MAX_BODY_BYTES;
 use socialite_core::model::{rfc3339_ms, Post};
 use socialite_core::reads::{Direction, Reads};
-use socialite_core::rules::access::Caller;
-use socialite_core::rules::relations::Relation;
+use socialite_domain::accounts::access::Caller;
+use socialite_domain::graph::relations::Relation;
 use socialite_proto::v1 as pb;
 use socialite_proto::v1::reads_server::ReadsServer;
 use std::sync::Arc;

@@ -2,7 +2,7 @@
 //! forward from a post, oldest unseen first.
 
 use super::*;
-use crate::rules::markers::Marker;
+use socialite_domain::feed::markers::Marker;
 
 /// How far back from the newest entry a forward page may start: the
 /// newest this many entries of a timeline are paged forward; a place older

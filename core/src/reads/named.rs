@@ -14,7 +14,7 @@
 //!   answers 404 as it shows in no timeline.
 
 use super::*;
-use crate::rules::reposts::shown_by_id;
+use socialite_domain::interactions::reposts::shown_by_id;
 use std::sync::Arc;
 
 /// Who a read by name is made for ([`viewing_as`]: `None` reads what

@@ -1,10 +1,12 @@
 //! A user's notifications as they read them: entries newest first, each
-//! with its visible actors and count ([`crate::rules::notifications`]),
+//! with its visible actors and count ([`socialite_domain::notifications::notified`]),
 //! and how many are unread (newer than their notifications marker).
 
 use super::*;
-use crate::rules::markers::MarkerTimeline;
-use crate::rules::notifications::{NoticeGroup, NoticeKind, ACTORS_SHOWN, MAX_UNREAD};
+use socialite_domain::feed::markers::MarkerTimeline;
+use socialite_domain::notifications::notified::{
+    NoticeGroup, NoticeKind, ACTORS_SHOWN, MAX_UNREAD,
+};
 
 /// An entry with at most this many notices is read whole when the reader
 /// hides someone; a larger one counts the hidden among its actors.

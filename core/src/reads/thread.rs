@@ -1,11 +1,11 @@
 //! A post's thread: the posts it answers, root first, and its direct
-//! replies, oldest first, a page at a time ([`crate::rules::replies`]),
+//! replies, oldest first, a page at a time ([`socialite_domain::posts::replies`]),
 //! without what the viewer's mutes and blocks hide. The post itself is
 //! read as a read of it by id is (`super::named`): 404 across a block.
 
 use super::*;
 use crate::model::PostCounts;
-use crate::rules::replies::MAX_ANCESTORS;
+use socialite_domain::posts::replies::MAX_ANCESTORS;
 
 /// A post with the conversation around it, and every shown post's counts.
 #[derive(Debug, Clone, PartialEq)]

@@ -13,8 +13,8 @@
 //! post).
 
 use crate::error::Result;
-use crate::format::record::Record;
 use crate::ports::{ExportView, Transfer};
+use socialite_domain::transfer::record::Record;
 
 /// A store being read as a stream.
 pub struct Stream {

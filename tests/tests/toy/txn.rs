@@ -3,17 +3,17 @@
 
 use super::{State, ToyTxn};
 use serde_json::{Map, Value};
+use socialite_core::checks::{post_id_taken, Membership};
 use socialite_core::error::{Error, Result};
 use socialite_core::ids::{GroupName, ListName, PostId, UserId};
 use socialite_core::model::Post;
-use socialite_core::plan::deletion::Side;
-use socialite_core::plan::write::Ledger;
+use socialite_core::plan::Ledger;
+use socialite_core::plan::Side;
 use socialite_core::plan::{Step, Txn};
 use socialite_core::ports::Standing;
-use socialite_core::rules::checks::{post_id_taken, Membership};
-use socialite_core::rules::markers::{Marker, MarkerTimeline};
-use socialite_core::rules::notifications::{GroupKey, Notice, NoticeGroup, NoticeKey};
-use socialite_core::rules::relations::Relation;
+use socialite_domain::feed::markers::{Marker, MarkerTimeline};
+use socialite_domain::graph::relations::Relation;
+use socialite_domain::notifications::notified::{GroupKey, Notice, NoticeGroup, NoticeKey};
 use std::collections::{BTreeMap, BTreeSet};
 
 impl State {
