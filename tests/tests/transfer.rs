@@ -161,9 +161,10 @@ async fn round_trip(to: Opened) {
             r1.notifications(C, &u, Some(200), None).await,
             r2.notifications(C, &u, Some(200), None).await,
         );
-        let entries = |p: &socialite_core::model::Page<socialite_core::reads::Notification, _>| {
-            p.items.clone()
-        };
+        let entries = |p: &socialite_core::model::Page<
+            socialite_core::notifications::Notification,
+            _,
+        >| { p.items.clone() };
         match (a, b) {
             (Ok(a), Ok(b)) => {
                 told += a.items.len();

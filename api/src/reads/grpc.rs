@@ -6,8 +6,9 @@ use crate::pb::{
     counted_post, edge_page, entry, limit, marker, optional, post_page, user, user_page,
 };
 use crate::MAX_BODY_BYTES;
+use socialite_core::graph::Direction;
 use socialite_core::model::{rfc3339_ms, Post};
-use socialite_core::reads::{Direction, Reads};
+use socialite_core::reads::Reads;
 use socialite_domain::accounts::access::Caller;
 use socialite_domain::graph::relations::Relation;
 use socialite_proto::v1 as pb;
@@ -156,7 +157,7 @@ impl pb::reads_server::Reads for ReadsGrpc {
             .0
             .notifications(&caller, &r.user, limit(r.limit), optional(&r.before));
         let page = read.await.map_err(to_status)?;
-        let entry = |n: &socialite_core::reads::Notification| pb::Notification {
+        let entry = |n: &socialite_core::notifications::Notification| pb::Notification {
             kind: n.kind.as_str().to_owned(),
             post_id: n.post.map(|p| p.to_string()).unwrap_or_default(),
             actors: n.actors.iter().map(|a| a.to_string()).collect(),

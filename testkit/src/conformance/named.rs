@@ -7,7 +7,8 @@
 //! nothing asked for by name.
 
 use super::*;
-use socialite_core::reads::{Direction, Reads};
+use socialite_core::graph::Direction;
+use socialite_core::reads::Reads;
 use socialite_domain::interactions::likes::LikeChange;
 use socialite_domain::interactions::reposts::RepostChange;
 

@@ -5,7 +5,8 @@
 
 use super::*;
 use socialite_core::feed::notify;
-use socialite_core::reads::{Notification, Reads};
+use socialite_core::notifications::Notification;
+use socialite_core::reads::Reads;
 use socialite_domain::interactions::likes::LikeChange;
 use socialite_domain::interactions::reposts::RepostChange;
 use socialite_domain::notifications::notified::NoticeKind;

@@ -1,7 +1,28 @@
 //! Reads of the graph: followers and followees, lists, relationships,
 //! suggestions, mutes and blocks, and groups.
 
-use super::*;
+use crate::checks::group_not_found;
+use crate::error::Result;
+use crate::ids::{decode_edge_cursor, decode_user_cursor, GroupName, ListName, UserId};
+use crate::model::{page_size, Page, Relationship, Suggestion};
+use crate::reads::{time_page, user_page, Reads};
+use socialite_domain::accounts::access::{check, Act, Caller};
+use socialite_domain::graph::relations::Relation;
+use std::collections::{HashMap, HashSet};
+
+/// Suggestions read the first this many of a user's followees (in id
+/// order)...
+const SUGGESTION_SOURCES: usize = 200;
+/// ...and the first this many followees of each: at most 40,000 edges read,
+/// however many the user follows.
+const SUGGESTION_FANIN: usize = 200;
+
+/// Which edge list to page through.
+#[derive(Debug, Clone, Copy)]
+pub enum Direction {
+    Followers,
+    Following,
+}
 
 impl Reads {
     /// A user's followers or followees, newest follow first, each with

@@ -1,7 +1,11 @@
 //! Reads of likes: a post with its counts, and who likes it.
 
-use super::*;
+use crate::error::Result;
+use crate::ids::{decode_edge_cursor, UserId};
 use crate::model::PostCounts;
+use crate::model::{page_size, Page, Post};
+use crate::reads::{time_page, Reads};
+use socialite_domain::accounts::access::Caller;
 
 impl Reads {
     /// The post with its counts, as `viewer` sees it ([`Reads::post`]).

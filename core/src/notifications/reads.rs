@@ -2,11 +2,17 @@
 //! with its visible actors and count ([`socialite_domain::notifications::notified`]),
 //! and how many are unread (newer than their notifications marker).
 
-use super::*;
+use crate::error::Result;
+use crate::ids::{PostId, UserId};
+use crate::model::{page_size, Page};
+use crate::reads::Reads;
+use socialite_domain::accounts::access::{check, Act, Caller};
 use socialite_domain::feed::markers::MarkerTimeline;
+use socialite_domain::graph::relations::Hidden;
 use socialite_domain::notifications::notified::{
     NoticeGroup, NoticeKind, ACTORS_SHOWN, MAX_UNREAD,
 };
+use std::collections::HashSet;
 
 /// An entry with at most this many notices is read whole when the reader
 /// hides someone; a larger one counts the hidden among its actors.

@@ -3,9 +3,15 @@
 //! without what the viewer's mutes and blocks hide. The post itself is
 //! read as a read of it by id is (`super::named`): 404 across a block.
 
-use super::*;
+use crate::error::Result;
+use crate::ids::{PostId, UserId};
 use crate::model::PostCounts;
+use crate::model::{page_size, Page, Post};
+use crate::reads::Reads;
+use socialite_domain::accounts::access::{check, viewing_as, Act, Caller};
+use socialite_domain::graph::relations::Hidden;
 use socialite_domain::posts::replies::MAX_ANCESTORS;
+use std::collections::HashMap;
 
 /// A post with the conversation around it, and every shown post's counts.
 #[derive(Debug, Clone, PartialEq)]

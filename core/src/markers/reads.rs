@@ -1,7 +1,14 @@
 //! Reads for resuming: a user's markers, and the home timeline paged
 //! forward from a post, oldest unseen first.
 
-use super::*;
+use crate::error::Result;
+use crate::feed::timeline::{read_timeline, ReadSource};
+use crate::feed::Feed;
+use crate::ids::{PostId, UserId};
+use crate::metrics::metrics;
+use crate::model::{page_size, FeedItem};
+use crate::reads::Reads;
+use socialite_domain::accounts::access::{check, Act, Caller};
 use socialite_domain::feed::markers::Marker;
 
 /// How far back from the newest entry a forward page may start: the
