@@ -71,6 +71,13 @@ fn events_round_trip() {
                 at_ms: 1_700_000_000_789,
             },
         },
+        Event::KeptChanged {
+            collection: crate::model::collection::Collection::named("bookmarks"),
+            user: b.clone(),
+            post: PostId(9),
+            at_ms: 1_700_000_000_790,
+            kept: true,
+        },
         Event::UserPut {
             user: b.clone(),
             profile: None,

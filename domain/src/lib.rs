@@ -16,7 +16,9 @@
 //! [`accounts`], [`graph`], [`posts`], [`interactions`] (likes, reposts),
 //! [`notifications`], [`feed`] (what timelines accept, markers),
 //! [`deletion`] and [`transfer`] (the export format, import, replay,
-//! backups). A feature imports the floor and the features below it, never
+//! backups). [`collections`]: posts a user keeps (a collection a feature
+//! such as bookmarks names), stored, deleted, exported and replayed alike
+//! for every collection. A feature imports the floor and the features below it, never
 //! one above: accounts, graph, feed and notifications use the floor only;
 //! interactions add notifications; posts add interactions; deletion and
 //! transfer come last.
@@ -26,6 +28,7 @@
 
 pub mod accounts;
 pub mod checks;
+pub mod collections;
 pub mod deletion;
 pub mod error;
 pub mod event;

@@ -13,6 +13,7 @@ use crate::checks::Membership;
 use crate::error::{Error, Result};
 use crate::event::Event;
 use crate::ids::{GroupName, ListName, PostId, UserId};
+use crate::model::collection::{Collection, Kept};
 use crate::model::marker::{Marker, MarkerTimeline};
 use crate::model::notice::{GroupKey, Notice, NoticeGroup, NoticeKey};
 use crate::model::relation::Relation;
@@ -140,6 +141,22 @@ pub enum Step {
     },
     /// The user's marker of a timeline set to `marker`.
     PutMarker { user: UserId, marker: Marker },
+    /// `post` in the user's `collection`, kept at `at_ms` (it is not there).
+    Keep {
+        collection: Collection,
+        user: UserId,
+        kept: Kept,
+    },
+    /// `post` out of the user's `collection` (it is there).
+    Unkeep {
+        collection: Collection,
+        user: UserId,
+        post: PostId,
+    },
+    /// Every collection of the user gone (their deletion's last step).
+    ForgetKept(UserId),
+    /// These posts out of every user's collections (the posts are gone).
+    ForgetKeptPosts(Vec<PostId>),
     /// The event queued on the outbox, for the relay to put on the log.
     Emit(Event),
 }
@@ -271,6 +288,19 @@ pub trait Txn {
         user: &UserId,
         timeline: MarkerTimeline,
     ) -> Result<Option<Marker>, Self::Error>;
+    /// When the user kept `post` in `collection`, if it is there.
+    async fn kept_at(
+        &mut self,
+        collection: &Collection,
+        user: &UserId,
+        post: PostId,
+    ) -> Result<Option<u64>, Self::Error>;
+    /// How many posts the user's `collection` holds.
+    async fn kept_count(
+        &mut self,
+        collection: &Collection,
+        user: &UserId,
+    ) -> Result<u64, Self::Error>;
     /// The post `id`, if it is stored.
     async fn post(&mut self, id: PostId) -> Result<Option<crate::model::Post>, Self::Error>;
     /// Writes `steps` in order (the backend's part of [`Txn::apply`]).

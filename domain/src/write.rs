@@ -6,6 +6,7 @@
 
 use crate::accounts::user;
 use crate::checks::{EdgeChange, EdgeOp, EdgeTransition, Membership};
+use crate::collections::{self, KeepChange};
 use crate::deletion::cascade::DeletionStage;
 use crate::deletion::plan::{begin_deletion, deletion_step};
 use crate::error::{Error, Result};
@@ -65,6 +66,11 @@ pub enum Write {
         to: Marker,
         force: bool,
     },
+    /// A post put in or taken out of a user's collection, at `at_ms`.
+    Keep {
+        change: KeepChange,
+        at_ms: u64,
+    },
     Edge(EdgeChange),
     Membership(Membership),
     Relation(RelationChange),
@@ -118,6 +124,7 @@ impl Write {
             Write::Notices(_) => "apply_notices",
             Write::ForgetNotices { .. } => "forget_notices",
             Write::Marker { .. } => "set_marker",
+            Write::Keep { .. } => "change_kept",
             Write::Edge(change) => match change.op() {
                 EdgeOp::Follow => "follow",
                 EdgeOp::Unfollow => "unfollow",
@@ -152,6 +159,7 @@ impl Write {
             Write::Notices(_) => "storing notifications",
             Write::ForgetNotices { .. } => "forgetting notifications",
             Write::Marker { .. } => "storing a marker",
+            Write::Keep { .. } => "keeping a post",
             Write::Edge(_) => "changing a follow",
             Write::Membership(_) => "changing a membership",
             Write::Relation(_) => "changing a mute or block",
@@ -193,6 +201,9 @@ impl Write {
             Write::Marker { user, to, force } => {
                 let (marker, moved) = marker::set_marker(txn, user, *to, *force).await?;
                 Done::Marker(marker, moved)
+            }
+            Write::Keep { change, at_ms } => {
+                Done::Changed(collections::change_kept(txn, change, *at_ms).await?)
             }
             Write::Edge(change) => Done::Edge(edge::change_edge(txn, change).await?),
             Write::Membership(change) => {

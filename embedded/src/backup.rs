@@ -85,6 +85,9 @@ pub(crate) fn copy_content(from: &ReadTransaction, to: &WriteTransaction) -> Res
         + copy(from, to, USER_LIKES)?
         + copy(from, to, TALLIES)?
         + copy(from, to, MARKERS)?
+        + copy(from, to, KEPT)?
+        + copy(from, to, KEPT_ORDER)?
+        + copy(from, to, KEPT_BY_POST)?
         + copy(from, to, REPLIES)?
         + copy(from, to, REPOSTS)?
         + copy(from, to, REPOSTERS)?

@@ -1,6 +1,6 @@
 //! The content store's ports: users, deletions, posts, likes, reposts,
-//! notifications and markers, each a port of its own; a backend implements
-//! the seven, and anything that does is a `ContentStore`. Every write that
+//! notifications, markers and collections, each a port of its own; a
+//! backend implements the eight, and anything that does is a `ContentStore`. Every write that
 //! other parts must learn of queues its event in the store's outbox in the
 //! same transaction.
 
@@ -9,9 +9,11 @@ use super::transact::Transact;
 use crate::error::Result;
 use crate::fault::StoreFault;
 use crate::ids::{PostId, UserId};
+use crate::model::collection::{Collection, Kept};
 use crate::model::{Entry, Post, PostCounts, User};
 use crate::write::Write;
 use serde_json::{Map, Value};
+use socialite_domain::collections::KeepChange;
 use socialite_domain::deletion::cascade::{DeletionStage, DELETION_STEP};
 use socialite_domain::feed::markers::Marker;
 use socialite_domain::interactions::likes::LikeChange;
@@ -22,10 +24,13 @@ use socialite_domain::notifications::notified::{GroupKey, NoticeChange, NoticeGr
 /// Users and posts. Every write that other parts must learn of queues its
 /// event in the store's outbox in the same transaction, so an acknowledged
 /// change always reaches the log (see [`Outbox`]).
-pub trait ContentStore: Users + Deletions + Posts + Likes + Reposts + Notices + Markers {}
+pub trait ContentStore:
+    Users + Deletions + Posts + Likes + Reposts + Notices + Markers + Collections
+{
+}
 
-impl<T: Users + Deletions + Posts + Likes + Reposts + Notices + Markers + ?Sized> ContentStore
-    for T
+impl<T: Users + Deletions + Posts + Likes + Reposts + Notices + Markers + Collections + ?Sized>
+    ContentStore for T
 {
 }
 
@@ -304,6 +309,33 @@ port! {
         }
         /// The user's markers, in timeline order.
         async fn markers(&self, user: &UserId) -> Result<Vec<Marker>>;
+    }
+}
+
+port! {
+    /// Posts users keep, in collections a feature names (bookmarks, ...):
+    /// every collection stored alike ([`socialite_domain::collections`]).
+    pub trait Collections: Transact as "content" for Metered<dyn ContentStore> {
+        /// Puts a post in or takes it out of a user's collection, as
+        /// [`socialite_domain::collections::change_kept`] plans it, now,
+        /// atomically with its event; whether it changed.
+        write async fn change_kept(&self, change: &KeepChange) -> Result<bool> {
+            let write = Write::Keep {
+                change: change.clone(),
+                at_ms: crate::ids::now_ms(),
+            };
+            self.transact(write).await?.changed()
+        }
+        /// The user's `collection`, newest kept first (a post id tells apart
+        /// those of one millisecond): at most `limit`, after `before` (the
+        /// last of the previous page) when given.
+        async fn kept(
+            &self,
+            collection: &Collection,
+            user: &UserId,
+            before: Option<(u64, PostId)>,
+            limit: usize,
+        ) -> Result<Vec<Kept>>;
     }
 }
 

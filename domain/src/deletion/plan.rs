@@ -126,6 +126,7 @@ pub async fn deletion_step<T: Txn>(
         }
         DeletionStage::Finish => {
             steps.push(Step::ForgetMarkers(user.clone()));
+            steps.push(Step::ForgetKept(user.clone()));
             steps.push(Step::RemoveUser(user.clone()));
             steps.push(Step::Emit(timeline_dropped(user, own_lists)));
         }
@@ -159,6 +160,7 @@ async fn posts_page<T: Txn>(
         posts: done.posts.clone(),
     });
     steps.push(Step::ForgetCounts(done.posts.clone()));
+    steps.push(Step::ForgetKeptPosts(done.posts.clone()));
     let mut answered = txn.answered_among(&done.posts).await?;
     answered.retain(|p| !done.posts.contains(p));
     steps.extend(
@@ -202,7 +204,8 @@ fn unrepost(user: &UserId, page: &[(PostId, PostId, bool)]) -> Vec<Step> {
             author: user.clone(),
             posts: posts.clone(),
         },
-        Step::ForgetCounts(posts),
+        Step::ForgetCounts(posts.clone()),
+        Step::ForgetKeptPosts(posts),
     ];
     let rows = page.iter().map(|&(repost, post, _)| Step::Repost {
         post,

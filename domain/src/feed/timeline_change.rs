@@ -139,7 +139,8 @@ impl<'a> TimelineChange<'a> {
             | Event::StandingSet { .. }
             | Event::Liked { .. }
             | Event::Unliked { .. }
-            | Event::MarkerSet { .. } => return None,
+            | Event::MarkerSet { .. }
+            | Event::KeptChanged { .. } => return None,
         })
     }
 }

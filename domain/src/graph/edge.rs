@@ -149,7 +149,9 @@ mod tests {
             | Step::MarkDeleting { .. }
             | Step::RemoveUser(_)
             | Step::ForgetCounts(_)
-            | Step::ForgetMarkers(_) => "deletion",
+            | Step::ForgetMarkers(_)
+            | Step::ForgetKept(_)
+            | Step::ForgetKeptPosts(_) => "deletion",
             Step::PutUser { .. } | Step::SetStanding { .. } => "user",
             Step::Like { .. } | Step::Tally { .. } => "like",
             Step::Repost { .. } => "repost",
@@ -158,6 +160,7 @@ mod tests {
             | Step::PutNoticeGroup { .. }
             | Step::RemoveNoticeGroup { .. } => "notice",
             Step::PutMarker { .. } => "marker",
+            Step::Keep { .. } | Step::Unkeep { .. } => "kept",
             Step::Emit(_) => "emit",
         }
     }

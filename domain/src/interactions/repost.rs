@@ -153,6 +153,7 @@ pub fn undo_steps(item: &Post, stored: bool) -> Vec<Step> {
             posts: vec![item.id],
         },
         Step::ForgetCounts(vec![item.id]),
+        Step::ForgetKeptPosts(vec![item.id]),
         Step::Repost {
             post: original,
             user: user.clone(),

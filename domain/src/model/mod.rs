@@ -1,5 +1,6 @@
 //! The domain's records and the documented limits that guard them.
 
+pub mod collection;
 pub mod marker;
 pub mod notice;
 pub mod relation;

@@ -94,6 +94,7 @@ pub async fn delete_post<T: Txn>(txn: &mut T, id: PostId) -> Result<Option<Post>
             posts: vec![id],
         },
         Step::ForgetCounts(vec![id]),
+        Step::ForgetKeptPosts(vec![id]),
     ];
     if let Some(answered) = &post.reply_to {
         if txn.post(answered.id).await?.is_some() {

@@ -14,6 +14,7 @@
 
 use crate::accounts::user;
 use crate::checks::{EdgeChange, EdgeOp, Membership};
+use crate::collections::{self, KeepChange};
 use crate::event::Event;
 use crate::feed::marker;
 use crate::graph::edge;
@@ -121,9 +122,10 @@ pub async fn replay_event<T: Txn>(txn: &mut T, event: &Event) -> Result<bool, T:
         Event::StandingSet { user, standing } => {
             user::set_standing(txn, user, |_| *standing).await? != *standing
         }
-        Event::Liked { .. } | Event::Unliked { .. } | Event::MarkerSet { .. } => {
-            replay_reader_event(txn, event).await?
-        }
+        Event::Liked { .. }
+        | Event::Unliked { .. }
+        | Event::MarkerSet { .. }
+        | Event::KeptChanged { .. } => replay_reader_event(txn, event).await?,
         Event::AuthorRetracted { .. } | Event::TimelineDropped { .. } => false,
     })
 }
@@ -137,6 +139,10 @@ fn not_ahead(event: &Event, now: u64) -> crate::error::Result<()> {
         Event::Followed { at_ms, .. } | Event::Liked { at_ms, .. } => {
             check_time_not_ahead("a replayed event", *at_ms, now)
         }
+        Event::KeptChanged { post, at_ms, .. } => {
+            post.check_not_ahead("a replayed kept post", now)?;
+            check_time_not_ahead("a replayed kept post", *at_ms, now)
+        }
         Event::MarkerSet { marker, .. } => {
             marker.last_read.check_not_ahead("a replayed marker", now)?;
             check_time_not_ahead("a replayed marker", marker.at_ms, now)
@@ -148,7 +154,7 @@ fn not_ahead(event: &Event, now: u64) -> crate::error::Result<()> {
     }
 }
 
-/// Replays a like, an unlike or a marker set; whether it changed anything.
+/// Replays a like, an unlike, a marker set or a post kept or taken out; whether it changed anything.
 async fn replay_reader_event<T: Txn>(txn: &mut T, event: &Event) -> Result<bool, T::Error> {
     Ok(match event {
         Event::Liked {
@@ -174,6 +180,25 @@ async fn replay_reader_event<T: Txn>(txn: &mut T, event: &Event) -> Result<bool,
             // order the source applied them in.
             !txn.existing_users(&[user]).await?.is_empty()
                 && marker::set_marker(txn, user, *marker, true).await?.1
+        }
+        Event::KeptChanged {
+            collection,
+            user,
+            post,
+            at_ms,
+            kept,
+        } => {
+            // A post kept before it was deleted, or by a user deleted
+            // since, is gone here too: its deletion's event follows.
+            let gone = txn.existing_users(&[user]).await?.is_empty()
+                || (*kept && txn.post(*post).await?.is_none());
+            let change = KeepChange {
+                collection: collection.clone(),
+                user: user.clone(),
+                post: *post,
+                keep: *kept,
+            };
+            !gone && collections::change_kept(txn, &change, *at_ms).await?
         }
         _ => unreachable!("not a reader's event"),
     })

@@ -12,6 +12,7 @@ use mongodb::bson::doc;
 use mongodb::ClientSession;
 use socialite_core::error::Result;
 use socialite_core::ids::{GroupName, ListName, PostId, UserId};
+use socialite_core::model::collection::Collection;
 use socialite_core::model::Post;
 use socialite_core::plan::Ledger;
 use socialite_core::plan::Side;
@@ -254,6 +255,28 @@ impl Txn for MongoTxn<'_> {
 
     async fn post(&mut self, id: PostId) -> Result<Option<Post>, TxnError> {
         self.store.post_in(self.s, id).await
+    }
+
+    async fn kept_at(
+        &mut self,
+        collection: &Collection,
+        user: &UserId,
+        post: PostId,
+    ) -> Result<Option<u64>, TxnError> {
+        let at = self
+            .store
+            .kept_at_in(self.s, collection, user.as_str(), post);
+        at.await
+    }
+
+    async fn kept_count(
+        &mut self,
+        collection: &Collection,
+        user: &UserId,
+    ) -> Result<u64, TxnError> {
+        self.store
+            .kept_count_in(self.s, collection, user.as_str())
+            .await
     }
 
     async fn marker(

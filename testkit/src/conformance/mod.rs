@@ -3,6 +3,7 @@
 //! the [`Opener`] it is given. A backend runs the whole suite with
 //! [`conformance_suite!`](crate::conformance_suite).
 
+mod collections;
 mod content;
 mod graph;
 mod likes;
@@ -15,6 +16,7 @@ mod reposts;
 mod timelines;
 mod wakes;
 
+pub use collections::*;
 pub use content::*;
 pub use graph::*;
 pub use likes::*;

@@ -25,6 +25,7 @@ use socialite_core::feed::config::{FeedConfig, FeedModel};
 use socialite_core::feed::NoTimelines;
 use socialite_core::ids::{GroupName, ListName, PostId, UserId};
 use socialite_core::live::in_process::InProcessFeed;
+use socialite_core::model::collection::Collection;
 use socialite_core::model::Post;
 use socialite_core::plan::Ledger;
 use socialite_core::ports::{Standing, TimelineStore};
@@ -79,6 +80,8 @@ struct State {
     tallies: BTreeMap<(PostId, u8, u8), i64>,
     /// (user, timeline) → the user's marker of it.
     markers: BTreeMap<(UserId, MarkerTimeline), Marker>,
+    /// (user, collection, post) → when kept.
+    kept: BTreeMap<(UserId, Collection, PostId), u64>,
     accounts: BTreeMap<UserId, Standing>,
 }
 

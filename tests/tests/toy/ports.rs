@@ -8,6 +8,7 @@ use async_trait::async_trait;
 use socialite_core::error::Result;
 use socialite_core::event::Event;
 use socialite_core::ids::{GroupName, ListName, PostId, UserId};
+use socialite_core::model::collection::{Collection, Kept};
 use socialite_core::model::{Entry, Post, PostCounts, User};
 use socialite_core::plan::run_ready;
 use socialite_core::plan::Ledger;
@@ -289,6 +290,33 @@ impl Notices for ToyStore {
             .into_iter()
             .filter(|(_, a)| actors.contains(a))
             .collect())
+    }
+}
+
+#[async_trait]
+impl Collections for ToyStore {
+    async fn kept(
+        &self,
+        collection: &Collection,
+        user: &UserId,
+        before: Option<(u64, PostId)>,
+        limit: usize,
+    ) -> Result<Vec<Kept>> {
+        Ok(self.read(|s| {
+            let mut mine: Vec<Kept> = s
+                .kept
+                .iter()
+                .filter(|((u, c, _), _)| u == user && c == collection)
+                .map(|((_, _, post), at_ms)| Kept {
+                    post: *post,
+                    at_ms: *at_ms,
+                })
+                .filter(|k| before.is_none_or(|b| (k.at_ms, k.post) < b))
+                .collect();
+            mine.sort_by_key(|k| std::cmp::Reverse((k.at_ms, k.post)));
+            mine.truncate(limit);
+            mine
+        }))
     }
 }
 
