@@ -25,6 +25,7 @@
 //!   (gates, ids, viewing) and the timelines' reads. Each feature's
 //!   operations sit in its folder, as `impl` blocks of them: [`accounts`],
 //!   [`graph`], [`posts`], [`interactions`], [`notifications`], [`markers`],
+//!   [`bookmarks`],
 //!   [`deletion`] (with finishing the deletions a crash cut short).
 //! - [`live`]: live timelines, pushed to open streams as fanout applies them.
 //! - [`relay`] (outbox → log) and [`worker`] (log → timelines): the two loops
@@ -42,6 +43,7 @@ pub use socialite_domain::{checks, error, event, ids, model, numbers, plan, trac
 pub mod accounts;
 pub mod backends;
 pub mod backups;
+pub mod bookmarks;
 pub mod deletion;
 pub mod fault;
 pub mod feed;

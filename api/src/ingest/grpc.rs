@@ -130,6 +130,20 @@ impl pb::ingest_server::Ingest for IngestGrpc {
         self.like_as(req, true).await
     }
 
+    async fn bookmark(
+        &self,
+        req: Request<pb::BookmarkRequest>,
+    ) -> Result<Response<pb::BookmarkReply>, Status> {
+        crate::bookmarks::grpc::bookmark(&self.0, req, true).await
+    }
+
+    async fn unbookmark(
+        &self,
+        req: Request<pb::BookmarkRequest>,
+    ) -> Result<Response<pb::BookmarkReply>, Status> {
+        crate::bookmarks::grpc::bookmark(&self.0, req, false).await
+    }
+
     async fn set_marker(
         &self,
         req: Request<pb::SetMarkerRequest>,

@@ -181,6 +181,13 @@ impl pb::reads_server::Reads for ReadsGrpc {
         Ok(Response::new(pb::UnreadCount { unread, more }))
     }
 
+    async fn list_bookmarks(
+        &self,
+        req: Request<pb::ListBookmarksRequest>,
+    ) -> Result<Response<pb::BookmarkList>, Status> {
+        crate::bookmarks::grpc::list(&self.0, req).await
+    }
+
     async fn list_likers(
         &self,
         req: Request<pb::ListLikersRequest>,
