@@ -14,6 +14,7 @@ use mongodb::bson::{doc, Bson, Document};
 use mongodb::Collection;
 use socialite_core::error::Result;
 use socialite_core::ids::{GroupName, PostId, UserId};
+use socialite_core::model::collection::{self, Kept};
 use socialite_core::ports::{ExportView, Standing, Transfer};
 use socialite_domain::graph::relations::Relation;
 use socialite_domain::transfer::record::Record;
@@ -21,7 +22,7 @@ use std::collections::HashSet;
 
 /// The collections of an export, in the format's order, each with the
 /// fields of its key.
-const SECTIONS: [(&str, &[&str]); 8] = [
+const SECTIONS: [(&str, &[&str]); 9] = [
     ("users", &["_id"]),
     ("accounts", &["_id"]),
     ("following", &["user", "followee"]),
@@ -30,6 +31,7 @@ const SECTIONS: [(&str, &[&str]); 8] = [
     ("content", &["_id"]),
     ("likes", &["p", "u"]),
     ("markers", &["_id"]),
+    ("kept", &["_id"]),
 ];
 
 struct Pages {
@@ -70,6 +72,7 @@ impl Pages {
             "group_members" => &self.db.group_members,
             "likes" => &self.db.likes,
             "markers" => &self.db.markers,
+            "kept" => &self.db.kept,
             _ => &self.db.content,
         }
     }
@@ -175,6 +178,14 @@ impl Pages {
                     })
                 })
                 .transpose()?,
+            "kept" if !named(&["u"]) => Some(Record::Kept {
+                collection: collection::Collection::parse(get_str(d, "c")?)?,
+                user: user("u")?,
+                kept: Kept {
+                    post: PostId(get_i64(d, "p") as u64),
+                    at_ms: get_i64(d, "at").max(0) as u64,
+                },
+            }),
             "likes" if !named(&["u"]) => Some(Record::Like {
                 post: PostId(get_i64(d, "p") as u64),
                 user: user("u")?,

@@ -91,9 +91,17 @@ async fn fill(b: &Backends) {
             let reply = format!("reply {i}");
             let _ = ingest.create_reply(C, fan, reply, None, Some(p)).await;
         }
+        if i % 2 == 0 {
+            let saver = &names[(i * 5 + 1) % names.len()];
+            let _ = ingest.bookmark(C, saver, p, true).await;
+        }
     }
     let gone = ingest
         .create_post(C, "u9", "deleted".into(), None)
+        .await
+        .unwrap();
+    ingest
+        .bookmark(C, "u3", &gone.id.to_string(), true)
         .await
         .unwrap();
     ingest.delete_post(C, &gone.id.to_string()).await.unwrap();
@@ -134,6 +142,10 @@ async fn round_trip(to: Opened) {
     assert!(
         text.contains(r#"{"kind":"account","id":"u8""#),
         "its standing outlives it"
+    );
+    assert!(
+        text.contains(r#"{"kind":"kept","collection":"bookmarks""#),
+        "bookmarks are carried"
     );
     let done = import(&*to.backends.transfer, text.as_bytes(), 37, &CAPS)
         .await

@@ -40,7 +40,7 @@ port! {
 }
 
 /// A store being read whole, in the format's order: users, accounts,
-/// follows, mutes and blocks, members, posts, likes, markers, each in key
+/// follows, mutes and blocks, members, posts, likes, markers, kept posts, each in key
 /// order. Users being deleted, and the records that name them, are left
 /// out.
 #[async_trait]

@@ -66,6 +66,7 @@ impl Stream {
                 true
             }
             Record::Like { post, .. } => self.holds(post.0),
+            Record::Kept { kept, .. } => self.holds(kept.post.0),
             _ => true,
         }
     }

@@ -42,6 +42,7 @@ fn kind(r: &Record) -> &'static str {
         Record::Post { .. } => "posts",
         Record::Like { .. } => "likes",
         Record::Marker { .. } => "markers",
+        Record::Kept { .. } => "kept posts",
     }
 }
 

@@ -55,6 +55,10 @@ pub fn admit(record: &Record, now_ms: u64) -> Result<()> {
             marker.last_read.check_not_ahead("a marker", now_ms)?;
             check_time_not_ahead("a marker", marker.at_ms, now_ms)
         }
+        Record::Kept { kept, .. } => {
+            kept.post.check_not_ahead("a kept post", now_ms)?;
+            check_time_not_ahead("a kept post", kept.at_ms, now_ms)
+        }
     }
 }
 

@@ -19,6 +19,7 @@
 use crate::checks::{
     post_id_taken, user_being_deleted, user_not_found, EdgeChange, EdgeOp, Membership,
 };
+use crate::collections::{self, KeepChange};
 use crate::error::Error;
 use crate::event::Event;
 use crate::feed::marker;
@@ -159,6 +160,21 @@ pub async fn import_record<T: Txn>(
         } => import_post(txn, post, *answered_gone).await,
         Record::Like { post, user, at_ms } => import_like(txn, *post, user, *at_ms).await,
         Record::Marker { user, marker: m } => Ok(marker::set_marker(txn, user, *m, true).await?.1),
+        Record::Kept {
+            collection,
+            user,
+            kept,
+        } => {
+            // Planned as the write that kept it, at its time: the user
+            // and the post must be here, each post once.
+            let change = KeepChange {
+                collection: collection.clone(),
+                user: user.clone(),
+                post: kept.post,
+                keep: true,
+            };
+            collections::change_kept(txn, &change, kept.at_ms).await
+        }
     }
 }
 

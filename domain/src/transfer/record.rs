@@ -5,13 +5,15 @@
 //! `member` (of a group), `post` (a repost is a post with `repost_of`
 //! and no message, a reply one with `reply_to`, marked `gone` when the
 //! post it answers is not in the stream: deleted since), `like` (with its
-//! time) and `marker` (a user's place in a timeline), in that order and
+//! time), `marker` (a user's place in a timeline) and `kept` (a post in
+//! one of a user's collections, such as bookmarks), in that order and
 //! each kind in key order, and closes with an `end` that counts the
 //! records, so a cut stream is told from a whole one. Timelines are not in
 //! it: they are rebuilt from the graph and the posts.
 //!
 //! Version 2 marks replies whose post is gone; a version 1 stream did
 //! not, so each of its replies may answer a post it does not hold.
+//! Version 3 adds `kept`; a stream of an older version holds none.
 //!
 //! Lines are read into [`Line`] (plain strings, as written), then checked
 //! into a [`Record`] of validated ids, so a bad line is refused with what
@@ -23,6 +25,7 @@ use crate::error::{Error, Result};
 use crate::feed::markers::{Marker, MarkerTimeline};
 use crate::graph::relations::Relation;
 use crate::ids::{GroupName, ListName, PostId, UserId};
+use crate::model::collection::{Collection, Kept};
 use crate::model::{Post, PostRef};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
@@ -31,7 +34,7 @@ use serde_json::{Map, Value};
 pub const FORMAT: &str = "socialite-export";
 /// The format's version written; a reader takes this one and
 /// [`OLDEST_VERSION`] on, and refuses a stream of any other.
-pub const VERSION: u32 = 2;
+pub const VERSION: u32 = 3;
 /// The oldest version read.
 pub const OLDEST_VERSION: u32 = 1;
 
@@ -97,6 +100,12 @@ pub enum Line {
         user: String,
         timeline: String,
         last_read_id: String,
+        at_ms: u64,
+    },
+    Kept {
+        collection: String,
+        user: String,
+        post: String,
         at_ms: u64,
     },
     End {
@@ -172,6 +181,12 @@ pub enum Record {
     Marker {
         user: UserId,
         marker: Marker,
+    },
+    /// A post in one of the user's collections.
+    Kept {
+        collection: Collection,
+        user: UserId,
+        kept: Kept,
     },
 }
 
@@ -277,6 +292,19 @@ impl Record {
                     at_ms,
                 },
             },
+            Line::Kept {
+                collection,
+                user: u,
+                post,
+                at_ms,
+            } => Record::Kept {
+                collection: Collection::parse(&collection)?,
+                user: user(&u)?,
+                kept: Kept {
+                    post: PostId::parse(&post)?,
+                    at_ms,
+                },
+            },
         }))
     }
 }
@@ -347,6 +375,16 @@ impl From<&Record> for Line {
                 last_read_id: marker.last_read.to_string(),
                 at_ms: marker.at_ms,
             },
+            Record::Kept {
+                collection,
+                user,
+                kept,
+            } => Line::Kept {
+                collection: collection.to_string(),
+                user: text(user),
+                post: kept.post.to_string(),
+                at_ms: kept.at_ms,
+            },
         }
     }
 }
@@ -411,6 +449,7 @@ mod tests {
             r#"{"kind":"post","id":"00000000000003ea","author":"bo","message":"yes","data":null,"mentions":[],"reply_to":{"id":"00000000000003e7","author":"ann","gone":true}}"#,
             r#"{"kind":"like","post":"00000000000003e8","user":"bo","at_ms":9}"#,
             r#"{"kind":"marker","user":"bo","timeline":"home","last_read_id":"00000000000003e8","at_ms":11}"#,
+            r#"{"kind":"kept","collection":"bookmarks","user":"bo","post":"00000000000003e8","at_ms":12}"#,
         ] {
             assert_eq!(round_trip(text), text);
         }
@@ -425,11 +464,11 @@ mod tests {
         let e = record_of(9, bad_id, VERSION).unwrap_err();
         assert!(e.message().starts_with("line 9: "), "{}", e.message());
         let other =
-            r#"{"kind":"header","format":"socialite-export","version":3,"exported_at_ms":1}"#;
+            r#"{"kind":"header","format":"socialite-export","version":4,"exported_at_ms":1}"#;
         assert!(parse_line(1, other)
             .unwrap_err()
             .message()
-            .contains("version 3"));
+            .contains("version 4"));
     }
 
     #[test]

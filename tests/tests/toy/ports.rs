@@ -637,6 +637,16 @@ impl Transfer for ToyStore {
                     marker: *marker,
                 });
             }
+            for ((user, c, post), at_ms) in s.kept.iter().filter(|((u, _, _), _)| !gone(u)) {
+                out.push(Record::Kept {
+                    collection: c.clone(),
+                    user: user.clone(),
+                    kept: Kept {
+                        post: *post,
+                        at_ms: *at_ms,
+                    },
+                });
+            }
             out
         });
         Ok(Box::new(ToyExport(records.into_iter())))
