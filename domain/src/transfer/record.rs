@@ -279,6 +279,13 @@ impl Record {
                 user: user(&u)?,
                 at_ms,
             },
+            line @ (Line::Marker { .. } | Line::Kept { .. }) => Record::of_reader(line)?,
+        }))
+    }
+
+    /// The record of a line of what a reader keeps: a marker, a kept post.
+    fn of_reader(line: Line) -> Result<Record> {
+        Ok(match line {
             Line::Marker {
                 user: u,
                 timeline,
@@ -305,7 +312,8 @@ impl Record {
                     at_ms,
                 },
             },
-        }))
+            _ => unreachable!("not a reader's line"),
+        })
     }
 }
 
