@@ -61,6 +61,16 @@ pub fn check_edge_count(n: usize) -> Result<()> {
     Ok(())
 }
 
+/// Whether a block between two users refuses an act of one on the other's
+/// post (a like, a repost, a reply). Every write refuses it; an import,
+/// which restores acts made before the block, lets them stand (decided in
+/// `crate::transfer::mode`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Blocks {
+    Refuse,
+    Stand,
+}
+
 pub fn user_not_found(id: &UserId) -> Error {
     Error::not_found("user_not_found", format!("user {id} does not exist"))
 }

@@ -17,6 +17,27 @@ pub async fn put_user<T: Txn>(
     user: &UserId,
     profile: Option<Map<String, Value>>,
 ) -> Result<(bool, Option<Map<String, Value>>), T::Error> {
+    let put = store_user(txn, user, profile).await?;
+    Ok((put.created, put.profile))
+}
+
+/// What a put of a user did.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Put {
+    /// Whether the user was created.
+    pub created: bool,
+    /// Whether anything changed (a put of the profile held changes nothing).
+    pub changed: bool,
+    /// The profile they have now.
+    pub profile: Option<Map<String, Value>>,
+}
+
+/// [`put_user`], telling also whether anything changed.
+pub async fn store_user<T: Txn>(
+    txn: &mut T,
+    user: &UserId,
+    profile: Option<Map<String, Value>>,
+) -> Result<Put, T::Error> {
     if txn.deleting(user).await?.is_some() {
         return Err(user_being_deleted(user).into());
     }
@@ -27,7 +48,11 @@ pub async fn put_user<T: Txn>(
         (None, held) => held.flatten(),
     };
     if held.as_ref() == Some(&now) {
-        return Ok((false, now));
+        return Ok(Put {
+            created: false,
+            changed: false,
+            profile: now,
+        });
     }
     let put = Step::PutUser {
         user: user.clone(),
@@ -38,7 +63,11 @@ pub async fn put_user<T: Txn>(
         profile: now.clone(),
     };
     txn.apply(&[put, Step::Emit(event)]).await?;
-    Ok((created, now))
+    Ok(Put {
+        created,
+        changed: true,
+        profile: now,
+    })
 }
 
 /// Moves the id's standing to what `change` makes of the one it has;

@@ -19,6 +19,17 @@ pub async fn set_marker<T: Txn>(
     if txn.existing_users(&[user]).await?.is_empty() {
         return Err(user_not_found(user).into());
     }
+    move_marker(txn, user, to, force).await
+}
+
+/// [`set_marker`] once `user` is known to exist (a transfer decides what a
+/// marker of a user not here does: `crate::transfer::mode`).
+pub async fn move_marker<T: Txn>(
+    txn: &mut T,
+    user: &UserId,
+    to: Marker,
+    force: bool,
+) -> Result<(Marker, bool), T::Error> {
     let held = txn.marker(user, to.timeline).await?;
     if !moves(held.map(|m| m.last_read), to.last_read, force) {
         return Ok((held.unwrap_or(to), false));

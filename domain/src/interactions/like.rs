@@ -3,10 +3,11 @@
 //! the post's count and the event move together, once
 //! ([`crate::interactions::likes`]).
 
-use crate::checks::{post_not_found, user_not_found};
+use crate::checks::{post_not_found, user_not_found, Blocks};
 use crate::event::Event;
 use crate::ids::now_ms;
 use crate::interactions::likes::{like_blocked, tally_shard, LikeChange, Tally};
+use crate::model::Post;
 use crate::plan::{Step, Txn};
 
 /// Applies `change` now; whether it changed anything (a like of a post
@@ -17,25 +18,39 @@ pub async fn change_like<T: Txn>(txn: &mut T, change: &LikeChange) -> Result<boo
     change_like_at(txn, &change, now_ms()).await
 }
 
-/// Applies `change` as made at `at_ms` (an import or a replay keeps the
-/// time the like was made).
-pub async fn change_like_at<T: Txn>(
+/// Applies `change` as made at `at_ms`.
+async fn change_like_at<T: Txn>(
     txn: &mut T,
     change: &LikeChange,
     at_ms: u64,
 ) -> Result<bool, T::Error> {
-    let LikeChange { user, post, like } = change;
+    let LikeChange { user, post, .. } = change;
     if txn.existing_users(&[user]).await?.is_empty() {
         return Err(user_not_found(user).into());
     }
     let Some(stored) = txn.post(*post).await? else {
         return Err(post_not_found(*post).into());
     };
+    like_stored(txn, change, &stored, at_ms, Blocks::Refuse).await
+}
+
+/// [`change_like_at`] once its user is known to exist and its post is
+/// `stored`; a block refuses a like as `blocks` says. A transfer decides
+/// those itself (`crate::transfer::mode`): what a user or a post that is
+/// not here does, and whether a like made before a block stands.
+pub async fn like_stored<T: Txn>(
+    txn: &mut T,
+    change: &LikeChange,
+    stored: &Post,
+    at_ms: u64,
+    blocks: Blocks,
+) -> Result<bool, T::Error> {
+    let LikeChange { user, post, like } = change;
     let held = txn.liked(*post, user).await?;
     if held.is_some() == *like {
         return Ok(false);
     }
-    if *like && txn.blocked_either_way(user, &stored.author).await? {
+    if *like && blocks == Blocks::Refuse && txn.blocked_either_way(user, &stored.author).await? {
         return Err(like_blocked(user, &stored.author).into());
     }
     let at_ms = held.unwrap_or(at_ms);
@@ -43,13 +58,13 @@ pub async fn change_like_at<T: Txn>(
         true => Event::Liked {
             user: user.clone(),
             post: *post,
-            author: stored.author,
+            author: stored.author.clone(),
             at_ms,
         },
         false => Event::Unliked {
             user: user.clone(),
             post: *post,
-            author: stored.author,
+            author: stored.author.clone(),
         },
     };
     let steps = [

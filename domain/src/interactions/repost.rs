@@ -4,7 +4,7 @@
 //! post of theirs naming the original), its index rows, the original's
 //! count and the event move together, once.
 
-use crate::checks::{post_not_found, user_not_found};
+use crate::checks::{post_not_found, user_not_found, Blocks};
 use crate::event::Event;
 use crate::ids::{PostId, UserId};
 use crate::interactions::likes::{liked_post, tally_shard, LikeChange, Tally};
@@ -65,29 +65,39 @@ pub async fn change_repost<T: Txn>(
             changed: true,
         });
     }
+    let item = Post::repost(id, user.clone(), original);
+    new_repost(txn, item, Blocks::Refuse).await?;
+    Ok(Reposted {
+        item: Some(id),
+        changed: true,
+    })
+}
+
+/// Stores `item`, a new repost of the post its `repost_of` names (stored,
+/// not a repost), by a user known to exist who does not repost it yet:
+/// refused when it is the user's own post, or across a block as `blocks`
+/// says (a transfer decides that itself: `crate::transfer::mode`).
+pub async fn new_repost<T: Txn>(txn: &mut T, item: Post, blocks: Blocks) -> Result<(), T::Error> {
+    let user = &item.author;
+    let original = item.repost_of.as_ref().expect("a repost's item");
     if &original.author == user {
         return Err(own_repost(user).into());
     }
-    if txn.blocked_either_way(user, &original.author).await? {
+    if blocks == Blocks::Refuse && txn.blocked_either_way(user, &original.author).await? {
         return Err(repost_blocked(user, &original.author).into());
     }
-    let item = Post::repost(id, user.clone(), original.clone());
     let steps = [
         Step::PutPost(item.clone()),
         Step::Repost {
             post: original.id,
             user: user.clone(),
-            repost: id,
+            repost: item.id,
             active: true,
         },
         count(original.id, user, 1),
-        Step::Emit(Event::post_created(item)),
+        Step::Emit(Event::post_created(item.clone())),
     ];
-    txn.apply(&steps).await?;
-    Ok(Reposted {
-        item: Some(id),
-        changed: true,
-    })
+    txn.apply(&steps).await
 }
 
 /// Takes back the repost whose item is `item` (the original `stored` or
@@ -103,10 +113,16 @@ async fn take_back<T: Txn>(txn: &mut T, item: PostId, stored: bool) -> Result<()
 /// The post a repost of `post` carries: `post` itself, or the original of
 /// a repost; `None` when it is not stored.
 async fn original_of<T: Txn>(txn: &mut T, post: PostId) -> Result<Option<PostRef>, T::Error> {
-    let Some(stored) = txn.post(post).await? else {
-        return Ok(None);
-    };
-    match stored.repost_of {
+    match txn.post(post).await? {
+        Some(stored) => carried(txn, &stored).await,
+        None => Ok(None),
+    }
+}
+
+/// The post a repost of the stored post `stored` carries: `stored` itself,
+/// or the original of a repost; `None` when that original is gone.
+pub async fn carried<T: Txn>(txn: &mut T, stored: &Post) -> Result<Option<PostRef>, T::Error> {
+    match &stored.repost_of {
         None => Ok(Some(stored.shown())),
         Some(original) => Ok(txn.post(original.id).await?.map(|p| p.shown())),
     }

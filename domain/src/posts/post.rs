@@ -3,7 +3,7 @@
 //! stand between the two authors ([`crate::posts::replies`]), and the
 //! event goes with it.
 
-use crate::checks::{post_not_found, user_not_found};
+use crate::checks::{post_not_found, user_not_found, Blocks};
 use crate::event::Event;
 use crate::ids::{PostId, UserId};
 use crate::interactions::likes::{tally_shard, Tally};
@@ -18,21 +18,22 @@ use crate::posts::replies::reply_blocked;
 /// post a repost carries, for a repost), by its stored author. Returns the
 /// post as stored.
 pub async fn create_post<T: Txn>(txn: &mut T, post: Post) -> Result<Post, T::Error> {
-    store_post(txn, post, false).await
+    let mut post = with_mentions(txn, post).await?;
+    let mut answered = None;
+    if let Some(asked) = &post.reply_to {
+        let stored = txn.post(asked.id).await?;
+        let stored = stored.ok_or_else(|| post_not_found(asked.id))?;
+        let named = answered_of(txn, &stored).await?;
+        check_reply_block(txn, &post.author, &named.author, Blocks::Refuse).await?;
+        answered = Some(named.id);
+        post.reply_to = Some(named);
+    }
+    put_post(txn, post, answered).await
 }
 
-/// Stores a post written elsewhere (an import, a replay), as
-/// [`create_post`] does, but a reply whose post is gone since is kept as
-/// it was, counted nowhere: a reply outlives the post it answers.
-pub async fn restore_post<T: Txn>(txn: &mut T, post: Post) -> Result<Post, T::Error> {
-    store_post(txn, post, true).await
-}
-
-async fn store_post<T: Txn>(
-    txn: &mut T,
-    mut post: Post,
-    orphan_ok: bool,
-) -> Result<Post, T::Error> {
+/// `post`, if its author exists, mentioning only those of its mentions
+/// that exist.
+pub async fn with_mentions<T: Txn>(txn: &mut T, mut post: Post) -> Result<Post, T::Error> {
     let named: Vec<&UserId> = std::iter::once(&post.author)
         .chain(&post.mentions)
         .collect();
@@ -41,39 +42,47 @@ async fn store_post<T: Txn>(
         return Err(user_not_found(&post.author).into());
     }
     post.mentions = kept(&post.mentions, |u| Ok(found.contains(u)))?;
-    let mut counted = None;
-    if let Some(asked) = post.reply_to.take() {
-        let orphan = orphan_ok && txn.post(asked.id).await?.is_none();
-        post.reply_to = Some(asked.clone());
-        if !orphan {
-            let answered = answered(txn, asked.id).await?;
-            if txn
-                .blocked_either_way(&post.author, &answered.author)
-                .await?
-            {
-                return Err(reply_blocked(&post.author, &answered.author).into());
-            }
-            counted = Some(answered.id);
-            post.reply_to = Some(answered);
-        }
+    Ok(post)
+}
+
+/// The post a reply to the stored post `stored` answers: `stored`, or the
+/// post a repost carries (refused when that is gone).
+pub async fn answered_of<T: Txn>(txn: &mut T, stored: &Post) -> Result<PostRef, T::Error> {
+    let Some(original) = &stored.repost_of else {
+        return Ok(stored.shown());
+    };
+    let carried = txn.post(original.id).await?;
+    Ok(carried.ok_or_else(|| post_not_found(original.id))?.shown())
+}
+
+/// Refuses a reply by `author` to a post of `answered` across a block, as
+/// `blocks` says (a transfer decides that itself: `crate::transfer::mode`).
+pub async fn check_reply_block<T: Txn>(
+    txn: &mut T,
+    author: &UserId,
+    answered: &UserId,
+    blocks: Blocks,
+) -> Result<(), T::Error> {
+    if blocks == Blocks::Refuse && txn.blocked_either_way(author, answered).await? {
+        return Err(reply_blocked(author, answered).into());
     }
+    Ok(())
+}
+
+/// Stores `post` as it is (its mentions and reply decided), counted as a
+/// reply of `answered` when that is `Some`, and queues its event.
+pub async fn put_post<T: Txn>(
+    txn: &mut T,
+    post: Post,
+    answered: Option<PostId>,
+) -> Result<Post, T::Error> {
     let mut steps = vec![Step::PutPost(post.clone())];
-    if let Some(answered) = counted {
+    if let Some(answered) = answered {
         steps.push(replies(answered, &post.author, 1));
     }
     steps.push(Step::Emit(Event::post_created(post.clone())));
     txn.apply(&steps).await?;
     Ok(post)
-}
-
-/// The post a reply to `id` answers: `id`, or the post a repost carries.
-async fn answered<T: Txn>(txn: &mut T, id: PostId) -> Result<PostRef, T::Error> {
-    let stored = txn.post(id).await?.ok_or_else(|| post_not_found(id))?;
-    let Some(original) = stored.repost_of else {
-        return Ok(stored.shown());
-    };
-    let carried = txn.post(original.id).await?;
-    Ok(carried.ok_or_else(|| post_not_found(original.id))?.shown())
 }
 
 /// Deletes the post `id`; the post it was, or `None` if there is none.

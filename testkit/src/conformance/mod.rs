@@ -14,6 +14,7 @@ mod notices;
 mod replies;
 mod reposts;
 mod timelines;
+mod transfer_modes;
 mod wakes;
 
 pub use collections::*;
@@ -27,6 +28,7 @@ pub use notices::*;
 pub use replies::*;
 pub use reposts::*;
 pub use timelines::*;
+pub use transfer_modes::*;
 pub use wakes::*;
 
 use crate::open::{eventually, Opener};
