@@ -4,6 +4,7 @@
 //! [`conformance_suite!`](crate::conformance_suite).
 
 mod content;
+mod export;
 mod graph;
 mod likes;
 mod lists;
@@ -17,6 +18,7 @@ mod transfer_modes;
 mod wakes;
 
 pub use content::*;
+pub use export::*;
 pub use graph::*;
 pub use likes::*;
 pub use lists::*;
