@@ -15,22 +15,18 @@ use socialite_core::model::{Entry, Post, PostCounts, PostRef, User};
 use socialite_core::ports::{
     Collections, Deletions, IdRange, Likes, Markers, Notices, Posts, Reposts, Users,
 };
+use socialite_domain::deletion::cascade::present;
 use socialite_domain::feed::markers::Marker;
 use socialite_domain::notifications::notified::{GroupKey, NoticeGroup};
 use std::sync::Arc;
 
 fn load_user(txn: &ReadTransaction, id: &UserId) -> Result<Option<User>> {
-    if txn
-        .open_table(DELETING)
-        .store()?
-        .get(id.as_str())
-        .store()?
-        .is_some()
-    {
-        return Ok(None); // gone to readers from the deletion's first step
-    }
     let users = txn.open_table(USERS).store()?;
-    let Some(profile) = users.get(id.as_str()).store()? else {
+    let deleting = txn.open_table(DELETING).store()?;
+    let held = users.get(id.as_str()).store()?;
+    let being_deleted = deleting.get(id.as_str()).store()?.is_some();
+    // Gone to readers from the deletion's first step.
+    let Some(profile) = held.filter(|_| present(true, being_deleted)) else {
         return Ok(None);
     };
     let profile = match profile.value() {
@@ -59,7 +55,8 @@ fn most_followed(txn: &ReadTransaction, at_least: u64, limit: usize) -> Result<V
     let deleting = txn.open_table(DELETING).store()?;
     let users = txn.open_table(USERS).store()?;
     let exists = |id: &str| -> Result<bool> {
-        Ok(users.get(id).store()?.is_some() && deleting.get(id).store()?.is_none())
+        let stored = users.get(id).store()?.is_some();
+        Ok(present(stored, deleting.get(id).store()?.is_some()))
     };
     let mut found: Vec<(UserId, u64)> = Vec::new();
     for row in counts.iter().store()? {

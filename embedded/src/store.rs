@@ -15,6 +15,7 @@ use socialite_core::error::{Error, Result};
 use socialite_core::event::Event;
 use socialite_core::fault::{FaultReason, StoreFault};
 use socialite_core::ids::UserId;
+use socialite_domain::deletion::cascade::present;
 use std::path::Path;
 use std::sync::Arc;
 use tokio::sync::Notify;
@@ -181,9 +182,10 @@ pub(crate) fn emit(ctx: &mut Ctx<'_>, event: &Event) -> Result<()> {
     Ok(())
 }
 
-/// Whether the user exists and is not being deleted.
+/// Whether the user exists and is not being deleted ([`present`]).
 pub(crate) fn user_exists(txn: &WriteTransaction, id: &str) -> Result<bool> {
-    Ok(txn.open_table(USERS).store()?.get(id).store()?.is_some() && !being_deleted(txn, id)?)
+    let stored = txn.open_table(USERS).store()?.get(id).store()?.is_some();
+    Ok(present(stored, being_deleted(txn, id)?))
 }
 
 pub(crate) fn being_deleted(txn: &WriteTransaction, id: &str) -> Result<bool> {

@@ -4,6 +4,7 @@
 
 use crate::db::{db_err, IN_CHUNK};
 use crate::store::{get_i64, id_bson, id_filter, to_post, to_user, MongoStore};
+use crate::user_rows::present;
 use async_trait::async_trait;
 use futures_util::TryStreamExt;
 use mongodb::bson::{doc, Document};
@@ -23,9 +24,10 @@ impl Users for MongoStore {
         let found = self
             .db
             .users
-            .find_one(doc! { "_id": id.as_str(), "deleting": { "$ne": true } })
+            .find_one(doc! { "_id": id.as_str() })
             .await
             .map_err(db_err("reading a user"))?;
+        let found = found.filter(present);
         let Some(mut user) = found.as_ref().map(to_user).transpose()? else {
             return Ok(None);
         };

@@ -124,7 +124,7 @@ impl MongoStore {
             .iter()
             .filter_map(|id| id.rsplit_once('#').map(|(user, _)| user.to_owned()))
             .collect();
-        let own = doc! { "followers": { "$gte": floor }, "deleting": { "$ne": true } };
+        let own = doc! { "followers": { "$gte": floor } };
         candidates.extend(string_ids(&self.db.users, own).await?);
         candidates.sort_unstable();
         candidates.dedup();

@@ -149,8 +149,8 @@ impl Db {
     }
 
     /// A collection of a user in its order (and its size); a deleted
-    /// post's rows in every collection.
-    fn kept_indexes(&self) -> [(&Collection<Document>, IndexModel, &'static str); 2] {
+    /// post's rows in every collection; the export's order.
+    fn kept_indexes(&self) -> [(&Collection<Document>, IndexModel, &'static str); 3] {
         [
             (
                 &self.kept,
@@ -165,6 +165,11 @@ impl Db {
                 &self.kept,
                 index(doc! { "p": 1 }, "p", false),
                 "the kept posts index",
+            ),
+            (
+                &self.kept,
+                index(doc! { "u": 1, "c": 1, "p": 1 }, "u_c_p", true),
+                "the kept posts' export index",
             ),
         ]
     }

@@ -11,7 +11,7 @@ use socialite_core::error::Result;
 use socialite_core::ids::PostId;
 use socialite_domain::feed::markers::{Marker, MarkerTimeline};
 
-fn marker_id(user: &str, timeline: MarkerTimeline) -> String {
+pub(crate) fn marker_id(user: &str, timeline: MarkerTimeline) -> String {
     format!("{user}#{}", timeline.code())
 }
 

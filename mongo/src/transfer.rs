@@ -1,46 +1,67 @@
 //! MongoDB written out whole and loaded in batches ([`Transfer`]). An
-//! export reads each collection in key order a page at a time, after the
-//! last key it gave (keyset paging: the same cost per page however deep);
-//! it is consistent when no writes run meanwhile, and a migration's
-//! catch-up carries over those that do. An import runs each batch in one
+//! export reads each section's collection in key order a page at a time,
+//! after the key of the last record given (keyset paging: the same cost
+//! per page however deep), as core's walk asks
+//! (`socialite_core::transfer::walk`, which decides the order and what is
+//! left out); it is consistent when no writes run meanwhile, and a
+//! migration's catch-up carries over those that do. An import runs each batch in one
 //! transaction, each record planned by `socialite_domain::transfer::import`.
 
 use crate::db::{db_err, Db};
 use crate::lists::lists_of;
-use crate::store::{get_i64, get_str, to_post, to_user, MongoStore};
+use crate::markers::marker_id;
+use crate::relations::code;
+use crate::store::{get_i64, get_str, id_bson, to_post, to_user, MongoStore};
 use async_trait::async_trait;
 use futures_util::TryStreamExt;
 use mongodb::bson::{doc, Bson, Document};
 use mongodb::Collection;
 use socialite_core::error::Result;
 use socialite_core::ids::{GroupName, PostId, UserId};
-use socialite_core::model::collection::{self, Kept};
-use socialite_core::ports::{ExportView, Standing, Transfer};
+use socialite_core::model::collection::{Collection as KeptIn, Kept};
+use socialite_core::ports::{ExportView, Transfer};
 use socialite_domain::graph::relations::Relation;
+use socialite_domain::transfer::export::{Key, Section};
 use socialite_domain::transfer::record::Record;
-use std::collections::HashSet;
 
-/// The collections of an export, in the format's order, each with the
-/// fields of its key.
-const SECTIONS: [(&str, &[&str]); 9] = [
-    ("users", &["_id"]),
-    ("accounts", &["_id"]),
-    ("following", &["user", "followee"]),
-    ("relations", &["u", "k", "t"]),
-    ("group_members", &["group", "user"]),
-    ("content", &["_id"]),
-    ("likes", &["p", "u"]),
-    ("markers", &["_id"]),
-    ("kept", &["_id"]),
-];
+/// The collection of each section, and the fields of its key (in
+/// [`Section::ALL`]'s order).
+fn collection_of(section: Section) -> (&'static str, &'static [&'static str]) {
+    match section {
+        Section::Users => ("users", &["_id"]),
+        Section::Accounts => ("accounts", &["_id"]),
+        Section::Follows => ("following", &["user", "followee"]),
+        Section::Relations => ("relations", &["u", "k", "t"]),
+        Section::Members => ("group_members", &["group", "user"]),
+        Section::Posts => ("content", &["_id"]),
+        Section::Likes => ("likes", &["p", "u"]),
+        Section::Markers => ("markers", &["_id"]),
+        Section::Kept => ("kept", &["u", "c", "p"]),
+    }
+}
 
+/// The values of a record's key as its section's documents hold them.
+fn key_values(record: &Record) -> Vec<Bson> {
+    let s = |u: &UserId| Bson::String(u.as_str().to_owned());
+    match record.key() {
+        Key::User(id) => vec![s(id)],
+        Key::Follow(f, t) => vec![s(f), s(t)],
+        Key::Relation(u, r, t) => vec![s(u), Bson::Int32(code(r)), s(t)],
+        Key::Member(g, u) => vec![Bson::String(g.as_str().to_owned()), s(u)],
+        Key::Post(id) => vec![Bson::Int64(id_bson(id))],
+        Key::Like(post, u) => vec![Bson::Int64(id_bson(post)), s(u)],
+        Key::Marker(u, timeline) => vec![Bson::String(marker_id(u.as_str(), timeline))],
+        Key::Kept(u, c, post) => vec![
+            s(u),
+            Bson::String(c.to_string()),
+            Bson::Int64(id_bson(post)),
+        ],
+    }
+}
+
+/// One export's view: each collection read in key order, a page at a time.
 struct Pages {
     db: Db,
-    /// Users being deleted: left out, with every record naming them.
-    deleting: HashSet<String>,
-    section: usize,
-    /// The key of the last document read in the section.
-    after: Option<Vec<Bson>>,
 }
 
 /// The documents after `after` in the order of `key`: the first field
@@ -59,10 +80,6 @@ fn after_filter(key: &[&str], after: &[Bson]) -> Document {
 }
 
 impl Pages {
-    fn gone(&self, user: &str) -> bool {
-        self.deleting.contains(user)
-    }
-
     fn collection(&self, name: &str) -> &Collection<Document> {
         match name {
             "users" => &self.db.users,
@@ -77,16 +94,16 @@ impl Pages {
         }
     }
 
-    /// The next page of the current section, in key order.
-    async fn page(&mut self, limit: usize) -> Result<Vec<Document>> {
-        let (name, key) = SECTIONS[self.section];
-        let mut filter = match &self.after {
-            Some(after) => after_filter(key, after),
-            None => Document::new(),
-        };
-        if name == "users" {
-            filter.insert("deleting", doc! { "$ne": true });
-        }
+    /// Up to `limit` documents of `section` after the key `after`, in key
+    /// order.
+    async fn documents(
+        &self,
+        section: Section,
+        after: Option<&[Bson]>,
+        limit: usize,
+    ) -> Result<Vec<Document>> {
+        let (name, key) = collection_of(section);
+        let filter = after.map_or_else(Document::new, |after| after_filter(key, after));
         let sort: Document = key
             .iter()
             .map(|f| (f.to_string(), Bson::Int32(1)))
@@ -97,169 +114,77 @@ impl Pages {
             .find(filter)
             .sort(sort)
             .limit(limit as i64);
-        let docs: Vec<Document> = found
+        found
             .await
             .map_err(db_err(what))?
             .try_collect()
             .await
-            .map_err(db_err(what))?;
-        if let Some(last) = docs.last() {
-            self.after = Some(
-                key.iter()
-                    .map(|f| last.get(*f).cloned().unwrap_or(Bson::Null))
-                    .collect(),
-            );
-        }
-        Ok(docs)
-    }
-
-    /// The record of a document of the current section, unless it names a
-    /// user being deleted (or is a default standing).
-    fn record(&self, d: &Document) -> Result<Option<Record>> {
-        let user = |field: &str| -> Result<UserId> {
-            Ok(UserId::from_stored(get_str(d, field)?.to_owned()))
-        };
-        let named = |fields: &[&str]| {
-            fields
-                .iter()
-                .any(|f| d.get_str(f).is_ok_and(|u| self.gone(u)))
-        };
-        Ok(match SECTIONS[self.section].0 {
-            "users" => {
-                let u = to_user(d)?;
-                Some(Record::User {
-                    id: u.id,
-                    profile: u.profile,
-                })
-            }
-            "accounts" => {
-                let standing = crate::store::standing(d);
-                (standing != Standing::default())
-                    .then(|| {
-                        Ok::<_, socialite_core::Error>(Record::Account {
-                            id: user("_id")?,
-                            standing,
-                        })
-                    })
-                    .transpose()?
-            }
-            "following" if !named(&["user", "followee"]) => Some(Record::Follow {
-                follower: user("user")?,
-                followee: user("followee")?,
-                at_ms: get_i64(d, "at").max(0) as u64,
-                lists: lists_of(d),
-            }),
-            "relations" if !named(&["u", "t"]) => {
-                let relation = Relation::from_code(get_i64(d, "k") as u8);
-                relation
-                    .map(|relation| {
-                        Ok::<_, socialite_core::Error>(Record::Relation {
-                            user: user("u")?,
-                            relation,
-                            target: user("t")?,
-                        })
-                    })
-                    .transpose()?
-            }
-            "group_members" if !named(&["user"]) => Some(Record::Member {
-                group: GroupName::from_stored(get_str(d, "group")?),
-                user: user("user")?,
-            }),
-            "content" if !named(&["author"]) => {
-                let mut post = to_post(d)?;
-                post.mentions.retain(|m| !self.gone(m.as_str()));
-                Some(Record::post(post))
-            }
-            "markers" if !named(&["u"]) => crate::markers::to_marker(d)
-                .map(|marker| {
-                    Ok::<_, socialite_core::Error>(Record::Marker {
-                        user: user("u")?,
-                        marker,
-                    })
-                })
-                .transpose()?,
-            "kept" if !named(&["u"]) => Some(Record::Kept {
-                collection: collection::Collection::parse(get_str(d, "c")?)?,
-                user: user("u")?,
-                kept: Kept {
-                    post: PostId(get_i64(d, "p") as u64),
-                    at_ms: get_i64(d, "at").max(0) as u64,
-                },
-            }),
-            "likes" if !named(&["u"]) => Some(Record::Like {
-                post: PostId(get_i64(d, "p") as u64),
-                user: user("u")?,
-                at_ms: get_i64(d, "at").max(0) as u64,
-            }),
-            _ => None,
-        })
+            .map_err(db_err(what))
     }
 }
 
-impl Pages {
-    /// The likes and reposts among `docs` whose post is exported: stored,
-    /// and not by a user being deleted (a deleted post's likes and reposts
-    /// name nothing; see `socialite_domain::interactions::likes` and `reposts`).
-    /// Documents of other sections pass.
-    async fn of_exported_posts(&self, docs: Vec<Document>) -> Result<Vec<Document>> {
-        // A like's post, or a repost's original.
-        let carried = |d: &Document| match SECTIONS[self.section].0 {
-            "likes" => Some(get_i64(d, "p")),
-            _ => d.get_document("repost_of").ok().map(|r| get_i64(r, "id")),
-        };
-        if !matches!(SECTIONS[self.section].0, "likes" | "content") {
-            return Ok(docs);
+/// The record of a document of `section`; `None` for one no record reads
+/// (a code of a later version).
+fn record(section: Section, d: &Document) -> Result<Option<Record>> {
+    let user =
+        |field: &str| -> Result<UserId> { Ok(UserId::from_stored(get_str(d, field)?.to_owned())) };
+    Ok(Some(match section {
+        Section::Users => {
+            let u = to_user(d)?;
+            Record::User {
+                id: u.id,
+                profile: u.profile,
+            }
         }
-        let what = "exporting likes and reposts";
-        let posts: Vec<i64> = docs.iter().filter_map(carried).collect();
-        if posts.is_empty() {
-            return Ok(docs);
-        }
-        let found: Vec<Document> = self
-            .db
-            .content
-            .find(doc! { "_id": { "$in": &posts } })
-            .projection(doc! { "_id": 1, "author": 1 })
-            .await
-            .map_err(db_err(what))?
-            .try_collect()
-            .await
-            .map_err(db_err(what))?;
-        let exported: HashSet<i64> = found
-            .iter()
-            .filter(|d| d.get_str("author").is_ok_and(|a| !self.gone(a)))
-            .map(|d| get_i64(d, "_id"))
-            .collect();
-        Ok(docs
-            .into_iter()
-            .filter(|d| carried(d).is_none_or(|p| exported.contains(&p)))
-            .collect())
-    }
+        Section::Accounts => Record::Account {
+            id: user("_id")?,
+            standing: crate::store::standing(d),
+        },
+        Section::Follows => Record::Follow {
+            follower: user("user")?,
+            followee: user("followee")?,
+            at_ms: get_i64(d, "at").max(0) as u64,
+            lists: lists_of(d),
+        },
+        Section::Relations => match Relation::from_code(get_i64(d, "k") as u8) {
+            Some(relation) => Record::Relation {
+                user: user("u")?,
+                relation,
+                target: user("t")?,
+            },
+            None => return Ok(None),
+        },
+        Section::Members => Record::Member {
+            group: GroupName::from_stored(get_str(d, "group")?),
+            user: user("user")?,
+        },
+        Section::Posts => Record::post(to_post(d)?),
+        Section::Likes => Record::Like {
+            post: PostId(get_i64(d, "p") as u64),
+            user: user("u")?,
+            at_ms: get_i64(d, "at").max(0) as u64,
+        },
+        Section::Markers => match crate::markers::to_marker(d) {
+            Some(marker) => Record::Marker {
+                user: user("u")?,
+                marker,
+            },
+            None => return Ok(None),
+        },
+        Section::Kept => Record::Kept {
+            collection: KeptIn::parse(get_str(d, "c")?)?,
+            user: user("u")?,
+            kept: Kept {
+                post: PostId(get_i64(d, "p") as u64),
+                at_ms: get_i64(d, "at").max(0) as u64,
+            },
+        },
+    }))
 }
 
 #[async_trait]
 impl ExportView for Pages {
-    async fn next(&mut self, limit: usize) -> Result<Vec<Record>> {
-        let limit = limit.max(1);
-        let mut out = Vec::new();
-        while out.len() < limit && self.section < SECTIONS.len() {
-            let docs = self.page(limit - out.len()).await?;
-            if docs.is_empty() {
-                (self.section, self.after) = (self.section + 1, None);
-                continue;
-            }
-            let kept = self.of_exported_posts(docs).await?;
-            for d in &kept {
-                out.extend(self.record(d)?);
-            }
-        }
-        Ok(out)
-    }
-}
-
-#[async_trait]
-impl Transfer for MongoStore {
-    async fn export_view(&self) -> Result<Box<dyn ExportView>> {
+    async fn deleting(&mut self) -> Result<Vec<UserId>> {
         let what = "finding users being deleted";
         let found = self
             .db
@@ -272,15 +197,48 @@ impl Transfer for MongoStore {
             .try_collect()
             .await
             .map_err(db_err(what))?;
-        let deleting = docs
-            .iter()
-            .filter_map(|d| d.get_str("_id").ok().map(str::to_owned))
-            .collect();
+        docs.iter()
+            .map(|d| Ok(UserId::from_stored(get_str(d, "_id")?.to_owned())))
+            .collect()
+    }
+
+    async fn page(
+        &mut self,
+        section: Section,
+        after: Option<&Record>,
+        limit: usize,
+    ) -> Result<Vec<Record>> {
+        let limit = limit.max(1);
+        let (_, key) = collection_of(section);
+        let mut after = after.map(key_values);
+        let mut out = Vec::new();
+        // Until a page holds a record or the section ends: documents no
+        // record reads are passed over.
+        loop {
+            let docs = self.documents(section, after.as_deref(), limit).await?;
+            let Some(last) = docs.last() else {
+                return Ok(out);
+            };
+            after = Some(
+                key.iter()
+                    .map(|f| last.get(*f).cloned().unwrap_or(Bson::Null))
+                    .collect(),
+            );
+            for d in &docs {
+                out.extend(record(section, d)?);
+            }
+            if !out.is_empty() {
+                return Ok(out);
+            }
+        }
+    }
+}
+
+#[async_trait]
+impl Transfer for MongoStore {
+    async fn export_view(&self) -> Result<Box<dyn ExportView>> {
         Ok(Box::new(Pages {
             db: self.db.clone(),
-            deleting,
-            section: 0,
-            after: None,
         }))
     }
 }

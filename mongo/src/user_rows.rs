@@ -3,10 +3,18 @@
 
 use crate::db::TxnError;
 use crate::store::MongoStore;
-use mongodb::bson::doc;
+use mongodb::bson::{doc, Document};
 use mongodb::ClientSession;
 use socialite_core::ids::{ListName, UserId};
 use socialite_core::ports::Standing;
+use socialite_domain::deletion::cascade;
+
+/// Whether a `users` document (read with its `deleting` mark, see
+/// `crate::deletion`) is a user there, as the domain's one rule says
+/// ([`cascade::present`]): every read and fact of a user asks it.
+pub(crate) fn present(d: &Document) -> bool {
+    cascade::present(true, d.get_bool("deleting").unwrap_or(false))
+}
 
 impl MongoStore {
     /// The lists the user had while their deletion runs; `None` if none does.

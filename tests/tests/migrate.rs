@@ -186,10 +186,10 @@ async fn load(
 /// Every post id of a store (its export).
 async fn post_ids(config: &BackendConfig) -> BTreeSet<String> {
     let backends = open_backends(config).await.unwrap();
-    let mut view = backends.transfer.export_view().await.unwrap();
+    let mut stream = Stream::open(&*backends.transfer).await.unwrap();
     let mut ids = BTreeSet::new();
     loop {
-        let page = view.next(1000).await.unwrap();
+        let page = stream.next(1000).await.unwrap();
         if page.is_empty() {
             return ids;
         }

@@ -1,10 +1,14 @@
 //! Moving a deployment's data between backends: the export format
 //! ([`crate::format`]), a store written out as it ([`export`]) and read into
-//! another ([`import`]), each store's side being its [`crate::ports::Transfer`].
+//! another ([`import`]), each store's side being its [`crate::ports::Transfer`]:
+//! pages of its sections, walked in the format's order once for every
+//! backend ([`walk`]) and closed over the references between records
+//! ([`stream`]).
 
 pub mod catch_up;
 pub mod export;
 pub mod import;
 pub mod stream;
 pub mod verify;
+pub mod walk;
 pub mod warm;

@@ -1,24 +1,26 @@
-//! A store's records as a stream carries them: what its
-//! [`ExportView`] gives, closed over the references between records. A
-//! reply is marked when the post it answers is not in the stream (deleted
-//! since: a reply outlives its post); a repost of a post that is not in it
-//! names nothing and is left out, and so is a like of a post that is not
-//! in it (such a repost's likes among them). Export, a migration's copy and its verification all
-//! read a store through this, so what they carry is decided once, whatever
-//! the backend.
+//! A store's records as a stream carries them: what its [`Walk`] gives (the
+//! sections in order, users being deleted left out), closed over the
+//! references between records. A reply is marked when the post it answers
+//! is not in the stream (deleted since: a reply outlives its post); a
+//! repost of a post that is not in it (deleted, or by a user being
+//! deleted) names nothing and is left out, and so is a like of a post that
+//! is not in it (such a repost's likes among them). Export, a migration's
+//! copy and its verification all read a store through this, so what they
+//! carry is decided once, whatever the backend.
 //!
 //! Posts come in id order, before the likes, and a reply or a repost is
 //! newer than the post it names, so the posts seen so far tell whether
 //! that post is in the stream: the stream keeps their ids (8 bytes a
 //! post).
 
+use super::walk::Walk;
 use crate::error::Result;
-use crate::ports::{ExportView, Transfer};
+use crate::ports::Transfer;
 use socialite_domain::transfer::record::Record;
 
 /// A store being read as a stream.
 pub struct Stream {
-    view: Box<dyn ExportView>,
+    walk: Walk,
     /// The ids of the posts given so far, ascending.
     posts: Vec<u64>,
 }
@@ -27,7 +29,7 @@ impl Stream {
     /// Starts reading `transfer`'s store.
     pub async fn open(transfer: &dyn Transfer) -> Result<Stream> {
         Ok(Stream {
-            view: transfer.export_view().await?,
+            walk: Walk::open(transfer).await?,
             posts: Vec::new(),
         })
     }
@@ -35,7 +37,7 @@ impl Stream {
     /// The next records, at most `limit`; none at the end.
     pub async fn next(&mut self, limit: usize) -> Result<Vec<Record>> {
         loop {
-            let mut page = self.view.next(limit).await?;
+            let mut page = self.walk.next(limit).await?;
             if page.is_empty() {
                 return Ok(page);
             }

@@ -18,6 +18,15 @@ pub const RETRACT_CHUNK: usize = 1000;
 /// that a deletion of a million follows takes a thousand steps.
 pub const DELETION_STEP: usize = 1000;
 
+/// Whether a user whose record is `stored` is there, to readers and
+/// writers: not while their deletion runs (the tombstone of
+/// [`DeletionStage`]). The one statement of the rule: every backend's reads
+/// and facts call it, and an export leaves such a user out with every
+/// record that names them (`crate::transfer::export`).
+pub fn present(stored: bool, being_deleted: bool) -> bool {
+    stored && !being_deleted
+}
+
 /// The steps of a user's deletion, in order. The first write marks the user
 /// as being deleted (a tombstone): from then on the user is gone to readers
 /// and writers (absent to reads, refused as an author, a follower, a

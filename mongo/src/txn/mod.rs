@@ -7,6 +7,7 @@ use crate::db::TxnError;
 use crate::lists::lists_of;
 use crate::relations::code;
 use crate::store::{get_str, MongoStore};
+use crate::user_rows::present;
 use async_trait::async_trait;
 use mongodb::bson::doc;
 use mongodb::ClientSession;
@@ -77,13 +78,16 @@ impl Txn for MongoTxn<'_> {
             .store
             .db
             .users
-            .find(doc! { "_id": { "$in": &ids }, "deleting": { "$ne": true } })
-            .projection(doc! { "_id": 1 })
+            .find(doc! { "_id": { "$in": &ids } })
+            .projection(doc! { "_id": 1, "deleting": 1 })
             .session(&mut *self.s)
             .await?;
         let mut found = Vec::with_capacity(users.len());
         while let Some(d) = cursor.next(&mut *self.s).await {
-            found.push(UserId::from_stored(get_str(&d?, "_id")?.to_owned()));
+            let d = d?;
+            if present(&d) {
+                found.push(UserId::from_stored(get_str(&d, "_id")?.to_owned()));
+            }
         }
         Ok(found)
     }
@@ -227,15 +231,16 @@ impl Txn for MongoTxn<'_> {
         &mut self,
         user: &UserId,
     ) -> Result<Option<Option<serde_json::Map<String, serde_json::Value>>>, TxnError> {
-        let filter = doc! { "_id": user.as_str(), "deleting": { "$ne": true } };
+        let filter = doc! { "_id": user.as_str() };
         let found = self
             .store
             .db
             .users
             .find_one(filter)
-            .projection(doc! { "profile": 1 });
+            .projection(doc! { "profile": 1, "deleting": 1 });
         let found = found.session(&mut *self.s).await?;
         Ok(found
+            .filter(present)
             .map(|d| crate::store::json_map(&d, "profile"))
             .transpose()?)
     }

@@ -4,6 +4,7 @@
 //! export and replayed without counting twice.
 
 use super::*;
+use socialite_core::transfer::stream::Stream;
 use socialite_domain::interactions::likes::LikeChange;
 use socialite_domain::transfer::record::Record;
 
@@ -174,10 +175,10 @@ pub async fn likes(open: Opener) {
 }
 
 pub(crate) async fn export(b: &Backends) -> Vec<Record> {
-    let mut view = b.transfer.export_view().await.unwrap();
+    let mut stream = Stream::open(&*b.transfer).await.unwrap();
     let mut out = Vec::new();
     loop {
-        let page = view.next(1000).await.unwrap();
+        let page = stream.next(1000).await.unwrap();
         if page.is_empty() {
             return out;
         }

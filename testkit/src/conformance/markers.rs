@@ -2,6 +2,7 @@
 //! log, replayed to what the event says, exported, gone with their user.
 
 use super::*;
+use socialite_core::transfer::stream::Stream;
 use socialite_domain::feed::markers::{Marker, MarkerTimeline};
 use socialite_domain::transfer::record::Record;
 
@@ -82,10 +83,10 @@ pub async fn markers(open: Opener) {
     assert!(!b.transfer.replay(&of_nobody).await.unwrap());
 
     // Exported with their user; gone with them.
-    let mut view = b.transfer.export_view().await.unwrap();
+    let mut stream = Stream::open(&*b.transfer).await.unwrap();
     let mut exported = Vec::new();
     loop {
-        let page = view.next(100).await.unwrap();
+        let page = stream.next(100).await.unwrap();
         if page.is_empty() {
             break;
         }

@@ -5,6 +5,7 @@
 
 mod collections;
 mod content;
+mod export;
 mod graph;
 mod likes;
 mod lists;
@@ -19,6 +20,7 @@ mod wakes;
 
 pub use collections::*;
 pub use content::*;
+pub use export::*;
 pub use graph::*;
 pub use likes::*;
 pub use lists::*;

@@ -18,7 +18,9 @@ use socialite_domain::feed::markers::Marker;
 use socialite_domain::graph::relations::Relation;
 use socialite_domain::interactions::likes::Tally;
 use socialite_domain::notifications::notified::{GroupKey, NoticeGroup};
+use socialite_domain::transfer::export::{cursor, Key, Section};
 use socialite_domain::transfer::record::Record;
+use std::ops::Bound::{self, Excluded, Unbounded};
 use std::sync::Arc;
 use tokio::sync::Notify;
 
@@ -553,102 +555,166 @@ impl Accounts for ToyStore {
     }
 }
 
-/// The toy's export: records of a copy of the state, taken at once.
-struct ToyExport(std::vec::IntoIter<Record>);
+/// The toy's export: a copy of the state, taken at once, read a section at
+/// a time in key order.
+struct ToyExport(Box<State>);
+
+fn from<K>(after: Option<K>) -> (Bound<K>, Bound<K>) {
+    (after.map_or(Unbounded, Excluded), Unbounded)
+}
+
+impl ToyExport {
+    /// The records of the graph's sections after `after`.
+    fn graph(&self, section: Section, after: Option<&Record>, n: usize) -> Result<Vec<Record>> {
+        let s = &self.0;
+        Ok(match section {
+            Section::Follows => {
+                let after = cursor(after, |k| match k {
+                    Key::Follow(f, t) => Some((f.clone(), t.clone())),
+                    _ => None,
+                })?;
+                let rows = s.following.range(from(after)).take(n);
+                rows.map(|((f, t), (lists, at_ms))| Record::Follow {
+                    follower: f.clone(),
+                    followee: t.clone(),
+                    at_ms: *at_ms,
+                    lists: lists.clone(),
+                })
+                .collect()
+            }
+            Section::Relations => {
+                let after = cursor(after, |k| match k {
+                    Key::Relation(u, r, t) => Some((u.clone(), r.code(), t.clone())),
+                    _ => None,
+                })?;
+                let rows = s.relations.range(from(after));
+                rows.filter_map(|(u, c, t)| {
+                    Relation::from_code(*c).map(|relation| Record::Relation {
+                        user: u.clone(),
+                        relation,
+                        target: t.clone(),
+                    })
+                })
+                .take(n)
+                .collect()
+            }
+            _ => {
+                let after = cursor(after, |k| match k {
+                    Key::Member(g, u) => Some((g.clone(), u.clone())),
+                    _ => None,
+                })?;
+                let rows = s.members.range(from(after)).take(n);
+                rows.map(|(g, u)| Record::Member {
+                    group: g.clone(),
+                    user: u.clone(),
+                })
+                .collect()
+            }
+        })
+    }
+
+    /// The records of the other sections after `after`.
+    fn content(&self, section: Section, after: Option<&Record>, n: usize) -> Result<Vec<Record>> {
+        let s = &self.0;
+        let user = |k: Key<'_>| match k {
+            Key::User(id) => Some(id.clone()),
+            _ => None,
+        };
+        Ok(match section {
+            Section::Users => {
+                let rows = s.users.range(from(cursor(after, user)?)).take(n);
+                rows.map(|(id, profile)| Record::User {
+                    id: id.clone(),
+                    profile: profile.clone(),
+                })
+                .collect()
+            }
+            Section::Accounts => {
+                let rows = s.accounts.range(from(cursor(after, user)?)).take(n);
+                rows.map(|(id, standing)| Record::Account {
+                    id: id.clone(),
+                    standing: *standing,
+                })
+                .collect()
+            }
+            Section::Posts => {
+                let after = cursor(after, |k| match k {
+                    Key::Post(id) => Some(id),
+                    _ => None,
+                })?;
+                let rows = s.posts.range(from(after)).take(n);
+                rows.map(|(_, p)| Record::post(p.clone())).collect()
+            }
+            Section::Likes => {
+                let after = cursor(after, |k| match k {
+                    Key::Like(post, u) => Some((post, u.clone())),
+                    _ => None,
+                })?;
+                let rows = s.likes.range(from(after)).take(n);
+                rows.map(|((post, user), at)| Record::Like {
+                    post: *post,
+                    user: user.clone(),
+                    at_ms: *at,
+                })
+                .collect()
+            }
+            Section::Kept => {
+                let after = cursor(after, |k| match k {
+                    Key::Kept(u, c, post) => Some((u.clone(), c.clone(), post)),
+                    _ => None,
+                })?;
+                let rows = s.kept.range(from(after)).take(n);
+                rows.map(|((user, c, post), at)| Record::Kept {
+                    collection: c.clone(),
+                    user: user.clone(),
+                    kept: Kept {
+                        post: *post,
+                        at_ms: *at,
+                    },
+                })
+                .collect()
+            }
+            _ => {
+                let after = cursor(after, |k| match k {
+                    Key::Marker(u, timeline) => Some((u.clone(), timeline)),
+                    _ => None,
+                })?;
+                let rows = s.markers.range(from(after)).take(n);
+                rows.map(|((user, _), marker)| Record::Marker {
+                    user: user.clone(),
+                    marker: *marker,
+                })
+                .collect()
+            }
+        })
+    }
+}
 
 #[async_trait]
 impl ExportView for ToyExport {
-    async fn next(&mut self, limit: usize) -> Result<Vec<Record>> {
-        Ok(self.0.by_ref().take(limit.max(1)).collect())
+    async fn deleting(&mut self) -> Result<Vec<UserId>> {
+        Ok(self.0.deleting.keys().cloned().collect())
+    }
+
+    async fn page(
+        &mut self,
+        section: Section,
+        after: Option<&Record>,
+        limit: usize,
+    ) -> Result<Vec<Record>> {
+        let n = limit.max(1);
+        match section {
+            Section::Follows | Section::Relations | Section::Members => {
+                self.graph(section, after, n)
+            }
+            _ => self.content(section, after, n),
+        }
     }
 }
 
 #[async_trait]
 impl Transfer for ToyStore {
     async fn export_view(&self) -> Result<Box<dyn ExportView>> {
-        let records = self.read(|s| {
-            let gone = |u: &UserId| s.deleting.contains_key(u);
-            let mut out = Vec::new();
-            for (id, profile) in s.users.iter().filter(|(u, _)| !gone(u)) {
-                out.push(Record::User {
-                    id: id.clone(),
-                    profile: profile.clone(),
-                });
-            }
-            for (id, standing) in s
-                .accounts
-                .iter()
-                .filter(|(_, a)| **a != Standing::default())
-            {
-                out.push(Record::Account {
-                    id: id.clone(),
-                    standing: *standing,
-                });
-            }
-            for ((f, t), (lists, at_ms)) in s
-                .following
-                .iter()
-                .filter(|((f, t), _)| !gone(f) && !gone(t))
-            {
-                out.push(Record::Follow {
-                    follower: f.clone(),
-                    followee: t.clone(),
-                    at_ms: *at_ms,
-                    lists: lists.clone(),
-                });
-            }
-            for (u, c, t) in s.relations.iter().filter(|(u, _, t)| !gone(u) && !gone(t)) {
-                let relation = Relation::from_code(*c).expect("a stored code");
-                out.push(Record::Relation {
-                    user: u.clone(),
-                    relation,
-                    target: t.clone(),
-                });
-            }
-            for (g, u) in s.members.iter().filter(|(_, u)| !gone(u)) {
-                out.push(Record::Member {
-                    group: g.clone(),
-                    user: u.clone(),
-                });
-            }
-            let carried = |p: &Post| {
-                p.repost_of
-                    .as_ref()
-                    .is_none_or(|o| s.posts.contains_key(&o.id) && !gone(&o.author))
-            };
-            for p in s.posts.values().filter(|p| !gone(&p.author) && carried(p)) {
-                let mut p = p.clone();
-                p.mentions.retain(|m| !gone(m));
-                out.push(Record::post(p));
-            }
-            let exported = |p: &PostId| s.posts.get(p).is_some_and(|p| !gone(&p.author));
-            for ((post, user), at) in &s.likes {
-                if exported(post) && !gone(user) {
-                    out.push(Record::Like {
-                        post: *post,
-                        user: user.clone(),
-                        at_ms: *at,
-                    });
-                }
-            }
-            for ((user, _), marker) in s.markers.iter().filter(|((u, _), _)| !gone(u)) {
-                out.push(Record::Marker {
-                    user: user.clone(),
-                    marker: *marker,
-                });
-            }
-            for ((user, c, post), at_ms) in s.kept.iter().filter(|((u, _, _), _)| !gone(u)) {
-                out.push(Record::Kept {
-                    collection: c.clone(),
-                    user: user.clone(),
-                    kept: Kept {
-                        post: *post,
-                        at_ms: *at_ms,
-                    },
-                });
-            }
-            out
-        });
-        Ok(Box::new(ToyExport(records.into_iter())))
+        Ok(Box::new(ToyExport(Box::new(self.read(State::clone)))))
     }
 }

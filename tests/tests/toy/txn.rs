@@ -12,14 +12,19 @@ use socialite_core::plan::Ledger;
 use socialite_core::plan::Side;
 use socialite_core::plan::{Step, Txn};
 use socialite_core::ports::Standing;
+use socialite_domain::deletion::cascade::present;
 use socialite_domain::feed::markers::{Marker, MarkerTimeline};
 use socialite_domain::graph::relations::Relation;
 use socialite_domain::notifications::notified::{GroupKey, Notice, NoticeGroup, NoticeKey};
 use std::collections::{BTreeMap, BTreeSet};
 
 impl State {
+    /// Whether `user` is there, as the domain's rule says.
     pub(super) fn exists(&self, user: &UserId) -> bool {
-        self.users.contains_key(user) && !self.deleting.contains_key(user)
+        present(
+            self.users.contains_key(user),
+            self.deleting.contains_key(user),
+        )
     }
 }
 
