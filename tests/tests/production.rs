@@ -33,37 +33,17 @@ const POSTS: usize = 240;
 /// The worker is killed after this many posts.
 const KILL_AFTER: usize = 80;
 
-/// The service binaries, built by the test so that they match the code.
-fn service_binaries() -> PathBuf {
-    // target/<profile>/deps/production-<hash> → target/<profile>
-    let exe = std::env::current_exe().unwrap();
-    let profile_dir = exe.parent().unwrap().parent().unwrap().to_path_buf();
-    let target_dir = profile_dir.parent().unwrap();
-    let mut cmd = Command::new(env!("CARGO"));
-    cmd.args(["build", "--quiet", "--bins"])
-        .args([
-            "-p",
-            "socialite-producer",
-            "-p",
-            "socialite-fanout-worker",
-            "-p",
-            "socialite-timeline-api",
-            // The all-in-one too: CI checks the compose file against the four
-            // binaries, built by this same command (so once).
-            "-p",
-            "socialite",
-        ])
-        .arg("--target-dir")
-        .arg(target_dir)
-        .current_dir(env!("CARGO_MANIFEST_DIR"));
-    if profile_dir.file_name().unwrap() == "release" {
-        cmd.arg("--release");
-    }
-    let status = cmd
-        .status()
-        .expect("running cargo to build the service binaries");
-    assert!(status.success(), "building the service binaries failed");
-    profile_dir
+/// The service binaries, compiled from their packages' sources as binaries
+/// of this test package (see tests/Cargo.toml), so built before the tests:
+/// the path of the one a package names.
+fn service_binary(package: &str) -> PathBuf {
+    PathBuf::from(match package {
+        "socialite" => env!("CARGO_BIN_EXE_e2e-socialite"),
+        "socialite-producer" => env!("CARGO_BIN_EXE_e2e-socialite-producer"),
+        "socialite-fanout-worker" => env!("CARGO_BIN_EXE_e2e-socialite-fanout-worker"),
+        "socialite-timeline-api" => env!("CARGO_BIN_EXE_e2e-socialite-timeline-api"),
+        other => panic!("no service binary {other}"),
+    })
 }
 
 fn free_addr() -> String {
@@ -94,7 +74,6 @@ impl Drop for Service {
 }
 
 struct Topology {
-    bin: PathBuf,
     dir: tempfile::TempDir,
     store: String,
     event_log: String,
@@ -108,7 +87,7 @@ impl Topology {
     fn spawn(&self, name: &'static str, binary: &str, args: &[&str], http: String) -> Service {
         let data = self.dir.path().join(name);
         let log = self.dir.path().join(format!("{name}.log"));
-        let child = Command::new(self.bin.join(binary))
+        let child = Command::new(service_binary(binary))
             .args(args)
             .args(["--store", &self.store, "--event-log", &self.event_log])
             .arg("--data-dir")
@@ -230,7 +209,6 @@ async fn a_killed_worker_loses_nothing_over_tls() {
 
 async fn a_worker_killed_mid_stream(store: String, event_log: String) {
     let topo = Topology {
-        bin: service_binaries(),
         dir: tempfile::tempdir().unwrap(),
         store: store.clone(),
         // tansu 0.6 keeps a dead member's assignment; the workers' opt-in
@@ -618,7 +596,6 @@ async fn a_refused_tls_handshake_stops_the_start() {
     let password = dir.path().join("kafka-password");
     std::fs::write(&password, "hunter2-do-not-print").unwrap();
     let topo = Topology {
-        bin: service_binaries(),
         store: tls.mongodb_uri(&Servers::unique("refused")),
         event_log: format!(
             "kafka://{}?tls_ca_file={}&sasl_mechanism=PLAIN&sasl_username=app&sasl_password_file={}",
@@ -726,7 +703,6 @@ async fn a_post_is_one_trace_from_the_producer_to_the_worker() {
     };
     let (otlp, received) = otlp_receiver().await;
     let topo = Topology {
-        bin: service_binaries(),
         dir: tempfile::tempdir().unwrap(),
         store: servers.mongodb_uri(&Servers::unique("traces")),
         event_log: format!(
@@ -763,7 +739,6 @@ async fn a_post_is_one_trace_from_the_producer_to_the_worker() {
 async fn a_post_is_one_trace_on_the_embedded_default() {
     let (otlp, received) = otlp_receiver().await;
     let topo = Topology {
-        bin: service_binaries(),
         dir: tempfile::tempdir().unwrap(),
         store: "embedded://".into(),
         event_log: "embedded://".into(),
@@ -784,7 +759,6 @@ async fn a_post_is_one_trace_on_the_embedded_default() {
 async fn a_callers_trace_is_continued_only_where_w3c_allows_it() {
     let (otlp, received) = otlp_receiver().await;
     let topo = Topology {
-        bin: service_binaries(),
         dir: tempfile::tempdir().unwrap(),
         store: "embedded://".into(),
         event_log: "embedded://".into(),
