@@ -3,7 +3,8 @@
 //! core use cases, one mapping
 //! of core errors to HTTP and gRPC ([`error`]), extractors whose rejections
 //! use the API's error body ([`extract`]), the JSON and protobuf shapes
-//! ([`json`], [`pb`]), first pages kept whole ([`pages`]), the generated OpenAPI contract ([`openapi`]),
+//! ([`json`], [`pb`]), first pages kept whole ([`pages`]), the generated OpenAPI contract ([`openapi`],
+//! with the refusals routes share, [`responses`]),
 //! every REST request's way in ([`front`]: the guard, the caller, request
 //! metrics), gRPC's request metrics ([`observe`]), who is calling ([`auth`]:
 //! API keys, user tokens, rate limits), CORS ([`cors`]), and serving on given
@@ -34,6 +35,7 @@ pub mod pages;
 pub mod pb;
 pub mod reads;
 pub mod refusals;
+pub mod responses;
 pub mod schema;
 pub mod serve;
 

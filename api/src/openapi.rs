@@ -1,11 +1,13 @@
 //! The REST contract: an OpenAPI 3.1 document generated from the handlers
 //! themselves (`#[utoipa::path]` beside each one, registered through
 //! `utoipa_axum`'s router, so a route cannot be served without being
-//! described), over the shapes of `crate::json` and `crate::schema`. Each
-//! process serves the document of the routes it serves at `/openapi.json`;
-//! [`document`] is the whole API.
+//! described), over the shapes of `crate::json` and `crate::schema` and the
+//! shared refusals of `crate::responses`. Each process serves the document
+//! of the routes it serves at `/openapi.json`; [`document`] is the whole
+//! API.
 
-use crate::schema::{with_common_refusals, ApiDoc};
+use crate::responses::with_common_refusals;
+use crate::schema::ApiDoc;
 use utoipa::openapi::OpenApi as Document;
 use utoipa::OpenApi;
 

@@ -1,11 +1,16 @@
 //! The shapes and parameters the REST contract names beside the JSON bodies
-//! of `crate::json`: the error body, path parameters with their syntax, the
-//! paging parameters of lists, and the document's front matter ([`ApiDoc`]).
+//! of `crate::json`: the error body, the syntax of each value a path or a
+//! query carries ([`syntax`], stated once), the path parameters and the
+//! paging parameters of lists built on it, and the document's front matter
+//! ([`ApiDoc`]).
 
+use crate::responses::SharedRefusals;
 use serde::Serialize;
-use utoipa::openapi::content::ContentBuilder;
-use utoipa::openapi::response::ResponseBuilder;
-use utoipa::openapi::{OpenApi as Document, Ref, RefOr};
+use syntax::{
+    Authors, GroupName, ListName, ListNameOrEmpty, PageSize, PostId, PostIdOrEmpty, UserId,
+    UserIdOrEmpty,
+};
+use utoipa::openapi::OpenApi as Document;
 use utoipa::{IntoParams, OpenApi, ToSchema};
 
 /// Every refusal and failure: a stable machine-readable code and a message
@@ -27,13 +32,102 @@ pub struct ErrorDetail {
     pub request_id: Option<String>,
 }
 
+/// The syntax of each value a path or a query carries, stated once and
+/// built from the domain's limits. A parameter's field has its syntax's
+/// type, and `#[param(inline)]` states the syntax whole at each parameter,
+/// where a client reads it. (Bodies' fields state their patterns
+/// themselves: naming a syntax there, utoipa wraps the field's schema in an
+/// `allOf` or a `oneOf` and drops its example.)
+pub mod syntax {
+    use socialite_core::ids::{MAX_GROUP_NAME_LEN, MAX_LIST_NAME_LEN, MAX_USER_ID_LEN};
+    use socialite_core::model::MAX_PAGE_SIZE;
+    use utoipa::openapi::schema::{KnownFormat, Object, ObjectBuilder, SchemaFormat, Type};
+    use utoipa::openapi::{RefOr, Schema};
+
+    /// A type per syntax, whose schema is the expression given.
+    macro_rules! syntax {
+        ($($(#[$doc:meta])* $name:ident => $schema:expr;)*) => {$(
+            $(#[$doc])*
+            pub struct $name;
+
+            impl utoipa::PartialSchema for $name {
+                fn schema() -> RefOr<Schema> {
+                    RefOr::T(Schema::Object($schema))
+                }
+            }
+
+            impl utoipa::ToSchema for $name {}
+        )*};
+    }
+
+    syntax! {
+        /// A user id: 1 to 64 characters of `[A-Za-z0-9_.-]`, not `.` or `..`.
+        UserId => text(&user_id());
+        /// A user id, or empty (which counts as absent).
+        UserIdOrEmpty => text_or_empty(&user_id());
+        /// A post id: 16 hexadecimal digits.
+        PostId => text(POST_ID);
+        /// A post id, or empty (which counts as absent).
+        PostIdOrEmpty => text_or_empty(POST_ID);
+        /// A group: 1 to 64 characters of `[A-Za-z0-9_-]`.
+        GroupName => text(&name(MAX_GROUP_NAME_LEN));
+        /// A list: 1 to 32 characters of `[A-Za-z0-9_-]`.
+        ListName => text(&name(MAX_LIST_NAME_LEN));
+        /// A list, or empty (which counts as absent).
+        ListNameOrEmpty => text_or_empty(&name(MAX_LIST_NAME_LEN));
+        /// 1 to 100 user ids (as many as `GET /posts` takes), comma-separated.
+        Authors => text(&format!("{0}(,{0}){{0,99}}", user_chars()));
+        /// A page size: 1 to the largest page.
+        PageSize => ObjectBuilder::new()
+            .schema_type(Type::Integer)
+            .format(Some(SchemaFormat::KnownFormat(KnownFormat::Int64)))
+            .minimum(Some(1))
+            .maximum(Some(MAX_PAGE_SIZE))
+            .build();
+    }
+
+    const POST_ID: &str = "[0-9A-Fa-f]{16}";
+
+    /// A user id: not `.` or `..` (path segments clients normalise away).
+    fn user_id() -> String {
+        format!(r"(?!\.{{1,2}}$){}", user_chars())
+    }
+
+    /// The characters and length of a user id.
+    fn user_chars() -> String {
+        format!(r"[A-Za-z0-9_.\-]{{1,{MAX_USER_ID_LEN}}}")
+    }
+
+    /// A name of `[A-Za-z0-9_-]`, at most `max` long.
+    fn name(max: usize) -> String {
+        format!(r"[A-Za-z0-9_\-]{{1,{max}}}")
+    }
+
+    /// Text that is `syntax` whole.
+    fn text(syntax: &str) -> Object {
+        pattern(format!("^{syntax}$"))
+    }
+
+    /// Text that is `syntax` whole, or empty.
+    fn text_or_empty(syntax: &str) -> Object {
+        pattern(format!("^({syntax})?$"))
+    }
+
+    fn pattern(pattern: String) -> Object {
+        ObjectBuilder::new()
+            .schema_type(Type::String)
+            .pattern(Some(pattern))
+            .build()
+    }
+}
+
 /// A user id in the path: 1 to 64 characters of `[A-Za-z0-9_.-]`.
 #[derive(IntoParams)]
 #[into_params(parameter_in = Path)]
 #[allow(dead_code)] // describes the path; handlers take it as a string
 pub struct UserPath {
-    #[param(pattern = r"^(?!\.{1,2}$)[A-Za-z0-9_.\-]{1,64}$", example = "alice")]
-    pub id: String,
+    #[param(inline, example = "alice")]
+    pub id: UserId,
 }
 
 /// A follow edge in the path: the user and the account they (un)follow.
@@ -42,11 +136,11 @@ pub struct UserPath {
 #[allow(dead_code)]
 pub struct EdgePath {
     /// The follower.
-    #[param(pattern = r"^(?!\.{1,2}$)[A-Za-z0-9_.\-]{1,64}$", example = "bob")]
-    pub id: String,
+    #[param(inline, example = "bob")]
+    pub id: UserId,
     /// The account followed.
-    #[param(pattern = r"^(?!\.{1,2}$)[A-Za-z0-9_.\-]{1,64}$", example = "alice")]
-    pub target: String,
+    #[param(inline, example = "alice")]
+    pub target: UserId,
 }
 
 /// A post id in the path: 16 hexadecimal digits, time-ordered.
@@ -54,8 +148,8 @@ pub struct EdgePath {
 #[into_params(parameter_in = Path)]
 #[allow(dead_code)]
 pub struct PostPath {
-    #[param(pattern = "^[0-9A-Fa-f]{16}$", example = "0550f1a2b3c40000")]
-    pub id: String,
+    #[param(inline, example = "0550f1a2b3c40000")]
+    pub id: PostId,
 }
 
 /// Paging of post lists: newest first, continued below `before`.
@@ -64,12 +158,12 @@ pub struct PostPath {
 #[allow(dead_code)]
 pub struct PostPageQuery {
     /// Page size, 1 to 200 (default 20).
-    #[param(minimum = 1, maximum = 200)]
-    pub limit: Option<u64>,
+    #[param(inline)]
+    pub limit: Option<PageSize>,
     /// The previous page's `next_cursor`: a post id; the page holds older
     /// posts. Empty counts as absent.
-    #[param(pattern = "^([0-9A-Fa-f]{16})?$")]
-    pub before: Option<String>,
+    #[param(inline)]
+    pub before: Option<PostIdOrEmpty>,
 }
 
 /// Paging of the home timeline: back from `before`, newest first, or
@@ -79,18 +173,18 @@ pub struct PostPageQuery {
 #[allow(dead_code)]
 pub struct TimelineQuery {
     /// Page size, 1 to 200 (default 20).
-    #[param(minimum = 1, maximum = 200)]
-    pub limit: Option<u64>,
+    #[param(inline)]
+    pub limit: Option<PageSize>,
     /// The previous page's `next_cursor`: a post id; the page holds older
     /// posts, newest first. Empty counts as absent.
-    #[param(pattern = "^([0-9A-Fa-f]{16})?$")]
-    pub before: Option<String>,
+    #[param(inline)]
+    pub before: Option<PostIdOrEmpty>,
     /// A post id, such as the `home` marker's `last_read_id`: the page
     /// holds the posts after it, oldest first, within the timeline's newest
     /// 1,000 entries; pass `next_cursor` as the next `after`. Not with
     /// `before`.
-    #[param(pattern = "^([0-9A-Fa-f]{16})?$")]
-    pub after: Option<String>,
+    #[param(inline)]
+    pub after: Option<PostIdOrEmpty>,
 }
 
 /// A timeline of a user's in the path, for markers.
@@ -98,8 +192,8 @@ pub struct TimelineQuery {
 #[into_params(parameter_in = Path)]
 #[allow(dead_code)]
 pub struct MarkerPath {
-    #[param(pattern = r"^(?!\.{1,2}$)[A-Za-z0-9_.\-]{1,64}$", example = "bob")]
-    pub id: String,
+    #[param(inline, example = "bob")]
+    pub id: UserId,
     /// The timeline: `home`.
     #[param(pattern = "^home$", example = "home")]
     pub timeline: String,
@@ -111,11 +205,11 @@ pub struct MarkerPath {
 #[allow(dead_code)]
 pub struct RelationPath {
     /// The user who mutes or blocks.
-    #[param(pattern = r"^(?!\.{1,2}$)[A-Za-z0-9_.\-]{1,64}$", example = "bob")]
-    pub id: String,
+    #[param(inline, example = "bob")]
+    pub id: UserId,
     /// The account muted or blocked.
-    #[param(pattern = r"^(?!\.{1,2}$)[A-Za-z0-9_.\-]{1,64}$", example = "carol")]
-    pub target: String,
+    #[param(inline, example = "carol")]
+    pub target: UserId,
 }
 
 /// Paging of a group's timeline, and whose mutes and blocks apply.
@@ -124,16 +218,16 @@ pub struct RelationPath {
 #[allow(dead_code)]
 pub struct GroupTimelineQuery {
     /// Page size, 1 to 200 (default 20).
-    #[param(minimum = 1, maximum = 200)]
-    pub limit: Option<u64>,
+    #[param(inline)]
+    pub limit: Option<PageSize>,
     /// The previous page's `next_cursor`: a post id. Empty counts as absent.
-    #[param(pattern = "^([0-9A-Fa-f]{16})?$")]
-    pub before: Option<String>,
+    #[param(inline)]
+    pub before: Option<PostIdOrEmpty>,
     /// The reader whose mutes and blocks hide posts (server keys; a user
     /// token always reads as its user, and may name only that user).
     /// Absent or empty: the whole timeline.
-    #[param(pattern = r"^((?!\.{1,2}$)[A-Za-z0-9_.\-]{1,64})?$", example = "bob")]
-    pub viewer: Option<String>,
+    #[param(inline, example = "bob")]
+    pub viewer: Option<UserIdOrEmpty>,
 }
 
 /// Who reads an account or a post asked for by name: an account that
@@ -145,8 +239,8 @@ pub struct GroupTimelineQuery {
 pub struct ViewerQuery {
     /// The reader (server keys; a user token always reads as its user, and
     /// may name only that user). Absent or empty: what every reader sees.
-    #[param(pattern = r"^((?!\.{1,2}$)[A-Za-z0-9_.\-]{1,64})?$", example = "bob")]
-    pub viewer: Option<String>,
+    #[param(inline, example = "bob")]
+    pub viewer: Option<UserIdOrEmpty>,
 }
 
 /// Paging of a thread's replies, and whose view it is.
@@ -155,17 +249,17 @@ pub struct ViewerQuery {
 #[allow(dead_code)]
 pub struct ThreadQuery {
     /// Replies per page, 1 to 200 (default 20).
-    #[param(minimum = 1, maximum = 200)]
-    pub limit: Option<u64>,
+    #[param(inline)]
+    pub limit: Option<PageSize>,
     /// The previous page's `next_cursor`: the last reply's id. Empty
     /// counts as absent.
-    #[param(pattern = "^([0-9A-Fa-f]{16})?$")]
-    pub cursor: Option<String>,
+    #[param(inline)]
+    pub cursor: Option<PostIdOrEmpty>,
     /// The reader whose mutes and blocks hide posts (server keys; a user
     /// token always reads as its user, and may name only that user).
-    /// Absent: what every reader sees.
-    #[param(pattern = r"^(?!\.{1,2}$)[A-Za-z0-9_.\-]{1,64}$", example = "bob")]
-    pub viewer: Option<String>,
+    /// Absent or empty: what every reader sees.
+    #[param(inline, example = "bob")]
+    pub viewer: Option<UserIdOrEmpty>,
 }
 
 /// Where a live stream resumes.
@@ -175,8 +269,8 @@ pub struct ThreadQuery {
 pub struct StreamQuery {
     /// The id of the last entry received (a post id), as the
     /// `Last-Event-ID` header also gives it; the header wins.
-    #[param(pattern = "^([0-9A-Fa-f]{16})?$")]
-    pub last_event_id: Option<String>,
+    #[param(inline)]
+    pub last_event_id: Option<PostIdOrEmpty>,
 }
 
 /// Two users in the path: the one asking and the other.
@@ -184,11 +278,11 @@ pub struct StreamQuery {
 #[into_params(parameter_in = Path)]
 #[allow(dead_code)]
 pub struct PairPath {
-    #[param(pattern = r"^(?!\.{1,2}$)[A-Za-z0-9_.\-]{1,64}$", example = "bob")]
-    pub id: String,
+    #[param(inline, example = "bob")]
+    pub id: UserId,
     /// The other user.
-    #[param(pattern = r"^(?!\.{1,2}$)[A-Za-z0-9_.\-]{1,64}$", example = "alice")]
-    pub other: String,
+    #[param(inline, example = "alice")]
+    pub other: UserId,
 }
 
 /// The authors of `GET /posts`, and its paging.
@@ -198,17 +292,14 @@ pub struct PairPath {
 pub struct AuthorsQuery {
     /// 1 to 100 user ids, comma-separated; authors that do not exist add
     /// nothing.
-    #[param(
-        pattern = r"^[A-Za-z0-9_.\-]{1,64}(,[A-Za-z0-9_.\-]{1,64}){0,99}$",
-        example = "alice,bob"
-    )]
-    pub authors: String,
+    #[param(inline, example = "alice,bob")]
+    pub authors: Authors,
     /// Page size, 1 to 200 (default 20).
-    #[param(minimum = 1, maximum = 200)]
-    pub limit: Option<u64>,
+    #[param(inline)]
+    pub limit: Option<PageSize>,
     /// The previous page's `next_cursor`: a post id. Empty counts as absent.
-    #[param(pattern = "^([0-9A-Fa-f]{16})?$")]
-    pub before: Option<String>,
+    #[param(inline)]
+    pub before: Option<PostIdOrEmpty>,
 }
 
 /// How many suggestions.
@@ -217,8 +308,8 @@ pub struct AuthorsQuery {
 #[allow(dead_code)]
 pub struct LimitQuery {
     /// 1 to 200 (default 20).
-    #[param(minimum = 1, maximum = 200)]
-    pub limit: Option<u64>,
+    #[param(inline)]
+    pub limit: Option<PageSize>,
 }
 
 /// A list of a user's in the path.
@@ -226,11 +317,11 @@ pub struct LimitQuery {
 #[into_params(parameter_in = Path)]
 #[allow(dead_code)]
 pub struct ListPath {
-    #[param(pattern = r"^(?!\.{1,2}$)[A-Za-z0-9_.\-]{1,64}$", example = "bob")]
-    pub id: String,
+    #[param(inline, example = "bob")]
+    pub id: UserId,
     /// The list: 1 to 32 characters of `[A-Za-z0-9_-]`.
-    #[param(pattern = r"^[A-Za-z0-9_\-]{1,32}$", example = "work")]
-    pub list: String,
+    #[param(inline, example = "work")]
+    pub list: ListName,
 }
 
 /// A group in the path: 1 to 64 characters of `[A-Za-z0-9_-]`.
@@ -238,8 +329,8 @@ pub struct ListPath {
 #[into_params(parameter_in = Path)]
 #[allow(dead_code)]
 pub struct GroupPath {
-    #[param(pattern = r"^[A-Za-z0-9_\-]{1,64}$", example = "rustaceans")]
-    pub group: String,
+    #[param(inline, example = "rustaceans")]
+    pub group: GroupName,
 }
 
 /// A group and a user in the path.
@@ -247,11 +338,11 @@ pub struct GroupPath {
 #[into_params(parameter_in = Path)]
 #[allow(dead_code)]
 pub struct MemberPath {
-    #[param(pattern = r"^[A-Za-z0-9_\-]{1,64}$", example = "rustaceans")]
-    pub group: String,
+    #[param(inline, example = "rustaceans")]
+    pub group: GroupName,
     /// The member.
-    #[param(pattern = r"^(?!\.{1,2}$)[A-Za-z0-9_.\-]{1,64}$", example = "alice")]
-    pub id: String,
+    #[param(inline, example = "alice")]
+    pub id: UserId,
 }
 
 /// Paging of the accounts a user follows, optionally only those filed under
@@ -261,14 +352,14 @@ pub struct MemberPath {
 #[allow(dead_code)]
 pub struct FollowingQuery {
     /// Page size, 1 to 200 (default 20).
-    #[param(minimum = 1, maximum = 200)]
-    pub limit: Option<u64>,
+    #[param(inline)]
+    pub limit: Option<PageSize>,
     /// The previous page's `next_cursor` (opaque). Empty counts as absent.
     pub cursor: Option<String>,
     /// Only the accounts filed under this list (1 to 32 characters of
     /// `[A-Za-z0-9_-]`), in id order. Empty counts as absent.
-    #[param(pattern = r"^([A-Za-z0-9_\-]{1,32})?$", example = "work")]
-    pub list: Option<String>,
+    #[param(inline, example = "work")]
+    pub list: Option<ListNameOrEmpty>,
     /// With `true`, the page also carries `edges`: each account with when
     /// the follow was made.
     pub followed_at: Option<bool>,
@@ -280,8 +371,8 @@ pub struct FollowingQuery {
 #[allow(dead_code)]
 pub struct FollowersQuery {
     /// Page size, 1 to 200 (default 20).
-    #[param(minimum = 1, maximum = 200)]
-    pub limit: Option<u64>,
+    #[param(inline)]
+    pub limit: Option<PageSize>,
     /// The previous page's `next_cursor` (opaque). Empty counts as absent.
     pub cursor: Option<String>,
     /// With `true`, the page also carries `edges`: each follower with when
@@ -295,11 +386,11 @@ pub struct FollowersQuery {
 #[allow(dead_code)]
 pub struct LikePath {
     /// The user who likes.
-    #[param(pattern = r"^(?!\.{1,2}$)[A-Za-z0-9_.\-]{1,64}$", example = "bob")]
-    pub id: String,
+    #[param(inline, example = "bob")]
+    pub id: UserId,
     /// The post liked.
-    #[param(pattern = "^[0-9A-Fa-f]{16}$", example = "0550f1a2b3c40000")]
-    pub post_id: String,
+    #[param(inline, example = "0550f1a2b3c40000")]
+    pub post_id: PostId,
 }
 
 /// A user and a post in the path: who reposts, and what.
@@ -308,11 +399,11 @@ pub struct LikePath {
 #[allow(dead_code)]
 pub struct RepostPath {
     /// The user who reposts.
-    #[param(pattern = r"^(?!\.{1,2}$)[A-Za-z0-9_.\-]{1,64}$", example = "bob")]
-    pub id: String,
+    #[param(inline, example = "bob")]
+    pub id: UserId,
     /// The post reposted (a repost's own id stands for its post).
-    #[param(pattern = "^[0-9A-Fa-f]{16}$", example = "0550f1a2b3c40000")]
-    pub post_id: String,
+    #[param(inline, example = "0550f1a2b3c40000")]
+    pub post_id: PostId,
 }
 
 /// Paging of user lists, in id order.
@@ -321,8 +412,8 @@ pub struct RepostPath {
 #[allow(dead_code)]
 pub struct UserPageQuery {
     /// Page size, 1 to 200 (default 20).
-    #[param(minimum = 1, maximum = 200)]
-    pub limit: Option<u64>,
+    #[param(inline)]
+    pub limit: Option<PageSize>,
     /// The previous page's `next_cursor` (opaque). Empty counts as absent.
     pub cursor: Option<String>,
 }
@@ -363,7 +454,7 @@ pub struct UserPageQuery {
         license(name = "Apache-2.0", identifier = "Apache-2.0"),
     ),
     components(schemas(ErrorBody, ErrorDetail)),
-    modifiers(&SecuritySchemes),
+    modifiers(&SecuritySchemes, &SharedRefusals),
     tags(
         (name = "users", description = "Accounts and their profiles"),
         (name = "graph", description = "Follows, followers and counts"),
@@ -419,80 +510,5 @@ impl utoipa::Modify for SecuritySchemes {
                 "HTTP Basic for browsers: any user name, an admin API key as the password.",
             ),
         );
-    }
-}
-
-/// Adds to every operation the refusals that `crate::guard` may answer
-/// before any handler runs, whatever the route: 413 (a declared length over
-/// the limit), 414, 415 (a compressed body), 431, and 503 when overloaded or
-/// out of time.
-pub fn with_common_refusals(doc: &mut Document) {
-    let refusal = |description: &str| {
-        let body = ContentBuilder::new()
-            .schema(Some(Ref::from_schema_name("ErrorBody")))
-            .build();
-        RefOr::T(
-            ResponseBuilder::new()
-                .description(description)
-                .content("application/json", body)
-                .build(),
-        )
-    };
-    for item in doc.paths.paths.values_mut() {
-        let ops = [
-            &mut item.get,
-            &mut item.put,
-            &mut item.post,
-            &mut item.delete,
-        ];
-        for op in ops.into_iter().flatten() {
-            let secured = op.security.as_ref().is_some_and(|s| !s.is_empty());
-            let responses = &mut op.responses.responses;
-            let mut add = |status: &str, description: &str| {
-                responses
-                    .entry(status.to_owned())
-                    .or_insert_with(|| refusal(description));
-            };
-            add("414", "`uri_too_long`: the URL is over 4 KiB");
-            if op.request_body.is_some() {
-                add(
-                    "408",
-                    "`body_timeout`: the body did not arrive within the request's 30 s",
-                );
-            }
-            add("431", "`headers_too_large`: the headers are over 16 KiB");
-            add(
-                "503",
-                "`unavailable`, `overloaded` (with `Retry-After`), `request_timeout` or \
-                 `too_many_connections` (the process's or the address's connection cap)",
-            );
-            add(
-                "413",
-                "`body_too_large`: the body, or its declared length, is over 64 KiB",
-            );
-            add(
-                "415",
-                "`unsupported_content_encoding`: bodies are taken uncompressed",
-            );
-            if secured {
-                add(
-                    "401",
-                    "`unauthenticated` (no credential), `invalid_api_key`, `invalid_token`, \
-                     `expired_token`, `token_not_yet_valid`, `token_revoked` (issued before its \
-                     account's tokens were revoked, or the account deleted or suspended) or \
-                     `invalid_authorization`; with `WWW-Authenticate`",
-                );
-                add(
-                    "403",
-                    "`missing_scope` (the key lacks the route's scope), `not_your_account`, \
-                     `not_your_post`, `public_reads_off`, `server_key_required` (user tokens) or \
-                     `account_suspended`",
-                );
-                add(
-                    "429",
-                    "`rate_limited`: the credential is over its rate; with `Retry-After`",
-                );
-            }
-        }
     }
 }

@@ -75,7 +75,7 @@ pub fn finish_router(routes: OpenApiRouter, health: Health, serving: &Serving) -
     let (router, served) = routes.split_for_parts();
     let mut doc = ApiDoc::openapi();
     doc.merge(served);
-    crate::schema::with_common_refusals(&mut doc);
+    crate::responses::with_common_refusals(&mut doc);
     let front = FrontLayer::new(
         Admit::Credential(serving.auth.clone()),
         serving.request_timeout,

@@ -1,16 +1,16 @@
 //! Every port of a deployment, opened, in one value. Which adapters fill it
 //! is decided by the runtime crate from the settings; core only meters them.
 
-use crate::accounts::Standings;
 use crate::feed::config::FeedConfig;
 use crate::feed::hybrid::Marks;
 use crate::feed::stamp::WriteEpoch;
 use crate::feed::Stores;
-use crate::metered::Metered;
+use crate::ports::Metered;
 use crate::ports::{
     Accounts, AppliedFeed, Backup, ContentStore, EventLog, GraphStore, Outbox, Rewind,
     TimelineStore, Transfer,
 };
+use crate::standings::Standings;
 use std::sync::Arc;
 
 /// Every port, opened and metered.

@@ -3,7 +3,6 @@
 //! log. Everything here is shared by the REST and gRPC transports, and every
 //! call is checked against its caller's permissions (`crate::rules::access`).
 
-use crate::accounts::Standings;
 use crate::backends::Backends;
 use crate::backups::Backups;
 use crate::error::{Error, Result};
@@ -28,6 +27,7 @@ use crate::rules::markers::{Marker, MarkerTimeline};
 use crate::rules::mentions::candidates;
 use crate::rules::relations::{Relation, RelationChange, RelationTransition};
 use crate::rules::reposts::RepostChange;
+use crate::standings::Standings;
 use serde_json::Value;
 use std::sync::Arc;
 use std::time::{Duration, Instant};

@@ -8,16 +8,13 @@
 //!
 //! # Layout
 //!
-//! - [`model`], [`ids`], [`event`], [`error`]: the domain and its limits;
-//!   [`numbers`]: dense timeline numbers, which fanout's target lists carry.
+//! - [`model`], [`ids`], [`event`], [`error`], [`rules`], [`format`](mod@format),
+//!   [`plan`], [`numbers`], [`trace`]: the domain floor, the crate
+//!   `socialite-domain` (re-exported here): values, events, the rules
+//!   that decide every write, the export format and the write planners.
 //! - [`ports`]: one trait per capability (`ContentStore`, `GraphStore`,
 //!   `Outbox`, `EventLog`, `TimelineStore`), and [`backends`]: all of them
-//!   opened, metered by [`metered`].
-//! - [`rules`]: the checks that refuse writes, what a deletion tells the
-//!   pipeline, which entries a stored timeline accepts. Every backend obeys
-//!   them; the conformance suite proves it.
-//! - [`plan`]: each write's sequence (facts read, checks run, steps
-//!   applied), decided once; a backend supplies only the primitives.
+//!   opened, each metered (`ports::Metered`, generated with its port).
 //! - [`feed`]: what goes into whose timeline: read-time merge, the cached read
 //!   path with activation of dormant users, and fanout of log events.
 //! - [`ingest`] and [`reads`]: the operations the APIs offer, validated once
@@ -25,35 +22,36 @@
 //! - [`live`]: live timelines, pushed to open streams as fanout applies them.
 //! - [`relay`] (outbox → log) and [`worker`] (log → timelines): the two loops
 //!   of the pipeline; [`health`] (with [`fault`]), [`metrics`], [`shutdown`] serve them.
+//! - [`standings`]: account standings as this process knows them, read through the
+//!   `Accounts` port and kept fresh; [`deletions`]: finishing the user
+//!   deletions a crash cut short.
+//! - [`transfer`]: export, import, verification, a migration's catch-up and
+//!   warm-up, over the `Transfer` port; [`backups`]: backups on request;
+//!   [`gate`]: the write gate a migration closes.
 //! - [`sim`]: seeded random numbers and Zipf picks for tests, benchmarks and
-//!   retry jitter.
+//!   retry jitter; [`redact`]: secrets kept out of logged URIs.
 
-pub mod accounts;
+pub use socialite_domain::{
+    error, event, format, ids, model, numbers, plan, rules, timeline_change, trace,
+};
+
 pub mod backends;
 pub mod backups;
 pub mod deletions;
-pub mod error;
-pub mod event;
 pub mod fault;
 pub mod feed;
 pub mod gate;
 pub mod health;
-pub mod ids;
 pub mod ingest;
 pub mod live;
-pub mod metered;
 pub mod metrics;
-pub mod model;
-pub mod numbers;
-pub mod plan;
 pub mod ports;
 pub mod reads;
 pub mod redact;
 pub mod relay;
-pub mod rules;
 pub mod shutdown;
 pub mod sim;
-pub mod trace;
+pub mod standings;
 pub mod transfer;
 pub mod worker;
 

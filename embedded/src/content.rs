@@ -11,7 +11,7 @@ use serde_json::{Map, Value};
 use socialite_core::error::{Error, Result};
 use socialite_core::ids::{PostId, UserId};
 use socialite_core::model::{Entry, Post, PostCounts, PostRef, User};
-use socialite_core::ports::{ContentStore, IdRange};
+use socialite_core::ports::{Deletions, IdRange, Likes, Markers, Notices, Posts, Reposts, Users};
 use socialite_core::rules::markers::Marker;
 use socialite_core::rules::notifications::{GroupKey, NoticeGroup};
 use std::sync::Arc;
@@ -145,7 +145,7 @@ pub(crate) fn to_post(id: u64, bytes: &[u8]) -> Result<Post> {
 }
 
 #[async_trait]
-impl ContentStore for EmbeddedStore {
+impl Users for EmbeddedStore {
     async fn get_user(&self, id: &UserId) -> Result<Option<User>> {
         self.read(|txn| load_user(txn, id))
     }
@@ -157,11 +157,17 @@ impl ContentStore for EmbeddedStore {
     async fn most_followed(&self, at_least: u64, limit: usize) -> Result<Vec<(UserId, u64)>> {
         self.read(|txn| most_followed(txn, at_least, limit))
     }
+}
 
+#[async_trait]
+impl Deletions for EmbeddedStore {
     async fn pending_deletions(&self) -> Result<Vec<UserId>> {
         self.pending_deletion_list()
     }
+}
 
+#[async_trait]
+impl Posts for EmbeddedStore {
     async fn mentions_of(
         &self,
         user: &UserId,
@@ -208,31 +214,6 @@ impl ContentStore for EmbeddedStore {
             .collect())
     }
 
-    async fn likers(
-        &self,
-        post: PostId,
-        after: Option<&(u64, UserId)>,
-        limit: usize,
-    ) -> Result<Vec<(UserId, u64)>> {
-        self.read(|txn| likes::likers(txn, post, after, limit))
-    }
-
-    async fn post_counts(&self, posts: &[PostId]) -> Result<Vec<PostCounts>> {
-        self.read(|txn| likes::counts(txn, posts))
-    }
-
-    async fn reposted_among(&self, posts: &[PostId]) -> Result<Vec<PostId>> {
-        Ok(self.reposted.among(posts))
-    }
-
-    async fn reposters(&self, post: PostId, limit: usize) -> Result<Vec<(UserId, PostId)>> {
-        self.read(|txn| reposts::reposters(txn, post, limit))
-    }
-
-    async fn reposts_among(&self, post: PostId, users: &[UserId]) -> Result<Vec<(UserId, PostId)>> {
-        self.read(|txn| reposts::among(txn, post, users))
-    }
-
     async fn replies_of(
         &self,
         post: PostId,
@@ -240,41 +221,6 @@ impl ContentStore for EmbeddedStore {
         limit: usize,
     ) -> Result<Vec<PostId>> {
         self.read(|txn| crate::post_rows::replies(txn, post, after, limit))
-    }
-
-    async fn notice_groups(
-        &self,
-        user: &UserId,
-        before: Option<PostId>,
-        limit: usize,
-    ) -> Result<Vec<NoticeGroup>> {
-        self.read(|txn| notices::entries(txn, user.as_str(), before, limit))
-    }
-
-    async fn entry_notices(
-        &self,
-        user: &UserId,
-        group: GroupKey,
-        before: Option<PostId>,
-        limit: usize,
-    ) -> Result<Vec<(PostId, UserId)>> {
-        self.read(|txn| {
-            let table = txn.open_table(ENTRY_NOTICES).store()?;
-            notices::entry_notices(&table, user.as_str(), group, before, limit)
-        })
-    }
-
-    async fn entry_notices_by(
-        &self,
-        user: &UserId,
-        group: GroupKey,
-        actors: &[UserId],
-    ) -> Result<Vec<(PostId, UserId)>> {
-        self.read(|txn| notices::by_actors(txn, user.as_str(), group, actors))
-    }
-
-    async fn markers(&self, user: &UserId) -> Result<Vec<Marker>> {
-        self.read(|txn| markers::of(&txn.open_table(MARKERS).store()?, user.as_str()))
     }
 
     async fn post_ids_by(
@@ -376,5 +322,77 @@ impl ContentStore for EmbeddedStore {
                 .store()?
                 .map(|(k, _)| PostId(k.value())))
         })
+    }
+}
+
+#[async_trait]
+impl Likes for EmbeddedStore {
+    async fn likers(
+        &self,
+        post: PostId,
+        after: Option<&(u64, UserId)>,
+        limit: usize,
+    ) -> Result<Vec<(UserId, u64)>> {
+        self.read(|txn| likes::likers(txn, post, after, limit))
+    }
+
+    async fn post_counts(&self, posts: &[PostId]) -> Result<Vec<PostCounts>> {
+        self.read(|txn| likes::counts(txn, posts))
+    }
+}
+
+#[async_trait]
+impl Reposts for EmbeddedStore {
+    async fn reposted_among(&self, posts: &[PostId]) -> Result<Vec<PostId>> {
+        Ok(self.reposted.among(posts))
+    }
+
+    async fn reposters(&self, post: PostId, limit: usize) -> Result<Vec<(UserId, PostId)>> {
+        self.read(|txn| reposts::reposters(txn, post, limit))
+    }
+
+    async fn reposts_among(&self, post: PostId, users: &[UserId]) -> Result<Vec<(UserId, PostId)>> {
+        self.read(|txn| reposts::among(txn, post, users))
+    }
+}
+
+#[async_trait]
+impl Notices for EmbeddedStore {
+    async fn notice_groups(
+        &self,
+        user: &UserId,
+        before: Option<PostId>,
+        limit: usize,
+    ) -> Result<Vec<NoticeGroup>> {
+        self.read(|txn| notices::entries(txn, user.as_str(), before, limit))
+    }
+
+    async fn entry_notices(
+        &self,
+        user: &UserId,
+        group: GroupKey,
+        before: Option<PostId>,
+        limit: usize,
+    ) -> Result<Vec<(PostId, UserId)>> {
+        self.read(|txn| {
+            let table = txn.open_table(ENTRY_NOTICES).store()?;
+            notices::entry_notices(&table, user.as_str(), group, before, limit)
+        })
+    }
+
+    async fn entry_notices_by(
+        &self,
+        user: &UserId,
+        group: GroupKey,
+        actors: &[UserId],
+    ) -> Result<Vec<(PostId, UserId)>> {
+        self.read(|txn| notices::by_actors(txn, user.as_str(), group, actors))
+    }
+}
+
+#[async_trait]
+impl Markers for EmbeddedStore {
+    async fn markers(&self, user: &UserId) -> Result<Vec<Marker>> {
+        self.read(|txn| markers::of(&txn.open_table(MARKERS).store()?, user.as_str()))
     }
 }

@@ -6,13 +6,11 @@
 //! first read.
 
 use crate::store::Ctx;
-use crate::tables::*;
-use redb::ReadableTable;
 use socialite_core::error::Result;
 use socialite_core::ids::{GroupName, ListName, UserId};
 use socialite_core::model::Post;
 use socialite_core::plan::write::Ledger;
-use socialite_core::plan::{edge, membership, post, run_ready, Txn};
+use socialite_core::plan::{edge, membership, post, run_ready, user, Txn};
 use socialite_core::rules::checks::{EdgeChange, EdgeOp, Membership};
 
 use crate::store::EmbeddedStore;
@@ -27,15 +25,11 @@ impl EmbeddedStore {
     pub async fn import_users(&self, ids: Vec<UserId>) -> Result<usize> {
         self.writer
             .write(move |ctx| {
-                let mut users = ctx.txn.open_table(USERS).store()?;
-                let mut counts = ctx.txn.open_table(COUNTS).store()?;
+                ctx.ledger = Ledger::quiet();
                 let mut created = 0;
                 for id in &ids {
-                    if users.get(id.as_str()).store()?.is_none() {
-                        users.insert(id.as_str(), [].as_slice()).store()?;
-                        counts.insert(id.as_str(), (0, 0)).store()?;
-                        created += 1;
-                    }
+                    let (new, _) = run_ready(user::put_user(ctx, id, None))?;
+                    created += usize::from(new);
                 }
                 Ok(created)
             })

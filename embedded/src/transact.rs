@@ -27,12 +27,11 @@ impl Transact for EmbeddedStore {
 }
 
 impl EmbeddedStore {
-    /// The relay is woken when a committed write queued events, and the
-    /// post caches follow the posts it stored, removed or rewrote.
+    /// The post caches follow the posts a committed write stored, removed
+    /// or rewrote; then the relay is woken if it queued events (in that
+    /// order: what fanout does with the events may read the caches).
     fn committed(&self, ledger: Ledger) {
-        if ledger.emitted > 0 {
-            self.outbox_ready.notify_one();
-        }
+        let emitted = ledger.emitted;
         for post in ledger.posted {
             self.recent.posted(&post.author, post.id.0);
             self.posts.put(Arc::new(post));
@@ -43,6 +42,9 @@ impl EmbeddedStore {
         }
         for id in ledger.rewritten {
             self.posts.remove(id);
+        }
+        if emitted > 0 {
+            self.outbox_ready.notify_one();
         }
     }
 }

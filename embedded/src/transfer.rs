@@ -13,11 +13,11 @@ use async_trait::async_trait;
 use redb::{ReadTransaction, ReadableDatabase, ReadableTable};
 use serde_json::{Map, Value};
 use socialite_core::error::Result;
+use socialite_core::format::record::Record;
 use socialite_core::ids::{GroupName, PostId, UserId};
 use socialite_core::ports::{ExportView, Standing, Transfer};
 use socialite_core::rules::markers::{Marker, MarkerTimeline};
 use socialite_core::rules::relations::Relation;
-use socialite_core::transfer::record::Record;
 use std::collections::HashSet;
 use std::ops::Bound::{Excluded, Unbounded};
 

@@ -293,10 +293,8 @@ fn apply_step(ctx: &mut Ctx<'_>, step: &Step) -> Result<()> {
         } => relations::put(txn, user, *relation, target, *active),
         Step::Membership(change) => groups::put(txn, change),
         Step::PutPost(post) => post_rows::put_post(txn, post),
-        Step::RemovePosts { author, posts } => {
-            post_rows::remove_posts(txn, author.as_str(), posts)?;
-            likes::forget(txn, posts)
-        }
+        Step::RemovePosts { author, posts } => post_rows::remove_posts(txn, author.as_str(), posts),
+        Step::ForgetCounts(posts) => likes::forget(txn, posts),
         Step::Like {
             post,
             user,
@@ -325,6 +323,7 @@ fn apply_step(ctx: &mut Ctx<'_>, step: &Step) -> Result<()> {
         }
         Step::MarkDeleting { user, lists } => mark_deleting(txn, user.as_str(), lists),
         Step::RemoveUser(user) => remove_user(txn, user.as_str()),
+        Step::ForgetMarkers(user) => markers::forget(txn, user.as_str()),
         Step::PutMarker { user, marker } => markers::put(txn, user.as_str(), marker),
         Step::PutNotice(n) => notices::put(txn, n, true),
         Step::RemoveNotice(n) => notices::put(txn, n, false),
@@ -371,7 +370,7 @@ fn remove_user(txn: &WriteTransaction, user: &str) -> Result<()> {
     txn.open_table(DELETING).store()?.remove(user).store()?;
     txn.open_table(USERS).store()?.remove(user).store()?;
     txn.open_table(COUNTS).store()?.remove(user).store()?;
-    markers::forget(txn, user)
+    Ok(())
 }
 
 /// Creates the user (counts at 0) if there is none, and gives them

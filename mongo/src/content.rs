@@ -10,12 +10,12 @@ use mongodb::bson::{doc, Document};
 use socialite_core::error::Result;
 use socialite_core::ids::{PostId, UserId};
 use socialite_core::model::{Entry, Post, PostCounts, User};
-use socialite_core::ports::{ContentStore, IdRange};
+use socialite_core::ports::{Deletions, IdRange, Likes, Markers, Notices, Posts, Reposts, Users};
 use socialite_core::rules::markers::Marker;
 use socialite_core::rules::notifications::{GroupKey, NoticeGroup};
 
 #[async_trait]
-impl ContentStore for MongoStore {
+impl Users for MongoStore {
     async fn get_user(&self, id: &UserId) -> Result<Option<User>> {
         let found = self
             .db
@@ -33,11 +33,17 @@ impl ContentStore for MongoStore {
     async fn most_followed(&self, at_least: u64, limit: usize) -> Result<Vec<(UserId, u64)>> {
         self.most_followed_among_counts(at_least, limit).await
     }
+}
 
+#[async_trait]
+impl Deletions for MongoStore {
     async fn pending_deletions(&self) -> Result<Vec<UserId>> {
         self.pending_deletion_list().await
     }
+}
 
+#[async_trait]
+impl Posts for MongoStore {
     async fn mentions_of(
         &self,
         user: &UserId,
@@ -121,31 +127,6 @@ impl ContentStore for MongoStore {
         Ok(newest.map(|d| PostId(get_i64(&d, "_id") as u64)))
     }
 
-    async fn likers(
-        &self,
-        post: PostId,
-        after: Option<&(u64, UserId)>,
-        limit: usize,
-    ) -> Result<Vec<(UserId, u64)>> {
-        self.likers_of(post, after, limit).await
-    }
-
-    async fn post_counts(&self, posts: &[PostId]) -> Result<Vec<PostCounts>> {
-        self.post_counts_of(posts).await
-    }
-
-    async fn reposted_among(&self, posts: &[PostId]) -> Result<Vec<PostId>> {
-        self.reposted_among_of(posts).await
-    }
-
-    async fn reposters(&self, post: PostId, limit: usize) -> Result<Vec<(UserId, PostId)>> {
-        self.reposters_of(post, limit).await
-    }
-
-    async fn reposts_among(&self, post: PostId, users: &[UserId]) -> Result<Vec<(UserId, PostId)>> {
-        self.reposts_among_of(post, users).await
-    }
-
     async fn replies_of(
         &self,
         post: PostId,
@@ -174,7 +155,41 @@ impl ContentStore for MongoStore {
             .map(|d| PostId(get_i64(d, "_id") as u64))
             .collect())
     }
+}
 
+#[async_trait]
+impl Likes for MongoStore {
+    async fn likers(
+        &self,
+        post: PostId,
+        after: Option<&(u64, UserId)>,
+        limit: usize,
+    ) -> Result<Vec<(UserId, u64)>> {
+        self.likers_of(post, after, limit).await
+    }
+
+    async fn post_counts(&self, posts: &[PostId]) -> Result<Vec<PostCounts>> {
+        self.post_counts_of(posts).await
+    }
+}
+
+#[async_trait]
+impl Reposts for MongoStore {
+    async fn reposted_among(&self, posts: &[PostId]) -> Result<Vec<PostId>> {
+        self.reposted_among_of(posts).await
+    }
+
+    async fn reposters(&self, post: PostId, limit: usize) -> Result<Vec<(UserId, PostId)>> {
+        self.reposters_of(post, limit).await
+    }
+
+    async fn reposts_among(&self, post: PostId, users: &[UserId]) -> Result<Vec<(UserId, PostId)>> {
+        self.reposts_among_of(post, users).await
+    }
+}
+
+#[async_trait]
+impl Notices for MongoStore {
     async fn notice_groups(
         &self,
         user: &UserId,
@@ -203,7 +218,10 @@ impl ContentStore for MongoStore {
     ) -> Result<Vec<(PostId, UserId)>> {
         self.entry_notices_by_of(user.as_str(), group, actors).await
     }
+}
 
+#[async_trait]
+impl Markers for MongoStore {
     async fn markers(&self, user: &UserId) -> Result<Vec<Marker>> {
         self.markers_of(user.as_str()).await
     }

@@ -15,7 +15,7 @@ use mongodb::bson::{doc, Document};
 use mongodb::{ClientSession, Collection};
 use socialite_core::error::Result;
 use socialite_core::ids::UserId;
-use socialite_core::ports::ContentStore;
+use socialite_core::ports::Users;
 
 /// Counter documents per account.
 pub(crate) const SHARDS: u64 = 16;
@@ -131,7 +131,7 @@ impl MongoStore {
         let mut found = Vec::new();
         for id in candidates {
             let Ok(id) = UserId::parse(&id) else { continue };
-            let Some(user) = ContentStore::get_user(self, &id).await? else {
+            let Some(user) = Users::get_user(self, &id).await? else {
                 continue; // gone, or being deleted
             };
             if user.followers >= at_least {

@@ -13,10 +13,10 @@ use futures_util::TryStreamExt;
 use mongodb::bson::{doc, Bson, Document};
 use mongodb::Collection;
 use socialite_core::error::Result;
+use socialite_core::format::record::Record;
 use socialite_core::ids::{GroupName, PostId, UserId};
 use socialite_core::ports::{ExportView, Standing, Transfer};
 use socialite_core::rules::relations::Relation;
-use socialite_core::transfer::record::Record;
 use std::collections::HashSet;
 
 /// The collections of an export, in the format's order, each with the

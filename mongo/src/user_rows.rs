@@ -67,7 +67,6 @@ impl MongoStore {
     ) -> Result<(), TxnError> {
         let filter = doc! { "_id": user, "deleting": true };
         self.db.users.delete_one(filter).session(&mut *s).await?;
-        self.forget_markers_in(s, user).await?;
         self.delete_follower_count(s, user).await
     }
 }

@@ -228,7 +228,7 @@ fn left_out(code: &'static str, uri: &str, feature: &str) -> Error {
 pub async fn open_transfer(uri: &str, embedded: &EmbeddedConfig) -> Result<Arc<dyn Transfer>> {
     let scheme = scheme_of(&STORES, uri, "invalid_store_uri")?;
     let stores = (scheme.open)(uri.to_owned(), embedded.clone()).await?;
-    Ok(Arc::new(socialite_core::metered::Metered(stores.transfer)))
+    Ok(Arc::new(socialite_core::ports::Metered(stores.transfer)))
 }
 
 /// Opens the backends the URIs name, metered, with topics and indexes created.

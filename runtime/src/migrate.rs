@@ -188,7 +188,7 @@ async fn settle(
     store: &Arc<EmbeddedStore>,
     log: &Arc<EmbeddedLog>,
 ) -> socialite_core::error::Result<()> {
-    use socialite_core::ports::ContentStore;
+    use socialite_core::ports::Deletions;
     store.resume_deletions().await?;
     while relay_once(&**store, &**log).await? > 0 {}
     Ok(())
@@ -250,9 +250,9 @@ impl Copy {
     /// Whether every write in it is on its log: its outbox is empty and no
     /// deletion is under way.
     async fn settled(&self) -> Result<bool, String> {
-        use socialite_core::ports::{ContentStore, Outbox};
+        use socialite_core::ports::{Deletions, Outbox};
         let pending = Outbox::backlog(&*self.store).await;
-        let deleting = ContentStore::pending_deletions(&*self.store).await;
+        let deleting = Deletions::pending_deletions(&*self.store).await;
         Ok(pending.map_err(|e| e.chain())? == 0 && deleting.map_err(|e| e.chain())?.is_empty())
     }
 

@@ -75,10 +75,9 @@ async fn a_backup_under_load_holds_what_was_acknowledged_before_it() {
     let acked = acked.lock().unwrap().clone();
     let (mut early, mut late) = (0, 0);
     for (id, at) in &acked {
-        let found =
-            socialite_core::ports::ContentStore::get_posts(&*store, &[PostId::parse(id).unwrap()])
-                .await
-                .unwrap();
+        let found = socialite_core::ports::Posts::get_posts(&*store, &[PostId::parse(id).unwrap()])
+            .await
+            .unwrap();
         if *at < before {
             assert_eq!(
                 found.len(),

@@ -1,6 +1,7 @@
 //! The ports' conformance suite (`socialite_testkit::conformance`) on every
 //! backend: the embedded default, and MongoDB with Kafka (see
-//! `common/servers.rs`), and a part of it through TLS. The toy backend of `memory.rs` runs it too.
+//! `common/servers.rs`), and a part of it through TLS. The toy backend
+//! runs it in `toy_backend.rs`.
 
 mod common;
 

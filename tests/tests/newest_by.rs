@@ -1,4 +1,4 @@
-//! `ContentStore::newest_by`, the heap merge of several authors' posts that
+//! `Posts::newest_by`, the heap merge of several authors' posts that
 //! read-time merges and hybrid fanout use, on every backend: exact at any
 //! depth and in any id range, through posts, deletions and a user's
 //! deletion, whatever a backend keeps in memory in front of its index.

@@ -75,12 +75,14 @@ async fn reposts_over_rest() {
         "{v}"
     );
 
-    // Once, on top, naming both reposters, newest first.
+    // Once, on top, naming both reposters, newest first; below it, ann's
+    // newer post (wait for the page to hold both).
     let timeline = t
         .eventually_get("/users/bo/timeline", |v| {
-            v["posts"][0]["reposted_by"]
+            let both = v["posts"][0]["reposted_by"]
                 .as_array()
-                .is_some_and(|a| a.len() == 2)
+                .is_some_and(|a| a.len() == 2);
+            both && v["posts"].as_array().is_some_and(|p| p.len() == 2)
         })
         .await;
     let seen = described(&timeline);

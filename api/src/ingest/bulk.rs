@@ -131,9 +131,6 @@ fn detail(e: &Error) -> crate::schema::ErrorDetail {
         (status = 200, description = "One answer per edge: the edge after it, or its `error` and `status`", body = EdgesJson),
         (status = 400, description = "`invalid_user_id`, `invalid_edge_count`: 1 to 100 edges, `invalid_json`, `invalid_body`", body = ErrorBody),
         (status = 403, description = "`forbidden`: the caller may not act as the user; `account_suspended`", body = ErrorBody),
-        (status = 413, description = "`body_too_large`", body = ErrorBody),
-        (status = 415, description = "`unsupported_media_type`: the body is not declared JSON", body = ErrorBody),
-        (status = 503, description = "`unavailable`", body = ErrorBody),
     )
 )]
 pub(super) async fn change_follows(

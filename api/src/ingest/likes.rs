@@ -3,7 +3,8 @@
 use crate::auth::Auth;
 use crate::extract::Path;
 use crate::json::LikeJson;
-use crate::schema::{ErrorBody, LikePath};
+use crate::responses::{Blocked, InvalidUserOrPostId, UserOrPostNotFound};
+use crate::schema::LikePath;
 use crate::ApiError;
 use axum::extract::State;
 use socialite_core::ingest::Ingest;
@@ -25,10 +26,7 @@ pub fn rest_router() -> OpenApiRouter<Arc<Ingest>> {
     security(("api_key" = ["write"]), ("user_token" = ["self"])),
     responses(
         (status = 200, description = "Liked", body = LikeJson),
-        (status = 400, description = "`invalid_user_id`, `invalid_post_id`", body = ErrorBody),
-        (status = 403, description = "`blocked`: the user or the author blocks the other", body = ErrorBody),
-        (status = 404, description = "`user_not_found`, `post_not_found`", body = ErrorBody),
-        (status = 503, description = "`unavailable`", body = ErrorBody),
+        InvalidUserOrPostId, Blocked, UserOrPostNotFound,
     )
 )]
 async fn like(
@@ -50,9 +48,7 @@ async fn like(
     security(("api_key" = ["write"]), ("user_token" = ["self"])),
     responses(
         (status = 200, description = "Not liked", body = LikeJson),
-        (status = 400, description = "`invalid_user_id`, `invalid_post_id`", body = ErrorBody),
-        (status = 404, description = "`user_not_found`, `post_not_found`", body = ErrorBody),
-        (status = 503, description = "`unavailable`", body = ErrorBody),
+        InvalidUserOrPostId, UserOrPostNotFound,
     )
 )]
 async fn unlike(

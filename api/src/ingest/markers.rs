@@ -3,6 +3,7 @@
 use crate::auth::Auth;
 use crate::extract::{Json, Path};
 use crate::json::{marker, MarkerSetJson};
+use crate::responses::UserNotFound;
 use crate::schema::{ErrorBody, MarkerPath};
 use crate::ApiError;
 use axum::extract::State;
@@ -42,10 +43,7 @@ pub struct MarkerBody {
     responses(
         (status = 200, description = "The marker afterwards", body = MarkerSetJson),
         (status = 400, description = "`invalid_user_id`, `invalid_marker_timeline`, `invalid_post_id`, `time_ahead`: an id made later than a minute past the server's clock, `invalid_json`, `invalid_body`", body = ErrorBody),
-        (status = 404, description = "`user_not_found`", body = ErrorBody),
-        (status = 413, description = "`body_too_large`", body = ErrorBody),
-        (status = 415, description = "`unsupported_media_type`", body = ErrorBody),
-        (status = 503, description = "`unavailable`", body = ErrorBody),
+        UserNotFound,
     )
 )]
 async fn set_marker(

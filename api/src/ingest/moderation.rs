@@ -3,6 +3,7 @@
 
 use crate::auth::Auth;
 use crate::extract::Path;
+use crate::responses::InvalidUserId;
 use crate::schema::{ErrorBody, UserPath};
 use crate::ApiError;
 use axum::extract::State;
@@ -57,9 +58,6 @@ pub struct ReadOnlyJson {
     responses(
         (status = 200, description = "Set", body = ReadOnlyJson),
         (status = 400, description = "`invalid_json`, `invalid_body` (also `moved_to` without `read_only`, or empty, over 1,024 characters, or with control characters)", body = ErrorBody),
-        (status = 413, description = "`body_too_large`", body = ErrorBody),
-        (status = 415, description = "`unsupported_media_type`", body = ErrorBody),
-        (status = 503, description = "`unavailable`", body = ErrorBody),
     )
 )]
 async fn read_only(
@@ -114,9 +112,6 @@ pub struct BackupJson {
         (status = 201, description = "Backed up", body = BackupJson),
         (status = 400, description = "`invalid_backup_name`; `invalid_backup_path`: the directory cannot be made; `backup_unsupported`: the stores are MongoDB and Kafka; `invalid_json`, `invalid_body`", body = ErrorBody),
         (status = 409, description = "`backup_exists`: a backup of that name exists; `backup_in_progress`: another backup is being made (one at a time): ask again once it ends", body = ErrorBody),
-        (status = 413, description = "`body_too_large`", body = ErrorBody),
-        (status = 415, description = "`unsupported_media_type`", body = ErrorBody),
-        (status = 503, description = "`unavailable`", body = ErrorBody),
     )
 )]
 async fn backup(
@@ -150,8 +145,8 @@ pub struct SuspensionJson {
     security(("api_key" = ["admin"])),
     responses(
         (status = 200, description = "Suspended", body = SuspensionJson),
-        (status = 400, description = "`invalid_user_id`", body = ErrorBody),
         (status = 503, description = "`unavailable`; `moved`: the deployment was moved (the message names where): suspend there", body = ErrorBody),
+        InvalidUserId,
     )
 )]
 async fn suspend(
@@ -169,8 +164,8 @@ async fn suspend(
     security(("api_key" = ["admin"])),
     responses(
         (status = 200, description = "Not suspended", body = SuspensionJson),
-        (status = 400, description = "`invalid_user_id`", body = ErrorBody),
         (status = 503, description = "`unavailable`, `read_only`: writes are stopped (lifting is not a safety act)", body = ErrorBody),
+        InvalidUserId,
     )
 )]
 async fn unsuspend(
@@ -204,8 +199,8 @@ async fn suspension(
     security(("api_key" = ["admin"])),
     responses(
         (status = 204, description = "Revoked"),
-        (status = 400, description = "`invalid_user_id`", body = ErrorBody),
         (status = 503, description = "`unavailable`; `moved`: the deployment was moved (the message names where): revoke there", body = ErrorBody),
+        InvalidUserId,
     )
 )]
 async fn revoke_tokens(

@@ -3,6 +3,7 @@
 use crate::auth::Auth;
 use crate::extract::Path;
 use crate::json::RepostJson;
+use crate::responses::{Blocked, InvalidUserOrPostId, UserNotFound, UserOrPostNotFound};
 use crate::schema::{ErrorBody, RepostPath};
 use crate::ApiError;
 use axum::extract::State;
@@ -27,11 +28,9 @@ pub fn rest_router() -> OpenApiRouter<Arc<Ingest>> {
     security(("api_key" = ["write"]), ("user_token" = ["self"])),
     responses(
         (status = 200, description = "Reposted", body = RepostJson),
-        (status = 400, description = "`invalid_user_id`, `invalid_post_id`", body = ErrorBody),
-        (status = 403, description = "`blocked`: the user or the author blocks the other", body = ErrorBody),
-        (status = 404, description = "`user_not_found`, `post_not_found`", body = ErrorBody),
         (status = 409, description = "`cannot_repost_own`", body = ErrorBody),
         (status = 503, description = "`unavailable`, `read_only`", body = ErrorBody),
+        InvalidUserOrPostId, Blocked, UserOrPostNotFound,
     )
 )]
 async fn repost(
@@ -54,9 +53,8 @@ async fn repost(
     security(("api_key" = ["write"]), ("user_token" = ["self"])),
     responses(
         (status = 200, description = "Not reposted", body = RepostJson),
-        (status = 400, description = "`invalid_user_id`, `invalid_post_id`", body = ErrorBody),
-        (status = 404, description = "`user_not_found`", body = ErrorBody),
         (status = 503, description = "`unavailable`, `read_only`", body = ErrorBody),
+        InvalidUserOrPostId, UserNotFound,
     )
 )]
 async fn unrepost(

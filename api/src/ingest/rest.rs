@@ -3,6 +3,7 @@
 use crate::auth::Auth;
 use crate::extract::{optional_json_body, Json, Path};
 use crate::json::{FollowJson, MemberJson, PostJson, RelationJson, UserJson};
+use crate::responses::{EitherUserNotFound, InvalidUserId, UserNotFound};
 use crate::schema::{EdgePath, ErrorBody, MemberPath, PostPath, RelationPath, UserPath};
 use crate::{json, ApiError};
 use axum::body::Bytes;
@@ -91,9 +92,6 @@ struct CreatePostBody {
         (status = 400, description = "`invalid_user_id`, `invalid_json`, `invalid_body`, `invalid_json_field`, `json_field_too_large`", body = ErrorBody),
         (status = 403, description = "`account_suspended`: the id is suspended; `missing_scope`, `not_your_account`", body = ErrorBody),
         (status = 409, description = "`user_being_deleted`: the id's earlier user was still being deleted after 5 s", body = ErrorBody),
-        (status = 413, description = "`body_too_large`", body = ErrorBody),
-        (status = 415, description = "`unsupported_media_type`: a body that is not declared JSON", body = ErrorBody),
-        (status = 503, description = "`unavailable`", body = ErrorBody),
     )
 )]
 async fn put_user(
@@ -123,9 +121,7 @@ async fn put_user(
     security(("api_key" = ["admin"])),
     responses(
         (status = 204, description = "Deleted"),
-        (status = 400, description = "`invalid_user_id`", body = ErrorBody),
-        (status = 404, description = "`user_not_found`", body = ErrorBody),
-        (status = 503, description = "`unavailable`", body = ErrorBody),
+        InvalidUserId, UserNotFound,
     )
 )]
 async fn delete_user(
@@ -149,11 +145,8 @@ async fn delete_user(
         (status = 200, description = "Following", body = FollowJson),
         (status = 400, description = "`invalid_user_id`, `invalid_list_name`, `too_many_lists`, `invalid_json`, `invalid_body`", body = ErrorBody),
         (status = 403, description = "`blocked`: one of the two blocks the other", body = ErrorBody),
-        (status = 404, description = "`user_not_found`: either user", body = ErrorBody),
         (status = 409, description = "`cannot_follow_self`, `too_many_lists`: the user would have more than 50 lists", body = ErrorBody),
-        (status = 413, description = "`body_too_large`", body = ErrorBody),
-        (status = 415, description = "`unsupported_media_type`: a body that is not declared JSON", body = ErrorBody),
-        (status = 503, description = "`unavailable`", body = ErrorBody),
+        EitherUserNotFound,
     )
 )]
 async fn follow(
@@ -181,9 +174,7 @@ async fn follow(
     security(("api_key" = ["write"]), ("user_token" = ["self"])),
     responses(
         (status = 200, description = "Not following", body = FollowJson),
-        (status = 400, description = "`invalid_user_id`", body = ErrorBody),
-        (status = 404, description = "`user_not_found`: either user", body = ErrorBody),
-        (status = 503, description = "`unavailable`", body = ErrorBody),
+        InvalidUserId, EitherUserNotFound,
     )
 )]
 async fn unfollow(
@@ -212,10 +203,8 @@ fn edge_reply(t: &EdgeTransition) -> Response {
     security(("api_key" = ["write"]), ("user_token" = ["self"])),
     responses(
         (status = 200, description = "Muting", body = RelationJson),
-        (status = 400, description = "`invalid_user_id`", body = ErrorBody),
-        (status = 404, description = "`user_not_found`: either user", body = ErrorBody),
         (status = 409, description = "`cannot_mute_self`, `too_many_relations`", body = ErrorBody),
-        (status = 503, description = "`unavailable`", body = ErrorBody),
+        InvalidUserId, EitherUserNotFound,
     )
 )]
 async fn mute(
@@ -233,9 +222,7 @@ async fn mute(
     security(("api_key" = ["write"]), ("user_token" = ["self"])),
     responses(
         (status = 200, description = "Not muting", body = RelationJson),
-        (status = 400, description = "`invalid_user_id`", body = ErrorBody),
-        (status = 404, description = "`user_not_found`: either user", body = ErrorBody),
-        (status = 503, description = "`unavailable`", body = ErrorBody),
+        InvalidUserId, EitherUserNotFound,
     )
 )]
 async fn unmute(
@@ -255,10 +242,8 @@ async fn unmute(
     security(("api_key" = ["write"]), ("user_token" = ["self"])),
     responses(
         (status = 200, description = "Blocking", body = RelationJson),
-        (status = 400, description = "`invalid_user_id`", body = ErrorBody),
-        (status = 404, description = "`user_not_found`: either user", body = ErrorBody),
         (status = 409, description = "`cannot_block_self`, `too_many_relations`", body = ErrorBody),
-        (status = 503, description = "`unavailable`", body = ErrorBody),
+        InvalidUserId, EitherUserNotFound,
     )
 )]
 async fn block(
@@ -275,9 +260,7 @@ async fn block(
     security(("api_key" = ["write"]), ("user_token" = ["self"])),
     responses(
         (status = 200, description = "Not blocking", body = RelationJson),
-        (status = 400, description = "`invalid_user_id`", body = ErrorBody),
-        (status = 404, description = "`user_not_found`: either user", body = ErrorBody),
-        (status = 503, description = "`unavailable`", body = ErrorBody),
+        InvalidUserId, EitherUserNotFound,
     )
 )]
 async fn unblock(
@@ -313,9 +296,8 @@ async fn relation(
     responses(
         (status = 200, description = "A member", body = MemberJson),
         (status = 400, description = "`invalid_group_name`, `invalid_user_id`", body = ErrorBody),
-        (status = 404, description = "`user_not_found`", body = ErrorBody),
         (status = 409, description = "`too_many_groups`", body = ErrorBody),
-        (status = 503, description = "`unavailable`", body = ErrorBody),
+        UserNotFound,
     )
 )]
 async fn join_group(
@@ -338,8 +320,7 @@ async fn join_group(
     responses(
         (status = 200, description = "Not a member", body = MemberJson),
         (status = 400, description = "`invalid_group_name`, `invalid_user_id`", body = ErrorBody),
-        (status = 404, description = "`user_not_found`", body = ErrorBody),
-        (status = 503, description = "`unavailable`", body = ErrorBody),
+        UserNotFound,
     )
 )]
 async fn leave_group(
@@ -367,9 +348,6 @@ async fn leave_group(
         (status = 403, description = "`blocked`: a reply, and the user or the author answered blocks the other", body = ErrorBody),
         (status = 404, description = "`user_not_found`, `post_not_found`: the post answered", body = ErrorBody),
         (status = 409, description = "`post_id_taken`: every new id tried was held by a post stored under an id ahead of the clock (by an older version); retry later", body = ErrorBody),
-        (status = 413, description = "`body_too_large`", body = ErrorBody),
-        (status = 415, description = "`unsupported_media_type`: the body is not declared JSON", body = ErrorBody),
-        (status = 503, description = "`unavailable`", body = ErrorBody),
     )
 )]
 async fn create_post(
@@ -404,7 +382,6 @@ async fn create_post(
         (status = 204, description = "Deleted"),
         (status = 400, description = "`invalid_post_id`", body = ErrorBody),
         (status = 404, description = "`post_not_found`", body = ErrorBody),
-        (status = 503, description = "`unavailable`", body = ErrorBody),
     )
 )]
 async fn delete_post(

@@ -5,6 +5,7 @@ use super::state::{self, Live, Out};
 use crate::auth::{Auth, Granted};
 use crate::extract::{Path, Query};
 use crate::json;
+use crate::responses::UserNotFound;
 use crate::schema::{ErrorBody, StreamQuery, UserPath};
 use crate::ApiError;
 use axum::extract::State;
@@ -55,9 +56,9 @@ pub struct StreamParams {
     responses(
         (status = 200, description = "An event stream", content_type = "text/event-stream"),
         (status = 400, description = "`invalid_user_id`, `invalid_post_id`: a bad last event id, `invalid_query`", body = ErrorBody),
-        (status = 404, description = "`user_not_found`", body = ErrorBody),
         (status = 429, description = "`too_many_streams`: the user's or the key's streams are at their cap", body = ErrorBody),
         (status = 503, description = "`unavailable`, `too_many_streams`: the process's streams are at their cap", body = ErrorBody),
+        UserNotFound,
     )
 )]
 async fn stream(

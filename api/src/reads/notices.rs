@@ -4,6 +4,7 @@
 use crate::auth::Auth;
 use crate::extract::{PageParams, Path, Query};
 use crate::json::{NotificationPageJson, UnreadJson};
+use crate::responses::{InvalidUserId, UserNotFound};
 use crate::schema::{ErrorBody, PostPageQuery, UserPath};
 use crate::{json, ApiError};
 use axum::extract::State;
@@ -32,8 +33,7 @@ pub fn rest_router() -> OpenApiRouter<super::state::ReadsState> {
     responses(
         (status = 200, description = "A page of notifications", body = NotificationPageJson),
         (status = 400, description = "`invalid_user_id`, `invalid_limit`, `invalid_post_id`, `invalid_query`", body = ErrorBody),
-        (status = 404, description = "`user_not_found`", body = ErrorBody),
-        (status = 503, description = "`unavailable`", body = ErrorBody)
+        UserNotFound,
     )
 )]
 async fn notifications(
@@ -56,9 +56,7 @@ async fn notifications(
     security(("api_key" = ["read"]), ("user_token" = ["self"])),
     responses(
         (status = 200, description = "The unread count", body = UnreadJson),
-        (status = 400, description = "`invalid_user_id`", body = ErrorBody),
-        (status = 404, description = "`user_not_found`", body = ErrorBody),
-        (status = 503, description = "`unavailable`", body = ErrorBody)
+        InvalidUserId, UserNotFound,
     )
 )]
 async fn unread(

@@ -4,6 +4,7 @@
 use crate::auth::Auth;
 use crate::extract::{PageParams, Path, Query};
 use crate::json::{LikerPageJson, MarkersJson, ThreadJson};
+use crate::responses::{InvalidUserId, NotYourViewer, UserNotFound};
 use crate::schema::{ErrorBody, PostPath, ThreadQuery, UserPageQuery, UserPath, ViewerQuery};
 use crate::{json, ApiError};
 use axum::extract::State;
@@ -35,9 +36,8 @@ pub fn rest_router() -> OpenApiRouter<super::state::ReadsState> {
     responses(
         (status = 200, description = "The thread", body = ThreadJson),
         (status = 400, description = "`invalid_post_id`, `invalid_user_id`, `invalid_limit`, `invalid_query`", body = ErrorBody),
-        (status = 403, description = "`not_your_account`: a user token named another viewer", body = ErrorBody),
         (status = 404, description = "`post_not_found`, `user_not_found`: the viewer", body = ErrorBody),
-        (status = 503, description = "`unavailable`", body = ErrorBody)
+        NotYourViewer,
     )
 )]
 async fn thread(
@@ -60,9 +60,8 @@ async fn thread(
     responses(
         (status = 200, description = "A page of likers", body = LikerPageJson),
         (status = 400, description = "`invalid_post_id`, `invalid_user_id`, `invalid_limit`, `invalid_cursor`, `invalid_query`", body = ErrorBody),
-        (status = 403, description = "`not_your_account`: a user token named another viewer", body = ErrorBody), 
         (status = 404, description = "`post_not_found`: none, or hidden from the viewer as `GET /posts/{id}` says", body = ErrorBody),
-        (status = 503, description = "`unavailable`", body = ErrorBody)
+        NotYourViewer,
     )
 )]
 async fn likers(
@@ -83,9 +82,7 @@ async fn likers(
     security(("api_key" = ["read"]), ("user_token" = ["self"])),
     responses(
         (status = 200, description = "The markers", body = MarkersJson),
-        (status = 400, description = "`invalid_user_id`", body = ErrorBody),
-        (status = 404, description = "`user_not_found`", body = ErrorBody),
-        (status = 503, description = "`unavailable`", body = ErrorBody)
+        InvalidUserId, UserNotFound,
     )
 )]
 async fn markers(

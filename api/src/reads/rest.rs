@@ -9,6 +9,9 @@ use crate::json::{
     TimelinePageJson, UserJson, UserPageJson,
 };
 use crate::pages::{self, Lookup, PageCache, TIMELINE_SOURCE};
+use crate::responses::{
+    EitherUserNotFound, GroupNotFound, InvalidUserId, NotYourViewer, UserHidden, UserNotFound,
+};
 use crate::schema::{
     AuthorsQuery, ErrorBody, FollowersQuery, FollowingQuery, GroupPath, GroupTimelineQuery,
     LimitQuery, ListPath, PairPath, PostPageQuery, PostPath, TimelineQuery, UserPageQuery,
@@ -74,7 +77,11 @@ pub fn rest_routes(reads: Arc<Reads>) -> OpenApiRouter {
 #[utoipa::path(
     get, path = "/users/{id}", tag = "users", params(UserPath, ViewerQuery),
     security(("api_key" = ["read"]), ("user_token" = ["public_reads"])),
-    responses((status = 200, description = "The user", body = UserJson), (status = 400, description = "`invalid_user_id`, `invalid_query`", body = ErrorBody), (status = 403, description = "`not_your_account`: a user token named another viewer", body = ErrorBody), (status = 404, description = "`user_not_found`: none, or it blocks the viewer or the viewer blocks it", body = ErrorBody), (status = 503, description = "`unavailable`", body = ErrorBody))
+    responses(
+        (status = 200, description = "The user", body = UserJson),
+        (status = 400, description = "`invalid_user_id`, `invalid_query`", body = ErrorBody),
+        NotYourViewer, UserHidden,
+    )
 )]
 async fn get_user(
     State(reads): App,
@@ -90,7 +97,11 @@ async fn get_user(
 #[utoipa::path(
     get, path = "/users/{id}/followers", tag = "graph", params(UserPath, FollowersQuery, ViewerQuery),
     security(("api_key" = ["read"]), ("user_token" = ["public_reads"])),
-    responses((status = 200, description = "A page of followers", body = UserPageJson), (status = 400, description = "`invalid_user_id`, `invalid_limit`, `invalid_cursor`, `invalid_post_id`, `invalid_query`", body = ErrorBody), (status = 403, description = "`not_your_account`: a user token named another viewer", body = ErrorBody), (status = 404, description = "`user_not_found`: none, or it blocks the viewer or the viewer blocks it", body = ErrorBody), (status = 503, description = "`unavailable`", body = ErrorBody))
+    responses(
+        (status = 200, description = "A page of followers", body = UserPageJson),
+        (status = 400, description = "`invalid_user_id`, `invalid_limit`, `invalid_cursor`, `invalid_post_id`, `invalid_query`", body = ErrorBody),
+        NotYourViewer, UserHidden,
+    )
 )]
 async fn followers(
     State(reads): App,
@@ -106,7 +117,12 @@ async fn followers(
 #[utoipa::path(
     get, path = "/users/{id}/following", tag = "graph", params(UserPath, FollowingQuery, ViewerQuery),
     security(("api_key" = ["read"]), ("user_token" = ["public_reads"])),
-    responses((status = 200, description = "A page of followees", body = UserPageJson), (status = 400, description = "`invalid_user_id`, `invalid_limit`, `invalid_cursor`, `invalid_post_id`, `invalid_list_name`, `invalid_query`", body = ErrorBody), (status = 403, description = "`not_your_account`: a user token named another viewer", body = ErrorBody), (status = 404, description = "`user_not_found`: none, or it blocks the viewer or the viewer blocks it; `list_not_found`", body = ErrorBody), (status = 503, description = "`unavailable`", body = ErrorBody))
+    responses(
+        (status = 200, description = "A page of followees", body = UserPageJson),
+        (status = 400, description = "`invalid_user_id`, `invalid_limit`, `invalid_cursor`, `invalid_post_id`, `invalid_list_name`, `invalid_query`", body = ErrorBody),
+        (status = 404, description = "`user_not_found`: none, or it blocks the viewer or the viewer blocks it; `list_not_found`", body = ErrorBody),
+        NotYourViewer,
+    )
 )]
 async fn following(
     State(reads): App,
@@ -131,7 +147,11 @@ async fn following(
 #[utoipa::path(
     get, path = "/users/{id}/lists", tag = "graph", params(UserPath, ViewerQuery),
     security(("api_key" = ["read"]), ("user_token" = ["public_reads"])),
-    responses((status = 200, description = "The lists", body = ListsJson), (status = 400, description = "`invalid_user_id`, `invalid_query`", body = ErrorBody), (status = 403, description = "`not_your_account`: a user token named another viewer", body = ErrorBody), (status = 404, description = "`user_not_found`: none, or it blocks the viewer or the viewer blocks it", body = ErrorBody), (status = 503, description = "`unavailable`", body = ErrorBody))
+    responses(
+        (status = 200, description = "The lists", body = ListsJson),
+        (status = 400, description = "`invalid_user_id`, `invalid_query`", body = ErrorBody),
+        NotYourViewer, UserHidden,
+    )
 )]
 async fn lists(
     State(reads): App,
@@ -151,7 +171,8 @@ async fn lists(
     responses(
         (status = 200, description = "A page of the list's timeline", body = PostPageJson,
             headers(("x-timeline-source" = String, description = "`cache`, `past_cache` or `merge`"))),
-        (status = 400, description = "`invalid_user_id`, `invalid_list_name`, `invalid_limit`, `invalid_post_id`, `invalid_query`", body = ErrorBody), (status = 404, description = "`user_not_found`, `list_not_found`", body = ErrorBody), (status = 503, description = "`unavailable`", body = ErrorBody)
+        (status = 400, description = "`invalid_user_id`, `invalid_list_name`, `invalid_limit`, `invalid_post_id`, `invalid_query`", body = ErrorBody),
+        (status = 404, description = "`user_not_found`, `list_not_found`", body = ErrorBody),
     )
 )]
 async fn list_timeline(
@@ -190,7 +211,11 @@ async fn edge_page(
 #[utoipa::path(
     get, path = "/users/{id}/follower_count", tag = "graph", params(UserPath, ViewerQuery),
     security(("api_key" = ["read"]), ("user_token" = ["public_reads"])),
-    responses((status = 200, description = "The count", body = CountJson), (status = 400, description = "`invalid_user_id`, `invalid_query`", body = ErrorBody), (status = 403, description = "`not_your_account`: a user token named another viewer", body = ErrorBody), (status = 404, description = "`user_not_found`: none, or it blocks the viewer or the viewer blocks it", body = ErrorBody), (status = 503, description = "`unavailable`", body = ErrorBody))
+    responses(
+        (status = 200, description = "The count", body = CountJson),
+        (status = 400, description = "`invalid_user_id`, `invalid_query`", body = ErrorBody),
+        NotYourViewer, UserHidden,
+    )
 )]
 async fn follower_count(
     State(reads): App,
@@ -206,7 +231,11 @@ async fn follower_count(
 #[utoipa::path(
     get, path = "/users/{id}/following_count", tag = "graph", params(UserPath, ViewerQuery),
     security(("api_key" = ["read"]), ("user_token" = ["public_reads"])),
-    responses((status = 200, description = "The count", body = CountJson), (status = 400, description = "`invalid_user_id`, `invalid_query`", body = ErrorBody), (status = 403, description = "`not_your_account`: a user token named another viewer", body = ErrorBody), (status = 404, description = "`user_not_found`: none, or it blocks the viewer or the viewer blocks it", body = ErrorBody), (status = 503, description = "`unavailable`", body = ErrorBody))
+    responses(
+        (status = 200, description = "The count", body = CountJson),
+        (status = 400, description = "`invalid_user_id`, `invalid_query`", body = ErrorBody),
+        NotYourViewer, UserHidden,
+    )
 )]
 async fn following_count(
     State(reads): App,
@@ -222,7 +251,11 @@ async fn following_count(
 #[utoipa::path(
     get, path = "/users/{id}/posts", tag = "posts", params(UserPath, PostPageQuery, ViewerQuery),
     security(("api_key" = ["read"]), ("user_token" = ["public_reads"])),
-    responses((status = 200, description = "A page of posts", body = PostPageJson), (status = 400, description = "`invalid_user_id`, `invalid_limit`, `invalid_cursor`, `invalid_post_id`, `invalid_query`", body = ErrorBody), (status = 403, description = "`not_your_account`: a user token named another viewer", body = ErrorBody), (status = 404, description = "`user_not_found`: none, or it blocks the viewer or the viewer blocks it", body = ErrorBody), (status = 503, description = "`unavailable`", body = ErrorBody))
+    responses(
+        (status = 200, description = "A page of posts", body = PostPageJson),
+        (status = 400, description = "`invalid_user_id`, `invalid_limit`, `invalid_cursor`, `invalid_post_id`, `invalid_query`", body = ErrorBody),
+        NotYourViewer, UserHidden,
+    )
 )]
 async fn posts_by(
     State(reads): App,
@@ -248,7 +281,8 @@ async fn posts_by(
     responses(
         (status = 200, description = "A page of the timeline: newest first, or with `after` oldest first", body = TimelinePageJson,
             headers(("x-timeline-source" = String, description = "`cache`, `past_cache` or `merge`"))),
-        (status = 400, description = "`invalid_user_id`, `invalid_limit`, `invalid_cursor`, `invalid_post_id`, `invalid_query`", body = ErrorBody), (status = 404, description = "`user_not_found`", body = ErrorBody), (status = 503, description = "`unavailable`", body = ErrorBody)
+        (status = 400, description = "`invalid_user_id`, `invalid_limit`, `invalid_cursor`, `invalid_post_id`, `invalid_query`", body = ErrorBody),
+        UserNotFound,
     )
 )]
 async fn timeline(
@@ -303,7 +337,11 @@ async fn kept(
 #[utoipa::path(
     get, path = "/users/{id}/mentions", tag = "timelines", params(UserPath, PostPageQuery),
     security(("api_key" = ["read"]), ("user_token" = ["self"])),
-    responses((status = 200, description = "A page of posts", body = PostPageJson), (status = 400, description = "`invalid_user_id`, `invalid_limit`, `invalid_post_id`, `invalid_query`", body = ErrorBody), (status = 404, description = "`user_not_found`", body = ErrorBody), (status = 503, description = "`unavailable`", body = ErrorBody))
+    responses(
+        (status = 200, description = "A page of posts", body = PostPageJson),
+        (status = 400, description = "`invalid_user_id`, `invalid_limit`, `invalid_post_id`, `invalid_query`", body = ErrorBody),
+        UserNotFound,
+    )
 )]
 async fn mentions(
     State(reads): App,
@@ -321,7 +359,11 @@ async fn mentions(
 #[utoipa::path(
     get, path = "/groups/{group}", tag = "groups", params(GroupPath),
     security(("api_key" = ["read"]), ("user_token" = ["public_reads"])),
-    responses((status = 200, description = "The group", body = GroupJson), (status = 400, description = "`invalid_group_name`", body = ErrorBody), (status = 404, description = "`group_not_found`", body = ErrorBody), (status = 503, description = "`unavailable`", body = ErrorBody))
+    responses(
+        (status = 200, description = "The group", body = GroupJson),
+        (status = 400, description = "`invalid_group_name`", body = ErrorBody),
+        GroupNotFound,
+    )
 )]
 async fn group(
     State(reads): App,
@@ -337,7 +379,11 @@ async fn group(
 #[utoipa::path(
     get, path = "/groups/{group}/members", tag = "groups", params(GroupPath, UserPageQuery),
     security(("api_key" = ["read"]), ("user_token" = ["public_reads"])),
-    responses((status = 200, description = "A page of members", body = UserPageJson), (status = 400, description = "`invalid_group_name`, `invalid_limit`, `invalid_cursor`, `invalid_query`", body = ErrorBody), (status = 404, description = "`group_not_found`", body = ErrorBody), (status = 503, description = "`unavailable`", body = ErrorBody))
+    responses(
+        (status = 200, description = "A page of members", body = UserPageJson),
+        (status = 400, description = "`invalid_group_name`, `invalid_limit`, `invalid_cursor`, `invalid_query`", body = ErrorBody),
+        GroupNotFound,
+    )
 )]
 async fn group_members(
     State(reads): App,
@@ -362,7 +408,9 @@ async fn group_members(
     responses(
         (status = 200, description = "A page of the group's timeline", body = PostPageJson,
             headers(("x-timeline-source" = String, description = "`cache`, `past_cache` or `merge`"))),
-        (status = 400, description = "`invalid_group_name`, `invalid_user_id`, `invalid_limit`, `invalid_post_id`, `invalid_query`", body = ErrorBody), (status = 403, description = "`not_your_account`: a user token named another viewer", body = ErrorBody), (status = 404, description = "`group_not_found`, `user_not_found`: the viewer", body = ErrorBody), (status = 503, description = "`unavailable`", body = ErrorBody)
+        (status = 400, description = "`invalid_group_name`, `invalid_user_id`, `invalid_limit`, `invalid_post_id`, `invalid_query`", body = ErrorBody),
+        (status = 404, description = "`group_not_found`, `user_not_found`: the viewer", body = ErrorBody),
+        NotYourViewer,
     )
 )]
 async fn group_timeline(
@@ -388,7 +436,11 @@ async fn group_timeline(
 #[utoipa::path(
     get, path = "/users/{id}/mutes", tag = "graph", params(UserPath, UserPageQuery),
     security(("api_key" = ["read"]), ("user_token" = ["self"])),
-    responses((status = 200, description = "A page of muted accounts", body = UserPageJson), (status = 400, description = "`invalid_user_id`, `invalid_limit`, `invalid_cursor`, `invalid_query`", body = ErrorBody), (status = 404, description = "`user_not_found`", body = ErrorBody), (status = 503, description = "`unavailable`", body = ErrorBody))
+    responses(
+        (status = 200, description = "A page of muted accounts", body = UserPageJson),
+        (status = 400, description = "`invalid_user_id`, `invalid_limit`, `invalid_cursor`, `invalid_query`", body = ErrorBody),
+        UserNotFound,
+    )
 )]
 async fn mutes(
     State(reads): App,
@@ -403,7 +455,11 @@ async fn mutes(
 #[utoipa::path(
     get, path = "/users/{id}/blocks", tag = "graph", params(UserPath, UserPageQuery),
     security(("api_key" = ["read"]), ("user_token" = ["self"])),
-    responses((status = 200, description = "A page of blocked accounts", body = UserPageJson), (status = 400, description = "`invalid_user_id`, `invalid_limit`, `invalid_cursor`, `invalid_query`", body = ErrorBody), (status = 404, description = "`user_not_found`", body = ErrorBody), (status = 503, description = "`unavailable`", body = ErrorBody))
+    responses(
+        (status = 200, description = "A page of blocked accounts", body = UserPageJson),
+        (status = 400, description = "`invalid_user_id`, `invalid_limit`, `invalid_cursor`, `invalid_query`", body = ErrorBody),
+        UserNotFound,
+    )
 )]
 async fn blocks(
     State(reads): App,
@@ -434,8 +490,8 @@ async fn relation_page(
     responses(
         (status = 200, description = "The post", body = PostJson),
         (status = 400, description = "`invalid_post_id`, `invalid_user_id`, `invalid_query`", body = ErrorBody),
-        (status = 403, description = "`not_your_account`: a user token named another viewer", body = ErrorBody), 
-        (status = 404, description = "`post_not_found`: none; a repost of a deleted post; or its author (or the reposted post's) blocks the viewer or is blocked by them", body = ErrorBody), (status = 503, description = "`unavailable`", body = ErrorBody)
+        (status = 404, description = "`post_not_found`: none; a repost of a deleted post; or its author (or the reposted post's) blocks the viewer or is blocked by them", body = ErrorBody),
+        NotYourViewer,
     )
 )]
 async fn get_post(
@@ -452,7 +508,11 @@ async fn get_post(
 #[utoipa::path(
     get, path = "/posts", tag = "posts", params(AuthorsQuery, ViewerQuery),
     security(("api_key" = ["read"]), ("user_token" = ["public_reads"])),
-    responses((status = 200, description = "A page of posts", body = PostPageJson), (status = 400, description = "`invalid_authors`, `invalid_user_id`, `invalid_limit`, `invalid_post_id`, `invalid_query`", body = ErrorBody), (status = 403, description = "`not_your_account`: a user token named another viewer", body = ErrorBody),  (status = 503, description = "`unavailable`", body = ErrorBody))
+    responses(
+        (status = 200, description = "A page of posts", body = PostPageJson),
+        (status = 400, description = "`invalid_authors`, `invalid_user_id`, `invalid_limit`, `invalid_post_id`, `invalid_query`", body = ErrorBody),
+        NotYourViewer,
+    )
 )]
 async fn posts_by_authors(
     State(reads): App,
@@ -471,7 +531,10 @@ async fn posts_by_authors(
 #[utoipa::path(
     get, path = "/users/{id}/relationship/{other}", tag = "graph", params(PairPath),
     security(("api_key" = ["read"]), ("user_token" = ["public_reads"])),
-    responses((status = 200, description = "How they stand", body = RelationshipJson), (status = 400, description = "`invalid_user_id`", body = ErrorBody), (status = 404, description = "`user_not_found`: either user", body = ErrorBody), (status = 503, description = "`unavailable`", body = ErrorBody))
+    responses(
+        (status = 200, description = "How they stand", body = RelationshipJson),
+        InvalidUserId, EitherUserNotFound,
+    )
 )]
 async fn relationship(
     State(reads): App,
@@ -488,7 +551,11 @@ async fn relationship(
 #[utoipa::path(
     get, path = "/users/{id}/suggestions", tag = "graph", params(UserPath, LimitQuery),
     security(("api_key" = ["read"]), ("user_token" = ["self"])),
-    responses((status = 200, description = "Suggestions, best first", body = SuggestionsJson), (status = 400, description = "`invalid_user_id`, `invalid_limit`, `invalid_query`", body = ErrorBody), (status = 404, description = "`user_not_found`", body = ErrorBody), (status = 503, description = "`unavailable`", body = ErrorBody))
+    responses(
+        (status = 200, description = "Suggestions, best first", body = SuggestionsJson),
+        (status = 400, description = "`invalid_user_id`, `invalid_limit`, `invalid_query`", body = ErrorBody),
+        UserNotFound,
+    )
 )]
 async fn suggestions(
     State(reads): App,

@@ -7,7 +7,7 @@ use super::merge::newest_exact;
 use super::Stores;
 use crate::error::Result;
 use crate::event::Event;
-use crate::ids::{now_ms, ListName, PostId, TimelineId, UserId};
+use crate::ids::{now_ms, GroupName, ListName, PostId, TimelineId, UserId};
 use crate::metrics::metrics;
 use crate::model::Entry;
 use crate::numbers::Targets;
@@ -15,6 +15,7 @@ use crate::ports::Delivery;
 use crate::ports::IdRange;
 use crate::rules::hybrid::is_big;
 use crate::rules::relations::Relation;
+use crate::timeline_change::TimelineChange;
 use std::sync::Arc;
 
 /// What one batch did.
@@ -46,11 +47,12 @@ pub async fn apply(
     if !stores.stores_timelines() {
         return Ok(stats); // fanout on read: nothing is stored per reader
     }
-    let authors: Vec<&UserId> = events
+    let changes: Vec<TimelineChange> = events.iter().filter_map(TimelineChange::of).collect();
+    let authors: Vec<&UserId> = changes
         .iter()
-        .filter_map(|e| match e {
-            Event::PostCreated { post, .. } => Some(&post.author),
-            Event::PostDeleted { author, .. } => Some(author),
+        .filter_map(|c| match c {
+            TimelineChange::Posted(post) => Some(&post.author),
+            TimelineChange::Retracted { author, .. } => Some(*author),
             _ => None,
         })
         .collect();
@@ -58,8 +60,8 @@ pub async fn apply(
     followers.preload(stores, &authors, threshold).await?;
     let mut pending: Vec<Delivery> = Vec::new();
     let mut posts: Vec<PostId> = Vec::new();
-    for event in events {
-        if let Event::PostCreated { post, .. } = event {
+    for change in changes {
+        if let TimelineChange::Posted(post) = change {
             posts.push(post.id);
             let entry = if stores.feed.embed {
                 Entry::embedded(post)
@@ -80,45 +82,36 @@ pub async fn apply(
             pending.push((entry, targets));
             continue;
         }
-        if !event.changes_timelines() {
-            continue;
-        }
         flush(stores, followers, &mut pending, &mut posts, &mut stats).await?;
-        apply_graph_event(stores, followers, event).await?;
+        apply_graph_change(stores, followers, change).await?;
     }
     flush(stores, followers, &mut pending, &mut posts, &mut stats).await?;
     Ok(stats)
 }
 
-/// Applies one event other than a new post, after the posts before it were
-/// delivered: retractions, follows, lists, groups, mutes and deletions.
-async fn apply_graph_event(
+/// Applies one change other than a new post, after the posts before it
+/// were delivered: retractions, follows, lists, groups, mutes and deletions.
+async fn apply_graph_change(
     stores: &Stores,
     followers: &FollowerIndex,
-    event: &Event,
+    change: TimelineChange<'_>,
 ) -> Result<()> {
-    match event {
-        Event::PostCreated { .. } => unreachable!("handled above"),
-        Event::UserPut { .. }
-        | Event::StandingSet { .. }
-        | Event::Blocked { .. }
-        | Event::Unblocked { .. }
-        | Event::Liked { .. }
-        | Event::Unliked { .. }
-        | Event::MarkerSet { .. } => unreachable!("passed by above"),
-        Event::PostDeleted { post, author, .. } => {
+    match change {
+        TimelineChange::Posted(_) => unreachable!("delivered in batches by `apply`"),
+        // A block's unfollows are changes of their own.
+        TimelineChange::Block { .. } => {}
+        TimelineChange::Retracted { post, author } => {
             let list = followers.followers(&*stores.graph, author).await?;
-            stores.timelines.retract_post(&list, *post).await?;
+            stores.timelines.retract_post(&list, post).await?;
             if stores.to_own_timeline() {
                 let own = [TimelineId::home(author)];
-                stores.timelines.retract_post(&own, *post).await?;
+                stores.timelines.retract_post(&own, post).await?;
             }
         }
-        Event::Followed {
+        TimelineChange::Followed {
             follower,
             followee,
             lists,
-            ..
         } => {
             followers.followed(follower, followee, lists);
             if !mutes(stores, follower, followee).await? {
@@ -127,7 +120,7 @@ async fn apply_graph_event(
                 }
             }
         }
-        Event::Unfollowed {
+        TimelineChange::Unfollowed {
             follower,
             followee,
             lists,
@@ -137,7 +130,7 @@ async fn apply_graph_event(
                 stores.timelines.purge_author(&t, followee).await?;
             }
         }
-        Event::Relisted {
+        TimelineChange::Relisted {
             follower,
             followee,
             added,
@@ -146,16 +139,12 @@ async fn apply_graph_event(
             followers.relisted(follower, followee, added, removed);
             relist(stores, follower, followee, added, removed).await?;
         }
-        Event::Joined { group, user } => {
-            followers.joined(group, user);
-            backfill(stores, &TimelineId::group(group), user).await?;
-        }
-        Event::Left { group, user } => {
-            followers.left(group, user);
-            let t = TimelineId::group(group);
-            stores.timelines.purge_author(&t, user).await?;
-        }
-        Event::AuthorRetracted {
+        TimelineChange::Membership {
+            group,
+            user,
+            joined,
+        } => membership(stores, followers, group, user, joined).await?,
+        TimelineChange::AuthorRetracted {
             author,
             followers: former,
             listed,
@@ -167,24 +156,55 @@ async fn apply_graph_event(
                 stores.timelines.purge_author(&t, author).await?;
             }
         }
-        Event::TimelineDropped { user, lists } => {
+        TimelineChange::Dropped { user, lists } => {
             for t in edge_targets(user, lists) {
                 stores.timelines.drop_timeline(&t).await?;
             }
         }
-        Event::Muted { user, target, edge } => {
-            followers.muted(user, target, edge.as_deref());
+        TimelineChange::Mute {
+            user,
+            target,
+            edge,
+            muted: true,
+        } => {
+            followers.muted(user, target, edge);
             // Without an edge, none of the user's timelines holds the target.
             for t in edge.iter().flat_map(|lists| edge_targets(user, lists)) {
                 stores.timelines.purge_author(&t, target).await?;
             }
         }
-        Event::Unmuted { user, target, edge } => {
-            followers.unmuted(user, target, edge.as_deref());
-            unmute(stores, user, target, edge.as_deref()).await?;
+        TimelineChange::Mute {
+            user,
+            target,
+            edge,
+            muted: false,
+        } => {
+            followers.unmuted(user, target, edge);
+            unmute(stores, user, target, edge).await?;
         }
     }
     Ok(())
+}
+
+/// A member's posts enter the group's timeline (`joined`) or leave it.
+async fn membership(
+    stores: &Stores,
+    followers: &FollowerIndex,
+    group: &GroupName,
+    user: &UserId,
+    joined: bool,
+) -> Result<()> {
+    let t = TimelineId::group(group);
+    match joined {
+        true => {
+            followers.joined(group, user);
+            backfill(stores, &t, user).await
+        }
+        false => {
+            followers.left(group, user);
+            stores.timelines.purge_author(&t, user).await
+        }
+    }
 }
 
 /// An edge filed under other lists: the followee's recent posts enter the

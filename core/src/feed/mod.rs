@@ -69,7 +69,7 @@ pub struct Stores {
     /// The authors marked for hybrid fanout, as this process knows them.
     pub marks: Arc<hybrid::Marks>,
     /// Account standings: suspended accounts are hidden from every read.
-    pub accounts: Arc<crate::accounts::Standings>,
+    pub accounts: Arc<crate::standings::Standings>,
     /// This process's writes that change pages beside their timelines.
     pub epoch: Arc<stamp::WriteEpoch>,
 }

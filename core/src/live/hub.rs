@@ -11,6 +11,7 @@ use crate::model::{FeedItem, Post};
 use crate::ports::{Applied, AppliedFeed};
 use crate::rules::notifications::{changes_of, NoticeChange};
 use crate::shutdown::Shutdown;
+use crate::timeline_change::TimelineChange;
 use rustc_hash::{FxHashMap, FxHashSet};
 use std::sync::{Arc, Mutex, MutexGuard};
 use tokio::sync::mpsc;
@@ -244,8 +245,11 @@ impl LiveHub {
     /// Sends what one applied event changes to the streams it concerns.
     pub async fn dispatch(&self, event: &Event) {
         self.notify(event);
-        match event {
-            Event::PostCreated { post, .. } => {
+        let Some(change) = TimelineChange::of(event) else {
+            return;
+        };
+        match change {
+            TimelineChange::Posted(post) => {
                 if !self.registry().by_author.contains_key(&post.author) {
                     return; // nobody watching: no copy of the post
                 }
@@ -261,32 +265,34 @@ impl LiveHub {
                 let took = now_ms().saturating_sub(post.id.unix_ms());
                 metrics().live_push.observe(took as f64 / 1000.0);
             }
-            Event::PostDeleted { post, author, .. } => {
+            TimelineChange::Retracted { post, author } => {
                 self.registry()
-                    .send_watchers(author, None, &LiveEvent::Retracted(*post));
+                    .send_watchers(author, None, &LiveEvent::Retracted(post));
             }
-            Event::Unfollowed {
+            TimelineChange::Unfollowed {
                 follower: user,
                 followee: author,
                 ..
             }
-            | Event::Muted {
+            | TimelineChange::Mute {
                 user,
                 target: author,
+                muted: true,
                 ..
             } => {
                 self.registry()
                     .send(user, &LiveEvent::Purged(author.clone()));
                 self.reload(user).await;
             }
-            Event::Followed { follower: user, .. } | Event::Unmuted { user, .. } => {
-                self.reload(user).await
-            }
-            Event::Blocked { user, target } | Event::Unblocked { user, target } => {
+            TimelineChange::Followed { follower: user, .. }
+            | TimelineChange::Mute {
+                user, muted: false, ..
+            } => self.reload(user).await,
+            TimelineChange::Block { user, target } => {
                 self.reload(user).await;
                 self.reload(target).await;
             }
-            Event::AuthorRetracted {
+            TimelineChange::AuthorRetracted {
                 author, followers, ..
             } => {
                 for f in followers {
@@ -294,15 +300,9 @@ impl LiveHub {
                     self.reload(f).await;
                 }
             }
-            Event::TimelineDropped { user, .. } => self.registry().forget(user),
-            Event::Relisted { .. }
-            | Event::Joined { .. }
-            | Event::Left { .. }
-            | Event::UserPut { .. }
-            | Event::StandingSet { .. }
-            | Event::Liked { .. }
-            | Event::Unliked { .. }
-            | Event::MarkerSet { .. } => {}
+            TimelineChange::Dropped { user, .. } => self.registry().forget(user),
+            // Streams carry home timelines, which lists and groups leave as they are.
+            TimelineChange::Relisted { .. } | TimelineChange::Membership { .. } => {}
         }
     }
 

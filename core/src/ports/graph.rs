@@ -1,13 +1,13 @@
 //! The graph store's ports: edges, lists, groups, mutes and blocks, and the
 //! authors marked for hybrid fanout, each a port of its own.
 
+use super::metered::{port, Metered, Port};
 use super::transact::Transact;
 use crate::error::Result;
 use crate::ids::{GroupName, ListName, UserId};
 use crate::plan::write::Write;
 use crate::rules::checks::{EdgeChange, EdgeTransition, Membership};
 use crate::rules::relations::{Relation, RelationChange, RelationTransition, Relations};
-use async_trait::async_trait;
 
 /// Edges read per call when walking a whole edge list.
 const EDGE_PAGE: usize = 10_000;
@@ -19,236 +19,241 @@ pub trait GraphStore: Edges + Lists + Groups + Mutes + HybridMarks {}
 
 impl<T: Edges + Lists + Groups + Mutes + HybridMarks + ?Sized> GraphStore for T {}
 
-/// The follow graph's edges, with maintained follower and following counts.
-#[async_trait]
-pub trait Edges: Transact {
-    /// Applies a follow, a refiling or an unfollow as the rules admitted it
-    /// ([`EdgeChange`]), atomically: checks that the users it requires exist
-    /// ([`EdgeChange::check_users`]), refuses a follow across a block
-    /// ([`crate::rules::relations::check_not_blocked`]), reads the edge's
-    /// lists, and writes what
-    /// [`EdgeChange::transition`] decides from them: both directions of the
-    /// edge with its lists, the list memberships and list counts (refusing
-    /// by [`EdgeTransition::check_list_count`]), the follower and following
-    /// counts, and the event. Returns the transition.
-    async fn change_edge(&self, change: &EdgeChange) -> Result<EdgeTransition> {
-        self.transact(Write::Edge(change.clone())).await?.edge()
-    }
-    /// The edge from `user` to `target`: `None` if `user` does not follow
-    /// `target`, else the lists it is filed under. One indexed read.
-    async fn edge(&self, user: &UserId, target: &UserId) -> Result<Option<Vec<ListName>>>;
-    /// Who follows `user`, in id order, after `after`, at most `limit`.
-    async fn followers(
-        &self,
-        user: &UserId,
-        after: Option<&UserId>,
-        limit: usize,
-    ) -> Result<Vec<UserId>>;
-    /// Whom `user` follows, in id order, after `after`, at most `limit`.
-    async fn following(
-        &self,
-        user: &UserId,
-        after: Option<&UserId>,
-        limit: usize,
-    ) -> Result<Vec<UserId>>;
-    /// Who follows `user`, newest follow first, each with when the follow
-    /// was made (ms since the Unix epoch; 0 for edges older than follow
-    /// times), after `after` (a time and a follower, from a page before),
-    /// at most `limit`. Ties in time come in id order.
-    async fn followers_by_time(
-        &self,
-        user: &UserId,
-        after: Option<&(u64, UserId)>,
-        limit: usize,
-    ) -> Result<Vec<(UserId, u64)>>;
-    /// Whom `user` follows, newest follow first, likewise.
-    async fn following_by_time(
-        &self,
-        user: &UserId,
-        after: Option<&(u64, UserId)>,
-        limit: usize,
-    ) -> Result<Vec<(UserId, u64)>>;
-    /// Which of `candidates` `user` follows, in the order given.
-    async fn following_among(&self, user: &UserId, candidates: &[UserId]) -> Result<Vec<UserId>> {
-        let mut out = Vec::new();
-        for c in candidates {
-            if self.is_following(user, c).await? {
-                out.push(c.clone());
+port! {
+    /// The follow graph's edges, with maintained follower and following counts.
+    pub trait Edges: Transact as "graph" for Metered<dyn GraphStore> {
+        /// Applies a follow, a refiling or an unfollow as the rules admitted it
+        /// ([`EdgeChange`]), atomically: checks that the users it requires exist
+        /// ([`EdgeChange::check_users`]), refuses a follow across a block
+        /// ([`crate::rules::relations::check_not_blocked`]), reads the edge's
+        /// lists, and writes what
+        /// [`EdgeChange::transition`] decides from them: both directions of the
+        /// edge with its lists, the list memberships and list counts (refusing
+        /// by [`EdgeTransition::check_list_count`]), the follower and following
+        /// counts, and the event. Returns the transition.
+        write async fn change_edge(&self, change: &EdgeChange) -> Result<EdgeTransition> {
+            self.transact(Write::Edge(change.clone())).await?.edge()
+        }
+        /// The edge from `user` to `target`: `None` if `user` does not follow
+        /// `target`, else the lists it is filed under. One indexed read.
+        async fn edge(&self, user: &UserId, target: &UserId) -> Result<Option<Vec<ListName>>>;
+        /// Who follows `user`, in id order, after `after`, at most `limit`.
+        async fn followers(
+            &self,
+            user: &UserId,
+            after: Option<&UserId>,
+            limit: usize,
+        ) -> Result<Vec<UserId>>;
+        /// Whom `user` follows, in id order, after `after`, at most `limit`.
+        async fn following(
+            &self,
+            user: &UserId,
+            after: Option<&UserId>,
+            limit: usize,
+        ) -> Result<Vec<UserId>>;
+        /// Who follows `user`, newest follow first, each with when the follow
+        /// was made (ms since the Unix epoch; 0 for edges older than follow
+        /// times), after `after` (a time and a follower, from a page before),
+        /// at most `limit`. Ties in time come in id order.
+        async fn followers_by_time(
+            &self,
+            user: &UserId,
+            after: Option<&(u64, UserId)>,
+            limit: usize,
+        ) -> Result<Vec<(UserId, u64)>>;
+        /// Whom `user` follows, newest follow first, likewise.
+        async fn following_by_time(
+            &self,
+            user: &UserId,
+            after: Option<&(u64, UserId)>,
+            limit: usize,
+        ) -> Result<Vec<(UserId, u64)>>;
+        /// Which of `candidates` `user` follows, in the order given.
+        async fn following_among(&self, user: &UserId, candidates: &[UserId]) -> Result<Vec<UserId>> {
+            let mut out = Vec::new();
+            for c in candidates {
+                if self.is_following(user, c).await? {
+                    out.push(c.clone());
+                }
             }
+            Ok(out)
         }
-        Ok(out)
-    }
-    /// Whether `user` follows `target`: one indexed read.
-    async fn is_following(&self, user: &UserId, target: &UserId) -> Result<bool> {
-        Ok(self.edge(user, target).await?.is_some())
-    }
-    /// Every follower of each of `users`, in one go where the store can.
-    async fn followers_of(&self, users: &[UserId]) -> Result<Vec<Vec<UserId>>> {
-        let mut out = Vec::with_capacity(users.len());
-        for u in users {
-            out.push(self.all_followers(u).await?);
+        /// Whether `user` follows `target`: one indexed read.
+        async fn is_following(&self, user: &UserId, target: &UserId) -> Result<bool> {
+            Ok(self.edge(user, target).await?.is_some())
         }
-        Ok(out)
+        /// Every follower of each of `users`, in one go where the store can.
+        async fn followers_of(&self, users: &[UserId]) -> Result<Vec<Vec<UserId>>> {
+            let mut out = Vec::with_capacity(users.len());
+            for u in users {
+                out.push(self.all_followers(u).await?);
+            }
+            Ok(out)
+        }
+        /// Everyone who follows `user`, page by page.
+        async fn all_followers(&self, user: &UserId) -> Result<Vec<UserId>> {
+            walk_edges(|after| async move { self.followers(user, after.as_ref(), EDGE_PAGE).await })
+                .await
+        }
+        /// Everyone `user` follows, page by page.
+        async fn all_following(&self, user: &UserId) -> Result<Vec<UserId>> {
+            walk_edges(|after| async move { self.following(user, after.as_ref(), EDGE_PAGE).await })
+                .await
+        }
     }
-    /// Everyone who follows `user`, page by page.
-    async fn all_followers(&self, user: &UserId) -> Result<Vec<UserId>> {
-        walk_edges(|after| async move { self.followers(user, after.as_ref(), EDGE_PAGE).await })
+}
+
+port! {
+    /// Lists: labels on follow edges, with each list's size.
+    pub trait Lists: Port as "graph" for Metered<dyn GraphStore> {
+        /// The user's lists, in name order, with how many accounts each holds.
+        async fn lists(&self, user: &UserId) -> Result<Vec<(ListName, u64)>>;
+        /// The accounts `user` filed under `list`, in id order, after `after`,
+        /// at most `limit`.
+        async fn list_members(
+            &self,
+            user: &UserId,
+            list: &ListName,
+            after: Option<&UserId>,
+            limit: usize,
+        ) -> Result<Vec<UserId>>;
+        /// For each of `users`, the (follower, list) pairs of the lists that
+        /// file them, for the fanout worker's index.
+        async fn listed_by(&self, users: &[UserId]) -> Result<Vec<Vec<(UserId, ListName)>>>;
+        /// Every account `user` filed under `list`, page by page.
+        async fn all_list_members(&self, user: &UserId, list: &ListName) -> Result<Vec<UserId>> {
+            walk_edges(|after| async move {
+                self.list_members(user, list, after.as_ref(), EDGE_PAGE)
+                    .await
+            })
             .await
-    }
-    /// Everyone `user` follows, page by page.
-    async fn all_following(&self, user: &UserId) -> Result<Vec<UserId>> {
-        walk_edges(|after| async move { self.following(user, after.as_ref(), EDGE_PAGE).await })
-            .await
-    }
-}
-
-/// Lists: labels on follow edges, with each list's size.
-#[async_trait]
-pub trait Lists: Send + Sync + 'static {
-    /// The user's lists, in name order, with how many accounts each holds.
-    async fn lists(&self, user: &UserId) -> Result<Vec<(ListName, u64)>>;
-    /// The accounts `user` filed under `list`, in id order, after `after`,
-    /// at most `limit`.
-    async fn list_members(
-        &self,
-        user: &UserId,
-        list: &ListName,
-        after: Option<&UserId>,
-        limit: usize,
-    ) -> Result<Vec<UserId>>;
-    /// For each of `users`, the (follower, list) pairs of the lists that
-    /// file them, for the fanout worker's index.
-    async fn listed_by(&self, users: &[UserId]) -> Result<Vec<Vec<(UserId, ListName)>>>;
-    /// Every account `user` filed under `list`, page by page.
-    async fn all_list_members(&self, user: &UserId, list: &ListName) -> Result<Vec<UserId>> {
-        walk_edges(|after| async move {
-            self.list_members(user, list, after.as_ref(), EDGE_PAGE)
-                .await
-        })
-        .await
-    }
-}
-
-/// Groups and their members.
-#[async_trait]
-pub trait Groups: Transact {
-    /// Applies a join or a leave as [`Membership`] says, atomically; returns
-    /// whether the membership changed.
-    async fn change_membership(&self, change: &Membership) -> Result<bool> {
-        self.transact(Write::Membership(change.clone()))
-            .await?
-            .changed()
-    }
-    /// How many members the group has (0: there is no such group).
-    async fn group_size(&self, group: &GroupName) -> Result<u64>;
-    /// The group's members, in id order, after `after`, at most `limit`.
-    async fn group_members(
-        &self,
-        group: &GroupName,
-        after: Option<&UserId>,
-        limit: usize,
-    ) -> Result<Vec<UserId>>;
-    /// For each of `users`, the groups they are members of.
-    async fn groups_of(&self, users: &[UserId]) -> Result<Vec<Vec<GroupName>>>;
-    /// Every member of the group, page by page.
-    async fn all_group_members(&self, group: &GroupName) -> Result<Vec<UserId>> {
-        walk_edges(
-            |after| async move { self.group_members(group, after.as_ref(), EDGE_PAGE).await },
-        )
-        .await
-    }
-}
-
-/// Mutes and blocks.
-#[async_trait]
-pub trait Mutes: Transact {
-    /// Applies a mute, a block or the lifting of one as the rules admitted
-    /// it ([`RelationChange`]), atomically: checks that both users exist,
-    /// reads whether the relation stands, how many of its kind the user
-    /// keeps and the user's follow edge to the target, and writes what
-    /// [`RelationChange::transition`] decides (refusing by
-    /// [`RelationTransition::check_count`]): the relation, the unfollows of
-    /// a block (applied as [`change_edge`](Edges::change_edge) applies one,
-    /// counts, lists and events), and the event.
-    async fn change_relation(&self, change: &RelationChange) -> Result<RelationTransition> {
-        self.transact(Write::Relation(change.clone()))
-            .await?
-            .relation()
-    }
-    /// The accounts `user` mutes (or blocks), in id order, after `after`,
-    /// at most `limit`.
-    async fn relations(
-        &self,
-        user: &UserId,
-        relation: Relation,
-        after: Option<&UserId>,
-        limit: usize,
-    ) -> Result<Vec<UserId>>;
-    /// Who mutes (or blocks) `target`, in id order, after `after`, at most
-    /// `limit`.
-    async fn related(
-        &self,
-        target: &UserId,
-        relation: Relation,
-        after: Option<&UserId>,
-        limit: usize,
-    ) -> Result<Vec<UserId>>;
-    /// Whether `user` mutes (or blocks) `target`: one indexed read.
-    async fn has_relation(
-        &self,
-        user: &UserId,
-        relation: Relation,
-        target: &UserId,
-    ) -> Result<bool>;
-    /// The relations that touch `user`: whom they mute and block, and who
-    /// blocks them (each at most [`crate::rules::relations::MAX_RELATIONS`]
-    /// for the first two).
-    async fn relations_of(&self, user: &UserId) -> Result<Relations> {
-        let (muted, blocked, blocked_by) = tokio::try_join!(
-            self.all_relations(user, Relation::Mute),
-            self.all_relations(user, Relation::Block),
-            self.all_related(user, Relation::Block),
-        )?;
-        Ok(Relations {
-            muted,
-            blocked,
-            blocked_by,
-        })
-    }
-    /// Every account `user` mutes (or blocks), page by page.
-    async fn all_relations(&self, user: &UserId, relation: Relation) -> Result<Vec<UserId>> {
-        walk_edges(|after| async move {
-            self.relations(user, relation, after.as_ref(), EDGE_PAGE)
-                .await
-        })
-        .await
-    }
-    /// Everyone who mutes (or blocks) `target`, page by page.
-    async fn all_related(&self, target: &UserId, relation: Relation) -> Result<Vec<UserId>> {
-        walk_edges(|after| async move {
-            self.related(target, relation, after.as_ref(), EDGE_PAGE)
-                .await
-        })
-        .await
-    }
-    /// For each of `users`, who mutes them, for the fanout worker's index.
-    async fn muted_by(&self, users: &[UserId]) -> Result<Vec<Vec<UserId>>> {
-        let mut out = Vec::with_capacity(users.len());
-        for u in users {
-            out.push(self.all_related(u, Relation::Mute).await?);
         }
-        Ok(out)
     }
 }
 
-/// The authors marked for hybrid fanout.
-#[async_trait]
-pub trait HybridMarks: Send + Sync + 'static {
-    /// The authors marked for hybrid fanout ([`crate::rules::hybrid`]): their
-    /// posts may be missing from stored timelines, so reads merge them.
-    async fn hybrid_authors(&self) -> Result<Vec<UserId>>;
-    /// Marks (or unmarks) an author for hybrid fanout; idempotent.
-    async fn set_hybrid(&self, author: &UserId, on: bool) -> Result<()>;
+port! {
+    /// Groups and their members.
+    pub trait Groups: Transact as "graph" for Metered<dyn GraphStore> {
+        /// Applies a join or a leave as [`Membership`] says, atomically; returns
+        /// whether the membership changed.
+        write async fn change_membership(&self, change: &Membership) -> Result<bool> {
+            self.transact(Write::Membership(change.clone()))
+                .await?
+                .changed()
+        }
+        /// How many members the group has (0: there is no such group).
+        async fn group_size(&self, group: &GroupName) -> Result<u64>;
+        /// The group's members, in id order, after `after`, at most `limit`.
+        async fn group_members(
+            &self,
+            group: &GroupName,
+            after: Option<&UserId>,
+            limit: usize,
+        ) -> Result<Vec<UserId>>;
+        /// For each of `users`, the groups they are members of.
+        async fn groups_of(&self, users: &[UserId]) -> Result<Vec<Vec<GroupName>>>;
+        /// Every member of the group, page by page.
+        async fn all_group_members(&self, group: &GroupName) -> Result<Vec<UserId>> {
+            walk_edges(
+                |after| async move { self.group_members(group, after.as_ref(), EDGE_PAGE).await },
+            )
+            .await
+        }
+    }
+}
+
+port! {
+    /// Mutes and blocks.
+    pub trait Mutes: Transact as "graph" for Metered<dyn GraphStore> {
+        /// Applies a mute, a block or the lifting of one as the rules admitted
+        /// it ([`RelationChange`]), atomically: checks that both users exist,
+        /// reads whether the relation stands, how many of its kind the user
+        /// keeps and the user's follow edge to the target, and writes what
+        /// [`RelationChange::transition`] decides (refusing by
+        /// [`RelationTransition::check_count`]): the relation, the unfollows of
+        /// a block (applied as [`change_edge`](Edges::change_edge) applies one,
+        /// counts, lists and events), and the event.
+        write async fn change_relation(&self, change: &RelationChange) -> Result<RelationTransition> {
+            self.transact(Write::Relation(change.clone()))
+                .await?
+                .relation()
+        }
+        /// The accounts `user` mutes (or blocks), in id order, after `after`,
+        /// at most `limit`.
+        async fn relations(
+            &self,
+            user: &UserId,
+            relation: Relation,
+            after: Option<&UserId>,
+            limit: usize,
+        ) -> Result<Vec<UserId>>;
+        /// Who mutes (or blocks) `target`, in id order, after `after`, at most
+        /// `limit`.
+        async fn related(
+            &self,
+            target: &UserId,
+            relation: Relation,
+            after: Option<&UserId>,
+            limit: usize,
+        ) -> Result<Vec<UserId>>;
+        /// Whether `user` mutes (or blocks) `target`: one indexed read.
+        async fn has_relation(
+            &self,
+            user: &UserId,
+            relation: Relation,
+            target: &UserId,
+        ) -> Result<bool>;
+        /// The relations that touch `user`: whom they mute and block, and who
+        /// blocks them (each at most [`crate::rules::relations::MAX_RELATIONS`]
+        /// for the first two).
+        async fn relations_of(&self, user: &UserId) -> Result<Relations> {
+            let (muted, blocked, blocked_by) = tokio::try_join!(
+                self.all_relations(user, Relation::Mute),
+                self.all_relations(user, Relation::Block),
+                self.all_related(user, Relation::Block),
+            )?;
+            Ok(Relations {
+                muted,
+                blocked,
+                blocked_by,
+            })
+        }
+        /// Every account `user` mutes (or blocks), page by page.
+        async fn all_relations(&self, user: &UserId, relation: Relation) -> Result<Vec<UserId>> {
+            walk_edges(|after| async move {
+                self.relations(user, relation, after.as_ref(), EDGE_PAGE)
+                    .await
+            })
+            .await
+        }
+        /// Everyone who mutes (or blocks) `target`, page by page.
+        async fn all_related(&self, target: &UserId, relation: Relation) -> Result<Vec<UserId>> {
+            walk_edges(|after| async move {
+                self.related(target, relation, after.as_ref(), EDGE_PAGE)
+                    .await
+            })
+            .await
+        }
+        /// For each of `users`, who mutes them, for the fanout worker's index.
+        async fn muted_by(&self, users: &[UserId]) -> Result<Vec<Vec<UserId>>> {
+            let mut out = Vec::with_capacity(users.len());
+            for u in users {
+                out.push(self.all_related(u, Relation::Mute).await?);
+            }
+            Ok(out)
+        }
+    }
+}
+
+port! {
+    /// The authors marked for hybrid fanout.
+    pub trait HybridMarks: Port as "graph" for Metered<dyn GraphStore> {
+        /// The authors marked for hybrid fanout ([`crate::rules::hybrid`]): their
+        /// posts may be missing from stored timelines, so reads merge them.
+        async fn hybrid_authors(&self) -> Result<Vec<UserId>>;
+        /// Marks (or unmarks) an author for hybrid fanout; idempotent.
+        async fn set_hybrid(&self, author: &UserId, on: bool) -> Result<()>;
+    }
 }
 
 /// A whole edge list, read a page at a time after the last id seen.

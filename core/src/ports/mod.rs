@@ -5,267 +5,21 @@
 use crate::error::Result;
 use crate::event::Event;
 use crate::fault::StoreFault;
-use crate::ids::{PostId, UserId};
-use crate::model::{Entry, Post, PostCounts, User};
-use crate::plan::repost::Reposted;
+
+use crate::plan::write::Done;
 use crate::plan::write::Write;
-use crate::rules::cascade::{DeletionStage, DELETION_STEP};
-use crate::rules::likes::LikeChange;
-use crate::rules::markers::Marker;
-use crate::rules::notifications::{GroupKey, NoticeChange, NoticeGroup};
-use crate::rules::reposts::RepostChange;
 use async_trait::async_trait;
-use serde_json::{Map, Value};
+use metered::{port, timed};
 use std::sync::Arc;
 use std::time::Duration;
 use tokio::sync::Notify;
 
-/// Users and posts. Every write that other parts must learn of queues its
-/// event in the store's outbox in the same transaction, so an acknowledged
-/// change always reaches the log (see [`Outbox`]).
-#[async_trait]
-pub trait ContentStore: Transact {
-    /// Creates the user, or replaces the profile of an existing one (`None`
-    /// keeps it). Returns the user and whether it was created; an existing
-    /// user's counts are read after the write (0 if they were deleted since).
-    async fn put_user(
-        &self,
-        id: &UserId,
-        profile: Option<Map<String, Value>>,
-    ) -> Result<(User, bool)> {
-        let write = Write::PutUser {
-            user: id.clone(),
-            profile,
-        };
-        let (created, profile) = self.transact(write).await?.user()?;
-        let mut user = User {
-            id: id.clone(),
-            followers: 0,
-            following: 0,
-            profile,
-        };
-        if !created {
-            if let Some(held) = self.get_user(id).await? {
-                (user.followers, user.following) = (held.followers, held.following);
-            }
-        }
-        Ok((user, created))
-    }
-    async fn get_user(&self, id: &UserId) -> Result<Option<User>>;
-    /// A fault the store knows of without asking anything (the embedded
-    /// store after an I/O error, until it reopened), for readiness and
-    /// liveness; `None` when it knows of none.
-    fn fault(&self) -> Option<StoreFault> {
-        None
-    }
-    /// The accounts with at least `at_least` followers, most followed
-    /// first, at most `limit`: the fanout worker loads their follower lists
-    /// when it starts, before their first post waits for it.
-    async fn most_followed(&self, at_least: u64, limit: usize) -> Result<Vec<(UserId, u64)>>;
-    /// Begins deleting the user ([`DeletionStage`]): marks them as being
-    /// deleted, so that from now on they are gone to readers and writers,
-    /// and a restarted process finds the deletion to resume. False if there
-    /// is no such user (or their deletion began already).
-    async fn begin_deletion(&self, id: &UserId) -> Result<bool> {
-        self.transact(Write::BeginDeletion(id.clone()))
-            .await?
-            .changed()
-    }
-    /// One step of a begun deletion, in one transaction: removes up to
-    /// `limit` of the stage's records and queues what [`crate::rules::cascade::UserDeletion`]
-    /// decides for them (the `Finish` stage removes the user's record, their
-    /// counts and the mark, and queues [`crate::rules::cascade::timeline_dropped`]). Returns whether
-    /// the stage has more.
-    async fn deletion_step(&self, id: &UserId, stage: DeletionStage, limit: usize) -> Result<bool> {
-        let write = Write::DeletionStep {
-            user: id.clone(),
-            stage,
-            limit,
-        };
-        self.transact(write).await?.changed()
-    }
-    /// The users whose deletion began and has not finished.
-    async fn pending_deletions(&self) -> Result<Vec<UserId>>;
-    /// Deletes the user, their posts and their edges, the mentions of the
-    /// user in other posts, fixes the counts of the accounts at the other
-    /// ends, and queues `AuthorRetracted` (in chunks), `Unfollowed` for each
-    /// account they followed, `Left` for each group, and `TimelineDropped`,
-    /// in bounded steps. Returns false if there was no such user.
-    async fn delete_user(&self, id: &UserId) -> Result<bool> {
-        if !self.begin_deletion(id).await? {
-            return Ok(false);
-        }
-        self.finish_deletion(id).await?;
-        Ok(true)
-    }
-    /// Runs every remaining step of a begun deletion.
-    async fn finish_deletion(&self, id: &UserId) -> Result<()> {
-        for stage in DeletionStage::ORDER {
-            while self.deletion_step(id, stage, DELETION_STEP).await? {}
-        }
-        Ok(())
-    }
-    /// Finishes the deletions a crash cut short; returns how many.
-    async fn resume_deletions(&self) -> Result<usize> {
-        let pending = self.pending_deletions().await?;
-        for id in &pending {
-            self.finish_deletion(id).await?;
-        }
-        Ok(pending.len())
-    }
-    /// Stores the post and queues `PostCreated`. `NotFound` if the author is
-    /// unknown. The post's mentions are candidates: the store keeps those
-    /// that are users ([`crate::rules::mentions::kept`]) in the same
-    /// transaction, indexes the post under each, and returns the post as
-    /// stored.
-    async fn create_post(&self, post: Post) -> Result<Post> {
-        self.transact(Write::CreatePost(post)).await?.post()
-    }
-    /// The ids of the posts that mention `user` within `range`, newest
-    /// first, at most `limit`: one indexed range read.
-    async fn mentions_of(&self, user: &UserId, range: IdRange, limit: usize)
-        -> Result<Vec<PostId>>;
-    /// The posts that exist among `ids`, in the order of `ids`.
-    async fn get_posts(&self, ids: &[PostId]) -> Result<Vec<Post>>;
-    /// Deletes the post (and its mentions) and queues `PostDeleted`; returns
-    /// it, or `None` if absent.
-    async fn delete_post(&self, id: PostId) -> Result<Option<Post>> {
-        self.transact(Write::DeletePost(id)).await?.deleted()
-    }
-    /// For each author, the newest `limit_each` of their post ids in `range`,
-    /// as timeline entries in no particular order. One call for many authors,
-    /// so a read-time merge costs one round trip.
-    async fn post_ids_by(
-        &self,
-        authors: &[UserId],
-        range: IdRange,
-        limit_each: usize,
-    ) -> Result<Vec<Entry>>;
-    /// The newest `limit` posts of all of `authors` together in `range`,
-    /// newest first: the page of a read-time merge. Stores that keep each
-    /// author's posts in order merge them as a heap (a read of about
-    /// `limit` entries, however many authors), instead of reading `limit`
-    /// of each.
-    async fn newest_by(
-        &self,
-        authors: &[UserId],
-        range: IdRange,
-        limit: usize,
-    ) -> Result<Vec<Entry>> {
-        let candidates = self.post_ids_by(authors, range, limit).await?;
-        Ok(crate::model::newest(candidates, limit))
-    }
-    /// The newest post id ever stored, so a restarted producer keeps ids increasing.
-    async fn newest_post_id(&self) -> Result<Option<PostId>>;
-    /// Applies a like or its undoing as [`crate::plan::like::change_like`]
-    /// plans it, atomically: the row, the post's count and the event.
-    /// Returns whether it changed anything.
-    async fn change_like(&self, change: &LikeChange) -> Result<bool> {
-        self.transact(Write::Like(change.clone())).await?.changed()
-    }
-    /// Who likes `post`, newest like first, each with when they liked it,
-    /// after `after` (a time and a user, from a page before), at most
-    /// `limit`. Ties in time come in id order.
-    async fn likers(
-        &self,
-        post: PostId,
-        after: Option<&(u64, UserId)>,
-        limit: usize,
-    ) -> Result<Vec<(UserId, u64)>>;
-    /// The counts of each of `posts`, in their order (zero for a post that
-    /// is not stored).
-    async fn post_counts(&self, posts: &[PostId]) -> Result<Vec<PostCounts>>;
-    /// Applies a repost or its undoing as
-    /// [`crate::plan::repost::change_repost`] plans it, atomically: the
-    /// reposter's item (a new one takes the id `id`), its rows, the post's
-    /// count and the event.
-    async fn change_repost(&self, change: &RepostChange, id: PostId) -> Result<Reposted> {
-        let write = Write::Repost {
-            change: change.clone(),
-            id,
-        };
-        self.transact(write).await?.reposted()
-    }
-    /// Those of `posts` that may have reposts: every one that has, and
-    /// maybe some whose reposts were all undone (a read of their reposts
-    /// then finds none). The page read asks this of every page, so a store
-    /// answers it from memory where it can.
-    async fn reposted_among(&self, posts: &[PostId]) -> Result<Vec<PostId>>;
-    /// Who reposted `post`, newest repost first, each with their repost's
-    /// item, at most `limit`.
-    async fn reposters(&self, post: PostId, limit: usize) -> Result<Vec<(UserId, PostId)>>;
-    /// The reposts of `post` that `users` made: (reposter, item), in any
-    /// order. One batched read, however many users.
-    async fn reposts_among(&self, post: PostId, users: &[UserId]) -> Result<Vec<(UserId, PostId)>>;
-    /// The replies to `post` after `after`, oldest first, at most `limit`:
-    /// one indexed range read.
-    async fn replies_of(
-        &self,
-        post: PostId,
-        after: Option<PostId>,
-        limit: usize,
-    ) -> Result<Vec<PostId>>;
-    /// Applies notices as [`crate::plan::notify::apply_notices`] plans
-    /// them, in one transaction (no `Forget` among them); how many changed
-    /// anything.
-    async fn apply_notices(&self, changes: &[NoticeChange]) -> Result<usize> {
-        self.transact(Write::Notices(changes.to_vec()))
-            .await?
-            .count()
-    }
-    /// Forgets a page of the notices to or by `user`, as
-    /// [`crate::plan::notify::forget_page`] plans it; whether more remain.
-    async fn forget_notices(&self, user: &UserId, limit: usize) -> Result<bool> {
-        let write = Write::ForgetNotices {
-            user: user.clone(),
-            limit,
-        };
-        self.transact(write).await?.changed()
-    }
-    /// The user's notification entries in the order of their newest
-    /// notices, newest first, below the place `before`, at most `limit`.
-    async fn notice_groups(
-        &self,
-        user: &UserId,
-        before: Option<PostId>,
-        limit: usize,
-    ) -> Result<Vec<NoticeGroup>>;
-    /// The newest notices of the user's entry `group` below `before`,
-    /// newest first, at most `limit`: (id, actor).
-    async fn entry_notices(
-        &self,
-        user: &UserId,
-        group: GroupKey,
-        before: Option<PostId>,
-        limit: usize,
-    ) -> Result<Vec<(PostId, UserId)>>;
-    /// The notices of `actors` in the user's entry `group`: (id, actor),
-    /// any order.
-    async fn entry_notices_by(
-        &self,
-        user: &UserId,
-        group: GroupKey,
-        actors: &[UserId],
-    ) -> Result<Vec<(PostId, UserId)>>;
-    /// Sets `user`'s marker as [`crate::plan::marker::set_marker`] plans
-    /// it, atomically with its event; the marker the user has afterwards,
-    /// and whether it moved.
-    async fn set_marker(&self, user: &UserId, to: Marker, force: bool) -> Result<(Marker, bool)> {
-        let write = Write::Marker {
-            user: user.clone(),
-            to,
-            force,
-        };
-        self.transact(write).await?.marker()
-    }
-    /// The user's markers, in timeline order.
-    async fn markers(&self, user: &UserId) -> Result<Vec<Marker>>;
-}
-
 mod accounts;
 mod applied;
 mod backup;
+mod content;
 mod graph;
+pub(crate) mod metered;
 mod timelines;
 mod transact;
 mod transfer;
@@ -273,58 +27,57 @@ pub use crate::rules::accounts::Standing;
 pub use accounts::Accounts;
 pub use applied::{Applied, AppliedFeed, AppliedStream};
 pub use backup::Backup;
+pub use content::{
+    ContentStore, Deletions, IdRange, Likes, Markers, Notices, Posts, Reposts, Users,
+};
 pub use graph::{Edges, GraphStore, Groups, HybridMarks, Lists, Mutes};
+pub use metered::{Metered, Port};
 pub use timelines::{CacheRead, Coverage, Delivery, Footprint, TimelineStore};
 pub use transact::Transact;
 pub use transfer::{ExportView, Transfer};
 
-/// A window of post ids: `below` is exclusive, `from` inclusive.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct IdRange {
-    pub below: Option<PostId>,
-    pub from: Option<PostId>,
-}
-
-impl IdRange {
-    pub fn contains(&self, id: PostId) -> bool {
-        self.below.is_none_or(|b| id < b) && self.from.is_none_or(|f| id >= f)
+port! {
+    /// Events queued by the stores' writes, waiting for the relay to put them on
+    /// the log. `pending` lists them oldest first by sequence number.
+    pub trait Outbox: Port as "outbox" for Metered<dyn Outbox> {
+        async fn pending(&self, limit: usize) -> Result<Vec<(u64, Event)>>;
+        /// Forgets these events (sequence numbers from `pending`), now on the log.
+        /// Named one by one: a store whose sequence numbers are not allocated in
+        /// commit order may still hold older ones that `pending` did not list.
+        async fn ack(&self, seqs: &[u64]) -> Result<()>;
+        /// Whether this process may relay now. Stores shared by several
+        /// producers grant one relay at a time, so the log keeps commit order.
+        async fn lease(&self) -> Result<bool> {
+            Ok(true)
+        }
+        /// How many events wait.
+        async fn backlog(&self) -> Result<u64>;
+        /// Notified after a write queued events.
+        fn notifier(&self) -> Arc<Notify>;
     }
 }
 
-/// Events queued by the stores' writes, waiting for the relay to put them on
-/// the log. `pending` lists them oldest first by sequence number.
-#[async_trait]
-pub trait Outbox: Send + Sync + 'static {
-    async fn pending(&self, limit: usize) -> Result<Vec<(u64, Event)>>;
-    /// Forgets these events (sequence numbers from `pending`), now on the log.
-    /// Named one by one: a store whose sequence numbers are not allocated in
-    /// commit order may still hold older ones that `pending` did not list.
-    async fn ack(&self, seqs: &[u64]) -> Result<()>;
-    /// Whether this process may relay now. Stores shared by several
-    /// producers grant one relay at a time, so the log keeps commit order.
-    async fn lease(&self) -> Result<bool> {
-        Ok(true)
+port! {
+    /// The durable event log, consumed at least once by groups of consumers.
+    pub trait EventLog: Port as "log" for Metered<dyn EventLog> {
+        /// Appends in order; durable when it returns.
+        async fn append(&self, events: &[Event]) -> Result<()>;
+        /// Whether the log answers, for readiness probes.
+        async fn ping(&self) -> Result<()>;
+        /// A fault the log knows of without asking anything (see
+        /// [`Users::fault`]).
+        fn fault(&self) -> Option<StoreFault> {
+            None
+        }
+        /// Joins consumer `group`, resuming after its last commit.
+        own async fn consumer(&self, group: &str) -> Result<Box<dyn LogConsumer>>;
     }
-    /// How many events wait.
-    async fn backlog(&self) -> Result<u64>;
-    /// Notified after a write queued events.
-    fn notifier(&self) -> Arc<Notify>;
-}
-
-/// The durable event log, consumed at least once by groups of consumers.
-#[async_trait]
-pub trait EventLog: Send + Sync + 'static {
-    /// Appends in order; durable when it returns.
-    async fn append(&self, events: &[Event]) -> Result<()>;
-    /// Whether the log answers, for readiness probes.
-    async fn ping(&self) -> Result<()>;
-    /// A fault the log knows of without asking anything (see
-    /// [`ContentStore::fault`]).
-    fn fault(&self) -> Option<StoreFault> {
-        None
+    metered {
+        async fn consumer(&self, group: &str) -> Result<Box<dyn LogConsumer>> {
+            let inner = timed("log", "join", self.0.consumer(group)).await?;
+            Ok(Box::new(MeteredConsumer(inner)))
+        }
     }
-    /// Joins consumer `group`, resuming after its last commit.
-    async fn consumer(&self, group: &str) -> Result<Box<dyn LogConsumer>>;
 }
 
 #[async_trait]
@@ -352,3 +105,48 @@ pub trait Rewind: Send + Sync + 'static {
     /// Makes `group` consume again from sequence `next`.
     async fn rewind(&self, group: &str, next: u64) -> Result<()>;
 }
+
+/// A consumer whose calls are metered: polls count only failures (waiting
+/// for events is not store latency).
+struct MeteredConsumer(Box<dyn LogConsumer>);
+
+#[async_trait]
+impl LogConsumer for MeteredConsumer {
+    async fn poll(&mut self, max: usize, wait: Duration, linger: Duration) -> Result<Vec<Event>> {
+        let result = self.0.poll(max, wait, linger).await;
+        if result.is_err() {
+            crate::metrics::metrics().observe_store("log", "poll", Default::default(), true);
+        }
+        result
+    }
+    async fn commit(&mut self) -> Result<()> {
+        timed("log", "commit", self.0.commit()).await
+    }
+    async fn backlog(&self) -> Result<u64> {
+        timed("log", "backlog", self.0.backlog()).await
+    }
+    fn reassigned(&mut self) -> bool {
+        self.0.reassigned()
+    }
+}
+
+/// The writes of a metered port, each timed under its own name
+/// ([`Write::name`]): the ports' write methods are not forwarded, so each
+/// reaches the wrapped store through this.
+macro_rules! metered_writes {
+    ($($port:ident => $store:literal),* $(,)?) => {$(
+        #[async_trait]
+        impl Transact for Metered<dyn $port> {
+            async fn transact(&self, write: Write) -> Result<Done> {
+                timed($store, write.name(), self.0.transact(write)).await
+            }
+        }
+    )*};
+}
+
+metered_writes!(
+    Accounts => "accounts",
+    Transfer => "transfer",
+    ContentStore => "content",
+    GraphStore => "graph",
+);

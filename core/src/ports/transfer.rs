@@ -1,45 +1,48 @@
 //! Reading a store whole and loading records into one, in the export
-//! format's records ([`crate::transfer::record`]), for export, import and
+//! format's records ([`crate::format::record`]), for export, import and
 //! migration between any two backends.
 
+use super::metered::{port, Metered};
 use super::transact::Transact;
 use crate::error::Result;
 use crate::event::Event;
+use crate::format::admit::Caps;
+use crate::format::record::Record;
 use crate::plan::write::Write;
-use crate::transfer::admit::Caps;
-use crate::transfer::record::Record;
 use async_trait::async_trait;
 
-/// A store's side of moving data: written out whole, loaded in batches.
-#[async_trait]
-pub trait Transfer: Transact {
-    /// A view of the store for one export: a consistent snapshot where the
-    /// store takes one (the embedded store's read transaction), else pages
-    /// read as they come (MongoDB: consistent when no writes run; a
-    /// migration's catch-up carries over what ran during it).
-    async fn export_view(&self) -> Result<Box<dyn ExportView>>;
-    /// Loads `records` in order, in one transaction, each as
-    /// [`crate::plan::import::import_record`] plans it under `caps`.
-    /// Returns how many changed something.
-    async fn import(&self, records: &[Record], caps: &Caps) -> Result<usize> {
-        let write = Write::Import {
-            records: records.to_vec(),
-            caps: *caps,
-        };
-        self.transact(write).await?.count()
-    }
-    /// Replays `event`, from another deployment's log, in one transaction
-    /// as [`crate::plan::replay::replay_event`] plans it; whether it
-    /// changed anything. A user's deletion is the caller's
-    /// ([`crate::plan::replay::deleted_user`]).
-    async fn replay(&self, event: &Event) -> Result<bool> {
-        self.transact(Write::Replay(event.clone())).await?.changed()
+port! {
+    /// A store's side of moving data: written out whole, loaded in batches.
+    pub trait Transfer: Transact as "transfer" for Metered<dyn Transfer> {
+        /// A view of the store for one export: a consistent snapshot where the
+        /// store takes one (the embedded store's read transaction), else pages
+        /// read as they come (MongoDB: consistent when no writes run; a
+        /// migration's catch-up carries over what ran during it).
+        async fn export_view(&self) -> Result<Box<dyn ExportView>>;
+        /// Loads `records` in order, in one transaction, each as
+        /// [`crate::plan::import::import_record`] plans it under `caps`.
+        /// Returns how many changed something.
+        write async fn import(&self, records: &[Record], caps: &Caps) -> Result<usize> {
+            let write = Write::Import {
+                records: records.to_vec(),
+                caps: *caps,
+            };
+            self.transact(write).await?.count()
+        }
+        /// Replays `event`, from another deployment's log, in one transaction
+        /// as [`crate::plan::replay::replay_event`] plans it; whether it
+        /// changed anything. A user's deletion is the caller's
+        /// ([`crate::plan::replay::deleted_user`]).
+        write async fn replay(&self, event: &Event) -> Result<bool> {
+            self.transact(Write::Replay(event.clone())).await?.changed()
+        }
     }
 }
 
 /// A store being read whole, in the format's order: users, accounts,
-/// follows, mutes and blocks, members, posts, each in key order. Users
-/// being deleted, and the records that name them, are left out.
+/// follows, mutes and blocks, members, posts, likes, markers, each in key
+/// order. Users being deleted, and the records that name them, are left
+/// out.
 #[async_trait]
 pub trait ExportView: Send {
     /// The next records, at most `limit`; none at the end.

@@ -1,9 +1,9 @@
 //! A store written out as the export format: the header, every record its
 //! [`Stream`] carries, in its order, and the end line that counts them.
 
-use super::record::{write_line, Line, FORMAT, VERSION};
 use super::stream::Stream;
 use crate::error::{Error, Result};
+use crate::format::record::{write_line, Line, FORMAT, VERSION};
 use crate::ports::Transfer;
 use std::io::Write;
 

@@ -3,11 +3,11 @@
 //! short (a crash, a malformed line) is finished by running it again: what
 //! was imported is neither doubled nor lost.
 
-use super::admit::{admit, MAX_LINE_BYTES};
 use super::catch_up::refusal;
-use super::record::{parse_line, record_of, Line, Record, VERSION};
 use super::stream::Stream;
 use crate::error::{Error, Result};
+use crate::format::admit::{admit, MAX_LINE_BYTES};
+use crate::format::record::{parse_line, record_of, Line, Record, VERSION};
 use crate::ids::now_ms;
 use crate::model::check_json_integers;
 use crate::plan::import::Caps;

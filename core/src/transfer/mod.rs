@@ -1,12 +1,10 @@
 //! Moving a deployment's data between backends: the export format
-//! ([`record`]), a store written out as it ([`export`]) and read into
+//! ([`crate::format`]), a store written out as it ([`export`]) and read into
 //! another ([`import`]), each store's side being its [`crate::ports::Transfer`].
 
-pub mod admit;
 pub mod catch_up;
 pub mod export;
 pub mod import;
-pub mod record;
 pub mod stream;
 pub mod verify;
 pub mod warm;

@@ -12,8 +12,8 @@
 //! that post is in the stream: the stream keeps their ids (8 bytes a
 //! post).
 
-use super::record::Record;
 use crate::error::Result;
+use crate::format::record::Record;
 use crate::ports::{ExportView, Transfer};
 
 /// A store being read as a stream.

@@ -7,11 +7,11 @@
 //! equal but for a 64-bit hash collision.
 
 use crate::error::Result;
+use crate::format::record::{write_line, Line, Record};
 use crate::ids::{GroupName, ListName, UserId};
 use crate::model::{FeedItem, Page};
 use crate::reads::Reads;
 use crate::rules::access::Caller;
-use crate::transfer::record::{write_line, Line, Record};
 use crate::transfer::stream::Stream;
 use std::collections::BTreeMap;
 use std::hash::{DefaultHasher, Hash, Hasher};

@@ -138,8 +138,8 @@ impl MongoTxn<'_> {
                 let ids: Vec<i64> = posts.iter().map(|p| id_bson(*p)).collect();
                 let filter = doc! { "_id": { "$in": &ids } };
                 db.content.delete_many(filter).session(&mut *s).await?;
-                self.store.forget_tallies_in(s, &ids).await?;
             }
+            Step::ForgetCounts(_) | Step::ForgetMarkers(_) => self.apply_cascade(step).await?,
             Step::Like { .. } | Step::Repost { .. } => self.apply_row_step(step).await?,
             Step::PutNotice(_)
             | Step::RemoveNotice(_)
@@ -192,6 +192,18 @@ impl MongoTxn<'_> {
                     .await
             }
             _ => unreachable!("not a notice's step"),
+        }
+    }
+
+    /// What a removal takes with it, as the planner emits it beside.
+    async fn apply_cascade(&mut self, step: &Step) -> Result<(), TxnError> {
+        match step {
+            Step::ForgetCounts(posts) => {
+                let ids: Vec<i64> = posts.iter().map(|p| id_bson(*p)).collect();
+                self.store.forget_tallies_in(self.s, &ids).await
+            }
+            Step::ForgetMarkers(user) => self.store.forget_markers_in(self.s, user.as_str()).await,
+            _ => unreachable!("not a cascade's step"),
         }
     }
 

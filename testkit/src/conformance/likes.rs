@@ -4,8 +4,8 @@
 //! export and replayed without counting twice.
 
 use super::*;
+use socialite_core::format::record::Record;
 use socialite_core::rules::likes::LikeChange;
-use socialite_core::transfer::record::Record;
 
 fn like(user: &str, post: u64, like: bool) -> LikeChange {
     LikeChange {

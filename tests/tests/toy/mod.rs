@@ -1,31 +1,35 @@
-//! A toy third backend: every store port in memory, built only from the
-//! primitives core's planners need (`socialite_core::plan::Txn`) and plain
-//! reads, with no rule code of its own. It passes the whole conformance
-//! suite and the differential test (`toy_backend.rs`): the proof that what
-//! a write checks and does is decided once, in core. Timelines are the
-//! embedded crate's in-memory store and the log the embedded log: they are
-//! other ports, with no write sequences to prove.
+//! A toy third backend: every port in memory (content, graph, accounts,
+//! transfer, outbox, timelines, event log), built only from the primitives
+//! core's planners need (`socialite_core::plan::Txn`), core's rules of
+//! what a timeline accepts, and plain reads, with no rule code of its own
+//! and nothing of another backend. It passes the whole conformance suite,
+//! the differential test and the export round trip (`toy_backend.rs`):
+//! the proof that what a write checks and does, and what a timeline holds,
+//! is decided once, in core.
 //!
 //! A write runs on a copy of the state and replaces it when the plan
 //! succeeds: a refused plan leaves nothing behind, as a rolled-back
 //! transaction would.
 
+mod cache;
+mod log;
 mod ports;
+mod timelines;
 mod txn;
 
 use serde_json::{Map, Value};
 use socialite_core::backends::{Backends, Parts};
 use socialite_core::error::Result;
 use socialite_core::event::Event;
-use socialite_core::feed::config::FeedConfig;
+use socialite_core::feed::config::{FeedConfig, FeedModel};
+use socialite_core::feed::NoTimelines;
 use socialite_core::ids::{GroupName, ListName, PostId, UserId};
 use socialite_core::live::in_process::InProcessFeed;
 use socialite_core::model::Post;
 use socialite_core::plan::write::Ledger;
-use socialite_core::ports::Standing;
+use socialite_core::ports::{Standing, TimelineStore};
 use socialite_core::rules::markers::{Marker, MarkerTimeline};
 use socialite_core::rules::notifications::{GroupKey, NoticeGroup, NoticeKey};
-use socialite_embedded::EmbeddedConfig;
 use socialite_testkit::{Opened, Opening};
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::{Arc, Mutex};
@@ -145,18 +149,18 @@ impl ToyStore {
     }
 }
 
-/// Opens the toy store beside the embedded timelines and log, for the
-/// shared suites.
+/// Opens the toy store with its timelines and log, for the shared suites.
 pub fn open(feed: FeedConfig, _test: &'static str) -> Opening {
     Box::pin(async move {
-        let dir = tempfile::tempdir().unwrap();
-        let embedded = EmbeddedConfig {
-            data_dir: dir.path().into(),
-            log_retention: 1_000_000,
-            feed,
-        };
         let store = Arc::new(ToyStore::default());
-        let log = embedded.open_log().unwrap();
+        let log = Arc::new(log::ToyLog::default());
+        let timelines: Arc<dyn TimelineStore> = match feed.model {
+            FeedModel::FanoutOnRead => Arc::new(NoTimelines),
+            _ => Arc::new(timelines::ToyTimelines::new(
+                feed.cache_size,
+                feed.freshness(),
+            )),
+        };
         let parts = Parts {
             content: store.clone(),
             graph: store.clone(),
@@ -164,11 +168,11 @@ pub fn open(feed: FeedConfig, _test: &'static str) -> Opening {
             accounts: store.clone(),
             transfer: store,
             backup: None,
-            timelines: embedded.memory_timelines(),
+            timelines,
             log: log.clone(),
             rewind: Some(log),
             applied: Arc::new(InProcessFeed::new()),
         };
-        Some(Opened::new(Backends::assemble(parts, feed), dir))
+        Some(Opened::new(Backends::assemble(parts, feed), ()))
     })
 }

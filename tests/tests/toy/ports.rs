@@ -7,6 +7,7 @@ use super::{State, ToyStore};
 use async_trait::async_trait;
 use socialite_core::error::Result;
 use socialite_core::event::Event;
+use socialite_core::format::record::Record;
 use socialite_core::ids::{GroupName, ListName, PostId, UserId};
 use socialite_core::model::{Entry, Post, PostCounts, User};
 use socialite_core::plan::run_ready;
@@ -16,7 +17,6 @@ use socialite_core::rules::likes::Tally;
 use socialite_core::rules::markers::Marker;
 use socialite_core::rules::notifications::{GroupKey, NoticeGroup};
 use socialite_core::rules::relations::Relation;
-use socialite_core::transfer::record::Record;
 use std::sync::Arc;
 use tokio::sync::Notify;
 
@@ -75,7 +75,7 @@ impl Transact for ToyStore {
 }
 
 #[async_trait]
-impl ContentStore for ToyStore {
+impl Users for ToyStore {
     async fn get_user(&self, id: &UserId) -> Result<Option<User>> {
         Ok(self.read(|s| {
             let profile = s.users.get(id).filter(|_| s.exists(id))?.clone();
@@ -102,11 +102,17 @@ impl ContentStore for ToyStore {
             found
         }))
     }
+}
 
+#[async_trait]
+impl Deletions for ToyStore {
     async fn pending_deletions(&self) -> Result<Vec<UserId>> {
         Ok(self.read(|s| s.deleting.keys().cloned().collect()))
     }
+}
 
+#[async_trait]
+impl Posts for ToyStore {
     async fn mentions_of(
         &self,
         user: &UserId,
@@ -153,6 +159,23 @@ impl ContentStore for ToyStore {
         Ok(self.read(|s| s.posts.keys().next_back().copied()))
     }
 
+    async fn replies_of(
+        &self,
+        post: PostId,
+        after: Option<PostId>,
+        limit: usize,
+    ) -> Result<Vec<PostId>> {
+        Ok(self.read(|s| {
+            let replies = s.posts.values().filter(|p| {
+                p.reply_to.as_ref().is_some_and(|a| a.id == post) && after.is_none_or(|a| p.id > a)
+            });
+            replies.take(limit).map(|p| p.id).collect()
+        }))
+    }
+}
+
+#[async_trait]
+impl Likes for ToyStore {
     async fn likers(
         &self,
         post: PostId,
@@ -162,13 +185,6 @@ impl ContentStore for ToyStore {
         Ok(self.read(|s| {
             let likes = s.likes.iter().filter(|((p, _), _)| *p == post);
             newest_first(likes.map(|((_, u), at)| (u.clone(), *at)), after, limit)
-        }))
-    }
-
-    async fn markers(&self, user: &UserId) -> Result<Vec<Marker>> {
-        Ok(self.read(|s| {
-            let mine = s.markers.iter().filter(|((u, _), _)| u == user);
-            mine.map(|(_, m)| *m).collect()
         }))
     }
 
@@ -193,21 +209,46 @@ impl ContentStore for ToyStore {
                 .collect()
         }))
     }
+}
 
-    async fn replies_of(
-        &self,
-        post: PostId,
-        after: Option<PostId>,
-        limit: usize,
-    ) -> Result<Vec<PostId>> {
+#[async_trait]
+impl Reposts for ToyStore {
+    async fn reposted_among(&self, posts: &[PostId]) -> Result<Vec<PostId>> {
         Ok(self.read(|s| {
-            let replies = s.posts.values().filter(|p| {
-                p.reply_to.as_ref().is_some_and(|a| a.id == post) && after.is_none_or(|a| p.id > a)
-            });
-            replies.take(limit).map(|p| p.id).collect()
+            let has = |p: &PostId| {
+                s.reposters
+                    .range((*p, PostId(0))..)
+                    .next()
+                    .is_some_and(|((q, _), _)| q == p)
+            };
+            posts.iter().filter(|p| has(p)).copied().collect()
         }))
     }
 
+    async fn reposters(&self, post: PostId, limit: usize) -> Result<Vec<(UserId, PostId)>> {
+        Ok(self.read(|s| {
+            let of = s
+                .reposters
+                .range((post, PostId(0))..=(post, PostId(u64::MAX)));
+            of.rev()
+                .take(limit)
+                .map(|((_, item), u)| (u.clone(), *item))
+                .collect()
+        }))
+    }
+
+    async fn reposts_among(&self, post: PostId, users: &[UserId]) -> Result<Vec<(UserId, PostId)>> {
+        Ok(self.read(|s| {
+            users
+                .iter()
+                .filter_map(|u| s.reposts.get(&(u.clone(), post)).map(|i| (u.clone(), *i)))
+                .collect()
+        }))
+    }
+}
+
+#[async_trait]
+impl Notices for ToyStore {
     async fn notice_groups(
         &self,
         user: &UserId,
@@ -248,37 +289,14 @@ impl ContentStore for ToyStore {
             .filter(|(_, a)| actors.contains(a))
             .collect())
     }
+}
 
-    async fn reposted_among(&self, posts: &[PostId]) -> Result<Vec<PostId>> {
+#[async_trait]
+impl Markers for ToyStore {
+    async fn markers(&self, user: &UserId) -> Result<Vec<Marker>> {
         Ok(self.read(|s| {
-            let has = |p: &PostId| {
-                s.reposters
-                    .range((*p, PostId(0))..)
-                    .next()
-                    .is_some_and(|((q, _), _)| q == p)
-            };
-            posts.iter().filter(|p| has(p)).copied().collect()
-        }))
-    }
-
-    async fn reposters(&self, post: PostId, limit: usize) -> Result<Vec<(UserId, PostId)>> {
-        Ok(self.read(|s| {
-            let of = s
-                .reposters
-                .range((post, PostId(0))..=(post, PostId(u64::MAX)));
-            of.rev()
-                .take(limit)
-                .map(|((_, item), u)| (u.clone(), *item))
-                .collect()
-        }))
-    }
-
-    async fn reposts_among(&self, post: PostId, users: &[UserId]) -> Result<Vec<(UserId, PostId)>> {
-        Ok(self.read(|s| {
-            users
-                .iter()
-                .filter_map(|u| s.reposts.get(&(u.clone(), post)).map(|i| (u.clone(), *i)))
-                .collect()
+            let mine = s.markers.iter().filter(|((u, _), _)| u == user);
+            mine.map(|(_, m)| *m).collect()
         }))
     }
 }

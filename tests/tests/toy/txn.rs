@@ -354,8 +354,10 @@ impl ToyTxn {
                 s.by_author.insert((post.author.clone(), post.id));
                 s.posts.insert(post.id, post.clone());
             }
-            Step::RemovePosts { author, posts } => {
+            Step::ForgetCounts(posts) => {
                 s.tallies.retain(|(p, _, _), _| !posts.contains(p));
+            }
+            Step::RemovePosts { author, posts } => {
                 for p in posts {
                     s.by_author.remove(&(author.clone(), *p));
                     for m in s.posts.remove(p).map(|p| p.mentions).unwrap_or_default() {
@@ -386,8 +388,10 @@ impl ToyTxn {
             Step::MarkDeleting { user, lists } => {
                 s.deleting.insert(user.clone(), lists.clone());
             }
-            Step::RemoveUser(user) => {
+            Step::ForgetMarkers(user) => {
                 s.markers.retain(|(u, _), _| u != user);
+            }
+            Step::RemoveUser(user) => {
                 s.deleting.remove(user);
                 s.users.remove(user);
                 s.counts.remove(user);
