@@ -219,7 +219,9 @@ async fn a_worker_killed_mid_stream(store: String, event_log: String) {
         store: store.clone(),
         // tansu 0.6 keeps a dead member's assignment; the workers' opt-in
         // watch for unconsumed partitions recovers them (Kafka needs none).
-        event_log: format!("{event_log}&stale_partition_rejoin_ms=10000"),
+        // Both after 3 s, not the 10 s of a session's default: the dead
+        // worker's partitions move sooner, and nothing else changes.
+        event_log: format!("{event_log}&stale_partition_rejoin_ms=3000&session_timeout_ms=3000"),
         group: Servers::unique("fanout"),
         env: Vec::new(),
     };
@@ -475,8 +477,10 @@ async fn posts_acknowledged_while_kafka_is_down_reach_the_timelines() {
             feed: Default::default(),
         });
     storage.store = servers.mongodb_uri(&Servers::unique("outage"));
+    // The producer gives up on an event after 3 s, not 15: the test waits
+    // for an append to fail.
     storage.event_log = format!(
-        "kafka://127.0.0.1:{port}?partitions=2&topic_prefix={}",
+        "kafka://127.0.0.1:{port}?partitions=2&topic_prefix={}&delivery_timeout_ms=3000",
         Servers::unique("outage")
     );
     let config = socialite_runtime::AppConfig {
@@ -552,7 +556,7 @@ async fn posts_acknowledged_while_kafka_is_down_reach_the_timelines() {
             .get()
     };
     let failed_before = failures();
-    // (librdkafka gives up on a message after the 15 s delivery timeout.)
+    // (librdkafka gives up on a message after the delivery timeout, 3 s here.)
     let deadline = Instant::now() + Duration::from_secs(45);
     while failures() == failed_before && Instant::now() < deadline {
         tokio::time::sleep(Duration::from_millis(250)).await;
