@@ -113,13 +113,32 @@ macro_rules! differential_suite {
 
 /// Runs the export format's property on the backend `$open` opens: the
 /// random histories of `$seeds` export, import into a fresh store and
-/// export again unchanged (`SOCIALITE_SEED` picks one).
+/// export again unchanged (`SOCIALITE_SEED` picks one). On a slow backend,
+/// name a test for each seed instead, so that they run side by side:
+/// `round_trip_suite!(name, open; seed_1: 1, seed_2: 2)` makes the module
+/// `name` of tests `seed_1` and `seed_2`.
 #[macro_export]
 macro_rules! round_trip_suite {
     ($name:ident, $open:expr, $seeds:expr) => {
         #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
         async fn $name() {
             $crate::differential::histories_export_import_and_export_the_same($open, $seeds).await
+        }
+    };
+    ($name:ident, $open:expr; $($test:ident: $seed:expr),+ $(,)?) => {
+        mod $name {
+            #[allow(unused_imports)]
+            use super::*;
+            $(
+                #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+                async fn $test() {
+                    $crate::differential::histories_export_import_and_export_the_same(
+                        $open,
+                        [$seed],
+                    )
+                    .await
+                }
+            )+
         }
     };
 }
