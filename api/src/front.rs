@@ -24,7 +24,7 @@ use crate::observe::{join_trace, method_label};
 use axum::extract::{MatchedPath, Request};
 use axum::http::HeaderValue;
 use axum::response::{IntoResponse, Response};
-use socialite_core::rules::access::Caller;
+use socialite_domain::accounts::access::Caller;
 use std::convert::Infallible;
 use std::future::Future;
 use std::pin::Pin;

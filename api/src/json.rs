@@ -4,11 +4,12 @@
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 use socialite_core::ids::{ListName, PostId, UserId};
+use socialite_core::markers::ForwardPage;
 use socialite_core::model::{
     rfc3339_ms, FeedItem, Page, Post, PostCounts, Relationship, Suggestion, User,
 };
-use socialite_core::reads::{ForwardPage, Thread};
-use socialite_core::rules::markers::Marker;
+use socialite_core::posts::Thread;
+use socialite_domain::feed::markers::Marker;
 use utoipa::ToSchema;
 
 mod notices;

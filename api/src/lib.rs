@@ -16,6 +16,7 @@
 //! `socialite_runtime`. It must not know any backend.
 
 pub mod auth;
+pub mod bookmarks;
 pub mod conn;
 pub mod cors;
 pub mod error;

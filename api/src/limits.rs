@@ -29,7 +29,7 @@ pub struct Limits {
     /// How long a live stream lives before it ends with `reconnect`.
     pub stream_lifetime: Duration,
     /// Backups kept in the data directory's backup directory, the oldest
-    /// removed past it; 0 keeps them all (`socialite_core::rules::backups`).
+    /// removed past it; 0 keeps them all (`socialite_domain::transfer::backups`).
     pub max_backups: usize,
     /// How long a REST or gRPC request may take, reading its body included
     /// (a backup excepted: [`crate::guard::BACKUP_TIMEOUT`]). Not a setting
@@ -51,7 +51,7 @@ impl Default for Limits {
             max_streams_per_user: 8,
             max_streams_per_key: 5_000,
             stream_lifetime: Duration::from_secs(3_600),
-            max_backups: socialite_core::rules::backups::DEFAULT_MAX_BACKUPS,
+            max_backups: socialite_domain::transfer::backups::DEFAULT_MAX_BACKUPS,
             request_timeout: crate::guard::REQUEST_TIMEOUT,
         }
     }

@@ -5,8 +5,8 @@ use serde_json::Value;
 use socialite_core::ids::{PostId, UserId};
 use socialite_core::model::check_json_integers;
 use socialite_core::model::{rfc3339_ms, FeedItem, Page, Post, PostCounts, User};
-use socialite_core::rules::markers::Marker;
 use socialite_core::Error;
+use socialite_domain::feed::markers::Marker;
 use socialite_proto::v1 as pb;
 
 pub fn user(u: &User) -> pb::User {

@@ -3,7 +3,7 @@
 
 use socialite_core::ingest::Ingest;
 use socialite_core::reads::Reads;
-use socialite_core::rules::access::Caller;
+use socialite_domain::accounts::access::Caller;
 use socialite_proto::v1 as pb;
 use socialite_proto::v1::ingest_client::IngestClient;
 use socialite_proto::v1::reads_client::ReadsClient;

@@ -1,10 +1,10 @@
 //! Backups made on an operator's request, by the rule of
-//! [`crate::rules::backups`]: one at a time, and after each the oldest past
+//! [`socialite_domain::transfer::backups`]: one at a time, and after each the oldest past
 //! the cap removed. The copy itself is the [`Backup`] port's.
 
 use crate::error::{Error, Result};
 use crate::ports::Backup;
-use crate::rules::backups::{backup_in_progress, to_prune};
+use socialite_domain::transfer::backups::{backup_in_progress, to_prune};
 use std::path::PathBuf;
 use std::sync::Arc;
 
@@ -74,8 +74,8 @@ async fn prune(store: &dyn Backup, keep: usize) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::rules::backups::HeldBackup;
     use async_trait::async_trait;
+    use socialite_domain::transfer::backups::HeldBackup;
     use std::sync::Mutex;
     use tokio::sync::Notify;
 

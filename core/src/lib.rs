@@ -8,44 +8,56 @@
 //!
 //! # Layout
 //!
-//! - [`model`], [`ids`], [`event`], [`error`], [`rules`], [`format`](mod@format),
-//!   [`plan`], [`numbers`], [`trace`]: the domain floor, the crate
-//!   `socialite-domain` (re-exported here): values, events, the rules
-//!   that decide every write, the export format and the write planners.
+//! - [`model`], [`ids`], [`event`], [`error`], [`checks`], [`plan`],
+//!   [`write`], [`numbers`], [`trace`]: the domain's floor and its writes,
+//!   from the crate `socialite-domain` (re-exported here). The domain's
+//!   features (the rules and planners of accounts, graph, posts,
+//!   interactions, notifications, feed, deletion and transfer) are named
+//!   through `socialite_domain`, since core's own feed and transfer
+//!   folders share their names.
 //! - [`ports`]: one trait per capability (`ContentStore`, `GraphStore`,
 //!   `Outbox`, `EventLog`, `TimelineStore`), and [`backends`]: all of them
 //!   opened, each metered (`ports::Metered`, generated with its port).
 //! - [`feed`]: what goes into whose timeline: read-time merge, the cached read
 //!   path with activation of dormant users, and fanout of log events.
-//! - [`ingest`] and [`reads`]: the operations the APIs offer, validated once
-//!   for REST and gRPC alike.
+//! - [`ingest`] and [`reads`]: the use cases the APIs call, validated once
+//!   for REST and gRPC alike: the two structs, what every operation shares
+//!   (gates, ids, viewing) and the timelines' reads. Each feature's
+//!   operations sit in its folder, as `impl` blocks of them: [`accounts`],
+//!   [`graph`], [`posts`], [`interactions`], [`notifications`], [`markers`],
+//!   [`bookmarks`],
+//!   [`deletion`] (with finishing the deletions a crash cut short).
 //! - [`live`]: live timelines, pushed to open streams as fanout applies them.
 //! - [`relay`] (outbox → log) and [`worker`] (log → timelines): the two loops
 //!   of the pipeline; [`health`] (with [`fault`]), [`metrics`], [`shutdown`] serve them.
 //! - [`standings`]: account standings as this process knows them, read through the
-//!   `Accounts` port and kept fresh; [`deletions`]: finishing the user
-//!   deletions a crash cut short.
+//!   `Accounts` port and kept fresh.
 //! - [`transfer`]: export, import, verification, a migration's catch-up and
 //!   warm-up, over the `Transfer` port; [`backups`]: backups on request;
 //!   [`gate`]: the write gate a migration closes.
 //! - [`sim`]: seeded random numbers and Zipf picks for tests, benchmarks and
 //!   retry jitter; [`redact`]: secrets kept out of logged URIs.
 
-pub use socialite_domain::{
-    error, event, format, ids, model, numbers, plan, rules, timeline_change, trace,
-};
+pub use socialite_domain::{checks, error, event, ids, model, numbers, plan, trace, write};
 
+pub mod accounts;
 pub mod backends;
 pub mod backups;
-pub mod deletions;
+pub mod bookmarks;
+pub mod deletion;
 pub mod fault;
 pub mod feed;
 pub mod gate;
+pub mod graph;
 pub mod health;
 pub mod ingest;
+pub mod interactions;
 pub mod live;
+pub mod markers;
 pub mod metrics;
+pub mod notifications;
 pub mod ports;
+pub mod posts;
 pub mod reads;
 pub mod redact;
 pub mod relay;

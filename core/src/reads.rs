@@ -1,51 +1,38 @@
-//! Reads, with paging: profiles, posts and timelines here, the graph in
-//! `reads/graph.rs`. Shared by the REST and gRPC transports; every call is
-//! checked against its caller's permissions (`crate::rules::access`).
+//! Reads, with paging, shared by the REST and gRPC transports; every call
+//! is checked against its caller's permissions
+//! (`socialite_domain::accounts::access`). Here: the `Reads` struct and what
+//! every read shares (existence, what is hidden from whom, pages), the
+//! timelines (home, list, group, mentions) and a user's posts; a user or a
+//! post by id and what a reader may see of them in [`named`]. Each
+//! feature's reads are `impl Reads` blocks in its folder (`crate::graph`,
+//! `crate::posts`, `crate::interactions`, `crate::notifications`,
+//! `crate::markers`).
 
-use crate::error::Error;
-use crate::error::Result;
+use crate::checks::{list_not_found, post_not_found, user_not_found};
+use crate::error::{Error, Result};
 use crate::feed::timeline::{read_timeline, ReadSource};
 use crate::feed::visible::{visible, Scope};
 use crate::feed::{Feed, Stores};
-use crate::ids::{
-    decode_edge_cursor, decode_user_cursor, encode_edge_cursor, encode_user_cursor, GroupName,
-    ListName, PostId, UserId,
-};
+use crate::ids::{encode_edge_cursor, encode_user_cursor, ListName, PostId, UserId};
 use crate::metrics::metrics;
-use crate::model::{newest, page_size, FeedItem, Page, Post, Relationship, Suggestion, User};
+use crate::model::{newest, page_size, FeedItem, Page, Post, User};
 use crate::ports::IdRange;
-use crate::rules::access::{check, viewing_as, Act, Caller};
-use crate::rules::checks::{group_not_found, list_not_found, post_not_found, user_not_found};
-use crate::rules::relations::{Hidden, Relation};
-use std::collections::{HashMap, HashSet};
+use socialite_domain::accounts::access::{check, viewing_as, Act, Caller};
+use socialite_domain::graph::relations::{Hidden, Relation};
+use std::collections::HashSet;
 
-mod graph;
-mod likes;
-mod markers;
-mod named;
-mod notifications;
+pub(crate) mod named;
 mod pages;
-mod thread;
 
-pub use markers::{ForwardPage, FORWARD_WINDOW};
-pub use notifications::Notification;
-pub use thread::Thread;
-
-/// Suggestions read the first this many of a user's followees (in id
-/// order)...
-pub(crate) const SUGGESTION_SOURCES: usize = 200;
-/// ...and the first this many followees of each: at most 40,000 edges read,
-/// however many the user follows.
-pub(crate) const SUGGESTION_FANIN: usize = 200;
 /// Most authors one `posts_by_authors` call names.
 pub(crate) const MAX_AUTHORS: usize = 100;
 
 pub struct Reads {
-    stores: Stores,
+    pub(crate) stores: Stores,
 }
 
 /// A page of user ids from `limit + 1` read, with the cursor of the next.
-fn user_page(mut ids: Vec<UserId>, limit: usize) -> Page<UserId, String> {
+pub(crate) fn user_page(mut ids: Vec<UserId>, limit: usize) -> Page<UserId, String> {
     let next_cursor = (ids.len() > limit).then(|| encode_user_cursor(&ids[limit - 1]));
     ids.truncate(limit);
     Page {
@@ -56,20 +43,16 @@ fn user_page(mut ids: Vec<UserId>, limit: usize) -> Page<UserId, String> {
 
 /// A page of (user, time) pairs, newest first, from `limit + 1` read, with
 /// the cursor of the next.
-fn time_page(mut items: Vec<(UserId, u64)>, limit: usize) -> Page<(UserId, u64), String> {
+pub(crate) fn time_page(
+    mut items: Vec<(UserId, u64)>,
+    limit: usize,
+) -> Page<(UserId, u64), String> {
     let next_cursor = (items.len() > limit).then(|| {
         let (id, at) = &items[limit - 1];
         encode_edge_cursor(*at, id)
     });
     items.truncate(limit);
     Page { items, next_cursor }
-}
-
-/// Which edge list to page through.
-#[derive(Debug, Clone, Copy)]
-pub enum Direction {
-    Followers,
-    Following,
 }
 
 impl Reads {
@@ -79,7 +62,7 @@ impl Reads {
 
     /// The user, unless there is none or it is suspended (hidden from
     /// every reader).
-    async fn existing(&self, id: &UserId) -> Result<User> {
+    pub(crate) async fn existing(&self, id: &UserId) -> Result<User> {
         let user = self.stores.content.get_user(id).await?;
         let user = user.ok_or_else(|| user_not_found(id))?;
         self.stores.accounts.visible(id).await?;
@@ -93,14 +76,14 @@ impl Reads {
     }
 
     /// What every reader is hidden: the suspended accounts.
-    async fn hidden_from_all(&self) -> Result<Hidden> {
+    pub(crate) async fn hidden_from_all(&self) -> Result<Hidden> {
         let suspended = self.stores.accounts.suspended_ids().await?;
         Ok(Hidden::default().and_suspended(suspended))
     }
 
     /// Checks that the user exists and has the list (a list exists while an
     /// account is filed under it).
-    async fn existing_list(&self, user: &UserId, list: &ListName) -> Result<()> {
+    pub(crate) async fn existing_list(&self, user: &UserId, list: &ListName) -> Result<()> {
         self.existing(user).await?;
         let lists = self.stores.graph.lists(user).await?;
         if !lists.iter().any(|(l, _)| l == list) {
@@ -180,7 +163,7 @@ impl Reads {
     }
 
     /// What `viewer`'s mutes and blocks hide from their timelines.
-    async fn hidden_from(&self, viewer: &UserId) -> Result<Hidden> {
+    pub(crate) async fn hidden_from(&self, viewer: &UserId) -> Result<Hidden> {
         let (relations, suspended) = tokio::try_join!(
             self.stores.graph.relations_of(viewer),
             self.stores.accounts.suspended_ids()
@@ -266,7 +249,7 @@ impl Reads {
             .await
     }
 
-    async fn feed_page(
+    pub(crate) async fn feed_page(
         &self,
         feed: &Feed,
         hidden: &Hidden,
@@ -290,7 +273,7 @@ impl Reads {
     /// ([`visible`]), newest first, below `before`: read on below what it
     /// leaves out (reposts of deleted posts, and of authors `hidden`) until
     /// the page is full. The cursor is the position of the last entry.
-    async fn posts_of(
+    pub(crate) async fn posts_of(
         &self,
         authors: &[UserId],
         hidden: &Hidden,

@@ -7,7 +7,7 @@
 use crate::error::Result;
 use crate::ids::{now_ms, UserId};
 use crate::ports::{Accounts, Standing};
-use crate::rules::accounts::may_act;
+use socialite_domain::accounts::lifecycle::may_act;
 use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, RwLock};
 use std::time::{Duration, Instant};
@@ -69,7 +69,7 @@ impl Standings {
     /// Refuses `id` to readers while it is suspended, as if it did not exist.
     pub async fn visible(&self, id: &UserId) -> Result<()> {
         match self.is_suspended(id).await? {
-            true => Err(crate::rules::checks::user_not_found(id)),
+            true => Err(crate::checks::user_not_found(id)),
             false => Ok(()),
         }
     }

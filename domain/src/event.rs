@@ -2,8 +2,9 @@
 
 use crate::error::{Error, Result};
 use crate::ids::{GroupName, ListName, PostId, UserId};
+use crate::model::collection::Collection;
 use crate::model::marker::{Marker, MarkerTimeline};
-use crate::model::notice_kind::NoticeKind;
+use crate::model::notice::NoticeKind;
 use crate::model::standing::Standing;
 use crate::model::{Post, PostRef};
 use crate::trace::Trace;
@@ -16,7 +17,7 @@ pub enum Event {
     /// A new post, with the trace it was made in (see [`crate::trace`]).
     PostCreated { post: Post, trace: Trace },
     /// A post gone; `told` is what it had told whom (a reply, a repost,
-    /// mentions: [`crate::rules::notifications::told_of_post`]).
+    /// mentions: [`crate::notifications::notified::told_of_post`]).
     PostDeleted {
         post: PostId,
         author: UserId,
@@ -98,6 +99,15 @@ pub enum Event {
     },
     /// `user`'s marker of a timeline is now `marker`.
     MarkerSet { user: UserId, marker: Marker },
+    /// `post` is now in (`kept`) or out of the user's `collection`, since
+    /// `at_ms`.
+    KeptChanged {
+        collection: Collection,
+        user: UserId,
+        post: PostId,
+        at_ms: u64,
+        kept: bool,
+    },
 }
 
 impl Event {
@@ -127,7 +137,8 @@ impl Event {
             | Event::Unblocked { target, .. } => target,
             Event::UserPut { user, .. }
             | Event::StandingSet { user, .. }
-            | Event::MarkerSet { user, .. } => user,
+            | Event::MarkerSet { user, .. }
+            | Event::KeptChanged { user, .. } => user,
             Event::TimelineDropped { user, .. }
             | Event::Joined { user, .. }
             | Event::Left { user, .. } => user,
@@ -228,7 +239,8 @@ impl Event {
             | Event::Unblocked { .. }
             | Event::Liked { .. }
             | Event::Unliked { .. }
-            | Event::MarkerSet { .. } => self.record_kind(),
+            | Event::MarkerSet { .. }
+            | Event::KeptChanged { .. } => self.record_kind(),
         };
         pb::Event { kind: Some(kind) }.encode_to_vec()
     }
@@ -276,6 +288,19 @@ impl Event {
                 timeline: marker.timeline.as_str().to_owned(),
                 last_read_id: marker.last_read.0,
                 at_ms: marker.at_ms,
+            }),
+            Event::KeptChanged {
+                collection,
+                user,
+                post,
+                at_ms,
+                kept,
+            } => Kind::KeptChanged(pb::KeptChanged {
+                collection: collection.as_str().to_owned(),
+                user: s(user),
+                post_id: post.0,
+                at_ms: *at_ms,
+                kept: *kept,
             }),
             other => unreachable!("{other:?} changes timelines"),
         }
@@ -373,7 +398,8 @@ impl Event {
             | Kind::Unblocked(_)
             | Kind::Liked(_)
             | Kind::Unliked(_)
-            | Kind::MarkerSet(_)) => Event::decode_record(kind)?,
+            | Kind::MarkerSet(_)
+            | Kind::KeptChanged(_)) => Event::decode_record(kind)?,
         })
     }
 
@@ -421,6 +447,13 @@ impl Event {
                     last_read: PostId(e.last_read_id),
                     at_ms: e.at_ms,
                 },
+            },
+            Kind::KeptChanged(e) => Event::KeptChanged {
+                collection: Collection::parse(&e.collection).map_err(|e| bad(e.to_string()))?,
+                user: u(&e.user)?,
+                post: PostId(e.post_id),
+                at_ms: e.at_ms,
+                kept: e.kept,
             },
             other => unreachable!("{other:?} is decoded by `decode`"),
         })

@@ -3,7 +3,7 @@
 #[cfg(test)]
 use super::*;
 #[cfg(test)]
-use crate::rules::notices::NoticeKind;
+use crate::notifications::notices::NoticeKind;
 
 #[test]
 fn events_round_trip() {
@@ -70,6 +70,13 @@ fn events_round_trip() {
                 last_read: PostId(9),
                 at_ms: 1_700_000_000_789,
             },
+        },
+        Event::KeptChanged {
+            collection: crate::model::collection::Collection::named("bookmarks"),
+            user: b.clone(),
+            post: PostId(9),
+            at_ms: 1_700_000_000_790,
+            kept: true,
         },
         Event::UserPut {
             user: b.clone(),

@@ -432,6 +432,15 @@ pub fn decode_user_cursor(cursor: &str) -> Result<UserId> {
     UserId::parse(&text).map_err(|_| bad())
 }
 
+/// The part of `shards` that `key` hashes to (FNV-1a): stable across
+/// processes and releases, as stored counts need.
+pub fn spread(key: &str, shards: u64) -> u64 {
+    let hash = key.bytes().fold(0xcbf2_9ce4_8422_2325_u64, |h, b| {
+        (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
+    });
+    hash % shards
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -1,31 +1,48 @@
-//! Socialite's domain floor: what a write is and whether it may be made,
-//! with nothing of how it is stored or carried. The core crate builds the
-//! ports, the feed and the use cases on it and re-exports every module, so
-//! `socialite_core::rules` and `socialite_domain::rules` are one module.
+//! Socialite's domain: what a write is and whether it may be made, with
+//! nothing of how it is stored or carried. The core crate builds the ports,
+//! the feed and the use cases on it and re-exports every module, so
+//! `socialite_core::posts` holds `socialite_domain::posts`.
 //!
+//! The floor, which every feature uses and which imports none:
 //! - [`ids`], [`model`], [`error`]: the domain's values and their limits;
 //!   [`numbers`]: dense timeline numbers, which fanout's target lists carry.
 //! - [`event`]: what happened, as it travels on the log ([`trace`]: the
-//!   trace context an event carries); [`timeline_change`]: the log as
-//!   timelines read it.
-//! - [`rules`]: the checks that refuse writes, what a deletion tells the
-//!   pipeline, which entries a stored timeline accepts.
-//! - [`format`](mod@format): the export format's records, and what an import admits.
-//! - [`plan`]: each write's sequence (facts read, checks run, steps
-//!   applied), decided once; a backend supplies only the primitives.
+//!   trace context an event carries).
+//! - [`checks`]: the refusals and limits several features share.
+//! - [`plan`]: the vocabulary of a write: the facts a planner reads and the
+//!   steps a backend applies, in one transaction.
 //!
-//! No module here imports one above it: values, then events, then rules,
-//! then the format, then the planners.
+//! The features, one folder each, holding their rules and their planners:
+//! [`accounts`], [`graph`], [`posts`], [`interactions`] (likes, reposts),
+//! [`notifications`], [`feed`] (what timelines accept, markers),
+//! [`deletion`] and [`transfer`] (the export format, import, replay,
+//! backups). [`collections`]: posts a user keeps (a collection a feature
+//! such as bookmarks names), stored, deleted, exported and replayed alike
+//! for every collection. A feature imports the floor and the features below it, never
+//! one above: accounts, graph, feed and notifications use the floor only;
+//! interactions add notifications; posts add interactions; deletion and
+//! transfer come last.
+//!
+//! On top, [`write`]: every write of the domain as one value, planned by the
+//! feature it belongs to.
 
+pub mod accounts;
+pub mod checks;
+pub mod collections;
+pub mod deletion;
 pub mod error;
 pub mod event;
-pub mod format;
+pub mod feed;
+pub mod graph;
 pub mod ids;
+pub mod interactions;
 pub mod model;
+pub mod notifications;
 pub mod numbers;
 pub mod plan;
-pub mod rules;
-pub mod timeline_change;
+pub mod posts;
 pub mod trace;
+pub mod transfer;
+pub mod write;
 
 pub use error::{Error, ErrorKind, Result};

@@ -14,7 +14,7 @@ use redb::{
 };
 use socialite_core::error::{Error, Result};
 use socialite_core::ports::Backup;
-use socialite_core::rules::backups::HeldBackup;
+use socialite_domain::transfer::backups::HeldBackup;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -85,6 +85,9 @@ pub(crate) fn copy_content(from: &ReadTransaction, to: &WriteTransaction) -> Res
         + copy(from, to, USER_LIKES)?
         + copy(from, to, TALLIES)?
         + copy(from, to, MARKERS)?
+        + copy(from, to, KEPT)?
+        + copy(from, to, KEPT_ORDER)?
+        + copy(from, to, KEPT_BY_POST)?
         + copy(from, to, REPLIES)?
         + copy(from, to, REPOSTS)?
         + copy(from, to, REPOSTERS)?
@@ -126,7 +129,7 @@ impl EmbeddedLog {
 /// Where a backup stands in its log: every event up to `log_before` was
 /// in the log before the content's snapshot began, so its write is in the
 /// copy. Events after it may be in the copy too, or not yet: a migration
-/// replays the log from there (`socialite_core::plan::replay`).
+/// replays the log from there (`socialite_domain::transfer::replay`).
 #[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Position {
     pub log_before: u64,
@@ -229,7 +232,7 @@ impl Backup for EmbeddedBackup {
     }
 
     async fn remove_backup(&self, name: &str) -> Result<()> {
-        socialite_core::rules::checks::check_backup_name(name)?;
+        socialite_core::checks::check_backup_name(name)?;
         let dir = self.root.join(name);
         let remove = move || std::fs::remove_dir_all(&dir).map_err(|e| (dir, e));
         match tokio::task::spawn_blocking(remove).await {

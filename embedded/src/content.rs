@@ -4,16 +4,19 @@
 use crate::recent::{pick, PER_AUTHOR};
 use crate::store::EmbeddedStore;
 use crate::tables::*;
-use crate::{likes, markers, notices, reposts};
+use crate::{kept, likes, markers, notices, reposts};
 use async_trait::async_trait;
 use redb::{ReadTransaction, ReadableTable};
 use serde_json::{Map, Value};
 use socialite_core::error::{Error, Result};
 use socialite_core::ids::{PostId, UserId};
+use socialite_core::model::collection::{Collection, Kept};
 use socialite_core::model::{Entry, Post, PostCounts, PostRef, User};
-use socialite_core::ports::{Deletions, IdRange, Likes, Markers, Notices, Posts, Reposts, Users};
-use socialite_core::rules::markers::Marker;
-use socialite_core::rules::notifications::{GroupKey, NoticeGroup};
+use socialite_core::ports::{
+    Collections, Deletions, IdRange, Likes, Markers, Notices, Posts, Reposts, Users,
+};
+use socialite_domain::feed::markers::Marker;
+use socialite_domain::notifications::notified::{GroupKey, NoticeGroup};
 use std::sync::Arc;
 
 fn load_user(txn: &ReadTransaction, id: &UserId) -> Result<Option<User>> {
@@ -387,6 +390,19 @@ impl Notices for EmbeddedStore {
         actors: &[UserId],
     ) -> Result<Vec<(PostId, UserId)>> {
         self.read(|txn| notices::by_actors(txn, user.as_str(), group, actors))
+    }
+}
+
+#[async_trait]
+impl Collections for EmbeddedStore {
+    async fn kept(
+        &self,
+        collection: &Collection,
+        user: &UserId,
+        before: Option<(u64, PostId)>,
+        limit: usize,
+    ) -> Result<Vec<Kept>> {
+        self.read(|txn| kept::page(txn, collection, user.as_str(), before, limit))
     }
 }
 

@@ -1,5 +1,5 @@
 //! A user's deletion on the embedded store: begun and stepped as
-//! `socialite_core::plan::deletion` plans it (its facts and steps are in
+//! `socialite_domain::deletion::plan` plans it (its facts and steps are in
 //! `txn`). Its mark is a `DELETING` row (with the user's lists at the
 //! start), which every existence check reads as absent and which
 //! `pending_deletions` finds after a crash.

@@ -11,7 +11,7 @@ use redb::ReadableTable;
 use socialite_core::error::Result;
 use socialite_core::ids::{GroupName, ListName, UserId};
 use socialite_core::ports::{Edges, Groups, HybridMarks, Lists, Mutes};
-use socialite_core::rules::relations::{Relation, Relations};
+use socialite_domain::graph::relations::{Relation, Relations};
 
 type EdgeTable = redb::TableDefinition<'static, (&'static str, &'static str), ()>;
 

@@ -3,9 +3,9 @@
 
 use crate::tables::*;
 use redb::{ReadableTable, WriteTransaction};
+use socialite_core::checks::Membership;
 use socialite_core::error::Result;
 use socialite_core::ids::GroupName;
-use socialite_core::rules::checks::Membership;
 
 /// The groups `user` is in, in name order.
 pub(crate) fn groups_of<T: ReadableTable<(&'static str, &'static str), ()>>(

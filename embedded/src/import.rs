@@ -6,12 +6,15 @@
 //! first read.
 
 use crate::store::Ctx;
+use socialite_core::checks::{EdgeChange, EdgeOp, Membership};
 use socialite_core::error::Result;
 use socialite_core::ids::{GroupName, ListName, UserId};
 use socialite_core::model::Post;
-use socialite_core::plan::write::Ledger;
-use socialite_core::plan::{edge, membership, post, run_ready, user, Txn};
-use socialite_core::rules::checks::{EdgeChange, EdgeOp, Membership};
+use socialite_core::plan::Ledger;
+use socialite_core::plan::{run_ready, Txn};
+use socialite_domain::accounts::user;
+use socialite_domain::graph::{edge, membership};
+use socialite_domain::posts::post;
 
 use crate::store::EmbeddedStore;
 

@@ -29,6 +29,7 @@ mod edge_times;
 mod graph;
 mod groups;
 mod import;
+mod kept;
 mod layout;
 mod likes;
 mod lists;

@@ -1,7 +1,7 @@
 //! The rows of likes in `content.redb`: a like by post, newest first (keyed
 //! as the follow lists are, so one page reader serves both), by user, and
 //! each post's counts. One writer applies every write, so a post's count
-//! is one row: the parts of a tally (`socialite_core::rules::likes`) keep
+//! is one row: the parts of a tally (`socialite_domain::interactions::likes`) keep
 //! concurrent writers of other stores apart, and this store has none.
 
 use crate::edge_times::newness;
@@ -10,7 +10,7 @@ use redb::{ReadTransaction, ReadableTable, WriteTransaction};
 use socialite_core::error::Result;
 use socialite_core::ids::{PostId, UserId};
 use socialite_core::model::PostCounts;
-use socialite_core::rules::likes::Tally;
+use socialite_domain::interactions::likes::Tally;
 
 /// The post's key in the like tables: its id as text, so that a post's
 /// likers page as an account's followers do.

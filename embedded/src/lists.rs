@@ -7,7 +7,7 @@ use crate::tables::*;
 use redb::{ReadableTable, WriteTransaction};
 use socialite_core::error::Result;
 use socialite_core::ids::{ListName, UserId};
-use socialite_core::plan::deletion::Side;
+use socialite_core::plan::Side;
 
 /// Lists as stored: names joined by commas (no name holds one).
 pub(crate) fn decode_lists(text: &str) -> Vec<ListName> {

@@ -4,7 +4,7 @@ use crate::tables::*;
 use redb::{ReadableTable, WriteTransaction};
 use socialite_core::error::Result;
 use socialite_core::ids::PostId;
-use socialite_core::rules::markers::{Marker, MarkerTimeline};
+use socialite_domain::feed::markers::{Marker, MarkerTimeline};
 
 /// The user's markers in `table`, in timeline order.
 pub(crate) fn of<T: ReadableTable<(&'static str, u8), (u64, u64)>>(

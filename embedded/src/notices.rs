@@ -1,13 +1,13 @@
 //! Notifications in `content.redb`: each notice by its key, by its entry
 //! (in time order) and by its actor, and each entry of a user's
 //! notifications with its place in their order, as
-//! `socialite_core::plan::notify` reads and writes them.
+//! `socialite_domain::notifications::notify` reads and writes them.
 
 use crate::tables::*;
 use redb::{ReadTransaction, ReadableTable, WriteTransaction};
 use socialite_core::error::{Error, Result};
 use socialite_core::ids::{PostId, UserId};
-use socialite_core::rules::notifications::{
+use socialite_domain::notifications::notified::{
     GroupKey, Notice, NoticeGroup, NoticeKey, NoticeKind, WINDOW_MS,
 };
 

@@ -4,10 +4,10 @@
 
 use crate::tables::*;
 use redb::{ReadableTable, WriteTransaction};
+use socialite_core::checks::post_id_taken;
 use socialite_core::error::Result;
 use socialite_core::ids::PostId;
 use socialite_core::model::{Post, PostRef};
-use socialite_core::rules::checks::post_id_taken;
 
 /// Stores a new post: its record, its author's index and its mentions;
 /// refused, before any row is written, under an id a post holds.

@@ -1,12 +1,12 @@
 //! Mutes and blocks on the embedded store: each relation in both directions
 //! (`RELATIONS` by the user who keeps it, `RELATED` by its target). A
-//! change is planned in `socialite_core::plan::relation`; here are its rows.
+//! change is planned in `socialite_domain::graph::relate`; here are its rows.
 
 use crate::tables::*;
 use redb::{ReadableTable, WriteTransaction};
 use socialite_core::error::Result;
 use socialite_core::ids::UserId;
-use socialite_core::rules::relations::Relation;
+use socialite_domain::graph::relations::Relation;
 
 type RelationTable = (&'static str, u8, &'static str);
 

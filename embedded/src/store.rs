@@ -89,6 +89,9 @@ impl EmbeddedStore {
             txn.open_table(USER_LIKES).store()?;
             txn.open_table(TALLIES).store()?;
             txn.open_table(MARKERS).store()?;
+            txn.open_table(KEPT).store()?;
+            txn.open_table(KEPT_ORDER).store()?;
+            txn.open_table(KEPT_BY_POST).store()?;
             txn.open_table(REPOSTS).store()?;
             txn.open_table(REPLIES).store()?;
             txn.open_table(NOTICES).store()?;

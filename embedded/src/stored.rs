@@ -1,5 +1,5 @@
 //! One user's stored timeline, whatever its layout, kept by the rules of
-//! `socialite_core::rules::accept`: deduplicated entries, a coverage floor
+//! `socialite_domain::feed::accept`: deduplicated entries, a coverage floor
 //! that only rises (the timeline is held completely from the floor up; below
 //! it a read-time merge serves), and a warming state whose memory of purges
 //! and retractions filters the activating merge's entries. Entries are stored
@@ -11,7 +11,7 @@ use crate::layout::{Layout, LayoutSpec, Slot};
 use rustc_hash::FxHashMap;
 use socialite_core::ids::{PostId, UserId};
 use socialite_core::model::{Body, Entry};
-use socialite_core::rules::accept::{fill_entries, takes, Coverage, WarmingMemory};
+use socialite_domain::feed::accept::{fill_entries, takes, Coverage, WarmingMemory};
 use std::sync::Arc;
 
 #[derive(Debug, Clone)]

@@ -93,6 +93,16 @@ pub const NOTICE_ORDER: TableDefinition<(&str, u64, u8, u64, u64), ()> =
 pub const TALLIES: TableDefinition<(u64, u8), i64> = TableDefinition::new("tallies");
 /// (user, marker timeline code) → (the newest post read, when set).
 pub const MARKERS: TableDefinition<(&str, u8), (u64, u64)> = TableDefinition::new("markers");
+/// (user, collection, post) → when the user kept the post there.
+pub const KEPT: TableDefinition<(&str, &str, u64), u64> = TableDefinition::new("kept");
+/// (user, collection, when kept, post): a collection in its order (read
+/// backwards: newest kept first).
+pub const KEPT_ORDER: TableDefinition<(&str, &str, u64, u64), ()> =
+    TableDefinition::new("kept_order");
+/// (post, user, collection): who keeps a post, so that its deletion takes
+/// it out of every collection.
+pub const KEPT_BY_POST: TableDefinition<(u64, &str, &str), ()> =
+    TableDefinition::new("kept_by_post");
 /// sequence → encoded event, waiting to be relayed to the log.
 pub const OUTBOX: TableDefinition<u64, &[u8]> = TableDefinition::new("outbox");
 

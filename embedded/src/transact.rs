@@ -6,8 +6,9 @@ use crate::store::EmbeddedStore;
 use async_trait::async_trait;
 use socialite_core::error::Result;
 use socialite_core::plan::run_ready;
-use socialite_core::plan::write::{Done, Ledger, Write};
+use socialite_core::plan::Ledger;
 use socialite_core::ports::Transact;
+use socialite_core::write::{Done, Write};
 use std::sync::Arc;
 
 #[async_trait]

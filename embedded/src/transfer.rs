@@ -2,7 +2,7 @@
 //! ([`Transfer`]). An export reads one redb read transaction from start to
 //! end, so it is a consistent snapshot however long it takes and whatever
 //! is written meanwhile; an import runs each batch in one write
-//! transaction, each record planned by `socialite_core::plan::import`.
+//! transaction, each record planned by `socialite_domain::transfer::import`.
 
 use crate::accounts;
 use crate::content::to_post;
@@ -13,11 +13,12 @@ use async_trait::async_trait;
 use redb::{ReadTransaction, ReadableDatabase, ReadableTable};
 use serde_json::{Map, Value};
 use socialite_core::error::Result;
-use socialite_core::format::record::Record;
 use socialite_core::ids::{GroupName, PostId, UserId};
+use socialite_core::model::collection::{Collection, Kept};
 use socialite_core::ports::{ExportView, Standing, Transfer};
-use socialite_core::rules::markers::{Marker, MarkerTimeline};
-use socialite_core::rules::relations::Relation;
+use socialite_domain::feed::markers::{Marker, MarkerTimeline};
+use socialite_domain::graph::relations::Relation;
+use socialite_domain::transfer::record::Record;
 use std::collections::HashSet;
 use std::ops::Bound::{Excluded, Unbounded};
 
@@ -31,6 +32,7 @@ enum Cursor {
     Posts(Option<u64>),
     Likes(Option<(String, String)>),
     Markers(Option<(String, u8)>),
+    Kept(Option<(String, String, u64)>),
     Done,
 }
 
@@ -65,6 +67,7 @@ impl Snapshot {
             Cursor::Posts(after) => self.posts(after, limit, &mut out)?,
             Cursor::Likes(after) => self.likes(after, limit, &mut out)?,
             Cursor::Markers(after) => self.markers(after, limit, &mut out)?,
+            Cursor::Kept(after) => self.kept(after, limit, &mut out)?,
             Cursor::Done => Cursor::Done,
         };
         Ok(out)
@@ -221,7 +224,7 @@ impl Snapshot {
 
     /// Likes of stored posts whose author and liker are not being deleted
     /// (a deleted post's like rows name nothing: see
-    /// `socialite_core::rules::likes`).
+    /// `socialite_domain::interactions::likes`).
     fn likes(
         &self,
         after: Option<(String, String)>,
@@ -278,7 +281,39 @@ impl Snapshot {
                 },
             });
         }
-        Ok(advance(last, Cursor::Markers, Cursor::Done))
+        Ok(advance(last, Cursor::Markers, Cursor::Kept(None)))
+    }
+
+    fn kept(
+        &self,
+        after: Option<(String, String, u64)>,
+        limit: usize,
+        out: &mut Vec<Record>,
+    ) -> Result<Cursor> {
+        let table = self.txn.open_table(KEPT).store()?;
+        let key = after.as_ref().map(|(u, c, p)| (u.as_str(), c.as_str(), *p));
+        let mut last = None;
+        for item in table
+            .range::<(&str, &str, u64)>(from(key))
+            .store()?
+            .take(limit)
+        {
+            let (k, at) = item.store()?;
+            let (u, c, post) = k.value();
+            last = Some((u.to_owned(), c.to_owned(), post));
+            if self.gone(u) {
+                continue;
+            }
+            out.push(Record::Kept {
+                collection: Collection::parse(c)?,
+                user: UserId::from_stored(u.to_owned()),
+                kept: Kept {
+                    post: PostId(post),
+                    at_ms: at.value(),
+                },
+            });
+        }
+        Ok(advance(last, Cursor::Kept, Cursor::Done))
     }
 }
 

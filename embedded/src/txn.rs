@@ -6,21 +6,22 @@
 use crate::store::{add_counts, emit, user_exists, Ctx};
 use crate::tables::*;
 use crate::{
-    accounts, content, edge_times, groups, likes, lists, markers, notices, post_rows, relations,
-    reposts,
+    accounts, content, edge_times, groups, kept, likes, lists, markers, notices, post_rows,
+    relations, reposts,
 };
 use redb::{ReadableTable, WriteTransaction};
 use serde_json::{Map, Value};
 use socialite_core::error::{Error, Result};
 use socialite_core::ids::{GroupName, ListName, PostId, UserId};
+use socialite_core::model::collection::Collection;
 use socialite_core::model::Post;
-use socialite_core::plan::deletion::Side;
-use socialite_core::plan::write::Ledger;
+use socialite_core::plan::Ledger;
+use socialite_core::plan::Side;
 use socialite_core::plan::{Step, Txn};
 use socialite_core::ports::Standing;
-use socialite_core::rules::markers::{Marker, MarkerTimeline};
-use socialite_core::rules::notifications::{GroupKey, Notice, NoticeGroup, NoticeKey};
-use socialite_core::rules::relations::Relation;
+use socialite_domain::feed::markers::{Marker, MarkerTimeline};
+use socialite_domain::graph::relations::Relation;
+use socialite_domain::notifications::notified::{GroupKey, Notice, NoticeGroup, NoticeKey};
 
 impl Txn for Ctx<'_> {
     type Error = Error;
@@ -185,6 +186,19 @@ impl Txn for Ctx<'_> {
         Ok(held.into_iter().find(|m| m.timeline == timeline))
     }
 
+    async fn kept_at(
+        &mut self,
+        collection: &Collection,
+        user: &UserId,
+        post: PostId,
+    ) -> Result<Option<u64>> {
+        kept::kept_at(self.txn, collection, user.as_str(), post)
+    }
+
+    async fn kept_count(&mut self, collection: &Collection, user: &UserId) -> Result<u64> {
+        kept::count(self.txn, collection, user.as_str())
+    }
+
     async fn liked(&mut self, post: PostId, user: &UserId) -> Result<Option<u64>> {
         likes::liked(self.txn, post, user.as_str())
     }
@@ -325,6 +339,10 @@ fn apply_step(ctx: &mut Ctx<'_>, step: &Step) -> Result<()> {
         Step::RemoveUser(user) => remove_user(txn, user.as_str()),
         Step::ForgetMarkers(user) => markers::forget(txn, user.as_str()),
         Step::PutMarker { user, marker } => markers::put(txn, user.as_str(), marker),
+        Step::Keep { .. }
+        | Step::Unkeep { .. }
+        | Step::ForgetKept(_)
+        | Step::ForgetKeptPosts(_) => kept::apply(txn, step),
         Step::PutNotice(n) => notices::put(txn, n, true),
         Step::RemoveNotice(n) => notices::put(txn, n, false),
         Step::PutNoticeGroup {

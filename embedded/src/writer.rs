@@ -13,7 +13,7 @@
 use crate::recovery::{RecoverableDb, CHECK_EVERY};
 use redb::{Database, WriteTransaction};
 use socialite_core::error::{Error, ErrorKind, Result};
-use socialite_core::plan::write::Ledger;
+use socialite_core::plan::Ledger;
 use std::sync::mpsc::{self, RecvTimeoutError};
 use std::sync::Arc;
 use tokio::sync::oneshot;

@@ -1,5 +1,5 @@
 //! One `timeline_cache` document as the updates see it: its state as read,
-//! judged by `socialite_core::rules::accept`, the removal guard that seals
+//! judged by `socialite_domain::feed::accept`, the removal guard that seals
 //! the floor, and entry conversion.
 
 use crate::store::{get_i64, get_str, id_bson};
@@ -8,7 +8,7 @@ use serde_json::Value;
 use socialite_core::error::{Error, Result};
 use socialite_core::ids::{PostId, TimelineId, UserId};
 use socialite_core::model::{Body, Entry, PostRef};
-use socialite_core::rules::accept::{capped_coverage, takes, Coverage, WarmingMemory};
+use socialite_domain::feed::accept::{capped_coverage, takes, Coverage, WarmingMemory};
 use std::sync::Arc;
 
 /// What a read of a cache document found.

@@ -9,10 +9,13 @@ use futures_util::TryStreamExt;
 use mongodb::bson::{doc, Document};
 use socialite_core::error::Result;
 use socialite_core::ids::{PostId, UserId};
+use socialite_core::model::collection::{Collection, Kept};
 use socialite_core::model::{Entry, Post, PostCounts, User};
-use socialite_core::ports::{Deletions, IdRange, Likes, Markers, Notices, Posts, Reposts, Users};
-use socialite_core::rules::markers::Marker;
-use socialite_core::rules::notifications::{GroupKey, NoticeGroup};
+use socialite_core::ports::{
+    Collections, Deletions, IdRange, Likes, Markers, Notices, Posts, Reposts, Users,
+};
+use socialite_domain::feed::markers::Marker;
+use socialite_domain::notifications::notified::{GroupKey, NoticeGroup};
 
 #[async_trait]
 impl Users for MongoStore {
@@ -217,6 +220,20 @@ impl Notices for MongoStore {
         actors: &[UserId],
     ) -> Result<Vec<(PostId, UserId)>> {
         self.entry_notices_by_of(user.as_str(), group, actors).await
+    }
+}
+
+#[async_trait]
+impl Collections for MongoStore {
+    async fn kept(
+        &self,
+        collection: &Collection,
+        user: &UserId,
+        before: Option<(u64, PostId)>,
+        limit: usize,
+    ) -> Result<Vec<Kept>> {
+        self.kept_page(collection, user.as_str(), before, limit)
+            .await
     }
 }
 

@@ -22,7 +22,7 @@ pub(crate) const SHARDS: u64 = 16;
 
 /// The shard a follower's follows count in (FNV-1a of the id).
 fn shard_of(follower: &str) -> u64 {
-    socialite_core::rules::likes::spread(follower, SHARDS)
+    socialite_core::ids::spread(follower, SHARDS)
 }
 
 fn shard_id(user: &str, follower: &str) -> String {

@@ -31,6 +31,7 @@ pub const ACCOUNTS: &str = "accounts";
 pub const LIKES: &str = "likes";
 pub const TALLIES: &str = "tallies";
 pub const MARKERS: &str = "markers";
+pub const KEPT: &str = "kept";
 pub const REPOSTS: &str = "reposts";
 pub const NOTICES: &str = "notices";
 pub const NOTICE_GROUPS: &str = "notice_groups";
@@ -106,6 +107,7 @@ pub struct Db {
     pub likes: Collection<Document>,
     pub tallies: Collection<Document>,
     pub markers: Collection<Document>,
+    pub kept: Collection<Document>,
     pub reposts: Collection<Document>,
     pub notices: Collection<Document>,
     pub notice_groups: Collection<Document>,
@@ -142,6 +144,7 @@ impl Db {
             likes: database.collection(LIKES),
             tallies: database.collection(TALLIES),
             markers: database.collection(MARKERS),
+            kept: database.collection(KEPT),
             reposts: database.collection(REPOSTS),
             notices: database.collection(NOTICES),
             notice_groups: database.collection(NOTICE_GROUPS),

@@ -1,5 +1,5 @@
 //! A user's deletion on MongoDB, begun and stepped as
-//! `socialite_core::plan::deletion` plans it, each in a transaction (its
+//! `socialite_domain::deletion::plan` plans it, each in a transaction (its
 //! facts and steps are in `txn`). Its mark is `deleting: true` on the `users` document (with the user's lists
 //! at the start), which every existence check reads as absent and which
 //! `pending_deletions` finds after a crash.

@@ -1,5 +1,5 @@
 //! Follow edges read and removed a page at a time, for the steps of a
-//! user's deletion (`socialite_core::plan::deletion`): a page of a user's
+//! user's deletion (`socialite_domain::deletion::plan`): a page of a user's
 //! edges with their lists, and a run of removals as one command per
 //! collection.
 

@@ -9,7 +9,7 @@ use mongodb::options::IndexOptions;
 use mongodb::{Collection, IndexModel};
 use socialite_core::error::Result;
 use socialite_core::ids::{now_ms, TimelineId};
-use socialite_core::rules::accept::Freshness;
+use socialite_domain::feed::accept::Freshness;
 use std::time::Duration;
 
 /// Creates the TTL index on `read_at`, or changes its ttl in place.

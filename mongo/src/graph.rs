@@ -17,7 +17,7 @@ use mongodb::Collection;
 use socialite_core::error::Result;
 use socialite_core::ids::{GroupName, ListName, UserId};
 use socialite_core::ports::{Edges, Groups, HybridMarks, Lists, Mutes};
-use socialite_core::rules::relations::{Relation, Relations};
+use socialite_domain::graph::relations::{Relation, Relations};
 
 /// The field holding the other end of an edge in each edge collection.
 pub(crate) fn other_end(collection: &str) -> &'static str {

@@ -9,9 +9,9 @@ use crate::store::{get_i64, get_str, MongoStore};
 use futures_util::TryStreamExt;
 use mongodb::bson::{doc, Document};
 use mongodb::ClientSession;
+use socialite_core::checks::Membership;
 use socialite_core::error::Result;
 use socialite_core::ids::{GroupName, UserId};
-use socialite_core::rules::checks::Membership;
 use std::collections::HashMap;
 
 impl MongoStore {

@@ -126,6 +126,7 @@ impl Db {
         .chain(self.like_and_marker_indexes())
         .chain(self.repost_indexes())
         .chain(self.notice_indexes())
+        .chain(self.kept_indexes())
         .collect()
     }
 
@@ -143,6 +144,27 @@ impl Db {
                 &self.users,
                 index(doc! { "followers": -1 }, "followers", false),
                 "the follower count index",
+            ),
+        ]
+    }
+
+    /// A collection of a user in its order (and its size); a deleted
+    /// post's rows in every collection.
+    fn kept_indexes(&self) -> [(&Collection<Document>, IndexModel, &'static str); 2] {
+        [
+            (
+                &self.kept,
+                index(
+                    doc! { "u": 1, "c": 1, "at": -1, "p": -1 },
+                    "u_c_at_p",
+                    false,
+                ),
+                "the collections index",
+            ),
+            (
+                &self.kept,
+                index(doc! { "p": 1 }, "p", false),
+                "the kept posts index",
             ),
         ]
     }

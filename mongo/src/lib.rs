@@ -24,6 +24,7 @@ mod graph;
 mod groups;
 mod hybrid;
 mod indexes;
+mod kept;
 mod likes;
 mod lists;
 mod markers;

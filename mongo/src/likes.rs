@@ -1,7 +1,7 @@
 //! Likes on MongoDB: one document per like in `likes` (`{p, u, at}`: the
 //! post, the user, when), unique on `{p, u}`, paged newest first on
 //! `{p, at, u}` and found per user on `{u, p}`; and each post's counts in
-//! `tallies`, in the parts `socialite_core::rules::likes` spreads them over
+//! `tallies`, in the parts `socialite_domain::interactions::likes` spreads them over
 //! (`{_id: "POST:TALLY#k", p, n}`), so that concurrent likes of one viral
 //! post seldom write the same document, while each move stays in the
 //! transaction of its like: the sum is exact. A read of counts is one
@@ -16,7 +16,7 @@ use socialite_core::error::Result;
 use socialite_core::ids::{PostId, UserId};
 use socialite_core::model::PostCounts;
 use socialite_core::plan::Step;
-use socialite_core::rules::likes::Tally;
+use socialite_domain::interactions::likes::Tally;
 use std::collections::{HashMap, HashSet};
 
 fn tally_id(post: PostId, tally: Tally, shard: u8) -> String {

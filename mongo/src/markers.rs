@@ -9,7 +9,7 @@ use mongodb::bson::{doc, Document};
 use mongodb::ClientSession;
 use socialite_core::error::Result;
 use socialite_core::ids::PostId;
-use socialite_core::rules::markers::{Marker, MarkerTimeline};
+use socialite_domain::feed::markers::{Marker, MarkerTimeline};
 
 fn marker_id(user: &str, timeline: MarkerTimeline) -> String {
     format!("{user}#{}", timeline.code())

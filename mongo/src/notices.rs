@@ -15,7 +15,9 @@ use mongodb::bson::{doc, Document};
 use mongodb::ClientSession;
 use socialite_core::error::{Error, Result};
 use socialite_core::ids::{PostId, UserId};
-use socialite_core::rules::notifications::{GroupKey, Notice, NoticeGroup, NoticeKey, NoticeKind};
+use socialite_domain::notifications::notified::{
+    GroupKey, Notice, NoticeGroup, NoticeKey, NoticeKind,
+};
 
 fn raw(id: Option<PostId>) -> i64 {
     id.map_or(0, |p| p.0 as i64)

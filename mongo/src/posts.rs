@@ -1,4 +1,4 @@
-//! Posts stored and deleted on MongoDB, as `socialite_core::plan::post`
+//! Posts stored and deleted on MongoDB, as `socialite_domain::posts::post`
 //! plans them: one document per post in `content`, written in a
 //! transaction with its event.
 
@@ -6,10 +6,10 @@ use crate::db::{is_duplicate_key, TxnError};
 use crate::store::{get_i64, id_bson, json_text, to_post, MongoStore};
 use mongodb::bson::{doc, Document};
 use mongodb::ClientSession;
+use socialite_core::checks::post_id_taken;
 use socialite_core::error::Result;
 use socialite_core::ids::{PostId, UserId};
 use socialite_core::model::{Post, PostRef};
-use socialite_core::rules::checks::post_id_taken;
 
 impl MongoStore {
     /// Stores a new post's document (its mentions, of users that exist).

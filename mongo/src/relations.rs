@@ -3,7 +3,7 @@
 //! with a unique `{u, k, t}` index for a user's relations in id order and a
 //! `{t, k, u}` index for who keeps one to a user. Written in one
 //! transaction with the unfollows and the event the rule decides
-//! (`socialite_core::rules::relations`).
+//! (`socialite_domain::graph::relations`).
 
 use crate::db::{db_err, TxnError, IN_CHUNK};
 use crate::store::{get_i64, get_str, MongoStore};
@@ -12,7 +12,7 @@ use mongodb::bson::{doc, Document};
 use mongodb::ClientSession;
 use socialite_core::error::Result;
 use socialite_core::ids::UserId;
-use socialite_core::rules::relations::{Relation, Relations};
+use socialite_domain::graph::relations::{Relation, Relations};
 use std::collections::HashMap;
 
 /// A relation's kind as stored.

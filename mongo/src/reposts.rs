@@ -12,7 +12,7 @@ use mongodb::bson::{doc, Document};
 use mongodb::ClientSession;
 use socialite_core::error::Result;
 use socialite_core::ids::{PostId, UserId};
-use socialite_core::rules::likes::Tally;
+use socialite_domain::interactions::likes::Tally;
 use std::collections::HashSet;
 
 fn reposter(d: &Document) -> Result<(UserId, PostId)> {

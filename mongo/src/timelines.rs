@@ -3,7 +3,7 @@
 //! entries newest first. Dormant users have no document, and every write is
 //! `upsert: false`, so fanout never creates one.
 //!
-//! The exactness rules are `socialite_core::rules::accept`, the same the
+//! The exactness rules are `socialite_domain::feed::accept`, the same the
 //! embedded store applies, expressed as single-document atomic updates:
 //! - Delivery is `$push` with `$each`/`$sort`/`$slice`, filtered on the entry
 //!   not being there yet and on the floor, so a replay changes nothing.
@@ -31,7 +31,7 @@ use socialite_core::ids::{PostId, TimelineId, UserId};
 use socialite_core::metrics::metrics;
 use socialite_core::model::Entry;
 use socialite_core::ports::{CacheRead, Coverage, Delivery, Footprint, TimelineStore};
-use socialite_core::rules::accept::{fill_entries, lacking, Freshness, PageWindow};
+use socialite_domain::feed::accept::{fill_entries, lacking, Freshness, PageWindow};
 use std::collections::{HashMap, HashSet};
 
 /// Deliveries sent in one `update` command at most.

@@ -3,7 +3,7 @@
 //! last key it gave (keyset paging: the same cost per page however deep);
 //! it is consistent when no writes run meanwhile, and a migration's
 //! catch-up carries over those that do. An import runs each batch in one
-//! transaction, each record planned by `socialite_core::plan::import`.
+//! transaction, each record planned by `socialite_domain::transfer::import`.
 
 use crate::db::{db_err, Db};
 use crate::lists::lists_of;
@@ -13,15 +13,16 @@ use futures_util::TryStreamExt;
 use mongodb::bson::{doc, Bson, Document};
 use mongodb::Collection;
 use socialite_core::error::Result;
-use socialite_core::format::record::Record;
 use socialite_core::ids::{GroupName, PostId, UserId};
+use socialite_core::model::collection::{self, Kept};
 use socialite_core::ports::{ExportView, Standing, Transfer};
-use socialite_core::rules::relations::Relation;
+use socialite_domain::graph::relations::Relation;
+use socialite_domain::transfer::record::Record;
 use std::collections::HashSet;
 
 /// The collections of an export, in the format's order, each with the
 /// fields of its key.
-const SECTIONS: [(&str, &[&str]); 8] = [
+const SECTIONS: [(&str, &[&str]); 9] = [
     ("users", &["_id"]),
     ("accounts", &["_id"]),
     ("following", &["user", "followee"]),
@@ -30,6 +31,7 @@ const SECTIONS: [(&str, &[&str]); 8] = [
     ("content", &["_id"]),
     ("likes", &["p", "u"]),
     ("markers", &["_id"]),
+    ("kept", &["_id"]),
 ];
 
 struct Pages {
@@ -70,6 +72,7 @@ impl Pages {
             "group_members" => &self.db.group_members,
             "likes" => &self.db.likes,
             "markers" => &self.db.markers,
+            "kept" => &self.db.kept,
             _ => &self.db.content,
         }
     }
@@ -175,6 +178,14 @@ impl Pages {
                     })
                 })
                 .transpose()?,
+            "kept" if !named(&["u"]) => Some(Record::Kept {
+                collection: collection::Collection::parse(get_str(d, "c")?)?,
+                user: user("u")?,
+                kept: Kept {
+                    post: PostId(get_i64(d, "p") as u64),
+                    at_ms: get_i64(d, "at").max(0) as u64,
+                },
+            }),
             "likes" if !named(&["u"]) => Some(Record::Like {
                 post: PostId(get_i64(d, "p") as u64),
                 user: user("u")?,
@@ -188,7 +199,7 @@ impl Pages {
 impl Pages {
     /// The likes and reposts among `docs` whose post is exported: stored,
     /// and not by a user being deleted (a deleted post's likes and reposts
-    /// name nothing; see `socialite_core::rules::likes` and `reposts`).
+    /// name nothing; see `socialite_domain::interactions::likes` and `reposts`).
     /// Documents of other sections pass.
     async fn of_exported_posts(&self, docs: Vec<Document>) -> Result<Vec<Document>> {
         // A like's post, or a repost's original.

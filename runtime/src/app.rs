@@ -14,7 +14,7 @@ use socialite_api::serve::{
     finish_router, grpc_routes, ops_only_router, serve_grpc, serve_http, Serving,
 };
 use socialite_core::backends::Backends;
-use socialite_core::deletions::run_deletions;
+use socialite_core::deletion::run_deletions;
 use socialite_core::health::{Health, Joined};
 use socialite_core::ingest::Ingest;
 use socialite_core::live::hub::LiveHub;

@@ -9,7 +9,7 @@ use socialite_api::auth::keys::{new_key, StoredKey};
 use socialite_api::auth::rate::{Rates, DEFAULT_USER_RATE};
 use socialite_api::auth::tokens::new_secret;
 use socialite_api::auth::{read_source, AuthConfig, Source};
-use socialite_core::rules::access::Scopes;
+use socialite_domain::accounts::access::Scopes;
 use std::io::Write;
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};

@@ -7,7 +7,7 @@
 //!    content was copied: every write of an event up to it is in the copy.
 //! 2. Catch-up: a newer backup's log holds the events after that point;
 //!    each is replayed on the target as the write that queued it
-//!    (`socialite_core::plan::replay`), in log order. Rounds repeat while
+//!    (`socialite_domain::transfer::replay`), in log order. Rounds repeat while
 //!    they find many events.
 //! 3. Switch-over: the source stops taking writes (it answers 503
 //!    `read_only`, once the writes under way have finished), its outbox
@@ -42,12 +42,12 @@ use socialite_core::ids::{now_ms, UserId};
 use socialite_core::ports::{Backup, Transfer};
 use socialite_core::reads::Reads;
 use socialite_core::relay::relay_once;
-use socialite_core::rules::backups::MIGRATE_PREFIX;
 use socialite_core::transfer::catch_up::{Replayed, Target};
 use socialite_core::transfer::import::copy_store;
 use socialite_core::transfer::stream::Stream;
 use socialite_core::transfer::verify::{compare_timelines, differing, sample, tally, Compared};
 use socialite_core::transfer::warm::{warm, Posters};
+use socialite_domain::transfer::backups::MIGRATE_PREFIX;
 use socialite_embedded::backup::{EmbeddedBackup, Position};
 use socialite_embedded::{EmbeddedLog, EmbeddedStore};
 use std::path::{Path, PathBuf};

@@ -6,8 +6,8 @@ use crate::backends::BackendConfig;
 use clap::Args;
 use socialite_api::limits::Limits;
 use socialite_core::feed::config::{FeedConfig, FeedModel};
-use socialite_core::rules::hybrid::Hybrid;
 use socialite_core::worker::WorkerConfig;
+use socialite_domain::feed::hybrid::Hybrid;
 use socialite_embedded::{EmbeddedConfig, DEFAULT_RETENTION};
 use std::path::PathBuf;
 

@@ -11,7 +11,7 @@ use socialite_api::auth::Source;
 use socialite_bench::live::{run_live_bench, LiveBenchArgs};
 use socialite_bench::load::{run_load, LoadArgs};
 use socialite_bench::{run_bench, BenchArgs};
-use socialite_core::rules::access::Scopes;
+use socialite_domain::accounts::access::Scopes;
 use socialite_runtime::credentials::{append_key, signing_secret, AuthArgs, DataDirCredentials};
 use socialite_runtime::process::{run_main, serve_until_signal, Listen};
 use socialite_runtime::settings::{FeedArgs, LogArgs, StorageArgs, WorkerArgs};

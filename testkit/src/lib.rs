@@ -40,7 +40,8 @@ macro_rules! conformance_suite {
                 deletion_in_steps, follow_times, groups, mentions, lists_on_edges,
                 activation_racing_a_deletion, event_log, timeline_caches_linked,
                 timeline_caches_embedded, timeline_versions, likes, concurrent_likes, markers, reposts,
-                replies, notifications, reads_by_name, writes_wake_the_relay);
+                replies, notifications, reads_by_name, writes_wake_the_relay, collections,
+                transfer_modes);
         }
     };
     (@tests $open:expr; $($test:ident),*) => {

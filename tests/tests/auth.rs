@@ -600,7 +600,7 @@ async fn keys_and_secrets_rotate_without_a_restart() {
     let line = |name: &str, key: &str| {
         socialite_api::auth::keys::StoredKey::line(
             name,
-            socialite_core::rules::access::Scopes::ALL,
+            socialite_domain::accounts::access::Scopes::ALL,
             key,
         )
     };

@@ -11,7 +11,7 @@ use reqwest::{Method, StatusCode};
 use serde_json::json;
 use socialite_core::ids::PostId;
 use socialite_core::ingest::Ingest;
-use socialite_core::rules::access::Caller;
+use socialite_domain::accounts::access::Caller;
 use socialite_embedded::EmbeddedConfig;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};

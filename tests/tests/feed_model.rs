@@ -8,7 +8,7 @@ mod common;
 use common::ports;
 use socialite_core::feed::config::{FeedConfig, FeedModel};
 use socialite_core::ids::{PostId, TimelineId};
-use socialite_core::rules::access::Caller;
+use socialite_domain::accounts::access::Caller;
 use socialite_testkit::differential::{feed, Harness};
 
 socialite_testkit::differential_suite!(

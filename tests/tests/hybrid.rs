@@ -14,8 +14,8 @@ use socialite_core::ingest::Ingest;
 use socialite_core::ports::CacheRead;
 use socialite_core::reads::Reads;
 use socialite_core::relay::relay_once;
-use socialite_core::rules::access::Caller;
-use socialite_core::rules::hybrid::Hybrid;
+use socialite_domain::accounts::access::Caller;
+use socialite_domain::feed::hybrid::Hybrid;
 
 fn u(s: &str) -> UserId {
     UserId::parse(s).unwrap()
@@ -117,10 +117,10 @@ async fn marks_are_kept(kind: Kind) {
         t.backends.content.put_user(&u(name), None).await.unwrap();
     }
     for followee in ["c", "a"] {
-        let e = socialite_core::rules::checks::EdgeChange::new(
+        let e = socialite_core::checks::EdgeChange::new(
             u("r"),
             u(followee),
-            socialite_core::rules::checks::EdgeOp::Follow,
+            socialite_core::checks::EdgeOp::Follow,
         )
         .unwrap();
         g.change_edge(&e).await.unwrap();

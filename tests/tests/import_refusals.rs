@@ -10,10 +10,10 @@ use common::ports::{open, Kind};
 use serde_json::json;
 use socialite_core::backends::Backends;
 use socialite_core::ids::{now_ms, PostId};
-use socialite_core::plan::import::Caps;
 use socialite_core::reads::Reads;
-use socialite_core::rules::access::Caller;
 use socialite_core::transfer::import::import;
+use socialite_domain::accounts::access::Caller;
+use socialite_domain::transfer::import::Caps;
 use socialite_testkit::Opened;
 
 const CAPS: Caps = Caps { max_following: 3 };
@@ -348,10 +348,10 @@ async fn the_default_follow_cap_holds_on_import() {
 /// to 2024, never take a held id, across restarts.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn stored_ids_past_the_clock_neither_drag_nor_wrap_new_ids() {
-    use socialite_core::format::record::Record;
     use socialite_core::ids::{UserId, MAX_CLOCK_SKEW_MS};
     use socialite_core::ingest::Ingest;
     use socialite_core::model::Post;
+    use socialite_domain::transfer::record::Record;
     let t = open(Kind::Embedded, Default::default(), "ahead", "ahead")
         .await
         .unwrap();

@@ -16,7 +16,7 @@ use socialite_core::live::stream::LiveStream;
 use socialite_core::live::LiveEvent;
 use socialite_core::model::Post;
 use socialite_core::reads::Reads;
-use socialite_core::rules::access::Caller;
+use socialite_domain::accounts::access::Caller;
 use socialite_proto::v1 as pb;
 use socialite_proto::v1::live_client::LiveClient;
 use socialite_proto::v1::timeline_event::Kind;

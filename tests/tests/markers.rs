@@ -166,7 +166,7 @@ async fn a_place_older_than_the_window_starts_at_its_oldest_entry() {
     }
     t.follow("ann", "bo").await;
     let first = t.post("bo", "old").await;
-    let window = socialite_core::reads::FORWARD_WINDOW;
+    let window = socialite_core::markers::FORWARD_WINDOW;
     let mut made = Vec::new();
     for i in 0..window {
         made.push(t.post("bo", &format!("p{i}")).await);

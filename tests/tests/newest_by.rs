@@ -10,8 +10,8 @@ use socialite_core::feed::config::FeedConfig;
 use socialite_core::ids::{PostId, UserId};
 use socialite_core::model::Post;
 use socialite_core::ports::IdRange;
-use socialite_core::rules::cascade::DeletionStage;
 use socialite_core::sim::Rng;
+use socialite_domain::deletion::cascade::DeletionStage;
 use std::collections::BTreeSet;
 
 fn u(s: &str) -> UserId {

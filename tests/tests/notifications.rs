@@ -27,7 +27,7 @@ async fn notifications_over_rest() {
     }
     // Entries, and the actors within one, are ordered by their notices'
     // ids, which are their times in milliseconds: acts of one millisecond
-    // are told apart, not ordered (`rules::notices::id_at`). A fast machine
+    // are told apart, not ordered (`notifications::notices::id_at`). A fast machine
     // makes several of these acts within one, so each waits for the next.
     let next_millisecond = || tokio::time::sleep(std::time::Duration::from_millis(2));
     let post = t.post("ann", "hello").await;

@@ -12,8 +12,8 @@ mod common;
 use common::*;
 use reqwest::{Method, StatusCode};
 use serde_json::{json, Value};
-use socialite_core::rules::hybrid::Hybrid;
 use socialite_core::sim::Rng;
+use socialite_domain::feed::hybrid::Hybrid;
 
 const USERS: usize = 8;
 /// Above every post id: a page from below it is the first page, read

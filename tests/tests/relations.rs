@@ -1,12 +1,13 @@
 //! The conformance suite of mutes and blocks, run on every backend (the
 //! embedded default, and MongoDB with Kafka): what a graph store must do
-//! with a relation change (`socialite_core::rules::relations`), and what the
+//! with a relation change (`socialite_domain::graph::relations`), and what the
 //! feed logic then does to stored timelines.
 
 mod common;
 
 use common::ports::{Kind, Under};
 use socialite_core::backends::Backends;
+use socialite_core::checks::{EdgeChange, EdgeOp};
 use socialite_core::error::ErrorKind;
 use socialite_core::event::Event;
 use socialite_core::feed::config::FeedConfig;
@@ -15,9 +16,8 @@ use socialite_core::feed::followers::FollowerIndex;
 use socialite_core::ids::{ListName, PostId, TimelineId, UserId};
 use socialite_core::model::Post;
 use socialite_core::ports::CacheRead;
-use socialite_core::rules::cascade::DeletionStage;
-use socialite_core::rules::checks::{EdgeChange, EdgeOp};
-use socialite_core::rules::relations::{Relation, RelationChange};
+use socialite_domain::deletion::cascade::DeletionStage;
+use socialite_domain::graph::relations::{Relation, RelationChange};
 
 async fn open(kind: Kind, test: &str) -> Option<Under> {
     let feed = FeedConfig {

@@ -12,12 +12,12 @@ use common::ports::{open, Kind};
 use serde_json::json;
 use socialite_core::backends::Backends;
 use socialite_core::ingest::Ingest;
-use socialite_core::plan::import::Caps;
 use socialite_core::reads::Reads;
-use socialite_core::rules::access::Caller;
-use socialite_core::rules::relations::Relation;
 use socialite_core::sim::{Rng, Zipf};
 use socialite_core::transfer::{export::export, import::import};
+use socialite_domain::accounts::access::Caller;
+use socialite_domain::graph::relations::Relation;
+use socialite_domain::transfer::import::Caps;
 use socialite_testkit::Opened;
 
 socialite_testkit::round_trip_suite!(
@@ -95,9 +95,17 @@ async fn fill(b: &Backends) {
             let reply = format!("reply {i}");
             let _ = ingest.create_reply(C, fan, reply, None, Some(p)).await;
         }
+        if i % 2 == 0 {
+            let saver = &names[(i * 5 + 1) % names.len()];
+            let _ = ingest.bookmark(C, saver, p, true).await;
+        }
     }
     let gone = ingest
         .create_post(C, "u9", "deleted".into(), None)
+        .await
+        .unwrap();
+    ingest
+        .bookmark(C, "u3", &gone.id.to_string(), true)
         .await
         .unwrap();
     ingest.delete_post(C, &gone.id.to_string()).await.unwrap();
@@ -139,6 +147,10 @@ async fn round_trip(to: Opened) {
         text.contains(r#"{"kind":"account","id":"u8""#),
         "its standing outlives it"
     );
+    assert!(
+        text.contains(r#"{"kind":"kept","collection":"bookmarks""#),
+        "bookmarks are carried"
+    );
     let done = import(&*to.backends.transfer, text.as_bytes(), 37, &CAPS)
         .await
         .unwrap();
@@ -165,9 +177,10 @@ async fn round_trip(to: Opened) {
             r1.notifications(C, &u, Some(200), None).await,
             r2.notifications(C, &u, Some(200), None).await,
         );
-        let entries = |p: &socialite_core::model::Page<socialite_core::reads::Notification, _>| {
-            p.items.clone()
-        };
+        let entries = |p: &socialite_core::model::Page<
+            socialite_core::notifications::Notification,
+            _,
+        >| { p.items.clone() };
         match (a, b) {
             (Ok(a), Ok(b)) => {
                 told += a.items.len();

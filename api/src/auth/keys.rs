@@ -4,7 +4,7 @@
 //! and compared with every stored hash in constant time.
 
 use sha2::{Digest, Sha256};
-use socialite_core::rules::access::Scopes;
+use socialite_domain::accounts::access::Scopes;
 use std::sync::Arc;
 use subtle::ConstantTimeEq;
 

@@ -1,5 +1,5 @@
 //! Who is calling: the request's credential verified and turned into a
-//! [`Caller`] that the use cases check (`socialite_core::rules::access`).
+//! [`Caller`] that the use cases check (`socialite_domain::accounts::access`).
 //!
 //! A credential comes as `Authorization: Bearer CREDENTIAL` (REST), the same
 //! `authorization` metadata (gRPC), or as the password of HTTP Basic (so a
@@ -25,10 +25,10 @@ use base64ct::{Base64, Encoding};
 use keys::{find_key, parse_keys, StoredKey};
 pub use rate::Refusal;
 use rate::{RateLimiter, Rates};
-use socialite_core::rules::access::Caller;
-use socialite_core::rules::accounts::admit_token;
 use socialite_core::standings::Standings;
 use socialite_core::{Error, ErrorKind};
+use socialite_domain::accounts::access::Caller;
+use socialite_domain::accounts::lifecycle::admit_token;
 use std::path::PathBuf;
 use std::sync::{Arc, RwLock};
 use std::time::{Duration, SystemTime};

@@ -2,8 +2,8 @@
 //! API key, refilled continuously, holding up to two seconds' worth. A
 //! caller over its rate gets 429 `rate_limited` with `Retry-After`.
 
-use socialite_core::rules::access::Caller;
 use socialite_core::{Error, ErrorKind};
+use socialite_domain::accounts::access::Caller;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
@@ -111,7 +111,7 @@ impl RateLimiter {
 mod tests {
     use super::*;
     use socialite_core::ids::UserId;
-    use socialite_core::rules::access::Scopes;
+    use socialite_domain::accounts::access::Scopes;
 
     #[test]
     fn each_credential_has_its_own_bucket() {

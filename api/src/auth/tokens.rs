@@ -96,7 +96,7 @@ pub struct Verified {
 
 /// The user a token acts as, if one of `secrets` signed it, it says when it
 /// was issued (`iat`, which binds it to the accounts under its id then: see
-/// `socialite_core::rules::accounts`), it lives at most [`MAX_TTL`], it has
+/// `socialite_domain::accounts::lifecycle`), it lives at most [`MAX_TTL`], it has
 /// not expired and it is not used before its `nbf`.
 pub fn verify(secrets: &[Vec<u8>], token: &str) -> Result<Verified> {
     let untrusted =

@@ -4,9 +4,9 @@ use crate::auth::grpc_parts;
 use crate::error::to_status;
 use crate::pb::{optional, optional_json, post, user};
 use crate::MAX_BODY_BYTES;
+use socialite_core::checks::EdgeTransition;
 use socialite_core::ingest::Ingest;
-use socialite_core::rules::checks::EdgeTransition;
-use socialite_core::rules::relations::Relation;
+use socialite_domain::graph::relations::Relation;
 use socialite_proto::v1 as pb;
 use socialite_proto::v1::ingest_server::IngestServer;
 use std::sync::Arc;
@@ -128,6 +128,20 @@ impl pb::ingest_server::Ingest for IngestGrpc {
 
     async fn like(&self, req: Request<pb::LikeRequest>) -> Result<Response<pb::LikeReply>, Status> {
         self.like_as(req, true).await
+    }
+
+    async fn bookmark(
+        &self,
+        req: Request<pb::BookmarkRequest>,
+    ) -> Result<Response<pb::BookmarkReply>, Status> {
+        crate::bookmarks::grpc::bookmark(&self.0, req, true).await
+    }
+
+    async fn unbookmark(
+        &self,
+        req: Request<pb::BookmarkRequest>,
+    ) -> Result<Response<pb::BookmarkReply>, Status> {
+        crate::bookmarks::grpc::bookmark(&self.0, req, false).await
     }
 
     async fn set_marker(

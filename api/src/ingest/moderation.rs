@@ -10,7 +10,7 @@ use axum::extract::State;
 use axum::http::StatusCode;
 use serde::Serialize;
 use socialite_core::ingest::Ingest;
-use socialite_core::rules::access::Caller;
+use socialite_domain::accounts::access::Caller;
 use std::sync::Arc;
 use utoipa::ToSchema;
 use utoipa_axum::router::OpenApiRouter;

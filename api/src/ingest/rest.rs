@@ -12,10 +12,10 @@ use axum::http::{header, HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use serde::Deserialize;
 use serde_json::Value;
+use socialite_core::checks::EdgeTransition;
 use socialite_core::ingest::Ingest;
-use socialite_core::rules::access::Caller;
-use socialite_core::rules::checks::EdgeTransition;
-use socialite_core::rules::relations::Relation;
+use socialite_domain::accounts::access::Caller;
+use socialite_domain::graph::relations::Relation;
 use std::sync::Arc;
 use utoipa::ToSchema;
 use utoipa_axum::router::OpenApiRouter;
@@ -37,6 +37,7 @@ pub fn rest_router() -> OpenApiRouter<Arc<Ingest>> {
         .merge(super::likes::rest_router())
         .merge(super::reposts::rest_router())
         .merge(super::markers::rest_router())
+        .merge(crate::bookmarks::rest::ingest_router())
         .merge(super::moderation::rest_router())
 }
 

@@ -3,7 +3,7 @@
 use serde::Serialize;
 use socialite_core::ids::{PostId, UserId};
 use socialite_core::model::{rfc3339_ms, Page};
-use socialite_core::reads::Notification;
+use socialite_core::notifications::Notification;
 use utoipa::ToSchema;
 
 /// An entry of a user's notifications: `kind` of act (`follow`,

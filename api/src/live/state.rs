@@ -11,7 +11,7 @@ use socialite_core::live::stream::LiveStream;
 use socialite_core::live::LiveEvent;
 use socialite_core::metrics::{metrics, reason};
 use socialite_core::reads::Reads;
-use socialite_core::rules::access::{check, Act, Caller};
+use socialite_domain::accounts::access::{check, Act, Caller};
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};

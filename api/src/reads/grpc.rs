@@ -6,10 +6,11 @@ use crate::pb::{
     counted_post, edge_page, entry, limit, marker, optional, post_page, user, user_page,
 };
 use crate::MAX_BODY_BYTES;
+use socialite_core::graph::Direction;
 use socialite_core::model::{rfc3339_ms, Post};
-use socialite_core::reads::{Direction, Reads};
-use socialite_core::rules::access::Caller;
-use socialite_core::rules::relations::Relation;
+use socialite_core::reads::Reads;
+use socialite_domain::accounts::access::Caller;
+use socialite_domain::graph::relations::Relation;
 use socialite_proto::v1 as pb;
 use socialite_proto::v1::reads_server::ReadsServer;
 use std::sync::Arc;
@@ -156,7 +157,7 @@ impl pb::reads_server::Reads for ReadsGrpc {
             .0
             .notifications(&caller, &r.user, limit(r.limit), optional(&r.before));
         let page = read.await.map_err(to_status)?;
-        let entry = |n: &socialite_core::reads::Notification| pb::Notification {
+        let entry = |n: &socialite_core::notifications::Notification| pb::Notification {
             kind: n.kind.as_str().to_owned(),
             post_id: n.post.map(|p| p.to_string()).unwrap_or_default(),
             actors: n.actors.iter().map(|a| a.to_string()).collect(),
@@ -178,6 +179,13 @@ impl pb::reads_server::Reads for ReadsGrpc {
         let read = self.0.unread_notifications(&caller, &r.id);
         let (unread, more) = read.await.map_err(to_status)?;
         Ok(Response::new(pb::UnreadCount { unread, more }))
+    }
+
+    async fn list_bookmarks(
+        &self,
+        req: Request<pb::ListBookmarksRequest>,
+    ) -> Result<Response<pb::BookmarkList>, Status> {
+        crate::bookmarks::grpc::list(&self.0, req).await
     }
 
     async fn list_likers(

@@ -24,10 +24,11 @@ use axum::response::{IntoResponse, Response};
 use axum::Json;
 use socialite_core::feed::stamp::PageAt;
 use socialite_core::feed::timeline::ReadSource;
+use socialite_core::graph::Direction;
 use socialite_core::model::page_size;
-use socialite_core::reads::{Direction, Reads};
-use socialite_core::rules::access::Caller;
-use socialite_core::rules::relations::Relation;
+use socialite_core::reads::Reads;
+use socialite_domain::accounts::access::Caller;
+use socialite_domain::graph::relations::Relation;
 use std::future::Future;
 use std::sync::Arc;
 use utoipa_axum::router::OpenApiRouter;
@@ -63,6 +64,7 @@ pub fn rest_router() -> OpenApiRouter<ReadsState> {
         .routes(routes!(blocks))
         .merge(super::reading::rest_router())
         .merge(super::notices::rest_router())
+        .merge(crate::bookmarks::rest::reads_router())
 }
 
 pub fn rest_routes(reads: Arc<Reads>) -> OpenApiRouter {

@@ -1,7 +1,7 @@
 //! Which feed model a deployment uses, and its parameters.
 
 use crate::error::{Error, Result};
-use crate::rules::hybrid::Hybrid;
+use socialite_domain::feed::hybrid::Hybrid;
 use std::fmt;
 use std::str::FromStr;
 
@@ -79,10 +79,10 @@ pub struct FeedConfig {
     /// Twitter show them.
     pub own_posts: bool,
     /// A stored timeline not read for this long is dropped, and its owner is
-    /// dormant again until they read ([`crate::rules::accept::Freshness`]).
+    /// dormant again until they read ([`socialite_domain::feed::accept::Freshness`]).
     pub cache_ttl_secs: u64,
     /// Hybrid fanout: authors past a follower count are merged at read time
-    /// instead of fanned out ([`crate::rules::hybrid`]).
+    /// instead of fanned out ([`socialite_domain::feed::hybrid`]).
     pub hybrid: Hybrid,
 }
 
@@ -121,8 +121,8 @@ impl FeedConfig {
     }
 
     /// When stored timelines expire, and when a read refreshes that.
-    pub fn freshness(&self) -> crate::rules::accept::Freshness {
-        crate::rules::accept::Freshness::new(self.cache_ttl_secs * 1000)
+    pub fn freshness(&self) -> socialite_domain::feed::accept::Freshness {
+        socialite_domain::feed::accept::Freshness::new(self.cache_ttl_secs * 1000)
     }
 
     /// Whether timelines are stored per reader (every model but fanout on read).

@@ -13,9 +13,9 @@ use crate::model::Entry;
 use crate::numbers::Targets;
 use crate::ports::Delivery;
 use crate::ports::IdRange;
-use crate::rules::hybrid::is_big;
-use crate::rules::relations::Relation;
-use crate::timeline_change::TimelineChange;
+use socialite_domain::feed::hybrid::is_big;
+use socialite_domain::feed::timeline_change::TimelineChange;
+use socialite_domain::graph::relations::Relation;
 use std::sync::Arc;
 
 /// What one batch did.

@@ -14,8 +14,8 @@ use crate::error::Result;
 use crate::ids::{GroupName, ListName, TimelineId, UserId};
 use crate::numbers::Targets;
 use crate::ports::GraphStore;
-use crate::rules::hybrid::{is_big, Hybrid};
 use rustc_hash::{FxHashMap, FxHashSet};
+use socialite_domain::feed::hybrid::{is_big, Hybrid};
 use std::collections::hash_map::Entry;
 use std::sync::{Arc, Mutex};
 
@@ -420,7 +420,7 @@ mod tests {
         let index = FollowerIndex::default();
         assert_eq!(
             index.hybrid_threshold(Hybrid::Auto),
-            Some(crate::rules::hybrid::AUTO_START)
+            Some(socialite_domain::feed::hybrid::AUTO_START)
         );
         // 1 µs a delivery: 20,000 deliveries fill the 20 ms budget.
         index.observe_delivery_cost(0.1, 100_000);

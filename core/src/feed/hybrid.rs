@@ -1,4 +1,4 @@
-//! Hybrid fanout on the read path ([`crate::rules::hybrid`]): which authors
+//! Hybrid fanout on the read path ([`socialite_domain::feed::hybrid`]): which authors
 //! are marked, as this process knows them, and their part of a page.
 
 use super::stamp::WriteEpoch;
@@ -7,9 +7,9 @@ use crate::error::Result;
 use crate::ids::UserId;
 use crate::model::{newest, Entry};
 use crate::ports::{GraphStore, IdRange};
-use crate::rules::hybrid::Hybrid;
-use crate::rules::relations::{Hidden, Relation};
 use rustc_hash::FxHashSet;
+use socialite_domain::feed::hybrid::Hybrid;
+use socialite_domain::graph::relations::{Hidden, Relation};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 

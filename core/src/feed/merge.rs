@@ -6,7 +6,7 @@ use super::{Feed, Stores};
 use crate::error::Result;
 use crate::model::{newest, Entry};
 use crate::ports::{Coverage, IdRange};
-use crate::rules::relations::Hidden;
+use socialite_domain::graph::relations::Hidden;
 
 /// The newest `limit` entries of `feed` within `range`, newest first: the
 /// newest `limit` posts of its authors ([`Stores::authors`]) but those

@@ -4,7 +4,7 @@
 //! activation ([`timeline`]), delivery of log events to stored timelines
 //! ([`fanout`]) with the worker's follower index ([`followers`]), and the
 //! feed model's settings ([`config`]). What a stored timeline accepts is in
-//! [`crate::rules::accept`]; how a backend lays it out is the backend's.
+//! [`socialite_domain::feed::accept`]; how a backend lays it out is the backend's.
 
 pub mod config;
 pub mod fanout;
@@ -20,8 +20,8 @@ use crate::error::Result;
 use crate::ids::{GroupName, ListName, PostId, TimelineId, UserId};
 use crate::model::Entry;
 use crate::ports::{CacheRead, ContentStore, Coverage, GraphStore, TimelineStore};
-use crate::rules::relations::Relation;
 use config::FeedConfig;
+use socialite_domain::graph::relations::Relation;
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
@@ -83,7 +83,7 @@ impl Stores {
     /// The authors whose posts `feed` holds: for a home timeline the accounts
     /// its user follows and, when own posts are shown, the user; for a list
     /// the accounts filed under it; either way without the accounts the user
-    /// mutes ([`crate::rules::relations`]). For a group, its members (a
+    /// mutes ([`socialite_domain::graph::relations`]). For a group, its members (a
     /// group's timeline is shared: its readers' mutes apply when it is
     /// read). The one place that says whose posts a timeline holds; the
     /// merge reads it, and fanout delivers by the same edges, memberships

@@ -1,13 +1,13 @@
 //! Notices from applied events to their recipients' notifications
-//! ([`crate::rules::notifications`]): the fanout worker applies a batch's
+//! ([`socialite_domain::notifications::notified`]): the fanout worker applies a batch's
 //! notices in one write, and a deleted user's a page at a time.
 
 use crate::error::Result;
 use crate::event::Event;
 use crate::metrics::metrics;
 use crate::ports::ContentStore;
-use crate::rules::cascade::DELETION_STEP;
-use crate::rules::notifications::{changes_of, NoticeChange};
+use socialite_domain::deletion::cascade::DELETION_STEP;
+use socialite_domain::notifications::notified::{changes_of, NoticeChange};
 
 /// Applies what `events` tell, in their order; how many notices changed.
 pub async fn apply(content: &dyn ContentStore, events: &[Event]) -> Result<usize> {

@@ -10,7 +10,7 @@ use crate::error::Result;
 use crate::ids::{PostId, TimelineId};
 use crate::model::{Entry, FeedItem};
 use crate::ports::{CacheRead, Coverage, IdRange};
-use crate::rules::relations::Hidden;
+use socialite_domain::graph::relations::Hidden;
 
 /// Where a page came from, for metrics and logs (ordered by cost: a page
 /// read in several parts names the costliest).

@@ -1,10 +1,10 @@
 //! What a reader sees of a timeline's raw stream of items (its accounts'
 //! posts and reposts, newest first): each post once, where its newest
 //! arrival put it, with the accounts that reposted it
-//! ([`crate::rules::reposts`]); reposts of deleted posts, and of authors the
+//! ([`socialite_domain::interactions::reposts`]); reposts of deleted posts, and of authors the
 //! reader does not see, left out; groups show posts only; in home and list
 //! timelines, a reply only where it reaches the reader
-//! ([`crate::rules::replies::reaches`]).
+//! ([`socialite_domain::posts::replies::reaches`]).
 //!
 //! The stream is what every store keeps exactly (fanout, merges and
 //! caches deal in items only), so this pass is the one place the rule is
@@ -17,9 +17,9 @@ use super::{Feed, Stores};
 use crate::error::Result;
 use crate::ids::{PostId, UserId};
 use crate::model::{Entry, FeedItem, Post};
-use crate::rules::relations::Hidden;
-use crate::rules::replies::reaches;
-use crate::rules::reposts::{place, FEW_REPOSTS};
+use socialite_domain::graph::relations::Hidden;
+use socialite_domain::interactions::reposts::{place, FEW_REPOSTS};
+use socialite_domain::posts::replies::reaches;
 use std::collections::{HashMap, HashSet};
 
 /// Whose items a stream holds.

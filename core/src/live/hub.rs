@@ -9,10 +9,10 @@ use crate::ids::{now_ms, UserId};
 use crate::metrics::metrics;
 use crate::model::{FeedItem, Post};
 use crate::ports::{Applied, AppliedFeed};
-use crate::rules::notifications::{changes_of, NoticeChange};
 use crate::shutdown::Shutdown;
-use crate::timeline_change::TimelineChange;
 use rustc_hash::{FxHashMap, FxHashSet};
+use socialite_domain::feed::timeline_change::TimelineChange;
+use socialite_domain::notifications::notified::{changes_of, NoticeChange};
 use std::sync::{Arc, Mutex, MutexGuard};
 use tokio::sync::mpsc;
 

@@ -18,7 +18,7 @@ pub mod stream;
 
 use crate::ids::{PostId, UserId};
 use crate::model::FeedItem;
-use crate::rules::notifications::Notice;
+use socialite_domain::notifications::notified::Notice;
 
 /// What a stream tells its client.
 #[derive(Debug, Clone, PartialEq)]
@@ -26,7 +26,7 @@ pub enum LiveEvent {
     /// A new entry of the timeline; its position is the event id a client
     /// resumes from. A repost's entry names the reposter, and places a post
     /// the client may show already at the top
-    /// ([`crate::rules::reposts`]).
+    /// ([`socialite_domain::interactions::reposts`]).
     Entry(Box<FeedItem>),
     /// The post, or the repost at this position, left the timeline
     /// (deleted, or the repost undone).
@@ -37,7 +37,7 @@ pub enum LiveEvent {
     /// The stream ends: the client fell too far behind, or the server lost
     /// track. The client reads the timeline again and opens a new stream.
     Reload,
-    /// The user was told of an act ([`crate::rules::notifications`]): its
+    /// The user was told of an act ([`socialite_domain::notifications::notified`]): its
     /// kind, the post it is about, its actor and id.
     Notified(Box<Notice>),
 }

@@ -7,8 +7,8 @@ use super::LiveEvent;
 use crate::error::Result;
 use crate::ids::{PostId, UserId};
 use crate::reads::Reads;
-use crate::rules::access::Caller;
 use rustc_hash::FxHashSet;
+use socialite_domain::accounts::access::Caller;
 use std::collections::VecDeque;
 use std::sync::Arc;
 

@@ -7,8 +7,8 @@ use super::metered::{port, Metered};
 use super::transact::Transact;
 use crate::error::Result;
 use crate::ids::UserId;
-use crate::plan::write::Write;
-use crate::rules::accounts::Standing;
+use crate::write::Write;
+use socialite_domain::accounts::lifecycle::Standing;
 
 port! {
     pub trait Accounts: Transact as "accounts" for Metered<dyn Accounts> {

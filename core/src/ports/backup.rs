@@ -3,14 +3,14 @@
 //! their own tools.
 
 use crate::error::Result;
-use crate::rules::backups::HeldBackup;
 use async_trait::async_trait;
+use socialite_domain::transfer::backups::HeldBackup;
 use std::path::PathBuf;
 
 #[async_trait]
 pub trait Backup: Send + Sync + 'static {
     /// Copies the stores, consistently, into a new directory `name` (a
-    /// valid [`crate::rules::checks::check_backup_name`]) under the
+    /// valid [`crate::checks::check_backup_name`]) under the
     /// deployment's backup directory, readable by its owner only. Returns
     /// where, and the rows copied.
     async fn backup_to(&self, name: &str) -> Result<(PathBuf, u64)>;

@@ -1,6 +1,6 @@
 //! The content store's ports: users, deletions, posts, likes, reposts,
-//! notifications and markers, each a port of its own; a backend implements
-//! the seven, and anything that does is a `ContentStore`. Every write that
+//! notifications, markers and collections, each a port of its own; a
+//! backend implements the eight, and anything that does is a `ContentStore`. Every write that
 //! other parts must learn of queues its event in the store's outbox in the
 //! same transaction.
 
@@ -9,23 +9,28 @@ use super::transact::Transact;
 use crate::error::Result;
 use crate::fault::StoreFault;
 use crate::ids::{PostId, UserId};
+use crate::model::collection::{Collection, Kept};
 use crate::model::{Entry, Post, PostCounts, User};
-use crate::plan::repost::Reposted;
-use crate::plan::write::Write;
-use crate::rules::cascade::{DeletionStage, DELETION_STEP};
-use crate::rules::likes::LikeChange;
-use crate::rules::markers::Marker;
-use crate::rules::notifications::{GroupKey, NoticeChange, NoticeGroup};
-use crate::rules::reposts::RepostChange;
+use crate::write::Write;
 use serde_json::{Map, Value};
+use socialite_domain::collections::KeepChange;
+use socialite_domain::deletion::cascade::{DeletionStage, DELETION_STEP};
+use socialite_domain::feed::markers::Marker;
+use socialite_domain::interactions::likes::LikeChange;
+use socialite_domain::interactions::repost::Reposted;
+use socialite_domain::interactions::reposts::RepostChange;
+use socialite_domain::notifications::notified::{GroupKey, NoticeChange, NoticeGroup};
 
 /// Users and posts. Every write that other parts must learn of queues its
 /// event in the store's outbox in the same transaction, so an acknowledged
 /// change always reaches the log (see [`Outbox`]).
-pub trait ContentStore: Users + Deletions + Posts + Likes + Reposts + Notices + Markers {}
+pub trait ContentStore:
+    Users + Deletions + Posts + Likes + Reposts + Notices + Markers + Collections
+{
+}
 
-impl<T: Users + Deletions + Posts + Likes + Reposts + Notices + Markers + ?Sized> ContentStore
-    for T
+impl<T: Users + Deletions + Posts + Likes + Reposts + Notices + Markers + Collections + ?Sized>
+    ContentStore for T
 {
 }
 
@@ -85,9 +90,9 @@ port! {
                 .changed()
         }
         /// One step of a begun deletion, in one transaction: removes up to
-        /// `limit` of the stage's records and queues what [`crate::rules::cascade::UserDeletion`]
+        /// `limit` of the stage's records and queues what [`socialite_domain::deletion::cascade::UserDeletion`]
         /// decides for them (the `Finish` stage removes the user's record, their
-        /// counts and the mark, and queues [`crate::rules::cascade::timeline_dropped`]). Returns whether
+        /// counts and the mark, and queues [`socialite_domain::deletion::cascade::timeline_dropped`]). Returns whether
         /// the stage has more.
         write async fn deletion_step(&self, id: &UserId, stage: DeletionStage, limit: usize) -> Result<bool> {
             let write = Write::DeletionStep {
@@ -135,7 +140,7 @@ port! {
     pub trait Posts: Transact as "content" for Metered<dyn ContentStore> {
         /// Stores the post and queues `PostCreated`. `NotFound` if the author is
         /// unknown. The post's mentions are candidates: the store keeps those
-        /// that are users ([`crate::rules::mentions::kept`]) in the same
+        /// that are users ([`socialite_domain::posts::mentions::kept`]) in the same
         /// transaction, indexes the post under each, and returns the post as
         /// stored.
         write async fn create_post(&self, post: Post) -> Result<Post> {
@@ -191,7 +196,7 @@ port! {
 port! {
     /// Likes, and the counts of posts.
     pub trait Likes: Transact as "content" for Metered<dyn ContentStore> {
-        /// Applies a like or its undoing as [`crate::plan::like::change_like`]
+        /// Applies a like or its undoing as [`socialite_domain::interactions::like::change_like`]
         /// plans it, atomically: the row, the post's count and the event.
         /// Returns whether it changed anything.
         write async fn change_like(&self, change: &LikeChange) -> Result<bool> {
@@ -216,7 +221,7 @@ port! {
     /// Reposts: a reposter's item of a post.
     pub trait Reposts: Transact as "content" for Metered<dyn ContentStore> {
         /// Applies a repost or its undoing as
-        /// [`crate::plan::repost::change_repost`] plans it, atomically: the
+        /// [`socialite_domain::interactions::repost::change_repost`] plans it, atomically: the
         /// reposter's item (a new one takes the id `id`), its rows, the post's
         /// count and the event.
         write async fn change_repost(&self, change: &RepostChange, id: PostId) -> Result<Reposted> {
@@ -243,7 +248,7 @@ port! {
 port! {
     /// Notifications: notices, and the entries they group into.
     pub trait Notices: Transact as "content" for Metered<dyn ContentStore> {
-        /// Applies notices as [`crate::plan::notify::apply_notices`] plans
+        /// Applies notices as [`socialite_domain::notifications::notify::apply_notices`] plans
         /// them, in one transaction (no `Forget` among them); how many changed
         /// anything.
         write async fn apply_notices(&self, changes: &[NoticeChange]) -> Result<usize> {
@@ -252,7 +257,7 @@ port! {
                 .count()
         }
         /// Forgets a page of the notices to or by `user`, as
-        /// [`crate::plan::notify::forget_page`] plans it; whether more remain.
+        /// [`socialite_domain::notifications::notify::forget_page`] plans it; whether more remain.
         write async fn forget_notices(&self, user: &UserId, limit: usize) -> Result<bool> {
             let write = Write::ForgetNotices {
                 user: user.clone(),
@@ -291,7 +296,7 @@ port! {
 port! {
     /// Markers: where a user stopped reading a timeline.
     pub trait Markers: Transact as "content" for Metered<dyn ContentStore> {
-        /// Sets `user`'s marker as [`crate::plan::marker::set_marker`] plans
+        /// Sets `user`'s marker as [`socialite_domain::feed::marker::set_marker`] plans
         /// it, atomically with its event; the marker the user has afterwards,
         /// and whether it moved.
         write async fn set_marker(&self, user: &UserId, to: Marker, force: bool) -> Result<(Marker, bool)> {
@@ -304,6 +309,33 @@ port! {
         }
         /// The user's markers, in timeline order.
         async fn markers(&self, user: &UserId) -> Result<Vec<Marker>>;
+    }
+}
+
+port! {
+    /// Posts users keep, in collections a feature names (bookmarks, ...):
+    /// every collection stored alike ([`socialite_domain::collections`]).
+    pub trait Collections: Transact as "content" for Metered<dyn ContentStore> {
+        /// Puts a post in or takes it out of a user's collection, as
+        /// [`socialite_domain::collections::change_kept`] plans it, now,
+        /// atomically with its event; whether it changed.
+        write async fn change_kept(&self, change: &KeepChange) -> Result<bool> {
+            let write = Write::Keep {
+                change: change.clone(),
+                at_ms: crate::ids::now_ms(),
+            };
+            self.transact(write).await?.changed()
+        }
+        /// The user's `collection`, newest kept first (a post id tells apart
+        /// those of one millisecond): at most `limit`, after `before` (the
+        /// last of the previous page) when given.
+        async fn kept(
+            &self,
+            collection: &Collection,
+            user: &UserId,
+            before: Option<(u64, PostId)>,
+            limit: usize,
+        ) -> Result<Vec<Kept>>;
     }
 }
 

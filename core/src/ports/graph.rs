@@ -3,11 +3,11 @@
 
 use super::metered::{port, Metered, Port};
 use super::transact::Transact;
+use crate::checks::{EdgeChange, EdgeTransition, Membership};
 use crate::error::Result;
 use crate::ids::{GroupName, ListName, UserId};
-use crate::plan::write::Write;
-use crate::rules::checks::{EdgeChange, EdgeTransition, Membership};
-use crate::rules::relations::{Relation, RelationChange, RelationTransition, Relations};
+use crate::write::Write;
+use socialite_domain::graph::relations::{Relation, RelationChange, RelationTransition, Relations};
 
 /// Edges read per call when walking a whole edge list.
 const EDGE_PAGE: usize = 10_000;
@@ -25,7 +25,7 @@ port! {
         /// Applies a follow, a refiling or an unfollow as the rules admitted it
         /// ([`EdgeChange`]), atomically: checks that the users it requires exist
         /// ([`EdgeChange::check_users`]), refuses a follow across a block
-        /// ([`crate::rules::relations::check_not_blocked`]), reads the edge's
+        /// ([`socialite_domain::graph::relations::check_not_blocked`]), reads the edge's
         /// lists, and writes what
         /// [`EdgeChange::transition`] decides from them: both directions of the
         /// edge with its lists, the list memberships and list counts (refusing
@@ -204,7 +204,7 @@ port! {
             target: &UserId,
         ) -> Result<bool>;
         /// The relations that touch `user`: whom they mute and block, and who
-        /// blocks them (each at most [`crate::rules::relations::MAX_RELATIONS`]
+        /// blocks them (each at most [`socialite_domain::graph::relations::MAX_RELATIONS`]
         /// for the first two).
         async fn relations_of(&self, user: &UserId) -> Result<Relations> {
             let (muted, blocked, blocked_by) = tokio::try_join!(
@@ -248,7 +248,7 @@ port! {
 port! {
     /// The authors marked for hybrid fanout.
     pub trait HybridMarks: Port as "graph" for Metered<dyn GraphStore> {
-        /// The authors marked for hybrid fanout ([`crate::rules::hybrid`]): their
+        /// The authors marked for hybrid fanout ([`socialite_domain::feed::hybrid`]): their
         /// posts may be missing from stored timelines, so reads merge them.
         async fn hybrid_authors(&self) -> Result<Vec<UserId>>;
         /// Marks (or unmarks) an author for hybrid fanout; idempotent.

@@ -49,7 +49,7 @@ pub(crate) async fn timed<T>(
 /// its name under "store", a plain one as it is. A method marked `write`
 /// (a write of the domain, provided over [`super::Transact`]) is not
 /// forwarded: the wrapper's own runs, and its `transact` is timed under
-/// the write's name ([`crate::plan::write::Write::name`]). A method marked
+/// the write's name ([`crate::write::Write::name`]). A method marked
 /// `own` is metered its own way: the wrapper's method is written in the
 /// block `metered { ... }` after the trait.
 macro_rules! port {

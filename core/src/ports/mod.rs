@@ -6,8 +6,8 @@ use crate::error::Result;
 use crate::event::Event;
 use crate::fault::StoreFault;
 
-use crate::plan::write::Done;
-use crate::plan::write::Write;
+use crate::write::Done;
+use crate::write::Write;
 use async_trait::async_trait;
 use metered::{port, timed};
 use std::sync::Arc;
@@ -23,15 +23,15 @@ pub(crate) mod metered;
 mod timelines;
 mod transact;
 mod transfer;
-pub use crate::rules::accounts::Standing;
 pub use accounts::Accounts;
 pub use applied::{Applied, AppliedFeed, AppliedStream};
 pub use backup::Backup;
 pub use content::{
-    ContentStore, Deletions, IdRange, Likes, Markers, Notices, Posts, Reposts, Users,
+    Collections, ContentStore, Deletions, IdRange, Likes, Markers, Notices, Posts, Reposts, Users,
 };
 pub use graph::{Edges, GraphStore, Groups, HybridMarks, Lists, Mutes};
 pub use metered::{Metered, Port};
+pub use socialite_domain::accounts::lifecycle::Standing;
 pub use timelines::{CacheRead, Coverage, Delivery, Footprint, TimelineStore};
 pub use transact::Transact;
 pub use transfer::{ExportView, Transfer};

@@ -5,7 +5,7 @@ use crate::error::Result;
 use crate::ids::{PostId, TimelineId, UserId};
 use crate::model::Entry;
 use crate::numbers::Targets;
-pub use crate::rules::accept::Coverage;
+pub use socialite_domain::feed::accept::Coverage;
 use std::sync::Arc;
 
 /// One post's entry and the timelines it goes to.
@@ -50,7 +50,7 @@ port! {
         /// the timeline has no ready cache, or the store cannot tell changes
         /// made by other processes without a round trip (then whole pages are
         /// not kept, [`crate::feed::stamp`]). It counts as a read of the
-        /// timeline ([`crate::rules::accept::Freshness`]).
+        /// timeline ([`socialite_domain::feed::accept::Freshness`]).
         async fn version(&self, _timeline: &TimelineId) -> Result<Option<u64>> {
             Ok(None)
         }
@@ -84,7 +84,7 @@ port! {
         /// Removes the post from these timelines' caches.
         async fn retract_post(&self, timelines: &[TimelineId], post: PostId) -> Result<()>;
         async fn drop_timeline(&self, timeline: &TimelineId) -> Result<()>;
-        /// Drops the stored timelines that expired ([`crate::rules::accept::Freshness`]);
+        /// Drops the stored timelines that expired ([`socialite_domain::feed::accept::Freshness`]);
         /// returns how many. A store that expires them by itself (a TTL index)
         /// does nothing here; reads treat an expired timeline as absent either way.
         async fn expire(&self) -> Result<u64> {

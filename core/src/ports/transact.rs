@@ -5,14 +5,14 @@
 //! backend, from what the transaction applied.
 
 use crate::error::Result;
-use crate::plan::write::{Done, Write};
+use crate::write::{Done, Write};
 use async_trait::async_trait;
 
 #[async_trait]
 pub trait Transact: Send + Sync + 'static {
     /// Runs `write`'s plan ([`Write::plan`]) in one transaction of the
     /// store (retried where the store retries one) on a transaction whose
-    /// ledger is [`crate::plan::write::Ledger::of`] the write; once it
+    /// ledger is [`crate::plan::Ledger::of`] the write; once it
     /// commits, acts on what the ledger holds. Returns the plan's answer.
     async fn transact(&self, write: Write) -> Result<Done>;
 }

@@ -1,15 +1,15 @@
 //! Reading a store whole and loading records into one, in the export
-//! format's records ([`crate::format::record`]), for export, import and
+//! format's records ([`socialite_domain::transfer::record`]), for export, import and
 //! migration between any two backends.
 
 use super::metered::{port, Metered};
 use super::transact::Transact;
 use crate::error::Result;
 use crate::event::Event;
-use crate::format::admit::Caps;
-use crate::format::record::Record;
-use crate::plan::write::Write;
+use crate::write::Write;
 use async_trait::async_trait;
+use socialite_domain::transfer::admit::Caps;
+use socialite_domain::transfer::record::Record;
 
 port! {
     /// A store's side of moving data: written out whole, loaded in batches.
@@ -20,7 +20,7 @@ port! {
         /// migration's catch-up carries over what ran during it).
         async fn export_view(&self) -> Result<Box<dyn ExportView>>;
         /// Loads `records` in order, in one transaction, each as
-        /// [`crate::plan::import::import_record`] plans it under `caps`.
+        /// [`socialite_domain::transfer::import::import_record`] plans it under `caps`.
         /// Returns how many changed something.
         write async fn import(&self, records: &[Record], caps: &Caps) -> Result<usize> {
             let write = Write::Import {
@@ -30,9 +30,9 @@ port! {
             self.transact(write).await?.count()
         }
         /// Replays `event`, from another deployment's log, in one transaction
-        /// as [`crate::plan::replay::replay_event`] plans it; whether it
+        /// as [`socialite_domain::transfer::replay::replay_event`] plans it; whether it
         /// changed anything. A user's deletion is the caller's
-        /// ([`crate::plan::replay::deleted_user`]).
+        /// ([`socialite_domain::transfer::replay::deleted_user`]).
         write async fn replay(&self, event: &Event) -> Result<bool> {
             self.transact(Write::Replay(event.clone())).await?.changed()
         }
@@ -40,7 +40,7 @@ port! {
 }
 
 /// A store being read whole, in the format's order: users, accounts,
-/// follows, mutes and blocks, members, posts, likes, markers, each in key
+/// follows, mutes and blocks, members, posts, likes, markers, kept posts, each in key
 /// order. Users being deleted, and the records that name them, are left
 /// out.
 #[async_trait]

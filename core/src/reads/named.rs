@@ -14,14 +14,14 @@
 //!   answers 404 as it shows in no timeline.
 
 use super::*;
-use crate::rules::reposts::shown_by_id;
+use socialite_domain::interactions::reposts::shown_by_id;
 use std::sync::Arc;
 
 /// Who a read by name is made for ([`viewing_as`]: `None` reads what
 /// every reader sees), with the suspended accounts.
-pub(super) struct Viewing {
-    viewer: Option<UserId>,
-    suspended: Arc<HashSet<UserId>>,
+pub(crate) struct Viewing {
+    pub(crate) viewer: Option<UserId>,
+    pub(crate) suspended: Arc<HashSet<UserId>>,
 }
 
 impl Reads {
@@ -32,7 +32,7 @@ impl Reads {
     }
 
     /// The user `id` as `viewer` sees them, and who views.
-    pub(super) async fn user_as(
+    pub(crate) async fn user_as(
         &self,
         caller: &Caller,
         id: &str,
@@ -51,7 +51,7 @@ impl Reads {
 
     /// Who a read by name is made for. The viewer need not exist (a
     /// token's user not created yet blocks nobody).
-    pub(super) async fn viewing(&self, caller: &Caller, viewer: Option<UserId>) -> Result<Viewing> {
+    pub(crate) async fn viewing(&self, caller: &Caller, viewer: Option<UserId>) -> Result<Viewing> {
         Ok(Viewing {
             viewer: viewing_as(caller, viewer)?,
             suspended: self.stores.accounts.suspended_ids().await?,
@@ -61,7 +61,7 @@ impl Reads {
     /// Whether a read by name hides `author` from `viewing`: suspended, or
     /// on the other side of a block ([`Hidden::named`]), told by two
     /// indexed reads.
-    pub(super) async fn hides(&self, viewing: &Viewing, author: &UserId) -> Result<bool> {
+    pub(crate) async fn hides(&self, viewing: &Viewing, author: &UserId) -> Result<bool> {
         let graph = &self.stores.graph;
         let (blocked, blocked_by) = match viewing.viewer.as_ref().filter(|v| *v != author) {
             None => (false, false),
@@ -79,7 +79,7 @@ impl Reads {
 
     /// Every account a read by name hides from `viewing`, for a page of
     /// many authors' items.
-    pub(super) async fn hidden_for(&self, viewing: &Viewing) -> Result<Hidden> {
+    pub(crate) async fn hidden_for(&self, viewing: &Viewing) -> Result<Hidden> {
         let suspended = viewing.suspended.clone();
         let Some(viewer) = &viewing.viewer else {
             return Ok(Hidden::default().and_suspended(suspended));
@@ -103,7 +103,7 @@ impl Reads {
     }
 
     /// The post `id` unless it is not stored or hidden from `viewing`.
-    pub(super) async fn post_as(&self, id: PostId, viewing: &Viewing) -> Result<Post> {
+    pub(crate) async fn post_as(&self, id: PostId, viewing: &Viewing) -> Result<Post> {
         let content = &self.stores.content;
         let post = content.get_posts(&[id]).await?.pop();
         let post = post.ok_or_else(|| post_not_found(id))?;

@@ -7,7 +7,7 @@ use crate::error::Result;
 use crate::feed::stamp::{PageAt, Stamp};
 use crate::feed::Feed;
 use crate::ids::{GroupName, ListName, UserId};
-use crate::rules::access::{check, viewing_as, Act, Caller};
+use socialite_domain::accounts::access::{check, viewing_as, Act, Caller};
 
 impl Reads {
     /// The first page of the user's home timeline, or of their `list`. The

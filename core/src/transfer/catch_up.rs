@@ -1,13 +1,13 @@
 //! A migration's catch-up: events of the source's log, in their order,
 //! replayed onto the target store as the writes that queued them
-//! ([`crate::plan::replay`]). A user's deletion is replayed whole, as a
+//! ([`socialite_domain::transfer::replay`]). A user's deletion is replayed whole, as a
 //! deletion, when its last event comes.
 
 use crate::error::{ErrorKind, Result};
 use crate::event::Event;
-use crate::plan::replay::deleted_user;
 use crate::ports::{ContentStore, Transfer};
 use crate::transfer::warm::Posters;
+use socialite_domain::transfer::replay::deleted_user;
 use std::time::Duration;
 
 /// How many refusals a tally keeps to show.

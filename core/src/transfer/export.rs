@@ -3,8 +3,8 @@
 
 use super::stream::Stream;
 use crate::error::{Error, Result};
-use crate::format::record::{write_line, Line, FORMAT, VERSION};
 use crate::ports::Transfer;
+use socialite_domain::transfer::record::{write_line, Line, FORMAT, VERSION};
 use std::io::Write;
 
 /// Records read from the store at a time.

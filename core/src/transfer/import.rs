@@ -6,13 +6,13 @@
 use super::catch_up::refusal;
 use super::stream::Stream;
 use crate::error::{Error, Result};
-use crate::format::admit::{admit, MAX_LINE_BYTES};
-use crate::format::record::{parse_line, record_of, Line, Record, VERSION};
 use crate::ids::now_ms;
 use crate::model::check_json_integers;
-use crate::plan::import::Caps;
 use crate::ports::Transfer;
 use crate::transfer::warm::Posters;
+use socialite_domain::transfer::admit::{admit, MAX_LINE_BYTES};
+use socialite_domain::transfer::import::Caps;
+use socialite_domain::transfer::record::{parse_line, record_of, Line, Record, VERSION};
 use std::io::{BufRead, Read};
 
 /// What an import did.

@@ -13,8 +13,8 @@
 //! post).
 
 use crate::error::Result;
-use crate::format::record::Record;
 use crate::ports::{ExportView, Transfer};
+use socialite_domain::transfer::record::Record;
 
 /// A store being read as a stream.
 pub struct Stream {
@@ -66,6 +66,7 @@ impl Stream {
                 true
             }
             Record::Like { post, .. } => self.holds(post.0),
+            Record::Kept { kept, .. } => self.holds(kept.post.0),
             _ => true,
         }
     }

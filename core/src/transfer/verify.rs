@@ -7,12 +7,12 @@
 //! equal but for a 64-bit hash collision.
 
 use crate::error::Result;
-use crate::format::record::{write_line, Line, Record};
 use crate::ids::{GroupName, ListName, UserId};
 use crate::model::{FeedItem, Page};
 use crate::reads::Reads;
-use crate::rules::access::Caller;
 use crate::transfer::stream::Stream;
+use socialite_domain::accounts::access::Caller;
+use socialite_domain::transfer::record::{write_line, Line, Record};
 use std::collections::BTreeMap;
 use std::hash::{DefaultHasher, Hash, Hasher};
 
@@ -42,6 +42,7 @@ fn kind(r: &Record) -> &'static str {
         Record::Post { .. } => "posts",
         Record::Like { .. } => "likes",
         Record::Marker { .. } => "markers",
+        Record::Kept { .. } => "kept posts",
     }
 }
 

@@ -1,5 +1,5 @@
 //! A user's place in a timeline, as stored and carried on the log (the rule
-//! of how it moves is [`crate::rules::markers`]).
+//! of how it moves is [`crate::feed::markers`]).
 
 use crate::error::{Error, Result};
 use crate::ids::PostId;

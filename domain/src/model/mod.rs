@@ -1,8 +1,11 @@
 //! The domain's records and the documented limits that guard them.
 
+pub mod collection;
 pub mod marker;
-pub mod notice_kind;
+pub mod notice;
+pub mod relation;
 pub mod standing;
+pub mod tally;
 
 use crate::error::{Error, Result};
 use crate::ids::{ListName, PostId, UserId};
@@ -34,12 +37,12 @@ pub struct Post {
     pub message: String,
     /// Application data: a JSON object, or `None`.
     pub data: Option<Map<String, Value>>,
-    /// The users the message mentions (`crate::rules::mentions`), in order.
+    /// The users the message mentions (`crate::posts::mentions`), in order.
     pub mentions: Vec<UserId>,
     /// The post this one replies to, and its author.
     pub reply_to: Option<PostRef>,
     /// Set on a repost: the post it carries to the reposter's followers
-    /// ([`crate::rules::reposts`]). A repost has no message of its own.
+    /// ([`crate::interactions::reposts`]). A repost has no message of its own.
     pub repost_of: Option<PostRef>,
 }
 
@@ -52,7 +55,7 @@ pub struct PostRef {
 }
 
 /// What a post's readers did with it, counted exactly
-/// ([`crate::rules::likes`]).
+/// ([`crate::interactions::likes`]).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct PostCounts {
     pub likes: u64,
@@ -63,12 +66,12 @@ pub struct PostCounts {
 /// One entry of a timeline as its reader sees it: the post, where it sits
 /// (`position`: the post's id, or the id of the newest repost that placed
 /// it), and which of the timeline's accounts reposted it, newest first
-/// ([`crate::rules::reposts`]).
+/// ([`crate::interactions::reposts`]).
 #[derive(Debug, Clone, PartialEq)]
 pub struct FeedItem {
     pub position: PostId,
     pub post: Post,
-    /// The newest [`crate::rules::reposts::MAX_REPOSTED_BY`] reposters.
+    /// The newest [`crate::interactions::reposts::MAX_REPOSTED_BY`] reposters.
     pub reposted_by: Vec<UserId>,
     /// How many of the timeline's accounts reposted it.
     pub reposts_seen: u64,

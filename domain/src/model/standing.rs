@@ -1,5 +1,5 @@
 //! An account id's standing, as stored and carried on the log (what it
-//! admits is [`crate::rules::accounts`]).
+//! admits is [`crate::accounts::lifecycle`]).
 
 /// An account id's standing.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]

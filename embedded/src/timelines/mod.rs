@@ -13,7 +13,7 @@ use socialite_core::ids::{now_ms, PostId, TimelineId, UserId};
 use socialite_core::model::Entry;
 use socialite_core::numbers::{timeline_numbers, TimelineNo};
 use socialite_core::ports::{CacheRead, Coverage, Delivery, Footprint, TimelineStore};
-use socialite_core::rules::accept::Freshness;
+use socialite_domain::feed::accept::Freshness;
 use std::sync::{Mutex, MutexGuard};
 
 mod shard;

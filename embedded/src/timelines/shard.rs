@@ -3,7 +3,7 @@
 //! by timeline.
 
 use crate::stored::StoredTimeline;
-use socialite_core::rules::accept::Freshness;
+use socialite_domain::feed::accept::Freshness;
 
 /// A timeline's key in its shard: its number (`TimelineNo`) over the
 /// count of shards. Numbers are dense, so shards take them in turn and

@@ -1,6 +1,6 @@
 //! Time buckets and sized buckets on MongoDB, in the reference design's
 //! documents (see `shape`), under the same rules as every stored timeline
-//! (`socialite_core::rules::accept`): a head per stored timeline says whether
+//! (`socialite_domain::feed::accept`): a head per stored timeline says whether
 //! it exists, what it covers and what a warming merge must leave out
 //! (`head`); buckets hold the entries, written in batches (`push`).
 //!
@@ -35,8 +35,8 @@ use socialite_core::ids::{now_ms, PostId, TimelineId, UserId};
 use socialite_core::metrics::metrics;
 use socialite_core::model::Entry;
 use socialite_core::ports::{CacheRead, Coverage, Delivery, Footprint, TimelineStore};
-use socialite_core::rules::accept::{fill_entries, takes, Freshness};
 use socialite_core::sim::Rng;
+use socialite_domain::feed::accept::{fill_entries, takes, Freshness};
 use std::collections::{HashMap, HashSet};
 use std::sync::Mutex;
 

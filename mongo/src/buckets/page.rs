@@ -13,7 +13,7 @@ use mongodb::bson::{doc, Bson, Document};
 use socialite_core::error::Result;
 use socialite_core::ids::{PostId, TimelineId};
 use socialite_core::model::Entry;
-use socialite_core::rules::accept::PageWindow;
+use socialite_domain::feed::accept::PageWindow;
 
 impl MongoBuckets {
     /// Up to `limit` entries of the timeline below `before`, newest first.

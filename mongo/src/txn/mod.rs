@@ -12,15 +12,17 @@ use mongodb::bson::doc;
 use mongodb::ClientSession;
 use socialite_core::error::Result;
 use socialite_core::ids::{GroupName, ListName, PostId, UserId};
+use socialite_core::model::collection::Collection;
 use socialite_core::model::Post;
-use socialite_core::plan::deletion::Side;
-use socialite_core::plan::write::{Done, Ledger, Write};
+use socialite_core::plan::Ledger;
+use socialite_core::plan::Side;
 use socialite_core::plan::{Step, Txn};
 use socialite_core::ports::Standing;
 use socialite_core::ports::Transact;
-use socialite_core::rules::markers::{Marker, MarkerTimeline};
-use socialite_core::rules::notifications::{GroupKey, Notice, NoticeGroup, NoticeKey};
-use socialite_core::rules::relations::Relation;
+use socialite_core::write::{Done, Write};
+use socialite_domain::feed::markers::{Marker, MarkerTimeline};
+use socialite_domain::graph::relations::Relation;
+use socialite_domain::notifications::notified::{GroupKey, Notice, NoticeGroup, NoticeKey};
 
 mod steps;
 
@@ -253,6 +255,28 @@ impl Txn for MongoTxn<'_> {
 
     async fn post(&mut self, id: PostId) -> Result<Option<Post>, TxnError> {
         self.store.post_in(self.s, id).await
+    }
+
+    async fn kept_at(
+        &mut self,
+        collection: &Collection,
+        user: &UserId,
+        post: PostId,
+    ) -> Result<Option<u64>, TxnError> {
+        let at = self
+            .store
+            .kept_at_in(self.s, collection, user.as_str(), post);
+        at.await
+    }
+
+    async fn kept_count(
+        &mut self,
+        collection: &Collection,
+        user: &UserId,
+    ) -> Result<u64, TxnError> {
+        self.store
+            .kept_count_in(self.s, collection, user.as_str())
+            .await
     }
 
     async fn marker(

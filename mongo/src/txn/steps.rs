@@ -7,7 +7,8 @@ use crate::lists::names;
 use crate::relations::code;
 use crate::store::id_bson;
 use mongodb::bson::doc;
-use socialite_core::ids::PostId;
+use mongodb::ClientSession;
+use socialite_core::ids::{PostId, UserId};
 use socialite_core::plan::Step;
 
 impl MongoTxn<'_> {
@@ -145,18 +146,12 @@ impl MongoTxn<'_> {
             | Step::RemoveNotice(_)
             | Step::PutNoticeGroup { .. }
             | Step::RemoveNoticeGroup { .. } => self.apply_notice_step(step).await?,
-            Step::PutMarker { user, marker } => {
-                self.store.put_marker_in(s, user.as_str(), marker).await?
-            }
-            Step::Unmention { user, posts } => {
-                let ids: Vec<i64> = posts.iter().map(|p| id_bson(*p)).collect();
-                let pull = doc! { "$pull": { "mentions": user.as_str() } };
-                let filter = doc! { "_id": { "$in": ids } };
-                db.content
-                    .update_many(filter, pull)
-                    .session(&mut *s)
-                    .await?;
-            }
+            Step::PutMarker { .. }
+            | Step::Keep { .. }
+            | Step::Unkeep { .. }
+            | Step::ForgetKept(_)
+            | Step::ForgetKeptPosts(_) => self.apply_reader_step(step).await?,
+            Step::Unmention { user, posts } => unmention(db, s, user, posts).await?,
             Step::PutUser { user, profile } => self.store.put_user_in(s, user, profile).await?,
             Step::SetStanding { user, standing } => {
                 self.store.set_standing_in(s, user, *standing).await?
@@ -192,6 +187,36 @@ impl MongoTxn<'_> {
                     .await
             }
             _ => unreachable!("not a notice's step"),
+        }
+    }
+
+    /// A step of a reader's own rows: their markers and collections.
+    async fn apply_reader_step(&mut self, step: &Step) -> Result<(), TxnError> {
+        let (store, s) = (&self.store, &mut *self.s);
+        match step {
+            Step::PutMarker { user, marker } => store.put_marker_in(s, user.as_str(), marker).await,
+            Step::Keep {
+                collection,
+                user,
+                kept,
+            } => {
+                let (user, post) = (user.as_str(), kept.post);
+                store
+                    .put_kept_in(s, collection, user, post, Some(*kept))
+                    .await
+            }
+            Step::Unkeep {
+                collection,
+                user,
+                post,
+            } => {
+                store
+                    .put_kept_in(s, collection, user.as_str(), *post, None)
+                    .await
+            }
+            Step::ForgetKept(user) => store.forget_kept_in(s, user.as_str()).await,
+            Step::ForgetKeptPosts(posts) => store.forget_kept_posts_in(s, posts).await,
+            _ => unreachable!("not a step of a reader's rows"),
         }
     }
 
@@ -290,4 +315,18 @@ fn edges_of(steps: &[Step]) -> Vec<(&str, &str)> {
             _ => None,
         })
         .collect()
+}
+
+/// Takes `user` out of the mentions of `posts` (the user is gone).
+async fn unmention(
+    db: &crate::db::Db,
+    s: &mut ClientSession,
+    user: &UserId,
+    posts: &[PostId],
+) -> Result<(), TxnError> {
+    let ids: Vec<i64> = posts.iter().map(|p| id_bson(*p)).collect();
+    let pull = doc! { "$pull": { "mentions": user.as_str() } };
+    let filter = doc! { "_id": { "$in": ids } };
+    db.content.update_many(filter, pull).session(s).await?;
+    Ok(())
 }

@@ -4,8 +4,8 @@
 //! export and replayed without counting twice.
 
 use super::*;
-use socialite_core::format::record::Record;
-use socialite_core::rules::likes::LikeChange;
+use socialite_domain::interactions::likes::LikeChange;
+use socialite_domain::transfer::record::Record;
 
 fn like(user: &str, post: u64, like: bool) -> LikeChange {
     LikeChange {
@@ -193,7 +193,7 @@ pub async fn concurrent_likes(open: Opener) {
     let Some(t) = open(FeedConfig::default(), "concurrent_likes").await else {
         return;
     };
-    const LIKERS: usize = 20 * socialite_core::rules::likes::TALLY_SHARDS as usize;
+    const LIKERS: usize = 20 * socialite_domain::interactions::likes::TALLY_SHARDS as usize;
     let b = &t.backends;
     let users: Vec<Record> = (0..LIKERS)
         .map(|i| Record::User {
@@ -219,7 +219,7 @@ pub async fn concurrent_likes(open: Opener) {
     // Python, keeps a transaction open long enough that more writers per
     // part spend the retry budget of a loaded machine on write conflicts:
     // a matter of its speed, not of the count's exactness.)
-    const OPEN: usize = socialite_core::rules::likes::TALLY_SHARDS as usize;
+    const OPEN: usize = socialite_domain::interactions::likes::TALLY_SHARDS as usize;
     let open = std::sync::Arc::new(tokio::sync::Semaphore::new(OPEN));
     let mut likes = tokio::task::JoinSet::new();
     for i in 0..LIKERS {

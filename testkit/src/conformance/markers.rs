@@ -2,8 +2,8 @@
 //! log, replayed to what the event says, exported, gone with their user.
 
 use super::*;
-use socialite_core::format::record::Record;
-use socialite_core::rules::markers::{Marker, MarkerTimeline};
+use socialite_domain::feed::markers::{Marker, MarkerTimeline};
+use socialite_domain::transfer::record::Record;
 
 fn at(post: u64) -> Marker {
     Marker {

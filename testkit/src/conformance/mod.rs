@@ -3,6 +3,7 @@
 //! the [`Opener`] it is given. A backend runs the whole suite with
 //! [`conformance_suite!`](crate::conformance_suite).
 
+mod collections;
 mod content;
 mod graph;
 mod likes;
@@ -13,8 +14,10 @@ mod notices;
 mod replies;
 mod reposts;
 mod timelines;
+mod transfer_modes;
 mod wakes;
 
+pub use collections::*;
 pub use content::*;
 pub use graph::*;
 pub use likes::*;
@@ -25,11 +28,13 @@ pub use notices::*;
 pub use replies::*;
 pub use reposts::*;
 pub use timelines::*;
+pub use transfer_modes::*;
 pub use wakes::*;
 
 use crate::open::{eventually, Opener};
 use serde_json::json;
 use socialite_core::backends::Backends;
+use socialite_core::checks::{EdgeChange, EdgeOp, Membership};
 use socialite_core::error::ErrorKind;
 use socialite_core::event::Event;
 use socialite_core::feed::config::{FeedConfig, FeedModel};
@@ -41,10 +46,9 @@ use socialite_core::ids::{GroupName, ListName, PostId, TimelineId, UserId};
 use socialite_core::ingest::Ingest;
 use socialite_core::model::{Entry, Post};
 use socialite_core::ports::{CacheRead, Coverage, IdRange, LogConsumer};
-use socialite_core::rules::access::Caller;
-use socialite_core::rules::cascade::{timeline_dropped, DeletionStage, UserDeletion};
-use socialite_core::rules::checks::{EdgeChange, EdgeOp, Membership};
-use socialite_core::rules::relations::{Hidden, Relation, RelationChange};
+use socialite_domain::accounts::access::Caller;
+use socialite_domain::deletion::cascade::{timeline_dropped, DeletionStage, UserDeletion};
+use socialite_domain::graph::relations::{Hidden, Relation, RelationChange};
 use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::time::Duration;

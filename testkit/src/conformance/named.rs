@@ -7,9 +7,10 @@
 //! nothing asked for by name.
 
 use super::*;
-use socialite_core::reads::{Direction, Reads};
-use socialite_core::rules::likes::LikeChange;
-use socialite_core::rules::reposts::RepostChange;
+use socialite_core::graph::Direction;
+use socialite_core::reads::Reads;
+use socialite_domain::interactions::likes::LikeChange;
+use socialite_domain::interactions::reposts::RepostChange;
 
 fn like(user: &str, post: u64, like: bool) -> LikeChange {
     LikeChange {

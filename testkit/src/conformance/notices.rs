@@ -5,10 +5,11 @@
 
 use super::*;
 use socialite_core::feed::notify;
-use socialite_core::reads::{Notification, Reads};
-use socialite_core::rules::likes::LikeChange;
-use socialite_core::rules::notifications::NoticeKind;
-use socialite_core::rules::reposts::RepostChange;
+use socialite_core::notifications::Notification;
+use socialite_core::reads::Reads;
+use socialite_domain::interactions::likes::LikeChange;
+use socialite_domain::interactions::reposts::RepostChange;
+use socialite_domain::notifications::notified::NoticeKind;
 
 fn like(user: &str, post: u64, like: bool) -> LikeChange {
     LikeChange {
@@ -138,8 +139,8 @@ pub async fn notifications(open: Opener) {
         (5, false)
     );
     let newest = first.items[0].latest;
-    let marker = socialite_core::plan::marker::marker_now(
-        socialite_core::rules::markers::MarkerTimeline::Notifications,
+    let marker = socialite_domain::feed::marker::marker_now(
+        socialite_domain::feed::markers::MarkerTimeline::Notifications,
         newest,
     );
     c.set_marker(&u("ann"), marker, false).await.unwrap();

@@ -5,9 +5,9 @@
 //! follows the author answered; a replay and an import count nothing twice.
 
 use super::*;
-use socialite_core::format::record::Record;
 use socialite_core::model::PostRef;
-use socialite_core::rules::reposts::RepostChange;
+use socialite_domain::interactions::reposts::RepostChange;
+use socialite_domain::transfer::record::Record;
 
 fn reply(id: u64, author: &str, to: u64) -> Post {
     Post {

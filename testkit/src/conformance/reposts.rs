@@ -7,9 +7,9 @@
 
 use super::likes::export;
 use super::*;
-use socialite_core::format::record::Record;
 use socialite_core::model::FeedItem;
-use socialite_core::rules::reposts::RepostChange;
+use socialite_domain::interactions::reposts::RepostChange;
+use socialite_domain::transfer::record::Record;
 
 fn change(user: &str, post: u64, repost: bool) -> RepostChange {
     RepostChange {

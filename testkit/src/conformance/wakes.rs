@@ -4,8 +4,8 @@
 //! each write.
 
 use super::*;
-use socialite_core::rules::likes::LikeChange;
-use socialite_core::rules::markers::{Marker, MarkerTimeline};
+use socialite_domain::feed::markers::{Marker, MarkerTimeline};
+use socialite_domain::interactions::likes::LikeChange;
 use tokio::sync::Notify;
 
 /// Whether the relay was woken since it last looked (a `Notify` keeps one

@@ -15,7 +15,7 @@ use socialite_core::model::FeedItem;
 use socialite_core::ports::{CacheRead, LogConsumer};
 use socialite_core::reads::Reads;
 use socialite_core::relay::relay_once;
-use socialite_core::rules::access::Caller;
+use socialite_domain::accounts::access::Caller;
 use std::collections::{BTreeMap, BTreeSet};
 use std::time::Duration;
 

@@ -6,10 +6,10 @@ use super::model::{GROUPS, LISTS};
 use super::reader::reader_act;
 use crate::open::Opener;
 use socialite_core::feed::config::{FeedConfig, FeedModel};
-use socialite_core::rules::access::Caller;
-use socialite_core::rules::hybrid::Hybrid;
-use socialite_core::rules::relations::Relation;
 use socialite_core::sim::{Rng, Zipf};
+use socialite_domain::accounts::access::Caller;
+use socialite_domain::feed::hybrid::Hybrid;
+use socialite_domain::graph::relations::Relation;
 
 /// Random lists for a follow: none given (keep the edge's), or a subset.
 fn random_lists(rng: &mut Rng) -> Option<Vec<&'static str>> {

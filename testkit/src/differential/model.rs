@@ -204,7 +204,7 @@ impl Model {
                 let reposted_by = at
                     .iter()
                     .filter_map(|(_, r)| r.map(str::to_owned))
-                    .take(socialite_core::rules::reposts::MAX_REPOSTED_BY)
+                    .take(socialite_domain::interactions::reposts::MAX_REPOSTED_BY)
                     .collect();
                 Shown {
                     post,

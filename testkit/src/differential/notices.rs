@@ -6,7 +6,9 @@
 use super::model::Model;
 use socialite_core::event::Event;
 use socialite_core::ids::{PostId, UserId};
-use socialite_core::rules::notifications::{id_at, GroupKey, NoticeKind, ACTORS_SHOWN, WINDOW_MS};
+use socialite_domain::notifications::notified::{
+    id_at, GroupKey, NoticeKind, ACTORS_SHOWN, WINDOW_MS,
+};
 use std::collections::BTreeMap;
 
 /// An entry as the oracle groups it.

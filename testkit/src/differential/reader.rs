@@ -4,8 +4,8 @@
 
 use super::harness::Harness;
 use socialite_core::ids::PostId;
-use socialite_core::rules::access::Caller;
 use socialite_core::sim::Rng;
+use socialite_domain::accounts::access::Caller;
 
 /// `user` likes or unlikes a random post, reposts one or undoes it,
 /// replies to one, or marks one read.

@@ -10,11 +10,11 @@ use super::history::{feed, play};
 use crate::open::Opener;
 use socialite_core::backends::Backends;
 use socialite_core::feed::config::FeedModel;
-use socialite_core::plan::import::Caps;
-use socialite_core::rules::access::Caller;
-use socialite_core::rules::relations::Relation;
 use socialite_core::transfer::export::export;
 use socialite_core::transfer::import::import;
+use socialite_domain::accounts::access::Caller;
+use socialite_domain::graph::relations::Relation;
+use socialite_domain::transfer::import::Caps;
 
 /// Records per import transaction: small, so that a history spans many.
 const BATCH: usize = 23;

@@ -1,11 +1,11 @@
 //! One stored timeline of the toy: a map of entries by post id, capped at
-//! the store's capacity, kept by the rules of `socialite_core::rules::accept`
+//! the store's capacity, kept by the rules of `socialite_domain::feed::accept`
 //! (which entries it takes, what it covers, what a warming cache leaves out
 //! of its merge, what a page serves). The toy decides none of them.
 
 use socialite_core::ids::{PostId, UserId};
 use socialite_core::model::Entry;
-use socialite_core::rules::accept::{
+use socialite_domain::feed::accept::{
     capped_coverage, fill_entries, lacking, takes, Coverage, PageWindow, WarmingMemory,
 };
 use std::collections::BTreeMap;

@@ -25,11 +25,12 @@ use socialite_core::feed::config::{FeedConfig, FeedModel};
 use socialite_core::feed::NoTimelines;
 use socialite_core::ids::{GroupName, ListName, PostId, UserId};
 use socialite_core::live::in_process::InProcessFeed;
+use socialite_core::model::collection::Collection;
 use socialite_core::model::Post;
-use socialite_core::plan::write::Ledger;
+use socialite_core::plan::Ledger;
 use socialite_core::ports::{Standing, TimelineStore};
-use socialite_core::rules::markers::{Marker, MarkerTimeline};
-use socialite_core::rules::notifications::{GroupKey, NoticeGroup, NoticeKey};
+use socialite_domain::feed::markers::{Marker, MarkerTimeline};
+use socialite_domain::notifications::notified::{GroupKey, NoticeGroup, NoticeKey};
 use socialite_testkit::{Opened, Opening};
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::{Arc, Mutex};
@@ -79,6 +80,8 @@ struct State {
     tallies: BTreeMap<(PostId, u8, u8), i64>,
     /// (user, timeline) → the user's marker of it.
     markers: BTreeMap<(UserId, MarkerTimeline), Marker>,
+    /// (user, collection, post) → when kept.
+    kept: BTreeMap<(UserId, Collection, PostId), u64>,
     accounts: BTreeMap<UserId, Standing>,
 }
 
@@ -98,7 +101,8 @@ fn entry_notices(
             k.recipient == *recipient
                 && k.kind == group.kind
                 && k.post == group.post
-                && id.unix_ms() / socialite_core::rules::notifications::WINDOW_MS == group.window
+                && id.unix_ms() / socialite_domain::notifications::notified::WINDOW_MS
+                    == group.window
                 && before.is_none_or(|b| **id < b)
         })
         .map(|(k, id)| (*id, k.actor.clone()))

@@ -7,16 +7,18 @@ use super::{State, ToyStore};
 use async_trait::async_trait;
 use socialite_core::error::Result;
 use socialite_core::event::Event;
-use socialite_core::format::record::Record;
 use socialite_core::ids::{GroupName, ListName, PostId, UserId};
+use socialite_core::model::collection::{Collection, Kept};
 use socialite_core::model::{Entry, Post, PostCounts, User};
 use socialite_core::plan::run_ready;
-use socialite_core::plan::write::{Done, Ledger, Write};
+use socialite_core::plan::Ledger;
 use socialite_core::ports::*;
-use socialite_core::rules::likes::Tally;
-use socialite_core::rules::markers::Marker;
-use socialite_core::rules::notifications::{GroupKey, NoticeGroup};
-use socialite_core::rules::relations::Relation;
+use socialite_core::write::{Done, Write};
+use socialite_domain::feed::markers::Marker;
+use socialite_domain::graph::relations::Relation;
+use socialite_domain::interactions::likes::Tally;
+use socialite_domain::notifications::notified::{GroupKey, NoticeGroup};
+use socialite_domain::transfer::record::Record;
 use std::sync::Arc;
 use tokio::sync::Notify;
 
@@ -288,6 +290,33 @@ impl Notices for ToyStore {
             .into_iter()
             .filter(|(_, a)| actors.contains(a))
             .collect())
+    }
+}
+
+#[async_trait]
+impl Collections for ToyStore {
+    async fn kept(
+        &self,
+        collection: &Collection,
+        user: &UserId,
+        before: Option<(u64, PostId)>,
+        limit: usize,
+    ) -> Result<Vec<Kept>> {
+        Ok(self.read(|s| {
+            let mut mine: Vec<Kept> = s
+                .kept
+                .iter()
+                .filter(|((u, c, _), _)| u == user && c == collection)
+                .map(|((_, _, post), at_ms)| Kept {
+                    post: *post,
+                    at_ms: *at_ms,
+                })
+                .filter(|k| before.is_none_or(|b| (k.at_ms, k.post) < b))
+                .collect();
+            mine.sort_by_key(|k| std::cmp::Reverse((k.at_ms, k.post)));
+            mine.truncate(limit);
+            mine
+        }))
     }
 }
 
@@ -606,6 +635,16 @@ impl Transfer for ToyStore {
                 out.push(Record::Marker {
                     user: user.clone(),
                     marker: *marker,
+                });
+            }
+            for ((user, c, post), at_ms) in s.kept.iter().filter(|((u, _, _), _)| !gone(u)) {
+                out.push(Record::Kept {
+                    collection: c.clone(),
+                    user: user.clone(),
+                    kept: Kept {
+                        post: *post,
+                        at_ms: *at_ms,
+                    },
                 });
             }
             out

@@ -10,7 +10,7 @@ use socialite_core::error::Result;
 use socialite_core::ids::{now_ms, PostId, TimelineId, UserId};
 use socialite_core::model::Entry;
 use socialite_core::ports::{CacheRead, Coverage, Delivery, Footprint, TimelineStore};
-use socialite_core::rules::accept::Freshness;
+use socialite_domain::feed::accept::Freshness;
 use std::collections::BTreeMap;
 use std::sync::Mutex;
 

@@ -3,17 +3,18 @@
 
 use super::{State, ToyTxn};
 use serde_json::{Map, Value};
+use socialite_core::checks::{post_id_taken, Membership};
 use socialite_core::error::{Error, Result};
 use socialite_core::ids::{GroupName, ListName, PostId, UserId};
+use socialite_core::model::collection::Collection;
 use socialite_core::model::Post;
-use socialite_core::plan::deletion::Side;
-use socialite_core::plan::write::Ledger;
+use socialite_core::plan::Ledger;
+use socialite_core::plan::Side;
 use socialite_core::plan::{Step, Txn};
 use socialite_core::ports::Standing;
-use socialite_core::rules::checks::{post_id_taken, Membership};
-use socialite_core::rules::markers::{Marker, MarkerTimeline};
-use socialite_core::rules::notifications::{GroupKey, Notice, NoticeGroup, NoticeKey};
-use socialite_core::rules::relations::Relation;
+use socialite_domain::feed::markers::{Marker, MarkerTimeline};
+use socialite_domain::graph::relations::Relation;
+use socialite_domain::notifications::notified::{GroupKey, Notice, NoticeGroup, NoticeKey};
 use std::collections::{BTreeMap, BTreeSet};
 
 impl State {
@@ -158,6 +159,25 @@ impl Txn for ToyTxn {
 
     async fn post(&mut self, id: PostId) -> Result<Option<Post>> {
         Ok(self.state.posts.get(&id).cloned())
+    }
+
+    async fn kept_at(
+        &mut self,
+        collection: &Collection,
+        user: &UserId,
+        post: PostId,
+    ) -> Result<Option<u64>> {
+        let key = (user.clone(), collection.clone(), post);
+        Ok(self.state.kept.get(&key).copied())
+    }
+
+    async fn kept_count(&mut self, collection: &Collection, user: &UserId) -> Result<u64> {
+        let mine = self
+            .state
+            .kept
+            .keys()
+            .filter(|(u, c, _)| u == user && c == collection);
+        Ok(mine.count() as u64)
     }
 
     async fn marker(&mut self, user: &UserId, timeline: MarkerTimeline) -> Result<Option<Marker>> {
@@ -391,6 +411,23 @@ impl ToyTxn {
             Step::ForgetMarkers(user) => {
                 s.markers.retain(|(u, _), _| u != user);
             }
+            Step::Keep {
+                collection,
+                user,
+                kept,
+            } => {
+                let key = (user.clone(), collection.clone(), kept.post);
+                s.kept.insert(key, kept.at_ms);
+            }
+            Step::Unkeep {
+                collection,
+                user,
+                post,
+            } => {
+                s.kept.remove(&(user.clone(), collection.clone(), *post));
+            }
+            Step::ForgetKept(user) => s.kept.retain(|(u, _, _), _| u != user),
+            Step::ForgetKeptPosts(posts) => s.kept.retain(|(_, _, p), _| !posts.contains(p)),
             Step::RemoveUser(user) => {
                 s.deleting.remove(user);
                 s.users.remove(user);

@@ -7,8 +7,8 @@ use crate::error::Result;
 use crate::feed::Stores;
 use crate::ids::{GroupName, TimelineId, UserId};
 use crate::numbers::Targets;
-use crate::rules::hybrid::is_big;
 use rustc_hash::FxHashSet;
+use socialite_domain::feed::hybrid::is_big;
 use std::sync::Arc;
 
 /// Accounts with fewer followers are loaded on their first post: their

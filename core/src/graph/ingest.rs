@@ -1,0 +1,117 @@
+use crate::checks::{
+    check_edge_count, edge_lists, EdgeChange, EdgeOp, EdgeRequest, EdgeTransition, Membership,
+};
+use crate::error::Result;
+use crate::ids::{GroupName, UserId};
+use crate::ingest::Ingest;
+use socialite_domain::accounts::access::Caller;
+use socialite_domain::graph::relations::{Relation, RelationChange, RelationTransition};
+
+impl Ingest {
+    /// Follows `target`, filed under `lists` when they are given (replacing
+    /// the lists of an existing edge; `None` keeps them).
+    pub async fn follow(
+        &self,
+        caller: &Caller,
+        user: &str,
+        target: &str,
+        lists: Option<&[&str]>,
+    ) -> Result<EdgeTransition> {
+        self.change_edge(caller, user, target, EdgeOp::Follow, lists)
+            .await
+    }
+
+    pub async fn unfollow(
+        &self,
+        caller: &Caller,
+        user: &str,
+        target: &str,
+    ) -> Result<EdgeTransition> {
+        self.change_edge(caller, user, target, EdgeOp::Unfollow, None)
+            .await
+    }
+
+    /// Follows and unfollows many accounts for `user` at once: the caller
+    /// must act as `user` (else the whole call is refused), at most
+    /// [`crate::checks::MAX_EDGES_PER_CALL`] edges, and then each edge is changed as one
+    /// follow or unfollow changes it, with the same checks and events, in
+    /// order. One answer per edge: its transition, or why it was refused.
+    pub async fn change_edges(
+        &self,
+        caller: &Caller,
+        user: &str,
+        edges: &[EdgeRequest],
+    ) -> Result<Vec<Result<EdgeTransition>>> {
+        let u = UserId::parse(user)?;
+        check_edge_count(edges.len())?;
+        self.acting_as(caller, &u).await?;
+        let mut out = Vec::with_capacity(edges.len());
+        for e in edges {
+            let lists: Option<Vec<&str>> = e
+                .lists
+                .as_ref()
+                .map(|l| l.iter().map(String::as_str).collect());
+            out.push(
+                self.change_edge(caller, user, &e.target, e.op, lists.as_deref())
+                    .await,
+            );
+        }
+        Ok(out)
+    }
+
+    pub(crate) async fn change_edge(
+        &self,
+        caller: &Caller,
+        user: &str,
+        target: &str,
+        op: EdgeOp,
+        lists: Option<&[&str]>,
+    ) -> Result<EdgeTransition> {
+        let (u, t) = (UserId::parse(user)?, UserId::parse(target)?);
+        let lists = lists.map(edge_lists).transpose()?;
+        self.acting_as(caller, &u).await?;
+        if op == EdgeOp::Follow {
+            self.accounts.visible(&t).await?;
+        }
+        let _write = self.enter_changing()?;
+        let mut change = EdgeChange::new(u, t, op)?.with_max_following(self.max_following);
+        if let Some(lists) = lists {
+            change = change.with_lists(lists);
+        }
+        self.graph.change_edge(&change).await
+    }
+
+    /// Makes (`make`) or lifts the user's mute or block of `target`
+    /// (idempotent).
+    pub async fn relation(
+        &self,
+        caller: &Caller,
+        user: &str,
+        target: &str,
+        relation: Relation,
+        make: bool,
+    ) -> Result<RelationTransition> {
+        let (u, t) = (UserId::parse(user)?, UserId::parse(target)?);
+        self.acting_as(caller, &u).await?;
+        let _write = self.enter_changing()?;
+        let change = RelationChange::new(u, t, relation, make)?;
+        self.graph.change_relation(&change).await
+    }
+
+    /// Joins (`join`) or leaves a group as the user; returns whether the
+    /// membership changed.
+    pub async fn membership(
+        &self,
+        caller: &Caller,
+        group: &str,
+        user: &str,
+        join: bool,
+    ) -> Result<bool> {
+        let group = GroupName::parse(group)?;
+        let user = UserId::parse(user)?;
+        self.acting_as(caller, &user).await?;
+        let _write = self.enter_changing()?;
+        let change = Membership { group, user, join };
+        self.graph.change_membership(&change).await
+    }
+}

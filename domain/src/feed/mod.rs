@@ -1,0 +1,11 @@
+//! What timelines hold: which entries a stored timeline accepts and keeps
+//! ([`accept`]), which authors are not fanned out ([`hybrid`]), what the
+//! timelines must do about each event of the log ([`timeline_change`]), and
+//! where a reader stopped: how a marker moves ([`markers`]) and a marker
+//! set ([`marker`]).
+
+pub mod accept;
+pub mod hybrid;
+pub mod marker;
+pub mod markers;
+pub mod timeline_change;

@@ -1,0 +1,9 @@
+//! Who follows, mutes and blocks whom, and who is in which group: a follow,
+//! refiling or unfollow ([`edge`]), mutes and blocks, their rules
+//! ([`relations`]) and their writes ([`relate`]), and group membership
+//! ([`membership`]).
+
+pub mod edge;
+pub mod membership;
+pub mod relate;
+pub mod relations;

@@ -1,0 +1,85 @@
+//! What the one transfer planner ([`crate::transfer::apply`]) takes: an
+//! event of another deployment's log, or a record of an export read as the
+//! event it mirrors ([`Act::of`]). Two records say what no event does, and
+//! have a form of their own.
+
+use crate::event::Event;
+use crate::graph::relations::Relation;
+use crate::ids::{PostId, UserId};
+use crate::model::Post;
+use crate::trace::Trace;
+use crate::transfer::record::Record;
+
+/// An act made in another store, to be made here.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Act {
+    /// An event, as a log holds it; every record but the two below reads
+    /// as the event that made what it holds.
+    Event(Event),
+    /// A like as an export holds it: [`Event::Liked`] but for the liked
+    /// post's author, which the store tells.
+    Like {
+        user: UserId,
+        post: PostId,
+        at_ms: u64,
+    },
+    /// A reply whose post the stream marks gone (deleted at the source):
+    /// [`Event::PostCreated`] with that mark, which no event carries.
+    GoneReply(Post),
+}
+
+impl Act {
+    /// The act `record` holds: the event that made what it holds.
+    pub fn of(record: &Record) -> Act {
+        Act::Event(match record.clone() {
+            Record::User { id, profile } => Event::UserPut { user: id, profile },
+            Record::Account { id, standing } => Event::StandingSet { user: id, standing },
+            Record::Follow {
+                follower,
+                followee,
+                at_ms,
+                lists,
+            } => Event::Followed {
+                follower,
+                followee,
+                lists,
+                at_ms,
+            },
+            Record::Relation {
+                user,
+                relation: Relation::Mute,
+                target,
+            } => Event::Muted {
+                user,
+                target,
+                // What the muter files the target under matters to
+                // fanout only, which an import does not reach.
+                edge: None,
+            },
+            Record::Relation { user, target, .. } => Event::Blocked { user, target },
+            Record::Member { group, user } => Event::Joined { group, user },
+            Record::Post {
+                post,
+                answered_gone: true,
+            } => return Act::GoneReply(post),
+            Record::Post { post, .. } => Event::PostCreated {
+                post,
+                // Made elsewhere, in no trace of this deployment.
+                trace: Trace::default(),
+            },
+            Record::Like { post, user, at_ms } => return Act::Like { user, post, at_ms },
+            Record::Marker { user, marker } => Event::MarkerSet { user, marker },
+            Record::Kept {
+                collection,
+                user,
+                kept,
+            } => Event::KeptChanged {
+                collection,
+                user,
+                post: kept.post,
+                at_ms: kept.at_ms,
+                kept: true,
+            },
+        })
+    }
+}

@@ -1,0 +1,44 @@
+//! A record loaded into a store (`socialite_core::transfer`): the act it
+//! holds ([`Act::of`]), made by the one transfer planner
+//! ([`crate::transfer::apply`]) as a restore ([`Mode::Restore`]), with no
+//! events (an import's ledger is quiet: [`crate::write::Write::emits`]) and
+//! the notices the act made. Idempotent: a record the store holds already
+//! changes nothing, so a rerun of an import neither doubles nor loses a
+//! record.
+//!
+//! An import restores what the source *held*; it does not decide again
+//! acts that were valid when they were made, and still refuses what no
+//! write could have made: each difference from a replay, and its reason,
+//! is decided in [`crate::transfer::mode`]. The limits of the write path
+//! are checked before, in [`crate::transfer::admit`].
+
+use crate::plan::Txn;
+use crate::transfer::act::Act;
+pub use crate::transfer::admit::Caps;
+use crate::transfer::apply::apply;
+use crate::transfer::mode::Mode;
+use crate::transfer::record::Record;
+
+/// Loads `records` in `txn`, in order, under `caps`; how many changed
+/// something.
+pub async fn import_records<T: Txn>(
+    txn: &mut T,
+    records: &[Record],
+    caps: &Caps,
+) -> Result<usize, T::Error> {
+    let mut changed = 0;
+    for r in records {
+        changed += usize::from(import_record(txn, r, caps).await?);
+    }
+    Ok(changed)
+}
+
+/// Loads `record` in `txn` under `caps`, with the notices its act made;
+/// whether it changed anything.
+pub async fn import_record<T: Txn>(
+    txn: &mut T,
+    record: &Record,
+    caps: &Caps,
+) -> Result<bool, T::Error> {
+    apply(txn, &Act::of(record), Mode::Restore(*caps)).await
+}
