@@ -30,7 +30,7 @@ use std::future::Future;
 use std::pin::Pin;
 use std::sync::Arc;
 use std::task::{Context, Poll};
-use std::time::Instant;
+use std::time::{Duration, Instant};
 use tokio::sync::Semaphore;
 use tower::ServiceExt;
 use tracing::Instrument;
@@ -47,6 +47,8 @@ pub enum Admit {
 
 struct Shared {
     admit: Admit,
+    /// How long a request may take (see [`time_limit`]).
+    request_timeout: Duration,
     /// Requests handled at once; more are refused, not queued.
     in_flight: Semaphore,
 }
@@ -56,9 +58,10 @@ struct Shared {
 pub struct FrontLayer(Arc<Shared>);
 
 impl FrontLayer {
-    pub fn new(admit: Admit) -> FrontLayer {
+    pub fn new(admit: Admit, request_timeout: Duration) -> FrontLayer {
         FrontLayer(Arc::new(Shared {
             admit,
+            request_timeout,
             in_flight: Semaphore::new(MAX_IN_FLIGHT),
         }))
     }
@@ -156,7 +159,7 @@ where
     let (mut req, waiting) = Paced::watch(req);
     // The limit covers the credential check too: a token's check reads its
     // account's standing from the store, which may be slow or down.
-    let limit = time_limit(req.uri().path());
+    let limit = time_limit(req.uri().path(), shared.request_timeout);
     let run = async move {
         match &shared.admit {
             Admit::Credential(auth) => {
@@ -278,7 +281,10 @@ mod tests {
         // which the contract's check of this crate's sources refuses.
         let router = Router::route(Router::new(), "/boom/{n}", get(boom));
         let router = Router::route(router, "/missing", get(missing));
-        let router = router.layer(FrontLayer::new(Admit::Trusted));
+        let router = router.layer(FrontLayer::new(
+            Admit::Trusted,
+            crate::guard::REQUEST_TIMEOUT,
+        ));
 
         let (status, body) = call(&router, "/missing").await;
         assert_eq!(status, StatusCode::NOT_FOUND);
@@ -331,7 +337,10 @@ mod tests {
         let _default = tracing::subscriber::set_default(subscriber);
         let router = Router::route(Router::new(), "/upload", axum::routing::post(read_body));
         let router = Router::route(router, "/stuck", get(stuck));
-        let router = router.layer(FrontLayer::new(Admit::Trusted));
+        let router = router.layer(FrontLayer::new(
+            Admit::Trusted,
+            crate::guard::REQUEST_TIMEOUT,
+        ));
         for _ in 0..5 {
             // A body that sends a few bytes and then nothing.
             use tokio_stream::StreamExt;

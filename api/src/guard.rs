@@ -35,11 +35,13 @@ pub const REQUEST_TIMEOUT: Duration = Duration::from_secs(30);
 /// call, one at a time per operator).
 pub const BACKUP_TIMEOUT: Duration = Duration::from_secs(3600);
 
-/// The time limit of a call to `path` (a REST path or a gRPC method's).
-pub fn time_limit(path: &str) -> Duration {
+/// The time limit of a call to `path` (a REST path or a gRPC method's),
+/// where a request may take `request_timeout` ([`REQUEST_TIMEOUT`] unless
+/// the process's [`crate::limits::Limits`] say otherwise).
+pub fn time_limit(path: &str, request_timeout: Duration) -> Duration {
     match path {
         "/admin/backup" | "/socialite.v1.Ingest/Backup" => BACKUP_TIMEOUT,
-        _ => REQUEST_TIMEOUT,
+        _ => request_timeout,
     }
 }
 /// Requests handled at once by one process; more are refused, not queued.

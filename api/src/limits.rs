@@ -31,6 +31,11 @@ pub struct Limits {
     /// Backups kept in the data directory's backup directory, the oldest
     /// removed past it; 0 keeps them all (`socialite_domain::transfer::backups`).
     pub max_backups: usize,
+    /// How long a REST or gRPC request may take, reading its body included
+    /// (a backup excepted: [`crate::guard::BACKUP_TIMEOUT`]). Not a setting
+    /// of the binaries, which keep [`crate::guard::REQUEST_TIMEOUT`]: a
+    /// field so that a test of what the limit does need not wait 30 s.
+    pub request_timeout: Duration,
 }
 
 pub const DEFAULT_MAX_FOLLOWING: u64 = socialite_core::ingest::DEFAULT_MAX_FOLLOWING;
@@ -47,6 +52,7 @@ impl Default for Limits {
             max_streams_per_key: 5_000,
             stream_lifetime: Duration::from_secs(3_600),
             max_backups: socialite_domain::transfer::backups::DEFAULT_MAX_BACKUPS,
+            request_timeout: crate::guard::REQUEST_TIMEOUT,
         }
     }
 }

@@ -18,6 +18,7 @@ use socialite_core::shutdown::Shutdown;
 use socialite_core::ErrorKind;
 use socialite_domain::accounts::access::{self, Act, Caller};
 use std::sync::Arc;
+use std::time::Duration;
 use tokio::net::TcpListener;
 use tonic::service::Routes;
 use tonic_health::server::HealthReporter;
@@ -57,6 +58,8 @@ pub struct Serving {
     pub cors_origins: Vec<String>,
     /// The operators' endpoints are served on their own address, not here.
     pub ops_apart: bool,
+    /// How long a request may take ([`crate::limits::Limits`]).
+    pub request_timeout: Duration,
 }
 
 /// Adds what every REST service has: `/healthz`, `/readyz`, `/openapi.json`
@@ -73,7 +76,10 @@ pub fn finish_router(routes: OpenApiRouter, health: Health, serving: &Serving) -
     let mut doc = ApiDoc::openapi();
     doc.merge(served);
     crate::responses::with_common_refusals(&mut doc);
-    let front = FrontLayer::new(Admit::Credential(serving.auth.clone()));
+    let front = FrontLayer::new(
+        Admit::Credential(serving.auth.clone()),
+        serving.request_timeout,
+    );
     let router = with_front(router, doc, front);
     // Outside the front: preflights are answered before authentication (a
     // browser sends them without credentials), and refusals carry CORS
@@ -86,11 +92,15 @@ pub fn finish_router(routes: OpenApiRouter, health: Health, serving: &Serving) -
 
 /// The operators' own address: probes, metrics, the status page and the
 /// contract, without credentials (the address is the protection).
-pub fn ops_only_router(health: Health) -> Router {
+pub fn ops_only_router(health: Health, request_timeout: Duration) -> Router {
     let (router, served) = ops_router().with_state(health).split_for_parts();
     let mut doc = ApiDoc::openapi();
     doc.merge(served);
-    with_front(router, doc, FrontLayer::new(Admit::Trusted))
+    with_front(
+        router,
+        doc,
+        FrontLayer::new(Admit::Trusted, request_timeout),
+    )
 }
 
 /// JSON answers for unknown routes and methods, then one layer around
@@ -210,6 +220,7 @@ pub async fn grpc_routes(
     routes: Routes,
     services: &[&str],
     auth: Arc<Authenticator>,
+    request_timeout: Duration,
 ) -> (Router, HealthReporter) {
     let (reporter, health_service) = tonic_health::server::health_reporter();
     for name in services.iter().copied().chain([""]) {
@@ -236,7 +247,10 @@ pub async fn grpc_routes(
             auth,
             crate::auth::authenticate_grpc,
         ))
-        .layer(axum::middleware::from_fn(grpc_deadline))
+        .layer(axum::middleware::from_fn_with_state(
+            request_timeout,
+            grpc_deadline,
+        ))
         .layer(axum::middleware::from_fn(track_grpc));
     (router, reporter)
 }
@@ -244,8 +258,12 @@ pub async fn grpc_routes(
 /// The REST limit, for gRPC: a call must answer (its response head; a
 /// stream's events may follow for longer) within the request timeout, or
 /// ends with `DEADLINE_EXCEEDED`.
-async fn grpc_deadline(req: Request, next: Next) -> Response {
-    let limit = crate::guard::time_limit(req.uri().path());
+async fn grpc_deadline(
+    State(request_timeout): State<Duration>,
+    req: Request,
+    next: Next,
+) -> Response {
+    let limit = crate::guard::time_limit(req.uri().path(), request_timeout);
     match tokio::time::timeout(limit, next.run(req)).await {
         Ok(resp) => resp,
         Err(_) => tonic::Status::deadline_exceeded(format!(

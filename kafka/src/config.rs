@@ -21,13 +21,33 @@ pub struct KafkaConfig {
     /// dead member's partitions by itself. For coordinators that keep a dead
     /// member's assignment (tansu 0.6 does), this recovers them.
     pub stale_partition_rejoin: Option<std::time::Duration>,
+    /// How long the group coordinator waits without a heartbeat from a
+    /// fanout worker before it counts the worker gone and moves its
+    /// partitions (Kafka's `session.timeout.ms`; 10 s unless
+    /// `session_timeout_ms` says otherwise). Shorter moves a dead worker's
+    /// partitions sooner; too short for the brokers' network counts a live
+    /// worker gone.
+    pub session_timeout: std::time::Duration,
+    /// How long the producer keeps trying to deliver an event before the
+    /// append fails, and the outbox keeps the event for the relay to try
+    /// again (librdkafka's `message.timeout.ms`; 15 s unless
+    /// `delivery_timeout_ms` says otherwise).
+    pub delivery_timeout: std::time::Duration,
     /// TLS and SASL (see [`crate::security`]).
     pub security: KafkaSecurity,
 }
 
+/// Kafka's own default is 45 s; a dead fanout worker's partitions wait
+/// that long.
+pub const DEFAULT_SESSION_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(10);
+
+/// See [`KafkaConfig::delivery_timeout`].
+pub const DEFAULT_DELIVERY_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(15);
+
 impl KafkaConfig {
     /// Parses `kafka://host:port[,host:port]?partitions=N&replication=N&topic_prefix=P`
-    /// (and `stale_partition_rejoin_ms=N`, see the field, and the TLS and
+    /// (and `stale_partition_rejoin_ms=N`, `session_timeout_ms=N` and
+    /// `delivery_timeout_ms=N`, see the fields, and the TLS and
     /// SASL options of [`crate::security`]).
     pub fn from_uri(uri: &str) -> Result<KafkaConfig> {
         let bad = |why: &str| {
@@ -50,6 +70,8 @@ impl KafkaConfig {
             partitions: 8,
             replication: 1,
             stale_partition_rejoin: None,
+            session_timeout: DEFAULT_SESSION_TIMEOUT,
+            delivery_timeout: DEFAULT_DELIVERY_TIMEOUT,
             security: KafkaSecurity::default(),
         };
         let mut security = Options::default();
@@ -80,6 +102,24 @@ impl KafkaConfig {
                     })?;
                     config.stale_partition_rejoin = Some(std::time::Duration::from_millis(ms));
                 }
+                "session_timeout_ms" => {
+                    let ms = v
+                        .parse::<u64>()
+                        .ok()
+                        .filter(|ms| (3000..=300_000).contains(ms));
+                    let ms =
+                        ms.ok_or_else(|| bad("session_timeout_ms must be from 3000 to 300000"))?;
+                    config.session_timeout = std::time::Duration::from_millis(ms);
+                }
+                "delivery_timeout_ms" => {
+                    let ms = v
+                        .parse::<u64>()
+                        .ok()
+                        .filter(|ms| (1000..=300_000).contains(ms));
+                    let ms =
+                        ms.ok_or_else(|| bad("delivery_timeout_ms must be from 1000 to 300000"))?;
+                    config.delivery_timeout = std::time::Duration::from_millis(ms);
+                }
                 other if security.take(other, v)? => {}
                 other => return Err(bad(&format!("unknown parameter `{other}`"))),
             }
@@ -93,8 +133,21 @@ impl KafkaConfig {
     pub(crate) fn client(&self) -> ClientConfig {
         let mut client = ClientConfig::new();
         client.set("bootstrap.servers", &self.brokers);
+        // librdkafka waits up to 10 s between tries to reach a broker that
+        // is down, so a broker back from a restart would be seen (and the
+        // process ready again) up to 10 s late; a try a second at most.
+        client.set("reconnect.backoff.max.ms", "1000");
         self.security.apply(&mut client);
         client
+    }
+
+    /// The group settings of a consumer that joins with the others: the
+    /// session timeout, and heartbeats a third of it apart (at most 1 s).
+    pub(crate) fn group_session(&self, client: &mut ClientConfig) {
+        let session = self.session_timeout.as_millis();
+        client
+            .set("session.timeout.ms", session.to_string())
+            .set("heartbeat.interval.ms", (session / 3).min(1000).to_string());
     }
 
     /// Post events, keyed by author.
@@ -134,6 +187,12 @@ mod tests {
         assert_eq!(c.graph_topic(), "t1.graph");
         let plain = KafkaConfig::from_uri("kafka://h:1").unwrap();
         assert_eq!((plain.partitions, plain.stale_partition_rejoin), (8, None));
+        assert_eq!(plain.session_timeout, DEFAULT_SESSION_TIMEOUT);
+        let c = KafkaConfig::from_uri("kafka://h:1?session_timeout_ms=4000").unwrap();
+        assert_eq!(c.session_timeout, std::time::Duration::from_secs(4));
+        assert_eq!(plain.delivery_timeout, DEFAULT_DELIVERY_TIMEOUT);
+        let c = KafkaConfig::from_uri("kafka://h:1?delivery_timeout_ms=3000").unwrap();
+        assert_eq!(c.delivery_timeout, std::time::Duration::from_secs(3));
         let c = KafkaConfig::from_uri("kafka://h:1?stale_partition_rejoin_ms=5000").unwrap();
         assert_eq!(
             c.stale_partition_rejoin,
@@ -152,6 +211,9 @@ mod tests {
             "kafka://h:1?colour=red",
             "kafka://h:1?topic_prefix=a/b",
             "kafka://h:1?stale_partition_rejoin_ms=5",
+            "kafka://h:1?session_timeout_ms=100",
+            "kafka://h:1?session_timeout_ms=x",
+            "kafka://h:1?delivery_timeout_ms=10",
         ] {
             let e = KafkaConfig::from_uri(uri).unwrap_err();
             assert_eq!(e.code(), "invalid_log_uri", "{uri}");

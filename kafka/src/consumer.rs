@@ -186,8 +186,9 @@ impl KafkaConsumer {
             group: group.to_owned(),
             reassigned: AtomicBool::new(false),
         };
-        let consumer: BaseConsumer<GroupContext> = config
-            .client()
+        let mut client = config.client();
+        config.group_session(&mut client);
+        let consumer: BaseConsumer<GroupContext> = client
             .set("group.id", group)
             .set("enable.auto.commit", "true")
             .set("auto.commit.interval.ms", "1000")
@@ -196,8 +197,6 @@ impl KafkaConsumer {
             // Range assignment gives one worker the same partition number of
             // both topics, so one account's posts and follows meet there.
             .set("partition.assignment.strategy", "range")
-            .set("session.timeout.ms", "10000")
-            .set("heartbeat.interval.ms", "1000")
             .create_with_context(context)
             .map_err(|e| unavailable("creating the Kafka consumer", e))?;
         let names: Vec<&str> = topics.iter().map(String::as_str).collect();

@@ -17,9 +17,6 @@ use socialite_core::event::Event;
 use socialite_core::ports::{EventLog, LogConsumer};
 use std::time::Duration;
 
-/// How long the producer keeps retrying a message before the append fails
-/// (the outbox keeps the event and the relay tries again).
-const DELIVERY_TIMEOUT: Duration = Duration::from_secs(15);
 const ADMIN_TIMEOUT: Duration = Duration::from_secs(10);
 
 pub struct KafkaLog {
@@ -38,7 +35,7 @@ fn new_producer(config: &KafkaConfig) -> Result<FutureProducer> {
         .set("compression.type", "lz4")
         .set(
             "message.timeout.ms",
-            DELIVERY_TIMEOUT.as_millis().to_string(),
+            config.delivery_timeout.as_millis().to_string(),
         )
         .create()
         .map_err(|e| unavailable("creating the Kafka producer", e))

@@ -347,7 +347,7 @@ async fn serve(
     let mut tasks = apis.tasks;
     let ops_addr = listening.ops.as_ref().map(local_addr).transpose()?;
     if let Some(listener) = listening.ops {
-        let router = ops_only_router(health.clone());
+        let router = ops_only_router(health.clone(), limits.request_timeout);
         // The operators' address has caps of its own, so a flood of the
         // API's never keeps an operator out.
         let ops_gate = Gate::new(0, limits.max_connections_per_ip, limits.idle_timeout);
@@ -365,20 +365,27 @@ async fn serve(
                 auth: auth.clone(),
                 cors_origins: config.cors_origins.clone(),
                 ops_apart: ops_addr.is_some(),
+                request_timeout: limits.request_timeout,
             };
             tasks.push(tokio::spawn(
                 auth.clone().watch(CREDENTIALS_POLL, shutdown.clone()),
             ));
             finish_router(apis.router, health, &serving)
         }
-        None => ops_only_router(health),
+        None => ops_only_router(health, limits.request_timeout),
     };
     let rest_addr = local_addr(&listening.rest)?;
     tasks.push(spawn_http("REST", listening.rest, router, &gate, &shutdown));
     let (mut grpc_addr, mut grpc_health) = (None, None);
     if let (Some(listener), Some(auth)) = (listening.grpc, auth) {
         grpc_addr = Some(local_addr(&listener)?);
-        let (routes, reporter) = grpc_routes(apis.routes, &apis.grpc_names, auth.clone()).await;
+        let (routes, reporter) = grpc_routes(
+            apis.routes,
+            &apis.grpc_names,
+            auth.clone(),
+            limits.request_timeout,
+        )
+        .await;
         grpc_health = Some(reporter);
         tasks.push(tokio::spawn(async move {
             if let Err(e) = serve_grpc(listener, routes, gate, shutdown).await {

@@ -181,6 +181,8 @@ impl LimitArgs {
             max_streams_per_key: self.max_streams_per_key,
             stream_lifetime: std::time::Duration::from_secs(self.stream_lifetime),
             max_backups: self.max_backups,
+            // Not a setting: the default (see the field).
+            request_timeout: Limits::default().request_timeout,
         }
     }
 }

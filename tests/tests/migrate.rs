@@ -516,12 +516,23 @@ async fn relay_all(b: &Backends) {
     while relay_once(&*b.outbox, &*b.log).await.unwrap() > 0 {}
 }
 
+/// Where a catch-up's replay starts, before the backup's position in the
+/// log: at it, 50 events before, or at the log's start.
+#[derive(Clone, Copy, Debug)]
+enum Overlap {
+    None,
+    Some,
+    Whole,
+}
+
+const EVERY_OVERLAP: [Overlap; 3] = [Overlap::None, Overlap::Some, Overlap::Whole];
+
 /// The catch-up's convergence, seeded: a backup is taken mid-load with
 /// events still in the outbox, the load goes on, and the target built from
 /// the backup and the log's events after any point at or before the
 /// backup's (a replay over a state that holds some of them already) ends
-/// with the source's records and timelines.
-async fn catch_up_converges(target: fn() -> Opening, seed: u64) {
+/// with the source's records and timelines; for each of `overlaps`.
+async fn catch_up_converges(target: fn() -> Opening, seed: u64, overlaps: &[Overlap]) {
     let config = BackendConfig::embedded(embedded_config(&tempfile::tempdir().unwrap().keep()));
     let (source, (store, log)) = open_keeping_embedded(&config).await.unwrap();
     let (store, log) = (store.unwrap(), log.unwrap());
@@ -555,7 +566,11 @@ async fn catch_up_converges(target: fn() -> Opening, seed: u64) {
         .await
         .unwrap();
     let reads = Reads::new(source.stores());
-    for overlap in [0, 50, position.log_before] {
+    for overlap in overlaps.iter().map(|o| match o {
+        Overlap::None => 0,
+        Overlap::Some => 50,
+        Overlap::Whole => position.log_before,
+    }) {
         let to = target().await.unwrap();
         let t = &to.backends;
         copy_store(&*copied.transfer, &*t.transfer, 100, &Default::default())
@@ -616,19 +631,43 @@ fn mongodb_target() -> Opening {
     ))
 }
 
+// One test per seed, so that they run side by side.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn the_catch_up_converges_from_any_earlier_point() {
-    for seed in [1, 2, 3] {
-        catch_up_converges(embedded_target, seed).await;
-    }
+async fn the_catch_up_converges_from_any_earlier_point_seed_1() {
+    catch_up_converges(embedded_target, 1, &EVERY_OVERLAP).await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn the_catch_up_converges_on_mongodb_from_any_earlier_point() {
+async fn the_catch_up_converges_from_any_earlier_point_seed_2() {
+    catch_up_converges(embedded_target, 2, &EVERY_OVERLAP).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_catch_up_converges_from_any_earlier_point_seed_3() {
+    catch_up_converges(embedded_target, 3, &EVERY_OVERLAP).await;
+}
+
+// One test per overlap: the stand-in replays a few hundred events a second.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_catch_up_converges_on_mongodb_from_the_backup() {
+    catch_up_on_mongodb(Overlap::None).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_catch_up_converges_on_mongodb_from_before_the_backup() {
+    catch_up_on_mongodb(Overlap::Some).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_catch_up_converges_on_mongodb_from_the_logs_start() {
+    catch_up_on_mongodb(Overlap::Whole).await;
+}
+
+async fn catch_up_on_mongodb(overlap: Overlap) {
     if Servers::from_env("the_catch_up_converges_on_mongodb_from_any_earlier_point").is_none() {
         return;
     }
-    catch_up_converges(mongodb_target, 4).await;
+    catch_up_converges(mongodb_target, 4, &[overlap]).await;
 }
 
 /// The same over gRPC: a backup and a write stop, by an admin key only.

@@ -9,6 +9,7 @@ mod common;
 
 use common::servers::Servers;
 use common::{client_with, test_auth, ADMIN_KEY};
+use futures_util::future::join_all;
 use futures_util::TryStreamExt;
 use mongodb::bson::{doc, Document};
 use opentelemetry_proto::tonic::collector::trace::v1::trace_service_server::{
@@ -27,43 +28,28 @@ use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
+// Enough for the doomed worker to die holding work it has not committed,
+// with posts of its partitions still to come; more only made the test
+// longer (the MongoDB stand-in applies a follow or a post's deliveries in
+// tens of milliseconds each).
 const AUTHORS: usize = 12;
-const READERS: usize = 40;
-const POSTS: usize = 240;
+const READERS: usize = 24;
+/// A multiple of AUTHORS: each writes as many.
+const POSTS: usize = 144;
 /// The worker is killed after this many posts.
-const KILL_AFTER: usize = 80;
+const KILL_AFTER: usize = 48;
 
-/// The service binaries, built by the test so that they match the code.
-fn service_binaries() -> PathBuf {
-    // target/<profile>/deps/production-<hash> → target/<profile>
-    let exe = std::env::current_exe().unwrap();
-    let profile_dir = exe.parent().unwrap().parent().unwrap().to_path_buf();
-    let target_dir = profile_dir.parent().unwrap();
-    let mut cmd = Command::new(env!("CARGO"));
-    cmd.args(["build", "--quiet", "--bins"])
-        .args([
-            "-p",
-            "socialite-producer",
-            "-p",
-            "socialite-fanout-worker",
-            "-p",
-            "socialite-timeline-api",
-            // The all-in-one too: CI checks the compose file against the four
-            // binaries, built by this same command (so once).
-            "-p",
-            "socialite",
-        ])
-        .arg("--target-dir")
-        .arg(target_dir)
-        .current_dir(env!("CARGO_MANIFEST_DIR"));
-    if profile_dir.file_name().unwrap() == "release" {
-        cmd.arg("--release");
-    }
-    let status = cmd
-        .status()
-        .expect("running cargo to build the service binaries");
-    assert!(status.success(), "building the service binaries failed");
-    profile_dir
+/// The service binaries, compiled from their packages' sources as binaries
+/// of this test package (see tests/Cargo.toml), so built before the tests:
+/// the path of the one a package names.
+fn service_binary(package: &str) -> PathBuf {
+    PathBuf::from(match package {
+        "socialite" => env!("CARGO_BIN_EXE_e2e-socialite"),
+        "socialite-producer" => env!("CARGO_BIN_EXE_e2e-socialite-producer"),
+        "socialite-fanout-worker" => env!("CARGO_BIN_EXE_e2e-socialite-fanout-worker"),
+        "socialite-timeline-api" => env!("CARGO_BIN_EXE_e2e-socialite-timeline-api"),
+        other => panic!("no service binary {other}"),
+    })
 }
 
 fn free_addr() -> String {
@@ -94,7 +80,6 @@ impl Drop for Service {
 }
 
 struct Topology {
-    bin: PathBuf,
     dir: tempfile::TempDir,
     store: String,
     event_log: String,
@@ -108,7 +93,7 @@ impl Topology {
     fn spawn(&self, name: &'static str, binary: &str, args: &[&str], http: String) -> Service {
         let data = self.dir.path().join(name);
         let log = self.dir.path().join(format!("{name}.log"));
-        let child = Command::new(self.bin.join(binary))
+        let child = Command::new(service_binary(binary))
             .args(args)
             .args(["--store", &self.store, "--event-log", &self.event_log])
             .arg("--data-dir")
@@ -230,12 +215,13 @@ async fn a_killed_worker_loses_nothing_over_tls() {
 
 async fn a_worker_killed_mid_stream(store: String, event_log: String) {
     let topo = Topology {
-        bin: service_binaries(),
         dir: tempfile::tempdir().unwrap(),
         store: store.clone(),
         // tansu 0.6 keeps a dead member's assignment; the workers' opt-in
         // watch for unconsumed partitions recovers them (Kafka needs none).
-        event_log: format!("{event_log}&stale_partition_rejoin_ms=10000"),
+        // Both after 3 s, not the 10 s of a session's default: the dead
+        // worker's partitions move sooner, and nothing else changes.
+        event_log: format!("{event_log}&stale_partition_rejoin_ms=3000&session_timeout_ms=3000"),
         group: Servers::unique("fanout"),
         env: Vec::new(),
     };
@@ -273,6 +259,18 @@ async fn a_worker_killed_mid_stream(store: String, event_log: String) {
     };
     let mut doomed = worker("worker-a");
     let survivor = worker("worker-b");
+    // The accounts and follows, through the producer while the others start
+    // (the workers take the follow events once they hold the partitions).
+    let p = |path: String| format!("http://{p_rest}{path}");
+    let put = |path: String| send(&http, reqwest::Method::PUT, p(path), None);
+    join_all((0..AUTHORS).map(|a| put(format!("/users/author{a}")))).await;
+    join_all((0..READERS).map(|r| async move {
+        put(format!("/users/reader{r}")).await;
+        for a in follows(r) {
+            put(format!("/users/reader{r}/following/author{a}")).await;
+        }
+    }))
+    .await;
     wait_ready(&http, &[&api, &doomed, &survivor]).await;
     // Both workers hold a share of the partitions before the stream starts.
     let deadline = Instant::now() + Duration::from_secs(60);
@@ -290,37 +288,12 @@ async fn a_worker_killed_mid_stream(store: String, event_log: String) {
         );
         tokio::time::sleep(Duration::from_millis(200)).await;
     }
-
-    let p = |path: String| format!("http://{p_rest}{path}");
-    for a in 0..AUTHORS {
-        send(
-            &http,
-            reqwest::Method::PUT,
-            p(format!("/users/author{a}")),
-            None,
-        )
-        .await;
-    }
-    for r in 0..READERS {
-        send(
-            &http,
-            reqwest::Method::PUT,
-            p(format!("/users/reader{r}")),
-            None,
-        )
-        .await;
-        for a in follows(r) {
-            send(
-                &http,
-                reqwest::Method::PUT,
-                p(format!("/users/reader{r}/following/author{a}")),
-                None,
-            )
-            .await;
-        }
-        // A first read makes the reader active: fanout writes to their cache.
-        timeline(&http, &api_rest, &format!("reader{r}")).await;
-    }
+    // A first read makes a reader active: fanout writes to their cache.
+    let (client, api) = (&http, api_rest.as_str());
+    join_all((0..READERS).map(|r| async move {
+        timeline(client, api, &format!("reader{r}")).await;
+    }))
+    .await;
 
     let mut by_author: BTreeMap<usize, Vec<String>> = BTreeMap::new();
     for i in 0..POSTS {
@@ -504,8 +477,10 @@ async fn posts_acknowledged_while_kafka_is_down_reach_the_timelines() {
             feed: Default::default(),
         });
     storage.store = servers.mongodb_uri(&Servers::unique("outage"));
+    // The producer gives up on an event after 3 s, not 15: the test waits
+    // for an append to fail.
     storage.event_log = format!(
-        "kafka://127.0.0.1:{port}?partitions=2&topic_prefix={}",
+        "kafka://127.0.0.1:{port}?partitions=2&topic_prefix={}&delivery_timeout_ms=3000",
         Servers::unique("outage")
     );
     let config = socialite_runtime::AppConfig {
@@ -581,7 +556,7 @@ async fn posts_acknowledged_while_kafka_is_down_reach_the_timelines() {
             .get()
     };
     let failed_before = failures();
-    // (librdkafka gives up on a message after the 15 s delivery timeout.)
+    // (librdkafka gives up on a message after the delivery timeout, 3 s here.)
     let deadline = Instant::now() + Duration::from_secs(45);
     while failures() == failed_before && Instant::now() < deadline {
         tokio::time::sleep(Duration::from_millis(250)).await;
@@ -618,7 +593,6 @@ async fn a_refused_tls_handshake_stops_the_start() {
     let password = dir.path().join("kafka-password");
     std::fs::write(&password, "hunter2-do-not-print").unwrap();
     let topo = Topology {
-        bin: service_binaries(),
         store: tls.mongodb_uri(&Servers::unique("refused")),
         event_log: format!(
             "kafka://{}?tls_ca_file={}&sasl_mechanism=PLAIN&sasl_username=app&sasl_password_file={}",
@@ -726,7 +700,6 @@ async fn a_post_is_one_trace_from_the_producer_to_the_worker() {
     };
     let (otlp, received) = otlp_receiver().await;
     let topo = Topology {
-        bin: service_binaries(),
         dir: tempfile::tempdir().unwrap(),
         store: servers.mongodb_uri(&Servers::unique("traces")),
         event_log: format!(
@@ -763,7 +736,6 @@ async fn a_post_is_one_trace_from_the_producer_to_the_worker() {
 async fn a_post_is_one_trace_on_the_embedded_default() {
     let (otlp, received) = otlp_receiver().await;
     let topo = Topology {
-        bin: service_binaries(),
         dir: tempfile::tempdir().unwrap(),
         store: "embedded://".into(),
         event_log: "embedded://".into(),
@@ -784,7 +756,6 @@ async fn a_post_is_one_trace_on_the_embedded_default() {
 async fn a_callers_trace_is_continued_only_where_w3c_allows_it() {
     let (otlp, received) = otlp_receiver().await;
     let topo = Topology {
-        bin: service_binaries(),
         dir: tempfile::tempdir().unwrap(),
         store: "embedded://".into(),
         event_log: "embedded://".into(),

@@ -14,7 +14,8 @@ mod reader;
 mod round_trip;
 
 pub use harness::{Harness, Which};
-pub use history::{every_model_matches_the_oracle, feed, play, run};
+pub use history::{feed, model_matches_the_oracle, play, run};
 pub use model::Model;
 pub use notices::Entry;
 pub use round_trip::{histories_export_import_and_export_the_same, rich_history};
+pub use socialite_core::feed::config::FeedModel;

@@ -1,5 +1,5 @@
 //! The `socialite` binary as an operator runs it, for the fault tests: built
-//! by the test so that it matches the code, started on free ports with the
+//! from the code under test, started on free ports with the
 //! tests' keys, probed over HTTP, and stopped with SIGTERM.
 
 use super::{test_auth, TOKEN_SECRET};
@@ -30,28 +30,10 @@ pub fn required_env(test: &str, var: &str, what: &str) -> Option<String> {
     }
 }
 
-/// The `socialite` binary, built by the test so that it matches the code.
-/// Built by the same command as `production.rs` builds the service
-/// binaries with (the four of them): another set of packages would unify
-/// the dependencies' features differently and build them all again.
+/// The `socialite` binary, compiled from its package's source as a binary
+/// of this test package (see tests/Cargo.toml), so built before the tests.
 pub fn socialite_binary() -> PathBuf {
-    // target/<profile>/deps/<test>-<hash> -> target/<profile>
-    let exe = std::env::current_exe().unwrap();
-    let profile_dir = exe.parent().unwrap().parent().unwrap().to_path_buf();
-    let target_dir = profile_dir.parent().unwrap();
-    let mut cmd = Command::new(env!("CARGO"));
-    cmd.args(["build", "--quiet", "--bins"])
-        .args(["-p", "socialite-producer", "-p", "socialite-fanout-worker"])
-        .args(["-p", "socialite-timeline-api", "-p", "socialite"])
-        .arg("--target-dir")
-        .arg(target_dir)
-        .current_dir(env!("CARGO_MANIFEST_DIR"));
-    if profile_dir.file_name().unwrap() == "release" {
-        cmd.arg("--release");
-    }
-    let status = cmd.status().expect("running cargo to build socialite");
-    assert!(status.success(), "building socialite failed");
-    profile_dir.join("socialite")
+    PathBuf::from(env!("CARGO_BIN_EXE_e2e-socialite"))
 }
 
 pub fn free_port() -> u16 {
