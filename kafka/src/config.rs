@@ -17,7 +17,8 @@ pub struct KafkaConfig {
     pub replication: i32,
     /// When set, a fanout worker that sees a partition of its group's topics
     /// with events waiting, not assigned to it and not committed for this
-    /// long, leaves the group and joins again. Off by default: Kafka moves a
+    /// long since it was last given its partitions, leaves the group and
+    /// joins again (never while the group rebalances). Off by default: Kafka moves a
     /// dead member's partitions by itself. For coordinators that keep a dead
     /// member's assignment (tansu 0.6 does), this recovers them.
     pub stale_partition_rejoin: Option<std::time::Duration>,

@@ -30,6 +30,19 @@ const LAG_EVERY: Duration = Duration::from_secs(2);
 pub struct GroupContext {
     group: String,
     reassigned: AtomicBool,
+    /// When this member was last given its partitions; `None` from its
+    /// start or a revocation until then, while the group rebalances.
+    settled: std::sync::Mutex<Option<Instant>>,
+}
+
+impl GroupContext {
+    fn settled(&self) -> Option<Instant> {
+        *self.settled.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    fn settle(&self, at: Option<Instant>) {
+        *self.settled.lock().unwrap_or_else(|p| p.into_inner()) = at;
+    }
 }
 
 impl ClientContext for GroupContext {}
@@ -43,6 +56,7 @@ impl ConsumerContext for GroupContext {
                 tracing::warn!(group = %self.group, error = %e, "commit before revocation failed");
             }
             tracing::info!(group = %self.group, partitions = %describe(partitions), "partitions revoked");
+            self.settle(None);
             self.reassigned.store(true, Ordering::SeqCst);
         }
     }
@@ -51,6 +65,7 @@ impl ConsumerContext for GroupContext {
         match rebalance {
             Rebalance::Assign(partitions) => {
                 tracing::info!(group = %self.group, partitions = %describe(partitions), "partitions assigned");
+                self.settle(Some(Instant::now()));
                 self.reassigned.store(true, Ordering::SeqCst);
             }
             Rebalance::Error(e) => {
@@ -110,13 +125,22 @@ struct StaleWatch {
 const STALE_CHECK_EVERY: Duration = Duration::from_secs(2);
 
 /// Whether some partition of `topics` outside this member's assignment has
-/// had events waiting at an unchanged committed offset for `after`.
+/// had events waiting at an unchanged committed offset for `after`, since
+/// this member was last given its partitions. Never while the group
+/// rebalances: every partition is outside an assignment not yet made, and
+/// leaving then would only start the rebalance over (a member that left
+/// and joined again each time its join took longer than `after` never
+/// settled).
 fn stale_partition(
     consumer: &BaseConsumer<GroupContext>,
     topics: &[String],
     waiting: &mut BTreeMap<(String, i32), (i64, Instant)>,
     after: Duration,
 ) -> KafkaResult<Option<(String, i32)>> {
+    let Some(settled) = consumer.context().settled() else {
+        waiting.clear();
+        return Ok(None);
+    };
     let timeout = Duration::from_secs(2);
     let owned = owned(consumer)?;
     let mut others = TopicPartitionList::new();
@@ -148,7 +172,7 @@ fn stale_partition(
             continue;
         }
         let since = match waiting.get(&key) {
-            Some(&(seen, since)) if seen == at => since,
+            Some(&(seen, since)) if seen == at => since.max(settled),
             _ => Instant::now(),
         };
         if since.elapsed() >= after {
@@ -185,6 +209,7 @@ impl KafkaConsumer {
         let context = GroupContext {
             group: group.to_owned(),
             reassigned: AtomicBool::new(false),
+            settled: std::sync::Mutex::new(None),
         };
         let mut client = config.client();
         config.group_session(&mut client);

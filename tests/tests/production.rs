@@ -313,7 +313,6 @@ async fn a_worker_killed_mid_stream(store: String, event_log: String) {
             doomed.child.kill().unwrap(); // SIGKILL: no goodbye to the group
             doomed.child.wait().unwrap();
         }
-        tokio::time::sleep(Duration::from_millis(15)).await;
     }
 
     // Every reader's timeline ends up holding exactly their authors' posts,
