@@ -36,6 +36,8 @@ pub fn layer(origins: &[String]) -> Option<CorsLayer> {
                 HeaderName::from_static("x-timeline-source"),
                 header::RETRY_AFTER,
                 header::LOCATION,
+                crate::auth::fields::RATELIMIT_POLICY.clone(),
+                crate::auth::fields::RATELIMIT.clone(),
             ])
             .max_age(Duration::from_secs(600)),
     )

@@ -72,6 +72,10 @@ impl IntoResponse for ApiError {
             },
         };
         let mut resp = (status, Json(body)).into_response();
+        if let Some(secs) = e.retry_after_secs() {
+            resp.headers_mut()
+                .insert(axum::http::header::RETRY_AFTER, secs.into());
+        }
         if e.kind() == ErrorKind::Unauthenticated {
             // Basic too, so that a browser asks (the status page).
             resp.headers_mut().insert(
@@ -114,5 +118,9 @@ pub fn to_status(e: Error) -> tonic::Status {
     if matches!(e.kind(), ErrorKind::Internal | ErrorKind::Unavailable) {
         tracing::error!(code = e.code(), error = %e.chain(), "grpc request failed");
     }
-    tonic::Status::new(code, format!("{}: {}", e.code(), e.message()))
+    let mut status = tonic::Status::new(code, format!("{}: {}", e.code(), e.message()));
+    if let Some(secs) = e.retry_after_secs() {
+        status.metadata_mut().insert("retry-after", secs.into());
+    }
+    status
 }

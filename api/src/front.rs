@@ -161,20 +161,20 @@ where
     // account's standing from the store, which may be slow or down.
     let limit = time_limit(req.uri().path(), shared.request_timeout);
     let run = async move {
-        match &shared.admit {
-            Admit::Credential(auth) => {
-                if let Err(refused) = auth.admit_into(&mut req).await {
-                    return refused.into_response();
-                }
-            }
+        let auth = match &shared.admit {
+            Admit::Credential(auth) => auth,
             Admit::Trusted => {
                 req.extensions_mut().insert(Caller::Trusted);
+                return answer(inner, req).await;
             }
-        }
-        match inner.oneshot(req).await {
-            Ok(resp) => resp,
-            Err(never) => match never {},
-        }
+        };
+        let admitted = auth.admit_into(&mut req).await;
+        let caller = req.extensions().get::<Caller>().cloned();
+        let resp = match admitted {
+            Ok(()) => answer(inner, req).await,
+            Err(refused) => crate::ApiError::from(refused).into_response(),
+        };
+        auth.with_limit_fields(resp, caller.as_ref())
     };
     tokio::time::timeout(limit, run).await.unwrap_or_else(|_| {
         // The client's slowness, or the server's.
@@ -183,6 +183,16 @@ where
             false => timed_out(limit),
         }
     })
+}
+
+async fn answer<S>(inner: S, req: Request) -> Response
+where
+    S: tower_service::Service<Request, Response = Response, Error = Infallible>,
+{
+    match inner.oneshot(req).await {
+        Ok(resp) => resp,
+        Err(never) => match never {},
+    }
 }
 
 /// The request's span, when anything would record it (see the module's

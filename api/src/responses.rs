@@ -85,7 +85,9 @@ refusals! {
         `not_your_post`, `public_reads_off`, `server_key_required` (user tokens) or \
         `account_suspended`";
     /// 429 of a secured route.
-    RateLimited = 429, "`rate_limited`: the credential is over its rate; with `Retry-After`";
+    RateLimited = 429, "`rate_limited`: the credential is over its rate of requests; \
+        `write_budget_exceeded`: over its write budget (points an hour and a day); with \
+        `Retry-After` and the `RateLimit` fields";
 }
 
 /// A refusal's response: its description over the JSON error body.

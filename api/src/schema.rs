@@ -443,7 +443,13 @@ pub struct UserPageQuery {
             5,000 per API key, 10,000 per process (429/503 too_many_streams), each for at most \
             an hour; they end with `end` when their credential expires or is revoked (the \
             defaults; each is a setting). Two Authorization headers answer 400 \
-            duplicate_authorization. Every response carries x-request-id. Callers present a server API key (scopes write, read, admin) or a \
+            duplicate_authorization. Every response carries x-request-id. Writes spend \
+            their credential's write budget (a create 3 points, an update 2, a delete 1; \
+            a user token 5,000 points an hour and 35,000 a day by default, a server key \
+            none unless configured): past it, 429 write_budget_exceeded with Retry-After. \
+            A metered credential's responses carry the IETF RateLimit-Policy fields (the \
+            requests policy, and the budget's \"hour\" and \"day\" in points) and \
+            RateLimit (the policy with the smallest share left). Callers present a server API key (scopes write, read, admin) or a \
             user token (a JWT signed HS256 with a shared secret, `sub` the user id, `iat` and \
             `exp` required, at most 30 days apart, `nbf` honoured; refused with \
             `token_revoked` if issued before its account's tokens were revoked or the \

@@ -1,6 +1,6 @@
 //! Serving REST and gRPC on given listeners until a shutdown signal.
 
-use crate::auth::{Auth, Authenticator, Refusal};
+use crate::auth::{Auth, Authenticator};
 use crate::conn::Gate;
 use crate::error::ApiError;
 use crate::front::{Admit, FrontLayer};
@@ -123,7 +123,7 @@ fn with_front(router: Router, doc: utoipa::openapi::OpenApi, front: FrontLayer) 
 }
 
 /// The operators' endpoints answer only callers allowed to operate.
-fn operator(caller: &Caller) -> Result<(), Refusal> {
+fn operator(caller: &Caller) -> Result<(), ApiError> {
     Ok(access::check(caller, Act::Operate)?)
 }
 
@@ -177,7 +177,7 @@ async fn readyz(State(health): State<Health>) -> (StatusCode, Json<serde_json::V
 /// Prometheus metrics, all named `socialite_*`.
 #[utoipa::path(get, path = "/metrics", tag = "operations", security(("api_key" = ["admin"]), ("operator_basic" = [])),
     responses((status = 200, description = "Prometheus text format", content_type = "text/plain")))]
-async fn prometheus(Auth(caller): Auth) -> Result<Response, Refusal> {
+async fn prometheus(Auth(caller): Auth) -> Result<Response, ApiError> {
     operator(&caller)?;
     let content_type = (
         header::CONTENT_TYPE,
@@ -190,7 +190,7 @@ async fn prometheus(Auth(caller): Auth) -> Result<Response, Refusal> {
 /// browser from `/metrics`; it loads nothing else.
 #[utoipa::path(get, path = "/status", tag = "operations", security(("api_key" = ["admin"]), ("operator_basic" = [])),
     responses((status = 200, description = "The status page", content_type = "text/html")))]
-async fn status_page(Auth(caller): Auth) -> Result<Html<&'static str>, Refusal> {
+async fn status_page(Auth(caller): Auth) -> Result<Html<&'static str>, ApiError> {
     operator(&caller)?;
     Ok(Html(include_str!("status.html")))
 }
@@ -198,7 +198,7 @@ async fn status_page(Auth(caller): Auth) -> Result<Html<&'static str>, Refusal> 
 /// The status page, at the root.
 #[utoipa::path(get, path = "/", tag = "operations", security(("api_key" = ["admin"]), ("operator_basic" = [])),
     responses((status = 200, description = "The status page", content_type = "text/html")))]
-async fn status_root(Auth(caller): Auth) -> Result<Html<&'static str>, Refusal> {
+async fn status_root(Auth(caller): Auth) -> Result<Html<&'static str>, ApiError> {
     status_page(Auth(caller)).await
 }
 

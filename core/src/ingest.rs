@@ -11,6 +11,7 @@
 
 use crate::backends::Backends;
 use crate::backups::Backups;
+use crate::budgets::{BudgetConfig, Budgets, Cost};
 use crate::error::{Error, Result};
 use crate::feed::hybrid::Marks;
 use crate::feed::stamp::{Advance, WriteEpoch};
@@ -42,6 +43,8 @@ pub struct Ingest {
     /// Whether posts may be merged at read time, and whose.
     pub(crate) hybrid: Hybrid,
     pub(crate) marks: Arc<Marks>,
+    /// What each credential may still write ([`crate::budgets`]).
+    pub(crate) budgets: Arc<Budgets>,
 }
 
 impl Ingest {
@@ -65,6 +68,7 @@ impl Ingest {
             epoch: backends.epoch.clone(),
             hybrid: backends.feed.hybrid,
             marks: backends.marks.clone(),
+            budgets: Arc::new(Budgets::new(BudgetConfig::default())),
         })
     }
 
@@ -143,11 +147,35 @@ impl Ingest {
         self
     }
 
-    /// Lets a write that changes what readers' pages show (beyond the
-    /// timelines fanout changes) through the gate: the write epoch
-    /// advances when it ends ([`crate::feed::stamp`]).
-    pub(crate) fn enter_changing(&self) -> Result<(Passed<'_>, Advance<'_>)> {
+    /// Meters writes with these budgets (the default: users' only).
+    pub fn with_budgets(mut self, config: BudgetConfig) -> Ingest {
+        self.budgets = Arc::new(Budgets::new(config));
+        self
+    }
+
+    /// The budgets writes spend, for the API to report what is left.
+    pub fn budgets(&self) -> &Arc<Budgets> {
+        &self.budgets
+    }
+
+    /// Lets the caller's write through the gate, once its checks passed:
+    /// refused while writes are stopped ([`crate::gate`]), or when the
+    /// caller's budget lacks the act's points ([`crate::budgets`]).
+    pub(crate) fn enter(&self, caller: &Caller, cost: Cost) -> Result<Passed<'_>> {
         let passed = self.gate.enter()?;
+        self.budgets.charge(caller, cost)?;
+        Ok(passed)
+    }
+
+    /// [`Self::enter`] for a write that changes what readers' pages show
+    /// (beyond the timelines fanout changes): the write epoch advances when
+    /// it ends ([`crate::feed::stamp`]).
+    pub(crate) fn enter_changing(
+        &self,
+        caller: &Caller,
+        cost: Cost,
+    ) -> Result<(Passed<'_>, Advance<'_>)> {
+        let passed = self.enter(caller, cost)?;
         Ok((passed, self.epoch.advancing()))
     }
 

@@ -44,6 +44,7 @@ pub mod accounts;
 pub mod backends;
 pub mod backups;
 pub mod bookmarks;
+pub mod budgets;
 pub mod deletion;
 pub mod fault;
 pub mod feed;

@@ -35,6 +35,10 @@ pub struct Error {
     code: &'static str,
     message: String,
     source: Option<Box<dyn std::error::Error + Send + Sync>>,
+    /// Seconds after which the same request may succeed: a quota's refill
+    /// or an overload's expected end (REST `Retry-After`, gRPC
+    /// `retry-after` metadata).
+    retry_after: Option<u64>,
 }
 
 pub type Result<T, E = Error> = std::result::Result<T, E>;
@@ -46,6 +50,7 @@ impl Error {
             code,
             message: message.into(),
             source: None,
+            retry_after: None,
         }
     }
 
@@ -77,6 +82,7 @@ impl Error {
             code,
             message: format!("{what} failed"),
             source: Some(Box::new(source)),
+            retry_after: None,
         }
     }
 
@@ -86,6 +92,18 @@ impl Error {
 
     pub fn unavailable(message: impl Into<String>) -> Self {
         Self::new(ErrorKind::Unavailable, "unavailable", message)
+    }
+
+    /// The same error, telling the caller to retry after `secs` seconds
+    /// (at least 1).
+    pub fn retry_after(mut self, secs: u64) -> Self {
+        self.retry_after = Some(secs.max(1));
+        self
+    }
+
+    /// Seconds to wait before the same request may succeed, when known.
+    pub fn retry_after_secs(&self) -> Option<u64> {
+        self.retry_after
     }
 
     pub fn kind(&self) -> ErrorKind {
@@ -115,7 +133,10 @@ impl Error {
     /// A copy for fanning one failure out to several waiters (the cause is
     /// flattened into the message).
     pub fn duplicate(&self) -> Error {
-        Error::new(self.kind, self.code, self.chain())
+        Error {
+            retry_after: self.retry_after,
+            ..Error::new(self.kind, self.code, self.chain())
+        }
     }
 }
 

@@ -152,11 +152,17 @@ pub async fn start(
     let runs = |s: Service| services.contains(&s);
     let (auth, ops) = credentials_and_ops(services, config).await?;
     let backends = open_backends(&config.storage).await?;
-    let auth = auth.map(|a| Arc::new(a.with_accounts(backends.accounts.clone())));
     let mut ingest = Ingest::new(&backends, config.node_id)
         .await?
         .with_max_following(config.limits.max_following)
-        .with_max_backups(config.limits.max_backups);
+        .with_max_backups(config.limits.max_backups)
+        .with_budgets(config.auth.budgets);
+    let auth = auth.map(|a| {
+        Arc::new(
+            a.with_accounts(backends.accounts.clone())
+                .with_budgets(ingest.budgets().clone()),
+        )
+    });
     let moved = config
         .storage
         .embedded

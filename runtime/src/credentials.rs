@@ -9,6 +9,7 @@ use socialite_api::auth::keys::{new_key, StoredKey};
 use socialite_api::auth::rate::{Rates, DEFAULT_USER_RATE};
 use socialite_api::auth::tokens::new_secret;
 use socialite_api::auth::{read_source, AuthConfig, Source};
+use socialite_core::budgets::{BudgetConfig, Quota};
 use socialite_domain::accounts::access::Scopes;
 use std::io::Write;
 use std::net::SocketAddr;
@@ -45,6 +46,15 @@ pub struct AuthArgs {
     /// Requests per second per server API key; 0 is no limit.
     #[arg(long, env = "SOCIALITE_RATE_LIMIT_KEY", default_value_t = 0)]
     pub rate_limit_key: u32,
+    /// Write budget of each user token's account: points an hour and a
+    /// day, `HOUR,DAY` (a create costs 3, an update 2, a delete 1); 0 is
+    /// no limit.
+    #[arg(long, env = "SOCIALITE_WRITE_BUDGET_USER", default_value = "5000,35000", value_parser = parse_quota)]
+    pub write_budget_user: Quota,
+    /// Write budget of each server API key, `HOUR,DAY` points; off (`0,0`)
+    /// by default.
+    #[arg(long, env = "SOCIALITE_WRITE_BUDGET_KEY", default_value = "0,0", value_parser = parse_quota)]
+    pub write_budget_key: Quota,
     /// Origins that browsers may call the API from (CORS), comma-separated;
     /// `*` for any. None: CORS is off.
     #[arg(long, env = "SOCIALITE_CORS_ORIGINS", value_delimiter = ',')]
@@ -85,6 +95,10 @@ impl AuthArgs {
                 per_user: self.rate_limit_user,
                 per_key: self.rate_limit_key,
             },
+            budgets: BudgetConfig {
+                user: self.write_budget_user,
+                key: self.write_budget_key,
+            },
         }
     }
 
@@ -95,6 +109,18 @@ impl AuthArgs {
             && self.api_keys.is_none()
             && self.token_secrets_file.is_none()
             && self.token_secrets.is_none()
+    }
+}
+
+/// `HOUR,DAY`: points an hour and a day.
+fn parse_quota(text: &str) -> Result<Quota, String> {
+    let parse = |n: &str| n.trim().parse::<u32>().map_err(|e| format!("{n:?}: {e}"));
+    match text.split_once(',') {
+        Some((hour, day)) => Ok(Quota {
+            per_hour: parse(hour)?,
+            per_day: parse(day)?,
+        }),
+        None => Err("give points an hour and a day as HOUR,DAY (0 is no limit)".into()),
     }
 }
 

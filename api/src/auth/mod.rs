@@ -11,20 +11,21 @@
 //! Keys and secrets come from files, reread when they change (so keys are
 //! rotated without a restart), and from fixed text (an environment variable).
 
+pub mod fields;
 pub mod keys;
 pub mod rate;
 pub mod tokens;
 
-use crate::error::{to_status, ApiError};
+use crate::error::to_status;
 use axum::extract::{FromRequestParts, Request, State};
 use axum::http::request::Parts;
-use axum::http::{header, HeaderMap, HeaderValue};
+use axum::http::{header, HeaderMap, HeaderName, HeaderValue};
 use axum::middleware::Next;
-use axum::response::{IntoResponse, Response};
+use axum::response::Response;
 use base64ct::{Base64, Encoding};
 use keys::{find_key, parse_keys, StoredKey};
-pub use rate::Refusal;
 use rate::{RateLimiter, Rates};
+use socialite_core::budgets::{BudgetConfig, Budgets, Window};
 use socialite_core::standings::Standings;
 use socialite_core::{Error, ErrorKind};
 use socialite_domain::accounts::access::Caller;
@@ -62,6 +63,8 @@ pub struct AuthConfig {
     /// Whether user tokens may read other users' public data.
     pub public_reads: bool,
     pub rates: Rates,
+    /// What each credential may write an hour and a day, in points.
+    pub budgets: BudgetConfig,
 }
 
 impl AuthConfig {
@@ -73,6 +76,7 @@ impl AuthConfig {
             token_secrets: Source::default(),
             public_reads: true,
             rates: Rates::default(),
+            budgets: BudgetConfig::default(),
         }
     }
 }
@@ -95,6 +99,8 @@ pub struct Authenticator {
     /// account's tokens were revoked (or the account deleted or suspended)
     /// is refused. Absent only in a process with no stores.
     accounts: Option<Arc<Standings>>,
+    /// The write budgets the use cases spend, for the `RateLimit` fields.
+    budgets: Option<Arc<Budgets>>,
 }
 
 /// A verified credential: who calls, and until when it holds (a token's
@@ -134,6 +140,7 @@ impl Authenticator {
         let auth = Authenticator {
             limiter: RateLimiter::new(config.rates),
             accounts: None,
+            budgets: None,
             credentials: RwLock::default(),
             seen: std::sync::Mutex::new([
                 modified(&config.api_keys),
@@ -169,6 +176,22 @@ impl Authenticator {
     pub fn with_accounts(mut self, accounts: Arc<Standings>) -> Authenticator {
         self.accounts = Some(accounts);
         self
+    }
+
+    /// Responses report what is left of these budgets.
+    pub fn with_budgets(mut self, budgets: Arc<Budgets>) -> Authenticator {
+        self.budgets = Some(budgets);
+        self
+    }
+
+    /// The `RateLimit-Policy` and `RateLimit` fields for the caller, if it
+    /// is metered at all ([`fields`]).
+    pub fn limit_fields(&self, caller: &Caller) -> Option<[(HeaderName, HeaderValue); 2]> {
+        let mut windows: Vec<Window> = self.limiter.window(caller).into_iter().collect();
+        if let Some(budgets) = &self.budgets {
+            windows.extend(budgets.windows_of(caller));
+        }
+        fields::limit_fields(&windows)
     }
 
     /// Whether requests are checked at all.
@@ -298,9 +321,8 @@ impl Authenticator {
     }
 
     /// The caller, admitted by its rate limit.
-    async fn admit(self: &Arc<Self>, headers: &HeaderMap) -> Result<Grant, Refusal> {
+    async fn admit(self: &Arc<Self>, headers: &HeaderMap) -> Result<Grant, Error> {
         let (identity, presented) = self.caller(headers).await?;
-        self.limiter.admit(&identity.caller)?;
         Ok(Grant {
             auth: self.clone(),
             presented: presented.map(Arc::from),
@@ -405,39 +427,36 @@ pub async fn authenticate_grpc(
     mut req: Request,
     next: Next,
 ) -> Response {
-    match auth.admit_into(&mut req).await {
+    let admitted = auth.admit_into(&mut req).await;
+    let caller = req.extensions().get::<Caller>().cloned();
+    let resp = match admitted {
         Ok(()) => next.run(req).await,
         Err(r) => grpc_refusal(r),
-    }
+    };
+    auth.with_limit_fields(resp, caller.as_ref())
 }
 
 impl Authenticator {
     /// Puts the admitted caller (and its grant) in the request for the
-    /// handler, or gives the refusal.
-    pub async fn admit_into(self: &Arc<Self>, req: &mut Request) -> Result<(), Refusal> {
+    /// handler, or gives the refusal. A caller refused for its rate is in
+    /// the request still, for [`Self::with_limit_fields`].
+    pub async fn admit_into(self: &Arc<Self>, req: &mut Request) -> Result<(), Error> {
         let grant = self.admit(req.headers()).await?;
         req.extensions_mut().insert(grant.identity.caller.clone());
+        self.limiter.admit(&grant.identity.caller)?;
         req.extensions_mut().insert(grant);
         Ok(())
     }
-}
 
-fn grpc_refusal(r: Refusal) -> Response {
-    let mut status = to_status(r.error);
-    if let Some(secs) = r.retry_after {
-        status.metadata_mut().insert("retry-after", secs.into());
-    }
-    status.into_http()
-}
-
-/// A REST refusal: the error's response, with `Retry-After` on 429.
-impl IntoResponse for Refusal {
-    fn into_response(self) -> Response {
-        let mut resp = ApiError::from(self.error).into_response();
-        if let Some(secs) = self.retry_after {
-            resp.headers_mut()
-                .insert(header::RETRY_AFTER, HeaderValue::from(secs));
+    /// The response with the caller's `RateLimit` fields, if it is metered.
+    pub fn with_limit_fields(&self, mut resp: Response, caller: Option<&Caller>) -> Response {
+        if let Some(fields) = caller.and_then(|c| self.limit_fields(c)) {
+            resp.headers_mut().extend(fields);
         }
         resp
     }
+}
+
+fn grpc_refusal(e: Error) -> Response {
+    to_status(e).into_http()
 }

@@ -2,6 +2,7 @@
 //! API key, refilled continuously, holding up to two seconds' worth. A
 //! caller over its rate gets 429 `rate_limited` with `Retry-After`.
 
+use socialite_core::budgets::Window;
 use socialite_core::{Error, ErrorKind};
 use socialite_domain::accounts::access::Caller;
 use std::collections::HashMap;
@@ -41,21 +42,6 @@ pub struct RateLimiter {
     buckets: Mutex<HashMap<(bool, Arc<str>), Bucket>>,
 }
 
-/// A refusal and, for a rate limit, the seconds to wait.
-pub struct Refusal {
-    pub error: Error,
-    pub retry_after: Option<u64>,
-}
-
-impl From<Error> for Refusal {
-    fn from(error: Error) -> Self {
-        Refusal {
-            error,
-            retry_after: None,
-        }
-    }
-}
-
 impl RateLimiter {
     pub fn new(rates: Rates) -> RateLimiter {
         RateLimiter {
@@ -64,16 +50,40 @@ impl RateLimiter {
         }
     }
 
-    /// Takes one request from the caller's bucket.
-    pub fn admit(&self, caller: &Caller) -> Result<(), Refusal> {
+    /// Whose bucket the caller takes from, at what rate; none for a caller
+    /// with no limit.
+    fn bucket_of(&self, caller: &Caller) -> Option<((bool, Arc<str>), u32)> {
         let (id, rate) = match caller {
             Caller::User { user, .. } => ((true, Arc::from(user.as_str())), self.rates.per_user),
             Caller::Server { key, .. } => ((false, key.clone()), self.rates.per_key),
-            Caller::Trusted | Caller::Anonymous => return Ok(()),
+            Caller::Trusted | Caller::Anonymous => return None,
         };
-        if rate == 0 {
+        (rate > 0).then_some((id, rate))
+    }
+
+    /// The caller's bucket as it stands, for the `RateLimit` fields.
+    pub fn window(&self, caller: &Caller) -> Option<Window> {
+        let (id, rate) = self.bucket_of(caller)?;
+        let rate = f64::from(rate);
+        let capacity = (rate * BURST_SECONDS).max(1.0);
+        let tokens = match self.buckets.lock().expect("not poisoned").get(&id) {
+            Some(b) => (b.tokens + b.at.elapsed().as_secs_f64() * rate).min(capacity),
+            None => capacity,
+        };
+        Some(Window {
+            name: "requests",
+            quota: capacity as u32,
+            seconds: BURST_SECONDS as u32,
+            remaining: tokens as u32,
+            full_in: ((capacity - tokens) / rate).ceil() as u64,
+        })
+    }
+
+    /// Takes one request from the caller's bucket.
+    pub fn admit(&self, caller: &Caller) -> Result<(), Error> {
+        let Some((id, rate)) = self.bucket_of(caller) else {
             return Ok(());
-        }
+        };
         let rate = f64::from(rate);
         let capacity = (rate * BURST_SECONDS).max(1.0);
         let now = Instant::now();
@@ -94,16 +104,12 @@ impl RateLimiter {
             return Ok(());
         }
         let wait = ((1.0 - bucket.tokens) / rate).ceil().max(1.0) as u64;
-        Err(Refusal {
-            error: Error::new(
-                ErrorKind::RateLimited,
-                "rate_limited",
-                format!(
-                    "this credential is limited to {rate} requests per second; retry in {wait} s"
-                ),
-            ),
-            retry_after: Some(wait),
-        })
+        Err(Error::new(
+            ErrorKind::RateLimited,
+            "rate_limited",
+            format!("this credential is limited to {rate} requests per second; retry in {wait} s"),
+        )
+        .retry_after(wait))
     }
 }
 
@@ -131,8 +137,8 @@ mod tests {
             "a burst of two seconds' rate: {admitted}"
         );
         let refused = limiter.admit(&user("alice")).err().unwrap();
-        assert_eq!(refused.error.code(), "rate_limited");
-        assert_eq!(refused.retry_after, Some(1));
+        assert_eq!(refused.code(), "rate_limited");
+        assert_eq!(refused.retry_after_secs(), Some(1));
         assert!(
             limiter.admit(&user("bob")).is_ok(),
             "another user is not slowed"

@@ -3,6 +3,7 @@
 //! (`socialite_domain::accounts`); the standings this process knows are
 //! [`crate::standings`].
 
+use crate::budgets::Cost;
 use crate::error::Result;
 use crate::ids::UserId;
 use crate::ingest::Ingest;
@@ -29,7 +30,7 @@ impl Ingest {
         let id = UserId::parse(id)?;
         self.acting_as(caller, &id).await?;
         let profile = profile.map(|p| json_object("profile", p)).transpose()?;
-        let _write = self.enter_changing()?;
+        let _write = self.enter_changing(caller, Cost::Update)?;
         // A deletion of the id's earlier user usually ends within
         // milliseconds: wait for it a little rather than refuse at once.
         let mut wait = Duration::from_millis(5);
@@ -67,7 +68,7 @@ impl Ingest {
         check(caller, Act::Moderate)?;
         let _write = match on {
             true => (self.gate.enter_safety()?, self.epoch.advancing()),
-            false => self.enter_changing()?,
+            false => self.enter_changing(caller, Cost::Update)?,
         };
         self.accounts.set_suspended(&id, on).await
     }

@@ -6,6 +6,7 @@
 //! when their post is deleted, gone with their user, exported, imported
 //! and replayed as every collection is.
 
+use crate::budgets::Cost;
 use crate::checks::post_not_found;
 use crate::error::{Error, Result};
 use crate::ids::{PostId, UserId};
@@ -46,7 +47,7 @@ impl Ingest {
         if on && self.hidden_from(&user, &post.author).await? {
             return Err(post_not_found(id));
         }
-        let _write = self.gate.enter()?;
+        let _write = self.enter(caller, Cost::making(on))?;
         let change = KeepChange {
             collection: BOOKMARKS,
             user,

@@ -6,6 +6,7 @@ mod resume;
 
 pub use resume::run_deletions;
 
+use crate::budgets::Cost;
 use crate::checks::user_not_found;
 use crate::error::Result;
 use crate::ids::UserId;
@@ -21,7 +22,7 @@ impl Ingest {
         if self.content.get_user(&id).await?.is_none() {
             return Err(user_not_found(&id));
         }
-        let _write = self.enter_changing()?;
+        let _write = self.enter_changing(caller, Cost::Delete)?;
         self.accounts.revoke_tokens(&id).await?;
         if self.content.delete_user(&id).await? {
             Ok(())

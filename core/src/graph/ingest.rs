@@ -1,3 +1,4 @@
+use crate::budgets::Cost;
 use crate::checks::{
     check_edge_count, edge_lists, EdgeChange, EdgeOp, EdgeRequest, EdgeTransition, Membership,
 };
@@ -73,7 +74,7 @@ impl Ingest {
         if op == EdgeOp::Follow {
             self.accounts.visible(&t).await?;
         }
-        let _write = self.enter_changing()?;
+        let _write = self.enter_changing(caller, Cost::making(op == EdgeOp::Follow))?;
         let mut change = EdgeChange::new(u, t, op)?.with_max_following(self.max_following);
         if let Some(lists) = lists {
             change = change.with_lists(lists);
@@ -93,7 +94,7 @@ impl Ingest {
     ) -> Result<RelationTransition> {
         let (u, t) = (UserId::parse(user)?, UserId::parse(target)?);
         self.acting_as(caller, &u).await?;
-        let _write = self.enter_changing()?;
+        let _write = self.enter_changing(caller, Cost::making(make))?;
         let change = RelationChange::new(u, t, relation, make)?;
         self.graph.change_relation(&change).await
     }
@@ -110,7 +111,7 @@ impl Ingest {
         let group = GroupName::parse(group)?;
         let user = UserId::parse(user)?;
         self.acting_as(caller, &user).await?;
-        let _write = self.enter_changing()?;
+        let _write = self.enter_changing(caller, Cost::making(join))?;
         let change = Membership { group, user, join };
         self.graph.change_membership(&change).await
     }

@@ -1,3 +1,4 @@
+use crate::budgets::Cost;
 use crate::checks::post_not_found;
 use crate::error::Result;
 use crate::ids::{PostId, UserId};
@@ -23,7 +24,7 @@ impl Ingest {
                 return Err(post_not_found(post));
             }
         }
-        let _write = self.gate.enter()?;
+        let _write = self.enter(caller, Cost::making(like))?;
         let change = LikeChange { user, post, like };
         self.content.change_like(&change).await
     }
@@ -50,7 +51,7 @@ impl Ingest {
             // The item is newer than the post it carries.
             self.ids.advance_past(stored.shown().id);
         }
-        let _write = self.enter_changing()?;
+        let _write = self.enter_changing(caller, Cost::making(repost))?;
         let change = RepostChange { user, post, repost };
         let done = self
             .with_new_id(|id| {

@@ -7,6 +7,7 @@ mod reads;
 
 pub use reads::{ForwardPage, FORWARD_WINDOW};
 
+use crate::budgets::Cost;
 use crate::error::Result;
 use crate::ids::{PostId, UserId};
 use crate::ingest::Ingest;
@@ -32,7 +33,7 @@ impl Ingest {
         // A place past every post to come would hide them all as read.
         last_read.check_not_ahead("last_read_id", crate::ids::now_ms())?;
         self.acting_as(caller, &user).await?;
-        let _write = self.gate.enter()?;
+        let _write = self.enter(caller, Cost::Update)?;
         let to = marker_now(timeline, last_read);
         self.content.set_marker(&user, to, force).await
     }

@@ -1,3 +1,4 @@
+use crate::budgets::Cost;
 use crate::checks::post_not_found;
 use crate::error::Result;
 use crate::ids::{PostId, UserId};
@@ -43,7 +44,7 @@ impl Ingest {
             None => None,
             Some(id) => Some(self.answerable(id).await?),
         };
-        let _write = self.gate.enter()?;
+        let _write = self.enter(caller, Cost::Create)?;
         if let Some(answered) = &reply_to {
             // Newer than the post it answers, whichever producer made that.
             self.ids.advance_past(answered.id);
@@ -86,7 +87,7 @@ impl Ingest {
         let post = self.content.get_posts(&[id]).await?.pop();
         let post = post.ok_or_else(|| post_not_found(id))?;
         check(caller, Act::DeletePostOf(&post.author))?;
-        let _write = self.enter_changing()?;
+        let _write = self.enter_changing(caller, Cost::Delete)?;
         self.content
             .delete_post(id)
             .await?

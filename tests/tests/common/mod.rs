@@ -14,6 +14,7 @@ use serde_json::{json, Value};
 use socialite_api::auth::keys::StoredKey;
 use socialite_api::auth::rate::Rates;
 use socialite_api::auth::Source;
+use socialite_core::budgets::{BudgetConfig, Quota};
 use socialite_core::feed::config::FeedConfig;
 use socialite_core::worker::WorkerConfig;
 use socialite_domain::accounts::access::Scopes;
@@ -46,7 +47,8 @@ pub const OPS_KEY: &str = "slk_a000000000000000000000000000000000000000000000000
 /// The secret the tests' user tokens are signed with.
 pub const TOKEN_SECRET: &str = "test-secret-test-secret-test-secret-0001";
 
-/// Checks on, with the tests' keys and secret and no rate limits.
+/// Checks on, with the tests' keys and secret, no rate limits and no
+/// write budgets.
 pub fn test_auth() -> AuthConfig {
     let keys = [
         ("admin", "write,read,admin", ADMIN_KEY),
@@ -70,6 +72,10 @@ pub fn test_auth() -> AuthConfig {
         rates: Rates {
             per_user: 0,
             per_key: 0,
+        },
+        budgets: BudgetConfig {
+            user: Quota::default(),
+            key: Quota::default(),
         },
     }
 }
