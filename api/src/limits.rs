@@ -36,6 +36,10 @@ pub struct Limits {
     /// of the binaries, which keep [`crate::guard::REQUEST_TIMEOUT`]: a
     /// field so that a test of what the limit does need not wait 30 s.
     pub request_timeout: Duration,
+    /// Post -> visible that the producer defends: past half of it, fanout's
+    /// lag sheds a share of new writes (503 `overloaded`), all of them at
+    /// it (`socialite_core::load`). Zero never sheds.
+    pub freshness_target: Duration,
 }
 
 pub const DEFAULT_MAX_FOLLOWING: u64 = socialite_core::ingest::DEFAULT_MAX_FOLLOWING;
@@ -53,6 +57,7 @@ impl Default for Limits {
             stream_lifetime: Duration::from_secs(3_600),
             max_backups: socialite_domain::transfer::backups::DEFAULT_MAX_BACKUPS,
             request_timeout: crate::guard::REQUEST_TIMEOUT,
+            freshness_target: socialite_core::load::DEFAULT_FRESHNESS_TARGET,
         }
     }
 }

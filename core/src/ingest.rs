@@ -17,12 +17,14 @@ use crate::feed::hybrid::Marks;
 use crate::feed::stamp::{Advance, WriteEpoch};
 use crate::gate::{Passed, WriteGate};
 use crate::ids::{PostId, PostIdGen, UserId};
+use crate::load::Load;
 use crate::ports::{ContentStore, GraphStore};
 use crate::standings::Standings;
 use socialite_domain::accounts::access::{check, Act, Caller};
 use socialite_domain::feed::hybrid::Hybrid;
 use socialite_domain::transfer::backups::DEFAULT_MAX_BACKUPS;
 use std::sync::Arc;
+use std::time::Duration;
 
 /// Ids tried for one new post when the store holds a post under them.
 const NEW_ID_TRIES: u32 = 16;
@@ -45,6 +47,8 @@ pub struct Ingest {
     pub(crate) marks: Arc<Marks>,
     /// What each credential may still write ([`crate::budgets`]).
     pub(crate) budgets: Arc<Budgets>,
+    /// Fanout's lag, and the writes shed to hold freshness ([`crate::load`]).
+    pub(crate) load: Arc<Load>,
 }
 
 impl Ingest {
@@ -69,6 +73,7 @@ impl Ingest {
             hybrid: backends.feed.hybrid,
             marks: backends.marks.clone(),
             budgets: Arc::new(Budgets::new(BudgetConfig::default())),
+            load: Arc::new(Load::new(Duration::ZERO)),
         })
     }
 
@@ -153,16 +158,31 @@ impl Ingest {
         self
     }
 
+    /// Sheds writes by fanout's lag against this freshness target (zero:
+    /// never); [`Load::watch`] must run for the lag to be known.
+    pub fn with_freshness_target(mut self, target: Duration) -> Ingest {
+        self.load = Arc::new(Load::new(target));
+        self
+    }
+
+    /// Fanout's lag as this producer sees it.
+    pub fn load(&self) -> &Arc<Load> {
+        &self.load
+    }
+
     /// The budgets writes spend, for the API to report what is left.
     pub fn budgets(&self) -> &Arc<Budgets> {
         &self.budgets
     }
 
     /// Lets the caller's write through the gate, once its checks passed:
-    /// refused while writes are stopped ([`crate::gate`]), or when the
-    /// caller's budget lacks the act's points ([`crate::budgets`]).
+    /// refused while writes are stopped ([`crate::gate`]), as a share of
+    /// the writes shed while fanout is behind ([`crate::load`]), or when
+    /// the caller's budget lacks the act's points ([`crate::budgets`]); a
+    /// write refused spends nothing.
     pub(crate) fn enter(&self, caller: &Caller, cost: Cost) -> Result<Passed<'_>> {
         let passed = self.gate.enter()?;
+        self.load.admit(cost)?;
         self.budgets.charge(caller, cost)?;
         Ok(passed)
     }

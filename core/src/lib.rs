@@ -54,6 +54,7 @@ pub mod health;
 pub mod ingest;
 pub mod interactions;
 pub mod live;
+pub mod load;
 pub mod markers;
 pub mod metrics;
 pub mod notifications;

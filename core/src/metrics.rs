@@ -12,6 +12,7 @@ use prometheus_client::metrics::family::Family;
 use prometheus_client::metrics::gauge::Gauge;
 use prometheus_client::metrics::histogram::{exponential_buckets, Histogram};
 use prometheus_client::registry::{Registry, Unit};
+use std::sync::atomic::AtomicU64;
 use std::sync::OnceLock;
 use std::time::Duration;
 
@@ -63,6 +64,12 @@ pub struct Metrics {
     pub fanout_hybrid_skipped: Counter,
     pub fanout_batch_duration: Histogram,
     pub log_backlog: Gauge,
+    /// How late a post written now would be seen, as the producer
+    /// estimates it ([`crate::load`]).
+    pub fanout_lag: Gauge<f64, AtomicU64>,
+    /// The share of new writes being shed.
+    pub shed_share: Gauge<f64, AtomicU64>,
+    pub writes_shed: Counter,
     pub log_partition_lag: Family<Labels, Gauge>,
     pub log_undecodable: Counter,
     pub timeline_bulk_writes: Counter,
@@ -107,6 +114,9 @@ impl Metrics {
             fanout_hybrid_skipped: Counter::default(),
             fanout_batch_duration: latency(),
             log_backlog: Gauge::default(),
+            fanout_lag: Gauge::default(),
+            shed_share: Gauge::default(),
+            writes_shed: Counter::default(),
             log_partition_lag: Family::default(),
             log_undecodable: Counter::default(),
             timeline_bulk_writes: Counter::default(),
@@ -227,6 +237,22 @@ impl Metrics {
             "Events on the log that the fanout group has not committed",
             Unit::Other("events".into()),
             self.log_backlog.clone(),
+        );
+        r.register_with_unit(
+            "fanout_lag",
+            "How late a post written now would reach its followers' timelines: the fanout group's backlog over its drain rate, or how long it has committed nothing",
+            Unit::Seconds,
+            self.fanout_lag.clone(),
+        );
+        r.register(
+            "shed_share",
+            "Share of new writes refused with 503 overloaded to hold the freshness target (0 to 1)",
+            self.shed_share.clone(),
+        );
+        r.register(
+            "writes_shed",
+            "Writes refused with 503 overloaded because fanout was behind",
+            self.writes_shed.clone(),
         );
         r.register_with_unit(
             "log_partition_lag",

@@ -10,7 +10,7 @@ use redb::{Database, ReadTransaction, ReadableDatabase, ReadableTable};
 use socialite_core::error::Result;
 use socialite_core::event::Event;
 use socialite_core::fault::{FaultReason, StoreFault};
-use socialite_core::ports::{EventLog, LogConsumer, Rewind};
+use socialite_core::ports::{EventLog, LogConsumer, LogPosition, Rewind};
 use std::path::Path;
 use std::sync::Arc;
 use std::time::Duration;
@@ -174,21 +174,21 @@ impl EventLog for EmbeddedLog {
     }
 
     async fn consumer(&self, group: &str) -> Result<Box<dyn LogConsumer>> {
-        let next = self.inner.read(|txn| {
-            Ok(txn
-                .open_table(OFFSETS)
-                .store()?
-                .get(group)
-                .store()?
-                .map(|g| g.value())
-                .unwrap_or(1))
-        })?;
+        let next = self.inner.next_of(group)?;
         Ok(Box::new(Consumer {
             inner: self.inner.clone(),
             group: group.to_owned(),
             next,
             committed: next,
         }))
+    }
+
+    async fn position(&self, group: &str) -> Result<LogPosition> {
+        let next = self.inner.next_of(group)?;
+        Ok(LogPosition {
+            committed: next - 1,
+            end: self.head(),
+        })
     }
 }
 
@@ -201,6 +201,19 @@ struct Consumer {
 }
 
 impl Inner {
+    /// The sequence `group` consumes next, after its last commit.
+    fn next_of(&self, group: &str) -> Result<u64> {
+        self.read(|txn| {
+            Ok(txn
+                .open_table(OFFSETS)
+                .store()?
+                .get(group)
+                .store()?
+                .map(|g| g.value())
+                .unwrap_or(1))
+        })
+    }
+
     /// A read of the log; its I/O failure is recorded as the log's fault.
     fn read<R>(&self, f: impl FnOnce(&ReadTransaction) -> Result<R>) -> Result<R> {
         let read = || f(&self.db.db()?.begin_read().store()?);

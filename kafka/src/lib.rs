@@ -22,6 +22,7 @@ pub mod config;
 mod consumer;
 mod error;
 mod log;
+mod position;
 mod probe;
 pub mod security;
 

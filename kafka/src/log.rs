@@ -14,7 +14,7 @@ use rdkafka::producer::{FutureProducer, FutureRecord, Producer, PurgeConfig};
 use rdkafka::types::RDKafkaErrorCode as Code;
 use socialite_core::error::{Error, Result};
 use socialite_core::event::Event;
-use socialite_core::ports::{EventLog, LogConsumer};
+use socialite_core::ports::{EventLog, LogConsumer, LogPosition};
 use std::time::Duration;
 
 const ADMIN_TIMEOUT: Duration = Duration::from_secs(10);
@@ -24,6 +24,7 @@ pub struct KafkaLog {
     /// Replaced after a failed append (see [`KafkaLog::renew_producer`]).
     producer: std::sync::RwLock<FutureProducer>,
     topics: [String; 2],
+    positions: crate::position::Positions,
 }
 
 fn new_producer(config: &KafkaConfig) -> Result<FutureProducer> {
@@ -47,6 +48,7 @@ impl KafkaLog {
         let log = KafkaLog {
             topics: [config.posts_topic(), config.graph_topic()],
             producer: std::sync::RwLock::new(new_producer(&config)?),
+            positions: Default::default(),
             config,
         };
         create_topics(&log.config, &log.topics).await?;
@@ -172,6 +174,10 @@ impl EventLog for KafkaLog {
     async fn consumer(&self, group: &str) -> Result<Box<dyn LogConsumer>> {
         let consumer = KafkaConsumer::join(&self.config, group, &self.topics)?;
         Ok(Box::new(consumer))
+    }
+
+    async fn position(&self, group: &str) -> Result<LogPosition> {
+        self.positions.read(&self.config, &self.topics, group).await
     }
 }
 

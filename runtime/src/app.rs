@@ -152,28 +152,13 @@ pub async fn start(
     let runs = |s: Service| services.contains(&s);
     let (auth, ops) = credentials_and_ops(services, config).await?;
     let backends = open_backends(&config.storage).await?;
-    let mut ingest = Ingest::new(&backends, config.node_id)
-        .await?
-        .with_max_following(config.limits.max_following)
-        .with_max_backups(config.limits.max_backups)
-        .with_budgets(config.auth.budgets);
+    let ingest = Arc::new(new_ingest(&backends, config).await?);
     let auth = auth.map(|a| {
         Arc::new(
             a.with_accounts(backends.accounts.clone())
                 .with_budgets(ingest.budgets().clone()),
         )
     });
-    let moved = config
-        .storage
-        .embedded
-        .data_dir
-        .join(crate::transfer::MOVED);
-    if backends.backup.is_some() && moved.exists() {
-        let to = moved_to(&moved);
-        tracing::warn!(marker = %moved.display(), to = %to, "this data directory was moved to another deployment: taking no writes");
-        ingest = ingest.moved_from_start(&to);
-    }
-    let ingest = Arc::new(ingest);
     let reads = Arc::new(Reads::new(backends.stores()));
     let (servers, server_shutdown) = shutdown::channel();
     let (pipeline, pipeline_shutdown) = shutdown::channel();
@@ -206,7 +191,14 @@ pub async fn start(
         server_shutdown,
     )
     .await?;
-    let pipeline_tasks = start_pipeline(services, &backends, config, &joined, pipeline_shutdown);
+    let pipeline_tasks = start_pipeline(
+        services,
+        &backends,
+        config,
+        &joined,
+        &ingest,
+        pipeline_shutdown,
+    );
     if runs(Service::FanoutWorker) {
         // The worker may start on threads of its own: answer once it holds
         // its place in the group, so that a process that says it is up is
@@ -235,6 +227,28 @@ pub async fn start(
         server_tasks: served.tasks,
         pipeline_tasks,
     })
+}
+
+/// The write use cases with the settings' limits; refusing every write
+/// if the data directory was moved elsewhere.
+async fn new_ingest(backends: &Backends, config: &AppConfig) -> Result<Ingest> {
+    let ingest = Ingest::new(backends, config.node_id)
+        .await?
+        .with_max_following(config.limits.max_following)
+        .with_max_backups(config.limits.max_backups)
+        .with_budgets(config.auth.budgets)
+        .with_freshness_target(config.limits.freshness_target);
+    let moved = config
+        .storage
+        .embedded
+        .data_dir
+        .join(crate::transfer::MOVED);
+    if backends.backup.is_some() && moved.exists() {
+        let to = moved_to(&moved);
+        tracing::warn!(marker = %moved.display(), to = %to, "this data directory was moved to another deployment: taking no writes");
+        return Ok(ingest.moved_from_start(&to));
+    }
+    Ok(ingest)
 }
 
 /// What fails on the settings alone, checked before any backend opens: the
@@ -408,17 +422,27 @@ async fn serve(
     })
 }
 
-/// The pipeline's loops the services run: the relay and the deletions
-/// beside a producer, the fanout worker.
+/// The pipeline's loops the services run: the relay, the deletions and
+/// the watch on fanout's lag beside a producer, the fanout worker.
 fn start_pipeline(
     services: &[Service],
     backends: &Backends,
     config: &AppConfig,
     joined: &Joined,
+    ingest: &Ingest,
     shutdown: socialite_core::shutdown::Shutdown,
 ) -> Vec<JoinHandle<Result<()>>> {
     let mut tasks = Vec::new();
     if services.contains(&Service::Producer) {
+        let watch = ingest.load().clone().watch(
+            backends.log.clone(),
+            config.worker.group.clone(),
+            shutdown.clone(),
+        );
+        tasks.push(tokio::spawn(async move {
+            watch.await;
+            Ok(())
+        }));
         tasks.push(tokio::spawn(run_relay(
             backends.outbox.clone(),
             backends.log.clone(),

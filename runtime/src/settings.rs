@@ -167,6 +167,11 @@ pub struct LimitArgs {
     /// own (`migrate-…`), which are not counted.
     #[arg(long, env = "SOCIALITE_MAX_BACKUPS", default_value_t = Limits::default().max_backups, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(0..=10_000))]
     pub max_backups: usize,
+    /// Post -> visible that producers defend: past half of it, fanout's lag
+    /// sheds a share of new writes with 503 `overloaded` and `Retry-After`,
+    /// all of them at it (deletions and safety acts pass); `0` never sheds.
+    #[arg(long, env = "SOCIALITE_FRESHNESS_TARGET", default_value = "5s", value_parser = parse_duration_secs)]
+    pub freshness_target: u64,
 }
 
 impl LimitArgs {
@@ -183,6 +188,7 @@ impl LimitArgs {
             max_backups: self.max_backups,
             // Not a setting: the default (see the field).
             request_timeout: Limits::default().request_timeout,
+            freshness_target: std::time::Duration::from_secs(self.freshness_target),
         }
     }
 }

@@ -109,3 +109,146 @@ async fn a_write_budget_refuses_past_its_points() {
         t.post("alice", &format!("by the backend {n}")).await;
     }
 }
+
+/// With fanout stopped, the producer sees the fanout group commit nothing
+/// and sheds new writes (503 `overloaded` with `Retry-After`, on REST and
+/// gRPC) once a post would be seen later than the freshness target; a
+/// deletion still passes. Once a worker drains the backlog, writes are
+/// taken again, and every post that was acknowledged reaches the
+/// follower's timeline, in the order of the author's own list.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn writes_are_shed_while_fanout_is_behind_and_taken_once_it_catches_up() {
+    use socialite_core::health::Joined;
+    use socialite_core::shutdown;
+    use socialite_core::worker::run_worker;
+    use socialite_runtime::Service;
+    use std::time::{Duration, Instant};
+
+    let dir = tempfile::tempdir().unwrap();
+    let mut config = common::config(dir.path(), 50);
+    config.limits.freshness_target = Duration::from_secs(2);
+    let rest = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let grpc = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let services = [Service::Producer, Service::TimelineApi];
+    let app = socialite_runtime::start(&services, &config, rest, Some(grpc))
+        .await
+        .unwrap();
+    let base = format!("http://{}", app.rest_addr);
+    let http = client_with(ADMIN_KEY);
+    for u in ["alice", "bob"] {
+        let resp = http.put(format!("{base}/users/{u}")).send().await.unwrap();
+        assert!(resp.status().is_success());
+    }
+    let resp = http
+        .put(format!("{base}/users/bob/following/alice"))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(resp.status(), StatusCode::OK);
+    let post = |n: usize| {
+        http.post(format!("{base}/users/alice/posts"))
+            .json(&json!({ "message": format!("post {n}") }))
+            .send()
+    };
+    // Posts are taken until the stall reaches half the target, then a
+    // growing share is refused, and all of them at the target.
+    let mut acknowledged = Vec::new();
+    let mut refused = None;
+    let started = Instant::now();
+    for n in 0.. {
+        let resp = post(n).await.unwrap();
+        match resp.status() {
+            StatusCode::CREATED => {
+                let v: Value = resp.json().await.unwrap();
+                acknowledged.push(v["id"].as_str().unwrap().to_owned());
+            }
+            StatusCode::SERVICE_UNAVAILABLE if started.elapsed() > Duration::from_secs(3) => {
+                refused = Some(resp);
+                break;
+            }
+            StatusCode::SERVICE_UNAVAILABLE => {}
+            other => panic!("post {n}: {other}"),
+        }
+        assert!(started.elapsed() < Duration::from_secs(30), "never shed");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    let resp = refused.unwrap();
+    let retry: u64 = resp.headers()["retry-after"]
+        .to_str()
+        .unwrap()
+        .parse()
+        .unwrap();
+    assert!((1..=30).contains(&retry), "Retry-After {retry}");
+    let v: Value = resp.json().await.unwrap();
+    assert_eq!(v["error"]["code"], "overloaded", "{v}");
+    assert!(app.ingest.load().lag() >= Duration::from_secs(2));
+    // gRPC is shed alike.
+    let (mut ingest, _) =
+        clients_as_at(&format!("http://{}", app.grpc_addr.unwrap()), ADMIN_KEY).await;
+    let err = ingest
+        .create_post(pb::CreatePostRequest {
+            author: "alice".into(),
+            message: "shed".into(),
+            ..Default::default()
+        })
+        .await
+        .unwrap_err();
+    assert_eq!(err.code(), Code::Unavailable);
+    assert!(err.message().contains("overloaded"), "{err:?}");
+    assert!(err.metadata().get("retry-after").is_some());
+    // A deletion is never shed.
+    let gone = acknowledged.pop().unwrap();
+    let resp = http
+        .delete(format!("{base}/posts/{gone}"))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(resp.status(), StatusCode::NO_CONTENT);
+
+    // A worker starts and drains the backlog: writes are taken again.
+    let (trigger, stop) = shutdown::channel();
+    let worker = tokio::spawn(run_worker(
+        app.backends.stores(),
+        app.backends.log.clone(),
+        app.backends.applied.clone(),
+        config.worker.clone(),
+        Joined::default(),
+        stop,
+    ));
+    let deadline = Instant::now() + Duration::from_secs(30);
+    loop {
+        let resp = post(9999).await.unwrap();
+        if resp.status() == StatusCode::CREATED {
+            let v: Value = resp.json().await.unwrap();
+            acknowledged.push(v["id"].as_str().unwrap().to_owned());
+            break;
+        }
+        assert!(Instant::now() < deadline, "writes were never taken again");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    // Every acknowledged post is in bob's timeline, newest first.
+    acknowledged.reverse();
+    let deadline = Instant::now() + Duration::from_secs(20);
+    loop {
+        let v: Value = http
+            .get(format!("{base}/users/bob/timeline?limit=200"))
+            .send()
+            .await
+            .unwrap()
+            .json()
+            .await
+            .unwrap();
+        let seen = common::ids(&v["posts"]);
+        if seen == acknowledged {
+            break;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "timeline {seen:?}\nacknowledged {acknowledged:?}"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    trigger.trigger();
+    worker.await.unwrap().unwrap();
+    app.shutdown().await;
+}

@@ -10,7 +10,7 @@ use socialite_core::error::{Error, Result};
 use socialite_core::event::Event;
 use socialite_core::health::Joined;
 use socialite_core::ingest::Ingest;
-use socialite_core::ports::{EventLog, LogConsumer};
+use socialite_core::ports::{EventLog, LogConsumer, LogPosition};
 use socialite_core::shutdown;
 use socialite_core::worker::{run_worker, WorkerConfig};
 use socialite_domain::accounts::access::Caller;
@@ -77,6 +77,9 @@ impl EventLog for RefusedCommits {
             commits: self.commits.clone(),
         }))
     }
+    async fn position(&self, group: &str) -> Result<LogPosition> {
+        self.log.position(group).await
+    }
 }
 
 #[async_trait]
@@ -110,6 +113,9 @@ impl EventLog for Silent {
     }
     async fn consumer(&self, group: &str) -> Result<Box<dyn LogConsumer>> {
         self.0.consumer(group).await
+    }
+    async fn position(&self, _: &str) -> Result<LogPosition> {
+        std::future::pending().await
     }
 }
 

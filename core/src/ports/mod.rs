@@ -71,12 +71,31 @@ port! {
         }
         /// Joins consumer `group`, resuming after its last commit.
         own async fn consumer(&self, group: &str) -> Result<Box<dyn LogConsumer>>;
+        /// How far `group` has committed, against the log's end, seen from
+        /// outside the group (a producer watching fanout's lag).
+        async fn position(&self, group: &str) -> Result<LogPosition>;
     }
     metered {
         async fn consumer(&self, group: &str) -> Result<Box<dyn LogConsumer>> {
             let inner = timed("log", "join", self.0.consumer(group)).await?;
             Ok(Box::new(MeteredConsumer(inner)))
         }
+    }
+}
+
+/// A consumer group's place on the log, summed over its partitions.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct LogPosition {
+    /// Events the group has committed.
+    pub committed: u64,
+    /// Events on the log.
+    pub end: u64,
+}
+
+impl LogPosition {
+    /// Events the group has not committed.
+    pub fn backlog(&self) -> u64 {
+        self.end.saturating_sub(self.committed)
     }
 }
 

@@ -104,7 +104,18 @@ pub async fn clients_as(
     socialite_proto::v1::ingest_client::IngestClient<socialite_bench::target::Authed>,
     socialite_proto::v1::reads_client::ReadsClient<socialite_bench::target::Authed>,
 ) {
-    let channel = tonic::transport::Channel::from_shared(t.grpc.clone())
+    clients_as_at(&t.grpc, credential).await
+}
+
+/// [`clients_as`] for the gRPC server at `grpc` (`http://HOST:PORT`).
+pub async fn clients_as_at(
+    grpc: &str,
+    credential: &str,
+) -> (
+    socialite_proto::v1::ingest_client::IngestClient<socialite_bench::target::Authed>,
+    socialite_proto::v1::reads_client::ReadsClient<socialite_bench::target::Authed>,
+) {
+    let channel = tonic::transport::Channel::from_shared(grpc.to_owned())
         .unwrap()
         .connect()
         .await

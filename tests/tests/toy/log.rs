@@ -6,7 +6,7 @@
 use async_trait::async_trait;
 use socialite_core::error::Result;
 use socialite_core::event::Event;
-use socialite_core::ports::{EventLog, LogConsumer, Rewind};
+use socialite_core::ports::{EventLog, LogConsumer, LogPosition, Rewind};
 use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -81,6 +81,14 @@ impl EventLog for ToyLog {
             next,
             committed: next,
         }))
+    }
+
+    async fn position(&self, group: &str) -> Result<LogPosition> {
+        let tape = self.inner.tape();
+        Ok(LogPosition {
+            committed: tape.committed.get(group).unwrap_or(&1) - 1,
+            end: tape.events.len() as u64,
+        })
     }
 }
 

@@ -1,0 +1,252 @@
+//! Freshness has a bound, and the producer defends it: a post is visible
+//! once fanout has applied it, so how long a new event would wait behind
+//! the fanout group's backlog is how late its followers would see it. The
+//! producer watches the group's place on the log ([`EventLog::position`]),
+//! estimates that wait from the backlog and the rate the group has been
+//! committing at, and sheds writes before their deliveries could be late.
+//!
+//! Shedding is gradual: past half the freshness target a share of new
+//! writes is refused (503 `overloaded` with `Retry-After`), growing to all
+//! of them at the target, so accepted writes arrive at about the rate fanout
+//! delivers and each is delivered within the target. What is refused was
+//! never acknowledged; what was acknowledged is on the log and delivered.
+//! Deletions and account safety acts are never shed: they take content
+//! away, and a reader must not keep seeing what its author removed.
+//!
+//! The estimate, every [`SAMPLE_EVERY`]: the backlog divided by the drain
+//! rate, which is measured only while there was a backlog to drain (when
+//! the group keeps up, its rate is the producers', not what it could do);
+//! while the group commits nothing at all (its workers stopped or stuck),
+//! the time since it last did counts instead.
+
+use crate::budgets::Cost;
+use crate::error::{Error, ErrorKind, Result};
+use crate::metrics::metrics;
+use crate::ports::{EventLog, LogPosition};
+use crate::shutdown::Shutdown;
+use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+/// How often the group's place is read.
+pub const SAMPLE_EVERY: Duration = Duration::from_millis(250);
+/// The default freshness target: post -> visible, at the 99th percentile.
+pub const DEFAULT_FRESHNESS_TARGET: Duration = Duration::from_secs(5);
+/// How much each new rate sample weighs in the drain rate.
+const RATE_WEIGHT: f64 = 0.3;
+/// Longest `Retry-After` a shed write is given.
+const MAX_RETRY: u64 = 30;
+
+/// Fanout's lag as this producer last saw it, and whether to shed.
+pub struct Load {
+    /// The freshness target; zero never sheds.
+    target: Duration,
+    /// Estimated wait of a new event, milliseconds.
+    lag_ms: AtomicU64,
+    /// Share of new writes refused, in millionths.
+    shed_ppm: AtomicU64,
+    /// Picks which writes are refused (a counter through a mixer: evenly
+    /// spread, no randomness needed).
+    draws: AtomicU64,
+}
+
+impl Load {
+    pub fn new(target: Duration) -> Load {
+        Load {
+            target,
+            lag_ms: AtomicU64::new(0),
+            shed_ppm: AtomicU64::new(0),
+            draws: AtomicU64::new(0),
+        }
+    }
+
+    pub fn target(&self) -> Duration {
+        self.target
+    }
+
+    /// The estimated wait of an event appended now.
+    pub fn lag(&self) -> Duration {
+        Duration::from_millis(self.lag_ms.load(Relaxed))
+    }
+
+    /// Takes the write, or refuses it as its share of the shedding.
+    pub fn admit(&self, cost: Cost) -> Result<()> {
+        if cost == Cost::Delete {
+            return Ok(());
+        }
+        let ppm = self.shed_ppm.load(Relaxed);
+        if ppm == 0 {
+            return Ok(());
+        }
+        let draw = mix(self.draws.fetch_add(1, Relaxed)) % 1_000_000;
+        if draw >= ppm {
+            return Ok(());
+        }
+        metrics().writes_shed.inc();
+        let lag = self.lag();
+        let retry = lag
+            .saturating_sub(self.target / 2)
+            .as_secs()
+            .clamp(1, MAX_RETRY);
+        Err(Error::new(
+            ErrorKind::Unavailable,
+            "overloaded",
+            format!(
+                "writes come faster than fanout delivers them (a new post would be seen {:.1} s late; the target is {} s): this one was not taken; retry in {retry} s",
+                lag.as_secs_f64(),
+                self.target.as_secs_f64()
+            ),
+        )
+        .retry_after(retry))
+    }
+
+    /// Sets the lag and the share shed from it.
+    fn set_lag(&self, lag: Duration) {
+        self.lag_ms.store(lag.as_millis() as u64, Relaxed);
+        let ppm = shed_share(lag, self.target);
+        self.shed_ppm.store(ppm, Relaxed);
+        metrics().fanout_lag.set(lag.as_secs_f64());
+        metrics().shed_share.set(ppm as f64 / 1e6);
+    }
+
+    /// Reads `group`'s place on `log` every [`SAMPLE_EVERY`] until
+    /// `shutdown`. A log that does not answer leaves the last estimate
+    /// (its outbox holds the writes meanwhile; that is not fanout's lag).
+    pub async fn watch(
+        self: Arc<Self>,
+        log: Arc<dyn EventLog>,
+        group: String,
+        mut shutdown: Shutdown,
+    ) {
+        let mut estimate = Estimate::default();
+        loop {
+            match log.position(&group).await {
+                Ok(position) => self.set_lag(estimate.next(position, Instant::now())),
+                Err(e) => {
+                    tracing::debug!(error = %e.chain(), "reading fanout's place on the log failed")
+                }
+            }
+            if !shutdown.pause(SAMPLE_EVERY).await {
+                return;
+            }
+        }
+    }
+}
+
+/// The share of writes to refuse at `lag`, in millionths: none up to half
+/// the target, all at the target, in proportion between.
+fn shed_share(lag: Duration, target: Duration) -> u64 {
+    if target.is_zero() {
+        return 0;
+    }
+    let half = target.as_secs_f64() / 2.0;
+    let over = (lag.as_secs_f64() - half) / half;
+    (over.clamp(0.0, 1.0) * 1e6) as u64
+}
+
+/// A 64-bit mixer (SplitMix64's finaliser).
+fn mix(mut x: u64) -> u64 {
+    x = x.wrapping_add(0x9E37_79B9_7F4A_7C15);
+    x = (x ^ (x >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    x = (x ^ (x >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    x ^ (x >> 31)
+}
+
+/// What successive readings of the group's place tell.
+#[derive(Default)]
+struct Estimate {
+    last: Option<(LogPosition, Instant)>,
+    /// Events a second the group commits while it has a backlog.
+    rate: Option<f64>,
+    /// When the group last committed anything.
+    moved: Option<Instant>,
+}
+
+impl Estimate {
+    fn next(&mut self, now_at: LogPosition, now: Instant) -> Duration {
+        let backlog = now_at.backlog();
+        if let Some((before, then)) = self.last {
+            let secs = now.duration_since(then).as_secs_f64();
+            let done = now_at.committed.saturating_sub(before.committed);
+            if done > 0 || before.backlog() == 0 {
+                self.moved = Some(now);
+            }
+            if before.backlog() > 0 && secs > 0.0 {
+                let sample = done as f64 / secs;
+                self.rate = Some(match self.rate {
+                    Some(r) => r + RATE_WEIGHT * (sample - r),
+                    None => sample,
+                });
+            }
+        }
+        self.last = Some((now_at, now));
+        self.moved.get_or_insert(now);
+        if backlog == 0 {
+            return Duration::ZERO;
+        }
+        let draining = match self.rate {
+            Some(rate) if rate >= 1.0 => backlog as f64 / rate,
+            // Nothing measured yet: a backlog a worker drains in a batch.
+            _ => 0.0,
+        };
+        let stalled = self
+            .moved
+            .map_or(0.0, |m| now.duration_since(m).as_secs_f64());
+        Duration::from_secs_f64(draining.max(stalled).min(86_400.0))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn at(committed: u64, end: u64) -> LogPosition {
+        LogPosition { committed, end }
+    }
+
+    #[test]
+    fn the_lag_is_the_backlog_over_the_rate_it_drains_at() {
+        let mut e = Estimate::default();
+        let t0 = Instant::now();
+        let s = |n: u64| t0 + Duration::from_millis(250 * n);
+        // Keeping up: no lag, whatever the rate.
+        assert_eq!(e.next(at(0, 0), s(0)), Duration::ZERO);
+        assert_eq!(e.next(at(100, 100), s(1)), Duration::ZERO);
+        // A backlog builds while the group commits 1,000 a second.
+        e.next(at(100, 2000), s(2));
+        let lag = e.next(at(350, 4350), s(3));
+        assert_eq!(lag, Duration::from_secs(4), "4,000 behind at 1,000/s");
+        // The group stops committing: the stall counts.
+        for n in 4..=20 {
+            e.next(at(350, 4350), s(n));
+        }
+        let lag = e.next(at(350, 4350), s(40));
+        assert!(lag >= Duration::from_secs(9), "{lag:?}");
+    }
+
+    #[test]
+    fn a_share_of_writes_is_shed_from_half_the_target_to_all_at_it() {
+        let target = Duration::from_secs(4);
+        assert_eq!(shed_share(Duration::from_secs(1), target), 0);
+        assert_eq!(shed_share(Duration::from_secs(3), target), 500_000);
+        assert_eq!(shed_share(Duration::from_secs(9), target), 1_000_000);
+        assert_eq!(shed_share(Duration::from_secs(9), Duration::ZERO), 0);
+        let load = Load::new(target);
+        load.set_lag(Duration::from_secs(3));
+        let refused: Vec<Error> = (0..10_000)
+            .filter_map(|_| load.admit(Cost::Create).err())
+            .collect();
+        assert!((4_500..5_500).contains(&refused.len()), "{}", refused.len());
+        assert_eq!(refused[0].code(), "overloaded");
+        assert_eq!(refused[0].retry_after_secs(), Some(1));
+        load.set_lag(Duration::from_secs(60));
+        assert!(load.admit(Cost::Update).is_err());
+        assert!(load.admit(Cost::Delete).is_ok(), "deletions are never shed");
+        assert_eq!(
+            load.admit(Cost::Create).unwrap_err().retry_after_secs(),
+            Some(MAX_RETRY)
+        );
+        load.set_lag(Duration::ZERO);
+        assert!((0..1000).all(|_| load.admit(Cost::Create).is_ok()));
+    }
+}
