@@ -140,7 +140,23 @@ if want notifications; then
   down
 fi
 
-for r in fanout-active rest-vs-nginx merge million million-hybrid freshness-1 freshness-2 freshness-3 mixed-rest http-reads timelines hybrid-off hybrid-2000 reposts-post-100-1 reposts-post-70-repost-30-1 reposts-post-100-2 reposts-post-70-repost-30-2 notifications-read-1 notifications-notifications-1 notifications-read-2 notifications-notifications-2; do
+# overload: cached reads of 5,000 users alone, then beside writers at three
+# times the post rate fanout sustains (measured first) for 120 s, against
+# `socialite up` with its defaults (scripts/overload.sh).
+if want overload; then
+  net zipf100k "${zipf[@]}"
+  SOCIALITE="$bin" "$here/overload.sh" "$work/run" "$out/overload" >/dev/null
+fi
+
+# catch-up: 2,000 posts/s with the fanout worker stopped for the first
+# 120 s (no shedding: the in-process engine's target is off), then started
+# while the posts go on: its drain rate as a multiple of the ingest rate.
+if want catch-up; then
+  net zipf100k "${zipf[@]}"
+  "$bin" bench --data-dir "$work/run" --users 100000 --mix post=100 --rate 2000 --concurrency 64 --duration 150 --active 0.5 --fanout-stopped 120 --report "$out/catch-up" >/dev/null
+fi
+
+for r in overload catch-up fanout-active rest-vs-nginx merge million million-hybrid freshness-1 freshness-2 freshness-3 mixed-rest http-reads timelines hybrid-off hybrid-2000 reposts-post-100-1 reposts-post-70-repost-30-1 reposts-post-100-2 reposts-post-70-repost-30-2 notifications-read-1 notifications-notifications-1 notifications-read-2 notifications-notifications-2; do
   if [ -f "$out/$r.txt" ]; then echo "== $r"; cat "$out/$r.txt"; fi
 done
 echo

@@ -46,6 +46,18 @@ impl ApiError {
     }
 }
 
+/// Whether the error is the server's failure, worth a log line: an
+/// internal error, or a store unavailable; not a refusal the server makes
+/// on purpose with a time to retry after (a write shed under load: one
+/// line each would flood the log just when it matters).
+fn is_failure(e: &Error) -> bool {
+    match e.kind() {
+        ErrorKind::Internal => true,
+        ErrorKind::Unavailable => e.retry_after_secs().is_none(),
+        _ => false,
+    }
+}
+
 /// The REST status of each kind of error.
 pub fn status_of(kind: ErrorKind) -> StatusCode {
     match kind {
@@ -83,7 +95,7 @@ impl IntoResponse for ApiError {
                 axum::http::HeaderValue::from_static("Bearer, Basic realm=\"Socialite\""),
             );
         }
-        if matches!(e.kind(), ErrorKind::Internal | ErrorKind::Unavailable) {
+        if is_failure(&e) {
             resp.extensions_mut().insert(Failure {
                 code: e.code(),
                 chain: e.chain(),
@@ -115,7 +127,7 @@ pub fn to_status(e: Error) -> tonic::Status {
         ErrorKind::Unavailable => Code::Unavailable,
         ErrorKind::Internal => Code::Internal,
     };
-    if matches!(e.kind(), ErrorKind::Internal | ErrorKind::Unavailable) {
+    if is_failure(&e) {
         tracing::error!(code = e.code(), error = %e.chain(), "grpc request failed");
     }
     let mut status = tonic::Status::new(code, format!("{}: {}", e.code(), e.message()));

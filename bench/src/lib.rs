@@ -5,6 +5,7 @@
 //! over REST and gRPC) and must not reach into a backend's internals, save
 //! the embedded store's bulk import that `load` uses.
 
+mod catch_up;
 pub mod live;
 pub mod load;
 mod plot;
@@ -15,6 +16,7 @@ mod scrape;
 pub mod target;
 pub mod workload;
 
+use catch_up::CatchUp;
 use clap::{Args, ValueEnum};
 use load::{run_load, LoadArgs, NetworkArgs};
 use run::{active_users, warm_up, Plan};
@@ -91,6 +93,16 @@ pub struct BenchArgs {
     /// Milliseconds between freshness probes by the most followed account.
     #[arg(long, default_value_t = 200)]
     pub probe_interval_ms: u64,
+    /// In-process target: the freshness target whose lag sheds writes
+    /// (seconds; 0, the default here, never sheds, so the engine is
+    /// measured flat out; `socialite up` defends 5 s).
+    #[arg(long, default_value_t = 0)]
+    pub freshness_target: u64,
+    /// In-process target: start without the fanout worker and start it
+    /// after this many seconds of the run, then report how fast it caught
+    /// up (0: the worker runs throughout).
+    #[arg(long, default_value_t = 0.0)]
+    pub fanout_stopped: f64,
     /// Write the report to PATH.json, PATH.txt and PATH.svg.
     #[arg(long, default_value = "bench-report")]
     pub report: PathBuf,
@@ -101,6 +113,7 @@ pub async fn run_bench(args: BenchArgs) -> Result<(), String> {
         return Err("--active must be in (0, 1]".into());
     }
     let (target, config, app) = open_target(&args).await?;
+    let app_config = app.as_ref().map(|_| in_process_config(&args));
     let plan = Plan {
         users: args.network.users,
         zipf: args.network.zipf,
@@ -143,7 +156,16 @@ pub async fn run_bench(args: BenchArgs) -> Result<(), String> {
     target.timeline(&probe, 1, None).await?;
     let before = target.metrics().await?;
     eprintln!("running {} for {:.0}s", plan.mix, args.duration);
+    let catch_up = app
+        .as_ref()
+        .zip(app_config.as_ref())
+        .filter(|_| args.fanout_stopped > 0.0)
+        .map(|(a, c)| CatchUp::start(a, c, Duration::from_secs_f64(args.fanout_stopped)));
     let recorded = run::run(target.clone(), plan.clone(), active, probe).await;
+    let caught_up = match catch_up {
+        Some(c) => Some(c.finish().await),
+        None => None,
+    };
     let metrics = report::Snapshots {
         end: recorded.metrics_at_end.clone()?,
         settled: settled(&*target).await?,
@@ -161,7 +183,11 @@ pub async fn run_bench(args: BenchArgs) -> Result<(), String> {
     };
     let mut report = report::build(&plan, &recorded, &metrics, config, stored);
     report["warm_up_memory"] = warm_up_memory;
-    let text = report::text(&report);
+    let mut text = report::text(&report);
+    if let Some(c) = caught_up {
+        text.push_str(&format!("catch-up: {c}\n"));
+        report["catch_up"] = c;
+    }
     print!("{text}");
     write_report(&args.report, &report, &text, &recorded, &plan)?;
     if let Some(app) = app {
@@ -255,7 +281,32 @@ async fn start_in_process(
             loaded.users, loaded.edges, loaded.posts, loaded.seconds
         );
     }
-    let config = AppConfig {
+    let config = in_process_config(args);
+    let rest = tokio::net::TcpListener::bind("127.0.0.1:0")
+        .await
+        .map_err(|e| e.to_string())?;
+    let grpc = tokio::net::TcpListener::bind("127.0.0.1:0")
+        .await
+        .map_err(|e| e.to_string())?;
+    let services = match args.fanout_stopped > 0.0 {
+        true => &[Service::Producer, Service::TimelineApi][..],
+        false => &Service::ALL[..],
+    };
+    let a = start(services, &config, rest, Some(grpc))
+        .await
+        .map_err(|e| e.chain())?;
+    let target = Arc::new(InProcess {
+        ingest: a.ingest.clone(),
+        reads: a.reads.clone(),
+    });
+    let f = args.feed.config();
+    let config = json!({ "target": "inprocess", "feed_model": f.model.as_str(), "embed": f.embed, "cache_size": f.cache_size, "fanout_batch": args.fanout_batch });
+    Ok((target, config, Some(a)))
+}
+
+/// The pipeline the in-process target runs.
+fn in_process_config(args: &BenchArgs) -> AppConfig {
+    AppConfig {
         storage: socialite_runtime::backends::BackendConfig::embedded(
             socialite_embedded::EmbeddedConfig {
                 data_dir: args.data_dir.clone(),
@@ -273,22 +324,9 @@ async fn start_in_process(
         auth: socialite_runtime::AuthConfig::none(),
         cors_origins: Vec::new(),
         ops_addr: None,
-        limits: Default::default(),
-    };
-    let rest = tokio::net::TcpListener::bind("127.0.0.1:0")
-        .await
-        .map_err(|e| e.to_string())?;
-    let grpc = tokio::net::TcpListener::bind("127.0.0.1:0")
-        .await
-        .map_err(|e| e.to_string())?;
-    let a = start(&Service::ALL, &config, rest, Some(grpc))
-        .await
-        .map_err(|e| e.chain())?;
-    let target = Arc::new(InProcess {
-        ingest: a.ingest.clone(),
-        reads: a.reads.clone(),
-    });
-    let f = args.feed.config();
-    let config = json!({ "target": "inprocess", "feed_model": f.model.as_str(), "embed": f.embed, "cache_size": f.cache_size, "fanout_batch": args.fanout_batch });
-    Ok((target, config, Some(a)))
+        limits: socialite_runtime::Limits {
+            freshness_target: Duration::from_secs(args.freshness_target),
+            ..Default::default()
+        },
+    }
 }

@@ -209,6 +209,7 @@ mod tests {
             overall: KINDS.iter().map(|_| histogram(&[])).collect(),
             per_second,
             errors: [0; KIND_COUNT],
+            refused: [0; KIND_COUNT],
             first_errors: Vec::new(),
             elapsed: Duration::from_secs(10),
             probe: histogram(&[]),

@@ -104,13 +104,15 @@ pub fn build(
     let mut total = 0u64;
     for (k, h) in KINDS.iter().zip(&rec.overall) {
         total += h.len();
-        if h.is_empty() && rec.errors[k.index()] == 0 {
+        let i = k.index();
+        if h.is_empty() && rec.errors[i] == 0 && rec.refused[i] == 0 {
             continue;
         }
         let mut v = latency(h);
         v["count"] = json!(h.len());
         v["per_second"] = json!((h.len() as f64 / secs).round());
-        v["errors"] = json!(rec.errors[k.index()]);
+        v["errors"] = json!(rec.errors[i]);
+        v["refused"] = json!(rec.refused[i]);
         ops.insert(k.name().to_owned(), v);
     }
     let delta = |name: &str| metric_sum(after, name) - metric_sum(before, name);
@@ -186,6 +188,32 @@ pub fn machine() -> Value {
     json!({ "cores": cores, "memory_gib": (mem_kib as f64 / 1048576.0).round(), "os": std::env::consts::OS })
 }
 
+/// The table of operations: a row per kind, its latencies and failures.
+fn ops_table(out: &mut String, r: &Value) {
+    const COLUMNS: [(&str, &str); 9] = [
+        ("count", "count"),
+        ("per_second", "ops/s"),
+        ("p50_ms", "p50 ms"),
+        ("p90_ms", "p90 ms"),
+        ("p99_ms", "p99 ms"),
+        ("p999_ms", "p99.9 ms"),
+        ("max_ms", "max ms"),
+        ("errors", "errors"),
+        ("refused", "refused"),
+    ];
+    let head: String = COLUMNS.map(|(_, h)| format!("{h:>10}")).concat();
+    let _ = writeln!(out, "\n{:<9}{head}", "op");
+    if let Some(ops) = r["ops"].as_object() {
+        for (k, v) in ops {
+            let row: String = COLUMNS
+                .iter()
+                .map(|(c, _)| format!("{:>10}", v[*c].to_string()))
+                .collect();
+            let _ = writeln!(out, "{k:<9}{row}");
+        }
+    }
+}
+
 pub fn text(r: &Value) -> String {
     let mut out = String::new();
     let p = &r["plan"];
@@ -204,33 +232,7 @@ pub fn text(r: &Value) -> String {
         "machine: {} cores, {} GiB",
         r["machine"]["cores"], r["machine"]["memory_gib"]
     );
-    let cols = [
-        "count",
-        "per_second",
-        "p50_ms",
-        "p90_ms",
-        "p99_ms",
-        "p999_ms",
-        "max_ms",
-        "errors",
-    ];
-    let _ = writeln!(
-        out,
-        "\n{:<9}{}",
-        "op",
-        ["count", "ops/s", "p50 ms", "p90 ms", "p99 ms", "p99.9 ms", "max ms", "errors"]
-            .map(|h| format!("{h:>10}"))
-            .concat()
-    );
-    if let Some(ops) = r["ops"].as_object() {
-        for (k, v) in ops {
-            let row: String = cols
-                .iter()
-                .map(|c| format!("{:>10}", v[*c].to_string()))
-                .collect();
-            let _ = writeln!(out, "{k:<9}{row}");
-        }
-    }
+    ops_table(&mut out, r);
     let _ = writeln!(out, "\nthroughput: {} ops/s", r["throughput_ops_per_s"]);
     let f = &r["fanout"];
     let _ = writeln!(

@@ -42,6 +42,9 @@ pub struct Recorded {
     pub overall: Vec<Histogram<u64>>,
     pub per_second: Vec<Vec<Histogram<u64>>>,
     pub errors: [u64; KIND_COUNT],
+    /// Refused as the server should under load (429 or 503 with
+    /// `Retry-After`: see [`crate::target::REFUSED`]), not errors.
+    pub refused: [u64; KIND_COUNT],
     pub first_errors: Vec<String>,
     pub elapsed: Duration,
     pub probe: Histogram<u64>,
@@ -178,13 +181,15 @@ pub async fn run(
         workers.push(tokio::spawn(worker(shared.clone(), w as u64)));
     }
     let mut errors = [0u64; KIND_COUNT];
+    let mut refused = [0u64; KIND_COUNT];
     let mut first_errors = Vec::new();
     for w in workers {
-        let (e, msgs) = w.await.expect("a worker panicked");
-        for (t, e) in errors.iter_mut().zip(e) {
-            *t += e;
+        let counts = w.await.expect("a worker panicked");
+        for i in 0..KIND_COUNT {
+            errors[i] += counts.errors[i];
+            refused[i] += counts.refused[i];
         }
-        first_errors.extend(msgs);
+        first_errors.extend(counts.messages);
     }
     let elapsed = shared.start.elapsed();
     // Fanout goes on draining its backlog after the clients stop; what it
@@ -205,6 +210,7 @@ pub async fn run(
         overall,
         per_second,
         errors,
+        refused,
         first_errors,
         elapsed,
         probe,
@@ -213,12 +219,17 @@ pub async fn run(
     }
 }
 
-type WorkerResult = ([u64; KIND_COUNT], Vec<String>);
+/// A worker's failures: errors, refusals under load, the first messages.
+#[derive(Default)]
+struct Failures {
+    errors: [u64; KIND_COUNT],
+    refused: [u64; KIND_COUNT],
+    messages: Vec<String>,
+}
 
-async fn worker(s: Arc<Shared>, id: u64) -> WorkerResult {
+async fn worker(s: Arc<Shared>, id: u64) -> Failures {
     let mut rng = Rng::new(s.plan.seed.wrapping_mul(1_000_003).wrapping_add(id));
-    let mut errors = [0u64; KIND_COUNT];
-    let mut messages = Vec::new();
+    let mut f = Failures::default();
     loop {
         let ticket = s.tickets.fetch_add(1, Ordering::Relaxed);
         if s.plan.ops.is_some_and(|n| ticket >= n) || s.start.elapsed() >= s.plan.duration {
@@ -241,16 +252,17 @@ async fn worker(s: Arc<Shared>, id: u64) -> WorkerResult {
                 let second = s.start.elapsed().as_secs() as usize;
                 s.latencies.lock().unwrap().record(kind, second, micros);
             }
+            Err(e) if e.starts_with(crate::target::REFUSED) => f.refused[kind.index()] += 1,
             Err(e) => {
-                errors[kind.index()] += 1;
-                if messages.len() < 5 {
-                    messages.push(format!("{}: {e}", kind.name()));
+                f.errors[kind.index()] += 1;
+                if f.messages.len() < 5 {
+                    f.messages.push(format!("{}: {e}", kind.name()));
                 }
             }
         }
         s.done.fetch_add(1, Ordering::Relaxed);
     }
-    (errors, messages)
+    f
 }
 
 async fn operate(s: &Shared, kind: Kind, rng: &mut Rng) -> Result<(), String> {

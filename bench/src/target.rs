@@ -14,6 +14,12 @@ use tonic::transport::Channel;
 
 pub type OpResult<T> = Result<T, String>;
 
+/// How a failed operation's message starts when the server refused it as
+/// it should under load: 429 or 503 with `Retry-After` (gRPC:
+/// `RESOURCE_EXHAUSTED` or `UNAVAILABLE` with `retry-after`). The run counts
+/// these apart from errors.
+pub const REFUSED: &str = "refused: ";
+
 /// A page of a timeline: post ids and the next cursor.
 pub type TimelinePage = (Vec<String>, Option<String>);
 
@@ -183,9 +189,15 @@ impl Rest {
     async fn send(&self, req: reqwest::RequestBuilder) -> OpResult<serde_json::Value> {
         let resp = req.send().await.map_err(|e| e.to_string())?;
         let status = resp.status();
+        let retry = resp.headers().contains_key(reqwest::header::RETRY_AFTER);
         let body = resp.bytes().await.map_err(|e| e.to_string())?;
         if !status.is_success() {
-            return Err(format!("{status}: {}", String::from_utf8_lossy(&body)));
+            let refused = retry && matches!(status.as_u16(), 429 | 503);
+            let prefix = if refused { REFUSED } else { "" };
+            return Err(format!(
+                "{prefix}{status}: {}",
+                String::from_utf8_lossy(&body)
+            ));
         }
         if body.is_empty() {
             return Ok(serde_json::Value::Null);
@@ -352,7 +364,11 @@ fn edge(user: &str, target: &str) -> pb::FollowRequest {
 }
 
 fn status(s: tonic::Status) -> String {
-    format!("{:?}: {}", s.code(), s.message())
+    use tonic::Code;
+    let refused = matches!(s.code(), Code::ResourceExhausted | Code::Unavailable)
+        && s.metadata().get("retry-after").is_some();
+    let prefix = if refused { REFUSED } else { "" };
+    format!("{prefix}{:?}: {}", s.code(), s.message())
 }
 
 #[tonic::async_trait]

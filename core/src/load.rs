@@ -15,9 +15,11 @@
 //!
 //! The estimate, every [`SAMPLE_EVERY`]: the backlog divided by the drain
 //! rate, which is measured only while there was a backlog to drain (when
-//! the group keeps up, its rate is the producers', not what it could do);
-//! while the group commits nothing at all (its workers stopped or stuck),
-//! the time since it last did counts instead.
+//! the group keeps up, its rate is the producers', not what it could do)
+//! and the group committed something. While it commits nothing (between
+//! commits, or a partition waiting for its consumer's failover) the rate
+//! stands, so the lag grows with the writes taken meanwhile, not with the
+//! clock: a stalled group with no writes coming needs none refused.
 
 use crate::budgets::Cost;
 use crate::error::{Error, ErrorKind, Result};
@@ -158,41 +160,41 @@ struct Estimate {
     last: Option<(LogPosition, Instant)>,
     /// Events a second the group commits while it has a backlog.
     rate: Option<f64>,
-    /// When the group last committed anything.
-    moved: Option<Instant>,
+    /// The most it committed in a second while keeping up: what it was
+    /// given, so at most what it can do (a lag reckoned from it is not
+    /// shorter than the true one). Used until `rate` is known.
+    kept_up: f64,
 }
 
 impl Estimate {
     fn next(&mut self, now_at: LogPosition, now: Instant) -> Duration {
-        let backlog = now_at.backlog();
         if let Some((before, then)) = self.last {
             let secs = now.duration_since(then).as_secs_f64();
             let done = now_at.committed.saturating_sub(before.committed);
-            if done > 0 || before.backlog() == 0 {
-                self.moved = Some(now);
-            }
-            if before.backlog() > 0 && secs > 0.0 {
+            // A sample where the group committed nothing says nothing of
+            // its rate: it may be between commits, or a partition may wait
+            // for its consumer's failover, which refusing writes cannot
+            // hasten. Its backlog still grows with every write taken.
+            if done > 0 && secs > 0.0 {
                 let sample = done as f64 / secs;
-                self.rate = Some(match self.rate {
-                    Some(r) => r + RATE_WEIGHT * (sample - r),
-                    None => sample,
-                });
+                match before.backlog() {
+                    0 => self.kept_up = self.kept_up.max(sample),
+                    _ => {
+                        self.rate = Some(match self.rate {
+                            Some(r) => r + RATE_WEIGHT * (sample - r),
+                            None => sample,
+                        })
+                    }
+                }
             }
         }
         self.last = Some((now_at, now));
-        self.moved.get_or_insert(now);
-        if backlog == 0 {
+        let backlog = now_at.backlog() as f64;
+        let rate = self.rate.unwrap_or(self.kept_up);
+        if rate <= 0.0 {
             return Duration::ZERO;
         }
-        let draining = match self.rate {
-            Some(rate) if rate >= 1.0 => backlog as f64 / rate,
-            // Nothing measured yet: a backlog a worker drains in a batch.
-            _ => 0.0,
-        };
-        let stalled = self
-            .moved
-            .map_or(0.0, |m| now.duration_since(m).as_secs_f64());
-        Duration::from_secs_f64(draining.max(stalled).min(86_400.0))
+        Duration::from_secs_f64((backlog / rate).min(86_400.0))
     }
 }
 
@@ -212,16 +214,18 @@ mod tests {
         // Keeping up: no lag, whatever the rate.
         assert_eq!(e.next(at(0, 0), s(0)), Duration::ZERO);
         assert_eq!(e.next(at(100, 100), s(1)), Duration::ZERO);
-        // A backlog builds while the group commits 1,000 a second.
-        e.next(at(100, 2000), s(2));
+        // A backlog builds: until the rate it drains at is known, the lag
+        // is reckoned from what it kept up with (400 a second).
+        assert_eq!(e.next(at(100, 2000), s(2)), Duration::from_millis(4750));
         let lag = e.next(at(350, 4350), s(3));
         assert_eq!(lag, Duration::from_secs(4), "4,000 behind at 1,000/s");
-        // The group stops committing: the stall counts.
+        // The group stops committing: its rate stands, and the backlog
+        // that grows with each write taken raises the lag.
         for n in 4..=20 {
-            e.next(at(350, 4350), s(n));
+            assert_eq!(e.next(at(350, 4350), s(n)), Duration::from_secs(4));
         }
-        let lag = e.next(at(350, 4350), s(40));
-        assert!(lag >= Duration::from_secs(9), "{lag:?}");
+        let lag = e.next(at(350, 9350), s(40));
+        assert_eq!(lag, Duration::from_secs(9));
     }
 
     #[test]

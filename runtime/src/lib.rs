@@ -13,7 +13,7 @@ pub mod admin;
 mod allocator;
 pub mod app;
 pub mod backends;
-mod background;
+pub mod background;
 pub mod credentials;
 pub mod migrate;
 pub mod process;
@@ -24,3 +24,4 @@ pub mod transfer;
 
 pub use app::{start, App, AppConfig, Service};
 pub use socialite_api::auth::AuthConfig;
+pub use socialite_api::limits::Limits;

@@ -101,6 +101,14 @@ fn parse_duration_secs(text: &str) -> Result<u64, String> {
     }
 }
 
+/// [`parse_duration_secs`], or `0` for off.
+fn parse_duration_or_off(text: &str) -> Result<u64, String> {
+    match text.trim() {
+        "0" | "off" => Ok(0),
+        _ => parse_duration_secs(text),
+    }
+}
+
 impl FeedArgs {
     pub fn config(&self) -> FeedConfig {
         FeedConfig {
@@ -169,8 +177,9 @@ pub struct LimitArgs {
     pub max_backups: usize,
     /// Post -> visible that producers defend: past half of it, fanout's lag
     /// sheds a share of new writes with 503 `overloaded` and `Retry-After`,
-    /// all of them at it (deletions and safety acts pass); `0` never sheds.
-    #[arg(long, env = "SOCIALITE_FRESHNESS_TARGET", default_value = "5s", value_parser = parse_duration_secs)]
+    /// all of them at it (deletions and safety acts pass); `0` or `off`
+    /// never sheds.
+    #[arg(long, env = "SOCIALITE_FRESHNESS_TARGET", default_value = "5s", value_parser = parse_duration_or_off)]
     pub freshness_target: u64,
 }
 

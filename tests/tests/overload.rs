@@ -110,12 +110,13 @@ async fn a_write_budget_refuses_past_its_points() {
     }
 }
 
-/// With fanout stopped, the producer sees the fanout group commit nothing
-/// and sheds new writes (503 `overloaded` with `Retry-After`, on REST and
-/// gRPC) once a post would be seen later than the freshness target; a
-/// deletion still passes. Once a worker drains the backlog, writes are
-/// taken again, and every post that was acknowledged reaches the
-/// follower's timeline, in the order of the author's own list.
+/// A worker delivers while posts come; then it stops, and the producer,
+/// seeing the backlog grow against the rate the group kept up with, sheds
+/// a growing share of new writes (503 `overloaded` with `Retry-After`, on
+/// REST and gRPC) and all of them once a post would be seen later than the
+/// freshness target; a deletion still passes. A worker starts again and
+/// drains the backlog: writes are taken again, and every post that was
+/// acknowledged reaches the follower's timeline, and no other.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn writes_are_shed_while_fanout_is_behind_and_taken_once_it_catches_up() {
     use socialite_core::health::Joined;
@@ -133,6 +134,18 @@ async fn writes_are_shed_while_fanout_is_behind_and_taken_once_it_catches_up() {
     let app = socialite_runtime::start(&services, &config, rest, Some(grpc))
         .await
         .unwrap();
+    let worker = || {
+        let (trigger, stop) = shutdown::channel();
+        let running = tokio::spawn(run_worker(
+            app.backends.stores(),
+            app.backends.log.clone(),
+            app.backends.applied.clone(),
+            config.worker.clone(),
+            Joined::default(),
+            stop,
+        ));
+        (trigger, running)
+    };
     let base = format!("http://{}", app.rest_addr);
     let http = client_with(ADMIN_KEY);
     for u in ["alice", "bob"] {
@@ -150,27 +163,39 @@ async fn writes_are_shed_while_fanout_is_behind_and_taken_once_it_catches_up() {
             .json(&json!({ "message": format!("post {n}") }))
             .send()
     };
-    // Posts are taken until the stall reaches half the target, then a
-    // growing share is refused, and all of them at the target.
     let mut acknowledged = Vec::new();
-    let mut refused = None;
+    let mut taken = |v: Value| acknowledged.push(v["id"].as_str().unwrap().to_owned());
+    // With a worker, every post is taken.
+    let (stop, running) = worker();
     let started = Instant::now();
-    for n in 0.. {
+    let mut n = 0;
+    while started.elapsed() < Duration::from_millis(1500) {
         let resp = post(n).await.unwrap();
+        assert_eq!(resp.status(), StatusCode::CREATED);
+        taken(resp.json().await.unwrap());
+        n += 1;
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    stop.trigger();
+    running.await.unwrap().unwrap();
+    // Without one, posts are taken until the backlog is half the target's
+    // worth, then a growing share is refused, and all of them at the target.
+    let mut refused = None;
+    let stopped = Instant::now();
+    while refused.is_none() {
+        let resp = post(n).await.unwrap();
+        n += 1;
         match resp.status() {
-            StatusCode::CREATED => {
-                let v: Value = resp.json().await.unwrap();
-                acknowledged.push(v["id"].as_str().unwrap().to_owned());
+            StatusCode::CREATED => taken(resp.json().await.unwrap()),
+            StatusCode::SERVICE_UNAVAILABLE => {
+                if app.ingest.load().lag() >= Duration::from_secs(2) {
+                    refused = Some(resp);
+                }
             }
-            StatusCode::SERVICE_UNAVAILABLE if started.elapsed() > Duration::from_secs(3) => {
-                refused = Some(resp);
-                break;
-            }
-            StatusCode::SERVICE_UNAVAILABLE => {}
             other => panic!("post {n}: {other}"),
         }
-        assert!(started.elapsed() < Duration::from_secs(30), "never shed");
-        tokio::time::sleep(Duration::from_millis(20)).await;
+        assert!(stopped.elapsed() < Duration::from_secs(30), "never shed");
+        tokio::time::sleep(Duration::from_millis(10)).await;
     }
     let resp = refused.unwrap();
     let retry: u64 = resp.headers()["retry-after"]
@@ -181,7 +206,6 @@ async fn writes_are_shed_while_fanout_is_behind_and_taken_once_it_catches_up() {
     assert!((1..=30).contains(&retry), "Retry-After {retry}");
     let v: Value = resp.json().await.unwrap();
     assert_eq!(v["error"]["code"], "overloaded", "{v}");
-    assert!(app.ingest.load().lag() >= Duration::from_secs(2));
     // gRPC is shed alike.
     let (mut ingest, _) =
         clients_as_at(&format!("http://{}", app.grpc_addr.unwrap()), ADMIN_KEY).await;
@@ -205,22 +229,18 @@ async fn writes_are_shed_while_fanout_is_behind_and_taken_once_it_catches_up() {
         .unwrap();
     assert_eq!(resp.status(), StatusCode::NO_CONTENT);
 
-    // A worker starts and drains the backlog: writes are taken again.
-    let (trigger, stop) = shutdown::channel();
-    let worker = tokio::spawn(run_worker(
-        app.backends.stores(),
-        app.backends.log.clone(),
-        app.backends.applied.clone(),
-        config.worker.clone(),
-        Joined::default(),
-        stop,
-    ));
+    // A worker starts again and drains the backlog: writes are taken again.
+    let (stop, running) = worker();
     let deadline = Instant::now() + Duration::from_secs(30);
     loop {
-        let resp = post(9999).await.unwrap();
+        let resp = post(n).await.unwrap();
         if resp.status() == StatusCode::CREATED {
-            let v: Value = resp.json().await.unwrap();
-            acknowledged.push(v["id"].as_str().unwrap().to_owned());
+            acknowledged.push(
+                resp.json::<Value>().await.unwrap()["id"]
+                    .as_str()
+                    .unwrap()
+                    .to_owned(),
+            );
             break;
         }
         assert!(Instant::now() < deadline, "writes were never taken again");
@@ -229,26 +249,32 @@ async fn writes_are_shed_while_fanout_is_behind_and_taken_once_it_catches_up() {
     // Every acknowledged post is in bob's timeline, newest first.
     acknowledged.reverse();
     let deadline = Instant::now() + Duration::from_secs(20);
-    loop {
-        let v: Value = http
-            .get(format!("{base}/users/bob/timeline?limit=200"))
-            .send()
-            .await
-            .unwrap()
-            .json()
-            .await
-            .unwrap();
-        let seen = common::ids(&v["posts"]);
-        if seen == acknowledged {
-            break;
-        }
+    let mut seen = Vec::new();
+    while seen != acknowledged {
         assert!(
             Instant::now() < deadline,
             "timeline {seen:?}\nacknowledged {acknowledged:?}"
         );
         tokio::time::sleep(Duration::from_millis(50)).await;
+        seen.clear();
+        let mut before = String::new();
+        loop {
+            let page: Value = http
+                .get(format!("{base}/users/bob/timeline?limit=200{before}"))
+                .send()
+                .await
+                .unwrap()
+                .json()
+                .await
+                .unwrap();
+            seen.extend(common::ids(&page["posts"]));
+            match page["next_cursor"].as_str() {
+                Some(c) => before = format!("&before={c}"),
+                None => break,
+            }
+        }
     }
-    trigger.trigger();
-    worker.await.unwrap().unwrap();
+    stop.trigger();
+    running.await.unwrap().unwrap();
     app.shutdown().await;
 }

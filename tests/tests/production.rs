@@ -140,16 +140,28 @@ async fn wait_ready(http: &Client, services: &[&Service]) {
     }
 }
 
+/// Sends as a well-behaved client does: a write the producer sheds while
+/// fanout is behind (a worker just killed) was not taken, and is sent
+/// again after its `Retry-After`.
 async fn send(http: &Client, method: reqwest::Method, url: String, body: Option<Value>) -> Value {
-    let mut req = http.request(method.clone(), &url);
-    if let Some(b) = body {
-        req = req.json(&b);
+    for _ in 0..60 {
+        let mut req = http.request(method.clone(), &url);
+        if let Some(b) = &body {
+            req = req.json(b);
+        }
+        let resp = req.send().await.unwrap();
+        let status = resp.status();
+        let retry = resp.headers().get("retry-after").cloned();
+        let text = resp.text().await.unwrap();
+        if status == StatusCode::SERVICE_UNAVAILABLE && text.contains("\"overloaded\"") {
+            let secs: u64 = retry.unwrap().to_str().unwrap().parse().unwrap();
+            tokio::time::sleep(Duration::from_secs(secs.min(2))).await;
+            continue;
+        }
+        assert!(status.is_success(), "{method} {url}: {status} {text}");
+        return serde_json::from_str(&text).unwrap_or(Value::Null);
     }
-    let resp = req.send().await.unwrap();
-    let status = resp.status();
-    let text = resp.text().await.unwrap();
-    assert!(status.is_success(), "{method} {url}: {status} {text}");
-    serde_json::from_str(&text).unwrap_or(Value::Null)
+    panic!("{method} {url}: shed for a minute");
 }
 
 /// A reader's whole timeline through the timeline-api, and whether the

@@ -25,6 +25,11 @@ pub async fn event_log(open: Opener) {
     }
     log.append(&appended[..20]).await.unwrap();
     log.append(&appended[20..]).await.unwrap();
+    // Seen from outside, a group that never consumed has the whole log
+    // before it.
+    let total = appended.len() as u64;
+    let before = log.position("conformance").await.unwrap();
+    assert_eq!(before.backlog(), total, "{before:?}");
 
     let mut first = log.consumer("conformance").await.unwrap();
     let got = consume(&mut first, appended.len()).await;
@@ -46,6 +51,19 @@ pub async fn event_log(open: Opener) {
         first.backlog().await.unwrap() == 0
     })
     .await;
+    // And from outside: what it committed is the whole log.
+    let after = log.position("conformance").await.unwrap();
+    assert_eq!(after.backlog(), 0, "{after:?}");
+    assert_eq!(
+        after.committed - before.committed,
+        total,
+        "{before:?} {after:?}"
+    );
+    assert_eq!(
+        log.position("another-group").await.unwrap().backlog(),
+        total,
+        "each group has its own place"
+    );
     drop(first);
 
     // The group resumes after its commit; another group reads from the start.

@@ -1,0 +1,92 @@
+#!/usr/bin/env bash
+# The "overload" row: cached first pages of 5,000 users over REST, alone and
+# then beside writers posting at three times the rate fanout sustains, for
+# 120 s, against `socialite up` with its defaults (authentication on, the
+# freshness target of 5 s defended by shedding). The rate fanout sustains is
+# measured first in the same run: posts flat out for 30 s, shed down to what
+# fanout delivers on time.
+#
+# usage: overload.sh DATA_DIR OUT_PREFIX   (SOCIALITE: the binary)
+# Writes OUT_PREFIX-{reads-alone,capacity,reads,writes}.{json,txt,svg} and
+# the summary OUT_PREFIX.{json,txt}.
+set -euo pipefail
+data="$1"; out="$2"
+bin="${SOCIALITE:-target/release/socialite}"
+"$bin" up --data-dir "$data" --rest-addr 127.0.0.1:18080 --grpc-addr 127.0.0.1:18051 2>"$out-server.log" >&2 &
+server=$!
+trap 'kill $server 2>/dev/null || true; wait $server 2>/dev/null || true' EXIT
+url=http://127.0.0.1:18080
+until curl -sf "$url/readyz" >/dev/null; do sleep 0.2; done
+key="$(cat "$data/auth/admin-key")"
+
+metric() { # the sum of a metric's samples on the server
+  curl -sf -H "authorization: Bearer $key" "$url/metrics" |
+    awk -v m="$1" '$1 == m || index($1, m "{") == 1 { s += $2 } END { printf "%.0f\n", s }'
+}
+settle() { # until fanout has delivered what was taken
+  until [ "$(metric socialite_log_backlog_events)" = 0 ]; do sleep 0.5; done
+}
+bench() {
+  "$bin" bench --target rest --url "$url" --api-key "$key" --users 100000 --active 0.05 "$@" >/dev/null 2>>"$out-bench.log"
+}
+
+bench --mix read=100 --concurrency 32 --duration 30 --report "$out-reads-alone"
+bench --mix post=100 --concurrency 64 --duration 30 --report "$out-capacity"
+sustained=$(python3 -c "import json,sys; print(int(json.load(open(sys.argv[1]))['ops']['post']['per_second']))" "$out-capacity.json")
+rate=$((3 * sustained))
+settle
+rss_before=$(metric socialite_process_resident_memory_bytes)
+shed_before=$(metric socialite_writes_shed_total)
+bench --mix read=100 --concurrency 32 --duration 120 --report "$out-reads" &
+readers=$!
+# Each refused write is answered at once, so a few hundred clients offer
+# the rate; the probe posts as the most followed account beside them.
+bench --mix post=100 --rate "$rate" --concurrency 256 --duration 120 --report "$out-writes" &
+writers=$!
+peak=0
+while kill -0 $writers 2>/dev/null; do
+  rss=$(metric socialite_process_resident_memory_bytes)
+  [ "$rss" -gt "$peak" ] && peak=$rss
+  sleep 2
+done
+wait $readers $writers
+rss_after=$(metric socialite_process_resident_memory_bytes)
+shed=$(( $(metric socialite_writes_shed_total) - shed_before ))
+
+python3 - "$out" "$sustained" "$rate" "$rss_before" "$peak" "$rss_after" "$shed" <<'PY'
+import json, sys
+out, sustained, rate, before, peak, after, shed = sys.argv[1], *map(int, sys.argv[2:])
+load = lambda name: json.load(open(f"{out}-{name}.json"))
+alone, reads, writes = load("reads-alone"), load("reads"), load("writes")
+posts = writes["ops"].get("post", {})
+fresh = writes["freshness"]
+summary = {
+    "sustained_posts_per_s": sustained,
+    "offered_posts_per_s": rate,
+    "accepted_posts_per_s": posts.get("per_second"),
+    "refused_posts": posts.get("refused"),
+    "errors": sum(v.get("errors", 0) for v in list(writes["ops"].values()) + list(reads["ops"].values())),
+    "shed_by_server": shed,
+    "reads_alone": {"per_s": alone["ops"]["read"]["per_second"], "p99_ms": alone["ops"]["read"]["p99_ms"]},
+    "reads_beside_writers": {"per_s": reads["ops"]["read"]["per_second"], "p99_ms": reads["ops"]["read"]["p99_ms"]},
+    "read_p99_ratio": round(reads["ops"]["read"]["p99_ms"] / alone["ops"]["read"]["p99_ms"], 2),
+    "post_visible_all_p99_ms": fresh["all_posts_p99_ms"],
+    "post_visible_probe_p99_ms": fresh["top_author"]["p99_ms"],
+    "probe_timeouts": fresh["top_author"]["timeouts"],
+    "resident_bytes": {"before": before, "peak": peak, "after": after},
+}
+json.dump(summary, open(f"{out}.json", "w"), indent=2)
+text = (
+    f"overload: fanout sustains {sustained} posts/s; writers offered {rate}/s for 120 s beside readers\n"
+    f"  posts accepted {summary['accepted_posts_per_s']}/s, refused {summary['refused_posts']} "
+    f"(server shed {shed}), errors {summary['errors']}\n"
+    f"  cached reads alone {summary['reads_alone']['per_s']}/s p99 {summary['reads_alone']['p99_ms']} ms; "
+    f"beside writers {summary['reads_beside_writers']['per_s']}/s p99 {summary['reads_beside_writers']['p99_ms']} ms "
+    f"({summary['read_p99_ratio']}x)\n"
+    f"  post -> visible p99: all accepted posts {summary['post_visible_all_p99_ms']} ms, "
+    f"probe {summary['post_visible_probe_p99_ms']} ms ({summary['probe_timeouts']} timeouts)\n"
+    f"  resident memory: {before >> 20} MiB before, peak {peak >> 20} MiB, {after >> 20} MiB after\n"
+)
+open(f"{out}.txt", "w").write(text)
+print(text, end="")
+PY
