@@ -1,0 +1,414 @@
+#!/usr/bin/env python3
+"""Fault soak: the pipeline under steady load while faults are injected at
+random; at the end every reader's timeline must equal the read-time oracle
+(the posts of the accounts it follows, as their authors' own lists hold them,
+newest first), every acknowledged post must be there unless it was deleted,
+and no timeline may hold a post twice.
+
+Topologies:
+  embedded    `socialite up` on a data directory; faults: kill -9 and
+              restart, SIGSTOP for a few seconds then SIGCONT.
+  production  a producer, two fanout workers and a timeline API over a Kafka
+              stand-in (tansu) and a MongoDB stand-in (SecantusDB) that the
+              soak starts itself; faults: kill -9 and restart of each
+              process and of each stand-in, SIGSTOP/SIGCONT of a worker.
+
+After each fault the soak posts a marker and times how long until a
+follower sees it (convergence). The report gives the faults survived, their
+convergence times, what the clients saw (posts acknowledged, refused with
+Retry-After, lost to a killed connection) and the curve of fanout's lag.
+
+  scripts/soak.py --bin target/release --minutes 30 --report soak
+  scripts/soak.py --bin DIR --minutes 2 --topology both    (CI's short form)
+
+--bin holds socialite, socialite-producer, socialite-fanout-worker and
+socialite-timeline-api. The production topology needs `tansu` (with its
+SQLite engine) and SecantusDB's `secantusd-py` (--tansu, --secantus).
+"""
+
+import argparse
+import json
+import os
+import random
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.error
+import urllib.request
+
+AUTHORS = [f"soak-a{i}" for i in range(8)]
+READERS = [f"soak-r{i}" for i in range(16)]
+CONVERGE_WITHIN = 120.0
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def wait_port(port, what, proc=None, within=120.0):
+    deadline = time.time() + within
+    while time.time() < deadline:
+        if proc is not None and proc.poll() is not None:
+            raise SystemExit(f"{what} exited with {proc.returncode}")
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=1).close()
+            return
+        except OSError:
+            time.sleep(0.2)
+    raise SystemExit(f"{what} never listened on {port}")
+
+
+class Proc:
+    """A process the soak can kill, stop and start again with its settings."""
+
+    def __init__(self, name, argv, env, log, port):
+        self.name, self.argv, self.env, self.log, self.port = name, argv, env, log, port
+        self.proc = None
+
+    def start(self):
+        out = open(self.log, "ab")
+        self.proc = subprocess.Popen(self.argv, env=self.env, stdout=out, stderr=out)
+        wait_port(self.port, self.name, self.proc)
+
+    def kill(self):
+        if self.proc and self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGKILL)
+            self.proc.wait()
+
+    def pause(self, secs):
+        self.proc.send_signal(signal.SIGSTOP)
+        time.sleep(secs)
+        self.proc.send_signal(signal.SIGCONT)
+
+    def stop(self):
+        if self.proc and self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGTERM)
+            try:
+                self.proc.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                self.kill()
+
+
+class Client:
+    """REST calls as a well-behaved client: JSON in and out, the status."""
+
+    def __init__(self, key):
+        self.key = key
+
+    def call(self, method, url, body=None, timeout=10):
+        data = json.dumps(body).encode() if body is not None else None
+        req = urllib.request.Request(url, data=data, method=method)
+        req.add_header("authorization", f"Bearer {self.key}")
+        if data is not None:
+            req.add_header("content-type", "application/json")
+        try:
+            with urllib.request.urlopen(req, timeout=timeout) as r:
+                text = r.read()
+                return r.status, (json.loads(text) if text else None), r.headers
+        except urllib.error.HTTPError as e:
+            text = e.read()
+            try:
+                value = json.loads(text)
+            except ValueError:
+                value = text.decode(errors="replace")
+            return e.code, value, e.headers
+        except (OSError, urllib.error.URLError) as e:
+            return None, str(e), {}
+
+    def must(self, method, url, body=None, within=120.0):
+        """Retries through faults and refusals until the call succeeds."""
+        deadline = time.time() + within
+        while True:
+            status, value, headers = self.call(method, url, body)
+            if status is not None and 200 <= status < 300:
+                return value
+            if time.time() > deadline:
+                raise SystemExit(f"{method} {url}: {status} {value}")
+            retry = headers.get("retry-after") if headers else None
+            time.sleep(min(float(retry), 2.0) if retry else 0.3)
+
+    def pages(self, url):
+        """Every item of a paged list of posts, newest first."""
+        ids, before = [], ""
+        while True:
+            page = self.must("GET", f"{url}?limit=200{before}")
+            ids += [p["id"] for p in page["posts"]]
+            cursor = page.get("next_cursor")
+            if not cursor:
+                return ids
+            before = f"&before={cursor}"
+
+
+class Topology:
+    def __init__(self, args, work):
+        self.args, self.work, self.procs = args, work, {}
+
+    def proc(self, name, argv, port, env=None):
+        full = dict(os.environ, RUST_LOG="warn", **(env or {}))
+        p = Proc(name, argv, full, os.path.join(self.work, f"{name}.log"), port)
+        p.start()
+        self.procs[name] = p
+        return p
+
+    def stop(self):
+        for p in reversed(list(self.procs.values())):
+            p.stop()
+
+
+class Embedded(Topology):
+    name = "embedded"
+
+    def start(self):
+        rest, grpc = free_port(), free_port()
+        data = os.path.join(self.work, "data")
+        self.proc("up", [f"{self.args.bin}/socialite", "up", "--data-dir", data,
+                         "--rest-addr", f"127.0.0.1:{rest}", "--grpc-addr", f"127.0.0.1:{grpc}"], rest)
+        self.key = open(os.path.join(data, "auth", "admin-key")).read().strip()
+        self.writes = self.reads = self.metrics = f"http://127.0.0.1:{rest}"
+
+    def faults(self):
+        return [("kill -9 and restart socialite up", lambda: restart(self.procs["up"])),
+                ("SIGSTOP socialite up for 3 s", lambda: self.procs["up"].pause(3))]
+
+
+class Production(Topology):
+    name = "production"
+    KEY = "slk_" + "5" * 64
+
+    def start(self):
+        a = self.args
+        kafka, mongo = free_port(), free_port()
+        tansu_dir = os.path.join(self.work, "tansu")
+        os.makedirs(tansu_dir)
+        self.proc("tansu", [a.tansu, "broker", "--listener-url", f"tcp://127.0.0.1:{kafka}",
+                            "--advertised-listener-url", f"tcp://127.0.0.1:{kafka}",
+                            "--storage-engine", f"sqlite://{tansu_dir}/tansu.db"], kafka)
+        self.proc("secantus", [a.secantus, "--host", "127.0.0.1", "--port", str(mongo),
+                               "--storage-path", os.path.join(self.work, "secantus"),
+                               "--sync-on-commit"], mongo)
+        digest = __import__("hashlib").sha256(self.KEY.encode()).hexdigest()
+        env = {
+            "SOCIALITE_API_KEYS": f"soak write,read,admin {digest}",
+            "SOCIALITE_STORE": f"mongodb://127.0.0.1:{mongo}/soak",
+            # tansu keeps a dead member's partitions: the workers' watch
+            # for unconsumed partitions moves them (Kafka needs none).
+            "SOCIALITE_EVENT_LOG": f"kafka://127.0.0.1:{kafka}?partitions=4&topic_prefix=soak"
+                                   "&stale_partition_rejoin_ms=3000&session_timeout_ms=3000",
+            "SOCIALITE_FANOUT_GROUP": "soak-fanout",
+        }
+        ports = {n: free_port() for n in ["producer", "api", "worker-a", "worker-b"]}
+        serve = lambda n, b, extra: self.proc(n, [f"{a.bin}/{b}", "--data-dir", os.path.join(self.work, n),
+                                                  *extra], ports[n], env)
+        serve("producer", "socialite-producer",
+              ["--rest-addr", f"127.0.0.1:{ports['producer']}", "--grpc-addr", f"127.0.0.1:{free_port()}"])
+        serve("api", "socialite-timeline-api",
+              ["--rest-addr", f"127.0.0.1:{ports['api']}", "--grpc-addr", f"127.0.0.1:{free_port()}"])
+        for w in ["worker-a", "worker-b"]:
+            serve(w, "socialite-fanout-worker", ["--ops-addr", f"127.0.0.1:{ports[w]}"])
+        self.key = self.KEY
+        self.writes = f"http://127.0.0.1:{ports['producer']}"
+        self.reads = f"http://127.0.0.1:{ports['api']}"
+        self.metrics = self.writes
+
+    def faults(self):
+        p = self.procs
+        return [(f"kill -9 and restart {n}", (lambda n=n: restart(p[n])))
+                for n in ["producer", "api", "worker-a", "worker-b", "tansu", "secantus"]] + \
+               [(f"SIGSTOP {n} for 5 s", (lambda n=n: p[n].pause(5))) for n in ["worker-a", "worker-b"]]
+
+
+def restart(p):
+    p.kill()
+    time.sleep(0.5)
+    p.start()
+
+
+class Load:
+    """Posts at a steady rate, deletes a few, and records what was answered."""
+
+    def __init__(self, topo, client, rng):
+        self.t, self.c, self.rng = topo, client, rng
+        self.acknowledged, self.deleted = [], set()
+        self.refused = self.lost = self.errors = 0
+        self.error_sample = []
+
+    def post(self, author, message):
+        status, value, headers = self.c.call("POST", f"{self.t.writes}/users/{author}/posts",
+                                             {"message": message})
+        if status == 201:
+            self.acknowledged.append((author, value["id"]))
+            return value["id"]
+        if status in (429, 503) and headers.get("retry-after"):
+            self.refused += 1
+        elif status is None or status == 503:
+            # A killed connection or a store down: not acknowledged, so
+            # either outcome is allowed; the oracle reads what is stored.
+            self.lost += 1
+        else:
+            self.errors += 1
+            if len(self.error_sample) < 5:
+                self.error_sample.append(f"POST {status} {value}")
+        return None
+
+    def step(self, n):
+        if self.acknowledged and self.rng.random() < 0.05:
+            _, victim = self.rng.choice(self.acknowledged)
+            if victim not in self.deleted:
+                status, _, _ = self.c.call("DELETE", f"{self.t.writes}/posts/{victim}")
+                if status in (204, 404):
+                    self.deleted.add(victim)
+            return
+        self.post(self.rng.choice(AUTHORS), f"soak post {n}")
+
+
+def follows(reader_index):
+    return [AUTHORS[(reader_index + k) % len(AUTHORS)] for k in range(3)]
+
+
+def converge(topo, client, load, what):
+    """Posts a marker and waits until a follower sees it: seconds taken."""
+    started = time.time()
+    author = AUTHORS[0]
+    while True:
+        marker = load.post(author, f"marker after {what}")
+        if marker:
+            break
+        if time.time() - started > CONVERGE_WITHIN:
+            return None
+        time.sleep(0.3)
+    reader = READERS[0]
+    while time.time() - started < CONVERGE_WITHIN:
+        status, page, _ = client.call("GET", f"{topo.reads}/users/{reader}/timeline?limit=50")
+        if status == 200 and any(p["id"] == marker for p in page["posts"]):
+            return round(time.time() - started, 2)
+        time.sleep(0.2)
+    return None
+
+
+def sample_lag(topo, client):
+    status, text, _ = client.call("GET", f"{topo.metrics}/metrics", timeout=2)
+    if status != 200 or not isinstance(text, str):
+        return None
+    for line in text.splitlines():
+        if line.startswith("socialite_fanout_lag_seconds "):
+            return float(line.split()[1])
+    return None
+
+
+def check(topo, client, load):
+    """Timelines against the oracle; retried while fanout catches up."""
+    deadline = time.time() + CONVERGE_WITHIN
+    while True:
+        problems = []
+        posts = {a: client.pages(f"{topo.reads}/users/{a}/posts") for a in AUTHORS}
+        stored = {p for ids in posts.values() for p in ids}
+        for _, pid in load.acknowledged:
+            if pid not in stored and pid not in load.deleted:
+                problems.append(f"acknowledged post {pid} is lost")
+        for i, r in enumerate(READERS):
+            want = sorted((p for a in follows(i) for p in posts[a]), reverse=True)
+            got = client.pages(f"{topo.reads}/users/{r}/timeline")
+            if len(got) != len(set(got)):
+                problems.append(f"{r}: a post twice")
+            if got != want:
+                problems.append(f"{r}: {len(got)} posts, the oracle {len(want)}")
+        if not problems or time.time() > deadline:
+            return problems
+        time.sleep(1)
+
+
+def soak(topo, args, rng):
+    client = Client(topo.key)
+    for u in AUTHORS + READERS:
+        client.must("PUT", f"{topo.writes}/users/{u}")
+    for i, r in enumerate(READERS):
+        for a in follows(i):
+            client.must("PUT", f"{topo.writes}/users/{r}/following/{a}")
+        client.must("GET", f"{topo.reads}/users/{r}/timeline?limit=1")
+    load = Load(topo, client, rng)
+    faults, lag = [], []
+    end = time.time() + args.minutes * 60
+    next_fault = time.time() + args.fault_every * rng.uniform(0.5, 1.0)
+    n = 0
+    while time.time() < end:
+        load.step(n)
+        n += 1
+        if n % args.rate == 0:
+            lag.append(sample_lag(topo, client))
+        if time.time() >= next_fault:
+            what, act = rng.choice(topo.faults())
+            print(f"[{topo.name}] {what}", file=sys.stderr)
+            act()
+            took = converge(topo, client, load, what)
+            print(f"[{topo.name}]   converged in {took} s", file=sys.stderr)
+            faults.append({"fault": what, "converged_s": took})
+            next_fault = time.time() + args.fault_every * rng.uniform(0.5, 1.5)
+        time.sleep(1.0 / args.rate)
+    problems = check(topo, client, load)
+    if any(f["converged_s"] is None for f in faults):
+        problems.append("a fault never converged")
+    if load.errors:
+        problems.append(f"{load.errors} writes answered other than 201, 429/503 with Retry-After: {load.error_sample}")
+    known = [x for x in lag if x is not None]
+    return {
+        "topology": topo.name,
+        "minutes": args.minutes,
+        "faults": faults,
+        "posts_acknowledged": len(load.acknowledged),
+        "posts_deleted": len(load.deleted),
+        "writes_refused_with_retry_after": load.refused,
+        "writes_cut_by_a_fault": load.lost,
+        "lag_s": {"samples": len(known), "max": max(known, default=0.0), "curve": known},
+        "problems": problems,
+        "passed": not problems,
+    }
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--bin", required=True)
+    ap.add_argument("--minutes", type=float, default=2.0, help="per topology")
+    ap.add_argument("--topology", choices=["embedded", "production", "both"], default="both")
+    ap.add_argument("--rate", type=int, default=20, help="writes per second")
+    ap.add_argument("--fault-every", type=float, default=20.0, help="seconds, on average")
+    ap.add_argument("--seed", type=int, default=46)
+    ap.add_argument("--tansu", default="tansu")
+    ap.add_argument("--secantus", default="secantusd-py")
+    ap.add_argument("--report", default="soak-report")
+    args = ap.parse_args()
+    rng = random.Random(args.seed)
+    kinds = {"embedded": [Embedded], "production": [Production], "both": [Embedded, Production]}
+    results = []
+    for kind in kinds[args.topology]:
+        with tempfile.TemporaryDirectory(prefix="soak-") as work:
+            topo = kind(args, work)
+            try:
+                topo.start()
+                results.append(soak(topo, args, rng))
+            finally:
+                topo.stop()
+    lines = []
+    for r in results:
+        times = [f["converged_s"] for f in r["faults"] if f["converged_s"] is not None]
+        lines.append(
+            f"{r['topology']}: {r['minutes']} min, {len(r['faults'])} faults survived "
+            f"(convergence max {max(times, default=0)} s), {r['posts_acknowledged']} posts acknowledged, "
+            f"{r['posts_deleted']} deleted, {r['writes_refused_with_retry_after']} refused with Retry-After, "
+            f"{r['writes_cut_by_a_fault']} cut by a fault; lag max {r['lag_s']['max']:.1f} s; "
+            + ("PASSED" if r["passed"] else f"FAILED: {r['problems']}"))
+        for f in r["faults"]:
+            lines.append(f"  {f['fault']}: converged in {f['converged_s']} s")
+    text = "\n".join(lines) + "\n"
+    json.dump(results, open(f"{args.report}.json", "w"), indent=2)
+    open(f"{args.report}.txt", "w").write(text)
+    print(text, end="")
+    sys.exit(0 if all(r["passed"] for r in results) else 1)
+
+
+if __name__ == "__main__":
+    main()
