@@ -35,6 +35,7 @@ import socket
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import urllib.error
 import urllib.request
@@ -66,13 +67,13 @@ def wait_port(port, what, proc=None, within=120.0):
 class Proc:
     """A process the soak can kill, stop and start again with its settings."""
 
-    def __init__(self, name, argv, env, log, port):
+    def __init__(self, name, argv, env, log, port, cwd=None):
         self.name, self.argv, self.env, self.log, self.port = name, argv, env, log, port
-        self.proc = None
+        self.cwd, self.proc = cwd, None
 
     def start(self):
         out = open(self.log, "ab")
-        self.proc = subprocess.Popen(self.argv, env=self.env, stdout=out, stderr=out)
+        self.proc = subprocess.Popen(self.argv, env=self.env, stdout=out, stderr=out, cwd=self.cwd)
         wait_port(self.port, self.name, self.proc)
 
     def kill(self):
@@ -109,6 +110,8 @@ class Client:
         try:
             with urllib.request.urlopen(req, timeout=timeout) as r:
                 text = r.read()
+                if r.headers.get_content_type() != "application/json":
+                    return r.status, text.decode(errors="replace"), r.headers
                 return r.status, (json.loads(text) if text else None), r.headers
         except urllib.error.HTTPError as e:
             text = e.read()
@@ -148,11 +151,11 @@ class Topology:
     def __init__(self, args, work):
         self.args, self.work, self.procs = args, work, {}
 
-    def proc(self, name, argv, port, env=None):
+    def proc(self, name, argv, port, env=None, cwd=None):
         full = dict(os.environ, RUST_LOG="warn", **(env or {}))
-        p = Proc(name, argv, full, os.path.join(self.work, f"{name}.log"), port)
-        p.start()
+        p = Proc(name, argv, full, os.path.join(self.work, f"{name}.log"), port, cwd)
         self.procs[name] = p
+        p.start()
         return p
 
     def stop(self):
@@ -187,7 +190,8 @@ class Production(Topology):
         os.makedirs(tansu_dir)
         self.proc("tansu", [a.tansu, "broker", "--listener-url", f"tcp://127.0.0.1:{kafka}",
                             "--advertised-listener-url", f"tcp://127.0.0.1:{kafka}",
-                            "--storage-engine", f"sqlite://{tansu_dir}/tansu.db"], kafka)
+                            # (its SQLite path is taken from where it runs)
+                            "--storage-engine", "sqlite://tansu.db"], kafka, cwd=tansu_dir)
         self.proc("secantus", [a.secantus, "--host", "127.0.0.1", "--port", str(mongo),
                                "--storage-path", os.path.join(self.work, "secantus"),
                                "--sync-on-commit"], mongo)
@@ -330,16 +334,24 @@ def soak(topo, args, rng):
         for a in follows(i):
             client.must("PUT", f"{topo.writes}/users/{r}/following/{a}")
         client.must("GET", f"{topo.reads}/users/{r}/timeline?limit=1")
-    load = Load(topo, client, rng)
+    load = Load(topo, Client(topo.key), random.Random(rng.random()))
     faults, lag = [], []
     end = time.time() + args.minutes * 60
+    done = threading.Event()
+
+    def writes():
+        # Beside the faults, so that a kill lands while a write is in flight.
+        n = 0
+        while not done.is_set():
+            load.step(n)
+            n += 1
+            time.sleep(1.0 / args.rate)
+
+    writer = threading.Thread(target=writes)
+    writer.start()
     next_fault = time.time() + args.fault_every * rng.uniform(0.5, 1.0)
-    n = 0
     while time.time() < end:
-        load.step(n)
-        n += 1
-        if n % args.rate == 0:
-            lag.append(sample_lag(topo, client))
+        lag.append(sample_lag(topo, client))
         if time.time() >= next_fault:
             what, act = rng.choice(topo.faults())
             print(f"[{topo.name}] {what}", file=sys.stderr)
@@ -348,7 +360,9 @@ def soak(topo, args, rng):
             print(f"[{topo.name}]   converged in {took} s", file=sys.stderr)
             faults.append({"fault": what, "converged_s": took})
             next_fault = time.time() + args.fault_every * rng.uniform(0.5, 1.5)
-        time.sleep(1.0 / args.rate)
+        time.sleep(1.0)
+    done.set()
+    writer.join()
     problems = check(topo, client, load)
     if any(f["converged_s"] is None for f in faults):
         problems.append("a fault never converged")
@@ -380,6 +394,7 @@ def main():
     ap.add_argument("--tansu", default="tansu")
     ap.add_argument("--secantus", default="secantusd-py")
     ap.add_argument("--report", default="soak-report")
+    ap.add_argument("--keep-logs", action="store_true", help="print the work directory; on failure, its logs")
     args = ap.parse_args()
     rng = random.Random(args.seed)
     kinds = {"embedded": [Embedded], "production": [Production], "both": [Embedded, Production]}
@@ -387,9 +402,17 @@ def main():
     for kind in kinds[args.topology]:
         with tempfile.TemporaryDirectory(prefix="soak-") as work:
             topo = kind(args, work)
+            if args.keep_logs:
+                print(f"logs in {work}", file=sys.stderr)
             try:
                 topo.start()
                 results.append(soak(topo, args, rng))
+            except BaseException:
+                for name in topo.procs:
+                    log = os.path.join(work, f"{name}.log")
+                    print(f"--- {name}.log (last lines)", file=sys.stderr)
+                    print("".join(open(log, errors="replace").readlines()[-15:]), file=sys.stderr)
+                raise
             finally:
                 topo.stop()
     lines = []
