@@ -7,6 +7,9 @@
 # fanout delivers on time.
 #
 # usage: overload.sh DATA_DIR OUT_PREFIX   (SOCIALITE: the binary)
+# WRITERS_NICE=N runs the writers' client at that nice value: on a machine
+# of two cores the client is a large share of the CPU, which in production
+# is other machines'.
 # Writes OUT_PREFIX-{reads-alone,capacity,reads,writes}.{json,txt,svg} and
 # the summary OUT_PREFIX.{json,txt}.
 set -euo pipefail
@@ -27,7 +30,7 @@ settle() { # until fanout has delivered what was taken
   until [ "$(metric socialite_log_backlog_events)" = 0 ]; do sleep 0.5; done
 }
 bench() {
-  "$bin" bench --target rest --url "$url" --api-key "$key" --users 100000 --active 0.05 "$@" >/dev/null 2>>"$out-bench.log"
+  ${NICE:-} "$bin" bench --target rest --url "$url" --api-key "$key" --users 100000 --active 0.05 "$@" >/dev/null 2>>"$out-bench.log"
 }
 
 bench --mix read=100 --concurrency 32 --duration 30 --report "$out-reads-alone"
@@ -41,7 +44,7 @@ bench --mix read=100 --concurrency 32 --duration 120 --report "$out-reads" &
 readers=$!
 # Each refused write is answered at once, so a few hundred clients offer
 # the rate; the probe posts as the most followed account beside them.
-bench --mix post=100 --rate "$rate" --concurrency 256 --duration 120 --report "$out-writes" &
+NICE="${WRITERS_NICE:+nice -n $WRITERS_NICE}" bench --mix post=100 --rate "$rate" --concurrency 256 --duration 120 --report "$out-writes" &
 writers=$!
 peak=0
 while kill -0 $writers 2>/dev/null; do

@@ -4,6 +4,11 @@
 //! operators' own address), the time limit, and its telemetry: the request
 //! metrics, a log line for a server failure, and a span.
 //!
+//! Writes can be handled on a runtime of their own ([`FrontLayer::with_writes_on`]),
+//! whose threads run at a lower priority than the reads': a write flood
+//! then takes the CPU the reads leave, not the reads' own. The connection,
+//! its parsing and the in-flight cap stay shared.
+//!
 //! One service rather than a layer per concern, because each layer of a
 //! router costs a boxed clone of the route and a boxed future per request,
 //! which on a cached page were a large share of the request's CPU.
@@ -22,7 +27,7 @@ use crate::guard::{
 use crate::metrics::RouteLabel;
 use crate::observe::{join_trace, method_label};
 use axum::extract::{MatchedPath, Request};
-use axum::http::HeaderValue;
+use axum::http::{HeaderValue, Method};
 use axum::response::{IntoResponse, Response};
 use socialite_domain::accounts::access::Caller;
 use std::convert::Infallible;
@@ -51,6 +56,8 @@ struct Shared {
     request_timeout: Duration,
     /// Requests handled at once; more are refused, not queued.
     in_flight: Semaphore,
+    /// Where writes are handled, if apart from reads.
+    writes: Option<tokio::runtime::Handle>,
 }
 
 /// The layer that puts a [`Front`] around each route of a router.
@@ -63,6 +70,24 @@ impl FrontLayer {
             admit,
             request_timeout,
             in_flight: Semaphore::new(MAX_IN_FLIGHT),
+            writes: None,
+        }))
+    }
+
+    /// Handles write requests (any method but GET, HEAD and OPTIONS) on
+    /// `writes`, apart from the reads.
+    pub fn with_writes_on(self, writes: Option<tokio::runtime::Handle>) -> FrontLayer {
+        let Shared {
+            admit,
+            request_timeout,
+            in_flight,
+            ..
+        } = Arc::try_unwrap(self.0).unwrap_or_else(|_| unreachable!("not yet shared"));
+        FrontLayer(Arc::new(Shared {
+            admit,
+            request_timeout,
+            in_flight,
+            writes,
         }))
     }
 }
@@ -114,7 +139,8 @@ where
 
 async fn handle<S>(shared: Arc<Shared>, inner: S, req: Request) -> Response
 where
-    S: tower_service::Service<Request, Response = Response, Error = Infallible>,
+    S: tower_service::Service<Request, Response = Response, Error = Infallible> + Send + 'static,
+    S::Future: Send + 'static,
 {
     let route = match req.extensions().get::<MatchedPath>() {
         Some(m) => RouteLabel::Matched(m.clone()),
@@ -125,7 +151,7 @@ where
     let span = request_span(&req, method, &route, &id);
     let path = req.uri().clone();
     let start = Instant::now();
-    let resp = admitted(&shared, inner, req).instrument(span.clone()).await;
+    let resp = admitted(shared, inner, req).instrument(span.clone()).await;
     let took = start.elapsed();
     let status = resp.status().as_u16();
     crate::metrics::transport().observe_http(route.clone(), method, status, took);
@@ -145,10 +171,11 @@ where
 }
 
 /// The request after the checks, the cap and the caller, within its time
-/// limit; or the refusal.
-async fn admitted<S>(shared: &Shared, inner: S, req: Request) -> Response
+/// limit; or the refusal. A write is handled where writes are.
+async fn admitted<S>(shared: Arc<Shared>, inner: S, req: Request) -> Response
 where
-    S: tower_service::Service<Request, Response = Response, Error = Infallible>,
+    S: tower_service::Service<Request, Response = Response, Error = Infallible> + Send + 'static,
+    S::Future: Send + 'static,
 {
     if let Some(refused) = precheck(&req) {
         return refused;
@@ -156,6 +183,33 @@ where
     let Ok(_permit) = shared.in_flight.try_acquire() else {
         return overloaded();
     };
+    let _counted = InFlight::counted();
+    let reads = matches!(*req.method(), Method::GET | Method::HEAD | Method::OPTIONS);
+    match shared.writes.clone().filter(|_| !reads) {
+        Some(writes) => {
+            let span = tracing::Span::current();
+            let shared = shared.clone();
+            let handled =
+                writes.spawn(async move { limited(&shared, inner, req).instrument(span).await });
+            handled.await.unwrap_or_else(|e| {
+                tracing::error!(error = %e, "a write's handler failed");
+                crate::ApiError::new(
+                    socialite_core::ErrorKind::Internal,
+                    "internal",
+                    "the write's handler failed",
+                )
+                .into_response()
+            })
+        }
+        None => limited(&shared, inner, req).await,
+    }
+}
+
+/// The caller and the route's answer, within the request's time limit.
+async fn limited<S>(shared: &Shared, inner: S, req: Request) -> Response
+where
+    S: tower_service::Service<Request, Response = Response, Error = Infallible>,
+{
     let (mut req, waiting) = Paced::watch(req);
     // The limit covers the credential check too: a token's check reads its
     // account's standing from the store, which may be slow or down.
@@ -183,6 +237,22 @@ where
             false => timed_out(limit),
         }
     })
+}
+
+/// A request counted in `socialite_requests_in_flight` until dropped.
+struct InFlight;
+
+impl InFlight {
+    fn counted() -> InFlight {
+        crate::metrics::transport().requests_in_flight.inc();
+        InFlight
+    }
+}
+
+impl Drop for InFlight {
+    fn drop(&mut self) {
+        crate::metrics::transport().requests_in_flight.dec();
+    }
 }
 
 async fn answer<S>(inner: S, req: Request) -> Response

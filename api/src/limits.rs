@@ -36,9 +36,9 @@ pub struct Limits {
     /// of the binaries, which keep [`crate::guard::REQUEST_TIMEOUT`]: a
     /// field so that a test of what the limit does need not wait 30 s.
     pub request_timeout: Duration,
-    /// Post -> visible that the producer defends: past half of it, fanout's
-    /// lag sheds a share of new writes (503 `overloaded`), all of them at
-    /// it (`socialite_core::load`). Zero never sheds.
+    /// Post -> visible that the producer defends: past two fifths of it,
+    /// fanout's lag sheds a share of new writes (503 `overloaded`), all of
+    /// them at four fifths (`socialite_core::load`). Zero never sheds.
     pub freshness_target: Duration,
 }
 

@@ -74,6 +74,8 @@ pub struct Transport {
     grpc_duration: Histograms,
     /// Open client connections, REST and gRPC.
     pub connections_open: Gauge,
+    /// REST requests being handled (at most `guard::MAX_IN_FLIGHT`).
+    pub requests_in_flight: Gauge,
     /// Connections refused, by `reason` (`process`, `address`, `overflow`).
     pub connections_refused: Family<Labels, Counter>,
     /// Connections closed for going without a request past the idle timeout.
@@ -93,6 +95,7 @@ impl Transport {
             grpc_requests: Family::default(),
             grpc_duration: Family::new_with_constructor(latency),
             connections_open: Gauge::default(),
+            requests_in_flight: Gauge::default(),
             connections_refused: Family::default(),
             connections_idle_closed: Counter::default(),
             page_cache_hits: Counter::default(),
@@ -107,6 +110,11 @@ impl Transport {
             "connections_open",
             "Open client connections, REST and gRPC",
             self.connections_open.clone(),
+        );
+        r.register(
+            "requests_in_flight",
+            "REST requests being handled; past the cap (2,048) one is refused with 503 overloaded",
+            self.requests_in_flight.clone(),
         );
         r.register(
             "connections_refused",

@@ -60,6 +60,9 @@ pub struct Serving {
     pub ops_apart: bool,
     /// How long a request may take ([`crate::limits::Limits`]).
     pub request_timeout: Duration,
+    /// Where write requests are handled, apart from reads (see
+    /// [`crate::front`]); `None` handles them beside the reads.
+    pub writes: Option<tokio::runtime::Handle>,
 }
 
 /// Adds what every REST service has: `/healthz`, `/readyz`, `/openapi.json`
@@ -79,7 +82,8 @@ pub fn finish_router(routes: OpenApiRouter, health: Health, serving: &Serving) -
     let front = FrontLayer::new(
         Admit::Credential(serving.auth.clone()),
         serving.request_timeout,
-    );
+    )
+    .with_writes_on(serving.writes.clone());
     let router = with_front(router, doc, front);
     // Outside the front: preflights are answered before authentication (a
     // browser sends them without credentials), and refusals carry CORS

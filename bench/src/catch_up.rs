@@ -3,7 +3,8 @@
 //! the log, and after SECS a worker starts (at the background priority
 //! `socialite up` gives it) while the writes go on. What it reports: the
 //! backlog the worker found, how long it took to bring the backlog down to
-//! one batch, and its drain rate as a multiple of the ingest rate.
+//! one batch, and its drain rate as a multiple of the ingest rate that
+//! piled the backlog up.
 
 use serde_json::{json, Value};
 use socialite_core::health::Joined;
@@ -33,8 +34,9 @@ impl CatchUp {
         );
         let worker = config.worker.clone();
         let measured = tokio::spawn(async move {
-            tokio::time::sleep(after).await;
             let group = worker.group.clone();
+            let begun = log.position(&group).await.map(|p| p.end).unwrap_or(0);
+            tokio::time::sleep(after).await;
             let batch = worker.batch as u64;
             let at_start = log.position(&group).await.map_err(|e| e.chain());
             let started = Instant::now();
@@ -68,14 +70,18 @@ impl CatchUp {
             let applied = drained.committed - at_start.committed;
             let ingested = drained.end - at_start.end;
             let (drain, ingest) = (applied as f64 / secs, ingested as f64 / secs);
+            // The ingest rate the outage piled up: the writes go on at it
+            // until the run ends, which may come before the drain does.
+            let piled = at_start.end.saturating_sub(begun) as f64 / after.as_secs_f64();
             json!({
+                "ingest_per_s_while_stopped": piled.round(),
                 "stopped_s": after.as_secs_f64(),
                 "backlog_at_start": at_start.backlog(),
                 "drain_s": (secs * 100.0).round() / 100.0,
                 "applied": applied,
                 "drain_per_s": drain.round(),
                 "ingest_per_s_while_draining": ingest.round(),
-                "multiple_of_ingest": if ingest > 0.0 { json!((drain / ingest * 10.0).round() / 10.0) } else { Value::Null },
+                "multiple_of_ingest": if piled > 0.0 { json!((drain / piled * 100.0).round() / 100.0) } else { Value::Null },
             })
         });
         CatchUp { stop, measured }

@@ -5,10 +5,10 @@
 //! estimates that wait from the backlog and the rate the group has been
 //! committing at, and sheds writes before their deliveries could be late.
 //!
-//! Shedding is gradual: past half the freshness target a share of new
-//! writes is refused (503 `overloaded` with `Retry-After`), growing to all
-//! of them at the target, so accepted writes arrive at about the rate fanout
-//! delivers and each is delivered within the target. What is refused was
+//! Shedding is gradual: past two fifths of the freshness target a share of
+//! new writes is refused (503 `overloaded` with `Retry-After`), growing to
+//! all of them at four fifths, so accepted writes arrive at about the rate
+//! fanout delivers and each is delivered within the target. What is refused was
 //! never acknowledged; what was acknowledged is on the log and delivered.
 //! Deletions and account safety acts are never shed: they take content
 //! away, and a reader must not keep seeing what its author removed.
@@ -87,7 +87,7 @@ impl Load {
         metrics().writes_shed.inc();
         let lag = self.lag();
         let retry = lag
-            .saturating_sub(self.target / 2)
+            .saturating_sub(self.target.mul_f64(SHED_FROM))
             .as_secs()
             .clamp(1, MAX_RETRY);
         Err(Error::new(
@@ -135,14 +135,24 @@ impl Load {
     }
 }
 
-/// The share of writes to refuse at `lag`, in millionths: none up to half
-/// the target, all at the target, in proportion between.
+/// Where shedding starts and where it refuses everything, as shares of
+/// the target: the lag then settles between them, and the fifth above
+/// leaves room for how much a post's wait varies about the estimate.
+const SHED_FROM: f64 = 0.4;
+const SHED_ALL: f64 = 0.8;
+
+/// The share of writes to refuse at `lag`, in millionths: none up to
+/// [`SHED_FROM`] of the target, all from [`SHED_ALL`] of it, in proportion
+/// between.
 fn shed_share(lag: Duration, target: Duration) -> u64 {
     if target.is_zero() {
         return 0;
     }
-    let half = target.as_secs_f64() / 2.0;
-    let over = (lag.as_secs_f64() - half) / half;
+    let (from, all) = (
+        target.as_secs_f64() * SHED_FROM,
+        target.as_secs_f64() * SHED_ALL,
+    );
+    let over = (lag.as_secs_f64() - from) / (all - from);
     (over.clamp(0.0, 1.0) * 1e6) as u64
 }
 
@@ -158,6 +168,11 @@ fn mix(mut x: u64) -> u64 {
 #[derive(Default)]
 struct Estimate {
     last: Option<(LogPosition, Instant)>,
+    /// The group's committed count when it last moved, and when: a drain
+    /// rate spans from there, so a sample between two commits (a batch
+    /// can take longer than a sample) neither counts as a stop nor leaves
+    /// the rate reckoned from the busy samples alone.
+    moved: Option<(u64, Instant)>,
     /// Events a second the group commits while it has a backlog.
     rate: Option<f64>,
     /// The most it committed in a second while keeping up: what it was
@@ -169,32 +184,46 @@ struct Estimate {
 impl Estimate {
     fn next(&mut self, now_at: LogPosition, now: Instant) -> Duration {
         if let Some((before, then)) = self.last {
-            let secs = now.duration_since(then).as_secs_f64();
+            if before.backlog() == 0 {
+                // A drain starts where the backlog did.
+                self.moved = Some((before.committed, then));
+            }
             let done = now_at.committed.saturating_sub(before.committed);
-            // A sample where the group committed nothing says nothing of
-            // its rate: it may be between commits, or a partition may wait
-            // for its consumer's failover, which refusing writes cannot
-            // hasten. Its backlog still grows with every write taken.
-            if done > 0 && secs > 0.0 {
-                let sample = done as f64 / secs;
-                match before.backlog() {
-                    0 => self.kept_up = self.kept_up.max(sample),
-                    _ => {
-                        self.rate = Some(match self.rate {
-                            Some(r) => r + RATE_WEIGHT * (sample - r),
-                            None => sample,
-                        })
-                    }
-                }
+            if done > 0 {
+                self.sample(before, then, now_at, now);
+                self.moved = Some((now_at.committed, now));
             }
         }
         self.last = Some((now_at, now));
-        let backlog = now_at.backlog() as f64;
         let rate = self.rate.unwrap_or(self.kept_up);
         if rate <= 0.0 {
             return Duration::ZERO;
         }
-        Duration::from_secs_f64((backlog / rate).min(86_400.0))
+        Duration::from_secs_f64((now_at.backlog() as f64 / rate).min(86_400.0))
+    }
+
+    /// Takes the rate of a move from `before` to `now_at`.
+    fn sample(&mut self, before: LogPosition, then: Instant, now_at: LogPosition, now: Instant) {
+        if before.backlog() == 0 {
+            let secs = now.duration_since(then).as_secs_f64();
+            if secs > 0.0 {
+                let done = now_at.committed - before.committed;
+                self.kept_up = self.kept_up.max(done as f64 / secs);
+            }
+            return;
+        }
+        let Some((from, since)) = self.moved else {
+            return;
+        };
+        let secs = now.duration_since(since).as_secs_f64();
+        if secs <= 0.0 {
+            return;
+        }
+        let sample = now_at.committed.saturating_sub(from) as f64 / secs;
+        self.rate = Some(match self.rate {
+            Some(r) => r + RATE_WEIGHT * (sample - r),
+            None => sample,
+        });
     }
 }
 
@@ -211,32 +240,38 @@ mod tests {
         let mut e = Estimate::default();
         let t0 = Instant::now();
         let s = |n: u64| t0 + Duration::from_millis(250 * n);
+        let ms = |d: Duration| d.as_millis();
         // Keeping up: no lag, whatever the rate.
         assert_eq!(e.next(at(0, 0), s(0)), Duration::ZERO);
         assert_eq!(e.next(at(100, 100), s(1)), Duration::ZERO);
         // A backlog builds: until the rate it drains at is known, the lag
         // is reckoned from what it kept up with (400 a second).
-        assert_eq!(e.next(at(100, 2000), s(2)), Duration::from_millis(4750));
-        let lag = e.next(at(350, 4350), s(3));
-        assert_eq!(lag, Duration::from_secs(4), "4,000 behind at 1,000/s");
+        assert_eq!(ms(e.next(at(100, 2000), s(2))), 4750);
+        // It drains 250 in the half second since it last moved: 500/s.
+        assert_eq!(ms(e.next(at(350, 4350), s(3))), 8000);
+        // A batch takes longer than a sample: a sample with no commit
+        // changes nothing, and the next commit counts over both.
+        assert_eq!(ms(e.next(at(350, 4350), s(4))), 8000);
+        // 500 in the half second since: 1,000/s, weighed in (650/s).
+        assert_eq!(ms(e.next(at(850, 4850), s(5))), 6153);
         // The group stops committing: its rate stands, and the backlog
-        // that grows with each write taken raises the lag.
-        for n in 4..=20 {
-            assert_eq!(e.next(at(350, 4350), s(n)), Duration::from_secs(4));
+        // that grows with each write taken raises the lag; the clock alone
+        // does not.
+        for n in 6..=20 {
+            assert_eq!(ms(e.next(at(850, 4850), s(n))), 6153);
         }
-        let lag = e.next(at(350, 9350), s(40));
-        assert_eq!(lag, Duration::from_secs(9));
+        assert_eq!(ms(e.next(at(850, 7350), s(40))), 10_000);
     }
 
     #[test]
-    fn a_share_of_writes_is_shed_from_half_the_target_to_all_at_it() {
+    fn a_share_of_writes_is_shed_from_two_fifths_of_the_target_to_all_at_four() {
         let target = Duration::from_secs(4);
         assert_eq!(shed_share(Duration::from_secs(1), target), 0);
-        assert_eq!(shed_share(Duration::from_secs(3), target), 500_000);
-        assert_eq!(shed_share(Duration::from_secs(9), target), 1_000_000);
+        assert_eq!(shed_share(Duration::from_millis(2400), target), 500_000);
+        assert_eq!(shed_share(Duration::from_millis(3200), target), 1_000_000);
         assert_eq!(shed_share(Duration::from_secs(9), Duration::ZERO), 0);
         let load = Load::new(target);
-        load.set_lag(Duration::from_secs(3));
+        load.set_lag(Duration::from_millis(2400));
         let refused: Vec<Error> = (0..10_000)
             .filter_map(|_| load.admit(Cost::Create).err())
             .collect();

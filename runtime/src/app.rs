@@ -113,6 +113,9 @@ pub struct App {
     pipeline: ShutdownTrigger,
     server_tasks: Vec<JoinHandle<()>>,
     pipeline_tasks: Vec<JoinHandle<Result<()>>>,
+    /// The runtime write requests are handled on, kept until the servers
+    /// have stopped.
+    writes: Option<crate::background::Apart>,
 }
 
 fn invalid_settings(message: String) -> Error {
@@ -183,6 +186,7 @@ pub async fn start(
     ));
     let listening = Listening { rest, grpc, ops };
     let served = serve(
+        services,
         apis,
         listening,
         auth.as_ref(),
@@ -226,6 +230,7 @@ pub async fn start(
         pipeline,
         server_tasks: served.tasks,
         pipeline_tasks,
+        writes: served.writes,
     })
 }
 
@@ -345,11 +350,14 @@ struct Served {
     ops_addr: Option<SocketAddr>,
     grpc_health: Option<HealthReporter>,
     tasks: Vec<JoinHandle<()>>,
+    /// The runtime write requests are handled on, where they are apart.
+    writes: Option<crate::background::Apart>,
 }
 
 /// Serves the APIs on their listeners: REST (with the operators'
 /// endpoints, unless they have their own), gRPC, and the operators'.
 async fn serve(
+    services: &[Service],
     apis: Apis,
     listening: Listening,
     auth: Option<&Arc<Authenticator>>,
@@ -379,6 +387,12 @@ async fn serve(
             &shutdown,
         ));
     }
+    // Where reads and writes share the process, writes are handled apart.
+    let writes =
+        match services.contains(&Service::Producer) && services.contains(&Service::TimelineApi) {
+            true => crate::background::writes_runtime(),
+            false => None,
+        };
     let router = match auth {
         Some(auth) => {
             let serving = Serving {
@@ -386,6 +400,7 @@ async fn serve(
                 cors_origins: config.cors_origins.clone(),
                 ops_apart: ops_addr.is_some(),
                 request_timeout: limits.request_timeout,
+                writes: writes.as_ref().map(|(h, _)| h.clone()),
             };
             tasks.push(tokio::spawn(
                 auth.clone().watch(CREDENTIALS_POLL, shutdown.clone()),
@@ -419,6 +434,7 @@ async fn serve(
         ops_addr,
         grpc_health,
         tasks,
+        writes: writes.map(|(_, apart)| apart),
     })
 }
 
@@ -500,6 +516,7 @@ impl App {
                 tracing::warn!("a server did not stop in time");
             }
         }
+        drop(self.writes);
         if self.services.contains(&Service::Producer) {
             // One last relay pass, so that what was just acknowledged is on
             // the log (the outbox is durable: the next start would relay it).

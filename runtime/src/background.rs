@@ -50,15 +50,67 @@ where
     })
 }
 
-#[cfg(unix)]
+/// Where the write requests of a process that also serves reads are
+/// handled: a runtime whose threads run at nice [`WRITES_NICE`], between
+/// the reads' 0 and fanout's [`NICE`], so that a write flood takes the CPU
+/// the reads leave and leaves some to fanout. It lives until the returned
+/// [`Apart`] is dropped.
+pub fn writes_runtime() -> Option<(tokio::runtime::Handle, Apart)> {
+    let cores = std::thread::available_parallelism().map_or(2, |n| n.get());
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(cores)
+        .thread_name("writes")
+        .on_thread_start(|| set_nice(WRITES_NICE))
+        .on_thread_park(crate::allocator::release_when_idle)
+        .enable_all()
+        .build();
+    let runtime = match runtime {
+        Ok(r) => r,
+        Err(e) => {
+            tracing::warn!(error = %e, "no runtime for writes; they are handled beside the reads");
+            return None;
+        }
+    };
+    let handle = runtime.handle().clone();
+    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+    let owner = std::thread::Builder::new()
+        .name("writes".into())
+        .spawn(move || {
+            runtime.block_on(async {
+                let _ = stopped.await;
+            });
+            runtime.shutdown_timeout(std::time::Duration::from_secs(1));
+        });
+    match owner {
+        Ok(_) => Some((handle, Apart { _stop: stop })),
+        Err(e) => {
+            tracing::warn!(error = %e, "no thread for the writes' runtime; they are handled beside the reads");
+            None
+        }
+    }
+}
+
+/// Keeps the writes' runtime until dropped.
+pub struct Apart {
+    _stop: tokio::sync::oneshot::Sender<()>,
+}
+
+/// How much lower than the reads' the write handlers' priority is.
+const WRITES_NICE: i32 = 5;
+
 fn lower_priority() {
+    set_nice(NICE)
+}
+
+#[cfg(unix)]
+fn set_nice(nice: i32) {
     // SAFETY: setpriority has no memory effects; on Linux, `who = 0` with
     // PRIO_PROCESS names the calling thread only.
-    let rc = unsafe { libc::setpriority(libc::PRIO_PROCESS, 0, NICE) };
+    let rc = unsafe { libc::setpriority(libc::PRIO_PROCESS, 0, nice) };
     if rc != 0 {
-        tracing::debug!("could not lower the background thread's priority");
+        tracing::debug!("could not lower the thread's priority");
     }
 }
 
 #[cfg(not(unix))]
-fn lower_priority() {}
+fn set_nice(_: i32) {}

@@ -175,9 +175,9 @@ pub struct LimitArgs {
     /// own (`migrate-…`), which are not counted.
     #[arg(long, env = "SOCIALITE_MAX_BACKUPS", default_value_t = Limits::default().max_backups, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(0..=10_000))]
     pub max_backups: usize,
-    /// Post -> visible that producers defend: past half of it, fanout's lag
-    /// sheds a share of new writes with 503 `overloaded` and `Retry-After`,
-    /// all of them at it (deletions and safety acts pass); `0` or `off`
+    /// Post -> visible that producers defend: past two fifths of it,
+    /// fanout's lag sheds a share of new writes with 503 `overloaded` and
+    /// `Retry-After`, all of them at four fifths (deletions and safety acts pass); `0` or `off`
     /// never sheds.
     #[arg(long, env = "SOCIALITE_FRESHNESS_TARGET", default_value = "5s", value_parser = parse_duration_or_off)]
     pub freshness_target: u64,
