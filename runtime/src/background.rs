@@ -18,15 +18,7 @@ pub fn spawn_background<F>(name: &str, work: F) -> tokio::task::JoinHandle<Resul
 where
     F: Future<Output = Result<()>> + Send + 'static,
 {
-    let cores = std::thread::available_parallelism().map_or(2, |n| n.get());
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(cores)
-        .thread_name(format!("{name}-bg"))
-        .on_thread_start(lower_priority)
-        .on_thread_park(crate::allocator::release_when_idle)
-        .enable_all()
-        .build();
-    let runtime = match runtime {
+    let runtime = match niced_runtime(&format!("{name}-bg"), NICE) {
         Ok(r) => r,
         Err(e) => {
             tracing::warn!(error = %e, "no background runtime; {name} runs at normal priority");
@@ -56,15 +48,7 @@ where
 /// the reads leave and leaves some to fanout. It lives until the returned
 /// [`Apart`] is dropped.
 pub fn writes_runtime() -> Option<(tokio::runtime::Handle, Apart)> {
-    let cores = std::thread::available_parallelism().map_or(2, |n| n.get());
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(cores)
-        .thread_name("writes")
-        .on_thread_start(|| set_nice(WRITES_NICE))
-        .on_thread_park(crate::allocator::release_when_idle)
-        .enable_all()
-        .build();
-    let runtime = match runtime {
+    let runtime = match niced_runtime("writes", WRITES_NICE) {
         Ok(r) => r,
         Err(e) => {
             tracing::warn!(error = %e, "no runtime for writes; they are handled beside the reads");
@@ -100,6 +84,18 @@ const WRITES_NICE: i32 = 5;
 
 fn lower_priority() {
     set_nice(NICE)
+}
+
+/// A runtime of one thread per core, named `name`, each at nice `nice`.
+fn niced_runtime(name: &str, nice: i32) -> std::io::Result<tokio::runtime::Runtime> {
+    let cores = std::thread::available_parallelism().map_or(2, |n| n.get());
+    tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(cores)
+        .thread_name(name)
+        .on_thread_start(move || set_nice(nice))
+        .on_thread_park(crate::allocator::release_when_idle)
+        .enable_all()
+        .build()
 }
 
 #[cfg(unix)]
