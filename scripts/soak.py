@@ -42,7 +42,10 @@ import urllib.request
 
 AUTHORS = [f"soak-a{i}" for i in range(8)]
 READERS = [f"soak-r{i}" for i in range(16)]
-CONVERGE_WITHIN = 120.0
+# How long a fault may take to converge before the soak calls it failed:
+# tansu, the Kafka stand-in, keeps a dead member's partitions until the
+# workers' watch moves them, and a rejoin can take minutes under churn.
+CONVERGE_WITHIN = 300.0
 
 
 def free_port():

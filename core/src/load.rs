@@ -153,7 +153,7 @@ fn shed_share(lag: Duration, target: Duration) -> u64 {
         target.as_secs_f64() * SHED_ALL,
     );
     let over = (lag.as_secs_f64() - from) / (all - from);
-    (over.clamp(0.0, 1.0) * 1e6) as u64
+    (over.clamp(0.0, 1.0) * 1e6).round() as u64
 }
 
 /// A 64-bit mixer (SplitMix64's finaliser).
