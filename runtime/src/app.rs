@@ -449,7 +449,9 @@ fn start_pipeline(
     shutdown: socialite_core::shutdown::Shutdown,
 ) -> Vec<JoinHandle<Result<()>>> {
     let mut tasks = Vec::new();
-    if services.contains(&Service::Producer) {
+    // With shedding off, the group's place is not read at all.
+    let sheds = !config.limits.freshness_target.is_zero();
+    if services.contains(&Service::Producer) && sheds {
         let watch = ingest.load().clone().watch(
             backends.log.clone(),
             config.worker.group.clone(),
@@ -459,6 +461,8 @@ fn start_pipeline(
             watch.await;
             Ok(())
         }));
+    }
+    if services.contains(&Service::Producer) {
         tasks.push(tokio::spawn(run_relay(
             backends.outbox.clone(),
             backends.log.clone(),

@@ -178,7 +178,7 @@ pub struct LimitArgs {
     /// Post -> visible that producers defend: past two fifths of it,
     /// fanout's lag sheds a share of new writes with 503 `overloaded` and
     /// `Retry-After`, all of them at four fifths (deletions and safety acts pass); `0` or `off`
-    /// never sheds.
+    /// never sheds, and the fanout group's place is then not read.
     #[arg(long, env = "SOCIALITE_FRESHNESS_TARGET", default_value = "5s", value_parser = parse_duration_or_off)]
     pub freshness_target: u64,
 }
