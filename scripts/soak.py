@@ -323,7 +323,10 @@ def check(topo, client, load):
             if len(got) != len(set(got)):
                 problems.append(f"{r}: a post twice")
             if got != want:
-                problems.append(f"{r}: {len(got)} posts, the oracle {len(want)}")
+                missing, extra = set(want) - set(got), set(got) - set(want)
+                problems.append(f"{r}: {len(got)} posts, the oracle {len(want)}: "
+                                f"{len(missing)} missing, {len(extra)} not the oracle's"
+                                + (", out of order" if not missing and not extra else ""))
         if not problems or time.time() > deadline:
             return problems
         time.sleep(1)
