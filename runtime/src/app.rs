@@ -5,14 +5,10 @@
 //! operators' endpoints on its REST listener; gRPC is served when a service
 //! that has gRPC runs.
 
-use crate::backends::{open_backends, BackendConfig};
-use socialite_api::auth::{AuthConfig, Authenticator};
-use socialite_api::conn::Gate;
-use socialite_api::limits::Limits;
-use socialite_api::live::Live;
-use socialite_api::serve::{
-    finish_router, grpc_routes, ops_only_router, serve_grpc, serve_http, Serving,
-};
+use crate::backends::open_backends;
+pub use crate::services::{AppConfig, Service};
+use crate::serving::{serve, Apis, Listening};
+use socialite_api::auth::Authenticator;
 use socialite_core::backends::Backends;
 use socialite_core::deletion::run_deletions;
 use socialite_core::health::{Health, Joined};
@@ -22,7 +18,7 @@ use socialite_core::reads::Reads;
 use socialite_core::redact;
 use socialite_core::relay::run_relay;
 use socialite_core::shutdown::{self, ShutdownTrigger};
-use socialite_core::worker::{run_worker, WorkerConfig};
+use socialite_core::worker::run_worker;
 use socialite_core::{Error, ErrorKind, Result};
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -31,56 +27,6 @@ use tokio::net::TcpListener;
 use tokio::task::JoinHandle;
 use tonic_health::server::HealthReporter;
 use tonic_health::ServingStatus;
-use utoipa_axum::router::OpenApiRouter;
-
-/// The three services of the pipeline.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Service {
-    /// Writes over REST and gRPC, and the outbox relay to the log.
-    Producer,
-    /// A consumer-group member writing log events into stored timelines.
-    FanoutWorker,
-    /// Reads over REST and gRPC.
-    TimelineApi,
-}
-
-impl Service {
-    pub const ALL: [Service; 3] = [
-        Service::Producer,
-        Service::FanoutWorker,
-        Service::TimelineApi,
-    ];
-
-    /// The gRPC service it serves, as health checks name it.
-    /// The gRPC services it serves, as health checks name them.
-    fn grpc_names(self) -> &'static [&'static str] {
-        match self {
-            Service::Producer => &[socialite_api::ingest::GRPC_NAME],
-            Service::TimelineApi => &[
-                socialite_api::reads::GRPC_NAME,
-                socialite_api::live::GRPC_NAME,
-            ],
-            Service::FanoutWorker => &[],
-        }
-    }
-}
-
-#[derive(Debug, Clone)]
-pub struct AppConfig {
-    pub storage: BackendConfig,
-    pub worker: WorkerConfig,
-    /// Producer node id, part of every post id (0..1024).
-    pub node_id: u16,
-    /// Authentication of the APIs (a process serving none ignores it).
-    pub auth: AuthConfig,
-    /// Origins allowed by CORS; empty is CORS off.
-    pub cors_origins: Vec<String>,
-    /// Where `/metrics` and the status page are served apart, open; `None`
-    /// serves them on the REST address behind an admin key.
-    pub ops_addr: Option<SocketAddr>,
-    /// What clients may hold: connections, streams, follows.
-    pub limits: Limits,
-}
 
 /// How often readiness is evaluated in the background (for the store
 /// fault metric and the log).
@@ -90,9 +36,6 @@ const LAST_RELAY: Duration = Duration::from_secs(3);
 /// Kept from the grace period for what follows the ordered shutdown
 /// (closing the stores, flushing traces).
 const SHUTDOWN_MARGIN: Duration = Duration::from_secs(2);
-
-/// How often the key and secret files are checked for changes.
-const CREDENTIALS_POLL: std::time::Duration = std::time::Duration::from_secs(1);
 
 /// Running services.
 pub struct App {
@@ -120,25 +63,6 @@ pub struct App {
 
 fn invalid_settings(message: String) -> Error {
     Error::new(ErrorKind::Invalid, "invalid_settings", message)
-}
-
-fn spawn_http(
-    what: &'static str,
-    listener: TcpListener,
-    router: axum::Router,
-    gate: &Arc<Gate>,
-    shutdown: &socialite_core::shutdown::Shutdown,
-) -> JoinHandle<()> {
-    let (shutdown, gate) = (shutdown.clone(), gate.clone());
-    tokio::spawn(async move {
-        if let Err(e) = serve_http(listener, router, gate, shutdown).await {
-            tracing::error!(error = %e, "{what} server failed");
-        }
-    })
-}
-
-fn local_addr(l: &TcpListener) -> Result<SocketAddr> {
-    l.local_addr().map_err(|e| Error::internal(e.to_string()))
 }
 
 /// Opens the backends and starts `services` on the given listeners: REST
@@ -278,164 +202,6 @@ async fn credentials_and_ops(
         None => None,
     };
     Ok((auth, ops))
-}
-
-/// The REST routes and gRPC services of the APIs a process runs, and the
-/// tasks they need (the live hub's).
-struct Apis {
-    router: OpenApiRouter,
-    routes: tonic::service::Routes,
-    grpc_names: Vec<&'static str>,
-    live: Option<Arc<LiveHub>>,
-    tasks: Vec<JoinHandle<()>>,
-}
-
-impl Apis {
-    fn build(
-        services: &[Service],
-        backends: &Backends,
-        ingest: &Arc<Ingest>,
-        reads: &Arc<Reads>,
-        config: &AppConfig,
-        shutdown: &socialite_core::shutdown::Shutdown,
-    ) -> Apis {
-        let mut apis = Apis {
-            router: OpenApiRouter::new(),
-            routes: tonic::service::Routes::default(),
-            grpc_names: services
-                .iter()
-                .flat_map(|s| s.grpc_names())
-                .copied()
-                .collect(),
-            live: None,
-            tasks: Vec::new(),
-        };
-        if services.contains(&Service::Producer) {
-            let router = std::mem::take(&mut apis.router);
-            apis.router = router.merge(socialite_api::ingest::rest_routes(ingest.clone()));
-            apis.routes = apis
-                .routes
-                .add_service(socialite_api::ingest::grpc_service(ingest.clone()));
-        }
-        if services.contains(&Service::TimelineApi) {
-            let router = std::mem::take(&mut apis.router);
-            let mut router = router.merge(socialite_api::reads::rest_routes(reads.clone()));
-            let routes = std::mem::take(&mut apis.routes);
-            let mut routes = routes.add_service(socialite_api::reads::grpc_service(reads.clone()));
-            let hub = LiveHub::new(backends.stores());
-            let feed = backends.applied.clone();
-            apis.tasks
-                .push(tokio::spawn(hub.clone().run(feed, shutdown.clone())));
-            apis.live = Some(hub.clone());
-            let live = Live::new(reads.clone(), hub, &config.limits);
-            router = router.merge(socialite_api::live::rest_routes(live.clone()));
-            routes = routes.add_service(socialite_api::live::grpc_service(live));
-            (apis.router, apis.routes) = (router, routes);
-        }
-        apis
-    }
-}
-
-/// The listeners a process was given.
-struct Listening {
-    rest: TcpListener,
-    grpc: Option<TcpListener>,
-    ops: Option<TcpListener>,
-}
-
-/// What serving the APIs started.
-struct Served {
-    rest_addr: SocketAddr,
-    grpc_addr: Option<SocketAddr>,
-    ops_addr: Option<SocketAddr>,
-    grpc_health: Option<HealthReporter>,
-    tasks: Vec<JoinHandle<()>>,
-    /// The runtime write requests are handled on, where they are apart.
-    writes: Option<crate::background::Apart>,
-}
-
-/// Serves the APIs on their listeners: REST (with the operators'
-/// endpoints, unless they have their own), gRPC, and the operators'.
-async fn serve(
-    services: &[Service],
-    apis: Apis,
-    listening: Listening,
-    auth: Option<&Arc<Authenticator>>,
-    health: Health,
-    config: &AppConfig,
-    shutdown: socialite_core::shutdown::Shutdown,
-) -> Result<Served> {
-    let limits = &config.limits;
-    // One set of connection caps for the REST and gRPC ports together.
-    let gate = Gate::new(
-        limits.max_connections,
-        limits.max_connections_per_ip,
-        limits.idle_timeout,
-    );
-    let mut tasks = apis.tasks;
-    let ops_addr = listening.ops.as_ref().map(local_addr).transpose()?;
-    if let Some(listener) = listening.ops {
-        let router = ops_only_router(health.clone(), limits.request_timeout);
-        // The operators' address has caps of its own, so a flood of the
-        // API's never keeps an operator out.
-        let ops_gate = Gate::new(0, limits.max_connections_per_ip, limits.idle_timeout);
-        tasks.push(spawn_http(
-            "operators'",
-            listener,
-            router,
-            &ops_gate,
-            &shutdown,
-        ));
-    }
-    // Where reads and writes share the process, writes are handled apart.
-    let writes =
-        match services.contains(&Service::Producer) && services.contains(&Service::TimelineApi) {
-            true => crate::background::writes_runtime(),
-            false => None,
-        };
-    let router = match auth {
-        Some(auth) => {
-            let serving = Serving {
-                auth: auth.clone(),
-                cors_origins: config.cors_origins.clone(),
-                ops_apart: ops_addr.is_some(),
-                request_timeout: limits.request_timeout,
-                writes: writes.as_ref().map(|(h, _)| h.clone()),
-            };
-            tasks.push(tokio::spawn(
-                auth.clone().watch(CREDENTIALS_POLL, shutdown.clone()),
-            ));
-            finish_router(apis.router, health, &serving)
-        }
-        None => ops_only_router(health, limits.request_timeout),
-    };
-    let rest_addr = local_addr(&listening.rest)?;
-    tasks.push(spawn_http("REST", listening.rest, router, &gate, &shutdown));
-    let (mut grpc_addr, mut grpc_health) = (None, None);
-    if let (Some(listener), Some(auth)) = (listening.grpc, auth) {
-        grpc_addr = Some(local_addr(&listener)?);
-        let (routes, reporter) = grpc_routes(
-            apis.routes,
-            &apis.grpc_names,
-            auth.clone(),
-            limits.request_timeout,
-        )
-        .await;
-        grpc_health = Some(reporter);
-        tasks.push(tokio::spawn(async move {
-            if let Err(e) = serve_grpc(listener, routes, gate, shutdown).await {
-                tracing::error!(error = %e, "gRPC server failed");
-            }
-        }));
-    }
-    Ok(Served {
-        rest_addr,
-        grpc_addr,
-        ops_addr,
-        grpc_health,
-        tasks,
-        writes: writes.map(|(_, apart)| apart),
-    })
 }
 
 /// The pipeline's loops the services run: the relay, the deletions and

@@ -17,6 +17,8 @@ pub mod background;
 pub mod credentials;
 pub mod migrate;
 pub mod process;
+mod services;
+mod serving;
 pub mod settings;
 pub mod settings_file;
 pub mod telemetry;
