@@ -35,7 +35,7 @@ impl CatchUp {
         let worker = config.worker.clone();
         let measured = tokio::spawn(async move {
             let group = worker.group.clone();
-            let begun = log.position(&group).await.map(|p| p.end).unwrap_or(0);
+            let begun = log.position(&group).await.map(|p| p.end()).unwrap_or(0);
             tokio::time::sleep(after).await;
             let batch = worker.batch as u64;
             let at_start = log.position(&group).await.map_err(|e| e.chain());
@@ -67,12 +67,12 @@ impl CatchUp {
                 tokio::time::sleep(EVERY).await;
             };
             let secs = started.elapsed().as_secs_f64();
-            let applied = drained.committed - at_start.committed;
-            let ingested = drained.end - at_start.end;
+            let applied = drained.committed() - at_start.committed();
+            let ingested = drained.end() - at_start.end();
             let (drain, ingest) = (applied as f64 / secs, ingested as f64 / secs);
             // The ingest rate the outage piled up: the writes go on at it
             // until the run ends, which may come before the drain does.
-            let piled = at_start.end.saturating_sub(begun) as f64 / after.as_secs_f64();
+            let piled = at_start.end().saturating_sub(begun) as f64 / after.as_secs_f64();
             json!({
                 "ingest_per_s_while_stopped": piled.round(),
                 "stopped_s": after.as_secs_f64(),

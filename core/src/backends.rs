@@ -3,6 +3,7 @@
 
 use crate::feed::config::FeedConfig;
 use crate::feed::hybrid::Marks;
+use crate::feed::late::Late;
 use crate::feed::stamp::WriteEpoch;
 use crate::feed::Stores;
 use crate::ports::Metered;
@@ -39,6 +40,9 @@ pub struct Backends {
     pub transfer: Arc<dyn Transfer>,
     /// A backup while it serves, where the stores are this process's files.
     pub backup: Option<Arc<dyn Backup>>,
+    /// Where fanout may not have delivered yet: found by the producer's
+    /// watch, merged by reads ([`crate::feed::late`]).
+    pub late: Arc<Late>,
 }
 
 /// Opened ports, before metering.
@@ -73,6 +77,7 @@ impl Backends {
             transfer: Arc::new(Metered(parts.transfer)),
             backup: parts.backup,
             epoch,
+            late: Arc::default(),
         }
     }
 
@@ -85,6 +90,7 @@ impl Backends {
             marks: self.marks.clone(),
             accounts: self.accounts.clone(),
             epoch: self.epoch.clone(),
+            late: self.late.clone(),
         }
     }
 }

@@ -73,7 +73,7 @@ impl Ingest {
             hybrid: backends.feed.hybrid,
             marks: backends.marks.clone(),
             budgets: Arc::new(Budgets::new(BudgetConfig::default())),
-            load: Arc::new(Load::new(Duration::ZERO)),
+            load: Arc::new(Load::new(Duration::ZERO, backends.late.clone())),
         })
     }
 
@@ -161,7 +161,7 @@ impl Ingest {
     /// Sheds writes by fanout's lag against this freshness target (zero:
     /// never); [`Load::watch`] must run for the lag to be known.
     pub fn with_freshness_target(mut self, target: Duration) -> Ingest {
-        self.load = Arc::new(Load::new(target));
+        self.load = Arc::new(Load::new(target, self.load.late().clone()));
         self
     }
 

@@ -23,8 +23,9 @@
 
 use crate::budgets::Cost;
 use crate::error::{Error, ErrorKind, Result};
+use crate::feed::late::{Cuts, Late};
 use crate::metrics::metrics;
-use crate::ports::{EventLog, LogPosition};
+use crate::ports::{EventLog, LogPosition, Outbox};
 use crate::shutdown::Shutdown;
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 use std::sync::Arc;
@@ -50,16 +51,24 @@ pub struct Load {
     /// Picks which writes are refused (a counter through a mixer: evenly
     /// spread, no randomness needed).
     draws: AtomicU64,
+    /// Where reads merge what fanout has not delivered, set by the watch.
+    late: Arc<Late>,
 }
 
 impl Load {
-    pub fn new(target: Duration) -> Load {
+    pub fn new(target: Duration, late: Arc<Late>) -> Load {
         Load {
             target,
             lag_ms: AtomicU64::new(0),
             shed_ppm: AtomicU64::new(0),
             draws: AtomicU64::new(0),
+            late,
         }
+    }
+
+    /// Where reads merge what fanout has not delivered.
+    pub fn late(&self) -> &Arc<Late> {
+        &self.late
     }
 
     pub fn target(&self) -> Duration {
@@ -112,18 +121,30 @@ impl Load {
     }
 
     /// Reads `group`'s place on `log` every [`SAMPLE_EVERY`] until
-    /// `shutdown`. A log that does not answer leaves the last estimate
-    /// (its outbox holds the writes meanwhile; that is not fanout's lag).
+    /// `shutdown`, after the events waiting in `outbox`: the lag, and
+    /// where reads merge what fanout has not delivered
+    /// ([`crate::feed::late`]). A store or log that does not answer leaves
+    /// the last estimate (its outbox holds the writes meanwhile; that is
+    /// not fanout's lag).
     pub async fn watch(
         self: Arc<Self>,
         log: Arc<dyn EventLog>,
+        outbox: Arc<dyn Outbox>,
         group: String,
         mut shutdown: Shutdown,
     ) {
-        let mut estimate = Estimate::default();
+        let (mut estimate, mut cuts) = (Estimate::default(), Cuts::default());
+        let late_after = self.target.mul_f64(LATE_FROM);
         loop {
-            match log.position(&group).await {
-                Ok(position) => self.set_lag(estimate.next(position, Instant::now())),
+            let at_ms = unix_ms();
+            let reading = async { Ok::<_, Error>((outbox.backlog().await?, log.position(&group).await?)) };
+            match reading.await {
+                Ok((pending, position)) => {
+                    self.set_lag(estimate.next(&position, Instant::now()));
+                    let behind = cuts.next(at_ms, pending, &position);
+                    behind.report();
+                    self.late.set(behind.merge_from(late_after));
+                }
                 Err(e) => {
                     tracing::debug!(error = %e.chain(), "reading fanout's place on the log failed")
                 }
@@ -134,6 +155,18 @@ impl Load {
         }
     }
 }
+
+/// Milliseconds since the Unix epoch, as post ids count them.
+fn unix_ms() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_millis() as u64)
+}
+
+/// From this share of the target behind, reads merge what fanout has not
+/// delivered: before any write is shed, readers are kept fresh at the
+/// cost of their reads.
+const LATE_FROM: f64 = 0.2;
 
 /// Where shedding starts and where it refuses everything, as shares of
 /// the target: the lag then settles between them, and the fifth above
@@ -182,19 +215,19 @@ struct Estimate {
 }
 
 impl Estimate {
-    fn next(&mut self, now_at: LogPosition, now: Instant) -> Duration {
-        if let Some((before, then)) = self.last {
+    fn next(&mut self, now_at: &LogPosition, now: Instant) -> Duration {
+        if let Some((before, then)) = self.last.take() {
             if before.backlog() == 0 {
                 // A drain starts where the backlog did.
-                self.moved = Some((before.committed, then));
+                self.moved = Some((before.committed(), then));
             }
-            let done = now_at.committed.saturating_sub(before.committed);
+            let done = now_at.committed().saturating_sub(before.committed());
             if done > 0 {
-                self.sample(before, then, now_at, now);
-                self.moved = Some((now_at.committed, now));
+                self.sample(&before, then, now_at, now);
+                self.moved = Some((now_at.committed(), now));
             }
         }
-        self.last = Some((now_at, now));
+        self.last = Some((now_at.clone(), now));
         let rate = self.rate.unwrap_or(self.kept_up);
         if rate <= 0.0 {
             return Duration::ZERO;
@@ -203,11 +236,11 @@ impl Estimate {
     }
 
     /// Takes the rate of a move from `before` to `now_at`.
-    fn sample(&mut self, before: LogPosition, then: Instant, now_at: LogPosition, now: Instant) {
+    fn sample(&mut self, before: &LogPosition, then: Instant, now_at: &LogPosition, now: Instant) {
         if before.backlog() == 0 {
             let secs = now.duration_since(then).as_secs_f64();
             if secs > 0.0 {
-                let done = now_at.committed - before.committed;
+                let done = now_at.committed() - before.committed();
                 self.kept_up = self.kept_up.max(done as f64 / secs);
             }
             return;
@@ -219,7 +252,7 @@ impl Estimate {
         if secs <= 0.0 {
             return;
         }
-        let sample = now_at.committed.saturating_sub(from) as f64 / secs;
+        let sample = now_at.committed().saturating_sub(from) as f64 / secs;
         self.rate = Some(match self.rate {
             Some(r) => r + RATE_WEIGHT * (sample - r),
             None => sample,
@@ -232,7 +265,7 @@ mod tests {
     use super::*;
 
     fn at(committed: u64, end: u64) -> LogPosition {
-        LogPosition { committed, end }
+        LogPosition::single(committed, end)
     }
 
     #[test]
@@ -242,25 +275,25 @@ mod tests {
         let s = |n: u64| t0 + Duration::from_millis(250 * n);
         let ms = |d: Duration| d.as_millis();
         // Keeping up: no lag, whatever the rate.
-        assert_eq!(e.next(at(0, 0), s(0)), Duration::ZERO);
-        assert_eq!(e.next(at(100, 100), s(1)), Duration::ZERO);
+        assert_eq!(e.next(&at(0, 0), s(0)), Duration::ZERO);
+        assert_eq!(e.next(&at(100, 100), s(1)), Duration::ZERO);
         // A backlog builds: until the rate it drains at is known, the lag
         // is reckoned from what it kept up with (400 a second).
-        assert_eq!(ms(e.next(at(100, 2000), s(2))), 4750);
+        assert_eq!(ms(e.next(&at(100, 2000), s(2))), 4750);
         // It drains 250 in the half second since it last moved: 500/s.
-        assert_eq!(ms(e.next(at(350, 4350), s(3))), 8000);
+        assert_eq!(ms(e.next(&at(350, 4350), s(3))), 8000);
         // A batch takes longer than a sample: a sample with no commit
         // changes nothing, and the next commit counts over both.
-        assert_eq!(ms(e.next(at(350, 4350), s(4))), 8000);
+        assert_eq!(ms(e.next(&at(350, 4350), s(4))), 8000);
         // 500 in the half second since: 1,000/s, weighed in (650/s).
-        assert_eq!(ms(e.next(at(850, 4850), s(5))), 6153);
+        assert_eq!(ms(e.next(&at(850, 4850), s(5))), 6153);
         // The group stops committing: its rate stands, and the backlog
         // that grows with each write taken raises the lag; the clock alone
         // does not.
         for n in 6..=20 {
-            assert_eq!(ms(e.next(at(850, 4850), s(n))), 6153);
+            assert_eq!(ms(e.next(&at(850, 4850), s(n))), 6153);
         }
-        assert_eq!(ms(e.next(at(850, 7350), s(40))), 10_000);
+        assert_eq!(ms(e.next(&at(850, 7350), s(40))), 10_000);
     }
 
     #[test]
@@ -270,7 +303,7 @@ mod tests {
         assert_eq!(shed_share(Duration::from_millis(2400), target), 500_000);
         assert_eq!(shed_share(Duration::from_millis(3200), target), 1_000_000);
         assert_eq!(shed_share(Duration::from_secs(9), Duration::ZERO), 0);
-        let load = Load::new(target);
+        let load = Load::new(target, Arc::default());
         load.set_lag(Duration::from_millis(2400));
         let refused: Vec<Error> = (0..10_000)
             .filter_map(|_| load.admit(Cost::Create).err())

@@ -67,6 +67,9 @@ pub struct Metrics {
     /// How late a post written now would be seen, as the producer
     /// estimates it ([`crate::load`]).
     pub fanout_lag: Gauge<f64, AtomicU64>,
+    /// How long ago the oldest write fanout may not have delivered was
+    /// acknowledged ([`crate::feed::late`]).
+    pub fanout_behind: Gauge<f64, AtomicU64>,
     /// The share of new writes being shed.
     pub shed_share: Gauge<f64, AtomicU64>,
     pub writes_shed: Counter,
@@ -115,6 +118,7 @@ impl Metrics {
             fanout_batch_duration: latency(),
             log_backlog: Gauge::default(),
             fanout_lag: Gauge::default(),
+            fanout_behind: Gauge::default(),
             shed_share: Gauge::default(),
             writes_shed: Counter::default(),
             log_partition_lag: Family::default(),
@@ -240,9 +244,15 @@ impl Metrics {
         );
         r.register_with_unit(
             "fanout_lag",
-            "How late a post written now would reach its followers' timelines: the fanout group's backlog over its drain rate, or how long it has committed nothing",
+            "How late a post written now would reach its followers' timelines: the fanout group's backlog over the rate it drains at",
             Unit::Seconds,
             self.fanout_lag.clone(),
+        );
+        r.register_with_unit(
+            "fanout_behind",
+            "How long ago the oldest write that fanout may not have delivered was acknowledged; past a fifth of the freshness target, reads merge such writes",
+            Unit::Seconds,
+            self.fanout_behind.clone(),
         );
         r.register(
             "shed_share",

@@ -185,10 +185,7 @@ impl EventLog for EmbeddedLog {
 
     async fn position(&self, group: &str) -> Result<LogPosition> {
         let next = self.inner.next_of(group)?;
-        Ok(LogPosition {
-            committed: next - 1,
-            end: self.head(),
-        })
+        Ok(LogPosition::single(next - 1, self.head()))
     }
 }
 

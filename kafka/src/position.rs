@@ -8,7 +8,7 @@ use crate::error::unavailable;
 use rdkafka::consumer::{BaseConsumer, Consumer};
 use rdkafka::{Offset, TopicPartitionList};
 use socialite_core::error::Result;
-use socialite_core::ports::LogPosition;
+use socialite_core::ports::{LogPosition, PartitionPosition};
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -66,8 +66,11 @@ fn position(client: &BaseConsumer, topics: &[String]) -> Result<LogPosition> {
     let committed = client
         .committed_offsets(wanted, ASK_TIMEOUT)
         .map_err(|e| unavailable("reading Kafka committed offsets", e))?;
+    let mut elements = committed.elements();
+    // The same order at every reading: a watcher compares partitions.
+    elements.sort_by_key(|e| (e.topic().to_owned(), e.partition()));
     let mut out = LogPosition::default();
-    for e in committed.elements() {
+    for e in elements {
         let (low, high) = client
             .fetch_watermarks(e.topic(), e.partition(), ASK_TIMEOUT)
             .map_err(|err| unavailable("reading Kafka watermarks", err))?;
@@ -76,8 +79,10 @@ fn position(client: &BaseConsumer, topics: &[String]) -> Result<LogPosition> {
             Offset::Offset(o) => o,
             _ => low,
         };
-        out.committed += at.max(0) as u64;
-        out.end += high.max(0) as u64;
+        out.partitions.push(PartitionPosition {
+            committed: at.max(0) as u64,
+            end: high.max(0) as u64,
+        });
     }
     Ok(out)
 }

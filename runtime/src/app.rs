@@ -220,6 +220,7 @@ fn start_pipeline(
     if services.contains(&Service::Producer) && sheds {
         let watch = ingest.load().clone().watch(
             backends.log.clone(),
+            backends.outbox.clone(),
             config.worker.group.clone(),
             shutdown.clone(),
         );

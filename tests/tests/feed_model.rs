@@ -231,3 +231,31 @@ async fn a_user_deleted_and_created_again_inherits_no_follows() {
         .insert(before.id, ("a".into(), "before".into()));
     h.check_all(0, 0).await;
 }
+
+/// With fanout held back (a stalled or overrun worker), every timeline of
+/// every stored feed model, linked and embedded, still equals its oracle:
+/// reads merge what fanout has not delivered. Then fanout catches up.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn timelines_match_the_oracle_while_fanout_is_held_back() {
+    use socialite_testkit::differential::held_fanout_matches_the_oracle as held;
+    let seeds: Vec<u64> = match std::env::var("SOCIALITE_SEED") {
+        Ok(s) => vec![s.parse().expect("SOCIALITE_SEED is a number")],
+        Err(_) => (1..=4).collect(),
+    };
+    for model in [FeedModel::TimeBuckets, FeedModel::SizedBuckets, FeedModel::Cache] {
+        for embed in [false, true] {
+            for &seed in &seeds {
+                held(ports::embedded, seed, model, embed).await;
+            }
+        }
+    }
+}
+
+/// The same on MongoDB's stores, for one seed a model.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn mongodb_timelines_match_the_oracle_while_fanout_is_held_back() {
+    use socialite_testkit::differential::held_fanout_matches_the_oracle as held;
+    for (model, seed) in [(FeedModel::Cache, 1), (FeedModel::TimeBuckets, 2)] {
+        held(ports::mongodb_stores, seed, model, seed % 2 == 0).await;
+    }
+}

@@ -10,6 +10,7 @@ pub mod config;
 pub mod fanout;
 pub mod followers;
 pub mod hybrid;
+pub mod late;
 pub mod merge;
 pub mod notify;
 pub mod stamp;
@@ -72,6 +73,8 @@ pub struct Stores {
     pub accounts: Arc<crate::standings::Standings>,
     /// This process's writes that change pages beside their timelines.
     pub epoch: Arc<stamp::WriteEpoch>,
+    /// Where fanout may not have delivered yet, as this process last saw.
+    pub late: Arc<late::Late>,
 }
 
 impl Stores {

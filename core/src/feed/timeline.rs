@@ -3,6 +3,7 @@
 //! end of the cache with a merge below it.
 
 use super::hybrid::merge_big;
+use super::late::Undelivered;
 use super::merge::{merge, newest_exact};
 use super::visible::{visible, Scope};
 use super::{Feed, Stores};
@@ -20,6 +21,9 @@ pub enum ReadSource {
     Cache,
     /// The cache, continued by a read-time merge below its end.
     PastCache,
+    /// The cache, joined with a read-time merge of what fanout has not
+    /// delivered yet ([`super::late`]).
+    Late,
     /// A read-time merge (the user was dormant, or the cache is being built).
     Merge,
 }
@@ -29,6 +33,7 @@ impl ReadSource {
         match self {
             ReadSource::Cache => "cache",
             ReadSource::PastCache => "past_cache",
+            ReadSource::Late => "late",
             ReadSource::Merge => "merge",
         }
     }
@@ -113,11 +118,13 @@ async fn read_raw(
     }
     let id = feed.id();
     let mut source = ReadSource::Cache;
-    let mut read = read_visible(stores, &id, hidden, before, want).await?;
+    let late = Undelivered::of(stores, feed).await?;
+    let keep = |e: &Entry| !hidden.hides(&e.author) && late.as_ref().is_none_or(|l| l.keeps(e));
+    let mut read = read_visible(stores, &id, &keep, before, want).await?;
     if !matches!(read, CacheRead::Ready { .. }) {
         activate(stores, feed).await?;
         source = ReadSource::Merge;
-        read = read_visible(stores, &id, hidden, before, want).await?;
+        read = read_visible(stores, &id, &keep, before, want).await?;
     }
     let (mut entries, coverage) = match read {
         CacheRead::Ready { entries, coverage } => (entries, coverage),
@@ -135,7 +142,17 @@ async fn read_raw(
         below: before,
         from: None,
     };
-    let big = merge_big(stores, feed, hidden, range, want).await?;
+    let mut big = merge_big(stores, feed, hidden, range, want).await?;
+    if let Some(late) = &late {
+        // What is stored may be older than its posts (an edit or a
+        // deletion not yet applied): the read loads each post as it is.
+        entries = entries.into_iter().map(|e| Entry::linked(e.post, e.author)).collect();
+        let undelivered = late.merge(stores, hidden, before, want).await?;
+        if !undelivered.is_empty() {
+            source = source.max(ReadSource::Late);
+            big = newest_unique(big, undelivered, want);
+        }
+    }
     if let (true, Coverage::From(floor)) = (entries.len() < want, coverage) {
         if entries.len() == want - 1 {
             let entries = newest_unique(entries, big, want - 1);
@@ -173,28 +190,28 @@ fn newest_unique(mut entries: Vec<Entry>, more: Vec<Entry>, limit: usize) -> Vec
 }
 
 /// Up to `want` entries of the stored timeline below `before` that the
-/// reader sees. A group's timeline holds what its readers have hidden, and
-/// any timeline may until the worker applies a new mute or block: such
-/// entries are skipped, and the read goes on below them until `want` are
-/// found or the stored timeline ends.
+/// reader sees (`keep`). A group's timeline holds what its readers have
+/// hidden, and any timeline may until the worker applies a new mute,
+/// block or unfollow: such entries are skipped, and the read goes on below
+/// them until `want` are found or the stored timeline ends.
 async fn read_visible(
     stores: &Stores,
     id: &TimelineId,
-    hidden: &Hidden,
+    keep: &(dyn Fn(&Entry) -> bool + Sync),
     before: Option<PostId>,
     want: usize,
 ) -> Result<CacheRead> {
     let mut read = stores.timelines.read(id, before, want).await?;
-    if hidden.is_empty() {
-        return Ok(read);
-    }
     let mut seen = Vec::new();
     loop {
         let CacheRead::Ready { entries, coverage } = read else {
             return Ok(read);
         };
         let (ended, last) = (entries.len() < want, entries.last().map(|e| e.post));
-        seen.extend(entries.into_iter().filter(|e| !hidden.hides(&e.author)));
+        if seen.is_empty() && entries.iter().all(keep) {
+            return Ok(CacheRead::Ready { entries, coverage });
+        }
+        seen.extend(entries.into_iter().filter(|e| keep(e)));
         if ended || seen.len() >= want {
             seen.truncate(want);
             return Ok(CacheRead::Ready {

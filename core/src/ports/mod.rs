@@ -83,19 +83,47 @@ port! {
     }
 }
 
-/// A consumer group's place on the log, summed over its partitions.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+/// A consumer group's place on the log, partition by partition.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct LogPosition {
+    /// Each partition's place, in an order that stays the same between
+    /// readings while the partitions do.
+    pub partitions: Vec<PartitionPosition>,
+}
+
+/// A consumer group's place in one partition of the log.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct PartitionPosition {
     /// Events the group has committed.
     pub committed: u64,
-    /// Events on the log.
+    /// Events in the partition.
     pub end: u64,
 }
 
 impl LogPosition {
+    /// The place on a log of one partition.
+    pub fn single(committed: u64, end: u64) -> LogPosition {
+        LogPosition {
+            partitions: vec![PartitionPosition { committed, end }],
+        }
+    }
+
+    /// Events the group has committed, over every partition.
+    pub fn committed(&self) -> u64 {
+        self.partitions.iter().map(|p| p.committed).sum()
+    }
+
+    /// Events on the log, over every partition.
+    pub fn end(&self) -> u64 {
+        self.partitions.iter().map(|p| p.end).sum()
+    }
+
     /// Events the group has not committed.
     pub fn backlog(&self) -> u64 {
-        self.end.saturating_sub(self.committed)
+        self.partitions
+            .iter()
+            .map(|p| p.end.saturating_sub(p.committed))
+            .sum()
     }
 }
 

@@ -63,7 +63,7 @@ pub async fn event_log(open: Opener) {
     .await;
     let after = log.position("conformance").await.unwrap();
     assert_eq!(
-        after.committed - before.committed,
+        after.committed() - before.committed(),
         total,
         "{before:?} {after:?}"
     );

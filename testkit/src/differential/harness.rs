@@ -40,6 +40,9 @@ pub struct Harness {
     /// times an author crossed the threshold up and down.
     pub marked: BTreeSet<String>,
     pub crossings: (usize, usize),
+    /// Fanout is held back: events reach the log, and stay there, while
+    /// reads merge what it has not delivered ([`Harness::hold_fanout`]).
+    pub held: bool,
     _opened: crate::open::Opened,
 }
 
@@ -73,17 +76,22 @@ impl Harness {
             followers: FollowerIndex::new(),
             marked: BTreeSet::new(),
             crossings: (0, 0),
+            held: false,
             _opened: opened,
         }
     }
 
-    /// Relays and fans out until nothing is left.
+    /// Relays and fans out until nothing is left (while fanout is held,
+    /// relays only).
     pub async fn drain(&mut self) {
         while relay_once(&*self.backends.outbox, &*self.backends.log)
             .await
             .unwrap()
             > 0
         {}
+        if self.held {
+            return;
+        }
         loop {
             let events = self
                 .consumer
@@ -115,8 +123,33 @@ impl Harness {
         self.marked = marked;
     }
 
-    /// Makes the group consume again from `from` (a replay).
+    /// Delivers what is on the log, then holds fanout back as a stalled
+    /// or overrun worker would, with reads told that every write from
+    /// now on may be undelivered ([`socialite_core::feed::late`]).
+    pub async fn hold_fanout(&mut self) {
+        self.drain().await;
+        let now = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap()
+            .as_millis() as u64;
+        let margin = socialite_core::feed::late::STAMP_MARGIN.as_millis() as u64;
+        self.backends.late.set(Some(PostId::first_at(now - margin)));
+        self.held = true;
+    }
+
+    /// Lets fanout deliver again, and reads rely on it.
+    pub async fn release_fanout(&mut self) {
+        self.held = false;
+        self.drain().await;
+        self.backends.late.set(None);
+    }
+
+    /// Makes the group consume again from `from` (a replay; none while
+    /// fanout is held).
     pub async fn replay_from(&mut self, from: u64) {
+        if self.held {
+            return;
+        }
         self.consumer.commit().await.unwrap();
         self.backends
             .rewind
@@ -210,9 +243,14 @@ impl Harness {
         );
     }
 
+    /// Checks every timeline against the oracle, and, unless fanout is
+    /// held, what fanout keeps beside them (stored timelines,
+    /// notifications, counts).
     pub async fn check_all(&mut self, seed: u64, step: usize) {
         self.drain().await;
-        self.check_readers(seed, step).await;
+        if !self.held {
+            self.check_readers(seed, step).await;
+        }
         let users: Vec<String> = self.model.users.iter().cloned().collect();
         let config = format!(
             "{} embed={} own_posts={}",
@@ -271,7 +309,7 @@ impl Harness {
                 .read(&TimelineId::home(&uid), None, usize::MAX)
                 .await
                 .unwrap();
-            if let CacheRead::Ready { entries, .. } = stored {
+            if let (CacheRead::Ready { entries, .. }, false) = (stored, self.held) {
                 // What is stored is the oracle's raw stream: nothing muted,
                 // unfollowed or deleted waits there for the read to filter
                 // it (a repost of a post deleted since may: it names nothing).

@@ -7,6 +7,7 @@
 //! reproduces it.
 
 mod harness;
+mod held;
 mod history;
 mod model;
 mod notices;
@@ -14,6 +15,7 @@ mod reader;
 mod round_trip;
 
 pub use harness::{Harness, Which};
+pub use held::held_fanout_matches_the_oracle;
 pub use history::{feed, model_matches_the_oracle, play, run};
 pub use model::Model;
 pub use notices::Entry;

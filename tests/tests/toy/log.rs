@@ -85,10 +85,10 @@ impl EventLog for ToyLog {
 
     async fn position(&self, group: &str) -> Result<LogPosition> {
         let tape = self.inner.tape();
-        Ok(LogPosition {
-            committed: tape.committed.get(group).unwrap_or(&1) - 1,
-            end: tape.events.len() as u64,
-        })
+        Ok(LogPosition::single(
+            tape.committed.get(group).unwrap_or(&1) - 1,
+            tape.events.len() as u64,
+        ))
     }
 }
 
