@@ -157,7 +157,7 @@ pub fn build(
                 "max_ms": ms(rec.probe.max()),
             },
         },
-        "timeline_reads": { "cache": reads("cache"), "past_cache": reads("past_cache"), "merge": reads("merge") },
+        "timeline_reads": { "cache": reads("cache"), "past_cache": reads("past_cache"), "late": reads("late"), "merge": reads("merge") },
         "stored_timelines": stored.map(|f| json!({
             "active_users": f.users, "entries": f.entries, "documents": f.documents,
             "serialized_bytes": f.serialized_bytes,
@@ -248,8 +248,8 @@ pub fn text(r: &Value) -> String {
     let tr = &r["timeline_reads"];
     let _ = writeln!(
         out,
-        "timeline reads: cache {} past_cache {} merge {}",
-        tr["cache"], tr["past_cache"], tr["merge"]
+        "timeline reads: cache {} past_cache {} late {} merge {}",
+        tr["cache"], tr["past_cache"], tr["late"], tr["merge"]
     );
     if let Some(st) = r["stored_timelines"].as_object() {
         let _ = writeln!(

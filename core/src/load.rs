@@ -4,6 +4,8 @@
 //! producer watches the group's place on the log ([`EventLog::position`]),
 //! estimates that wait from the backlog and the rate the group has been
 //! committing at, and sheds writes before their deliveries could be late.
+//! Before that, from a fifth of the target behind, reads merge what fanout
+//! has not delivered ([`crate::feed::late`]), found by the same watch.
 //!
 //! Shedding is gradual: past two fifths of the freshness target a share of
 //! new writes is refused (503 `overloaded` with `Retry-After`), growing to
@@ -137,7 +139,8 @@ impl Load {
         let late_after = self.target.mul_f64(LATE_FROM);
         loop {
             let at_ms = unix_ms();
-            let reading = async { Ok::<_, Error>((outbox.backlog().await?, log.position(&group).await?)) };
+            let reading =
+                async { Ok::<_, Error>((outbox.backlog().await?, log.position(&group).await?)) };
             match reading.await {
                 Ok((pending, position)) => {
                     self.set_lag(estimate.next(&position, Instant::now()));

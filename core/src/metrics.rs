@@ -26,7 +26,7 @@ pub struct StoreOp {
     pub op: &'static str,
 }
 
-/// Where a timeline read was answered from (`cache`, `past_cache`, `merge`).
+/// Where a timeline read was answered from (`cache`, `past_cache`, `late`, `merge`).
 #[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
 pub struct ReadSource {
     pub source: &'static str,
@@ -298,7 +298,7 @@ impl Metrics {
         );
         r.register(
             "timeline_reads",
-            "Home timeline reads by source (cache, past_cache, merge)",
+            "Home timeline reads by source (cache, past_cache, late, merge)",
             self.timeline_reads.clone(),
         );
         r.register_with_unit(

@@ -228,6 +228,25 @@ async fn writes_are_shed_while_fanout_is_behind_and_taken_once_it_catches_up() {
         .unwrap();
     assert_eq!(resp.status(), StatusCode::NO_CONTENT);
 
+    // Meanwhile readers see every acknowledged post, the deletion applied:
+    // reads merge what fanout has not delivered.
+    let mut seen = Vec::new();
+    let newest_first: Vec<String> = acknowledged.iter().rev().cloned().collect();
+    while seen != newest_first {
+        assert!(
+            stopped.elapsed() < Duration::from_secs(40),
+            "timeline {seen:?}\nacknowledged {newest_first:?}"
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+        seen = whole_timeline(&http, &base, "bob").await;
+    }
+    let resp = http
+        .get(format!("{base}/users/bob/timeline?limit=5"))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(resp.headers()["x-timeline-source"], "late");
+
     // A worker starts again and drains the backlog: writes are taken again.
     let (stop, running) = worker();
     let deadline = Instant::now() + Duration::from_secs(30);
@@ -255,25 +274,30 @@ async fn writes_are_shed_while_fanout_is_behind_and_taken_once_it_catches_up() {
             "timeline {seen:?}\nacknowledged {acknowledged:?}"
         );
         tokio::time::sleep(Duration::from_millis(50)).await;
-        seen.clear();
-        let mut before = String::new();
-        loop {
-            let page: Value = http
-                .get(format!("{base}/users/bob/timeline?limit=200{before}"))
-                .send()
-                .await
-                .unwrap()
-                .json()
-                .await
-                .unwrap();
-            seen.extend(common::ids(&page["posts"]));
-            match page["next_cursor"].as_str() {
-                Some(c) => before = format!("&before={c}"),
-                None => break,
-            }
-        }
+        seen = whole_timeline(&http, &base, "bob").await;
     }
     stop.trigger();
     running.await.unwrap().unwrap();
     app.shutdown().await;
+}
+
+/// Every post id of `user`'s home timeline, paged through.
+async fn whole_timeline(http: &reqwest::Client, base: &str, user: &str) -> Vec<String> {
+    let mut seen = Vec::new();
+    let mut before = String::new();
+    loop {
+        let page: Value = http
+            .get(format!("{base}/users/{user}/timeline?limit=200{before}"))
+            .send()
+            .await
+            .unwrap()
+            .json()
+            .await
+            .unwrap();
+        seen.extend(common::ids(&page["posts"]));
+        match page["next_cursor"].as_str() {
+            Some(c) => before = format!("&before={c}"),
+            None => return seen,
+        }
+    }
 }

@@ -172,7 +172,7 @@ async fn lists(
     security(("api_key" = ["read"]), ("user_token" = ["self"])),
     responses(
         (status = 200, description = "A page of the list's timeline", body = PostPageJson,
-            headers(("x-timeline-source" = String, description = "`cache`, `past_cache` or `merge`"))),
+            headers(("x-timeline-source" = String, description = "`cache`, `past_cache`, `late` (the cache joined with what fanout has not delivered yet) or `merge`"))),
         (status = 400, description = "`invalid_user_id`, `invalid_list_name`, `invalid_limit`, `invalid_post_id`, `invalid_query`", body = ErrorBody),
         (status = 404, description = "`user_not_found`, `list_not_found`", body = ErrorBody),
     )
@@ -282,7 +282,7 @@ async fn posts_by(
     security(("api_key" = ["read"]), ("user_token" = ["self"])),
     responses(
         (status = 200, description = "A page of the timeline: newest first, or with `after` oldest first", body = TimelinePageJson,
-            headers(("x-timeline-source" = String, description = "`cache`, `past_cache` or `merge`"))),
+            headers(("x-timeline-source" = String, description = "`cache`, `past_cache`, `late` (the cache joined with what fanout has not delivered yet) or `merge`"))),
         (status = 400, description = "`invalid_user_id`, `invalid_limit`, `invalid_cursor`, `invalid_post_id`, `invalid_query`", body = ErrorBody),
         UserNotFound,
     )
@@ -409,7 +409,7 @@ async fn group_members(
     security(("api_key" = ["read"]), ("user_token" = ["public_reads"])),
     responses(
         (status = 200, description = "A page of the group's timeline", body = PostPageJson,
-            headers(("x-timeline-source" = String, description = "`cache`, `past_cache` or `merge`"))),
+            headers(("x-timeline-source" = String, description = "`cache`, `past_cache`, `late` (the cache joined with what fanout has not delivered yet) or `merge`"))),
         (status = 400, description = "`invalid_group_name`, `invalid_user_id`, `invalid_limit`, `invalid_post_id`, `invalid_query`", body = ErrorBody),
         (status = 404, description = "`group_not_found`, `user_not_found`: the viewer", body = ErrorBody),
         NotYourViewer,

@@ -146,7 +146,10 @@ async fn read_raw(
     if let Some(late) = &late {
         // What is stored may be older than its posts (an edit or a
         // deletion not yet applied): the read loads each post as it is.
-        entries = entries.into_iter().map(|e| Entry::linked(e.post, e.author)).collect();
+        entries = entries
+            .into_iter()
+            .map(|e| Entry::linked(e.post, e.author))
+            .collect();
         let undelivered = late.merge(stores, hidden, before, want).await?;
         if !undelivered.is_empty() {
             source = source.max(ReadSource::Late);

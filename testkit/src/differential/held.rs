@@ -25,7 +25,10 @@ pub async fn held_fanout_matches_the_oracle(
     h.hold_fanout().await;
     play(&mut h, seed ^ 0x4e1d, 160, 12).await;
     let held = h.backends.log.position("fanout").await.unwrap().backlog();
-    assert!(held > 0, "seed {seed}: fanout was held with nothing to deliver");
+    assert!(
+        held > 0,
+        "seed {seed}: fanout was held with nothing to deliver"
+    );
     h.release_fanout().await;
     h.check_all(seed, usize::MAX).await;
 }
