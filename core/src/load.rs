@@ -4,8 +4,9 @@
 //! producer watches the group's place on the log ([`EventLog::position`]),
 //! estimates that wait from the backlog and the rate the group has been
 //! committing at, and sheds writes before their deliveries could be late.
-//! Before that, from a fifth of the target behind, reads merge what fanout
-//! has not delivered ([`crate::feed::late`]), found by the same watch.
+//! Past what shedding holds (four fifths of the target behind: a stalled
+//! worker, a failover, a catch-up), reads merge what fanout has not
+//! delivered ([`crate::feed::late`]), found by the same watch.
 //!
 //! Shedding is gradual: past two fifths of the freshness target a share of
 //! new writes is refused (503 `overloaded` with `Retry-After`), growing to
@@ -167,9 +168,12 @@ fn unix_ms() -> u64 {
 }
 
 /// From this share of the target behind, reads merge what fanout has not
-/// delivered: before any write is shed, readers are kept fresh at the
-/// cost of their reads.
-const LATE_FROM: f64 = 0.2;
+/// delivered: where shedding every write has not held the line (a stalled
+/// or failed-over worker, a catch-up), as shedding cannot shorten a stall.
+/// Not sooner: while shedding holds the lag under it, reads keep the cost
+/// of a cached read (a merge per read would cost the readers what the
+/// shedding spares them).
+const LATE_FROM: f64 = SHED_ALL;
 
 /// Where shedding starts and where it refuses everything, as shares of
 /// the target: the lag then settles between them, and the fifth above
