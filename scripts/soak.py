@@ -11,7 +11,10 @@ Topologies:
   production  a producer, two fanout workers and a timeline API over a Kafka
               stand-in (tansu) and a MongoDB stand-in (SecantusDB) that the
               soak starts itself; faults: kill -9 and restart of each
-              process and of each stand-in, SIGSTOP/SIGCONT of a worker.
+              process and of each stand-in, SIGSTOP/SIGCONT of a worker,
+              and a slow network: the services reach each stand-in
+              through a proxy that, for a while, holds every chunk it
+              relays (a few hundred milliseconds each way).
 
 After each fault the soak posts a marker and times how long until a
 follower sees it (convergence). The report gives the faults survived, their
@@ -27,6 +30,7 @@ SQLite engine) and SecantusDB's `secantusd-py` (--tansu, --secantus).
 """
 
 import argparse
+import asyncio
 import json
 import os
 import random
@@ -191,20 +195,24 @@ class Production(Topology):
         kafka, mongo = free_port(), free_port()
         tansu_dir = os.path.join(self.work, "tansu")
         os.makedirs(tansu_dir)
+        # The services reach each stand-in through a proxy that can slow
+        # down: tansu names its proxy as its address.
+        self.slow_kafka = SlowProxy(kafka)
         self.proc("tansu", [a.tansu, "broker", "--listener-url", f"tcp://127.0.0.1:{kafka}",
-                            "--advertised-listener-url", f"tcp://127.0.0.1:{kafka}",
+                            "--advertised-listener-url", f"tcp://127.0.0.1:{self.slow_kafka.port}",
                             # (its SQLite path is taken from where it runs)
                             "--storage-engine", "sqlite://tansu.db"], kafka, cwd=tansu_dir)
         self.proc("secantus", [a.secantus, "--host", "127.0.0.1", "--port", str(mongo),
                                "--storage-path", os.path.join(self.work, "secantus"),
                                "--sync-on-commit"], mongo)
+        self.slow_mongo = SlowProxy(mongo)
         digest = __import__("hashlib").sha256(self.KEY.encode()).hexdigest()
         env = {
             "SOCIALITE_API_KEYS": f"soak write,read,admin {digest}",
-            "SOCIALITE_STORE": f"mongodb://127.0.0.1:{mongo}/soak",
+            "SOCIALITE_STORE": f"mongodb://127.0.0.1:{self.slow_mongo.port}/soak",
             # tansu keeps a dead member's partitions: the workers' watch
             # for unconsumed partitions moves them (Kafka needs none).
-            "SOCIALITE_EVENT_LOG": f"kafka://127.0.0.1:{kafka}?partitions=4&topic_prefix=soak"
+            "SOCIALITE_EVENT_LOG": f"kafka://127.0.0.1:{self.slow_kafka.port}?partitions=4&topic_prefix=soak"
                                    "&stale_partition_rejoin_ms=3000&session_timeout_ms=3000",
             "SOCIALITE_FANOUT_GROUP": "soak-fanout",
         }
@@ -226,7 +234,53 @@ class Production(Topology):
         p = self.procs
         return [(f"kill -9 and restart {n}", (lambda n=n: restart(p[n])))
                 for n in ["producer", "api", "worker-a", "worker-b", "tansu", "secantus"]] + \
-               [(f"SIGSTOP {n} for 5 s", (lambda n=n: p[n].pause(5))) for n in ["worker-a", "worker-b"]]
+               [(f"SIGSTOP {n} for 5 s", (lambda n=n: p[n].pause(5))) for n in ["worker-a", "worker-b"]] + \
+               [("MongoDB 300 ms slower each way for 10 s", lambda: self.slow_mongo.slow(0.3, 10)),
+                ("Kafka 300 ms slower each way for 10 s", lambda: self.slow_kafka.slow(0.3, 10))]
+
+
+class SlowProxy:
+    """A TCP proxy in front of a stand-in; `slow(delay, secs)` holds every
+    chunk relayed in either direction for `delay` seconds, for `secs`."""
+
+    def __init__(self, target_port):
+        self.target, self.port, self.delay = target_port, free_port(), 0.0
+        self.loop = asyncio.new_event_loop()
+        ready = threading.Event()
+        threading.Thread(target=self._run, args=(ready,), daemon=True).start()
+        ready.wait()
+
+    def _run(self, ready):
+        asyncio.set_event_loop(self.loop)
+        server = self.loop.run_until_complete(
+            asyncio.start_server(self._serve, "127.0.0.1", self.port))
+        ready.set()
+        with server:
+            self.loop.run_forever()
+
+    async def _serve(self, reader, writer):
+        try:
+            up_reader, up_writer = await asyncio.open_connection("127.0.0.1", self.target)
+        except OSError:
+            writer.close()
+            return
+        await asyncio.gather(self._pipe(reader, up_writer), self._pipe(up_reader, writer))
+
+    async def _pipe(self, reader, writer):
+        try:
+            while chunk := await reader.read(65536):
+                if self.delay:
+                    await asyncio.sleep(self.delay)
+                writer.write(chunk)
+                await writer.drain()
+        except (OSError, asyncio.IncompleteReadError):
+            pass
+        finally:
+            writer.close()
+
+    def slow(self, delay, secs):
+        self.delay = delay
+        threading.Timer(secs, lambda: setattr(self, "delay", 0.0)).start()
 
 
 def restart(p):

@@ -204,8 +204,10 @@ async fn credentials_and_ops(
     Ok((auth, ops))
 }
 
-/// The pipeline's loops the services run: the relay, the deletions and
-/// the watch on fanout's lag beside a producer, the fanout worker.
+/// The pipeline's loops the services run: the relay and the deletions
+/// beside a producer, the watch on fanout's lag beside a producer (which
+/// sheds by it) or a reader (which merges what fanout has not delivered),
+/// the fanout worker.
 fn start_pipeline(
     services: &[Service],
     backends: &Backends,
@@ -215,9 +217,10 @@ fn start_pipeline(
     shutdown: socialite_core::shutdown::Shutdown,
 ) -> Vec<JoinHandle<Result<()>>> {
     let mut tasks = Vec::new();
-    // With shedding off, the group's place is not read at all.
-    let sheds = !config.limits.freshness_target.is_zero();
-    if services.contains(&Service::Producer) && sheds {
+    // With the target off, the group's place is not read at all.
+    let defends = !config.limits.freshness_target.is_zero();
+    let watches = services.contains(&Service::Producer) || services.contains(&Service::TimelineApi);
+    if watches && defends {
         let watch = ingest.load().clone().watch(
             backends.log.clone(),
             backends.outbox.clone(),
