@@ -4,7 +4,7 @@
 //! producer watches the group's place on the log ([`EventLog::position`]),
 //! estimates that wait from the backlog and the rate the group has been
 //! committing at, and sheds writes before their deliveries could be late.
-//! Past what shedding holds (four fifths of the target behind: a stalled
+//! Past the target (where shedding has not held the line: a stalled
 //! worker, a failover, a catch-up), reads merge what fanout has not
 //! delivered ([`crate::feed::late`]), found by the same watch.
 //!
@@ -168,12 +168,13 @@ fn unix_ms() -> u64 {
 }
 
 /// From this share of the target behind, reads merge what fanout has not
-/// delivered: where shedding every write has not held the line (a stalled
-/// or failed-over worker, a catch-up), as shedding cannot shorten a stall.
-/// Not sooner: while shedding holds the lag under it, reads keep the cost
-/// of a cached read (a merge per read would cost the readers what the
-/// shedding spares them).
-const LATE_FROM: f64 = SHED_ALL;
+/// delivered: once the target itself is missed, where shedding every write
+/// has not held the line (a stalled or failed-over worker, a catch-up).
+/// Not sooner: a merge per read costs the CPU that fanout needs to catch
+/// up, so merging while fanout is merely slow made it slower still (on
+/// the overload row, reads went from cached to merged and fanout's lag
+/// doubled).
+const LATE_FROM: f64 = 1.0;
 
 /// Where shedding starts and where it refuses everything, as shares of
 /// the target: the lag then settles between them, and the fifth above

@@ -250,7 +250,7 @@ impl Metrics {
         );
         r.register_with_unit(
             "fanout_behind",
-            "How long ago the oldest write that fanout may not have delivered was acknowledged; past four fifths of the freshness target, reads merge such writes",
+            "How long ago the oldest write that fanout may not have delivered was acknowledged; past the freshness target, reads merge such writes",
             Unit::Seconds,
             self.fanout_behind.clone(),
         );
