@@ -136,6 +136,7 @@ pub async fn run_worker(
         }
         if let Ok(backlog) = consumer.backlog().await {
             metrics().log_backlog.set(backlog as i64);
+            followers.note_backlog(backlog / config.batch.max(1) as u64);
         }
         if swept.elapsed() >= sweep_every {
             swept = Instant::now();

@@ -12,10 +12,11 @@ use crate::metrics::metrics;
 use crate::model::Entry;
 use crate::numbers::Targets;
 use crate::ports::Delivery;
-use crate::ports::IdRange;
+use crate::ports::{Coverage, IdRange};
 use socialite_domain::feed::hybrid::is_big;
 use socialite_domain::feed::timeline_change::TimelineChange;
 use socialite_domain::graph::relations::Relation;
+use std::collections::HashMap;
 use std::sync::Arc;
 
 /// What one batch did.
@@ -276,9 +277,8 @@ async fn hybrid_targets(
             Ok((t.groups.clone(), skipped))
         }
         (true, false) => {
-            for timeline in t.all.iter().filter(|t| !t.is_group()) {
-                backfill(stores, timeline, author).await?;
-            }
+            let homes: Vec<TimelineId> = t.all.iter().filter(|t| !t.is_group()).cloned().collect();
+            backfill_all(stores, &homes, author).await?;
             stores.graph.set_hybrid(author, false).await?;
             followers.set_marked(author, false);
             stores.marks.set(author, false);
@@ -326,20 +326,58 @@ async fn mutes(stores: &Stores, user: &UserId, author: &UserId) -> Result<bool> 
 
 /// Copies the followee's posts that the timeline's cache covers into it.
 async fn backfill(stores: &Stores, timeline: &TimelineId, followee: &UserId) -> Result<()> {
-    let Some(coverage) = stores.timelines.coverage(timeline).await? else {
-        return Ok(()); // dormant: the first read will merge
-    };
-    let from = coverage.floor();
+    backfill_all(stores, std::slice::from_ref(timeline), followee).await
+}
+
+/// Copies the followee's posts that each timeline's cache covers into it,
+/// from one read of the followee's newest posts: a cache holds at most
+/// its capacity of them, so the newest capacity and one more tell every
+/// cache what it takes, and whether more lie below (an author turning
+/// small backfills every active follower at once).
+async fn backfill_all(stores: &Stores, timelines: &[TimelineId], followee: &UserId) -> Result<()> {
     let cap = stores.timelines.capacity();
-    let range = IdRange { below: None, from };
-    let entries = stores
-        .content
-        .post_ids_by(std::slice::from_ref(followee), range, cap + 1)
-        .await?;
-    let (entries, exact) = newest_exact(entries, cap);
-    let entries = stores.prepare(entries).await?;
-    stores
-        .timelines
-        .backfill(timeline, followee, entries, exact)
-        .await
+    // The followee's newest, as listed and as stored (with embedding, the
+    // posts' content; a post deleted meanwhile is left out of the latter
+    // only, so the former still tells what lies below).
+    let mut newest: Option<(Vec<Entry>, HashMap<PostId, Entry>)> = None;
+    for timeline in timelines {
+        let Some(coverage) = stores.timelines.coverage(timeline).await? else {
+            continue; // dormant: the first read will merge
+        };
+        if newest.is_none() {
+            let listed = stores
+                .content
+                .post_ids_by(std::slice::from_ref(followee), IdRange::default(), cap + 1)
+                .await?;
+            let listed = newest_first(listed);
+            let stored = stores.prepare(listed.clone()).await?;
+            newest = Some((listed, stored.into_iter().map(|e| (e.post, e)).collect()));
+        }
+        let (listed, stored) = newest.as_ref().expect("read above");
+        // Those the cache covers; when all that were read are, more may
+        // lie below them, and `newest_exact` keeps the floor above those.
+        let covered: Vec<Entry> = match coverage.floor() {
+            Some(floor) => listed.iter().filter(|e| e.post >= floor).cloned().collect(),
+            None => listed.clone(),
+        };
+        let (covered, exact) = match covered.len() == listed.len() && listed.len() > cap {
+            true => newest_exact(covered, cap),
+            false => (covered, Coverage::All),
+        };
+        let entries = covered
+            .iter()
+            .filter_map(|e| stored.get(&e.post).cloned())
+            .collect();
+        stores
+            .timelines
+            .backfill(timeline, followee, entries, exact)
+            .await?;
+    }
+    Ok(())
+}
+
+/// Entries newest first.
+fn newest_first(mut entries: Vec<Entry>) -> Vec<Entry> {
+    entries.sort_unstable_by_key(|e| std::cmp::Reverse(e.post));
+    entries
 }

@@ -15,8 +15,9 @@ use crate::ids::{GroupName, ListName, TimelineId, UserId};
 use crate::numbers::Targets;
 use crate::ports::GraphStore;
 use rustc_hash::{FxHashMap, FxHashSet};
-use socialite_domain::feed::hybrid::{is_big, Hybrid};
+use socialite_domain::feed::hybrid::{catching_up, is_big, Hybrid};
 use std::collections::hash_map::Entry;
+use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
 use std::sync::{Arc, Mutex};
 
 mod by_count;
@@ -58,6 +59,9 @@ pub struct FollowerIndex {
     cost: Mutex<Option<f64>>,
     /// The lowest threshold `auto` has chosen.
     lowest: Mutex<Option<u64>>,
+    /// Whether the worker is catching up on a backlog
+    /// ([`socialite_domain::feed::hybrid::catching_up`]).
+    behind: AtomicBool,
 }
 
 /// Where one post goes, as the index and the hybrid rule decide.
@@ -306,7 +310,16 @@ impl FollowerIndex {
     /// (a batch the request path preempts looks slow), and a threshold that
     /// rose again would unmark authors, each unmark backfilling every active
     /// follower's timeline, only to mark them again at the next slow batch.
+    /// While the worker catches up on a backlog, it is lower still.
     pub(crate) fn hybrid_threshold(&self, setting: Hybrid) -> Option<u64> {
+        let threshold = self.steady_threshold(setting);
+        match self.behind.load(Relaxed) {
+            true => catching_up(threshold),
+            false => threshold,
+        }
+    }
+
+    fn steady_threshold(&self, setting: Hybrid) -> Option<u64> {
         let now = setting.threshold(self.secs_per_delivery());
         if setting != Hybrid::Auto {
             return now;
@@ -317,6 +330,27 @@ impl FollowerIndex {
             (l, n) => n.or(l),
         };
         *lowest
+    }
+
+    /// The worker's backlog, in batches: past
+    /// [`socialite_domain::feed::hybrid::CATCH_UP_BATCHES`] it is catching
+    /// up, until no more than `CAUGHT_UP_BATCHES` wait.
+    pub(crate) fn note_backlog(&self, batches: u64) {
+        use socialite_domain::feed::hybrid::{CATCH_UP_BATCHES, CAUGHT_UP_BATCHES};
+        let limit = match self.behind.load(Relaxed) {
+            true => CAUGHT_UP_BATCHES,
+            false => CATCH_UP_BATCHES,
+        };
+        let behind = batches > limit;
+        match (self.behind.swap(behind, Relaxed), behind) {
+            (false, true) => tracing::info!(
+                batches,
+                "fanout is catching up: authors with more than {} followers are merged at read time until it has",
+                socialite_domain::feed::hybrid::CATCH_UP_THRESHOLD
+            ),
+            (true, false) => tracing::info!("fanout has caught up"),
+            _ => {}
+        }
     }
 
     /// Records that the author is now marked (or unmarked) in the store.
@@ -433,5 +467,14 @@ mod tests {
         // A fixed setting is what it says.
         assert_eq!(index.hybrid_threshold(Hybrid::Above(7)), Some(7));
         assert_eq!(index.hybrid_threshold(Hybrid::Off), None);
+        // Catching up on a backlog lowers it while it lasts, and only then.
+        index.note_backlog(socialite_domain::feed::hybrid::CATCH_UP_BATCHES + 1);
+        assert_eq!(index.hybrid_threshold(Hybrid::Auto), Some(1_000));
+        assert_eq!(index.hybrid_threshold(Hybrid::Above(50_000)), Some(1_000));
+        assert_eq!(index.hybrid_threshold(Hybrid::Off), None);
+        index.note_backlog(socialite_domain::feed::hybrid::CATCH_UP_BATCHES);
+        assert_eq!(index.hybrid_threshold(Hybrid::Auto), Some(1_000));
+        index.note_backlog(socialite_domain::feed::hybrid::CAUGHT_UP_BATCHES);
+        assert_eq!(index.hybrid_threshold(Hybrid::Auto), Some(20_000));
     }
 }

@@ -26,6 +26,24 @@ pub const AUTO_MAX: u64 = 1_000_000;
 pub const AUTO_POST_BUDGET_SECS: f64 = 0.02;
 /// `auto` before anything is measured.
 pub const AUTO_START: u64 = 100_000;
+/// While fanout catches up on a backlog, the threshold is at most this:
+/// an author followed by more is merged at read time instead of fanned
+/// out, so the backlog drains at the rate of its small authors' posts,
+/// not its big ones'. Once caught up, the threshold is what it was, and
+/// each author marked meanwhile turns small again at their next post
+/// (backfilled, then unmarked).
+pub const CATCH_UP_THRESHOLD: u64 = AUTO_MIN;
+/// The worker starts catching up when more than this many batches wait,
+/// and has caught up when no more than [`CAUGHT_UP_BATCHES`] do (apart,
+/// so that a backlog about one of them does not mark and unmark authors
+/// by turns).
+pub const CATCH_UP_BATCHES: u64 = 20;
+pub const CAUGHT_UP_BATCHES: u64 = 2;
+
+/// The threshold while fanout catches up, from the one it would be.
+pub fn catching_up(threshold: Option<u64>) -> Option<u64> {
+    threshold.map(|t| t.min(CATCH_UP_THRESHOLD))
+}
 
 /// The setting.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -119,6 +137,10 @@ mod tests {
         assert_eq!(Hybrid::Auto.threshold(Some(2e-7)), Some(100_000));
         assert_eq!(Hybrid::Auto.threshold(Some(1.0)), Some(AUTO_MIN));
         assert_eq!(Hybrid::Auto.threshold(Some(1e-12)), Some(AUTO_MAX));
+        // Catching up lowers it; hybrid off stays off.
+        assert_eq!(catching_up(Some(AUTO_MAX)), Some(CATCH_UP_THRESHOLD));
+        assert_eq!(catching_up(Some(7)), Some(7));
+        assert_eq!(catching_up(None), None);
     }
 
     #[test]
