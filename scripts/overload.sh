@@ -10,6 +10,10 @@
 # WRITERS_NICE=N runs the writers' client at that nice value: on a machine
 # of two cores the client is a large share of the CPU, which in production
 # is other machines'.
+# READ_RATE=N offers the reads at N a second in both phases (an open
+# loop) instead of as fast as 32 connections go (a closed loop, whose
+# latency on a shared machine is its throughput's inverse: any CPU the
+# writers take shows as read latency, however reads are favoured).
 # Writes OUT_PREFIX-{reads-alone,capacity,reads,writes}.{json,txt,svg} and
 # the summary OUT_PREFIX.{json,txt}.
 set -euo pipefail
@@ -33,14 +37,15 @@ bench() {
   ${NICE:-} "$bin" bench --target rest --url "$url" --api-key "$key" --users 100000 --active 0.05 "$@" >/dev/null 2>>"$out-bench.log"
 }
 
-bench --mix read=100 --concurrency 32 --duration 30 --report "$out-reads-alone"
+reads=(--mix read=100 --concurrency 32 ${READ_RATE:+--rate $READ_RATE})
+bench "${reads[@]}" --duration 30 --report "$out-reads-alone"
 bench --mix post=100 --concurrency 64 --duration 30 --report "$out-capacity"
 sustained=$(python3 -c "import json,sys; print(int(json.load(open(sys.argv[1]))['ops']['post']['per_second']))" "$out-capacity.json")
 rate=$((3 * sustained))
 settle
 rss_before=$(metric socialite_process_resident_memory_bytes)
 shed_before=$(metric socialite_writes_shed_total)
-bench --mix read=100 --concurrency 32 --duration 120 --report "$out-reads" &
+bench "${reads[@]}" --duration 120 --report "$out-reads" &
 readers=$!
 # Each refused write is answered at once, so a few hundred clients offer
 # the rate; the probe posts as the most followed account beside them.
@@ -56,9 +61,9 @@ wait $readers $writers
 rss_after=$(metric socialite_process_resident_memory_bytes)
 shed=$(( $(metric socialite_writes_shed_total) - shed_before ))
 
-python3 - "$out" "$sustained" "$rate" "$rss_before" "$peak" "$rss_after" "$shed" <<'PY'
+python3 - "$out" "$sustained" "$rate" "$rss_before" "$peak" "$rss_after" "$shed" "${READ_RATE:-0}" <<'PY'
 import json, sys
-out, sustained, rate, before, peak, after, shed = sys.argv[1], *map(int, sys.argv[2:])
+out, sustained, rate, before, peak, after, shed, read_rate = sys.argv[1], *map(int, sys.argv[2:])
 load = lambda name: json.load(open(f"{out}-{name}.json"))
 alone, reads, writes = load("reads-alone"), load("reads"), load("writes")
 posts = writes["ops"].get("post", {})
@@ -66,6 +71,7 @@ fresh = writes["freshness"]
 summary = {
     "sustained_posts_per_s": sustained,
     "offered_posts_per_s": rate,
+    "reads_offered_per_s": read_rate or "closed loop, 32 connections",
     "accepted_posts_per_s": posts.get("per_second"),
     "refused_posts": posts.get("refused"),
     "errors": sum(v.get("errors", 0) for v in list(writes["ops"].values()) + list(reads["ops"].values())),
@@ -83,7 +89,7 @@ text = (
     f"overload: fanout sustains {sustained} posts/s; writers offered {rate}/s for 120 s beside readers\n"
     f"  posts accepted {summary['accepted_posts_per_s']}/s, refused {summary['refused_posts']} "
     f"(server shed {shed}), errors {summary['errors']}\n"
-    f"  cached reads alone {summary['reads_alone']['per_s']}/s p99 {summary['reads_alone']['p99_ms']} ms; "
+    f"  cached reads ({'offered %d/s' % read_rate if read_rate else 'closed loop'}) alone {summary['reads_alone']['per_s']}/s p99 {summary['reads_alone']['p99_ms']} ms; "
     f"beside writers {summary['reads_beside_writers']['per_s']}/s p99 {summary['reads_beside_writers']['p99_ms']} ms "
     f"({summary['read_p99_ratio']}x)\n"
     f"  post -> visible p99: all accepted posts {summary['post_visible_all_p99_ms']} ms, "
