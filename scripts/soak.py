@@ -252,11 +252,10 @@ class SlowProxy:
 
     def _run(self, ready):
         asyncio.set_event_loop(self.loop)
-        server = self.loop.run_until_complete(
+        self.server = self.loop.run_until_complete(
             asyncio.start_server(self._serve, "127.0.0.1", self.port))
         ready.set()
-        with server:
-            self.loop.run_forever()
+        self.loop.run_forever()
 
     async def _serve(self, reader, writer):
         try:

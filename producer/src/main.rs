@@ -6,7 +6,7 @@
 use clap::Parser;
 use socialite_runtime::credentials::AuthArgs;
 use socialite_runtime::process::{run_main, serve_until_signal, Listen};
-use socialite_runtime::settings::{FeedArgs, LogArgs, StorageArgs};
+use socialite_runtime::settings::{FeedArgs, GroupArgs, LogArgs, StorageArgs};
 use socialite_runtime::settings_file::ConfigFileArg;
 use socialite_runtime::{AppConfig, Service};
 use std::net::SocketAddr;
@@ -33,6 +33,8 @@ struct Cli {
     #[command(flatten)]
     feed: FeedArgs,
     #[command(flatten)]
+    group: GroupArgs,
+    #[command(flatten)]
     auth: AuthArgs,
     #[command(flatten)]
     log: LogArgs,
@@ -49,7 +51,7 @@ fn main() -> ExitCode {
         };
         let config = AppConfig {
             storage: cli.storage.backends(&cli.feed),
-            worker: Default::default(),
+            worker: cli.group.watching(),
             node_id: cli.node_id,
             auth: cli.auth.config(),
             cors_origins: cli.auth.cors_origins.clone(),

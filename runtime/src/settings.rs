@@ -230,18 +230,38 @@ pub struct WorkerArgs {
     /// Most log events a fanout batch takes.
     #[arg(long, env = "SOCIALITE_FANOUT_BATCH", default_value_t = 1000, value_parser = clap::value_parser!(u64).range(1..=100_000))]
     pub fanout_batch: u64,
-    /// Consumer group of the fanout workers.
-    #[arg(long, env = "SOCIALITE_FANOUT_GROUP", default_value = "fanout")]
-    pub fanout_group: String,
+    #[command(flatten)]
+    pub group: GroupArgs,
     /// Milliseconds a batch that has events waits for more to fill it.
     #[arg(long, env = "SOCIALITE_FANOUT_LINGER_MS", default_value_t = 2, value_parser = clap::value_parser!(u64).range(0..=10_000))]
     pub fanout_linger_ms: u64,
 }
 
+/// The fanout workers' consumer group: the workers join it, and the
+/// producers and timeline APIs watch its place on the log (to shed writes,
+/// and to merge what it has not delivered).
+#[derive(Debug, Clone, Args)]
+pub struct GroupArgs {
+    /// Consumer group of the fanout workers (the producers and timeline
+    /// APIs watch it: give them the workers' group).
+    #[arg(long, env = "SOCIALITE_FANOUT_GROUP", default_value = "fanout")]
+    pub fanout_group: String,
+}
+
+impl GroupArgs {
+    /// The worker settings of a process that only watches the group.
+    pub fn watching(&self) -> WorkerConfig {
+        WorkerConfig {
+            group: self.fanout_group.clone(),
+            ..WorkerConfig::default()
+        }
+    }
+}
+
 impl WorkerArgs {
     pub fn config(&self) -> WorkerConfig {
         WorkerConfig {
-            group: self.fanout_group.clone(),
+            group: self.group.fanout_group.clone(),
             batch: self.fanout_batch as usize,
             linger: std::time::Duration::from_millis(self.fanout_linger_ms),
         }

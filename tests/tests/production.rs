@@ -328,7 +328,9 @@ async fn a_worker_killed_mid_stream(store: String, event_log: String) {
     }
 
     // Every reader's timeline ends up holding exactly their authors' posts,
-    // newest first, served from the cache.
+    // newest first, served from the cache. Until the survivor has taken the
+    // killed worker's partitions, a read past the freshness target merges
+    // what fanout has not delivered: such a page is already whole.
     let expected = |r: usize| {
         let mut ids: Vec<String> = follows(r)
             .iter()
@@ -342,8 +344,10 @@ async fn a_worker_killed_mid_stream(store: String, event_log: String) {
     for r in 0..READERS {
         loop {
             let (got, source) = timeline(&http, &api_rest, &format!("reader{r}")).await;
-            if got == expected(r) {
-                assert_eq!(source, "cache", "reader{r}");
+            if source == "late" {
+                assert_eq!(got, expected(r), "reader{r}, merged late");
+            }
+            if got == expected(r) && source == "cache" {
                 break;
             }
             assert!(

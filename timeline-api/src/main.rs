@@ -5,7 +5,7 @@
 use clap::Parser;
 use socialite_runtime::credentials::AuthArgs;
 use socialite_runtime::process::{run_main, serve_until_signal, Listen};
-use socialite_runtime::settings::{FeedArgs, LogArgs, StorageArgs};
+use socialite_runtime::settings::{FeedArgs, GroupArgs, LogArgs, StorageArgs};
 use socialite_runtime::settings_file::ConfigFileArg;
 use socialite_runtime::{AppConfig, Service};
 use std::net::SocketAddr;
@@ -29,6 +29,8 @@ struct Cli {
     #[command(flatten)]
     feed: FeedArgs,
     #[command(flatten)]
+    group: GroupArgs,
+    #[command(flatten)]
     auth: AuthArgs,
     #[command(flatten)]
     log: LogArgs,
@@ -45,7 +47,7 @@ fn main() -> ExitCode {
         };
         let config = AppConfig {
             storage: cli.storage.backends(&cli.feed),
-            worker: Default::default(),
+            worker: cli.group.watching(),
             node_id: 0,
             auth: cli.auth.config(),
             cors_origins: cli.auth.cors_origins.clone(),
