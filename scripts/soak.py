@@ -7,7 +7,9 @@ and no timeline may hold a post twice.
 
 Topologies:
   embedded    `socialite up` on a data directory; faults: kill -9 and
-              restart, SIGSTOP for a few seconds then SIGCONT.
+              restart, SIGSTOP for a few seconds then SIGCONT, and, with
+              --small-fs (a small mounted file system for the data
+              directory), the disk filled for 10 s.
   production  a producer, two fanout workers and a timeline API over a Kafka
               stand-in (tansu) and a MongoDB stand-in (SecantusDB) that the
               soak starts itself; faults: kill -9 and restart of each
@@ -34,6 +36,7 @@ import asyncio
 import json
 import os
 import random
+import shutil
 import signal
 import socket
 import subprocess
@@ -175,15 +178,41 @@ class Embedded(Topology):
 
     def start(self):
         rest, grpc = free_port(), free_port()
-        data = os.path.join(self.work, "data")
+        # On a small file system of its own, when given one: its disk can
+        # then be filled.
+        self.disk = tempfile.mkdtemp(prefix="soak-", dir=self.args.small_fs) if self.args.small_fs else None
+        data = os.path.join(self.disk or self.work, "data")
         self.proc("up", [f"{self.args.bin}/socialite", "up", "--data-dir", data,
                          "--rest-addr", f"127.0.0.1:{rest}", "--grpc-addr", f"127.0.0.1:{grpc}"], rest)
         self.key = open(os.path.join(data, "auth", "admin-key")).read().strip()
         self.writes = self.reads = self.metrics = f"http://127.0.0.1:{rest}"
 
+    def stop(self):
+        super().stop()
+        if self.disk:
+            shutil.rmtree(self.disk, ignore_errors=True)
+
     def faults(self):
-        return [("kill -9 and restart socialite up", lambda: restart(self.procs["up"])),
-                ("SIGSTOP socialite up for 3 s", lambda: self.procs["up"].pause(3))]
+        faults = [("kill -9 and restart socialite up", lambda: restart(self.procs["up"])),
+                  ("SIGSTOP socialite up for 3 s", lambda: self.procs["up"].pause(3))]
+        if self.disk:
+            faults.append(("the disk full for 10 s", lambda: fill_disk(self.disk, 10)))
+        return faults
+
+
+def fill_disk(directory, secs):
+    """Fills the file system of `directory` with a ballast file, and frees
+    it after `secs`."""
+    ballast = os.path.join(directory, "ballast")
+    with open(ballast, "wb") as f:
+        chunk = b"\0" * (1 << 20)
+        try:
+            while True:
+                f.write(chunk)
+                f.flush()
+        except OSError:
+            pass
+    threading.Timer(secs, lambda: os.remove(ballast)).start()
 
 
 class Production(Topology):
@@ -453,6 +482,8 @@ def main():
     ap.add_argument("--tansu", default="tansu")
     ap.add_argument("--secantus", default="secantusd-py")
     ap.add_argument("--report", default="soak-report")
+    ap.add_argument("--small-fs", help="a small mounted file system for the embedded data directory, "
+                                       "which adds the fault of a full disk")
     ap.add_argument("--keep-logs", action="store_true", help="print the work directory; on failure, its logs")
     args = ap.parse_args()
     rng = random.Random(args.seed)
