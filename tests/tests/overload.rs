@@ -165,6 +165,9 @@ async fn writes_are_shed_while_fanout_is_behind_and_taken_once_it_catches_up() {
         .await
         .unwrap();
     assert_eq!(resp.status(), StatusCode::OK);
+    // bob reads, so fanout keeps his timeline (a dormant reader's is
+    // merged at read time whatever fanout's lag).
+    assert!(whole_timeline(&http, &base, "bob").await.is_empty());
     let post = |n: usize| {
         http.post(format!("{base}/users/alice/posts"))
             .json(&json!({ "message": format!("post {n}") }))
@@ -186,7 +189,10 @@ async fn writes_are_shed_while_fanout_is_behind_and_taken_once_it_catches_up() {
     stop.trigger();
     running.await.unwrap().unwrap();
     // Without one, posts are taken until the backlog is two fifths of the
-    // target's worth, then a growing share is refused, all from four fifths.
+    // target's worth, then a growing share is refused. (All are refused
+    // from four fifths, but the lag nears that point only as fast as the
+    // shrinking share taken adds to the backlog, so the test does not wait
+    // for it; the unit tests of the share cover it.)
     let mut refused = None;
     let stopped = Instant::now();
     while refused.is_none() {
@@ -195,10 +201,12 @@ async fn writes_are_shed_while_fanout_is_behind_and_taken_once_it_catches_up() {
         match resp.status() {
             StatusCode::CREATED => taken(resp.json().await.unwrap()),
             StatusCode::SERVICE_UNAVAILABLE => {
-                // All are refused from four fifths of the target.
-                if app.ingest.load().lag() >= Duration::from_millis(1600) {
-                    refused = Some(resp);
-                }
+                let lag = app.ingest.load().lag();
+                assert!(
+                    lag >= Duration::from_millis(800),
+                    "shed at a lag of {lag:?}"
+                );
+                refused = Some(resp);
             }
             other => panic!("post {n}: {other}"),
         }
@@ -214,9 +222,26 @@ async fn writes_are_shed_while_fanout_is_behind_and_taken_once_it_catches_up() {
     assert!((1..=30).contains(&retry), "Retry-After {retry}");
     let v: Value = resp.json().await.unwrap();
     assert_eq!(v["error"]["code"], "overloaded", "{v}");
-    // gRPC is shed alike.
+    // gRPC is shed alike (the same share: what it takes is acknowledged).
     let grpc = format!("http://{}", app.grpc_addr.unwrap());
-    let err = refused_grpc_post(&grpc, ADMIN_KEY).await;
+    let (mut ingest, _) = clients_as_at(&grpc, ADMIN_KEY).await;
+    let mut tries = 0;
+    let err = loop {
+        let sent = ingest
+            .create_post(pb::CreatePostRequest {
+                author: "alice".into(),
+                message: format!("over gRPC {tries}"),
+                ..Default::default()
+            })
+            .await;
+        match sent {
+            Ok(post) => taken(json!({ "id": post.into_inner().id })),
+            Err(err) => break err,
+        }
+        tries += 1;
+        assert!(tries < 1000, "gRPC never shed");
+    };
+    assert!(err.metadata().get("retry-after").is_some(), "{err:?}");
     assert_eq!(err.code(), Code::Unavailable);
     assert!(err.message().contains("overloaded"), "{err:?}");
     // A deletion is never shed.
@@ -240,12 +265,27 @@ async fn writes_are_shed_while_fanout_is_behind_and_taken_once_it_catches_up() {
         tokio::time::sleep(Duration::from_millis(100)).await;
         seen = whole_timeline(&http, &base, "bob").await;
     }
-    let resp = http
-        .get(format!("{base}/users/bob/timeline?limit=5"))
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(resp.headers()["x-timeline-source"], "late");
+    // Once fanout is a whole target behind, that is how they are served.
+    loop {
+        let resp = http
+            .get(format!("{base}/users/bob/timeline?limit=200"))
+            .send()
+            .await
+            .unwrap();
+        if resp.headers()["x-timeline-source"] == "late" {
+            let page: Value = resp.json().await.unwrap();
+            assert_eq!(
+                common::ids(&page["posts"]),
+                newest_first[..newest_first.len().min(200)]
+            );
+            break;
+        }
+        assert!(
+            stopped.elapsed() < Duration::from_secs(40),
+            "never read late"
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
 
     // A worker starts again and drains the backlog: writes are taken again.
     let (stop, running) = worker();
