@@ -29,7 +29,8 @@
 //!   [`deletion`] (with finishing the deletions a crash cut short).
 //! - [`live`]: live timelines, pushed to open streams as fanout applies them.
 //! - [`relay`] (outbox → log) and [`worker`] (log → timelines): the two loops
-//!   of the pipeline; [`health`] (with [`fault`]), [`metrics`], [`shutdown`] serve them.
+//!   of the pipeline; [`health`] (with [`fault`]), [`metrics`], [`shutdown`] serve them;
+//!   [`priority`] orders reads, writes and fanout on busy cores.
 //! - [`standings`]: account standings as this process knows them, read through the
 //!   `Accounts` port and kept fresh.
 //! - [`transfer`]: export, import, verification, a migration's catch-up and
@@ -60,6 +61,7 @@ pub mod metrics;
 pub mod notifications;
 pub mod ports;
 pub mod posts;
+pub mod priority;
 pub mod reads;
 pub mod redact;
 pub mod relay;

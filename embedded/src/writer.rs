@@ -14,6 +14,7 @@ use crate::recovery::{RecoverableDb, CHECK_EVERY};
 use redb::{Database, WriteTransaction};
 use socialite_core::error::{Error, ErrorKind, Result};
 use socialite_core::plan::Ledger;
+use socialite_core::priority::WRITES_NICE;
 use std::sync::mpsc::{self, RecvTimeoutError};
 use std::sync::Arc;
 use tokio::sync::oneshot;
@@ -72,6 +73,9 @@ impl<S: Send + 'static> Writer<S> {
         let thread = std::thread::Builder::new()
             .name(format!("{name}-writer"))
             .spawn(move || {
+                // Commits are write work: where the process also serves
+                // reads, they must not take the reads' turn on the CPU.
+                socialite_core::priority::lower_this_thread(WRITES_NICE);
                 // Whether a lazy batch has committed since the last synced one.
                 let mut unsynced = false;
                 loop {

@@ -7,10 +7,11 @@
 //! otherwise. Helper threads that a delivery starts inherit the nice value.
 
 use socialite_core::error::{Error, Result};
+use socialite_core::priority::{lower_this_thread, BACKGROUND_NICE, WRITES_NICE};
 use std::future::Future;
 
 /// How much lower than the request path's (0) the worker's priority is.
-const NICE: i32 = 10;
+const NICE: i32 = BACKGROUND_NICE;
 
 /// Runs `work` on a runtime of lower-priority threads, one per core;
 /// resolves to its result on the caller's runtime.
@@ -79,11 +80,8 @@ pub struct Apart {
     _stop: tokio::sync::oneshot::Sender<()>,
 }
 
-/// How much lower than the reads' the write handlers' priority is.
-const WRITES_NICE: i32 = 5;
-
 fn lower_priority() {
-    set_nice(NICE)
+    lower_this_thread(NICE)
 }
 
 /// A runtime of one thread per core, named `name`, each at nice `nice`.
@@ -92,21 +90,8 @@ fn niced_runtime(name: &str, nice: i32) -> std::io::Result<tokio::runtime::Runti
     tokio::runtime::Builder::new_multi_thread()
         .worker_threads(cores)
         .thread_name(name)
-        .on_thread_start(move || set_nice(nice))
+        .on_thread_start(move || lower_this_thread(nice))
         .on_thread_park(crate::allocator::release_when_idle)
         .enable_all()
         .build()
 }
-
-#[cfg(unix)]
-fn set_nice(nice: i32) {
-    // SAFETY: setpriority has no memory effects; on Linux, `who = 0` with
-    // PRIO_PROCESS names the calling thread only.
-    let rc = unsafe { libc::setpriority(libc::PRIO_PROCESS, 0, nice) };
-    if rc != 0 {
-        tracing::debug!("could not lower the thread's priority");
-    }
-}
-
-#[cfg(not(unix))]
-fn set_nice(_: i32) {}

@@ -14,7 +14,7 @@ use socialite_core::model::Entry;
 use socialite_core::numbers::{timeline_numbers, TimelineNo};
 use socialite_core::ports::{CacheRead, Coverage, Delivery, Footprint, TimelineStore};
 use socialite_domain::feed::accept::Freshness;
-use std::sync::{Mutex, MutexGuard};
+use std::sync::{Mutex, MutexGuard, TryLockError};
 
 mod shard;
 
@@ -129,6 +129,35 @@ impl MemoryTimelines {
         delivered
     }
 
+    /// The shard's lock for a read: while fanout holds it (a delivery holds
+    /// a shard for its whole share of a batch, at a lower priority than
+    /// reads, so the kernel may keep it off the processor meanwhile), the
+    /// read yields instead of blocking its thread, and the other requests
+    /// that thread serves go on.
+    async fn lock_to_read(&self, shard: usize) -> MutexGuard<'_, Shard> {
+        loop {
+            match self.shards[shard].try_lock() {
+                Ok(guard) => return guard,
+                Err(TryLockError::Poisoned(p)) => return p.into_inner(),
+                Err(TryLockError::WouldBlock) => {}
+            }
+            tokio::task::yield_now().await;
+        }
+    }
+
+    /// Runs `f` on the timeline's shard and key for a read (see
+    /// [`Self::lock_to_read`]); `None` for a timeline that never had a
+    /// number, and so never a cache.
+    async fn read_with<R>(
+        &self,
+        user: &TimelineId,
+        f: impl FnOnce(&mut Shard, Key) -> R,
+    ) -> Option<R> {
+        let (shard, key) = place(timeline_numbers().get(user)?);
+        let mut guard = self.lock_to_read(shard).await;
+        Some(f(&mut guard, key))
+    }
+
     /// Runs `f` on the timeline's shard and key; `None` for a timeline that
     /// never had a number, and so never a cache.
     fn with<R>(&self, user: &TimelineId, f: impl FnOnce(&mut Shard, Key) -> R) -> Option<R> {
@@ -160,25 +189,29 @@ impl TimelineStore for MemoryTimelines {
         limit: usize,
     ) -> Result<CacheRead> {
         let now = now_ms();
-        let read = self.with(user, |s, key| {
-            let c = s.reading(key, self.freshness, now)?;
-            if !c.is_ready() {
-                return Some(CacheRead::Warming);
-            }
-            Some(CacheRead::Ready {
-                entries: c.page(before, limit, &self.authors),
-                coverage: c.coverage(),
+        let read = self
+            .read_with(user, |s, key| {
+                let c = s.reading(key, self.freshness, now)?;
+                if !c.is_ready() {
+                    return Some(CacheRead::Warming);
+                }
+                Some(CacheRead::Ready {
+                    entries: c.page(before, limit, &self.authors),
+                    coverage: c.coverage(),
+                })
             })
-        });
+            .await;
         Ok(read.flatten().unwrap_or(CacheRead::Absent))
     }
 
     async fn version(&self, user: &TimelineId) -> Result<Option<u64>> {
         let now = now_ms();
-        let version = self.with(user, |s, key| {
-            let c = s.reading(key, self.freshness, now)?;
-            c.is_ready().then_some(c.version)
-        });
+        let version = self
+            .read_with(user, |s, key| {
+                let c = s.reading(key, self.freshness, now)?;
+                c.is_ready().then_some(c.version)
+            })
+            .await;
         Ok(version.flatten())
     }
 
