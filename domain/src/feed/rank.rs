@@ -1,0 +1,500 @@
+//! The orders a reader may choose for their home timeline besides the
+//! newest first: `balanced` and `catchup`. Both rank the candidates the
+//! newest-first order would show (so every rule of what a reader sees
+//! holds); this module is the rule that orders them, pure and
+//! deterministic: the same candidates, signals and weights give the same
+//! order, with ties broken by position, newest first.
+//!
+//! A candidate's score is
+//!
+//! ```text
+//! score = recency × (1 + engagement + affinity + rarity) × priority × diversity
+//! recency    = 0.5 ^ (age / half_life)
+//! engagement = w_engagement × ln(1 + likes + 2 × reposts + 2 × replies)
+//! affinity   = w_affinity × ln(1 + the reader's recent replies to and reposts of the author)
+//! rarity     = w_rarity / (the author's candidates in the window)
+//! priority   = 2 ^ (the reader's priority for the author, -2 to 2)
+//! diversity  = max(decay ^ k, floor), k = the author's entries placed
+//!              before it in the same page
+//! ```
+//!
+//! Catch-up ranks by the same parts without recency (everything since the
+//! marker is new to the reader) and shows each author once, their best
+//! post, with the count of the rest.
+
+use crate::ids::{PostId, UserId};
+use crate::model::PostCounts;
+use std::cmp::Ordering;
+use std::collections::{BinaryHeap, HashMap};
+
+/// How a ranked order weighs its parts (documented with their defaults in
+/// docs/ranking.md; set from the settings file).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Weights {
+    /// Hours after which a post's recency has halved.
+    pub half_life_hours: f64,
+    pub engagement: f64,
+    pub affinity: f64,
+    pub rarity: f64,
+    /// What each further entry of one author in a page weighs, relative
+    /// to the one before it...
+    pub diversity_decay: f64,
+    /// ...down to this.
+    pub diversity_floor: f64,
+}
+
+impl Default for Weights {
+    fn default() -> Weights {
+        Weights {
+            half_life_hours: 6.0,
+            engagement: 0.5,
+            affinity: 1.0,
+            rarity: 1.0,
+            diversity_decay: 0.5,
+            diversity_floor: 0.25,
+        }
+    }
+}
+
+/// Lowest and highest priority a reader gives an author.
+pub const MIN_PRIORITY: i8 = -2;
+pub const MAX_PRIORITY: i8 = 2;
+
+/// One entry the newest-first order would show, with what ranking needs.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Candidate {
+    /// Where the newest-first order places it (the post, or the repost
+    /// that brought it); entries are told apart by it.
+    pub position: PostId,
+    pub author: UserId,
+    /// When it was posted.
+    pub at_ms: u64,
+    pub counts: PostCounts,
+    /// How many of the reader's accounts reposted it.
+    pub reposted_by: u64,
+}
+
+/// What the reader brings: whom they interact with, and their priorities.
+#[derive(Debug, Clone, Default)]
+pub struct Signals {
+    /// The reader's recent replies to and reposts of each author.
+    pub interactions: HashMap<UserId, u32>,
+    /// The reader's priority for an author, where set.
+    pub priorities: HashMap<UserId, i8>,
+}
+
+/// Why an entry is where it is: the part that lifted it most.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Reason {
+    /// The reader gave the author a raised priority.
+    Priority,
+    /// Accounts the reader follows reposted it.
+    RepostedBy,
+    /// Many liked, reposted or replied to it.
+    Popular,
+    /// The reader often replies to or reposts the author.
+    Affinity,
+    /// The author rarely posts.
+    RarelyPosts,
+    /// The reader follows the author; nothing else stands out.
+    Followed,
+}
+
+impl Reason {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Reason::Priority => "priority",
+            Reason::RepostedBy => "reposted_by",
+            Reason::Popular => "popular",
+            Reason::Affinity => "affinity",
+            Reason::RarelyPosts => "rarely_posts",
+            Reason::Followed => "followed",
+        }
+    }
+}
+
+/// A score and its parts, as `explain` shows them.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Parts {
+    pub recency: f64,
+    pub engagement: f64,
+    pub affinity: f64,
+    pub rarity: f64,
+    pub priority: f64,
+    pub diversity: f64,
+    pub score: f64,
+}
+
+impl Parts {
+    /// The part that lifted the entry most, as its reason.
+    fn reason(&self, candidate: &Candidate) -> Reason {
+        if self.priority > 1.0 {
+            return Reason::Priority;
+        }
+        if candidate.reposted_by > 0 && self.engagement <= self.affinity.max(self.rarity) {
+            return Reason::RepostedBy;
+        }
+        let lifts = [
+            (self.engagement, Reason::Popular),
+            (self.affinity, Reason::Affinity),
+            (self.rarity, Reason::RarelyPosts),
+        ];
+        // A part must lift the score by half again to be named.
+        let best = lifts
+            .iter()
+            .filter(|(v, _)| *v >= 0.5)
+            .max_by(|a, b| a.0.total_cmp(&b.0));
+        match best {
+            Some((_, reason)) => *reason,
+            None if candidate.reposted_by > 0 => Reason::RepostedBy,
+            None => Reason::Followed,
+        }
+    }
+}
+
+/// A ranked entry: the candidate's index, its parts and its reason.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Ranked {
+    pub index: usize,
+    pub parts: Parts,
+    pub reason: Reason,
+    /// In catch-up: how many more of the author's posts since the marker.
+    pub more: u64,
+}
+
+/// The score before diversity.
+fn base(
+    c: &Candidate,
+    signals: &Signals,
+    w: &Weights,
+    by_author: u32,
+    now_ms: u64,
+    recent: bool,
+) -> Parts {
+    let recency = match recent {
+        true => {
+            let age_h = now_ms.saturating_sub(c.at_ms) as f64 / 3_600_000.0;
+            0.5f64.powf(age_h / w.half_life_hours.max(1e-3))
+        }
+        false => 1.0,
+    };
+    let n = c.counts;
+    let acts = n.likes as f64 + 2.0 * (n.reposts + n.replies) as f64 + c.reposted_by as f64;
+    let engagement = w.engagement * acts.ln_1p();
+    let met = signals.interactions.get(&c.author).copied().unwrap_or(0);
+    let affinity = w.affinity * (met as f64).ln_1p();
+    let rarity = w.rarity / by_author.max(1) as f64;
+    let level = signals
+        .priorities
+        .get(&c.author)
+        .copied()
+        .unwrap_or(0)
+        .clamp(MIN_PRIORITY, MAX_PRIORITY);
+    let priority = 2f64.powi(level as i32);
+    let score = recency * (1.0 + engagement + affinity + rarity) * priority;
+    Parts {
+        recency,
+        engagement,
+        affinity,
+        rarity,
+        priority,
+        diversity: 1.0,
+        score,
+    }
+}
+
+/// How many candidates each author has.
+fn per_author(candidates: &[Candidate]) -> HashMap<&UserId, u32> {
+    let mut n = HashMap::new();
+    for c in candidates {
+        *n.entry(&c.author).or_insert(0) += 1;
+    }
+    n
+}
+
+/// A heap item: the best score first, then the newest position.
+struct Scored {
+    score: f64,
+    position: PostId,
+    index: usize,
+    /// The author's placed count this score was reckoned with.
+    placed: u32,
+}
+
+impl PartialEq for Scored {
+    fn eq(&self, other: &Self) -> bool {
+        self.cmp(other) == Ordering::Equal
+    }
+}
+impl Eq for Scored {}
+impl PartialOrd for Scored {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+impl Ord for Scored {
+    fn cmp(&self, other: &Self) -> Ordering {
+        self.score
+            .total_cmp(&other.score)
+            .then(self.position.cmp(&other.position))
+    }
+}
+
+/// The balanced order of `candidates` for pages of `page` entries: each
+/// page takes the best remaining score, where each further entry of one
+/// author in the same page weighs less ([`Weights::diversity_decay`],
+/// down to [`Weights::diversity_floor`]).
+pub fn balanced(
+    candidates: &[Candidate],
+    signals: &Signals,
+    w: &Weights,
+    now_ms: u64,
+    page: usize,
+) -> Vec<Ranked> {
+    let counts = per_author(candidates);
+    let bases: Vec<Parts> = candidates
+        .iter()
+        .map(|c| base(c, signals, w, counts[&c.author], now_ms, true))
+        .collect();
+    diversify(candidates, &bases, w, page.max(1))
+}
+
+/// The diversity factor of an author's entry with `placed` entries of
+/// theirs before it in the page.
+fn diversity(w: &Weights, placed: u32) -> f64 {
+    w.diversity_decay
+        .powi(placed as i32)
+        .max(w.diversity_floor)
+        .min(1.0)
+}
+
+fn diversify(candidates: &[Candidate], bases: &[Parts], w: &Weights, page: usize) -> Vec<Ranked> {
+    let mut heap: BinaryHeap<Scored> = bases
+        .iter()
+        .enumerate()
+        .map(|(index, p)| Scored {
+            score: p.score,
+            position: candidates[index].position,
+            index,
+            placed: 0,
+        })
+        .collect();
+    let mut placed: HashMap<&UserId, u32> = HashMap::new();
+    let mut out = Vec::with_capacity(candidates.len());
+    while let Some(top) = heap.pop() {
+        let author = &candidates[top.index].author;
+        let now = placed.get(author).copied().unwrap_or(0);
+        if now != top.placed {
+            // Reckoned before more of the author's entries were placed.
+            heap.push(Scored {
+                score: bases[top.index].score * diversity(w, now),
+                placed: now,
+                ..top
+            });
+            continue;
+        }
+        let mut parts = bases[top.index];
+        parts.diversity = diversity(w, now);
+        parts.score *= parts.diversity;
+        let reason = parts.reason(&candidates[top.index]);
+        out.push(Ranked {
+            index: top.index,
+            parts,
+            reason,
+            more: 0,
+        });
+        *placed.entry(author).or_insert(0) += 1;
+        if out.len() % page == 0 {
+            // A new page: every author starts afresh.
+            placed.clear();
+            heap = heap
+                .into_iter()
+                .map(|s| Scored {
+                    score: bases[s.index].score,
+                    placed: 0,
+                    ..s
+                })
+                .collect();
+        }
+    }
+    out
+}
+
+/// The catch-up order of `candidates` (those since the reader's marker):
+/// each author once, with their best post (by engagement, affinity,
+/// rarity and priority, not recency: all of it is new to the reader) and
+/// how many more they posted; authors by their best post's score.
+pub fn catch_up(candidates: &[Candidate], signals: &Signals, w: &Weights) -> Vec<Ranked> {
+    let counts = per_author(candidates);
+    let mut best: HashMap<&UserId, (usize, Parts)> = HashMap::new();
+    for (i, c) in candidates.iter().enumerate() {
+        let parts = base(c, signals, w, counts[&c.author], 0, false);
+        let better = |held: &(usize, Parts)| {
+            parts
+                .score
+                .total_cmp(&held.1.score)
+                .then(c.position.cmp(&candidates[held.0].position))
+                == Ordering::Greater
+        };
+        match best.get(&c.author) {
+            Some(held) if !better(held) => {}
+            _ => {
+                best.insert(&c.author, (i, parts));
+            }
+        }
+    }
+    let mut out: Vec<Ranked> = best
+        .into_iter()
+        .map(|(author, (index, parts))| Ranked {
+            index,
+            parts,
+            reason: parts.reason(&candidates[index]),
+            more: u64::from(counts[author]) - 1,
+        })
+        .collect();
+    out.sort_by(|a, b| {
+        b.parts.score.total_cmp(&a.parts.score).then(
+            candidates[b.index]
+                .position
+                .cmp(&candidates[a.index].position),
+        )
+    });
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const HOUR: u64 = 3_600_000;
+    const NOW: u64 = 100 * HOUR;
+
+    fn user(s: &str) -> UserId {
+        UserId::parse(s).unwrap()
+    }
+
+    /// The `n`th candidate, by `author`, `age` hours old.
+    fn cand(n: u64, author: &str, age_hours: f64) -> Candidate {
+        Candidate {
+            position: PostId(1_000_000 - n),
+            author: user(author),
+            at_ms: NOW - (age_hours * HOUR as f64) as u64,
+            counts: PostCounts::default(),
+            reposted_by: 0,
+        }
+    }
+
+    fn authors(c: &[Candidate], ranked: &[Ranked]) -> Vec<String> {
+        ranked
+            .iter()
+            .map(|r| c[r.index].author.as_str().to_owned())
+            .collect()
+    }
+
+    #[test]
+    fn a_prolific_author_does_not_bury_the_others() {
+        // 40 posts of one author and 20 of ten others (two each), spread
+        // over the same two hours, the prolific author's the newest.
+        let mut c = Vec::new();
+        for n in 0..40 {
+            c.push(cand(n, "prolific", n as f64 * 0.05));
+        }
+        for n in 0..20 {
+            c.push(cand(
+                40 + n,
+                &format!("friend{}", n / 2),
+                0.1 + n as f64 * 0.05,
+            ));
+        }
+        let ranked = balanced(&c, &Signals::default(), &Weights::default(), NOW, 50);
+        let page: Vec<String> = authors(&c, &ranked[..50]);
+        // The rule: every other account's candidates are on the first
+        // page, and the prolific author holds at most a third of its
+        // first ten entries.
+        assert_eq!(page.iter().filter(|a| *a != "prolific").count(), 20);
+        let top = page[..10].iter().filter(|a| *a == "prolific").count();
+        assert!(top <= 3, "{page:?}");
+        // Newest first, the prolific author would hold the first page's top 40.
+        assert_eq!(ranked.len(), 60);
+        // Diversity alone holds the rule, without the lift of rare posters.
+        let w = Weights {
+            rarity: 0.0,
+            ..Weights::default()
+        };
+        let ranked = balanced(&c, &Signals::default(), &w, NOW, 50);
+        let page: Vec<String> = authors(&c, &ranked[..50]);
+        assert_eq!(page.iter().filter(|a| *a != "prolific").count(), 20);
+        let top = page[..10].iter().filter(|a| *a == "prolific").count();
+        assert!(top <= 3, "{page:?}");
+    }
+
+    #[test]
+    fn priority_lifts_and_lowers_an_author() {
+        let c = vec![cand(0, "a", 1.0), cand(1, "b", 1.0), cand(2, "c", 1.0)];
+        let w = Weights::default();
+        let plain = balanced(&c, &Signals::default(), &w, NOW, 50);
+        assert_eq!(authors(&c, &plain), ["a", "b", "c"], "ties: newest first");
+        let mut s = Signals::default();
+        s.priorities.insert(user("c"), 2);
+        s.priorities.insert(user("a"), -2);
+        let ranked = balanced(&c, &s, &w, NOW, 50);
+        assert_eq!(authors(&c, &ranked), ["c", "b", "a"]);
+        assert_eq!(ranked[0].reason, Reason::Priority);
+        assert_eq!(ranked[0].parts.priority, 4.0);
+        assert_eq!(ranked[2].parts.priority, 0.25);
+    }
+
+    #[test]
+    fn engagement_affinity_and_recency_each_lift() {
+        let mut c = vec![cand(0, "a", 1.0), cand(1, "b", 1.0)];
+        c[1].counts.likes = 50;
+        let w = Weights::default();
+        let ranked = balanced(&c, &Signals::default(), &w, NOW, 50);
+        assert_eq!(authors(&c, &ranked), ["b", "a"]);
+        assert_eq!(ranked[0].reason, Reason::Popular);
+        let mut s = Signals::default();
+        s.interactions.insert(user("a"), 200);
+        let ranked = balanced(&c, &s, &w, NOW, 50);
+        assert_eq!(authors(&c, &ranked), ["a", "b"]);
+        assert_eq!(ranked[0].reason, Reason::Affinity);
+        // A day older halves four times.
+        let old = vec![cand(0, "a", 30.0), cand(1, "b", 6.0)];
+        let ranked = balanced(&old, &Signals::default(), &w, NOW, 50);
+        assert_eq!(authors(&old, &ranked), ["b", "a"]);
+        assert!((ranked[1].parts.recency - 0.5f64.powi(5)).abs() < 1e-9);
+    }
+
+    #[test]
+    fn the_same_inputs_give_the_same_order() {
+        let c: Vec<Candidate> = (0..300)
+            .map(|n| {
+                let mut x = cand(n, &format!("u{}", n % 17), (n % 29) as f64 * 0.7);
+                x.counts.likes = n * 7 % 13;
+                x
+            })
+            .collect();
+        let w = Weights::default();
+        let one = balanced(&c, &Signals::default(), &w, NOW, 20);
+        let two = balanced(&c, &Signals::default(), &w, NOW, 20);
+        assert_eq!(one, two);
+        let mut seen: Vec<usize> = one.iter().map(|r| r.index).collect();
+        seen.sort_unstable();
+        assert_eq!(seen, (0..300).collect::<Vec<_>>(), "each candidate once");
+    }
+
+    #[test]
+    fn catch_up_shows_each_author_once_the_rare_poster_first() {
+        let mut c = Vec::new();
+        for n in 0..30 {
+            c.push(cand(n, "daily", n as f64 * 0.1));
+        }
+        c.push(cand(30, "weekly", 5.0));
+        c[3].counts.likes = 2;
+        let ranked = catch_up(&c, &Signals::default(), &Weights::default());
+        assert_eq!(authors(&c, &ranked), ["weekly", "daily"]);
+        assert_eq!(ranked[0].reason, Reason::RarelyPosts);
+        assert_eq!((ranked[0].more, ranked[1].more), (0, 29));
+        assert_eq!(ranked[1].index, 3, "the author's most engaging post");
+        assert!(catch_up(&[], &Signals::default(), &Weights::default()).is_empty());
+    }
+}
