@@ -185,6 +185,13 @@ pub struct PageParams {
     pub viewer: Option<String>,
     /// The home timeline forward from this post, oldest first.
     pub after: Option<String>,
+    /// The home timeline's order: `latest` (the default), `balanced`,
+    /// `catchup`.
+    pub order: Option<String>,
+    /// Catch-up from after this post instead of the home marker.
+    pub since: Option<String>,
+    /// Ranked entries carry their score and its parts.
+    pub explain: Option<bool>,
 }
 
 impl PageParams {
@@ -207,5 +214,13 @@ impl PageParams {
 
     pub fn after(&self) -> Option<&str> {
         self.after.as_deref().filter(|s| !s.is_empty())
+    }
+
+    pub fn order(&self) -> Option<&str> {
+        self.order.as_deref().filter(|s| !s.is_empty())
+    }
+
+    pub fn since(&self) -> Option<&str> {
+        self.since.as_deref().filter(|s| !s.is_empty())
     }
 }

@@ -5,6 +5,7 @@ use serde_json::Value;
 use socialite_core::ids::{PostId, UserId};
 use socialite_core::model::check_json_integers;
 use socialite_core::model::{rfc3339_ms, FeedItem, Page, Post, PostCounts, User};
+use socialite_core::reads::ranked::{Order, RankedPage};
 use socialite_core::Error;
 use socialite_domain::feed::markers::Marker;
 use socialite_proto::v1 as pb;
@@ -68,6 +69,37 @@ pub fn entry(i: &FeedItem) -> pb::Post {
         p.position = i.position.to_string();
     }
     p
+}
+
+/// A page of a ranked order; `explain` adds each entry's score.
+pub fn ranked_list(page: &RankedPage, order: Order, explain: bool) -> pb::RankedPostList {
+    let entries = page
+        .items
+        .iter()
+        .map(|i| pb::RankedPost {
+            post: Some(entry(&i.item)),
+            reason: i.reason.as_str().into(),
+            more: i.more,
+            score: explain.then(|| {
+                let p = &i.parts;
+                pb::Score {
+                    score: p.score,
+                    recency: p.recency,
+                    engagement: p.engagement,
+                    affinity: p.affinity,
+                    rarity: p.rarity,
+                    priority: p.priority,
+                    diversity: p.diversity,
+                }
+            }),
+        })
+        .collect();
+    pb::RankedPostList {
+        entries,
+        next_cursor: page.next_cursor.clone().unwrap_or_default(),
+        order: order.as_str().into(),
+        fallback: page.fallback,
+    }
 }
 
 /// A post read by its id, with its counts.

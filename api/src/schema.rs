@@ -185,6 +185,21 @@ pub struct TimelineQuery {
     /// `before`.
     #[param(inline)]
     pub after: Option<PostIdOrEmpty>,
+    /// `latest` (newest first, the default), `balanced` (ranked: recency,
+    /// engagement, affinity, rare posters lifted, your priorities, each
+    /// further post of one author in a page weighing less) or `catchup`
+    /// (since your `home` marker, each author once, the most engaging
+    /// first). See docs/ranking.md.
+    #[param(pattern = "^(latest|balanced|catchup)?$", example = "balanced")]
+    pub order: Option<String>,
+    /// A ranked order's `next_cursor` (not `before` or `after`).
+    #[param(max_length = 64)]
+    pub cursor: Option<String>,
+    /// `catchup` only: from after this post id instead of the `home` marker.
+    #[param(inline)]
+    pub since: Option<PostIdOrEmpty>,
+    /// Ranked orders: each post carries `score`, its score and parts.
+    pub explain: Option<bool>,
 }
 
 /// A timeline of a user's in the path, for markers.

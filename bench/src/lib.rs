@@ -328,5 +328,6 @@ fn in_process_config(args: &BenchArgs) -> AppConfig {
             freshness_target: Duration::from_secs(args.freshness_target),
             ..Default::default()
         },
+        ranking: Default::default(),
     }
 }

@@ -32,6 +32,14 @@ pub struct ReadSource {
     pub source: &'static str,
 }
 
+/// How a ranked timeline page was served: its order, and `ranked`, or in
+/// latest order past the `deadline` or after an `error`.
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+pub struct RankedLabels {
+    pub order: &'static str,
+    pub served: &'static str,
+}
+
 /// A store's fault by reason (`socialite_store_fault`).
 #[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
 pub struct StoreFaultLabels {
@@ -79,6 +87,7 @@ pub struct Metrics {
     pub timeline_bulk_ops: Histogram,
     pub timeline_round_trips: Counter,
     pub timeline_reads: Family<ReadSource, Counter>,
+    pub ranked_reads: Family<RankedLabels, Counter>,
     pub post_visible: Histogram,
     pub post_taken: Histogram,
     pub live_streams: Gauge,
@@ -127,6 +136,7 @@ impl Metrics {
             timeline_bulk_ops: Histogram::new(exponential_buckets(1.0, 2.0, 16)),
             timeline_round_trips: Counter::default(),
             timeline_reads: Family::default(),
+            ranked_reads: Family::default(),
             post_visible: Histogram::new(exponential_buckets(0.000_5, 2.0, 16)),
             post_taken: Histogram::new(exponential_buckets(0.000_5, 2.0, 16)),
             live_streams: Gauge::default(),
@@ -301,6 +311,11 @@ impl Metrics {
             "Home timeline reads by source (cache, past_cache, late, merge)",
             self.timeline_reads.clone(),
         );
+        r.register(
+            "ranked_timeline_reads",
+            "First pages of ranked home timelines (balanced, catchup) by how they were served: ranked, or in latest order past the deadline or after an error",
+            self.ranked_reads.clone(),
+        );
         r.register_with_unit(
             "post_visible",
             "Time from a post's creation to its delivery into followers' caches",
@@ -398,6 +413,13 @@ impl Metrics {
         self.store_faults
             .get_or_create(&StoreFaultLabels { store, reason })
             .clone()
+    }
+
+    /// A ranked first page served (`served`: `ranked`, `deadline`, `error`).
+    pub fn ranked_read(&self, order: &'static str, served: &'static str) {
+        self.ranked_reads
+            .get_or_create(&RankedLabels { order, served })
+            .inc();
     }
 
     pub fn timeline_read(&self, source: &'static str) {

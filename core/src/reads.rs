@@ -23,12 +23,16 @@ use std::collections::HashSet;
 
 pub(crate) mod named;
 mod pages;
+pub mod ranked;
+mod snapshots;
 
 /// Most authors one `posts_by_authors` call names.
 pub(crate) const MAX_AUTHORS: usize = 100;
 
 pub struct Reads {
     pub(crate) stores: Stores,
+    /// Ranked orders' settings and snapshots ([`ranked`]).
+    pub(crate) ranker: ranked::Ranker,
 }
 
 /// A page of user ids from `limit + 1` read, with the cursor of the next.
@@ -57,7 +61,15 @@ pub(crate) fn time_page(
 
 impl Reads {
     pub fn new(stores: Stores) -> Reads {
-        Reads { stores }
+        Reads::with_ranking(stores, ranked::Ranking::default())
+    }
+
+    /// Reads whose ranked orders are made as `ranking` says.
+    pub fn with_ranking(stores: Stores, ranking: ranked::Ranking) -> Reads {
+        Reads {
+            stores,
+            ranker: ranked::Ranker::new(ranking),
+        }
     }
 
     /// The user, unless there is none or it is suspended (hidden from

@@ -49,6 +49,7 @@ fn main() -> ExitCode {
             cors_origins: Vec::new(),
             ops_addr: None,
             limits: Default::default(),
+            ranking: Default::default(),
         };
         let services = [Service::FanoutWorker];
         serve_until_signal(

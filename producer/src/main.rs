@@ -57,6 +57,7 @@ fn main() -> ExitCode {
             cors_origins: cli.auth.cors_origins.clone(),
             ops_addr: cli.auth.ops_addr,
             limits: cli.auth.limits.config(),
+            ranking: Default::default(),
         };
         let services = [Service::Producer];
         serve_until_signal("socialite-producer", &services, listen, config, &cli.log).await

@@ -86,7 +86,10 @@ pub async fn start(
                 .with_budgets(ingest.budgets().clone()),
         )
     });
-    let reads = Arc::new(Reads::new(backends.stores()));
+    let reads = Arc::new(Reads::with_ranking(
+        backends.stores(),
+        config.ranking.clone(),
+    ));
     let (servers, server_shutdown) = shutdown::channel();
     let (pipeline, pipeline_shutdown) = shutdown::channel();
     // Ready means the worker holds its group only where a worker runs.

@@ -65,6 +65,8 @@ pub struct AuthArgs {
     pub ops_addr: Option<SocketAddr>,
     #[command(flatten)]
     pub limits: crate::settings::LimitArgs,
+    #[command(flatten)]
+    pub rank: crate::settings_rank::RankArgs,
 }
 
 impl std::fmt::Debug for AuthArgs {

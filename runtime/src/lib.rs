@@ -21,6 +21,7 @@ mod services;
 mod serving;
 pub mod settings;
 pub mod settings_file;
+pub mod settings_rank;
 pub mod telemetry;
 pub mod transfer;
 

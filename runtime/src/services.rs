@@ -52,4 +52,6 @@ pub struct AppConfig {
     pub ops_addr: Option<SocketAddr>,
     /// What clients may hold: connections, streams, follows.
     pub limits: Limits,
+    /// How ranked home timelines are made.
+    pub ranking: socialite_core::reads::ranked::Ranking,
 }

@@ -79,7 +79,7 @@ pub struct FeedArgs {
 }
 
 /// Seconds of a duration written `30d`, `12h`, `90m`, `45s` or `45`.
-fn parse_duration_secs(text: &str) -> Result<u64, String> {
+pub(crate) fn parse_duration_secs(text: &str) -> Result<u64, String> {
     let t = text.trim();
     let (number, unit) = match t.find(|c: char| !c.is_ascii_digit()) {
         Some(at) => t.split_at(at),

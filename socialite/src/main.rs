@@ -214,6 +214,7 @@ async fn up(mut args: UpArgs) -> Result<(), String> {
         cors_origins: args.auth.cors_origins.clone(),
         ops_addr: args.auth.ops_addr,
         limits: args.auth.limits.config(),
+        ranking: args.auth.rank.config(),
     };
     serve_until_signal("socialite", &Service::ALL, listen, config, &args.log).await
 }

@@ -318,7 +318,7 @@ async fn every_grpc_method_answers_each_credential_as_the_table_says() {
     let t = spawn_app().await;
     network(&t).await;
     use Code::{Ok as Y, PermissionDenied as F, Unauthenticated as U};
-    let table: [(&str, [Code; 7]); 42] = [
+    let table: [(&str, [Code; 7]); 43] = [
         //                   none admin write read ops alice bob
         ("PutUser", [U, Y, Y, F, F, Y, F]),
         ("DeleteUser", [U, Y, F, F, Y, F, F]),
@@ -335,6 +335,7 @@ async fn every_grpc_method_answers_each_credential_as_the_table_says() {
         ("GetPost", [U, Y, F, Y, F, Y, Y]),
         ("ListPosts", [U, Y, F, Y, F, Y, Y]),
         ("GetTimeline", [U, Y, F, Y, F, Y, F]),
+        ("GetRankedTimeline", [U, Y, F, Y, F, Y, F]),
         ("ListSuggestions", [U, Y, F, Y, F, Y, F]),
         ("GetRelationship", [U, Y, F, Y, F, Y, Y]),
         ("JoinGroup", [U, Y, Y, F, F, Y, F]),
@@ -461,6 +462,15 @@ async fn every_grpc_method_answers_each_credential_as_the_table_says() {
                 ),
                 "ListPosts" => code(reads.list_posts(posts()).await.map(drop)),
                 "GetTimeline" => code(reads.get_timeline(posts()).await.map(drop)),
+                "GetRankedTimeline" => code(
+                    reads
+                        .get_ranked_timeline(pb::RankedTimelineRequest {
+                            user: "alice".into(),
+                            ..Default::default()
+                        })
+                        .await
+                        .map(drop),
+                ),
                 "ListSuggestions" => code(
                     reads
                         .list_suggestions(pb::ListSuggestionsRequest {

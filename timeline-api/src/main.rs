@@ -53,6 +53,7 @@ fn main() -> ExitCode {
             cors_origins: cli.auth.cors_origins.clone(),
             ops_addr: cli.auth.ops_addr,
             limits: cli.auth.limits.config(),
+            ranking: cli.auth.rank.config(),
         };
         let services = [Service::TimelineApi];
         serve_until_signal(

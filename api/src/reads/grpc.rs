@@ -3,11 +3,13 @@
 use crate::auth::grpc_parts;
 use crate::error::to_status;
 use crate::pb::{
-    counted_post, edge_page, entry, limit, marker, optional, post_page, user, user_page,
+    counted_post, edge_page, entry, limit, marker, optional, post_page, ranked_list, user,
+    user_page,
 };
 use crate::MAX_BODY_BYTES;
 use socialite_core::graph::Direction;
 use socialite_core::model::{rfc3339_ms, Post};
+use socialite_core::reads::ranked::Order;
 use socialite_core::reads::Reads;
 use socialite_domain::accounts::access::Caller;
 use socialite_domain::graph::relations::Relation;
@@ -251,6 +253,24 @@ impl pb::reads_server::Reads for ReadsGrpc {
             .await
             .map_err(to_status)?;
         Ok(Response::new(post_page(&page)))
+    }
+
+    async fn get_ranked_timeline(
+        &self,
+        req: Request<pb::RankedTimelineRequest>,
+    ) -> Result<Response<pb::RankedPostList>, Status> {
+        let (caller, r) = grpc_parts(req);
+        let order = Order::parse(optional(&r.order).unwrap_or("balanced")).map_err(to_status)?;
+        let read = self.0.ranked_timeline(
+            &caller,
+            &r.user,
+            order,
+            limit(r.limit),
+            optional(&r.cursor),
+            optional(&r.since),
+        );
+        let page = read.await.map_err(to_status)?;
+        Ok(Response::new(ranked_list(&page, order, r.explain)))
     }
 
     async fn list_markers(

@@ -4,6 +4,7 @@
 
 mod grpc;
 mod notices;
+mod ranked;
 mod reading;
 mod rest;
 mod state;

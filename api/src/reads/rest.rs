@@ -5,8 +5,8 @@ use crate::auth::Auth;
 use crate::extract::{AuthorsParams, PageParams, Path, Query};
 use crate::fragments::PostFragments;
 use crate::json::{
-    CountJson, GroupJson, ListsJson, PostJson, PostPageJson, RelationshipJson, SuggestionsJson,
-    TimelinePageJson, UserJson, UserPageJson,
+    CountJson, GroupJson, HomePageJson, ListsJson, PostJson, PostPageJson, RelationshipJson,
+    SuggestionsJson, UserJson, UserPageJson,
 };
 use crate::pages::{self, Lookup, PageCache, TIMELINE_SOURCE};
 use crate::responses::{
@@ -26,6 +26,7 @@ use socialite_core::feed::stamp::PageAt;
 use socialite_core::feed::timeline::ReadSource;
 use socialite_core::graph::Direction;
 use socialite_core::model::page_size;
+use socialite_core::reads::ranked::Order;
 use socialite_core::reads::Reads;
 use socialite_domain::accounts::access::Caller;
 use socialite_domain::graph::relations::Relation;
@@ -281,9 +282,9 @@ async fn posts_by(
     get, path = "/users/{id}/timeline", tag = "timelines", params(UserPath, TimelineQuery),
     security(("api_key" = ["read"]), ("user_token" = ["self"])),
     responses(
-        (status = 200, description = "A page of the timeline: newest first, or with `after` oldest first", body = TimelinePageJson,
+        (status = 200, description = "A page of the timeline: newest first, or with `after` oldest first; with `order=balanced` or `catchup`, a ranked page (`RankedPageJson`)", body = HomePageJson,
             headers(("x-timeline-source" = String, description = "`cache`, `past_cache`, `late` (the cache joined with what fanout has not delivered yet) or `merge`"))),
-        (status = 400, description = "`invalid_user_id`, `invalid_limit`, `invalid_cursor`, `invalid_post_id`, `invalid_query`", body = ErrorBody),
+        (status = 400, description = "`invalid_user_id`, `invalid_limit`, `invalid_cursor`, `invalid_post_id`, `invalid_query`, `invalid_order`, `cursor_expired` (a ranked order's snapshot is gone: read its first page again)", body = ErrorBody),
         UserNotFound,
     )
 )]
@@ -295,6 +296,11 @@ async fn timeline(
     Path(id): Path<String>,
     Query(q): Query<PageParams>,
 ) -> Result<Response, ApiError> {
+    if let Some(order) = q.order().map(Order::parse).transpose()? {
+        if order != Order::Latest {
+            return super::ranked::timeline(&reads, &caller, &id, order, &q).await;
+        }
+    }
     if let Some(after) = q.after() {
         if q.before().is_some() {
             return Err(socialite_core::Error::invalid(

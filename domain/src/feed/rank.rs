@@ -126,6 +126,19 @@ pub struct Parts {
 }
 
 impl Parts {
+    /// The parts of an entry served in latest order: nothing ranked it.
+    pub fn unranked() -> Parts {
+        Parts {
+            recency: 1.0,
+            engagement: 0.0,
+            affinity: 0.0,
+            rarity: 0.0,
+            priority: 1.0,
+            diversity: 1.0,
+            score: 0.0,
+        }
+    }
+
     /// The part that lifted the entry most, as its reason.
     fn reason(&self, candidate: &Candidate) -> Reason {
         if self.priority > 1.0 {

@@ -159,6 +159,7 @@ pub fn config(dir: &Path, cache_size: usize) -> AppConfig {
         cors_origins: Vec::new(),
         ops_addr: None,
         limits: Default::default(),
+        ranking: Default::default(),
     }
 }
 

@@ -1,0 +1,431 @@
+//! The home timeline in an order the reader chooses: `latest` (newest
+//! first, the default, served by [`Reads::timeline`]), `balanced` and
+//! `catchup` ([`socialite_domain::feed::rank`] orders them).
+//!
+//! A ranked first page reads the candidates: what the latest order shows
+//! over the window ([`Ranking::window`], at most
+//! [`Ranking::max_candidates`]), read through the same path, so every rule
+//! of what the reader sees holds (mutes, blocks, the replies rule, a post
+//! once however often reposted, deleted posts gone). Then, in one call
+//! each: the candidates' counts, and the reader's own recent posts (whom
+//! they reply to and repost). The order is kept as a snapshot
+//! ([`super::snapshots`]) that later pages continue; each page loads its
+//! posts again, so what was deleted or hidden since is left out.
+//!
+//! Past [`Ranking::deadline`], or if ranking fails, the first page is
+//! served in latest order and says so (`fallback`); its cursor continues
+//! in latest order.
+
+use super::snapshots::{Placed, Snapshots};
+use super::Reads;
+use crate::error::{Error, Result};
+use crate::feed::timeline::{read_timeline, ReadSource};
+use crate::feed::visible::{visible, Scope};
+use crate::feed::Feed;
+use crate::ids::{now_ms, PostId, UserId};
+use crate::metrics::metrics;
+use crate::model::marker::MarkerTimeline;
+use crate::model::{page_size, Entry, FeedItem};
+use crate::ports::IdRange;
+use socialite_domain::accounts::access::{check, Act, Caller};
+use socialite_domain::feed::rank::{
+    balanced, catch_up, Candidate, Parts, Reason, Signals, Weights,
+};
+use socialite_domain::graph::relations::Hidden;
+use std::time::Duration;
+
+/// The orders of a home timeline.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Order {
+    Latest,
+    Balanced,
+    CatchUp,
+}
+
+impl Order {
+    pub fn parse(s: &str) -> Result<Order> {
+        match s {
+            "latest" => Ok(Order::Latest),
+            "balanced" => Ok(Order::Balanced),
+            "catchup" => Ok(Order::CatchUp),
+            other => Err(Error::invalid(
+                "invalid_order",
+                format!("order `{other}` is not one of latest, balanced, catchup"),
+            )),
+        }
+    }
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Order::Latest => "latest",
+            Order::Balanced => "balanced",
+            Order::CatchUp => "catchup",
+        }
+    }
+}
+
+/// How ranked orders are made (the settings `rank-*`).
+#[derive(Debug, Clone)]
+pub struct Ranking {
+    pub weights: Weights,
+    /// How far back candidates go.
+    pub window: Duration,
+    /// Most candidates a ranked order reads.
+    pub max_candidates: usize,
+    /// Longest a ranked first page may take before latest order serves it.
+    pub deadline: Duration,
+    /// How long a ranked order's later pages can be read.
+    pub snapshot_ttl: Duration,
+}
+
+impl Default for Ranking {
+    fn default() -> Ranking {
+        Ranking {
+            weights: Weights::default(),
+            window: Duration::from_secs(48 * 3600),
+            max_candidates: 1200,
+            deadline: Duration::from_millis(50),
+            snapshot_ttl: Duration::from_secs(600),
+        }
+    }
+}
+
+/// Where ranked orders keep what they need between pages.
+pub(crate) struct Ranker {
+    pub(crate) settings: Ranking,
+    snapshots: Snapshots,
+}
+
+impl Ranker {
+    pub(crate) fn new(settings: Ranking) -> Ranker {
+        let snapshots = Snapshots::new(settings.snapshot_ttl);
+        Ranker {
+            settings,
+            snapshots,
+        }
+    }
+}
+
+/// An entry of a ranked page: the item, why it is there, and its score.
+#[derive(Debug, Clone)]
+pub struct RankedItem {
+    pub item: FeedItem,
+    pub reason: Reason,
+    pub parts: Parts,
+    /// In catch-up: how many more posts of the author since the marker.
+    pub more: u64,
+}
+
+/// A page of a ranked order.
+#[derive(Debug, Clone)]
+pub struct RankedPage {
+    pub items: Vec<RankedItem>,
+    pub next_cursor: Option<String>,
+    /// Served in latest order: ranking missed its deadline or failed.
+    pub fallback: bool,
+    pub source: ReadSource,
+}
+
+/// Most of the reader's own posts read for whom they interact with.
+const OWN_POSTS: usize = 200;
+/// Candidates read per page of the latest order.
+const READ_PAGE: usize = 200;
+
+/// A cursor of a ranked order: `r` + the snapshot's id + `.` + the offset.
+fn cursor(id: u64, offset: usize) -> String {
+    format!("r{id:016x}.{offset}")
+}
+
+fn parse_cursor(c: &str) -> Result<(u64, usize)> {
+    let bad = || Error::invalid("invalid_cursor", "the cursor is not one this order gave");
+    let rest = c.strip_prefix('r').ok_or_else(bad)?;
+    let (id, offset) = rest.split_once('.').ok_or_else(bad)?;
+    let id = u64::from_str_radix(id, 16).map_err(|_| bad())?;
+    let offset = offset.parse::<usize>().map_err(|_| bad())?;
+    Ok((id, offset))
+}
+
+impl Reads {
+    /// A page of the user's home timeline in `order`, below `cursor` (a
+    /// ranked order's, or in latest order after a fallback); catch-up
+    /// starts after `since` or the user's home marker.
+    pub async fn ranked_timeline(
+        &self,
+        caller: &Caller,
+        id: &str,
+        order: Order,
+        limit: Option<u64>,
+        cursor: Option<&str>,
+        since: Option<&str>,
+    ) -> Result<RankedPage> {
+        let user = UserId::parse(id)?;
+        check(caller, Act::ReadOwn(&user))?;
+        let limit = page_size(limit)?;
+        let since = since.map(PostId::parse).transpose()?;
+        let user = self.existing(&user).await?.id;
+        let hidden = self.hidden_from(&user).await?;
+        if order == Order::Latest {
+            return self
+                .latest_as_ranked(&user, &hidden, limit, cursor, false)
+                .await;
+        }
+        if let Some(c) = cursor {
+            if PostId::parse(c).is_ok() {
+                // A fallback's page continues in latest order.
+                return self
+                    .latest_as_ranked(&user, &hidden, limit, Some(c), true)
+                    .await;
+            }
+            let (snapshot, offset) = parse_cursor(c)?;
+            return self
+                .snapshot_page(&user, &hidden, snapshot, offset, limit)
+                .await;
+        }
+        let deadline = self.ranker.settings.deadline;
+        let started = std::time::Instant::now();
+        let ranking = self.rank(&user, &hidden, order, since, limit);
+        let why = match tokio::time::timeout(deadline, ranking).await {
+            // A ranking whose reads never waited finishes within the
+            // timer's first poll: late all the same.
+            Ok(Ok(_)) if started.elapsed() > deadline => "deadline",
+            Ok(Ok(page)) => {
+                metrics().ranked_read(order.as_str(), "ranked");
+                return Ok(page);
+            }
+            Ok(Err(e)) if e.kind() == crate::error::ErrorKind::Invalid => return Err(e),
+            Ok(Err(e)) => {
+                tracing::warn!(error = %e.chain(), "ranking failed; served in latest order");
+                "error"
+            }
+            Err(_) => "deadline",
+        };
+        metrics().ranked_read(order.as_str(), why);
+        self.latest_as_ranked(&user, &hidden, limit, None, true)
+            .await
+    }
+
+    /// A latest page, as a ranked page whose entries are there because the
+    /// reader follows their accounts.
+    async fn latest_as_ranked(
+        &self,
+        user: &UserId,
+        hidden: &Hidden,
+        limit: usize,
+        before: Option<&str>,
+        fallback: bool,
+    ) -> Result<RankedPage> {
+        let (page, source) = self
+            .feed_page(
+                &Feed::Home(user.clone()),
+                hidden,
+                Some(limit as u64),
+                before,
+            )
+            .await?;
+        let items = page
+            .items
+            .into_iter()
+            .map(|item| RankedItem {
+                reason: match item.reposted_by.is_empty() {
+                    true => Reason::Followed,
+                    false => Reason::RepostedBy,
+                },
+                item,
+                parts: Parts::unranked(),
+                more: 0,
+            })
+            .collect();
+        Ok(RankedPage {
+            items,
+            next_cursor: page.next_cursor.map(|p| p.to_string()),
+            fallback,
+            source,
+        })
+    }
+
+    /// Ranks the candidates, keeps the order as a snapshot, and serves its
+    /// first page.
+    async fn rank(
+        &self,
+        user: &UserId,
+        hidden: &Hidden,
+        order: Order,
+        since: Option<PostId>,
+        limit: usize,
+    ) -> Result<RankedPage> {
+        let settings = &self.ranker.settings;
+        let now = now_ms();
+        let mut floor = PostId::first_at(now.saturating_sub(settings.window.as_millis() as u64));
+        if order == Order::CatchUp {
+            let from = match since {
+                Some(s) => Some(s),
+                None => self.home_marker(user).await?,
+            };
+            if let Some(read) = from {
+                floor = floor.max(PostId(read.0.saturating_add(1)));
+            }
+        }
+        let (items, source) = self.candidates(user, hidden, floor).await?;
+        let ids: Vec<PostId> = items.iter().map(|i| i.post.id).collect();
+        let (counts, signals) = tokio::try_join!(
+            self.stores.content.post_counts(&ids),
+            self.signals(user, floor)
+        )?;
+        let candidates: Vec<Candidate> = items
+            .iter()
+            .zip(counts)
+            .map(|(i, counts)| Candidate {
+                position: i.position,
+                author: i.post.author.clone(),
+                at_ms: i.post.created_at_ms(),
+                counts,
+                reposted_by: i.reposts_seen,
+            })
+            .collect();
+        let ranked = match order {
+            Order::CatchUp => catch_up(&candidates, &signals, &settings.weights),
+            _ => balanced(&candidates, &signals, &settings.weights, now, limit),
+        };
+        let placed: Vec<Placed> = ranked
+            .iter()
+            .map(|r| Placed {
+                post: items[r.index].post.id,
+                author: items[r.index].post.author.clone(),
+                reason: r.reason,
+                parts: r.parts,
+                more: r.more,
+            })
+            .collect();
+        let first: Vec<RankedItem> = ranked
+            .iter()
+            .take(limit)
+            .map(|r| RankedItem {
+                item: items[r.index].clone(),
+                reason: r.reason,
+                parts: r.parts,
+                more: r.more,
+            })
+            .collect();
+        let next_cursor = (placed.len() > limit).then(|| {
+            let id = self.ranker.snapshots.keep(user, placed);
+            cursor(id, limit)
+        });
+        Ok(RankedPage {
+            items: first,
+            next_cursor,
+            fallback: false,
+            source,
+        })
+    }
+
+    /// A later page of a snapshot: its entries loaded again as the reader
+    /// sees them now.
+    async fn snapshot_page(
+        &self,
+        user: &UserId,
+        hidden: &Hidden,
+        snapshot: u64,
+        offset: usize,
+        limit: usize,
+    ) -> Result<RankedPage> {
+        let Some((placed, more)) = self.ranker.snapshots.page(user, snapshot, offset, limit) else {
+            return Err(Error::invalid(
+                "cursor_expired",
+                "this ranked order's snapshot expired (or was made by another process): read its first page again",
+            ));
+        };
+        let raw: Vec<Entry> = placed
+            .iter()
+            .map(|p| Entry::linked(p.post, p.author.clone()))
+            .collect();
+        let feed = Feed::Home(user.clone());
+        let shown = visible(&self.stores, Scope::Feed(&feed), hidden, &raw).await?;
+        let mut by_post: std::collections::HashMap<PostId, FeedItem> =
+            shown.into_iter().map(|i| (i.post.id, i)).collect();
+        let items = placed
+            .into_iter()
+            .filter_map(|p| {
+                by_post.remove(&p.post).map(|item| RankedItem {
+                    item,
+                    reason: p.reason,
+                    parts: p.parts,
+                    more: p.more,
+                })
+            })
+            .collect();
+        Ok(RankedPage {
+            items,
+            next_cursor: more.then(|| cursor(snapshot, offset + limit)),
+            fallback: false,
+            source: ReadSource::Cache,
+        })
+    }
+
+    /// The user's home marker, if set.
+    async fn home_marker(&self, user: &UserId) -> Result<Option<PostId>> {
+        let markers = self.stores.content.markers(user).await?;
+        Ok(markers
+            .into_iter()
+            .find(|m| m.timeline == MarkerTimeline::Home)
+            .map(|m| m.last_read))
+    }
+
+    /// What the latest order shows from `floor` on, at most
+    /// [`Ranking::max_candidates`].
+    async fn candidates(
+        &self,
+        user: &UserId,
+        hidden: &Hidden,
+        floor: PostId,
+    ) -> Result<(Vec<FeedItem>, ReadSource)> {
+        let max = self.ranker.settings.max_candidates;
+        let feed = Feed::Home(user.clone());
+        let (mut items, mut before, mut source) = (Vec::new(), None, ReadSource::Cache);
+        loop {
+            let want = READ_PAGE.min(max - items.len()).max(1);
+            let page = read_timeline(&self.stores, &feed, hidden, before, want).await?;
+            source = source.max(page.source);
+            let ended = page.next.is_none();
+            let mut reached_floor = false;
+            for item in page.items {
+                if item.position < floor {
+                    reached_floor = true;
+                    break;
+                }
+                items.push(item);
+            }
+            if ended || reached_floor || items.len() >= max {
+                break;
+            }
+            before = page.next;
+        }
+        metrics().timeline_read(source.as_str());
+        Ok((items, source))
+    }
+
+    /// Whom the reader replied to and reposted since `floor`, from their
+    /// newest [`OWN_POSTS`] posts.
+    async fn signals(&self, user: &UserId, floor: PostId) -> Result<Signals> {
+        let range = IdRange {
+            below: None,
+            from: Some(floor),
+        };
+        let own = self
+            .stores
+            .content
+            .post_ids_by(std::slice::from_ref(user), range, OWN_POSTS)
+            .await?;
+        let mut signals = Signals::default();
+        if own.is_empty() {
+            return Ok(signals);
+        }
+        let ids: Vec<PostId> = own.iter().map(|e| e.post).collect();
+        for post in self.stores.content.get_posts(&ids).await? {
+            let to = post.reply_to.as_ref().or(post.repost_of.as_ref());
+            if let Some(to) = to.filter(|t| &t.author != user) {
+                *signals.interactions.entry(to.author.clone()).or_insert(0) += 1;
+            }
+        }
+        Ok(signals)
+    }
+}

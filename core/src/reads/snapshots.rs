@@ -1,0 +1,194 @@
+//! Ranked orders page over a snapshot: the order as the first page ranked
+//! it, kept for [`Ranking::snapshot_ttl`](super::ranked::Ranking) so that
+//! page two neither repeats an entry of page one nor skips one while
+//! posts arrive and counts move. A snapshot holds each entry's post, its
+//! author and why it is there (not the post: each page loads its posts,
+//! so a post deleted or an author muted since is left out).
+//!
+//! Snapshots live in the process that ranked them: a deployment with
+//! several timeline APIs routes a reader's requests to one of them (by
+//! user), or a page past the first may find its snapshot missing and is
+//! refused with `cursor_expired` (start again from the first page).
+//! Bounded: each reader holds at most [`PER_READER`] snapshots (their
+//! newest), and all together at most [`MAX_ENTRIES`] entries (the oldest
+//! go first).
+
+use crate::ids::{PostId, UserId};
+use socialite_domain::feed::rank::{Parts, Reason};
+use std::collections::{HashMap, VecDeque};
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+/// Snapshots one reader holds at once.
+pub const PER_READER: usize = 4;
+/// Entries all snapshots hold together.
+pub const MAX_ENTRIES: usize = 1_000_000;
+
+/// One entry of a ranked order.
+#[derive(Debug, Clone)]
+pub struct Placed {
+    pub post: PostId,
+    pub author: UserId,
+    pub reason: Reason,
+    pub parts: Parts,
+    /// In catch-up: the author's further posts since the marker.
+    pub more: u64,
+}
+
+struct Snapshot {
+    reader: UserId,
+    made: Instant,
+    entries: Vec<Placed>,
+}
+
+#[derive(Default)]
+struct Held {
+    next_id: u64,
+    by_id: HashMap<u64, Snapshot>,
+    /// Ids, oldest first.
+    order: VecDeque<u64>,
+    entries: usize,
+}
+
+/// The snapshots of one process.
+pub struct Snapshots {
+    ttl: Duration,
+    held: Mutex<Held>,
+}
+
+impl Snapshots {
+    pub fn new(ttl: Duration) -> Snapshots {
+        Snapshots {
+            ttl,
+            held: Mutex::default(),
+        }
+    }
+
+    /// Keeps `entries` as `reader`'s; the snapshot's id.
+    pub fn keep(&self, reader: &UserId, entries: Vec<Placed>) -> u64 {
+        let mut h = self.held.lock().unwrap_or_else(|p| p.into_inner());
+        h.next_id += 1;
+        // Ids are not guessable from one another, though a snapshot is
+        // served only to its reader anyway.
+        let id = mix(h.next_id);
+        let mine: Vec<u64> = h
+            .order
+            .iter()
+            .copied()
+            .filter(|i| h.by_id.get(i).is_some_and(|s| &s.reader == reader))
+            .collect();
+        for old in mine
+            .iter()
+            .take((mine.len() + 1).saturating_sub(PER_READER))
+        {
+            h.remove(*old);
+        }
+        h.entries += entries.len();
+        h.by_id.insert(
+            id,
+            Snapshot {
+                reader: reader.clone(),
+                made: Instant::now(),
+                entries,
+            },
+        );
+        h.order.push_back(id);
+        let now = Instant::now();
+        while let Some(&oldest) = h.order.front() {
+            let stale = h
+                .by_id
+                .get(&oldest)
+                .is_none_or(|s| now.duration_since(s.made) > self.ttl);
+            if !stale && h.entries <= MAX_ENTRIES {
+                break;
+            }
+            h.remove(oldest);
+        }
+        id
+    }
+
+    /// The entries of `reader`'s snapshot `id` from `offset`, at most
+    /// `limit`, and whether more follow; `None` if it expired or is not
+    /// theirs.
+    pub fn page(
+        &self,
+        reader: &UserId,
+        id: u64,
+        offset: usize,
+        limit: usize,
+    ) -> Option<(Vec<Placed>, bool)> {
+        let h = self.held.lock().unwrap_or_else(|p| p.into_inner());
+        let s = h.by_id.get(&id)?;
+        if &s.reader != reader || s.made.elapsed() > self.ttl {
+            return None;
+        }
+        let from = offset.min(s.entries.len());
+        let to = (from + limit).min(s.entries.len());
+        Some((s.entries[from..to].to_vec(), to < s.entries.len()))
+    }
+}
+
+impl Held {
+    fn remove(&mut self, id: u64) {
+        if let Some(s) = self.by_id.remove(&id) {
+            self.entries -= s.entries.len();
+        }
+        self.order.retain(|i| *i != id);
+    }
+}
+
+/// A 64-bit mixer (SplitMix64's finaliser): distinct inputs, distinct ids.
+fn mix(mut x: u64) -> u64 {
+    x = x.wrapping_add(0x9E37_79B9_7F4A_7C15);
+    x = (x ^ (x >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    x = (x ^ (x >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    x ^ (x >> 31)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use socialite_domain::feed::rank::Parts;
+
+    fn placed(n: u64) -> Placed {
+        Placed {
+            post: PostId(n),
+            author: UserId::parse("a").unwrap(),
+            reason: Reason::Followed,
+            parts: Parts {
+                recency: 1.0,
+                engagement: 0.0,
+                affinity: 0.0,
+                rarity: 0.0,
+                priority: 1.0,
+                diversity: 1.0,
+                score: 1.0,
+            },
+            more: 0,
+        }
+    }
+
+    #[test]
+    fn a_snapshot_pages_for_its_reader_only_and_a_reader_holds_a_few() {
+        let s = Snapshots::new(Duration::from_secs(60));
+        let (alice, bob) = (
+            UserId::parse("alice").unwrap(),
+            UserId::parse("bob").unwrap(),
+        );
+        let id = s.keep(&alice, (0..5).map(placed).collect());
+        let (page, more) = s.page(&alice, id, 0, 3).unwrap();
+        assert_eq!((page.len(), more), (3, true));
+        let (page, more) = s.page(&alice, id, 3, 3).unwrap();
+        assert_eq!((page[0].post, page.len(), more), (PostId(3), 2, false));
+        assert!(s.page(&bob, id, 0, 3).is_none(), "another reader's");
+        let newer: Vec<u64> = (0..PER_READER)
+            .map(|_| s.keep(&alice, vec![placed(1)]))
+            .collect();
+        assert!(s.page(&alice, id, 0, 1).is_none(), "the oldest went");
+        assert!(newer.iter().all(|n| s.page(&alice, *n, 0, 1).is_some()));
+        let gone = Snapshots::new(Duration::ZERO);
+        let id = gone.keep(&alice, vec![placed(1)]);
+        std::thread::sleep(Duration::from_millis(2));
+        assert!(gone.page(&alice, id, 0, 1).is_none(), "expired");
+    }
+}
