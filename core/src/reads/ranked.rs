@@ -255,22 +255,29 @@ impl Reads {
     ) -> Result<RankedPage> {
         let settings = &self.ranker.settings;
         let now = now_ms();
-        let mut floor = PostId::first_at(now.saturating_sub(settings.window.as_millis() as u64));
+        let floor = PostId::first_at(now.saturating_sub(settings.window.as_millis() as u64));
+        let (mut items, source) = self.candidates(user, hidden, floor).await?;
+        // Rarity is over the whole window: catch-up's candidates are only
+        // those since the marker.
+        let mut posted = std::collections::HashMap::new();
+        for i in &items {
+            *posted.entry(i.post.author.clone()).or_insert(0u32) += 1;
+        }
         if order == Order::CatchUp {
-            let from = match since {
+            let read = match since {
                 Some(s) => Some(s),
                 None => self.home_marker(user).await?,
             };
-            if let Some(read) = from {
-                floor = floor.max(PostId(read.0.saturating_add(1)));
+            if let Some(read) = read {
+                items.retain(|i| i.position > read);
             }
         }
-        let (items, source) = self.candidates(user, hidden, floor).await?;
         let ids: Vec<PostId> = items.iter().map(|i| i.post.id).collect();
-        let (counts, signals) = tokio::try_join!(
+        let (counts, mut signals) = tokio::try_join!(
             self.stores.content.post_counts(&ids),
             self.signals(user, floor)
         )?;
+        signals.posted = posted;
         let candidates: Vec<Candidate> = items
             .iter()
             .zip(counts)

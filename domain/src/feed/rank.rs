@@ -12,7 +12,7 @@
 //! recency    = 0.5 ^ (age / half_life)
 //! engagement = w_engagement × ln(1 + likes + 2 × reposts + 2 × replies)
 //! affinity   = w_affinity × ln(1 + the reader's recent replies to and reposts of the author)
-//! rarity     = w_rarity / (the author's candidates in the window)
+//! rarity     = w_rarity / (the author's posts among the window's candidates)
 //! priority   = 2 ^ (the reader's priority for the author, -2 to 2)
 //! diversity  = max(decay ^ k, floor), k = the author's entries placed
 //!              before it in the same page
@@ -81,6 +81,11 @@ pub struct Signals {
     pub interactions: HashMap<UserId, u32>,
     /// The reader's priority for an author, where set.
     pub priorities: HashMap<UserId, i8>,
+    /// How many posts each author has in the window, where known beyond
+    /// the candidates (catch-up ranks those since the marker, but an
+    /// author's rarity is over the whole window); else their candidates
+    /// are counted.
+    pub posted: HashMap<UserId, u32>,
 }
 
 /// Why an entry is where it is: the part that lifted it most.
@@ -225,6 +230,12 @@ fn per_author(candidates: &[Candidate]) -> HashMap<&UserId, u32> {
     n
 }
 
+/// How many posts `author` has in the window, for rarity.
+fn posted(signals: &Signals, counted: &HashMap<&UserId, u32>, author: &UserId) -> u32 {
+    let here = counted.get(author).copied().unwrap_or(1);
+    signals.posted.get(author).map_or(here, |n| (*n).max(here))
+}
+
 /// A heap item: the best score first, then the newest position.
 struct Scored {
     score: f64,
@@ -267,7 +278,16 @@ pub fn balanced(
     let counts = per_author(candidates);
     let bases: Vec<Parts> = candidates
         .iter()
-        .map(|c| base(c, signals, w, counts[&c.author], now_ms, true))
+        .map(|c| {
+            base(
+                c,
+                signals,
+                w,
+                posted(signals, &counts, &c.author),
+                now_ms,
+                true,
+            )
+        })
         .collect();
     diversify(candidates, &bases, w, page.max(1))
 }
@@ -341,7 +361,7 @@ pub fn catch_up(candidates: &[Candidate], signals: &Signals, w: &Weights) -> Vec
     let counts = per_author(candidates);
     let mut best: HashMap<&UserId, (usize, Parts)> = HashMap::new();
     for (i, c) in candidates.iter().enumerate() {
-        let parts = base(c, signals, w, counts[&c.author], 0, false);
+        let parts = base(c, signals, w, posted(signals, &counts, &c.author), 0, false);
         let better = |held: &(usize, Parts)| {
             parts
                 .score
@@ -502,9 +522,15 @@ mod tests {
             c.push(cand(n, "daily", n as f64 * 0.1));
         }
         c.push(cand(30, "weekly", 5.0));
+        c.push(cand(31, "hourly", 0.5));
         c[3].counts.likes = 2;
-        let ranked = catch_up(&c, &Signals::default(), &Weights::default());
-        assert_eq!(authors(&c, &ranked), ["weekly", "daily"]);
+        // The hourly poster posted once since the marker, 48 times in the
+        // window: rarity is over the window.
+        let mut s = Signals::default();
+        s.posted.insert(user("hourly"), 48);
+        s.posted.insert(user("daily"), 10);
+        let ranked = catch_up(&c, &s, &Weights::default());
+        assert_eq!(authors(&c, &ranked), ["weekly", "daily", "hourly"]);
         assert_eq!(ranked[0].reason, Reason::RarelyPosts);
         assert_eq!((ranked[0].more, ranked[1].more), (0, 29));
         assert_eq!(ranked[1].index, 3, "the author's most engaging post");

@@ -1,0 +1,186 @@
+//! Ranked home timelines on a running server, as a reader uses them over
+//! REST and gRPC: a prolific account stops drowning the rest in
+//! `balanced`, a friend who posts once shows at the top of `catchup`,
+//! every entry says why, `explain` gives the score, and pages follow
+//! their cursor. Bad input is refused with a clear code.
+
+mod common;
+
+use common::*;
+use reqwest::StatusCode;
+use serde_json::Value;
+use socialite_proto::v1 as pb;
+
+fn authors(page: &Value) -> Vec<String> {
+    page["posts"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["author"].as_str().unwrap().to_owned())
+        .collect()
+}
+
+#[tokio::test]
+async fn a_reader_chooses_the_order_of_their_timeline() {
+    let t = spawn_app().await;
+    for u in ["ann", "loud", "quiet", "pal"] {
+        t.put_user(u).await;
+    }
+    for u in ["loud", "quiet", "pal"] {
+        t.follow("ann", u).await;
+    }
+    // The marker is set before anything new: catch-up is what follows.
+    let first = t.post("pal", "before the marker").await;
+    t.wait_idle().await;
+    let (s, v) = t
+        .call(
+            reqwest::Method::PUT,
+            "/users/ann/markers/home",
+            Some(serde_json::json!({ "last_read_id": first })),
+        )
+        .await;
+    assert_eq!(s, StatusCode::OK, "{v}");
+    t.post("quiet", "once a week").await;
+    t.post("pal", "hello").await;
+    for i in 0..30 {
+        t.post("loud", &format!("again {i}")).await;
+    }
+    t.wait_idle().await;
+
+    // Latest: the loud account's 20 newest fill the first page.
+    let (s, latest) = t.get("/users/ann/timeline?limit=20").await;
+    assert_eq!(s, StatusCode::OK);
+    assert!(authors(&latest).iter().all(|a| a == "loud"));
+    let (_, same) = t.get("/users/ann/timeline?limit=20&order=latest").await;
+    assert_eq!(same, latest, "latest is the default, unchanged");
+
+    // Balanced: the others are on the first page, near its top, and every
+    // entry says why; explain gives the score and its parts.
+    let (s, page) = t
+        .get("/users/ann/timeline?order=balanced&limit=10&explain=true")
+        .await;
+    assert_eq!(s, StatusCode::OK, "{page}");
+    assert_eq!(
+        (page["order"].as_str(), page["fallback"].as_bool()),
+        (Some("balanced"), Some(false))
+    );
+    let shown = authors(&page);
+    assert_eq!(shown.len(), 10);
+    for other in ["quiet", "pal"] {
+        let at = shown.iter().position(|a| a == other);
+        assert!(at.is_some_and(|i| i < 5), "{other} buried: {shown:?}");
+    }
+    for p in page["posts"].as_array().unwrap() {
+        assert!(p["reason"].is_string(), "{p}");
+        let score = &p["score"];
+        let product = score["recency"].as_f64().unwrap()
+            * (1.0
+                + score["engagement"].as_f64().unwrap()
+                + score["affinity"].as_f64().unwrap()
+                + score["rarity"].as_f64().unwrap())
+            * score["priority"].as_f64().unwrap()
+            * score["diversity"].as_f64().unwrap();
+        assert!(
+            (product - score["score"].as_f64().unwrap()).abs() < 1e-9,
+            "{p}"
+        );
+    }
+    // Its pages follow the cursor: every post once.
+    let mut seen: Vec<String> = ids(&page["posts"]);
+    let mut cursor = page["next_cursor"].as_str().map(str::to_owned);
+    while let Some(c) = cursor {
+        let (s, next) = t
+            .get(&format!(
+                "/users/ann/timeline?order=balanced&limit=10&cursor={c}"
+            ))
+            .await;
+        assert_eq!(s, StatusCode::OK, "{next}");
+        assert!(
+            next["posts"][0].get("score").is_none(),
+            "explain only when asked"
+        );
+        seen.extend(ids(&next["posts"]));
+        cursor = next["next_cursor"].as_str().map(str::to_owned);
+    }
+    let mut once = seen.clone();
+    once.sort();
+    once.dedup();
+    assert_eq!((seen.len(), once.len()), (33, 33));
+
+    // Catch-up: since the marker, each author once, the rare poster first.
+    let (s, caught) = t.get("/users/ann/timeline?order=catchup").await;
+    assert_eq!(s, StatusCode::OK, "{caught}");
+    assert_eq!(authors(&caught), ["quiet", "pal", "loud"]);
+    assert_eq!(caught["posts"][0]["reason"], "rarely_posts");
+    assert_eq!(caught["posts"][2]["more"], 29);
+
+    // Refusals name the problem.
+    for (query, code) in [
+        ("order=newest", "invalid_order"),
+        ("order=balanced&cursor=bogus", "invalid_cursor"),
+        (
+            "order=balanced&cursor=r00000000000000ff.10",
+            "cursor_expired",
+        ),
+        ("order=balanced&before=0000000000000001", "invalid_query"),
+        ("order=catchup&since=nope", "invalid_post_id"),
+    ] {
+        let (s, v) = t.get(&format!("/users/ann/timeline?{query}")).await;
+        assert_eq!(
+            (s, v["error"]["code"].as_str()),
+            (StatusCode::BAD_REQUEST, Some(code)),
+            "{query}: {v}"
+        );
+    }
+
+    // gRPC gives the same order and reasons.
+    let (_, mut r) = clients_as(&t, ADMIN_KEY).await;
+    let ranked = r
+        .get_ranked_timeline(pb::RankedTimelineRequest {
+            user: "ann".into(),
+            order: "catchup".into(),
+            explain: true,
+            ..Default::default()
+        })
+        .await
+        .unwrap()
+        .into_inner();
+    let got: Vec<&str> = ranked
+        .entries
+        .iter()
+        .map(|e| e.post.as_ref().unwrap().author.as_str())
+        .collect();
+    assert_eq!(got, ["quiet", "pal", "loud"]);
+    assert_eq!(
+        (ranked.entries[2].more, ranked.order.as_str()),
+        (29, "catchup")
+    );
+    assert!(ranked
+        .entries
+        .iter()
+        .all(|e| e.score.is_some() && !e.reason.is_empty()));
+    let bad = r
+        .get_ranked_timeline(pb::RankedTimelineRequest {
+            user: "ann".into(),
+            order: "sideways".into(),
+            ..Default::default()
+        })
+        .await
+        .unwrap_err();
+    assert_eq!(bad.code(), tonic::Code::InvalidArgument);
+}
+
+/// A user token reads its own ranked timeline only.
+#[tokio::test]
+async fn a_ranked_timeline_is_its_readers_own() {
+    let t = spawn_app().await;
+    for u in ["ann", "bo"] {
+        t.put_user(u).await;
+    }
+    let bo = client_with(&token_for("bo"));
+    let get = |path: &'static str| bo.get(format!("{}{path}", t.base)).send();
+    let resp = get("/users/ann/timeline?order=balanced").await.unwrap();
+    assert_eq!(resp.status(), StatusCode::FORBIDDEN);
+    let resp = get("/users/bo/timeline?order=balanced").await.unwrap();
+    assert_eq!(resp.status(), StatusCode::OK);
+}
