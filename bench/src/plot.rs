@@ -26,6 +26,7 @@ const COLORS: [RGBColor; KIND_COUNT] = [
     RGBColor(0xe8, 0x43, 0x93),
     RGBColor(0x34, 0x49, 0x5e),
     RGBColor(0x9b, 0x59, 0xb6),
+    RGBColor(0x1a, 0xbc, 0x9c),
 ];
 
 type Area<'a> = DrawingArea<SVGBackend<'a>, Shift>;

@@ -311,6 +311,7 @@ async fn operate(s: &Shared, kind: Kind, rng: &mut Rng) -> Result<(), String> {
             t.notifications(&user, s.plan.page).await.map(|_| ())
         }
         Kind::Read => t.timeline(&reader(), s.plan.page, None).await.map(|_| ()),
+        Kind::Balanced => t.balanced(&reader(), s.plan.page).await.map(|_| ()),
         // The workload's unfollows may empty a reader's list: reading a list
         // that no longer exists is an answer, not a failure.
         Kind::List => match t

@@ -42,6 +42,9 @@ pub trait Target: Send + Sync {
     async fn group_timeline(&self, group: &str, limit: usize) -> OpResult<usize>;
     /// The first page of the user's mentions; returns its size.
     async fn mentions(&self, user: &str, limit: usize) -> OpResult<usize>;
+    /// The first page of the user's home timeline in the balanced order;
+    /// returns its size.
+    async fn balanced(&self, user: &str, limit: usize) -> OpResult<usize>;
     /// `user` likes the post `post`.
     async fn like(&self, user: &str, post: &str) -> OpResult<()>;
     /// `user` reposts the post `post`.
@@ -128,6 +131,18 @@ impl Target for InProcess {
             .await
             .map_err(|e| e.chain())?;
         Ok(page.items.len())
+    }
+    async fn balanced(&self, user: &str, limit: usize) -> OpResult<usize> {
+        let order = socialite_core::reads::ranked::Order::Balanced;
+        let read = self.reads.ranked_timeline(
+            &Caller::Trusted,
+            user,
+            order,
+            Some(limit as u64),
+            None,
+            None,
+        );
+        Ok(read.await.map_err(|e| e.chain())?.items.len())
     }
     async fn like(&self, user: &str, post: &str) -> OpResult<()> {
         let liked = self.ingest.like(&Caller::Trusted, user, post, true).await;
@@ -275,6 +290,12 @@ impl Target for Rest {
     async fn mentions(&self, user: &str, limit: usize) -> OpResult<usize> {
         self.page_size(&format!("/users/{user}/mentions?limit={limit}"))
             .await
+    }
+    async fn balanced(&self, user: &str, limit: usize) -> OpResult<usize> {
+        self.page_size(&format!(
+            "/users/{user}/timeline?order=balanced&limit={limit}"
+        ))
+        .await
     }
     async fn like(&self, user: &str, post: &str) -> OpResult<()> {
         self.send(
@@ -470,6 +491,16 @@ impl Target for Grpc {
         };
         let page = self.reads.clone().list_mentions(req).await;
         Ok(page.map_err(status)?.into_inner().posts.len())
+    }
+    async fn balanced(&self, user: &str, limit: usize) -> OpResult<usize> {
+        let req = pb::RankedTimelineRequest {
+            user: user.into(),
+            order: "balanced".into(),
+            limit: limit as u32,
+            ..Default::default()
+        };
+        let page = self.reads.clone().get_ranked_timeline(req).await;
+        Ok(page.map_err(status)?.into_inner().entries.len())
     }
     async fn like(&self, user: &str, post: &str) -> OpResult<()> {
         let req = pb::LikeRequest {

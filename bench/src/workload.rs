@@ -27,10 +27,13 @@ pub enum Kind {
     /// The first page of the notifications of an account picked as posts
     /// pick their authors.
     Notifications,
+    /// The first page of an active user's home timeline in the balanced
+    /// order (ranked from up to 1,200 candidates).
+    Balanced,
 }
 
 /// How many kinds there are.
-pub const KIND_COUNT: usize = 11;
+pub const KIND_COUNT: usize = 12;
 
 pub const KINDS: [Kind; KIND_COUNT] = [
     Kind::Post,
@@ -44,6 +47,7 @@ pub const KINDS: [Kind; KIND_COUNT] = [
     Kind::Like,
     Kind::Repost,
     Kind::Notifications,
+    Kind::Balanced,
 ];
 
 impl Kind {
@@ -60,6 +64,7 @@ impl Kind {
             Kind::Like => "like",
             Kind::Repost => "repost",
             Kind::Notifications => "notifications",
+            Kind::Balanced => "balanced",
         }
     }
 
@@ -100,7 +105,7 @@ impl FromStr for Mix {
                 .find(|k| k.name() == name.trim())
                 .ok_or_else(|| {
                     format!(
-                        "unknown operation `{name}`; one of post, read, scroll, follow, unfollow, list, group, mention, like, repost, notifications"
+                        "unknown operation `{name}`; one of post, read, scroll, follow, unfollow, list, group, mention, like, repost, notifications, balanced"
                     )
                 })?;
             mix[kind.index()] = pct
