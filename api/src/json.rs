@@ -13,10 +13,8 @@ use socialite_domain::feed::markers::Marker;
 use utoipa::ToSchema;
 
 mod notices;
-mod ranked;
 
 pub use notices::*;
-pub use ranked::{ranked_page, HomePageJson, RankedPageJson, RankedPostJson, ScoreJson};
 
 /// A user with maintained follower and following counts.
 #[derive(Serialize, ToSchema)]

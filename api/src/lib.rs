@@ -3,7 +3,7 @@
 //! core use cases, one mapping
 //! of core errors to HTTP and gRPC ([`error`]), extractors whose rejections
 //! use the API's error body ([`extract`]), the JSON and protobuf shapes
-//! ([`json`], [`pb`]), first pages kept whole ([`pages`]), the generated OpenAPI contract ([`openapi`],
+//! ([`json`], [`json_ranked`] for ranked timelines, [`pb`]), first pages kept whole ([`pages`]), the generated OpenAPI contract ([`openapi`],
 //! with the refusals routes share, [`responses`]),
 //! every REST request's way in ([`front`]: the guard, the caller, request
 //! metrics), gRPC's request metrics ([`observe`]), who is calling ([`auth`]:
@@ -27,6 +27,7 @@ pub mod guard;
 pub mod http;
 pub mod ingest;
 pub mod json;
+pub mod json_ranked;
 pub mod limits;
 pub mod live;
 pub mod metrics;

@@ -227,6 +227,19 @@ pub struct RelationPath {
     pub target: UserId,
 }
 
+/// A reader and an account they set a priority for.
+#[derive(IntoParams)]
+#[into_params(parameter_in = Path)]
+#[allow(dead_code)]
+pub struct PreferencePath {
+    /// The reader.
+    #[param(inline, example = "bob")]
+    pub id: UserId,
+    /// The account.
+    #[param(inline, example = "carol")]
+    pub author: UserId,
+}
+
 /// Paging of a group's timeline, and whose mutes and blocks apply.
 #[derive(IntoParams)]
 #[into_params(parameter_in = Query)]

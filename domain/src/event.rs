@@ -84,6 +84,12 @@ pub enum Event {
     Blocked { user: UserId, target: UserId },
     /// `user` no longer blocks `target` (or was deleted).
     Unblocked { user: UserId, target: UserId },
+    /// `user`'s priority for `target` is now `level` (-2 to 2; 0: none).
+    PrioritySet {
+        user: UserId,
+        target: UserId,
+        level: i8,
+    },
     /// `user` liked `post`, of `author`, at `at_ms`.
     Liked {
         user: UserId,
@@ -134,7 +140,8 @@ impl Event {
             Event::Muted { target, .. }
             | Event::Unmuted { target, .. }
             | Event::Blocked { target, .. }
-            | Event::Unblocked { target, .. } => target,
+            | Event::Unblocked { target, .. }
+            | Event::PrioritySet { target, .. } => target,
             Event::UserPut { user, .. }
             | Event::StandingSet { user, .. }
             | Event::MarkerSet { user, .. }
@@ -237,6 +244,7 @@ impl Event {
             | Event::StandingSet { .. }
             | Event::Blocked { .. }
             | Event::Unblocked { .. }
+            | Event::PrioritySet { .. }
             | Event::Liked { .. }
             | Event::Unliked { .. }
             | Event::MarkerSet { .. }
@@ -266,6 +274,15 @@ impl Event {
             Event::Unblocked { user, target } => Kind::Unblocked(pb::Unblocked {
                 user: s(user),
                 target: s(target),
+            }),
+            Event::PrioritySet {
+                user,
+                target,
+                level,
+            } => Kind::PrioritySet(pb::PrioritySet {
+                user: s(user),
+                target: s(target),
+                level: i32::from(*level),
             }),
             Event::Liked {
                 user,
@@ -396,6 +413,7 @@ impl Event {
             | Kind::StandingSet(_)
             | Kind::Blocked(_)
             | Kind::Unblocked(_)
+            | Kind::PrioritySet(_)
             | Kind::Liked(_)
             | Kind::Unliked(_)
             | Kind::MarkerSet(_)
@@ -428,6 +446,14 @@ impl Event {
             Kind::Unblocked(e) => Event::Unblocked {
                 user: u(&e.user)?,
                 target: u(&e.target)?,
+            },
+            Kind::PrioritySet(e) => Event::PrioritySet {
+                user: u(&e.user)?,
+                target: u(&e.target)?,
+                level: i8::try_from(e.level)
+                    .ok()
+                    .filter(|l| l.abs() <= crate::model::relation::MAX_PRIORITY)
+                    .ok_or_else(|| bad(format!("priority {} is out of range", e.level)))?,
             },
             Kind::Liked(e) => Event::Liked {
                 user: u(&e.user)?,

@@ -97,6 +97,11 @@ fn events_round_trip() {
             user: b.clone(),
             target: a.clone(),
         },
+        Event::PrioritySet {
+            user: a.clone(),
+            target: b.clone(),
+            level: -2,
+        },
         Event::Unfollowed {
             follower: b.clone(),
             followee: a.clone(),

@@ -13,7 +13,7 @@ use crate::error::{Error, Result};
 use crate::event::Event;
 use crate::feed::marker;
 use crate::feed::markers::Marker;
-use crate::graph::relations::{Relation, RelationChange, RelationTransition};
+use crate::graph::relations::{Priority, Relation, RelationChange, RelationTransition};
 use crate::graph::{edge, membership, relate};
 use crate::ids::{PostId, UserId};
 use crate::interactions::likes::LikeChange;
@@ -74,6 +74,12 @@ pub enum Write {
     Edge(EdgeChange),
     Membership(Membership),
     Relation(RelationChange),
+    /// A reader's priority for an account set (`None`: cleared).
+    Priority {
+        user: UserId,
+        target: UserId,
+        level: Option<Priority>,
+    },
     RevokeTokens {
         user: UserId,
         at_ms: u64,
@@ -138,7 +144,9 @@ impl Write {
                 (Relation::Mute, false) => "unmute",
                 (Relation::Block, true) => "block",
                 (Relation::Block, false) => "unblock",
+                (Relation::Priority(_), _) => "set_priority",
             },
+            Write::Priority { .. } => "set_priority",
             Write::RevokeTokens { .. } => "revoke_tokens",
             Write::Suspension { .. } => "set_suspended",
             Write::Import { .. } => "import",
@@ -163,6 +171,7 @@ impl Write {
             Write::Edge(_) => "changing a follow",
             Write::Membership(_) => "changing a membership",
             Write::Relation(_) => "changing a mute or block",
+            Write::Priority { .. } => "setting a priority",
             Write::RevokeTokens { .. } => "revoking tokens",
             Write::Suspension { .. } => "changing a suspension",
             Write::Import { .. } => "importing records",
@@ -210,6 +219,11 @@ impl Write {
                 Done::Changed(membership::change_membership(txn, change).await?)
             }
             Write::Relation(change) => Done::Relation(relate::change_relation(txn, change).await?),
+            Write::Priority {
+                user,
+                target,
+                level,
+            } => Done::Changed(relate::set_priority(txn, user, target, *level, false).await?),
             Write::RevokeTokens { user, at_ms } => {
                 user::set_standing(txn, user, |s| s.revoked(*at_ms)).await?;
                 Done::Changed(true)

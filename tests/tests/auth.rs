@@ -318,7 +318,7 @@ async fn every_grpc_method_answers_each_credential_as_the_table_says() {
     let t = spawn_app().await;
     network(&t).await;
     use Code::{Ok as Y, PermissionDenied as F, Unauthenticated as U};
-    let table: [(&str, [Code; 7]); 43] = [
+    let table: [(&str, [Code; 7]); 45] = [
         //                   none admin write read ops alice bob
         ("PutUser", [U, Y, Y, F, F, Y, F]),
         ("DeleteUser", [U, Y, F, F, Y, F, F]),
@@ -336,6 +336,8 @@ async fn every_grpc_method_answers_each_credential_as_the_table_says() {
         ("ListPosts", [U, Y, F, Y, F, Y, Y]),
         ("GetTimeline", [U, Y, F, Y, F, Y, F]),
         ("GetRankedTimeline", [U, Y, F, Y, F, Y, F]),
+        ("ListFeedPreferences", [U, Y, F, Y, F, Y, F]),
+        ("SetFeedPreference", [U, Y, Y, F, F, Y, F]),
         ("ListSuggestions", [U, Y, F, Y, F, Y, F]),
         ("GetRelationship", [U, Y, F, Y, F, Y, Y]),
         ("JoinGroup", [U, Y, Y, F, F, Y, F]),
@@ -462,6 +464,22 @@ async fn every_grpc_method_answers_each_credential_as_the_table_says() {
                 ),
                 "ListPosts" => code(reads.list_posts(posts()).await.map(drop)),
                 "GetTimeline" => code(reads.get_timeline(posts()).await.map(drop)),
+                "ListFeedPreferences" => code(
+                    reads
+                        .list_feed_preferences(pb::UserRef { id: "alice".into() })
+                        .await
+                        .map(drop),
+                ),
+                "SetFeedPreference" => code(
+                    ingest
+                        .set_feed_preference(pb::FeedPreference {
+                            user: "alice".into(),
+                            author: "bob".into(),
+                            priority: 1,
+                        })
+                        .await
+                        .map(drop),
+                ),
                 "GetRankedTimeline" => code(
                     reads
                         .get_ranked_timeline(pb::RankedTimelineRequest {

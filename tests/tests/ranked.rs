@@ -184,3 +184,113 @@ async fn a_ranked_timeline_is_its_readers_own() {
     let resp = get("/users/bo/timeline?order=balanced").await.unwrap();
     assert_eq!(resp.status(), StatusCode::OK);
 }
+
+/// A reader raises an account over REST and lowers it over gRPC; the
+/// balanced order follows, and bad levels are refused by name.
+#[tokio::test]
+async fn a_reader_sets_a_priority_per_account() {
+    let t = spawn_app().await;
+    for u in ["ann", "bo", "cy"] {
+        t.put_user(u).await;
+    }
+    t.follow("ann", "bo").await;
+    t.follow("ann", "cy").await;
+    t.post("bo", "older").await;
+    t.post("cy", "newer").await;
+    t.wait_idle().await;
+    let top = |page: &Value| page["posts"][0]["author"].as_str().unwrap().to_owned();
+    let (_, page) = t.get("/users/ann/timeline?order=balanced").await;
+    assert_eq!(top(&page), "cy", "newest first when nothing else differs");
+
+    let set = |level: i64| serde_json::json!({ "priority": level });
+    let (s, v) = t
+        .call(
+            reqwest::Method::PUT,
+            "/users/ann/feed-preferences/bo",
+            Some(set(2)),
+        )
+        .await;
+    assert_eq!(s, StatusCode::OK, "{v}");
+    assert_eq!(
+        (v["priority"].as_i64(), v["changed"].as_bool()),
+        (Some(2), Some(true))
+    );
+    let (_, page) = t.get("/users/ann/timeline?order=balanced").await;
+    assert_eq!(
+        (top(&page).as_str(), page["posts"][0]["reason"].as_str()),
+        ("bo", Some("priority"))
+    );
+    let (_, held) = t.get("/users/ann/feed-preferences").await;
+    assert_eq!(
+        held["preferences"],
+        serde_json::json!([{ "author": "bo", "priority": 2 }])
+    );
+    for (path, body, status, code) in [
+        (
+            "/users/ann/feed-preferences/bo",
+            set(3),
+            400,
+            "invalid_priority",
+        ),
+        (
+            "/users/ann/feed-preferences/ann",
+            set(1),
+            409,
+            "cannot_prioritize_self",
+        ),
+        (
+            "/users/ann/feed-preferences/ghost",
+            set(1),
+            404,
+            "user_not_found",
+        ),
+    ] {
+        let (s, v) = t.call(reqwest::Method::PUT, path, Some(body)).await;
+        assert_eq!(
+            (s.as_u16(), v["error"]["code"].as_str()),
+            (status, Some(code)),
+            "{path}: {v}"
+        );
+    }
+
+    // Over gRPC: lowered to -2, listed, then cleared over REST.
+    let (mut w, mut r) = clients_as(&t, ADMIN_KEY).await;
+    let reply = w
+        .set_feed_preference(pb::FeedPreference {
+            user: "ann".into(),
+            author: "bo".into(),
+            priority: -2,
+        })
+        .await
+        .unwrap()
+        .into_inner();
+    assert!(reply.changed);
+    let listed = r
+        .list_feed_preferences(pb::UserRef { id: "ann".into() })
+        .await
+        .unwrap()
+        .into_inner();
+    assert_eq!(
+        (
+            listed.preferences[0].author.as_str(),
+            listed.preferences[0].priority
+        ),
+        ("bo", -2)
+    );
+    let (_, page) = t.get("/users/ann/timeline?order=balanced").await;
+    assert_eq!(top(&page), "cy");
+    let (s, v) = t
+        .call(
+            reqwest::Method::DELETE,
+            "/users/ann/feed-preferences/bo",
+            None,
+        )
+        .await;
+    assert_eq!(
+        (s, v["changed"].as_bool()),
+        (StatusCode::OK, Some(true)),
+        "{v}"
+    );
+    let (_, held) = t.get("/users/ann/feed-preferences").await;
+    assert_eq!(held["preferences"], serde_json::json!([]));
+}

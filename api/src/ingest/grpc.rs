@@ -159,6 +159,21 @@ impl pb::ingest_server::Ingest for IngestGrpc {
         }))
     }
 
+    async fn set_feed_preference(
+        &self,
+        req: Request<pb::FeedPreference>,
+    ) -> Result<Response<pb::FeedPreferenceReply>, Status> {
+        let (caller, r) = grpc_parts(req);
+        let set = self
+            .0
+            .set_priority(&caller, &r.user, &r.author, i64::from(r.priority));
+        let changed = set.await.map_err(to_status)?;
+        Ok(Response::new(pb::FeedPreferenceReply {
+            preference: Some(r),
+            changed,
+        }))
+    }
+
     async fn unlike(
         &self,
         req: Request<pb::LikeRequest>,

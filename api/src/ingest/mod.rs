@@ -6,6 +6,7 @@ mod grpc;
 mod likes;
 mod markers;
 mod moderation;
+mod preferences;
 mod reposts;
 mod rest;
 

@@ -37,6 +37,7 @@ pub fn rest_router() -> OpenApiRouter<Arc<Ingest>> {
         .merge(super::likes::rest_router())
         .merge(super::reposts::rest_router())
         .merge(super::markers::rest_router())
+        .merge(super::preferences::rest_router())
         .merge(crate::bookmarks::rest::ingest_router())
         .merge(super::moderation::rest_router())
 }

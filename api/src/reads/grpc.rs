@@ -283,6 +283,27 @@ impl pb::reads_server::Reads for ReadsGrpc {
         Ok(Response::new(pb::MarkerList { markers }))
     }
 
+    async fn list_feed_preferences(
+        &self,
+        req: Request<pb::UserRef>,
+    ) -> Result<Response<pb::FeedPreferenceList>, Status> {
+        let (caller, r) = grpc_parts(req);
+        let all = self
+            .0
+            .feed_preferences(&caller, &r.id)
+            .await
+            .map_err(to_status)?;
+        let preferences = all
+            .into_iter()
+            .map(|(author, level)| pb::FeedPreference {
+                user: r.id.clone(),
+                author: author.as_str().to_owned(),
+                priority: i32::from(level),
+            })
+            .collect();
+        Ok(Response::new(pb::FeedPreferenceList { preferences }))
+    }
+
     async fn get_relationship(
         &self,
         req: Request<pb::RelationshipRequest>,

@@ -5,9 +5,10 @@ use crate::auth::Auth;
 use crate::extract::{AuthorsParams, PageParams, Path, Query};
 use crate::fragments::PostFragments;
 use crate::json::{
-    CountJson, GroupJson, HomePageJson, ListsJson, PostJson, PostPageJson, RelationshipJson,
-    SuggestionsJson, UserJson, UserPageJson,
+    CountJson, GroupJson, ListsJson, PostJson, PostPageJson, RelationshipJson, SuggestionsJson,
+    UserJson, UserPageJson,
 };
+use crate::json_ranked::HomePageJson;
 use crate::pages::{self, Lookup, PageCache, TIMELINE_SOURCE};
 use crate::responses::{
     EitherUserNotFound, GroupNotFound, InvalidUserId, NotYourViewer, UserHidden, UserNotFound,
@@ -51,6 +52,7 @@ pub fn rest_router() -> OpenApiRouter<ReadsState> {
         .routes(routes!(following_count))
         .routes(routes!(posts_by))
         .routes(routes!(timeline))
+        .routes(routes!(super::ranked::feed_preferences))
         .routes(routes!(get_post))
         .routes(routes!(posts_by_authors))
         .routes(routes!(relationship))

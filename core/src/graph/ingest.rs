@@ -6,7 +6,7 @@ use crate::error::Result;
 use crate::ids::{GroupName, UserId};
 use crate::ingest::Ingest;
 use socialite_domain::accounts::access::Caller;
-use socialite_domain::graph::relations::{Relation, RelationChange, RelationTransition};
+use socialite_domain::graph::relations::{Priority, Relation, RelationChange, RelationTransition};
 
 impl Ingest {
     /// Follows `target`, filed under `lists` when they are given (replacing
@@ -97,6 +97,22 @@ impl Ingest {
         let _write = self.enter_changing(caller, Cost::making(make))?;
         let change = RelationChange::new(u, t, relation, make)?;
         self.graph.change_relation(&change).await
+    }
+
+    /// Sets the user's priority for `target` in their ranked timelines
+    /// (-2 to 2; 0 clears it); whether it changed.
+    pub async fn set_priority(
+        &self,
+        caller: &Caller,
+        user: &str,
+        target: &str,
+        level: i64,
+    ) -> Result<bool> {
+        let (u, t) = (UserId::parse(user)?, UserId::parse(target)?);
+        let level = Priority::new(level)?;
+        self.acting_as(caller, &u).await?;
+        let _write = self.enter_changing(caller, Cost::making(level.is_some()))?;
+        self.graph.set_priority(&u, &t, level).await
     }
 
     /// Joins (`join`) or leaves a group as the user; returns whether the

@@ -7,7 +7,9 @@ use crate::checks::{EdgeChange, EdgeTransition, Membership};
 use crate::error::Result;
 use crate::ids::{GroupName, ListName, UserId};
 use crate::write::Write;
-use socialite_domain::graph::relations::{Relation, RelationChange, RelationTransition, Relations};
+use socialite_domain::graph::relations::{
+    Priority, Relation, RelationChange, RelationTransition, Relations,
+};
 
 /// Edges read per call when walking a whole edge list.
 const EDGE_PAGE: usize = 10_000;
@@ -177,6 +179,16 @@ port! {
             self.transact(Write::Relation(change.clone()))
                 .await?
                 .relation()
+        }
+        /// Sets `user`'s priority for `target` (`None`: clears it), as
+        /// [`socialite_domain::graph::relate::set_priority`] plans it; whether it changed.
+        write async fn set_priority(&self, user: &UserId, target: &UserId, level: Option<Priority>) -> Result<bool> {
+            let write = Write::Priority {
+                user: user.clone(),
+                target: target.clone(),
+                level,
+            };
+            self.transact(write).await?.changed()
         }
         /// The accounts `user` mutes (or blocks), in id order, after `after`,
         /// at most `limit`.

@@ -31,7 +31,8 @@ use socialite_domain::accounts::access::{check, Act, Caller};
 use socialite_domain::feed::rank::{
     balanced, catch_up, Candidate, Parts, Reason, Signals, Weights,
 };
-use socialite_domain::graph::relations::Hidden;
+use socialite_domain::graph::relations::{Hidden, Priority, Relation};
+use std::collections::HashMap;
 use std::time::Duration;
 
 /// The orders of a home timeline.
@@ -204,6 +205,17 @@ impl Reads {
             .await
     }
 
+    /// The user's priorities for accounts, in id order (at most 1,000 of
+    /// each level).
+    pub async fn feed_preferences(&self, caller: &Caller, id: &str) -> Result<Vec<(UserId, i8)>> {
+        let user = UserId::parse(id)?;
+        check(caller, Act::ReadOwn(&user))?;
+        let user = self.existing(&user).await?.id;
+        let mut all: Vec<(UserId, i8)> = self.priorities(&user).await?.into_iter().collect();
+        all.sort();
+        Ok(all)
+    }
+
     /// A latest page, as a ranked page whose entries are there because the
     /// reader follows their accounts.
     async fn latest_as_ranked(
@@ -259,7 +271,7 @@ impl Reads {
         let (mut items, source) = self.candidates(user, hidden, floor).await?;
         // Rarity is over the whole window: catch-up's candidates are only
         // those since the marker.
-        let mut posted = std::collections::HashMap::new();
+        let mut posted = HashMap::new();
         for i in &items {
             *posted.entry(i.post.author.clone()).or_insert(0u32) += 1;
         }
@@ -347,7 +359,7 @@ impl Reads {
             .collect();
         let feed = Feed::Home(user.clone());
         let shown = visible(&self.stores, Scope::Feed(&feed), hidden, &raw).await?;
-        let mut by_post: std::collections::HashMap<PostId, FeedItem> =
+        let mut by_post: HashMap<PostId, FeedItem> =
             shown.into_iter().map(|i| (i.post.id, i)).collect();
         let items = placed
             .into_iter()
@@ -410,9 +422,32 @@ impl Reads {
         Ok((items, source))
     }
 
+    /// The reader's priorities: one read of each level's accounts, side
+    /// by side.
+    async fn priorities(&self, user: &UserId) -> Result<HashMap<UserId, i8>> {
+        let graph = &self.stores.graph;
+        let [a, b, c, d] = Priority::ALL.map(|p| graph.all_relations(user, Relation::Priority(p)));
+        let levels = tokio::try_join!(a, b, c, d)?;
+        let mut out = HashMap::new();
+        for (p, accounts) in Priority::ALL
+            .into_iter()
+            .zip([levels.0, levels.1, levels.2, levels.3])
+        {
+            out.extend(accounts.into_iter().map(|a| (a, p.level())));
+        }
+        Ok(out)
+    }
+
     /// Whom the reader replied to and reposted since `floor`, from their
-    /// newest [`OWN_POSTS`] posts.
+    /// newest [`OWN_POSTS`] posts, and their priorities.
     async fn signals(&self, user: &UserId, floor: PostId) -> Result<Signals> {
+        let (mut signals, priorities) =
+            tokio::try_join!(self.interactions(user, floor), self.priorities(user))?;
+        signals.priorities = priorities;
+        Ok(signals)
+    }
+
+    async fn interactions(&self, user: &UserId, floor: PostId) -> Result<Signals> {
         let range = IdRange {
             below: None,
             from: Some(floor),

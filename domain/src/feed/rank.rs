@@ -56,9 +56,7 @@ impl Default for Weights {
     }
 }
 
-/// Lowest and highest priority a reader gives an author.
-pub const MIN_PRIORITY: i8 = -2;
-pub const MAX_PRIORITY: i8 = 2;
+pub use crate::model::relation::{MAX_PRIORITY, MIN_PRIORITY};
 
 /// One entry the newest-first order would show, with what ranking needs.
 #[derive(Debug, Clone, PartialEq)]

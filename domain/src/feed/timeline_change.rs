@@ -137,6 +137,7 @@ impl<'a> TimelineChange<'a> {
             }
             Event::UserPut { .. }
             | Event::StandingSet { .. }
+            | Event::PrioritySet { .. }
             | Event::Liked { .. }
             | Event::Unliked { .. }
             | Event::MarkerSet { .. }

@@ -1,9 +1,15 @@
 //! A mute or block made or lifted: the facts its rules need, the relation's
 //! rows, the unfollows a block makes (each planned as any unfollow) and the
-//! event.
+//! event. A priority set: one level per pair, its row and its event.
 
+use crate::checks::user_not_found;
+use crate::error::Error;
+use crate::event::Event;
 use crate::graph::edge::change_edge;
-use crate::graph::relations::{RelationChange, RelationTransition, MAX_RELATIONS};
+use crate::graph::relations::{
+    Priority, Relation, RelationChange, RelationTransition, MAX_RELATIONS,
+};
+use crate::ids::UserId;
 use crate::plan::{Step, Txn};
 
 /// Runs every check of `change` on what `txn` holds and applies what its
@@ -41,4 +47,68 @@ pub async fn change_relation<T: Txn>(
         .collect();
     txn.apply(&event).await?;
     Ok(transition)
+}
+
+/// Sets `user`'s priority for `target` to `level` (`None`: none): the
+/// other levels' rows go, the level's row is made, under the count of
+/// relations a user keeps, with one event naming the new level. Both
+/// users must exist to set one (`to_gone`: a transfer keeps a priority
+/// for an account that is gone), the user only to clear one; a user
+/// cannot prioritize themselves. Whether it changed anything.
+pub async fn set_priority<T: Txn>(
+    txn: &mut T,
+    user: &UserId,
+    target: &UserId,
+    level: Option<Priority>,
+    to_gone: bool,
+) -> Result<bool, T::Error> {
+    if level.is_some() && user == target {
+        return Err(Error::conflict(
+            "cannot_prioritize_self",
+            "a user cannot prioritize themselves",
+        )
+        .into());
+    }
+    let found = txn.existing_users(&[user, target]).await?;
+    if !found.contains(user) {
+        return Err(user_not_found(user).into());
+    }
+    if level.is_some() && !to_gone && !found.contains(target) {
+        return Err(user_not_found(target).into());
+    }
+    let mut steps = Vec::new();
+    for p in Priority::ALL {
+        let relation = Relation::Priority(p);
+        let held = txn.relation_exists(user, relation, target).await?;
+        let wanted = level == Some(p);
+        if held == wanted {
+            continue;
+        }
+        if wanted {
+            let count = txn.relation_count(user, relation, MAX_RELATIONS).await?;
+            if count >= MAX_RELATIONS {
+                return Err(Error::conflict(
+                    "too_many_relations",
+                    format!("a user can give at most {MAX_RELATIONS} accounts one priority"),
+                )
+                .into());
+            }
+        }
+        steps.push(Step::Relation {
+            user: user.clone(),
+            relation,
+            target: target.clone(),
+            active: wanted,
+        });
+    }
+    if steps.is_empty() {
+        return Ok(false);
+    }
+    steps.push(Step::Emit(Event::PrioritySet {
+        user: user.clone(),
+        target: target.clone(),
+        level: level.map_or(0, Priority::level),
+    }));
+    txn.apply(&steps).await?;
+    Ok(true)
 }

@@ -27,7 +27,7 @@ use crate::checks::{user_not_found, EdgeChange, EdgeOp};
 use crate::error::{Error, ErrorKind, Result};
 use crate::event::Event;
 use crate::ids::{ListName, UserId};
-pub use crate::model::relation::Relation;
+pub use crate::model::relation::{Priority, Relation};
 use std::collections::HashSet;
 use std::sync::Arc;
 
@@ -72,6 +72,7 @@ impl RelationChange {
             let code = match relation {
                 Relation::Mute => "cannot_mute_self",
                 Relation::Block => "cannot_block_self",
+                Relation::Priority(_) => "cannot_prioritize_self",
             };
             return Err(Error::conflict(
                 code,
@@ -145,6 +146,9 @@ impl RelationChange {
                 (Relation::Block, false) => event = Some(Event::Unblocked { user, target }),
                 (Relation::Mute, true) => event = Some(Event::Muted { user, target, edge }),
                 (Relation::Mute, false) => event = Some(Event::Unmuted { user, target, edge }),
+                // A priority's event names its new level: its planner
+                // (`crate::graph::relate::set_priority`) makes it.
+                (Relation::Priority(_), _) => {}
             }
         }
         RelationTransition {

@@ -1,10 +1,50 @@
 //! A relation one user keeps to another, as stored and carried in steps.
 
+use crate::error::{Error, Result};
+
 /// A relation one user keeps to another.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Relation {
     Mute,
     Block,
+    /// The user's priority for the other's posts in their ranked
+    /// timelines (`crate::feed::rank`): one level per pair at most.
+    Priority(Priority),
+}
+
+/// A priority a reader gives an account: -2, -1, 1 or 2 (none is no
+/// relation).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Priority(i8);
+
+/// Lowest and highest priority.
+pub const MIN_PRIORITY: i8 = -2;
+pub const MAX_PRIORITY: i8 = 2;
+
+impl Priority {
+    /// Every level a priority may have.
+    pub const ALL: [Priority; 4] = [Priority(-2), Priority(-1), Priority(1), Priority(2)];
+
+    /// The priority `level` sets: `None` for 0 (no priority), refused
+    /// outside -2..=2 (`invalid_priority`).
+    pub fn new(level: i64) -> Result<Option<Priority>> {
+        match level {
+            0 => Ok(None),
+            l if (i64::from(MIN_PRIORITY)..=i64::from(MAX_PRIORITY)).contains(&l) => {
+                Ok(Some(Priority(l as i8)))
+            }
+            _ => Err(Error::invalid(
+                "invalid_priority",
+                format!(
+                    "a priority is from {MIN_PRIORITY} to {MAX_PRIORITY} (0: none), not {level}"
+                ),
+            )),
+        }
+    }
+
+    pub fn level(self) -> i8 {
+        self.0
+    }
 }
 
 impl Relation {
@@ -13,6 +53,8 @@ impl Relation {
         match self {
             Relation::Mute => 1,
             Relation::Block => 2,
+            // 10, 11, 13, 14 for -2, -1, 1, 2.
+            Relation::Priority(p) => (12 + p.0) as u8,
         }
     }
 
@@ -20,15 +62,41 @@ impl Relation {
         match code {
             1 => Some(Relation::Mute),
             2 => Some(Relation::Block),
+            10 | 11 | 13 | 14 => Some(Relation::Priority(Priority(code as i8 - 12))),
             _ => None,
         }
     }
 
-    /// The verb: `mute` or `block`.
+    /// The verb: `mute`, `block` or `prioritize`.
     pub fn verb(self) -> &'static str {
         match self {
             Relation::Mute => "mute",
             Relation::Block => "block",
+            Relation::Priority(_) => "prioritize",
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_relation_has_a_code_of_its_own() {
+        let all = [Relation::Mute, Relation::Block]
+            .into_iter()
+            .chain(Priority::ALL.map(Relation::Priority));
+        let mut codes = Vec::new();
+        for r in all {
+            assert_eq!(Relation::from_code(r.code()), Some(r));
+            codes.push(r.code());
+        }
+        codes.sort_unstable();
+        codes.dedup();
+        assert_eq!(codes.len(), 6);
+        assert_eq!(Relation::from_code(12), None, "no priority is no relation");
+        assert_eq!(Priority::new(0).unwrap(), None);
+        assert_eq!(Priority::new(-2).unwrap().unwrap().level(), -2);
+        assert_eq!(Priority::new(3).unwrap_err().code(), "invalid_priority");
     }
 }

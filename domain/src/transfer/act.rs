@@ -56,6 +56,15 @@ impl Act {
                 // fanout only, which an import does not reach.
                 edge: None,
             },
+            Record::Relation {
+                user,
+                relation: Relation::Priority(p),
+                target,
+            } => Event::PrioritySet {
+                user,
+                target,
+                level: p.level(),
+            },
             Record::Relation { user, target, .. } => Event::Blocked { user, target },
             Record::Member { group, user } => Event::Joined { group, user },
             Record::Post {

@@ -22,7 +22,7 @@ use crate::collections::{self, KeepChange};
 use crate::event::Event;
 use crate::feed::marker;
 use crate::feed::markers::Marker;
-use crate::graph::relations::{Relation, RelationChange, MAX_RELATIONS};
+use crate::graph::relations::{Priority, Relation, RelationChange, MAX_RELATIONS};
 use crate::graph::{edge, membership, relate};
 use crate::ids::{now_ms, UserId};
 use crate::interactions::like;
@@ -104,7 +104,8 @@ async fn event_act<T: Txn>(txn: &mut T, event: &Event, mode: Mode) -> Result<boo
         | Event::Muted { .. }
         | Event::Unmuted { .. }
         | Event::Blocked { .. }
-        | Event::Unblocked { .. } => graph_act(txn, event, mode).await?,
+        | Event::Unblocked { .. }
+        | Event::PrioritySet { .. } => graph_act(txn, event, mode).await?,
         // A deletion's own events: its steps, replayed whole elsewhere.
         Event::AuthorRetracted { .. } | Event::TimelineDropped { .. } => false,
     })
@@ -169,6 +170,15 @@ async fn graph_act<T: Txn>(txn: &mut T, event: &Event, mode: Mode) -> Result<boo
         }
         Event::Unblocked { user, target } => {
             relation(txn, user, Relation::Block, target, false, mode).await?
+        }
+        Event::PrioritySet {
+            user,
+            target,
+            level,
+        } => {
+            let level = Priority::new(i64::from(*level))?;
+            let to_gone = mode.keeps_relation_to_gone();
+            relate::set_priority(txn, user, target, level, to_gone).await?
         }
         _ => unreachable!("not an event of the graph"),
     })

@@ -23,7 +23,7 @@ use crate::accounts::lifecycle::Standing;
 use crate::checks::edge_lists;
 use crate::error::{Error, Result};
 use crate::feed::markers::{Marker, MarkerTimeline};
-use crate::graph::relations::Relation;
+use crate::graph::relations::{Priority, Relation};
 use crate::ids::{GroupName, ListName, PostId, UserId};
 use crate::model::collection::{Collection, Kept};
 use crate::model::{Post, PostRef};
@@ -71,6 +71,12 @@ pub enum Line {
     Block {
         user: String,
         target: String,
+    },
+    /// A reader's priority for an account (-2, -1, 1 or 2).
+    Priority {
+        user: String,
+        target: String,
+        level: i64,
     },
     Member {
         group: String,
@@ -245,6 +251,20 @@ impl Record {
                 relation: Relation::Block,
                 target: user(&target)?,
             },
+            Line::Priority {
+                user: u,
+                target,
+                level,
+            } => Record::Relation {
+                user: user(&u)?,
+                relation: Relation::Priority(Priority::new(level)?.ok_or_else(|| {
+                    Error::invalid(
+                        "invalid_priority",
+                        "a priority record has a level of -2 to 2 but 0",
+                    )
+                })?),
+                target: user(&target)?,
+            },
             Line::Member { group, user: u } => Record::Member {
                 group: GroupName::parse(&group)?,
                 user: user(&u)?,
@@ -349,6 +369,15 @@ impl From<&Record> for Line {
                 user: text(user),
                 target: text(target),
             },
+            Record::Relation {
+                user,
+                relation: Relation::Priority(p),
+                target,
+            } => Line::Priority {
+                user: text(user),
+                target: text(target),
+                level: i64::from(p.level()),
+            },
             Record::Relation { user, target, .. } => Line::Block {
                 user: text(user),
                 target: text(target),
@@ -451,6 +480,7 @@ mod tests {
             r#"{"kind":"follow","follower":"ann","followee":"bo","at_ms":7,"lists":["work"]}"#,
             r#"{"kind":"mute","user":"ann","target":"bo"}"#,
             r#"{"kind":"block","user":"bo","target":"ann"}"#,
+            r#"{"kind":"priority","user":"bo","target":"ann","level":-2}"#,
             r#"{"kind":"member","group":"rust","user":"ann"}"#,
             r#"{"kind":"post","id":"00000000000003e8","author":"ann","message":"hi @bo","data":null,"mentions":["bo"]}"#,
             r#"{"kind":"post","id":"00000000000003e9","author":"bo","message":"","data":null,"mentions":[],"repost_of":{"id":"00000000000003e8","author":"ann"}}"#,

@@ -151,6 +151,54 @@ pub async fn ranked_orders(open: Opener) {
     let again = page(&reads, Order::Balanced, 50, None, None).await;
     assert_eq!(posts_of(&again), shown);
 
+    // A priority of +2 lifts an account to the top, -2 lowers it; each
+    // entry it placed says so. Cleared, the order is as before.
+    let first_of = |page: &RankedPage, who: &str| {
+        page.items
+            .iter()
+            .position(|i| i.item.post.author.as_str() == who)
+            .unwrap()
+    };
+    let plain_at = first_of(&balanced, "f5");
+    let level = |l| socialite_domain::graph::relations::Priority::new(l).unwrap();
+    assert!(g.set_priority(&u("rd"), &u("f5"), level(2)).await.unwrap());
+    assert!(
+        !g.set_priority(&u("rd"), &u("f5"), level(2)).await.unwrap(),
+        "once"
+    );
+    let lifted = page(&reads, Order::Balanced, 50, None, None).await;
+    assert_eq!(first_of(&lifted, "f5"), 0);
+    assert_eq!(
+        lifted.items[0].reason,
+        socialite_domain::feed::rank::Reason::Priority
+    );
+    assert_eq!(lifted.items[0].parts.priority, 4.0);
+    assert!(g.set_priority(&u("rd"), &u("f5"), level(-2)).await.unwrap());
+    let lowered = page(&reads, Order::Balanced, 50, None, None).await;
+    assert!(first_of(&lowered, "f5") > plain_at, "{plain_at}");
+    let held = reads.feed_preferences(all, "rd").await.unwrap();
+    assert_eq!(held, [(u("f5"), -2)], "one level per account");
+    assert!(g.set_priority(&u("rd"), &u("f5"), level(0)).await.unwrap());
+    assert!(reads.feed_preferences(all, "rd").await.unwrap().is_empty());
+    assert_eq!(
+        posts_of(&page(&reads, Order::Balanced, 50, None, None).await),
+        shown
+    );
+    let own = g
+        .set_priority(&u("rd"), &u("rd"), level(1))
+        .await
+        .unwrap_err();
+    assert_eq!(own.code(), "cannot_prioritize_self");
+    let events = drain_outbox(b).await;
+    let levels: Vec<i8> = events
+        .iter()
+        .filter_map(|e| match e {
+            Event::PrioritySet { level, .. } => Some(*level),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(levels, [2, -2, 0]);
+
     // Paging holds while posts arrive: pages of 20 neither repeat nor
     // skip an entry of the order the first page ranked.
     let whole: HashSet<PostId> = posts_of(&page(&reads, Order::Balanced, 200, None, None).await)

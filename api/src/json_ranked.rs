@@ -1,6 +1,6 @@
 //! A page of a ranked home timeline (`order=balanced` or `catchup`).
 
-use super::{entry, PostJson, TimelinePageJson};
+use crate::json::{entry, PostJson, TimelinePageJson};
 use serde::Serialize;
 use socialite_core::reads::ranked::{Order, RankedItem, RankedPage};
 use socialite_domain::feed::rank::Parts;

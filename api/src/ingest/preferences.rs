@@ -1,0 +1,95 @@
+//! REST routes of a reader's feed preferences: their priority for an
+//! account in their ranked timelines (docs/ranking.md).
+
+use crate::auth::Auth;
+use crate::extract::{Json, Path};
+use crate::responses::{EitherUserNotFound, InvalidUserId};
+use crate::schema::{ErrorBody, PreferencePath};
+use crate::ApiError;
+use axum::extract::State;
+use serde::Serialize;
+use socialite_core::ingest::Ingest;
+use std::sync::Arc;
+use utoipa::ToSchema;
+use utoipa_axum::router::OpenApiRouter;
+use utoipa_axum::routes;
+
+type App = State<Arc<Ingest>>;
+
+pub fn rest_router() -> OpenApiRouter<Arc<Ingest>> {
+    OpenApiRouter::new().routes(routes!(set_preference, clear_preference))
+}
+
+/// The reader's priority for the account.
+#[derive(serde::Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct PreferenceBody {
+    /// -2 to 2: each step up doubles the account's score in the balanced
+    /// and catch-up orders, each step down halves it; 0 clears it.
+    #[schema(minimum = -2, maximum = 2, example = 2)]
+    priority: i64,
+}
+
+/// A reader's preference for an account, after the request.
+#[derive(Serialize, ToSchema)]
+pub struct PreferenceJson {
+    #[schema(example = "carol")]
+    pub author: String,
+    #[schema(example = 2)]
+    pub priority: i64,
+    /// Whether the request changed it.
+    pub changed: bool,
+}
+
+/// Sets the user's priority for `author` in their ranked timelines (`order=balanced`,
+/// `catchup`): from -2 (a quarter of the score) to 2 (four times it); 0
+/// clears it. The newest-first order is not changed by it. A user gives
+/// at most 1,000 accounts each level.
+#[utoipa::path(
+    put, path = "/users/{id}/feed-preferences/{author}", tag = "timelines", params(PreferencePath),
+    security(("api_key" = ["write"]), ("user_token" = ["self"])),
+    request_body(content = PreferenceBody, content_type = "application/json"),
+    responses(
+        (status = 200, description = "The preference afterwards", body = PreferenceJson),
+        (status = 400, description = "`invalid_user_id`, `invalid_priority`, `invalid_json`, `invalid_body`", body = ErrorBody),
+        (status = 409, description = "`cannot_prioritize_self`, `too_many_relations`", body = ErrorBody),
+        EitherUserNotFound,
+    )
+)]
+async fn set_preference(
+    State(ingest): App,
+    Auth(caller): Auth,
+    Path((id, author)): Path<(String, String)>,
+    Json(body): Json<PreferenceBody>,
+) -> Result<axum::Json<PreferenceJson>, ApiError> {
+    let changed = ingest
+        .set_priority(&caller, &id, &author, body.priority)
+        .await?;
+    Ok(axum::Json(PreferenceJson {
+        author,
+        priority: body.priority,
+        changed,
+    }))
+}
+
+/// Clears the user's priority for `author` (idempotent).
+#[utoipa::path(
+    delete, path = "/users/{id}/feed-preferences/{author}", tag = "timelines", params(PreferencePath),
+    security(("api_key" = ["write"]), ("user_token" = ["self"])),
+    responses(
+        (status = 200, description = "No priority", body = PreferenceJson),
+        InvalidUserId, EitherUserNotFound,
+    )
+)]
+async fn clear_preference(
+    State(ingest): App,
+    Auth(caller): Auth,
+    Path((id, author)): Path<(String, String)>,
+) -> Result<axum::Json<PreferenceJson>, ApiError> {
+    let changed = ingest.set_priority(&caller, &id, &author, 0).await?;
+    Ok(axum::Json(PreferenceJson {
+        author,
+        priority: 0,
+        changed,
+    }))
+}
