@@ -33,7 +33,8 @@ pub struct ReadSource {
 }
 
 /// How a ranked timeline page was served: its order, and `ranked`, or in
-/// latest order past the `deadline` or after an `error`.
+/// latest order past the `deadline`, after an `error`, or while the
+/// rankings the process allows all run (`busy`).
 #[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
 pub struct RankedLabels {
     pub order: &'static str,
@@ -313,7 +314,7 @@ impl Metrics {
         );
         r.register(
             "ranked_timeline_reads",
-            "First pages of ranked home timelines (balanced, catchup) by how they were served: ranked, or in latest order past the deadline or after an error",
+            "First pages of ranked home timelines (balanced, catchup) by how they were served: ranked, or in latest order past the deadline, after an error, or while every ranking slot is taken (busy)",
             self.ranked_reads.clone(),
         );
         r.register_with_unit(
@@ -415,7 +416,7 @@ impl Metrics {
             .clone()
     }
 
-    /// A ranked first page served (`served`: `ranked`, `deadline`, `error`).
+    /// A ranked first page served (`served`: `ranked`, `deadline`, `error`, `busy`).
     pub fn ranked_read(&self, order: &'static str, served: &'static str) {
         self.ranked_reads
             .get_or_create(&RankedLabels { order, served })

@@ -12,7 +12,8 @@
 //! ([`super::snapshots`]) that later pages continue; each page loads its
 //! posts again, so what was deleted or hidden since is left out.
 //!
-//! Past [`Ranking::deadline`], or if ranking fails, the first page is
+//! Past [`Ranking::deadline`], or if ranking fails, or while as many
+//! rankings run as the process allows (two per core), the first page is
 //! served in latest order and says so (`fallback`); its cursor continues
 //! in latest order.
 
@@ -95,14 +96,24 @@ impl Default for Ranking {
 pub(crate) struct Ranker {
     pub(crate) settings: Ranking,
     snapshots: Snapshots,
+    /// Rankings under way. A ranking is CPU work of some milliseconds: more
+    /// at once than the cores run would only wait past the deadline while
+    /// taking the CPU from every other read, so a first page that finds
+    /// them all taken is served in latest order at once (`busy`).
+    running: tokio::sync::Semaphore,
 }
+
+/// Rankings under way at once, per core.
+const RANKINGS_PER_CORE: usize = 2;
 
 impl Ranker {
     pub(crate) fn new(settings: Ranking) -> Ranker {
         let snapshots = Snapshots::new(settings.snapshot_ttl);
+        let cores = std::thread::available_parallelism().map_or(2, |n| n.get());
         Ranker {
             settings,
             snapshots,
+            running: tokio::sync::Semaphore::new(cores * RANKINGS_PER_CORE),
         }
     }
 }
@@ -182,6 +193,12 @@ impl Reads {
                 .snapshot_page(&user, &hidden, snapshot, offset, limit)
                 .await;
         }
+        let Ok(_running) = self.ranker.running.try_acquire() else {
+            metrics().ranked_read(order.as_str(), "busy");
+            return self
+                .latest_as_ranked(&user, &hidden, limit, None, true)
+                .await;
+        };
         let deadline = self.ranker.settings.deadline;
         let started = std::time::Instant::now();
         let ranking = self.rank(&user, &hidden, order, since, limit);

@@ -155,15 +155,7 @@ mod tests {
             post: PostId(n),
             author: UserId::parse("a").unwrap(),
             reason: Reason::Followed,
-            parts: Parts {
-                recency: 1.0,
-                engagement: 0.0,
-                affinity: 0.0,
-                rarity: 0.0,
-                priority: 1.0,
-                diversity: 1.0,
-                score: 1.0,
-            },
+            parts: Parts::unranked(),
             more: 0,
         }
     }
