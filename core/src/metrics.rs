@@ -314,7 +314,7 @@ impl Metrics {
         );
         r.register(
             "ranked_timeline_reads",
-            "First pages of ranked home timelines (balanced, catchup) by how they were served: ranked, or in latest order past the deadline, after an error, or while every ranking slot is taken (busy)",
+            "First pages of ranked home timelines (balanced, catchup) by how they were served: ranked, kept (a first page served again while nothing changed), or in latest order past the deadline, after an error, or while every ranking slot is taken (busy)",
             self.ranked_reads.clone(),
         );
         r.register_with_unit(
@@ -416,7 +416,8 @@ impl Metrics {
             .clone()
     }
 
-    /// A ranked first page served (`served`: `ranked`, `deadline`, `error`, `busy`).
+    /// A ranked first page served (`served`: `ranked`, `kept`, `deadline`,
+    /// `error`, `busy`).
     pub fn ranked_read(&self, order: &'static str, served: &'static str) {
         self.ranked_reads
             .get_or_create(&RankedLabels { order, served })

@@ -58,7 +58,11 @@ impl Reads {
     /// `None` where pages are not kept: no stored timeline, no ready cache,
     /// a store that does not version timelines, or while fanout is behind
     /// (a page then holds posts no delivery announces: [`crate::feed::late`]).
-    async fn page_at(&self, feed: Feed, viewer: Option<UserId>) -> Result<Option<PageAt>> {
+    pub(super) async fn page_at(
+        &self,
+        feed: Feed,
+        viewer: Option<UserId>,
+    ) -> Result<Option<PageAt>> {
         if !self.stores.stores_timelines() || self.stores.late.from().is_some() {
             return Ok(None);
         }

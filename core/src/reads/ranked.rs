@@ -20,6 +20,7 @@
 use super::snapshots::{Placed, Snapshots};
 use super::Reads;
 use crate::error::{Error, Result};
+use crate::feed::stamp::Stamp;
 use crate::feed::timeline::{read_timeline, ReadSource};
 use crate::feed::visible::{visible, Scope};
 use crate::feed::Feed;
@@ -138,10 +139,27 @@ pub struct RankedPage {
     pub source: ReadSource,
 }
 
+/// How long a balanced first page is served again while the reader's
+/// timeline is unchanged.
+const REUSE_WITHIN: Duration = Duration::from_secs(30);
+
+/// What a first page was asked for, as the snapshot it made remembers it.
+fn asked_key(order: Order, since: Option<PostId>, limit: usize) -> u64 {
+    let order = order as u64;
+    let since = since.map_or(0, |s| s.0);
+    since.rotate_left(17) ^ ((limit as u64) << 8) ^ order
+}
+
 /// Most of the reader's own posts read for whom they interact with.
 const OWN_POSTS: usize = 200;
 /// Candidates read per page of the latest order.
 const READ_PAGE: usize = 200;
+
+/// Whose item placed `item` in the timeline: the newest reposter's, or
+/// the author's own post.
+fn placer(item: &FeedItem) -> &UserId {
+    item.reposted_by.first().unwrap_or(&item.post.author)
+}
 
 /// A cursor of a ranked order: `r` + the snapshot's id + `.` + the offset.
 fn cursor(id: u64, offset: usize) -> String {
@@ -193,6 +211,21 @@ impl Reads {
                 .snapshot_page(&user, &hidden, snapshot, offset, limit)
                 .await;
         }
+        // The same first page asked again, with nothing changed since but
+        // counts and the clock, is the order ranked then.
+        let feed = Feed::Home(user.clone());
+        let stamp = self.page_at(feed, None).await?.map(|at| at.stamp);
+        let asked = asked_key(order, since, limit);
+        if let (Order::Balanced, Some(stamp)) = (order, stamp) {
+            let kept = self
+                .ranker
+                .snapshots
+                .reusable(&user, asked, stamp, REUSE_WITHIN);
+            if let Some(id) = kept {
+                metrics().ranked_read(order.as_str(), "kept");
+                return self.snapshot_page(&user, &hidden, id, 0, limit).await;
+            }
+        }
         let Ok(_running) = self.ranker.running.try_acquire() else {
             metrics().ranked_read(order.as_str(), "busy");
             return self
@@ -201,7 +234,8 @@ impl Reads {
         };
         let deadline = self.ranker.settings.deadline;
         let started = std::time::Instant::now();
-        let ranking = self.rank(&user, &hidden, order, since, limit);
+        let reuse = stamp.map(|s| (asked, s));
+        let ranking = self.rank(&user, &hidden, order, since, limit, reuse);
         let why = match tokio::time::timeout(deadline, ranking).await {
             // A ranking whose reads never waited finishes within the
             // timer's first poll: late all the same.
@@ -281,6 +315,7 @@ impl Reads {
         order: Order,
         since: Option<PostId>,
         limit: usize,
+        reuse: Option<(u64, Stamp)>,
     ) -> Result<RankedPage> {
         let settings = &self.ranker.settings;
         let now = now_ms();
@@ -326,7 +361,8 @@ impl Reads {
             .iter()
             .map(|r| Placed {
                 post: items[r.index].post.id,
-                author: items[r.index].post.author.clone(),
+                item: items[r.index].position,
+                author: placer(&items[r.index]).clone(),
                 reason: r.reason,
                 parts: r.parts,
                 more: r.more,
@@ -342,10 +378,10 @@ impl Reads {
                 more: r.more,
             })
             .collect();
-        let next_cursor = (placed.len() > limit).then(|| {
-            let id = self.ranker.snapshots.keep(user, placed);
-            cursor(id, limit)
-        });
+        // Kept even when one page holds it all, to be served again.
+        let more = placed.len() > limit;
+        let id = self.ranker.snapshots.keep(user, placed, reuse);
+        let next_cursor = more.then(|| cursor(id, limit));
         Ok(RankedPage {
             items: first,
             next_cursor,
@@ -372,7 +408,7 @@ impl Reads {
         };
         let raw: Vec<Entry> = placed
             .iter()
-            .map(|p| Entry::linked(p.post, p.author.clone()))
+            .map(|p| Entry::linked(p.item, p.author.clone()))
             .collect();
         let feed = Feed::Home(user.clone());
         let shown = visible(&self.stores, Scope::Feed(&feed), hidden, &raw).await?;

@@ -1,9 +1,9 @@
 //! Ranked orders page over a snapshot: the order as the first page ranked
 //! it, kept for [`Ranking::snapshot_ttl`](super::ranked::Ranking) so that
 //! page two neither repeats an entry of page one nor skips one while
-//! posts arrive and counts move. A snapshot holds each entry's post, its
-//! author and why it is there (not the post: each page loads its posts,
-//! so a post deleted or an author muted since is left out).
+//! posts arrive and counts move. A snapshot holds each entry's post, the
+//! item that placed it and why it is there (not the post: each page loads
+//! its posts, so a post deleted or an author muted since is left out).
 //!
 //! Snapshots live in the process that ranked them: a deployment with
 //! several timeline APIs routes a reader's requests to one of them (by
@@ -13,6 +13,7 @@
 //! newest), and all together at most [`MAX_ENTRIES`] entries (the oldest
 //! go first).
 
+use crate::feed::stamp::Stamp;
 use crate::ids::{PostId, UserId};
 use socialite_domain::feed::rank::{Parts, Reason};
 use std::collections::{HashMap, VecDeque};
@@ -24,10 +25,14 @@ pub const PER_READER: usize = 4;
 /// Entries all snapshots hold together.
 pub const MAX_ENTRIES: usize = 1_000_000;
 
-/// One entry of a ranked order.
+/// One entry of a ranked order: the post, and the item of the timeline's
+/// stream that placed it (the post itself, or the newest repost of it by
+/// the timeline's accounts) with that item's author, which is what a
+/// page's read pass is given to show the post as the timeline does.
 #[derive(Debug, Clone)]
 pub struct Placed {
     pub post: PostId,
+    pub item: PostId,
     pub author: UserId,
     pub reason: Reason,
     pub parts: Parts,
@@ -39,6 +44,10 @@ struct Snapshot {
     reader: UserId,
     made: Instant,
     entries: Vec<Placed>,
+    /// What its first page answered, and the stamp the reader's timeline
+    /// had when it was ranked: while both hold, the same first page asked
+    /// again is this one ([`Snapshots::reusable`]).
+    reuse: Option<(u64, Stamp)>,
 }
 
 #[derive(Default)]
@@ -64,8 +73,9 @@ impl Snapshots {
         }
     }
 
-    /// Keeps `entries` as `reader`'s; the snapshot's id.
-    pub fn keep(&self, reader: &UserId, entries: Vec<Placed>) -> u64 {
+    /// Keeps `entries` as `reader`'s, ranked for the request `asked` at
+    /// `stamp` (if its timeline has one); the snapshot's id.
+    pub fn keep(&self, reader: &UserId, entries: Vec<Placed>, reuse: Option<(u64, Stamp)>) -> u64 {
         let mut h = self.held.lock().unwrap_or_else(|p| p.into_inner());
         h.next_id += 1;
         // Ids are not guessable from one another, though a snapshot is
@@ -90,6 +100,7 @@ impl Snapshots {
                 reader: reader.clone(),
                 made: Instant::now(),
                 entries,
+                reuse,
             },
         );
         h.order.push_back(id);
@@ -128,6 +139,29 @@ impl Snapshots {
     }
 }
 
+impl Snapshots {
+    /// The newest of `reader`'s snapshots ranked for `asked` at `stamp`,
+    /// if it is younger than `within`: nothing its order depends on has
+    /// changed since but the posts' counts and the clock, which move a
+    /// ranked order little in that time.
+    pub fn reusable(
+        &self,
+        reader: &UserId,
+        asked: u64,
+        stamp: Stamp,
+        within: Duration,
+    ) -> Option<u64> {
+        let h = self.held.lock().unwrap_or_else(|p| p.into_inner());
+        h.order.iter().rev().copied().find(|id| {
+            h.by_id.get(id).is_some_and(|s| {
+                &s.reader == reader
+                    && s.reuse == Some((asked, stamp))
+                    && s.made.elapsed() < within.min(self.ttl)
+            })
+        })
+    }
+}
+
 impl Held {
     fn remove(&mut self, id: u64) {
         if let Some(s) = self.by_id.remove(&id) {
@@ -153,6 +187,7 @@ mod tests {
     fn placed(n: u64) -> Placed {
         Placed {
             post: PostId(n),
+            item: PostId(n),
             author: UserId::parse("a").unwrap(),
             reason: Reason::Followed,
             parts: Parts::unranked(),
@@ -167,20 +202,41 @@ mod tests {
             UserId::parse("alice").unwrap(),
             UserId::parse("bob").unwrap(),
         );
-        let id = s.keep(&alice, (0..5).map(placed).collect());
+        let id = s.keep(&alice, (0..5).map(placed).collect(), None);
         let (page, more) = s.page(&alice, id, 0, 3).unwrap();
         assert_eq!((page.len(), more), (3, true));
         let (page, more) = s.page(&alice, id, 3, 3).unwrap();
         assert_eq!((page[0].post, page.len(), more), (PostId(3), 2, false));
         assert!(s.page(&bob, id, 0, 3).is_none(), "another reader's");
         let newer: Vec<u64> = (0..PER_READER)
-            .map(|_| s.keep(&alice, vec![placed(1)]))
+            .map(|_| s.keep(&alice, vec![placed(1)], None))
             .collect();
         assert!(s.page(&alice, id, 0, 1).is_none(), "the oldest went");
         assert!(newer.iter().all(|n| s.page(&alice, *n, 0, 1).is_some()));
         let gone = Snapshots::new(Duration::ZERO);
-        let id = gone.keep(&alice, vec![placed(1)]);
+        let id = gone.keep(&alice, vec![placed(1)], None);
         std::thread::sleep(Duration::from_millis(2));
         assert!(gone.page(&alice, id, 0, 1).is_none(), "expired");
+    }
+
+    #[test]
+    fn a_first_page_is_reused_while_its_stamp_holds() {
+        let s = Snapshots::new(Duration::from_secs(60));
+        let alice = UserId::parse("alice").unwrap();
+        let at = |epoch| Stamp { epoch, timeline: 7 };
+        let id = s.keep(&alice, vec![placed(1)], Some((3, at(1))));
+        let within = Duration::from_secs(30);
+        assert_eq!(s.reusable(&alice, 3, at(1), within), Some(id));
+        assert_eq!(s.reusable(&alice, 3, at(2), within), None, "a write since");
+        assert_eq!(
+            s.reusable(&alice, 4, at(1), within),
+            None,
+            "asked otherwise"
+        );
+        assert_eq!(
+            s.reusable(&alice, 3, at(1), Duration::ZERO),
+            None,
+            "too old"
+        );
     }
 }
