@@ -5,8 +5,8 @@
 use crate::auth::Auth;
 use crate::extract::{PageParams, Path};
 use crate::pages::TIMELINE_SOURCE;
-use crate::responses::UserNotFound;
-use crate::schema::{ErrorBody, UserPath};
+use crate::responses::{InvalidUserId, UserNotFound};
+use crate::schema::UserPath;
 use crate::ApiError;
 use axum::extract::State;
 use axum::http::HeaderValue;
@@ -62,8 +62,7 @@ pub struct PriorityJson {
     security(("api_key" = ["read"]), ("user_token" = ["self"])),
     responses(
         (status = 200, description = "The priorities", body = PreferencesJson),
-        (status = 400, description = "`invalid_user_id`", body = ErrorBody),
-        UserNotFound,
+        InvalidUserId, UserNotFound,
     )
 )]
 pub(super) async fn feed_preferences(
