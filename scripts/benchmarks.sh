@@ -4,7 +4,7 @@
 # Reports land in OUTDIR (default ./bench-reports): NAME.txt, NAME.json and
 # NAME.svg per run. Needs a release build (cargo build --release --bin
 # socialite); installs nginx-light and wrk for the REST baseline if missing.
-# About 30 minutes on the 2-core development machine. ROWS="merge million"
+# About 45 minutes on the 2-core development machine. ROWS="merge million"
 # runs only the named reports (freshness-1 runs all three freshness runs,
 # hybrid-off both hybrid runs).
 set -euo pipefail
@@ -156,7 +156,15 @@ if want catch-up; then
   "$bin" bench --data-dir "$work/run" --users 100000 --mix post=100 --rate 2000 --concurrency 64 --duration 150 --active 0.5 --fanout-stopped 120 --report "$out/catch-up" >/dev/null
 fi
 
-for r in overload catch-up fanout-active rest-vs-nginx merge million million-hybrid freshness-1 freshness-2 freshness-3 mixed-rest http-reads timelines hybrid-off hybrid-2000 reposts-post-100-1 reposts-post-70-repost-30-1 reposts-post-100-2 reposts-post-70-repost-30-2 notifications-read-1 notifications-notifications-1 notifications-read-2 notifications-notifications-2; do
+# balanced: first pages of 50 in the balanced order against newest-first
+# ones in the same run, on a network of about 1,200 candidates per reader
+# (scripts/ranked.sh).
+if want balanced; then
+  net zipf24 --users 100000 --follows 50 --posts-per-user 24
+  SOCIALITE="$bin" "$here/ranked.sh" "$work/run" "$out/balanced" >/dev/null
+fi
+
+for r in overload catch-up balanced fanout-active rest-vs-nginx merge million million-hybrid freshness-1 freshness-2 freshness-3 mixed-rest http-reads timelines hybrid-off hybrid-2000 reposts-post-100-1 reposts-post-70-repost-30-1 reposts-post-100-2 reposts-post-70-repost-30-2 notifications-read-1 notifications-notifications-1 notifications-read-2 notifications-notifications-2; do
   if [ -f "$out/$r.txt" ]; then echo "== $r"; cat "$out/$r.txt"; fi
 done
 echo
