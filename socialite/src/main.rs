@@ -55,8 +55,8 @@ enum Command {
     /// Make a new data directory from a backup.
     Restore(backup::RestoreArgs),
     /// Write a store out as a versioned JSON Lines export (users, accounts,
-    /// follows with their times and lists, mutes and blocks, group members,
-    /// posts), from a consistent view on the embedded store.
+    /// follows with their times and lists, mutes, blocks and priorities,
+    /// group members, posts), from a consistent view on the embedded store.
     Export(ExportArgs),
     /// Read an export into a store: idempotent, so a rerun of an import cut
     /// short finishes it without doubling anything.

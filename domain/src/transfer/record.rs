@@ -34,7 +34,7 @@ use serde_json::{Map, Value};
 pub const FORMAT: &str = "socialite-export";
 /// The format's version written; a reader takes this one and
 /// [`OLDEST_VERSION`] on, and refuses a stream of any other.
-pub const VERSION: u32 = 3;
+pub const VERSION: u32 = 4;
 /// The oldest version read.
 pub const OLDEST_VERSION: u32 = 1;
 
@@ -502,11 +502,11 @@ mod tests {
         let e = record_of(9, bad_id, VERSION).unwrap_err();
         assert!(e.message().starts_with("line 9: "), "{}", e.message());
         let other =
-            r#"{"kind":"header","format":"socialite-export","version":4,"exported_at_ms":1}"#;
+            r#"{"kind":"header","format":"socialite-export","version":5,"exported_at_ms":1}"#;
         assert!(parse_line(1, other)
             .unwrap_err()
             .message()
-            .contains("version 4"));
+            .contains("version 5"));
     }
 
     #[test]
