@@ -57,7 +57,7 @@ pub struct RankedPostJson<'a> {
     post: PostJson<'a>,
     /// What lifted it most: `priority` (you raised the author), `reposted_by`
     /// (accounts you follow reposted it), `popular` (liked, reposted,
-    /// replied to), `affinity` (you often reply to or repost the author),
+    /// replied to), `affinity` (you often like, reply to or repost the author),
     /// `rarely_posts`, or `followed`.
     #[schema(example = "popular")]
     reason: &'static str,

@@ -339,6 +339,10 @@ impl Likes for EmbeddedStore {
     async fn post_counts(&self, posts: &[PostId]) -> Result<Vec<PostCounts>> {
         self.read(|txn| likes::counts(txn, posts))
     }
+
+    async fn liked_since(&self, user: &UserId, from: PostId, limit: usize) -> Result<Vec<PostId>> {
+        self.read(|txn| likes::liked_since(txn, user.as_str(), from, limit))
+    }
 }
 
 #[async_trait]

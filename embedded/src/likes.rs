@@ -116,6 +116,26 @@ pub(crate) fn counts(txn: &ReadTransaction, posts: &[PostId]) -> Result<Vec<Post
     Ok(out)
 }
 
+/// The posts `user` likes from `from` on, newest first, at most `limit`.
+pub(crate) fn liked_since(
+    txn: &ReadTransaction,
+    user: &str,
+    from: PostId,
+    limit: usize,
+) -> Result<Vec<PostId>> {
+    let mine = txn.open_table(USER_LIKES).store()?;
+    let mut out = Vec::new();
+    for row in mine
+        .range((user, from.0)..=(user, u64::MAX))
+        .store()?
+        .rev()
+        .take(limit)
+    {
+        out.push(PostId(row.store()?.0.value().1));
+    }
+    Ok(out)
+}
+
 /// A page of the post's likers, newest first.
 pub(crate) fn likers(
     txn: &ReadTransaction,

@@ -176,6 +176,10 @@ impl Likes for MongoStore {
     async fn post_counts(&self, posts: &[PostId]) -> Result<Vec<PostCounts>> {
         self.post_counts_of(posts).await
     }
+
+    async fn liked_since(&self, user: &UserId, from: PostId, limit: usize) -> Result<Vec<PostId>> {
+        self.liked_since_of(user, from, limit).await
+    }
 }
 
 #[async_trait]

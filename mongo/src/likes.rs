@@ -185,6 +185,33 @@ impl MongoStore {
             .collect())
     }
 
+    /// The posts `user` likes from `from` on, newest first: the `{u, p}`
+    /// index.
+    pub(crate) async fn liked_since_of(
+        &self,
+        user: &UserId,
+        from: PostId,
+        limit: usize,
+    ) -> Result<Vec<PostId>> {
+        let what = "reading a user's likes";
+        let docs: Vec<Document> = self
+            .db
+            .likes
+            .find(doc! { "u": user.as_str(), "p": { "$gte": id_bson(from) } })
+            .projection(doc! { "_id": 0, "p": 1 })
+            .sort(doc! { "u": 1, "p": -1 })
+            .limit(limit as i64)
+            .await
+            .map_err(db_err(what))?
+            .try_collect()
+            .await
+            .map_err(db_err(what))?;
+        Ok(docs
+            .iter()
+            .map(|d| PostId(get_i64(d, "p") as u64))
+            .collect())
+    }
+
     /// A page of the post's likers, newest first (ties in id order): the
     /// `{p, at, u}` index.
     pub(crate) async fn likers_of(

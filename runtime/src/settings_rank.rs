@@ -16,7 +16,7 @@ pub struct RankArgs {
     /// Weight of engagement: likes, reposts and replies, on a log scale.
     #[arg(long, env = "SOCIALITE_RANK_ENGAGEMENT", default_value_t = Weights::default().engagement, value_parser = weight)]
     pub rank_engagement: f64,
-    /// Weight of the reader's affinity: their recent replies to and reposts
+    /// Weight of the reader's affinity: their recent likes, replies to and reposts
     /// of the author, on a log scale.
     #[arg(long, env = "SOCIALITE_RANK_AFFINITY", default_value_t = Weights::default().affinity, value_parser = weight)]
     pub rank_affinity: f64,

@@ -214,6 +214,10 @@ port! {
         /// The counts of each of `posts`, in their order (zero for a post that
         /// is not stored).
         async fn post_counts(&self, posts: &[PostId]) -> Result<Vec<PostCounts>>;
+        /// The posts `user` likes whose ids are `from` or newer (posts of
+        /// that time on), newest post first, at most `limit`: what a ranked
+        /// timeline reads of the reader's likes.
+        async fn liked_since(&self, user: &UserId, from: PostId, limit: usize) -> Result<Vec<PostId>>;
     }
 }
 

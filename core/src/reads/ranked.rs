@@ -150,7 +150,8 @@ fn asked_key(order: Order, since: Option<PostId>, limit: usize) -> u64 {
     since.rotate_left(17) ^ ((limit as u64) << 8) ^ order
 }
 
-/// Most of the reader's own posts read for whom they interact with.
+/// Most of the reader's own posts, and of their likes, read for whom they
+/// interact with.
 const OWN_POSTS: usize = 200;
 /// Candidates read per page of the latest order.
 const READ_PAGE: usize = 200;
@@ -491,8 +492,8 @@ impl Reads {
         Ok(out)
     }
 
-    /// Whom the reader replied to and reposted since `floor`, from their
-    /// newest [`OWN_POSTS`] posts, and their priorities.
+    /// Whom the reader replied to, reposted and liked since `floor`, and
+    /// their priorities.
     async fn signals(&self, user: &UserId, floor: PostId) -> Result<Signals> {
         let (mut signals, priorities) =
             tokio::try_join!(self.interactions(user, floor), self.priorities(user))?;
@@ -500,25 +501,38 @@ impl Reads {
         Ok(signals)
     }
 
+    /// Whom the reader replied to, reposted and liked in the window: their
+    /// newest [`OWN_POSTS`] posts and as many likes, then those posts, in
+    /// one read.
     async fn interactions(&self, user: &UserId, floor: PostId) -> Result<Signals> {
         let range = IdRange {
             below: None,
             from: Some(floor),
         };
-        let own = self
-            .stores
-            .content
-            .post_ids_by(std::slice::from_ref(user), range, OWN_POSTS)
-            .await?;
+        let content = &self.stores.content;
+        let (own, liked) = tokio::try_join!(
+            content.post_ids_by(std::slice::from_ref(user), range, OWN_POSTS),
+            content.liked_since(user, floor, OWN_POSTS)
+        )?;
         let mut signals = Signals::default();
-        if own.is_empty() {
+        let mut ids: Vec<PostId> = own.iter().map(|e| e.post).collect();
+        let liked: std::collections::HashSet<PostId> = liked.into_iter().collect();
+        ids.extend(liked.iter().copied());
+        if ids.is_empty() {
             return Ok(signals);
         }
-        let ids: Vec<PostId> = own.iter().map(|e| e.post).collect();
-        for post in self.stores.content.get_posts(&ids).await? {
-            let to = post.reply_to.as_ref().or(post.repost_of.as_ref());
-            if let Some(to) = to.filter(|t| &t.author != user) {
-                *signals.interactions.entry(to.author.clone()).or_insert(0) += 1;
+        for post in content.get_posts(&ids).await? {
+            let to = match liked.contains(&post.id) && &post.author != user {
+                // A like of the reader's, of this author.
+                true => Some(&post.author),
+                false => post
+                    .reply_to
+                    .as_ref()
+                    .or(post.repost_of.as_ref())
+                    .map(|t| &t.author),
+            };
+            if let Some(to) = to.filter(|a| *a != user) {
+                *signals.interactions.entry(to.clone()).or_insert(0) += 1;
             }
         }
         Ok(signals)

@@ -11,7 +11,7 @@
 //! score = recency × (1 + engagement + affinity + rarity) × priority × diversity
 //! recency    = 0.5 ^ (age / half_life)
 //! engagement = w_engagement × ln(1 + likes + 2 × reposts + 2 × replies)
-//! affinity   = w_affinity × ln(1 + the reader's recent replies to and reposts of the author)
+//! affinity   = w_affinity × ln(1 + the reader's recent likes, replies and reposts of the author)
 //! rarity     = w_rarity / (the author's posts among the window's candidates)
 //! priority   = 2 ^ (the reader's priority for the author, -2 to 2)
 //! diversity  = max(decay ^ k, floor), k = the author's entries placed
@@ -75,7 +75,7 @@ pub struct Candidate {
 /// What the reader brings: whom they interact with, and their priorities.
 #[derive(Debug, Clone, Default)]
 pub struct Signals {
-    /// The reader's recent replies to and reposts of each author.
+    /// The reader's recent likes of, replies to and reposts of each author.
     pub interactions: HashMap<UserId, u32>,
     /// The reader's priority for an author, where set.
     pub priorities: HashMap<UserId, i8>,
@@ -95,7 +95,7 @@ pub enum Reason {
     RepostedBy,
     /// Many liked, reposted or replied to it.
     Popular,
-    /// The reader often replies to or reposts the author.
+    /// The reader often likes, replies to or reposts the author.
     Affinity,
     /// The author rarely posts.
     RarelyPosts,

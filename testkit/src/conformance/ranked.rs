@@ -211,6 +211,47 @@ pub async fn ranked_orders(open: Opener) {
         .collect();
     assert_eq!(levels, [2, -2, 0]);
 
+    // The reader's likes lift the author they like (affinity), and a store
+    // gives them newest first from a post on.
+    let (f8_first, f8_second) = (friend_posts[16], friend_posts[17]);
+    for post in [f8_first, f8_second] {
+        let like = LikeChange {
+            user: u("rd"),
+            post,
+            like: true,
+        };
+        c.change_like(&like).await.unwrap();
+    }
+    written();
+    assert_eq!(
+        c.liked_since(&u("rd"), f8_first, 10).await.unwrap(),
+        [f8_second, f8_first]
+    );
+    assert_eq!(
+        c.liked_since(&u("rd"), f8_second, 10).await.unwrap(),
+        [f8_second]
+    );
+    let fond = page(&reads, Order::Balanced, 50, None, None).await;
+    let affinity = |who: &str| {
+        fond.items
+            .iter()
+            .find(|i| i.item.post.author.as_str() == who)
+            .unwrap()
+            .parts
+            .affinity
+    };
+    assert!(affinity("f8") > 0.0 && affinity("f1") == 0.0);
+    for post in [f8_first, f8_second] {
+        let unlike = LikeChange {
+            user: u("rd"),
+            post,
+            like: false,
+        };
+        c.change_like(&unlike).await.unwrap();
+    }
+    written();
+    drain_outbox(b).await;
+
     // Paging holds while posts arrive: pages of 20 neither repeat nor
     // skip an entry of the order the first page ranked.
     let whole: HashSet<PostId> = posts_of(&page(&reads, Order::Balanced, 200, None, None).await)

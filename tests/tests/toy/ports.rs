@@ -192,6 +192,20 @@ impl Likes for ToyStore {
         }))
     }
 
+    async fn liked_since(&self, user: &UserId, from: PostId, limit: usize) -> Result<Vec<PostId>> {
+        Ok(self.read(|s| {
+            let mut mine: Vec<PostId> = s
+                .likes
+                .keys()
+                .filter(|(p, u)| u == user && *p >= from)
+                .map(|(p, _)| *p)
+                .collect();
+            mine.sort_unstable_by(|a, b| b.cmp(a));
+            mine.truncate(limit);
+            mine
+        }))
+    }
+
     async fn post_counts(&self, posts: &[PostId]) -> Result<Vec<PostCounts>> {
         Ok(self.read(|s| {
             let count = |p: &PostId, code: u8| -> i64 {
