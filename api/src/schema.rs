@@ -240,6 +240,19 @@ pub struct PreferencePath {
     pub author: UserId,
 }
 
+/// A reader and a post they want less like.
+#[derive(IntoParams)]
+#[into_params(parameter_in = Path)]
+#[allow(dead_code)]
+pub struct ShownLessPath {
+    /// The reader.
+    #[param(inline, example = "bob")]
+    pub id: UserId,
+    /// The post.
+    #[param(inline, example = "0550f1a2b3c40000")]
+    pub post_id: PostId,
+}
+
 /// Paging of a group's timeline, and whose mutes and blocks apply.
 #[derive(IntoParams)]
 #[into_params(parameter_in = Query)]

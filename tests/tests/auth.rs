@@ -318,7 +318,7 @@ async fn every_grpc_method_answers_each_credential_as_the_table_says() {
     let t = spawn_app().await;
     network(&t).await;
     use Code::{Ok as Y, PermissionDenied as F, Unauthenticated as U};
-    let table: [(&str, [Code; 7]); 45] = [
+    let table: [(&str, [Code; 7]); 46] = [
         //                   none admin write read ops alice bob
         ("PutUser", [U, Y, Y, F, F, Y, F]),
         ("DeleteUser", [U, Y, F, F, Y, F, F]),
@@ -338,6 +338,7 @@ async fn every_grpc_method_answers_each_credential_as_the_table_says() {
         ("GetRankedTimeline", [U, Y, F, Y, F, Y, F]),
         ("ListFeedPreferences", [U, Y, F, Y, F, Y, F]),
         ("SetFeedPreference", [U, Y, Y, F, F, Y, F]),
+        ("ShowLess", [U, Y, Y, F, F, Y, F]),
         ("ListSuggestions", [U, Y, F, Y, F, Y, F]),
         ("GetRelationship", [U, Y, F, Y, F, Y, Y]),
         ("JoinGroup", [U, Y, Y, F, F, Y, F]),
@@ -467,6 +468,16 @@ async fn every_grpc_method_answers_each_credential_as_the_table_says() {
                 "ListFeedPreferences" => code(
                     reads
                         .list_feed_preferences(pb::UserRef { id: "alice".into() })
+                        .await
+                        .map(drop),
+                ),
+                "ShowLess" => code(
+                    ingest
+                        .show_less(pb::ShowLessRequest {
+                            user: "alice".into(),
+                            post_id: post.clone(),
+                            on: true,
+                        })
                         .await
                         .map(drop),
                 ),

@@ -294,3 +294,68 @@ async fn a_reader_sets_a_priority_per_account() {
     let (_, held) = t.get("/users/ann/feed-preferences").await;
     assert_eq!(held["preferences"], serde_json::json!([]));
 }
+
+/// "Show less like this" over REST and gRPC: the post leaves the ranked
+/// order and its author falls; taken back, it returns; a post the reader
+/// may not see is refused as it is for a bookmark.
+#[tokio::test]
+async fn a_reader_asks_to_see_less_like_a_post() {
+    let t = spawn_app().await;
+    for u in ["ann", "bo", "cy"] {
+        t.put_user(u).await;
+    }
+    t.follow("ann", "bo").await;
+    t.follow("ann", "cy").await;
+    let older = t.post("cy", "older").await;
+    let first = t.post("bo", "first").await;
+    let second = t.post("bo", "second").await;
+    t.wait_idle().await;
+    let order = |page: &Value| ids(&page["posts"]);
+    // cy posts rarely; bo's second entry in the page weighs half.
+    let all = [older.clone(), second.clone(), first.clone()];
+    let (_, page) = t.get("/users/ann/timeline?order=balanced").await;
+    assert_eq!(order(&page), all);
+
+    let path = format!("/users/ann/shown-less/{second}");
+    let (s, v) = t.call(reqwest::Method::PUT, &path, None).await;
+    assert_eq!(s, StatusCode::OK, "{v}");
+    assert_eq!(
+        (v["shown_less"].as_bool(), v["changed"].as_bool()),
+        (Some(true), Some(true))
+    );
+    let (_, page) = t
+        .get("/users/ann/timeline?order=balanced&explain=true")
+        .await;
+    assert_eq!(order(&page), [older.clone(), first.clone()]);
+    assert_eq!(
+        page["posts"][1]["score"]["priority"], 0.5,
+        "bo lowered a step"
+    );
+    let (_, latest) = t.get("/users/ann/timeline").await;
+    assert_eq!(order(&latest)[0], second, "newest first is not changed");
+
+    let (mut w, _) = clients_as(&t, ADMIN_KEY).await;
+    let reply = w
+        .show_less(pb::ShowLessRequest {
+            user: "ann".into(),
+            post_id: second.clone(),
+            on: false,
+        })
+        .await
+        .unwrap()
+        .into_inner();
+    assert!(reply.changed);
+    let (_, page) = t.get("/users/ann/timeline?order=balanced").await;
+    assert_eq!(order(&page), all);
+    let (s, v) = t
+        .call(
+            reqwest::Method::PUT,
+            "/users/ann/shown-less/00000000000000ff",
+            None,
+        )
+        .await;
+    assert_eq!(
+        (s, v["error"]["code"].as_str()),
+        (StatusCode::NOT_FOUND, Some("post_not_found"))
+    );
+}

@@ -159,6 +159,16 @@ impl pb::ingest_server::Ingest for IngestGrpc {
         }))
     }
 
+    async fn show_less(
+        &self,
+        req: Request<pb::ShowLessRequest>,
+    ) -> Result<Response<pb::ShowLessReply>, Status> {
+        let (caller, r) = grpc_parts(req);
+        let changed = self.0.show_less(&caller, &r.user, &r.post_id, r.on);
+        let changed = changed.await.map_err(to_status)?;
+        Ok(Response::new(pb::ShowLessReply { changed }))
+    }
+
     async fn set_feed_preference(
         &self,
         req: Request<pb::FeedPreference>,

@@ -3,8 +3,10 @@
 
 use crate::auth::Auth;
 use crate::extract::{Json, Path};
-use crate::responses::{EitherUserNotFound, InvalidUserId};
-use crate::schema::{ErrorBody, PreferencePath};
+use crate::responses::{
+    EitherUserNotFound, InvalidUserId, InvalidUserOrPostId, UserNotFound, UserOrPostNotFound,
+};
+use crate::schema::{ErrorBody, PreferencePath, ShownLessPath};
 use crate::ApiError;
 use axum::extract::State;
 use serde::Serialize;
@@ -17,7 +19,9 @@ use utoipa_axum::routes;
 type App = State<Arc<Ingest>>;
 
 pub fn rest_router() -> OpenApiRouter<Arc<Ingest>> {
-    OpenApiRouter::new().routes(routes!(set_preference, clear_preference))
+    OpenApiRouter::new()
+        .routes(routes!(set_preference, clear_preference))
+        .routes(routes!(show_less, show_less_undone))
 }
 
 /// The reader's priority for the account.
@@ -90,6 +94,71 @@ async fn clear_preference(
     Ok(axum::Json(PreferenceJson {
         author,
         priority: 0,
+        changed,
+    }))
+}
+
+/// Whether a "show less" changed anything.
+#[derive(Serialize, ToSchema)]
+pub struct ShownLessJson {
+    #[schema(example = "0550f1a2b3c40000")]
+    pub post: String,
+    /// Whether the post is marked afterwards.
+    pub shown_less: bool,
+    /// False when the request changed nothing.
+    pub changed: bool,
+}
+
+/// "Show less like this" (idempotent): the post leaves the user's ranked
+/// timelines (`order=balanced`, `catchup`), and each such post lowers its
+/// author there by one step of priority, to -2 at most. The newest-first
+/// order is not changed by it. Kept as a collection of the user's (at most
+/// 10,000 posts).
+#[utoipa::path(
+    put, path = "/users/{id}/shown-less/{post_id}", tag = "timelines", params(ShownLessPath),
+    security(("api_key" = ["write"]), ("user_token" = ["self"])),
+    responses(
+        (status = 200, description = "Marked", body = ShownLessJson),
+        (status = 409, description = "`collection_full`: the user has 10,000 such posts", body = ErrorBody),
+        InvalidUserOrPostId, UserOrPostNotFound,
+    )
+)]
+async fn show_less(
+    State(ingest): App,
+    Auth(caller): Auth,
+    Path((id, post)): Path<(String, String)>,
+) -> Result<axum::Json<ShownLessJson>, ApiError> {
+    shown_less(&ingest, &caller, id, post, true).await
+}
+
+/// Takes a "show less" back (idempotent).
+#[utoipa::path(
+    delete, path = "/users/{id}/shown-less/{post_id}", tag = "timelines", params(ShownLessPath),
+    security(("api_key" = ["write"]), ("user_token" = ["self"])),
+    responses(
+        (status = 200, description = "Not marked", body = ShownLessJson),
+        InvalidUserOrPostId, UserNotFound,
+    )
+)]
+async fn show_less_undone(
+    State(ingest): App,
+    Auth(caller): Auth,
+    Path((id, post)): Path<(String, String)>,
+) -> Result<axum::Json<ShownLessJson>, ApiError> {
+    shown_less(&ingest, &caller, id, post, false).await
+}
+
+async fn shown_less(
+    ingest: &Ingest,
+    caller: &socialite_domain::accounts::access::Caller,
+    id: String,
+    post: String,
+    on: bool,
+) -> Result<axum::Json<ShownLessJson>, ApiError> {
+    let changed = ingest.show_less(caller, &id, &post, on).await?;
+    Ok(axum::Json(ShownLessJson {
+        post,
+        shown_less: on,
         changed,
     }))
 }

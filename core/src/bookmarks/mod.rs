@@ -35,6 +35,21 @@ impl Ingest {
         post: &str,
         on: bool,
     ) -> Result<bool> {
+        self.keep_for(caller, user, post, on, BOOKMARKS).await
+    }
+
+    /// Puts the post in the user's `collection` (`on`) or takes it out, as
+    /// [`Self::bookmark`] does. A collection the ranked orders read
+    /// (`crate::reads::ranked`) changes what a page shows: its writes
+    /// advance the write epoch.
+    pub(crate) async fn keep_for(
+        &self,
+        caller: &Caller,
+        user: &str,
+        post: &str,
+        on: bool,
+        collection: Collection,
+    ) -> Result<bool> {
         let (user, id) = (UserId::parse(user)?, PostId::parse(post)?);
         self.acting_as(caller, &user).await?;
         let stored = self.content.get_posts(&[id]).await?.pop();
@@ -48,8 +63,9 @@ impl Ingest {
             return Err(post_not_found(id));
         }
         let _write = self.enter(caller, Cost::making(on))?;
+        let _changing = (collection != BOOKMARKS).then(|| self.epoch.advancing());
         let change = KeepChange {
-            collection: BOOKMARKS,
+            collection,
             user,
             post: post.id,
             keep: on,

@@ -25,13 +25,15 @@ use crate::feed::timeline::{read_timeline, ReadSource};
 use crate::feed::visible::{visible, Scope};
 use crate::feed::Feed;
 use crate::ids::{now_ms, PostId, UserId};
+use crate::ingest::Ingest;
 use crate::metrics::metrics;
+use crate::model::collection::Collection;
 use crate::model::marker::MarkerTimeline;
 use crate::model::{page_size, Entry, FeedItem};
 use crate::ports::IdRange;
 use socialite_domain::accounts::access::{check, Act, Caller};
 use socialite_domain::feed::rank::{
-    balanced, catch_up, Candidate, Parts, Reason, Signals, Weights,
+    balanced, catch_up, Candidate, Parts, Reason, Signals, Weights, MIN_PRIORITY,
 };
 use socialite_domain::graph::relations::{Hidden, Priority, Relation};
 use std::collections::HashMap;
@@ -137,6 +139,30 @@ pub struct RankedPage {
     /// Served in latest order: ranking missed its deadline or failed.
     pub fallback: bool,
     pub source: ReadSource,
+}
+
+/// The posts a reader asked to see less like: left out of their ranked
+/// orders, each lowering its author there by one step of priority (to
+/// -2 at most). A collection of the reader's (`crate::bookmarks` shows
+/// how every collection is kept, exported and removed).
+pub const SHOWN_LESS: Collection = Collection::named("shown_less");
+
+/// Most of a reader's "show less" posts a ranking reads.
+const SHOWN_LESS_READ: usize = 500;
+
+impl Ingest {
+    /// "Show less like this" on a post (`on`), or taken back (idempotent);
+    /// whether it changed. Refused as a bookmark is: a post the user may
+    /// not see is `post_not_found`.
+    pub async fn show_less(
+        &self,
+        caller: &Caller,
+        user: &str,
+        post: &str,
+        on: bool,
+    ) -> Result<bool> {
+        self.keep_for(caller, user, post, on, SHOWN_LESS).await
+    }
 }
 
 /// How long a balanced first page is served again while the reader's
@@ -337,12 +363,25 @@ impl Reads {
                 items.retain(|i| i.position > read);
             }
         }
+        let less = self.shown_less(user).await?;
+        let mut lowered: HashMap<UserId, i8> = HashMap::new();
+        items.retain(|i| match less.contains(&i.post.id) {
+            true => {
+                *lowered.entry(i.post.author.clone()).or_insert(0) += 1;
+                false
+            }
+            false => true,
+        });
         let ids: Vec<PostId> = items.iter().map(|i| i.post.id).collect();
         let (counts, mut signals) = tokio::try_join!(
             self.stores.content.post_counts(&ids),
             self.signals(user, floor)
         )?;
         signals.posted = posted;
+        for (author, steps) in lowered {
+            let level = signals.priorities.entry(author).or_insert(0);
+            *level = level.saturating_sub(steps).max(MIN_PRIORITY);
+        }
         let candidates: Vec<Candidate> = items
             .iter()
             .zip(counts)
@@ -474,6 +513,17 @@ impl Reads {
         }
         metrics().timeline_read(source.as_str());
         Ok((items, source))
+    }
+
+    /// The posts the reader asked to see less like (their newest
+    /// [`SHOWN_LESS_READ`]).
+    async fn shown_less(&self, user: &UserId) -> Result<std::collections::HashSet<PostId>> {
+        let kept = self
+            .stores
+            .content
+            .kept(&SHOWN_LESS, user, None, SHOWN_LESS_READ)
+            .await?;
+        Ok(kept.into_iter().map(|k| k.post).collect())
     }
 
     /// The reader's priorities: one read of each level's accounts, side

@@ -10,6 +10,7 @@ use super::*;
 use socialite_core::ids::now_ms;
 use socialite_core::reads::ranked::{Order, RankedPage, Ranking};
 use socialite_core::reads::Reads;
+use socialite_domain::collections::KeepChange;
 use socialite_domain::feed::marker::marker_now;
 use socialite_domain::interactions::likes::LikeChange;
 use socialite_domain::interactions::reposts::RepostChange;
@@ -250,6 +251,30 @@ pub async fn ranked_orders(open: Opener) {
         c.change_like(&unlike).await.unwrap();
     }
     written();
+    drain_outbox(b).await;
+
+    // "Show less like this": the post leaves the ranked order and lowers
+    // its author (f4's other post falls below where it stood); taken back,
+    // the order is as before.
+    let less = |keep: bool| KeepChange {
+        collection: socialite_core::reads::ranked::SHOWN_LESS,
+        user: u("rd"),
+        post: friend_posts[8],
+        keep,
+    };
+    let f4_at = first_of(&balanced, "f4");
+    assert!(c.change_kept(&less(true)).await.unwrap());
+    written();
+    let fewer = page(&reads, Order::Balanced, 50, None, None).await;
+    let fewer_posts: Vec<PostId> = fewer.items.iter().map(|i| i.item.post.id).collect();
+    assert!(!fewer_posts.contains(&friend_posts[8]));
+    assert!(first_of(&fewer, "f4") > f4_at, "{f4_at}");
+    assert!(c.change_kept(&less(false)).await.unwrap());
+    written();
+    assert_eq!(
+        posts_of(&page(&reads, Order::Balanced, 50, None, None).await),
+        shown
+    );
     drain_outbox(b).await;
 
     // Paging holds while posts arrive: pages of 20 neither repeat nor
