@@ -24,6 +24,7 @@ use std::collections::HashSet;
 pub(crate) mod named;
 mod pages;
 pub mod ranked;
+mod reader_signals;
 mod snapshots;
 
 /// Most authors one `posts_by_authors` call names.

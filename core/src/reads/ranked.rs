@@ -17,6 +17,7 @@
 //! served in latest order and says so (`fallback`); its cursor continues
 //! in latest order.
 
+pub use super::reader_signals::SHOWN_LESS;
 use super::snapshots::{Placed, Snapshots};
 use super::Reads;
 use crate::error::{Error, Result};
@@ -25,17 +26,14 @@ use crate::feed::timeline::{read_timeline, ReadSource};
 use crate::feed::visible::{visible, Scope};
 use crate::feed::Feed;
 use crate::ids::{now_ms, PostId, UserId};
-use crate::ingest::Ingest;
 use crate::metrics::metrics;
-use crate::model::collection::Collection;
 use crate::model::marker::MarkerTimeline;
 use crate::model::{page_size, Entry, FeedItem};
-use crate::ports::IdRange;
 use socialite_domain::accounts::access::{check, Act, Caller};
 use socialite_domain::feed::rank::{
-    balanced, catch_up, Candidate, Parts, Reason, Signals, Weights, MIN_PRIORITY,
+    balanced, catch_up, Candidate, Parts, Reason, Weights, MIN_PRIORITY,
 };
-use socialite_domain::graph::relations::{Hidden, Priority, Relation};
+use socialite_domain::graph::relations::Hidden;
 use std::collections::HashMap;
 use std::time::Duration;
 
@@ -141,30 +139,6 @@ pub struct RankedPage {
     pub source: ReadSource,
 }
 
-/// The posts a reader asked to see less like: left out of their ranked
-/// orders, each lowering its author there by one step of priority (to
-/// -2 at most). A collection of the reader's (`crate::bookmarks` shows
-/// how every collection is kept, exported and removed).
-pub const SHOWN_LESS: Collection = Collection::named("shown_less");
-
-/// Most of a reader's "show less" posts a ranking reads.
-const SHOWN_LESS_READ: usize = 500;
-
-impl Ingest {
-    /// "Show less like this" on a post (`on`), or taken back (idempotent);
-    /// whether it changed. Refused as a bookmark is: a post the user may
-    /// not see is `post_not_found`.
-    pub async fn show_less(
-        &self,
-        caller: &Caller,
-        user: &str,
-        post: &str,
-        on: bool,
-    ) -> Result<bool> {
-        self.keep_for(caller, user, post, on, SHOWN_LESS).await
-    }
-}
-
 /// How long a balanced first page is served again while the reader's
 /// timeline is unchanged.
 const REUSE_WITHIN: Duration = Duration::from_secs(30);
@@ -176,9 +150,6 @@ fn asked_key(order: Order, since: Option<PostId>, limit: usize) -> u64 {
     since.rotate_left(17) ^ ((limit as u64) << 8) ^ order
 }
 
-/// Most of the reader's own posts, and of their likes, read for whom they
-/// interact with.
-const OWN_POSTS: usize = 200;
 /// Candidates read per page of the latest order.
 const READ_PAGE: usize = 200;
 
@@ -281,17 +252,6 @@ impl Reads {
         metrics().ranked_read(order.as_str(), why);
         self.latest_as_ranked(&user, &hidden, limit, None, true)
             .await
-    }
-
-    /// The user's priorities for accounts, in id order (at most 1,000 of
-    /// each level).
-    pub async fn feed_preferences(&self, caller: &Caller, id: &str) -> Result<Vec<(UserId, i8)>> {
-        let user = UserId::parse(id)?;
-        check(caller, Act::ReadOwn(&user))?;
-        let user = self.existing(&user).await?.id;
-        let mut all: Vec<(UserId, i8)> = self.priorities(&user).await?.into_iter().collect();
-        all.sort();
-        Ok(all)
     }
 
     /// A latest page, as a ranked page whose entries are there because the
@@ -513,78 +473,5 @@ impl Reads {
         }
         metrics().timeline_read(source.as_str());
         Ok((items, source))
-    }
-
-    /// The posts the reader asked to see less like (their newest
-    /// [`SHOWN_LESS_READ`]).
-    async fn shown_less(&self, user: &UserId) -> Result<std::collections::HashSet<PostId>> {
-        let kept = self
-            .stores
-            .content
-            .kept(&SHOWN_LESS, user, None, SHOWN_LESS_READ)
-            .await?;
-        Ok(kept.into_iter().map(|k| k.post).collect())
-    }
-
-    /// The reader's priorities: one read of each level's accounts, side
-    /// by side.
-    async fn priorities(&self, user: &UserId) -> Result<HashMap<UserId, i8>> {
-        let graph = &self.stores.graph;
-        let [a, b, c, d] = Priority::ALL.map(|p| graph.all_relations(user, Relation::Priority(p)));
-        let levels = tokio::try_join!(a, b, c, d)?;
-        let mut out = HashMap::new();
-        for (p, accounts) in Priority::ALL
-            .into_iter()
-            .zip([levels.0, levels.1, levels.2, levels.3])
-        {
-            out.extend(accounts.into_iter().map(|a| (a, p.level())));
-        }
-        Ok(out)
-    }
-
-    /// Whom the reader replied to, reposted and liked since `floor`, and
-    /// their priorities.
-    async fn signals(&self, user: &UserId, floor: PostId) -> Result<Signals> {
-        let (mut signals, priorities) =
-            tokio::try_join!(self.interactions(user, floor), self.priorities(user))?;
-        signals.priorities = priorities;
-        Ok(signals)
-    }
-
-    /// Whom the reader replied to, reposted and liked in the window: their
-    /// newest [`OWN_POSTS`] posts and as many likes, then those posts, in
-    /// one read.
-    async fn interactions(&self, user: &UserId, floor: PostId) -> Result<Signals> {
-        let range = IdRange {
-            below: None,
-            from: Some(floor),
-        };
-        let content = &self.stores.content;
-        let (own, liked) = tokio::try_join!(
-            content.post_ids_by(std::slice::from_ref(user), range, OWN_POSTS),
-            content.liked_since(user, floor, OWN_POSTS)
-        )?;
-        let mut signals = Signals::default();
-        let mut ids: Vec<PostId> = own.iter().map(|e| e.post).collect();
-        let liked: std::collections::HashSet<PostId> = liked.into_iter().collect();
-        ids.extend(liked.iter().copied());
-        if ids.is_empty() {
-            return Ok(signals);
-        }
-        for post in content.get_posts(&ids).await? {
-            let to = match liked.contains(&post.id) && &post.author != user {
-                // A like of the reader's, of this author.
-                true => Some(&post.author),
-                false => post
-                    .reply_to
-                    .as_ref()
-                    .or(post.repost_of.as_ref())
-                    .map(|t| &t.author),
-            };
-            if let Some(to) = to.filter(|a| *a != user) {
-                *signals.interactions.entry(to.clone()).or_insert(0) += 1;
-            }
-        }
-        Ok(signals)
     }
 }
