@@ -239,8 +239,8 @@ struct Scored {
     score: f64,
     position: PostId,
     index: usize,
-    /// The author's placed count this score was reckoned with.
-    placed: u32,
+    /// The author's queue ([`diversify`]).
+    queue: usize,
 }
 
 impl PartialEq for Scored {
@@ -299,53 +299,66 @@ fn diversity(w: &Weights, placed: u32) -> f64 {
         .min(1.0)
 }
 
+/// Each page takes the best remaining score. Within one author the
+/// diversity factor is the same for every entry, so an author's entries
+/// are taken in the order of their base scores: a queue per author, best
+/// first, and a heap of the authors by their next entry's weighed score.
+/// O(n log n) for the whole order, the page resets included (a reset
+/// reckons the authors again, not the entries).
 fn diversify(candidates: &[Candidate], bases: &[Parts], w: &Weights, page: usize) -> Vec<Ranked> {
-    let mut heap: BinaryHeap<Scored> = bases
-        .iter()
-        .enumerate()
-        .map(|(index, p)| Scored {
-            score: p.score,
+    let better = |a: usize, b: usize| {
+        bases[a]
+            .score
+            .total_cmp(&bases[b].score)
+            .then(candidates[a].position.cmp(&candidates[b].position))
+    };
+    let mut slot: HashMap<&UserId, usize> = HashMap::new();
+    let mut queues: Vec<Vec<usize>> = Vec::new();
+    for (i, c) in candidates.iter().enumerate() {
+        let s = *slot.entry(&c.author).or_insert_with(|| {
+            queues.push(Vec::new());
+            queues.len() - 1
+        });
+        queues[s].push(i);
+    }
+    // Worst first, so that the best is popped from the end.
+    for q in &mut queues {
+        q.sort_unstable_by(|&a, &b| better(a, b));
+    }
+    let mut placed = vec![0u32; queues.len()];
+    let head = |queues: &[Vec<usize>], placed: &[u32], s: usize| {
+        queues[s].last().map(|&index| Scored {
+            score: bases[index].score * diversity(w, placed[s]),
             position: candidates[index].position,
             index,
-            placed: 0,
+            queue: s,
         })
+    };
+    let mut heap: BinaryHeap<Scored> = (0..queues.len())
+        .filter_map(|s| head(&queues, &placed, s))
         .collect();
-    let mut placed: HashMap<&UserId, u32> = HashMap::new();
     let mut out = Vec::with_capacity(candidates.len());
     while let Some(top) = heap.pop() {
-        let author = &candidates[top.index].author;
-        let now = placed.get(author).copied().unwrap_or(0);
-        if now != top.placed {
-            // Reckoned before more of the author's entries were placed.
-            heap.push(Scored {
-                score: bases[top.index].score * diversity(w, now),
-                placed: now,
-                ..top
-            });
-            continue;
-        }
+        let s = top.queue;
+        queues[s].pop();
         let mut parts = bases[top.index];
-        parts.diversity = diversity(w, now);
+        parts.diversity = diversity(w, placed[s]);
         parts.score *= parts.diversity;
-        let reason = parts.reason(&candidates[top.index]);
         out.push(Ranked {
             index: top.index,
             parts,
-            reason,
+            reason: parts.reason(&candidates[top.index]),
             more: 0,
         });
-        *placed.entry(author).or_insert(0) += 1;
+        placed[s] += 1;
         if out.len() % page == 0 {
             // A new page: every author starts afresh.
-            placed.clear();
-            heap = heap
-                .into_iter()
-                .map(|s| Scored {
-                    score: bases[s.index].score,
-                    placed: 0,
-                    ..s
-                })
+            placed.iter_mut().for_each(|p| *p = 0);
+            heap = (0..queues.len())
+                .filter_map(|s| head(&queues, &placed, s))
                 .collect();
+        } else if let Some(next) = head(&queues, &placed, s) {
+            heap.push(next);
         }
     }
     out
