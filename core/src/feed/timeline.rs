@@ -58,15 +58,31 @@ pub async fn read_timeline(
     before: Option<PostId>,
     limit: usize,
 ) -> Result<FeedPage> {
+    let range = IdRange {
+        below: before,
+        from: None,
+    };
+    read_timeline_in(stores, feed, hidden, range, limit).await
+}
+
+/// [`read_timeline`] within `range`: its items from `range.from` on only,
+/// read no further down (a ranked order's window).
+pub async fn read_timeline_in(
+    stores: &Stores,
+    feed: &Feed,
+    hidden: &Hidden,
+    mut range: IdRange,
+    limit: usize,
+) -> Result<FeedPage> {
     // One more than the page tells whether another page follows.
     let want = limit + 1;
-    let (mut items, mut below, mut source) = (Vec::new(), before, ReadSource::Cache);
+    let (mut items, mut source) = (Vec::new(), ReadSource::Cache);
     let mut full_at_floor = false;
     loop {
-        let raw = read_raw(stores, feed, hidden, below, want).await?;
+        let raw = read_raw(stores, feed, hidden, range, want).await?;
         source = source.max(raw.source);
         let short = raw.entries.len() < want;
-        below = raw.entries.last().map(|e| e.post);
+        range.below = raw.entries.last().map(|e| e.post);
         items.extend(visible(stores, Scope::Feed(feed), hidden, &raw.entries).await?);
         if raw.ended || items.len() >= want {
             break;
@@ -99,20 +115,37 @@ struct RawPage {
     source: ReadSource,
 }
 
-/// Up to `want` raw items of `feed` below `before`, newest first, without
+/// Up to `want` raw items of `feed` in `range`, newest first, without
 /// those of the authors `hidden` from the reader.
 async fn read_raw(
     stores: &Stores,
     feed: &Feed,
     hidden: &Hidden,
-    before: Option<PostId>,
+    range: IdRange,
     want: usize,
 ) -> Result<RawPage> {
+    let mut page = read_raw_below(stores, feed, hidden, range, want).await?;
+    if let Some(from) = range.from {
+        // What the cache holds below the window: the window ends there.
+        if let Some(cut) = page.entries.iter().position(|e| e.post < from) {
+            page.entries.truncate(cut);
+            page.ended = true;
+        }
+    }
+    Ok(page)
+}
+
+/// [`read_raw`] below `range.below`; the merges stop at `range.from`, the
+/// cache's entries may go below it.
+async fn read_raw_below(
+    stores: &Stores,
+    feed: &Feed,
+    hidden: &Hidden,
+    range: IdRange,
+    want: usize,
+) -> Result<RawPage> {
+    let before = range.below;
     if !stores.stores_timelines() {
-        let range = IdRange {
-            below: before,
-            from: None,
-        };
         let entries = merge(stores, feed, hidden, range, want).await?;
         return Ok(raw(entries, want, ReadSource::Merge));
     }
@@ -130,17 +163,9 @@ async fn read_raw(
         CacheRead::Ready { entries, coverage } => (entries, coverage),
         // The cache vanished meanwhile (its user was deleted): merge only.
         _ => {
-            let range = IdRange {
-                below: before,
-                from: None,
-            };
             let entries = merge(stores, feed, hidden, range, want).await?;
             return Ok(raw(entries, want, ReadSource::Merge));
         }
-    };
-    let range = IdRange {
-        below: before,
-        from: None,
     };
     let mut big = merge_big(stores, feed, hidden, range, want).await?;
     if let Some(late) = &late {
@@ -169,7 +194,7 @@ async fn read_raw(
         let below = before.map_or(floor, |b| b.min(floor));
         let range = IdRange {
             below: Some(below),
-            from: None,
+            from: range.from,
         };
         let more = merge(stores, feed, hidden, range, want - entries.len()).await?;
         if !more.is_empty() && source == ReadSource::Cache {

@@ -22,13 +22,14 @@ use super::snapshots::{Placed, Snapshots};
 use super::Reads;
 use crate::error::{Error, Result};
 use crate::feed::stamp::Stamp;
-use crate::feed::timeline::{read_timeline, ReadSource};
+use crate::feed::timeline::{read_timeline_in, ReadSource};
 use crate::feed::visible::{visible, Scope};
 use crate::feed::Feed;
 use crate::ids::{now_ms, PostId, UserId};
 use crate::metrics::metrics;
 use crate::model::marker::MarkerTimeline;
 use crate::model::{page_size, Entry, FeedItem};
+use crate::ports::IdRange;
 use socialite_domain::accounts::access::{check, Act, Caller};
 use socialite_domain::feed::rank::{
     balanced, catch_up, Candidate, Parts, Reason, Weights, MIN_PRIORITY,
@@ -149,9 +150,6 @@ fn asked_key(order: Order, since: Option<PostId>, limit: usize) -> u64 {
     let since = since.map_or(0, |s| s.0);
     since.rotate_left(17) ^ ((limit as u64) << 8) ^ order
 }
-
-/// Candidates read per page of the latest order.
-const READ_PAGE: usize = 200;
 
 /// Whose item placed `item` in the timeline: the newest reposter's, or
 /// the author's own post.
@@ -443,7 +441,8 @@ impl Reads {
     }
 
     /// What the latest order shows from `floor` on, at most
-    /// [`Ranking::max_candidates`].
+    /// [`Ranking::max_candidates`]: one read, whose merges stop at the
+    /// window's floor.
     async fn candidates(
         &self,
         user: &UserId,
@@ -452,26 +451,12 @@ impl Reads {
     ) -> Result<(Vec<FeedItem>, ReadSource)> {
         let max = self.ranker.settings.max_candidates;
         let feed = Feed::Home(user.clone());
-        let (mut items, mut before, mut source) = (Vec::new(), None, ReadSource::Cache);
-        loop {
-            let want = READ_PAGE.min(max - items.len()).max(1);
-            let page = read_timeline(&self.stores, &feed, hidden, before, want).await?;
-            source = source.max(page.source);
-            let ended = page.next.is_none();
-            let mut reached_floor = false;
-            for item in page.items {
-                if item.position < floor {
-                    reached_floor = true;
-                    break;
-                }
-                items.push(item);
-            }
-            if ended || reached_floor || items.len() >= max {
-                break;
-            }
-            before = page.next;
-        }
-        metrics().timeline_read(source.as_str());
-        Ok((items, source))
+        let window = IdRange {
+            below: None,
+            from: Some(floor),
+        };
+        let page = read_timeline_in(&self.stores, &feed, hidden, window, max).await?;
+        metrics().timeline_read(page.source.as_str());
+        Ok((page.items, page.source))
     }
 }

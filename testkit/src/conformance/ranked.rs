@@ -347,3 +347,85 @@ pub async fn ranked_orders(open: Opener) {
         newest.items.iter().map(|i| i.position).collect::<Vec<_>>()
     );
 }
+
+/// A ranked order's candidates are what the latest order shows inside the
+/// window, and nothing older: the cached entries below it are left out,
+/// and the merge below a small cache stops at it.
+pub async fn ranked_window(open: Opener) {
+    let small = FeedConfig {
+        cache_size: 5,
+        ..FeedConfig::default()
+    };
+    let Some(t) = open(small, "ranked-window").await else {
+        return;
+    };
+    let (b, c, g) = (&t.backends, &t.backends.content, &t.backends.graph);
+    let start = now_ms() - 2 * 3_600_000;
+    for name in ["rd", "old", "new"] {
+        c.put_user(&u(name), None).await.unwrap();
+    }
+    for name in ["old", "new"] {
+        g.change_edge(&edge("rd", name, EdgeOp::Follow))
+            .await
+            .unwrap();
+    }
+    // One account posts each minute of the first hour, the other each
+    // minute from the hundredth on.
+    let mut inside = HashSet::new();
+    for m in 0..60 {
+        c.create_post(post(at(start, m).0, "old", "early"))
+            .await
+            .unwrap();
+        if m > 50 {
+            inside.insert(at(start, m));
+        }
+    }
+    for m in 100..110 {
+        c.create_post(post(at(start, m).0, "new", "late"))
+            .await
+            .unwrap();
+        inside.insert(at(start, m));
+    }
+    drain_outbox(b).await;
+    // The window reaches back to minute 50 and a half.
+    let windowed = Ranking {
+        deadline: Duration::from_secs(60),
+        window: Duration::from_secs(69 * 60 + 30),
+        ..Ranking::default()
+    };
+    let reads = Reads::with_ranking(b.stores(), windowed);
+    for order in [Order::Balanced, Order::CatchUp] {
+        let mut shown = HashSet::new();
+        let mut cursor = None;
+        loop {
+            let p = page(
+                &reads,
+                order,
+                7,
+                cursor.as_deref(),
+                Some(&at(start, 0).to_string()),
+            )
+            .await;
+            assert!(!p.fallback, "{order:?}");
+            for i in &p.items {
+                if order == Order::Balanced {
+                    assert!(shown.insert(i.item.post.id), "{order:?}: twice");
+                } else {
+                    shown.insert(i.item.post.id);
+                }
+            }
+            cursor = p.next_cursor;
+            if cursor.is_none() {
+                break;
+            }
+        }
+        match order {
+            Order::Balanced => assert_eq!(shown, inside, "balanced"),
+            // Catch-up: each author's best post of the window.
+            _ => {
+                assert_eq!(shown.len(), 2, "{shown:?}");
+                assert!(shown.is_subset(&inside), "{shown:?}");
+            }
+        }
+    }
+}
