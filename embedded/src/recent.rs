@@ -7,7 +7,8 @@
 //! write passes here after its commit. A list loaded from the file is kept
 //! only if no write to its shard came between the load's start and its
 //! insertion (the shard's epoch), so a load never hides a newer post.
-//! Bounded: a shard that fills starts afresh.
+//! Bounded, in two generations per shard (as the post cache): a full young
+//! generation turns old, and an author read from the old moves back.
 
 use rustc_hash::{FxHashMap, FxHasher};
 use socialite_core::ids::UserId;
@@ -17,7 +18,9 @@ use std::sync::{Mutex, MutexGuard};
 /// Ids kept per author: a page of 50 and some.
 pub const PER_AUTHOR: usize = 64;
 const SHARDS: usize = 64;
-const AUTHORS: usize = 8_192;
+/// Authors held at most (a Zipf network's active readers follow tens of
+/// thousands between them): about 600 bytes each at most.
+const AUTHORS: usize = 32_768;
 
 /// One author's newest ids, oldest first. Every post of the author from the
 /// oldest held id up is held; with `complete`, every post of the author.
@@ -62,9 +65,33 @@ pub fn pick(
 
 #[derive(Default)]
 struct Shard {
-    authors: FxHashMap<UserId, Newest>,
+    young: FxHashMap<UserId, Newest>,
+    old: FxHashMap<UserId, Newest>,
     /// Bumped by every write to an author of the shard.
     epoch: u64,
+}
+
+impl Shard {
+    /// The author's entry, moved to the young generation if it was old.
+    fn find(&mut self, author: &UserId) -> Option<&mut Newest> {
+        if !self.young.contains_key(author) {
+            let n = self.old.remove(author)?;
+            self.insert(author.clone(), n);
+        }
+        self.young.get_mut(author)
+    }
+
+    fn insert(&mut self, author: UserId, n: Newest) {
+        if self.young.len() >= AUTHORS / SHARDS / 2 {
+            self.old = std::mem::take(&mut self.young);
+        }
+        self.young.insert(author, n);
+    }
+
+    fn remove(&mut self, author: &UserId) {
+        self.young.remove(author);
+        self.old.remove(author);
+    }
 }
 
 pub struct RecentPosts {
@@ -94,10 +121,7 @@ impl RecentPosts {
 
     /// The author's ids in `lo..=hi`, newest first, at most `limit`, if held.
     pub fn newest(&self, author: &UserId, lo: u64, hi: u64, limit: usize) -> Option<Vec<u64>> {
-        self.shard(author)
-            .authors
-            .get(author)?
-            .answer(lo, hi, limit)
+        self.shard(author).find(author)?.answer(lo, hi, limit)
     }
 
     /// Keeps what a load read (newest first; `complete` when it read every
@@ -107,20 +131,16 @@ impl RecentPosts {
         if shard.epoch != epoch || (newest_first.is_empty() && !complete) {
             return;
         }
-        if shard.authors.len() >= AUTHORS / SHARDS {
-            shard.authors.clear();
-        }
         let ids = newest_first.iter().rev().copied().collect();
-        shard
-            .authors
-            .insert(author.clone(), Newest { ids, complete });
+        shard.remove(author);
+        shard.insert(author.clone(), Newest { ids, complete });
     }
 
     /// A post was committed.
     pub fn posted(&self, author: &UserId, id: u64) {
         let mut shard = self.shard(author);
         shard.epoch += 1;
-        let Some(n) = shard.authors.get_mut(author) else {
+        let Some(n) = shard.find(author) else {
             return;
         };
         match n.ids.binary_search(&id) {
@@ -138,14 +158,14 @@ impl RecentPosts {
     pub fn removed(&self, author: &UserId, id: u64) {
         let mut shard = self.shard(author);
         shard.epoch += 1;
-        let Some(n) = shard.authors.get_mut(author) else {
+        let Some(n) = shard.find(author) else {
             return;
         };
         if let Ok(at) = n.ids.binary_search(&id) {
             n.ids.remove(at);
         }
         if n.ids.is_empty() && !n.complete {
-            shard.authors.remove(author);
+            shard.remove(author);
         }
     }
 }
@@ -205,5 +225,24 @@ mod tests {
         assert_eq!(all.len(), PER_AUTHOR);
         assert_eq!(all[0], PER_AUTHOR as u64 + 10);
         assert_eq!(r.newest(&a, 0, u64::MAX, PER_AUTHOR + 1), None);
+    }
+
+    #[test]
+    fn an_author_read_often_stays_while_others_pass_through() {
+        let r = RecentPosts::default();
+        let a = alice();
+        r.loaded(&a, r.epoch(&a), &[7], true);
+        for n in 0..3 * AUTHORS {
+            let other = UserId::parse(&format!("u{n}")).unwrap();
+            r.loaded(&other, r.epoch(&other), &[n as u64], true);
+            assert_eq!(r.newest(&a, 0, u64::MAX, 1), Some(vec![7]), "after {n}");
+        }
+        let held = (0..3 * AUTHORS)
+            .filter(|n| {
+                let other = UserId::parse(&format!("u{n}")).unwrap();
+                r.newest(&other, 0, u64::MAX, 1).is_some()
+            })
+            .count();
+        assert!(held <= AUTHORS, "{held} held");
     }
 }
