@@ -1,6 +1,7 @@
-//! A page of a ranked home timeline (`order=balanced` or `catchup`).
+//! A page of a ranked home or list timeline (`order=balanced` or
+//! `catchup`).
 
-use crate::json::{entry, PostJson, TimelinePageJson};
+use crate::json::{entry, PostJson, PostPageJson, TimelinePageJson};
 use serde::Serialize;
 use socialite_core::reads::ranked::{Order, RankedItem, RankedPage};
 use socialite_domain::feed::rank::Parts;
@@ -8,7 +9,7 @@ use utoipa::openapi::schema::{AnyOfBuilder, Schema};
 use utoipa::openapi::{Ref, RefOr};
 use utoipa::{PartialSchema, ToSchema};
 
-/// A page of the home timeline in a ranked order: each post says why it is
+/// A page of a home or list timeline in a ranked order: each post says why it is
 /// there. Pass `next_cursor` as the next `cursor`.
 #[derive(Serialize, ToSchema)]
 pub struct RankedPageJson<'a> {
@@ -46,6 +47,32 @@ impl ToSchema for HomePageJson {
             schemas.push((name.into_owned(), schema));
         }
         TimelinePageJson::schemas(schemas);
+        RankedPageJson::schemas(schemas);
+    }
+}
+
+/// A list timeline page as the contract names it: newest first
+/// (`PostPageJson`) or in a ranked order (`RankedPageJson`).
+pub struct ListPageJson;
+
+impl utoipa::PartialSchema for ListPageJson {
+    fn schema() -> RefOr<Schema> {
+        AnyOfBuilder::new()
+            .item(Ref::from_schema_name(PostPageJson::name()))
+            .item(Ref::from_schema_name(RankedPageJson::name()))
+            .into()
+    }
+}
+
+impl ToSchema for ListPageJson {
+    fn schemas(schemas: &mut Vec<(String, RefOr<Schema>)>) {
+        for (name, schema) in [
+            (PostPageJson::name(), PostPageJson::schema()),
+            (RankedPageJson::name(), RankedPageJson::schema()),
+        ] {
+            schemas.push((name.into_owned(), schema));
+        }
+        PostPageJson::schemas(schemas);
         RankedPageJson::schemas(schemas);
     }
 }

@@ -202,6 +202,34 @@ pub struct TimelineQuery {
     pub explain: Option<bool>,
 }
 
+/// Paging of a list timeline: newest first from `before`, or in a ranked
+/// order from `cursor`.
+#[derive(IntoParams)]
+#[into_params(parameter_in = Query)]
+#[allow(dead_code)]
+pub struct ListTimelineQuery {
+    /// Page size, 1 to 200 (default 20).
+    #[param(inline)]
+    pub limit: Option<PageSize>,
+    /// The previous page's `next_cursor`: a post id; the page holds older
+    /// posts. Empty counts as absent.
+    #[param(inline)]
+    pub before: Option<PostIdOrEmpty>,
+    /// `latest` (newest first, the default), `balanced` or `catchup` (from
+    /// after `since`, which it needs: a list has no marker), ranked as the
+    /// home timeline is. See docs/ranking.md.
+    #[param(pattern = "^(latest|balanced|catchup)?$", example = "balanced")]
+    pub order: Option<String>,
+    /// A ranked order's `next_cursor` (not `before`).
+    #[param(max_length = 64)]
+    pub cursor: Option<String>,
+    /// `catchup` only (and needed there): from after this post id.
+    #[param(inline)]
+    pub since: Option<PostIdOrEmpty>,
+    /// Ranked orders: each post carries `score`, its score and parts.
+    pub explain: Option<bool>,
+}
+
 /// A timeline of a user's in the path, for markers.
 #[derive(IntoParams)]
 #[into_params(parameter_in = Path)]

@@ -137,6 +137,7 @@ impl Target for InProcess {
         let read = self.reads.ranked_timeline(
             &Caller::Trusted,
             user,
+            None,
             order,
             Some(limit as u64),
             None,

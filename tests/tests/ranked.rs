@@ -359,3 +359,87 @@ async fn a_reader_asks_to_see_less_like_a_post() {
         (StatusCode::NOT_FOUND, Some("post_not_found"))
     );
 }
+
+/// A list's timeline in a ranked order over REST and gRPC: only the list's
+/// accounts, paged by its cursor; catch-up needs `since`.
+#[tokio::test]
+async fn a_list_is_ranked_as_home_is() {
+    let t = spawn_app().await;
+    for u in ["ann", "loud", "pal", "other"] {
+        t.put_user(u).await;
+    }
+    for u in ["loud", "pal"] {
+        let (s, v) = t
+            .call(
+                reqwest::Method::PUT,
+                &format!("/users/ann/following/{u}"),
+                Some(serde_json::json!({ "lists": ["close"] })),
+            )
+            .await;
+        assert!(s.is_success(), "{v}");
+    }
+    t.follow("ann", "other").await;
+    let first = t.post("pal", "hello").await;
+    for i in 0..12 {
+        t.post("loud", &format!("again {i}")).await;
+        t.post("other", &format!("elsewhere {i}")).await;
+    }
+    t.wait_idle().await;
+
+    let path = "/users/ann/lists/close/timeline";
+    let (s, page) = t.get(&format!("{path}?order=balanced&limit=5")).await;
+    assert_eq!(s, StatusCode::OK, "{page}");
+    assert_eq!(page["order"], "balanced");
+    let mut seen = authors(&page);
+    assert!(seen.contains(&"pal".to_owned()), "{seen:?}");
+    let mut cursor = page["next_cursor"].as_str().map(str::to_owned);
+    while let Some(c) = cursor {
+        let (s, next) = t
+            .get(&format!("{path}?order=balanced&limit=5&cursor={c}"))
+            .await;
+        assert_eq!(s, StatusCode::OK, "{next}");
+        seen.extend(authors(&next));
+        cursor = next["next_cursor"].as_str().map(str::to_owned);
+    }
+    assert_eq!(seen.len(), 13);
+    assert!(seen.iter().all(|a| a == "loud" || a == "pal"), "{seen:?}");
+    // Latest is unchanged: the newest-first page, no `order` in it.
+    let (_, latest) = t.get(&format!("{path}?order=latest&limit=5")).await;
+    let (_, plain) = t.get(&format!("{path}?limit=5")).await;
+    assert_eq!(latest, plain);
+    let (s, v) = t.get(&format!("{path}?order=catchup")).await;
+    assert_eq!(
+        (s, v["error"]["code"].as_str()),
+        (StatusCode::BAD_REQUEST, Some("invalid_query")),
+        "{v}"
+    );
+
+    let (_, mut r) = clients_as(&t, ADMIN_KEY).await;
+    let caught = r
+        .get_ranked_timeline(pb::RankedTimelineRequest {
+            user: "ann".into(),
+            list: "close".into(),
+            order: "catchup".into(),
+            since: first.clone(),
+            ..Default::default()
+        })
+        .await
+        .unwrap()
+        .into_inner();
+    let got: Vec<&str> = caught
+        .entries
+        .iter()
+        .map(|e| e.post.as_ref().unwrap().author.as_str())
+        .collect();
+    assert_eq!(got, ["loud"], "only what came after pal's post");
+    assert_eq!(caught.entries[0].more, 11);
+    let missing = r
+        .get_ranked_timeline(pb::RankedTimelineRequest {
+            user: "ann".into(),
+            list: "nope".into(),
+            ..Default::default()
+        })
+        .await
+        .unwrap_err();
+    assert_eq!(missing.code(), tonic::Code::NotFound);
+}

@@ -264,6 +264,7 @@ impl pb::reads_server::Reads for ReadsGrpc {
         let read = self.0.ranked_timeline(
             &caller,
             &r.user,
+            optional(&r.list),
             order,
             limit(r.limit),
             optional(&r.cursor),

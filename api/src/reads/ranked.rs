@@ -21,6 +21,7 @@ pub(super) async fn timeline(
     reads: &Reads,
     caller: &Caller,
     id: &str,
+    list: Option<&str>,
     order: Order,
     q: &PageParams,
 ) -> Result<Response, ApiError> {
@@ -32,7 +33,7 @@ pub(super) async fn timeline(
         .into());
     }
     let page = reads
-        .ranked_timeline(caller, id, order, q.limit, q.cursor(), q.since())
+        .ranked_timeline(caller, id, list, order, q.limit, q.cursor(), q.since())
         .await?;
     let explain = q.explain.unwrap_or(false);
     let mut resp = Json(crate::json_ranked::ranked_page(&page, order, explain)).into_response();

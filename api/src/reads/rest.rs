@@ -8,15 +8,15 @@ use crate::json::{
     CountJson, GroupJson, ListsJson, PostJson, PostPageJson, RelationshipJson, SuggestionsJson,
     UserJson, UserPageJson,
 };
-use crate::json_ranked::HomePageJson;
+use crate::json_ranked::{HomePageJson, ListPageJson};
 use crate::pages::{self, Lookup, PageCache, TIMELINE_SOURCE};
 use crate::responses::{
     EitherUserNotFound, GroupNotFound, InvalidUserId, NotYourViewer, UserHidden, UserNotFound,
 };
 use crate::schema::{
     AuthorsQuery, ErrorBody, FollowersQuery, FollowingQuery, GroupPath, GroupTimelineQuery,
-    LimitQuery, ListPath, PairPath, PostPageQuery, PostPath, TimelineQuery, UserPageQuery,
-    UserPath, ViewerQuery,
+    LimitQuery, ListPath, ListTimelineQuery, PairPath, PostPageQuery, PostPath, TimelineQuery,
+    UserPageQuery, UserPath, ViewerQuery,
 };
 use crate::{json, ApiError};
 use axum::extract::State;
@@ -169,14 +169,15 @@ async fn lists(
 
 /// The timeline of a list: posts of the accounts filed under it, newest
 /// first, paged like the home timeline (stored for readers who read it,
-/// merged at read time otherwise).
+/// merged at read time otherwise); with `order=balanced` or `catchup`,
+/// ranked as the home timeline is.
 #[utoipa::path(
-    get, path = "/users/{id}/lists/{list}/timeline", tag = "timelines", params(ListPath, PostPageQuery),
+    get, path = "/users/{id}/lists/{list}/timeline", tag = "timelines", params(ListPath, ListTimelineQuery),
     security(("api_key" = ["read"]), ("user_token" = ["self"])),
     responses(
-        (status = 200, description = "A page of the list's timeline", body = PostPageJson,
+        (status = 200, description = "A page of the list's timeline: newest first, or with `order=balanced` or `catchup` a ranked page (`RankedPageJson`)", body = ListPageJson,
             headers(("x-timeline-source" = String, description = "`cache`, `past_cache`, `late` (the cache joined with what fanout has not delivered yet) or `merge`"))),
-        (status = 400, description = "`invalid_user_id`, `invalid_list_name`, `invalid_limit`, `invalid_post_id`, `invalid_query`", body = ErrorBody),
+        (status = 400, description = "`invalid_user_id`, `invalid_list_name`, `invalid_limit`, `invalid_post_id`, `invalid_query`, `invalid_order`, `invalid_cursor`, `cursor_expired`", body = ErrorBody),
         (status = 404, description = "`user_not_found`, `list_not_found`", body = ErrorBody),
     )
 )]
@@ -188,6 +189,11 @@ async fn list_timeline(
     Path((id, list)): Path<(String, String)>,
     Query(q): Query<PageParams>,
 ) -> Result<Response, ApiError> {
+    if let Some(order) = q.order().map(Order::parse).transpose()? {
+        if order != Order::Latest {
+            return super::ranked::timeline(&reads, &caller, &id, Some(&list), order, &q).await;
+        }
+    }
     let miss = match kept(&pages, &q, reads.first_page_at(&caller, &id, Some(&list))).await? {
         Ok(hit) => return Ok(hit),
         Err(miss) => miss,
@@ -300,7 +306,7 @@ async fn timeline(
 ) -> Result<Response, ApiError> {
     if let Some(order) = q.order().map(Order::parse).transpose()? {
         if order != Order::Latest {
-            return super::ranked::timeline(&reads, &caller, &id, order, &q).await;
+            return super::ranked::timeline(&reads, &caller, &id, None, order, &q).await;
         }
     }
     if let Some(after) = q.after() {

@@ -25,7 +25,7 @@ use crate::feed::stamp::Stamp;
 use crate::feed::timeline::{read_timeline_in, ReadSource};
 use crate::feed::visible::{visible, Scope};
 use crate::feed::Feed;
-use crate::ids::{now_ms, PostId, UserId};
+use crate::ids::{now_ms, ListName, PostId, UserId};
 use crate::metrics::metrics;
 use crate::model::marker::MarkerTimeline;
 use crate::model::{page_size, Entry, FeedItem};
@@ -172,66 +172,82 @@ fn parse_cursor(c: &str) -> Result<(u64, usize)> {
 }
 
 impl Reads {
-    /// A page of the user's home timeline in `order`, below `cursor` (a
-    /// ranked order's, or in latest order after a fallback); catch-up
-    /// starts after `since` or the user's home marker.
+    /// A page of the user's home timeline, or of their `list`, in
+    /// `order`, below `cursor` (a ranked order's, or in latest order after
+    /// a fallback); catch-up starts after `since`, or on the home timeline
+    /// after the user's home marker (a list has no marker).
+    #[allow(clippy::too_many_arguments)]
     pub async fn ranked_timeline(
         &self,
         caller: &Caller,
         id: &str,
+        list: Option<&str>,
         order: Order,
         limit: Option<u64>,
         cursor: Option<&str>,
         since: Option<&str>,
     ) -> Result<RankedPage> {
         let user = UserId::parse(id)?;
+        let list = list.map(ListName::parse).transpose()?;
         check(caller, Act::ReadOwn(&user))?;
         let limit = page_size(limit)?;
         let since = since.map(PostId::parse).transpose()?;
-        let user = self.existing(&user).await?.id;
+        let feed = match list {
+            Some(list) => {
+                self.existing_list(&user, &list).await?;
+                Feed::List(user, list)
+            }
+            None => Feed::Home(self.existing(&user).await?.id),
+        };
+        if let (Order::CatchUp, Feed::List(..), None) = (order, &feed, since) {
+            return Err(Error::invalid(
+                "invalid_query",
+                "catch-up on a list starts after `since` (a list has no marker)",
+            ));
+        }
+        let user = feed.owner().expect("a reader's timeline").clone();
         let hidden = self.hidden_from(&user).await?;
         if order == Order::Latest {
             return self
-                .latest_as_ranked(&user, &hidden, limit, cursor, false)
+                .latest_as_ranked(&feed, &hidden, limit, cursor, false)
                 .await;
         }
         if let Some(c) = cursor {
             if PostId::parse(c).is_ok() {
                 // A fallback's page continues in latest order.
                 return self
-                    .latest_as_ranked(&user, &hidden, limit, Some(c), true)
+                    .latest_as_ranked(&feed, &hidden, limit, Some(c), true)
                     .await;
             }
             let (snapshot, offset) = parse_cursor(c)?;
             return self
-                .snapshot_page(&user, &hidden, snapshot, offset, limit)
+                .snapshot_page(&feed, &hidden, snapshot, offset, limit)
                 .await;
         }
         // The same first page asked again, with nothing changed since but
         // counts and the clock, is the order ranked then.
-        let feed = Feed::Home(user.clone());
-        let stamp = self.page_at(feed, None).await?.map(|at| at.stamp);
+        let stamp = self.page_at(feed.clone(), None).await?.map(|at| at.stamp);
         let asked = asked_key(order, since, limit);
         if let (Order::Balanced, Some(stamp)) = (order, stamp) {
             let kept = self
                 .ranker
                 .snapshots
-                .reusable(&user, asked, stamp, REUSE_WITHIN);
+                .reusable(&feed, asked, stamp, REUSE_WITHIN);
             if let Some(id) = kept {
                 metrics().ranked_read(order.as_str(), "kept");
-                return self.snapshot_page(&user, &hidden, id, 0, limit).await;
+                return self.snapshot_page(&feed, &hidden, id, 0, limit).await;
             }
         }
         let Ok(_running) = self.ranker.running.try_acquire() else {
             metrics().ranked_read(order.as_str(), "busy");
             return self
-                .latest_as_ranked(&user, &hidden, limit, None, true)
+                .latest_as_ranked(&feed, &hidden, limit, None, true)
                 .await;
         };
         let deadline = self.ranker.settings.deadline;
         let started = std::time::Instant::now();
         let reuse = stamp.map(|s| (asked, s));
-        let ranking = self.rank(&user, &hidden, order, since, limit, reuse);
+        let ranking = self.rank(&feed, &hidden, order, since, limit, reuse);
         let why = match tokio::time::timeout(deadline, ranking).await {
             // A ranking whose reads never waited finishes within the
             // timer's first poll: late all the same.
@@ -248,7 +264,7 @@ impl Reads {
             Err(_) => "deadline",
         };
         metrics().ranked_read(order.as_str(), why);
-        self.latest_as_ranked(&user, &hidden, limit, None, true)
+        self.latest_as_ranked(&feed, &hidden, limit, None, true)
             .await
     }
 
@@ -256,19 +272,14 @@ impl Reads {
     /// reader follows their accounts.
     async fn latest_as_ranked(
         &self,
-        user: &UserId,
+        feed: &Feed,
         hidden: &Hidden,
         limit: usize,
         before: Option<&str>,
         fallback: bool,
     ) -> Result<RankedPage> {
         let (page, source) = self
-            .feed_page(
-                &Feed::Home(user.clone()),
-                hidden,
-                Some(limit as u64),
-                before,
-            )
+            .feed_page(feed, hidden, Some(limit as u64), before)
             .await?;
         let items = page
             .items
@@ -295,7 +306,7 @@ impl Reads {
     /// first page.
     async fn rank(
         &self,
-        user: &UserId,
+        feed: &Feed,
         hidden: &Hidden,
         order: Order,
         since: Option<PostId>,
@@ -305,7 +316,8 @@ impl Reads {
         let settings = &self.ranker.settings;
         let now = now_ms();
         let floor = PostId::first_at(now.saturating_sub(settings.window.as_millis() as u64));
-        let (mut items, source) = self.candidates(user, hidden, floor).await?;
+        let user = feed.owner().expect("a reader's timeline");
+        let (mut items, source) = self.candidates(feed, hidden, floor).await?;
         // Rarity is over the whole window: catch-up's candidates are only
         // those since the marker.
         let mut posted = HashMap::new();
@@ -378,7 +390,7 @@ impl Reads {
             .collect();
         // Kept even when one page holds it all, to be served again.
         let more = placed.len() > limit;
-        let id = self.ranker.snapshots.keep(user, placed, reuse);
+        let id = self.ranker.snapshots.keep(feed, placed, reuse);
         let next_cursor = more.then(|| cursor(id, limit));
         Ok(RankedPage {
             items: first,
@@ -392,13 +404,13 @@ impl Reads {
     /// sees them now.
     async fn snapshot_page(
         &self,
-        user: &UserId,
+        feed: &Feed,
         hidden: &Hidden,
         snapshot: u64,
         offset: usize,
         limit: usize,
     ) -> Result<RankedPage> {
-        let Some((placed, more)) = self.ranker.snapshots.page(user, snapshot, offset, limit) else {
+        let Some((placed, more)) = self.ranker.snapshots.page(feed, snapshot, offset, limit) else {
             return Err(Error::invalid(
                 "cursor_expired",
                 "this ranked order's snapshot expired (or was made by another process): read its first page again",
@@ -408,8 +420,7 @@ impl Reads {
             .iter()
             .map(|p| Entry::linked(p.item, p.author.clone()))
             .collect();
-        let feed = Feed::Home(user.clone());
-        let shown = visible(&self.stores, Scope::Feed(&feed), hidden, &raw).await?;
+        let shown = visible(&self.stores, Scope::Feed(feed), hidden, &raw).await?;
         let mut by_post: HashMap<PostId, FeedItem> =
             shown.into_iter().map(|i| (i.post.id, i)).collect();
         let items = placed
@@ -445,17 +456,16 @@ impl Reads {
     /// window's floor.
     async fn candidates(
         &self,
-        user: &UserId,
+        feed: &Feed,
         hidden: &Hidden,
         floor: PostId,
     ) -> Result<(Vec<FeedItem>, ReadSource)> {
         let max = self.ranker.settings.max_candidates;
-        let feed = Feed::Home(user.clone());
         let window = IdRange {
             below: None,
             from: Some(floor),
         };
-        let page = read_timeline_in(&self.stores, &feed, hidden, window, max).await?;
+        let page = read_timeline_in(&self.stores, feed, hidden, window, max).await?;
         metrics().timeline_read(page.source.as_str());
         Ok((page.items, page.source))
     }

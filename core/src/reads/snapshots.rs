@@ -14,6 +14,7 @@
 //! go first).
 
 use crate::feed::stamp::Stamp;
+use crate::feed::Feed;
 use crate::ids::{PostId, UserId};
 use socialite_domain::feed::rank::{Parts, Reason};
 use std::collections::{HashMap, VecDeque};
@@ -41,7 +42,8 @@ pub struct Placed {
 }
 
 struct Snapshot {
-    reader: UserId,
+    /// The timeline ranked (a reader's home or one of their lists).
+    feed: Feed,
     made: Instant,
     entries: Vec<Placed>,
     /// What its first page answered, and the stamp the reader's timeline
@@ -73,9 +75,11 @@ impl Snapshots {
         }
     }
 
-    /// Keeps `entries` as `reader`'s, ranked for the request `asked` at
-    /// `stamp` (if its timeline has one); the snapshot's id.
-    pub fn keep(&self, reader: &UserId, entries: Vec<Placed>, reuse: Option<(u64, Stamp)>) -> u64 {
+    /// Keeps `entries` as the order of `feed` (a reader's home or list),
+    /// ranked for the request `asked` at `stamp` (if its timeline has
+    /// one); the snapshot's id.
+    pub fn keep(&self, feed: &Feed, entries: Vec<Placed>, reuse: Option<(u64, Stamp)>) -> u64 {
+        let reader = feed.owner();
         let mut h = self.held.lock().unwrap_or_else(|p| p.into_inner());
         h.next_id += 1;
         // Ids are not guessable from one another, though a snapshot is
@@ -85,7 +89,7 @@ impl Snapshots {
             .order
             .iter()
             .copied()
-            .filter(|i| h.by_id.get(i).is_some_and(|s| &s.reader == reader))
+            .filter(|i| h.by_id.get(i).is_some_and(|s| s.feed.owner() == reader))
             .collect();
         for old in mine
             .iter()
@@ -97,7 +101,7 @@ impl Snapshots {
         h.by_id.insert(
             id,
             Snapshot {
-                reader: reader.clone(),
+                feed: feed.clone(),
                 made: Instant::now(),
                 entries,
                 reuse,
@@ -118,19 +122,19 @@ impl Snapshots {
         id
     }
 
-    /// The entries of `reader`'s snapshot `id` from `offset`, at most
+    /// The entries of `feed`'s snapshot `id` from `offset`, at most
     /// `limit`, and whether more follow; `None` if it expired or is not
-    /// theirs.
+    /// that timeline's.
     pub fn page(
         &self,
-        reader: &UserId,
+        feed: &Feed,
         id: u64,
         offset: usize,
         limit: usize,
     ) -> Option<(Vec<Placed>, bool)> {
         let h = self.held.lock().unwrap_or_else(|p| p.into_inner());
         let s = h.by_id.get(&id)?;
-        if &s.reader != reader || s.made.elapsed() > self.ttl {
+        if &s.feed != feed || s.made.elapsed() > self.ttl {
             return None;
         }
         let from = offset.min(s.entries.len());
@@ -140,21 +144,15 @@ impl Snapshots {
 }
 
 impl Snapshots {
-    /// The newest of `reader`'s snapshots ranked for `asked` at `stamp`,
+    /// The newest of `feed`'s snapshots ranked for `asked` at `stamp`,
     /// if it is younger than `within`: nothing its order depends on has
     /// changed since but the posts' counts and the clock, which move a
     /// ranked order little in that time.
-    pub fn reusable(
-        &self,
-        reader: &UserId,
-        asked: u64,
-        stamp: Stamp,
-        within: Duration,
-    ) -> Option<u64> {
+    pub fn reusable(&self, feed: &Feed, asked: u64, stamp: Stamp, within: Duration) -> Option<u64> {
         let h = self.held.lock().unwrap_or_else(|p| p.into_inner());
         h.order.iter().rev().copied().find(|id| {
             h.by_id.get(id).is_some_and(|s| {
-                &s.reader == reader
+                &s.feed == feed
                     && s.reuse == Some((asked, stamp))
                     && s.made.elapsed() < within.min(self.ttl)
             })
@@ -184,6 +182,10 @@ mod tests {
     use super::*;
     use socialite_domain::feed::rank::Parts;
 
+    fn home(name: &str) -> Feed {
+        Feed::Home(UserId::parse(name).unwrap())
+    }
+
     fn placed(n: u64) -> Placed {
         Placed {
             post: PostId(n),
@@ -198,9 +200,10 @@ mod tests {
     #[test]
     fn a_snapshot_pages_for_its_reader_only_and_a_reader_holds_a_few() {
         let s = Snapshots::new(Duration::from_secs(60));
-        let (alice, bob) = (
+        let (alice, bob) = (home("alice"), home("bob"));
+        let list = Feed::List(
             UserId::parse("alice").unwrap(),
-            UserId::parse("bob").unwrap(),
+            socialite_domain::ids::ListName::parse("close").unwrap(),
         );
         let id = s.keep(&alice, (0..5).map(placed).collect(), None);
         let (page, more) = s.page(&alice, id, 0, 3).unwrap();
@@ -208,6 +211,7 @@ mod tests {
         let (page, more) = s.page(&alice, id, 3, 3).unwrap();
         assert_eq!((page[0].post, page.len(), more), (PostId(3), 2, false));
         assert!(s.page(&bob, id, 0, 3).is_none(), "another reader's");
+        assert!(s.page(&list, id, 0, 3).is_none(), "another timeline's");
         let newer: Vec<u64> = (0..PER_READER)
             .map(|_| s.keep(&alice, vec![placed(1)], None))
             .collect();
@@ -222,7 +226,7 @@ mod tests {
     #[test]
     fn a_first_page_is_reused_while_its_stamp_holds() {
         let s = Snapshots::new(Duration::from_secs(60));
-        let alice = UserId::parse("alice").unwrap();
+        let alice = home("alice");
         let at = |epoch| Stamp { epoch, timeline: 7 };
         let id = s.keep(&alice, vec![placed(1)], Some((3, at(1))));
         let within = Duration::from_secs(30);
