@@ -185,45 +185,24 @@ pub struct TimelineQuery {
     /// `before`.
     #[param(inline)]
     pub after: Option<PostIdOrEmpty>,
+}
+
+/// A ranked order of a home or list timeline (see docs/ranking.md).
+#[derive(IntoParams)]
+#[into_params(parameter_in = Query)]
+#[allow(dead_code)]
+pub struct RankedQuery {
     /// `latest` (newest first, the default), `balanced` (ranked: recency,
     /// engagement, affinity, rare posters lifted, your priorities, each
     /// further post of one author in a page weighing less) or `catchup`
-    /// (since your `home` marker, each author once, the most engaging
-    /// first). See docs/ranking.md.
+    /// (since your `home` marker or `since`, each author once, the most
+    /// engaging first; on a list `since` is needed, a list has no marker).
     #[param(pattern = "^(latest|balanced|catchup)?$", example = "balanced")]
     pub order: Option<String>,
     /// A ranked order's `next_cursor` (not `before` or `after`).
     #[param(max_length = 64)]
     pub cursor: Option<String>,
     /// `catchup` only: from after this post id instead of the `home` marker.
-    #[param(inline)]
-    pub since: Option<PostIdOrEmpty>,
-    /// Ranked orders: each post carries `score`, its score and parts.
-    pub explain: Option<bool>,
-}
-
-/// Paging of a list timeline: newest first from `before`, or in a ranked
-/// order from `cursor`.
-#[derive(IntoParams)]
-#[into_params(parameter_in = Query)]
-#[allow(dead_code)]
-pub struct ListTimelineQuery {
-    /// Page size, 1 to 200 (default 20).
-    #[param(inline)]
-    pub limit: Option<PageSize>,
-    /// The previous page's `next_cursor`: a post id; the page holds older
-    /// posts. Empty counts as absent.
-    #[param(inline)]
-    pub before: Option<PostIdOrEmpty>,
-    /// `latest` (newest first, the default), `balanced` or `catchup` (from
-    /// after `since`, which it needs: a list has no marker), ranked as the
-    /// home timeline is. See docs/ranking.md.
-    #[param(pattern = "^(latest|balanced|catchup)?$", example = "balanced")]
-    pub order: Option<String>,
-    /// A ranked order's `next_cursor` (not `before`).
-    #[param(max_length = 64)]
-    pub cursor: Option<String>,
-    /// `catchup` only (and needed there): from after this post id.
     #[param(inline)]
     pub since: Option<PostIdOrEmpty>,
     /// Ranked orders: each post carries `score`, its score and parts.

@@ -15,7 +15,7 @@ use crate::responses::{
 };
 use crate::schema::{
     AuthorsQuery, ErrorBody, FollowersQuery, FollowingQuery, GroupPath, GroupTimelineQuery,
-    LimitQuery, ListPath, ListTimelineQuery, PairPath, PostPageQuery, PostPath, TimelineQuery,
+    LimitQuery, ListPath, PairPath, PostPageQuery, PostPath, RankedQuery, TimelineQuery,
     UserPageQuery, UserPath, ViewerQuery,
 };
 use crate::{json, ApiError};
@@ -172,7 +172,7 @@ async fn lists(
 /// merged at read time otherwise); with `order=balanced` or `catchup`,
 /// ranked as the home timeline is.
 #[utoipa::path(
-    get, path = "/users/{id}/lists/{list}/timeline", tag = "timelines", params(ListPath, ListTimelineQuery),
+    get, path = "/users/{id}/lists/{list}/timeline", tag = "timelines", params(ListPath, PostPageQuery, RankedQuery),
     security(("api_key" = ["read"]), ("user_token" = ["self"])),
     responses(
         (status = 200, description = "A page of the list's timeline: newest first, or with `order=balanced` or `catchup` a ranked page (`RankedPageJson`)", body = ListPageJson,
@@ -287,7 +287,7 @@ async fn posts_by(
 /// cache and a merge below it (`past_cache`), or a read-time merge
 /// (`merge`).
 #[utoipa::path(
-    get, path = "/users/{id}/timeline", tag = "timelines", params(UserPath, TimelineQuery),
+    get, path = "/users/{id}/timeline", tag = "timelines", params(UserPath, TimelineQuery, RankedQuery),
     security(("api_key" = ["read"]), ("user_token" = ["self"])),
     responses(
         (status = 200, description = "A page of the timeline: newest first, or with `after` oldest first; with `order=balanced` or `catchup`, a ranked page (`RankedPageJson`)", body = HomePageJson,
