@@ -56,7 +56,10 @@ struct Snapshot {
 struct Held {
     next_id: u64,
     by_id: HashMap<u64, Snapshot>,
-    /// Ids, oldest first.
+    /// Each reader's snapshot ids, oldest first (at most [`PER_READER`]).
+    by_reader: HashMap<UserId, Vec<u64>>,
+    /// Ids, oldest first; some may be gone already (a reader's newer
+    /// snapshots replaced them), and are skipped when met.
     order: VecDeque<u64>,
     entries: usize,
 }
@@ -79,24 +82,20 @@ impl Snapshots {
     /// ranked for the request `asked` at `stamp` (if its timeline has
     /// one); the snapshot's id.
     pub fn keep(&self, feed: &Feed, entries: Vec<Placed>, reuse: Option<(u64, Stamp)>) -> u64 {
-        let reader = feed.owner();
+        let reader = feed.owner().expect("a reader's timeline").clone();
         let mut h = self.held.lock().unwrap_or_else(|p| p.into_inner());
         h.next_id += 1;
         // Ids are not guessable from one another, though a snapshot is
         // served only to its reader anyway.
         let id = mix(h.next_id);
-        let mine: Vec<u64> = h
-            .order
-            .iter()
-            .copied()
-            .filter(|i| h.by_id.get(i).is_some_and(|s| s.feed.owner() == reader))
-            .collect();
+        let mine = h.by_reader.get(&reader).cloned().unwrap_or_default();
         for old in mine
             .iter()
             .take((mine.len() + 1).saturating_sub(PER_READER))
         {
             h.remove(*old);
         }
+        h.by_reader.entry(reader).or_default().push(id);
         h.entries += entries.len();
         h.by_id.insert(
             id,
@@ -117,7 +116,13 @@ impl Snapshots {
             if !stale && h.entries <= MAX_ENTRIES {
                 break;
             }
+            h.order.pop_front();
             h.remove(oldest);
+        }
+        if h.order.len() > 2 * h.by_id.len() + 1024 {
+            // Mostly ids already gone: keep the queue to what is held.
+            let Held { order, by_id, .. } = &mut *h;
+            order.retain(|i| by_id.contains_key(i));
         }
         id
     }
@@ -150,7 +155,8 @@ impl Snapshots {
     /// ranked order little in that time.
     pub fn reusable(&self, feed: &Feed, asked: u64, stamp: Stamp, within: Duration) -> Option<u64> {
         let h = self.held.lock().unwrap_or_else(|p| p.into_inner());
-        h.order.iter().rev().copied().find(|id| {
+        let mine = h.by_reader.get(feed.owner()?)?;
+        mine.iter().rev().copied().find(|id| {
             h.by_id.get(id).is_some_and(|s| {
                 &s.feed == feed
                     && s.reuse == Some((asked, stamp))
@@ -161,11 +167,20 @@ impl Snapshots {
 }
 
 impl Held {
+    /// Forgets snapshot `id` (its id stays in `order` until met there).
     fn remove(&mut self, id: u64) {
-        if let Some(s) = self.by_id.remove(&id) {
-            self.entries -= s.entries.len();
+        let Some(s) = self.by_id.remove(&id) else {
+            return;
+        };
+        self.entries -= s.entries.len();
+        if let Some(reader) = s.feed.owner() {
+            if let Some(ids) = self.by_reader.get_mut(reader) {
+                ids.retain(|i| *i != id);
+                if ids.is_empty() {
+                    self.by_reader.remove(reader);
+                }
+            }
         }
-        self.order.retain(|i| *i != id);
     }
 }
 
@@ -242,5 +257,26 @@ mod tests {
             None,
             "too old"
         );
+    }
+
+    #[test]
+    fn what_a_reader_replaced_is_forgotten_whatever_the_churn() {
+        let s = Snapshots::new(Duration::from_secs(60));
+        let alice = home("alice");
+        let ids: Vec<u64> = (0..10_000)
+            .map(|_| s.keep(&alice, vec![placed(1)], None))
+            .collect();
+        let h = s.held.lock().unwrap();
+        assert_eq!(h.by_id.len(), PER_READER);
+        assert_eq!(h.by_reader.len(), 1);
+        assert_eq!(h.entries, PER_READER);
+        assert!(h.order.len() <= 2 * PER_READER + 1025, "{}", h.order.len());
+        drop(h);
+        assert!(ids[..ids.len() - PER_READER]
+            .iter()
+            .all(|id| s.page(&alice, *id, 0, 1).is_none()));
+        assert!(ids[ids.len() - PER_READER..]
+            .iter()
+            .all(|id| s.page(&alice, *id, 0, 1).is_some()));
     }
 }
