@@ -191,16 +191,18 @@ impl Posts for EmbeddedStore {
     async fn get_posts(&self, ids: &[PostId]) -> Result<Vec<Post>> {
         let mut found: Vec<Option<Arc<Post>>> = ids.iter().map(|id| self.posts.get(*id)).collect();
         if found.iter().any(Option::is_none) {
+            let epochs: Vec<u64> = ids.iter().map(|id| self.posts.epoch(*id)).collect();
             self.read(|txn| {
                 let posts = txn.open_table(POSTS).store()?;
-                for (id, slot) in ids
+                for ((id, slot), epoch) in ids
                     .iter()
                     .zip(found.iter_mut())
-                    .filter(|(_, s)| s.is_none())
+                    .zip(&epochs)
+                    .filter(|((_, s), _)| s.is_none())
                 {
                     if let Some(bytes) = posts.get(id.0).store()? {
                         let post = Arc::new(to_post(id.0, bytes.value())?);
-                        self.posts.put(post.clone());
+                        self.posts.loaded(post.clone(), *epoch);
                         *slot = Some(post);
                     }
                 }

@@ -22,6 +22,8 @@ const SHARDS: usize = 16;
 struct Shard {
     young: FxHashMap<u64, Arc<Post>>,
     old: FxHashMap<u64, Arc<Post>>,
+    /// Bumped by every removal from the shard.
+    epoch: u64,
 }
 
 impl Shard {
@@ -39,7 +41,7 @@ pub struct PostCache {
 }
 
 impl PostCache {
-    /// Holds at most `capacity` posts.
+    /// Holds at most `capacity` posts (and at least two per shard).
     pub fn new(capacity: usize) -> PostCache {
         PostCache {
             per_generation: (capacity / SHARDS / 2).max(1),
@@ -62,12 +64,30 @@ impl PostCache {
         Some(post)
     }
 
+    /// A post just written (its commit is done).
     pub fn put(&self, post: Arc<Post>) {
         self.shard(post.id).insert(self.per_generation, post);
     }
 
+    /// Taken before a read of the file begins; see [`PostCache::loaded`].
+    pub fn epoch(&self, id: PostId) -> u64 {
+        self.shard(id).epoch
+    }
+
+    /// A post read from the file, kept unless a removal from its shard came
+    /// since `epoch`: the read may have seen it before its deletion
+    /// committed, and would otherwise bring it back for good.
+    pub fn loaded(&self, post: Arc<Post>, epoch: u64) {
+        let mut shard = self.shard(post.id);
+        if shard.epoch == epoch {
+            shard.insert(self.per_generation, post);
+        }
+    }
+
+    /// A post deleted or rewritten (its commit is done).
     pub fn remove(&self, id: PostId) {
         let mut shard = self.shard(id);
+        shard.epoch += 1;
         shard.young.remove(&id.0);
         shard.old.remove(&id.0);
     }
@@ -119,6 +139,17 @@ mod tests {
             .filter(|&&id| cache.get(PostId(id)).is_some())
             .count();
         assert!(held <= 4, "at most the capacity: {held}");
+    }
+
+    #[test]
+    fn a_read_overtaken_by_a_deletion_is_not_kept() {
+        let cache = PostCache::new(SHARDS * 4);
+        let before = cache.epoch(PostId(7));
+        cache.remove(PostId(7)); // committed while the read was under way
+        cache.loaded(post(7), before);
+        assert!(cache.get(PostId(7)).is_none());
+        cache.loaded(post(7), cache.epoch(PostId(7)));
+        assert!(cache.get(PostId(7)).is_some());
     }
 
     #[test]

@@ -199,10 +199,10 @@ impl Reads {
             }
             None => Feed::Home(self.existing(&user).await?.id),
         };
-        if let (Order::CatchUp, Feed::List(..), None) = (order, &feed, since) {
+        if let (Order::CatchUp, Feed::List(..), None, None) = (order, &feed, since, cursor) {
             return Err(Error::invalid(
                 "invalid_query",
-                "catch-up on a list starts after `since` (a list has no marker)",
+                "catch-up on a list starts after `since` (a list has no marker); later pages follow `cursor`",
             ));
         }
         let user = feed.owner().expect("a reader's timeline").clone();

@@ -21,8 +21,8 @@ use std::collections::{HashMap, VecDeque};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
-/// Snapshots one reader holds at once.
-pub const PER_READER: usize = 4;
+/// Snapshots one reader holds at once, over their home and lists together.
+pub const PER_READER: usize = 8;
 /// Entries all snapshots hold together.
 pub const MAX_ENTRIES: usize = 1_000_000;
 

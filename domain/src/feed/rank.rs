@@ -300,11 +300,13 @@ fn diversity(w: &Weights, placed: u32) -> f64 {
 }
 
 /// Each page takes the best remaining score. Within one author the
-/// diversity factor is the same for every entry, so an author's entries
-/// are taken in the order of their base scores: a queue per author, best
-/// first, and a heap of the authors by their next entry's weighed score.
-/// O(n log n) for the whole order, the page resets included (a reset
-/// reckons the authors again, not the entries).
+/// diversity factor is the same for every entry, so an author's best
+/// weighed entry is among those of their best base score: a queue per
+/// author in base order, and a heap of the authors by their next entry's
+/// weighed score. Where weighing makes entries of one author equal (a
+/// factor of 0, or rounding), the newest of them is next, as the rule
+/// says. O(n log n) for the whole order, the page resets included (a
+/// reset reckons the authors again, not the entries).
 fn diversify(candidates: &[Candidate], bases: &[Parts], w: &Weights, page: usize) -> Vec<Ranked> {
     let better = |a: usize, b: usize| {
         bases[a]
@@ -327,8 +329,19 @@ fn diversify(candidates: &[Candidate], bases: &[Parts], w: &Weights, page: usize
     }
     let mut placed = vec![0u32; queues.len()];
     let head = |queues: &[Vec<usize>], placed: &[u32], s: usize| {
-        queues[s].last().map(|&index| Scored {
-            score: bases[index].score * diversity(w, placed[s]),
+        let factor = diversity(w, placed[s]);
+        let weighed = |i: usize| bases[i].score * factor;
+        let &last = queues[s].last()?;
+        let top = weighed(last);
+        // The entries that weigh as much as the best: the end of the queue.
+        let index = queues[s]
+            .iter()
+            .rev()
+            .take_while(|&&i| weighed(i).total_cmp(&top).is_eq())
+            .copied()
+            .max_by_key(|&i| candidates[i].position)?;
+        Some(Scored {
+            score: top,
             position: candidates[index].position,
             index,
             queue: s,
@@ -340,7 +353,8 @@ fn diversify(candidates: &[Candidate], bases: &[Parts], w: &Weights, page: usize
     let mut out = Vec::with_capacity(candidates.len());
     while let Some(top) = heap.pop() {
         let s = top.queue;
-        queues[s].pop();
+        let at = queues[s].iter().rposition(|&i| i == top.index);
+        queues[s].remove(at.expect("the head is in its queue"));
         let mut parts = bases[top.index];
         parts.diversity = diversity(w, placed[s]);
         parts.score *= parts.diversity;

@@ -194,7 +194,20 @@ fn the_balanced_order_is_its_rule_step_by_step() {
                 cand
             })
             .collect();
-        let w = Weights::default();
+        // The defaults, a decay that rounds, and factors of 0.
+        let w = match round % 4 {
+            0 | 1 => Weights::default(),
+            2 => Weights {
+                diversity_decay: 0.3,
+                diversity_floor: 0.1,
+                ..Weights::default()
+            },
+            _ => Weights {
+                diversity_decay: 0.0,
+                diversity_floor: 0.0,
+                ..Weights::default()
+            },
+        };
         let bases: Vec<Parts> = c
             .iter()
             .map(|x| base(x, &Signals::default(), &w, 1 + next(5) as u32, NOW, true))

@@ -555,6 +555,24 @@ pub async fn ranked_lists(open: Opener) {
         .collect();
     assert_eq!(authors.len(), 2, "{authors:?}");
     assert!(caught.items.iter().all(|i| i.item.position > at(start, 10)));
+    // Later pages follow the cursor alone.
+    let since = at(start, 10).to_string();
+    let one = reads
+        .ranked_timeline(
+            all,
+            "rd",
+            Some("close"),
+            Order::CatchUp,
+            Some(1),
+            None,
+            Some(&since),
+        )
+        .await
+        .unwrap();
+    let cursor = one.next_cursor.clone().expect("a second author");
+    let two = list_page(Order::CatchUp, Some(cursor), None).await.unwrap();
+    assert_eq!(two.items.len(), 1);
+    assert_ne!(two.items[0].item.post.author, one.items[0].item.post.author);
     // A list that does not exist.
     let missing = reads
         .ranked_timeline(all, "rd", Some("nope"), Order::Balanced, None, None, None)
