@@ -5,6 +5,7 @@ use crate::ids::{GroupName, ListName, PostId, UserId};
 use crate::model::collection::Collection;
 use crate::model::marker::{Marker, MarkerTimeline};
 use crate::model::notice::NoticeKind;
+use crate::model::relation::FollowOption;
 use crate::model::standing::Standing;
 use crate::model::{Post, PostRef};
 use crate::trace::Trace;
@@ -90,6 +91,13 @@ pub enum Event {
         target: UserId,
         level: i8,
     },
+    /// `user` turned these follow options for `target` on (`true`) or off;
+    /// the others are unchanged (an unfollow turns them all off).
+    FollowOptionsSet {
+        user: UserId,
+        target: UserId,
+        changes: Vec<(FollowOption, bool)>,
+    },
     /// `user` liked `post`, of `author`, at `at_ms`.
     Liked {
         user: UserId,
@@ -141,7 +149,8 @@ impl Event {
             | Event::Unmuted { target, .. }
             | Event::Blocked { target, .. }
             | Event::Unblocked { target, .. }
-            | Event::PrioritySet { target, .. } => target,
+            | Event::PrioritySet { target, .. }
+            | Event::FollowOptionsSet { target, .. } => target,
             Event::UserPut { user, .. }
             | Event::StandingSet { user, .. }
             | Event::MarkerSet { user, .. }
@@ -245,6 +254,7 @@ impl Event {
             | Event::Blocked { .. }
             | Event::Unblocked { .. }
             | Event::PrioritySet { .. }
+            | Event::FollowOptionsSet { .. }
             | Event::Liked { .. }
             | Event::Unliked { .. }
             | Event::MarkerSet { .. }
@@ -284,6 +294,21 @@ impl Event {
                 target: s(target),
                 level: i32::from(*level),
             }),
+            Event::FollowOptionsSet {
+                user,
+                target,
+                changes,
+            } => {
+                let set =
+                    |o: FollowOption| changes.iter().find(|(c, _)| *c == o).map(|(_, on)| *on);
+                Kind::FollowOptionsSet(pb::FollowOptionsSet {
+                    user: s(user),
+                    target: s(target),
+                    hide_reposts: set(FollowOption::HideReposts),
+                    all_replies: set(FollowOption::AllReplies),
+                    notify: set(FollowOption::Notify),
+                })
+            }
             Event::Liked {
                 user,
                 post,
@@ -414,6 +439,7 @@ impl Event {
             | Kind::Blocked(_)
             | Kind::Unblocked(_)
             | Kind::PrioritySet(_)
+            | Kind::FollowOptionsSet(_)
             | Kind::Liked(_)
             | Kind::Unliked(_)
             | Kind::MarkerSet(_)
@@ -454,6 +480,18 @@ impl Event {
                     .ok()
                     .filter(|l| l.abs() <= crate::model::relation::MAX_PRIORITY)
                     .ok_or_else(|| bad(format!("priority {} is out of range", e.level)))?,
+            },
+            Kind::FollowOptionsSet(e) => Event::FollowOptionsSet {
+                user: u(&e.user)?,
+                target: u(&e.target)?,
+                changes: [
+                    (FollowOption::HideReposts, e.hide_reposts),
+                    (FollowOption::AllReplies, e.all_replies),
+                    (FollowOption::Notify, e.notify),
+                ]
+                .into_iter()
+                .filter_map(|(o, on)| on.map(|on| (o, on)))
+                .collect(),
             },
             Kind::Liked(e) => Event::Liked {
                 user: u(&e.user)?,

@@ -145,6 +145,7 @@ impl Write {
                 (Relation::Block, true) => "block",
                 (Relation::Block, false) => "unblock",
                 (Relation::Priority(_), _) => "set_priority",
+                (Relation::Option(_), _) => "set_follow_options",
             },
             Write::Priority { .. } => "set_priority",
             Write::RevokeTokens { .. } => "revoke_tokens",

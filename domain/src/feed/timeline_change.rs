@@ -138,6 +138,7 @@ impl<'a> TimelineChange<'a> {
             Event::UserPut { .. }
             | Event::StandingSet { .. }
             | Event::PrioritySet { .. }
+            | Event::FollowOptionsSet { .. }
             | Event::Liked { .. }
             | Event::Unliked { .. }
             | Event::MarkerSet { .. }

@@ -4,6 +4,7 @@
 
 use crate::checks::{EdgeChange, EdgeTransition};
 use crate::event::Event;
+use crate::graph::relate::options_off;
 use crate::graph::relations::check_not_blocked;
 use crate::ids::now_ms;
 use crate::plan::{Step, Txn};
@@ -42,7 +43,12 @@ pub async fn change_edge_at<T: Txn>(
         let held = txn.list_names(follower).await?;
         transition.check_list_count(held.len(), |l| Ok(held.contains(l)))?;
     }
-    txn.apply(&steps(change, &transition, at_ms)).await?;
+    let mut planned = steps(change, &transition, at_ms);
+    if transition.after.is_none() {
+        // A follow's options go with it: a later follow starts plain.
+        planned.extend(options_off(txn, follower, followee).await?);
+    }
+    txn.apply(&planned).await?;
     Ok(transition)
 }
 

@@ -1,6 +1,7 @@
 //! A mute or block made or lifted: the facts its rules need, the relation's
 //! rows, the unfollows a block makes (each planned as any unfollow) and the
-//! event. A priority set: one level per pair, its row and its event.
+//! event. A priority set: one level per pair, its row and its event. Follow
+//! options set: their rows and one event.
 
 use crate::checks::user_not_found;
 use crate::error::Error;
@@ -10,6 +11,7 @@ use crate::graph::relations::{
     Priority, Relation, RelationChange, RelationTransition, MAX_RELATIONS,
 };
 use crate::ids::UserId;
+use crate::model::relation::FollowOption;
 use crate::plan::{Step, Txn};
 
 /// Runs every check of `change` on what `txn` holds and applies what its
@@ -111,4 +113,78 @@ pub async fn set_priority<T: Txn>(
     }));
     txn.apply(&steps).await?;
     Ok(true)
+}
+
+/// Turns `user`'s follow options for `target` on or off as `changes`
+/// say (the others stay as they are). An option is kept only while `user`
+/// follows `target`: turning one on needs the edge (`not_following`), and
+/// an unfollow turns them all off (`crate::graph::edge`). One event names
+/// the changes made. Whether it changed anything.
+pub async fn set_follow_options<T: Txn>(
+    txn: &mut T,
+    user: &UserId,
+    target: &UserId,
+    changes: &[(FollowOption, bool)],
+) -> Result<bool, T::Error> {
+    let found = txn.existing_users(&[user]).await?;
+    if !found.contains(user) {
+        return Err(user_not_found(user).into());
+    }
+    let turns_on = changes.iter().any(|(_, on)| *on);
+    if turns_on && txn.edge_lists(user, target).await?.is_none() {
+        return Err(Error::conflict(
+            "not_following",
+            format!("{user} does not follow {target}: follow options are set on a follow"),
+        )
+        .into());
+    }
+    let mut steps = Vec::new();
+    let mut made = Vec::new();
+    for option in FollowOption::ALL {
+        let Some(&(_, wanted)) = changes.iter().rev().find(|(o, _)| *o == option) else {
+            continue;
+        };
+        let relation = Relation::Option(option);
+        if txn.relation_exists(user, relation, target).await? == wanted {
+            continue;
+        }
+        steps.push(Step::Relation {
+            user: user.clone(),
+            relation,
+            target: target.clone(),
+            active: wanted,
+        });
+        made.push((option, wanted));
+    }
+    if steps.is_empty() {
+        return Ok(false);
+    }
+    steps.push(Step::Emit(Event::FollowOptionsSet {
+        user: user.clone(),
+        target: target.clone(),
+        changes: made,
+    }));
+    txn.apply(&steps).await?;
+    Ok(true)
+}
+
+/// The rows that turn every follow option of `user` for `target` off.
+pub(crate) async fn options_off<T: Txn>(
+    txn: &mut T,
+    user: &UserId,
+    target: &UserId,
+) -> Result<Vec<Step>, T::Error> {
+    let mut steps = Vec::new();
+    for option in FollowOption::ALL {
+        let relation = Relation::Option(option);
+        if txn.relation_exists(user, relation, target).await? {
+            steps.push(Step::Relation {
+                user: user.clone(),
+                relation,
+                target: target.clone(),
+                active: false,
+            });
+        }
+    }
+    Ok(steps)
 }

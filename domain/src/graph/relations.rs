@@ -73,6 +73,7 @@ impl RelationChange {
                 Relation::Mute => "cannot_mute_self",
                 Relation::Block => "cannot_block_self",
                 Relation::Priority(_) => "cannot_prioritize_self",
+                Relation::Option(_) => "cannot_follow_self",
             };
             return Err(Error::conflict(
                 code,
@@ -149,6 +150,8 @@ impl RelationChange {
                 // A priority's event names its new level: its planner
                 // (`crate::graph::relate::set_priority`) makes it.
                 (Relation::Priority(_), _) => {}
+                // Follow options likewise (`crate::graph::relate::set_follow_options`).
+                (Relation::Option(_), _) => {}
             }
         }
         RelationTransition {

@@ -10,6 +10,30 @@ pub enum Relation {
     /// The user's priority for the other's posts in their ranked
     /// timelines (`crate::feed::rank`): one level per pair at most.
     Priority(Priority),
+    /// A follow option (`crate::graph::options`): kept only while the user
+    /// follows the other.
+    Option(FollowOption),
+}
+
+/// What a follower changes of one account they follow: each is off
+/// without its relation, the defaults of a plain follow.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum FollowOption {
+    /// Their reposts are not shown (a plain follow shows them).
+    HideReposts,
+    /// Their replies to accounts the follower does not follow are shown
+    /// (the replies rule leaves them out otherwise).
+    AllReplies,
+    /// A notification when they post or reply.
+    Notify,
+}
+
+impl FollowOption {
+    pub const ALL: [FollowOption; 3] = [
+        FollowOption::HideReposts,
+        FollowOption::AllReplies,
+        FollowOption::Notify,
+    ];
 }
 
 /// A priority a reader gives an account: -2, -1, 1 or 2 (none is no
@@ -55,6 +79,9 @@ impl Relation {
             Relation::Block => 2,
             // 10, 11, 13, 14 for -2, -1, 1, 2.
             Relation::Priority(p) => (12 + p.0) as u8,
+            Relation::Option(FollowOption::HideReposts) => 20,
+            Relation::Option(FollowOption::AllReplies) => 21,
+            Relation::Option(FollowOption::Notify) => 22,
         }
     }
 
@@ -63,16 +90,20 @@ impl Relation {
             1 => Some(Relation::Mute),
             2 => Some(Relation::Block),
             10 | 11 | 13 | 14 => Some(Relation::Priority(Priority(code as i8 - 12))),
+            20 => Some(Relation::Option(FollowOption::HideReposts)),
+            21 => Some(Relation::Option(FollowOption::AllReplies)),
+            22 => Some(Relation::Option(FollowOption::Notify)),
             _ => None,
         }
     }
 
-    /// The verb: `mute`, `block` or `prioritize`.
+    /// The verb: `mute`, `block`, `prioritize` or `set options for`.
     pub fn verb(self) -> &'static str {
         match self {
             Relation::Mute => "mute",
             Relation::Block => "block",
             Relation::Priority(_) => "prioritize",
+            Relation::Option(_) => "set options for",
         }
     }
 }
@@ -85,7 +116,8 @@ mod tests {
     fn every_relation_has_a_code_of_its_own() {
         let all = [Relation::Mute, Relation::Block]
             .into_iter()
-            .chain(Priority::ALL.map(Relation::Priority));
+            .chain(Priority::ALL.map(Relation::Priority))
+            .chain(FollowOption::ALL.map(Relation::Option));
         let mut codes = Vec::new();
         for r in all {
             assert_eq!(Relation::from_code(r.code()), Some(r));
@@ -93,7 +125,7 @@ mod tests {
         }
         codes.sort_unstable();
         codes.dedup();
-        assert_eq!(codes.len(), 6);
+        assert_eq!(codes.len(), 9);
         assert_eq!(Relation::from_code(12), None, "no priority is no relation");
         assert_eq!(Priority::new(0).unwrap(), None);
         assert_eq!(Priority::new(-2).unwrap().unwrap().level(), -2);

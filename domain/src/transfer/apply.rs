@@ -105,7 +105,8 @@ async fn event_act<T: Txn>(txn: &mut T, event: &Event, mode: Mode) -> Result<boo
         | Event::Unmuted { .. }
         | Event::Blocked { .. }
         | Event::Unblocked { .. }
-        | Event::PrioritySet { .. } => graph_act(txn, event, mode).await?,
+        | Event::PrioritySet { .. }
+        | Event::FollowOptionsSet { .. } => graph_act(txn, event, mode).await?,
         // A deletion's own events: its steps, replayed whole elsewhere.
         Event::AuthorRetracted { .. } | Event::TimelineDropped { .. } => false,
     })
@@ -180,6 +181,11 @@ async fn graph_act<T: Txn>(txn: &mut T, event: &Event, mode: Mode) -> Result<boo
             let to_gone = mode.keeps_relation_to_gone();
             relate::set_priority(txn, user, target, level, to_gone).await?
         }
+        Event::FollowOptionsSet {
+            user,
+            target,
+            changes,
+        } => relate::set_follow_options(txn, user, target, changes).await?,
         _ => unreachable!("not an event of the graph"),
     })
 }

@@ -228,7 +228,9 @@ pub async fn play(h: &mut Harness, seed: u64, steps: usize, users: usize) {
                     let set = match relation {
                         Relation::Mute => &mut m.mutes,
                         Relation::Block => &mut m.blocks,
-                        Relation::Priority(_) => unreachable!("the history makes mutes and blocks"),
+                        Relation::Priority(_) | Relation::Option(_) => {
+                            unreachable!("the history makes mutes and blocks")
+                        }
                     };
                     if make {
                         set.insert(pair);
