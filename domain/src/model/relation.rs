@@ -34,6 +34,27 @@ impl FollowOption {
         FollowOption::AllReplies,
         FollowOption::Notify,
     ];
+
+    /// Its name in the export format and the API.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            FollowOption::HideReposts => "hide_reposts",
+            FollowOption::AllReplies => "all_replies",
+            FollowOption::Notify => "notify",
+        }
+    }
+
+    pub fn parse(name: &str) -> Result<FollowOption> {
+        FollowOption::ALL
+            .into_iter()
+            .find(|o| o.as_str() == name)
+            .ok_or_else(|| {
+                Error::invalid(
+                    "invalid_follow_option",
+                    format!("`{name}` is not one of hide_reposts, all_replies, notify"),
+                )
+            })
+    }
 }
 
 /// A priority a reader gives an account: -2, -1, 1 or 2 (none is no

@@ -65,7 +65,20 @@ impl Act {
                 target,
                 level: p.level(),
             },
-            Record::Relation { user, target, .. } => Event::Blocked { user, target },
+            Record::Relation {
+                user,
+                relation: Relation::Option(option),
+                target,
+            } => Event::FollowOptionsSet {
+                user,
+                target,
+                changes: vec![(option, true)],
+            },
+            Record::Relation {
+                user,
+                relation: Relation::Block,
+                target,
+            } => Event::Blocked { user, target },
             Record::Member { group, user } => Event::Joined { group, user },
             Record::Post {
                 post,

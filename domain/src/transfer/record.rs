@@ -26,6 +26,7 @@ use crate::feed::markers::{Marker, MarkerTimeline};
 use crate::graph::relations::{Priority, Relation};
 use crate::ids::{GroupName, ListName, PostId, UserId};
 use crate::model::collection::{Collection, Kept};
+use crate::model::relation::FollowOption;
 use crate::model::{Post, PostRef};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
@@ -34,7 +35,7 @@ use serde_json::{Map, Value};
 pub const FORMAT: &str = "socialite-export";
 /// The format's version written; a reader takes this one and
 /// [`OLDEST_VERSION`] on, and refuses a stream of any other.
-pub const VERSION: u32 = 4;
+pub const VERSION: u32 = 5;
 /// The oldest version read.
 pub const OLDEST_VERSION: u32 = 1;
 
@@ -77,6 +78,13 @@ pub enum Line {
         user: String,
         target: String,
         level: i64,
+    },
+    /// A follow option on (`hide_reposts`, `all_replies` or `notify`),
+    /// after the follow it belongs to (version 5 on).
+    FollowOption {
+        user: String,
+        target: String,
+        option: String,
     },
     Member {
         group: String,
@@ -265,6 +273,15 @@ impl Record {
                 })?),
                 target: user(&target)?,
             },
+            Line::FollowOption {
+                user: u,
+                target,
+                option,
+            } => Record::Relation {
+                user: user(&u)?,
+                relation: Relation::Option(FollowOption::parse(&option)?),
+                target: user(&target)?,
+            },
             Line::Member { group, user: u } => Record::Member {
                 group: GroupName::parse(&group)?,
                 user: user(&u)?,
@@ -378,7 +395,20 @@ impl From<&Record> for Line {
                 target: text(target),
                 level: i64::from(p.level()),
             },
-            Record::Relation { user, target, .. } => Line::Block {
+            Record::Relation {
+                user,
+                relation: Relation::Option(o),
+                target,
+            } => Line::FollowOption {
+                user: text(user),
+                target: text(target),
+                option: o.as_str().to_owned(),
+            },
+            Record::Relation {
+                user,
+                relation: Relation::Block,
+                target,
+            } => Line::Block {
                 user: text(user),
                 target: text(target),
             },
@@ -502,11 +532,11 @@ mod tests {
         let e = record_of(9, bad_id, VERSION).unwrap_err();
         assert!(e.message().starts_with("line 9: "), "{}", e.message());
         let other =
-            r#"{"kind":"header","format":"socialite-export","version":5,"exported_at_ms":1}"#;
+            r#"{"kind":"header","format":"socialite-export","version":6,"exported_at_ms":1}"#;
         assert!(parse_line(1, other)
             .unwrap_err()
             .message()
-            .contains("version 5"));
+            .contains("version 6"));
     }
 
     #[test]
