@@ -11,7 +11,7 @@ use redb::ReadableTable;
 use socialite_core::error::Result;
 use socialite_core::ids::{GroupName, ListName, UserId};
 use socialite_core::ports::{Edges, Groups, HybridMarks, Lists, Mutes};
-use socialite_domain::graph::relations::{Relation, Relations};
+use socialite_domain::graph::relations::{FollowOption, Relation, Relations};
 
 type EdgeTable = redb::TableDefinition<'static, (&'static str, &'static str), ()>;
 
@@ -252,6 +252,20 @@ impl Mutes for EmbeddedStore {
                 muted: relations::page(&kept, u, Relation::Mute, None, all)?,
                 blocked: relations::page(&kept, u, Relation::Block, None, all)?,
                 blocked_by: relations::page(&kept_to, u, Relation::Block, None, all)?,
+                reposts_off: relations::page(
+                    &kept,
+                    u,
+                    Relation::Option(FollowOption::HideReposts),
+                    None,
+                    all,
+                )?,
+                replies_on: relations::page(
+                    &kept,
+                    u,
+                    Relation::Option(FollowOption::AllReplies),
+                    None,
+                    all,
+                )?,
             })
         })
     }

@@ -130,6 +130,8 @@ impl Reader<'_> {
             .filter_map(|item| match &item.repost_of {
                 None => Some((item.id, item)),
                 Some(_) if groups => None,
+                // A follow option may turn the reposter's reposts off.
+                Some(_) if !self.hidden.shows_reposts_of(&item.author) => None,
                 Some(o) => originals
                     .get(&o.id)
                     .filter(|p| !self.hidden.hides(&p.author))
@@ -210,6 +212,10 @@ impl Reader<'_> {
     /// Whether the post reaches the owner as its author's item: any post
     /// but a reply, and a reply by [`reaches`] (whose follows are learnt).
     fn reaches(&self, post: &Post) -> bool {
+        if self.hidden.shows_all_replies_of(&post.author) {
+            // A follow option: every reply of theirs.
+            return true;
+        }
         match (self.owner(), &post.reply_to) {
             (Some(owner), Some(answered)) => {
                 let follows = self.follows.get(&answered.author).copied();
@@ -249,7 +255,7 @@ impl Reader<'_> {
         }
         let members = self.members().await?;
         found.retain(|(user, _)| members.contains(user));
-        found.retain(|(user, _)| !self.hidden.hides(user));
+        found.retain(|(user, _)| !self.hidden.hides(user) && self.hidden.shows_reposts_of(user));
         Ok(found)
     }
 

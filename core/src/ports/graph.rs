@@ -8,7 +8,7 @@ use crate::error::Result;
 use crate::ids::{GroupName, ListName, UserId};
 use crate::write::Write;
 use socialite_domain::graph::relations::{
-    Priority, Relation, RelationChange, RelationTransition, Relations,
+    FollowOption, Priority, Relation, RelationChange, RelationTransition, Relations,
 };
 
 /// Edges read per call when walking a whole edge list.
@@ -219,15 +219,19 @@ port! {
         /// blocks them (each at most [`socialite_domain::graph::relations::MAX_RELATIONS`]
         /// for the first two).
         async fn relations_of(&self, user: &UserId) -> Result<Relations> {
-            let (muted, blocked, blocked_by) = tokio::try_join!(
+            let (muted, blocked, blocked_by, reposts_off, replies_on) = tokio::try_join!(
                 self.all_relations(user, Relation::Mute),
                 self.all_relations(user, Relation::Block),
                 self.all_related(user, Relation::Block),
+                self.all_relations(user, Relation::Option(FollowOption::HideReposts)),
+                self.all_relations(user, Relation::Option(FollowOption::AllReplies)),
             )?;
             Ok(Relations {
                 muted,
                 blocked,
                 blocked_by,
+                reposts_off,
+                replies_on,
             })
         }
         /// Every account `user` mutes (or blocks), page by page.

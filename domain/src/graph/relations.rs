@@ -27,7 +27,7 @@ use crate::checks::{user_not_found, EdgeChange, EdgeOp};
 use crate::error::{Error, ErrorKind, Result};
 use crate::event::Event;
 use crate::ids::{ListName, UserId};
-pub use crate::model::relation::{Priority, Relation};
+pub use crate::model::relation::{FollowOption, Priority, Relation};
 use std::collections::HashSet;
 use std::sync::Arc;
 
@@ -201,6 +201,10 @@ pub struct Relations {
     pub muted: Vec<UserId>,
     pub blocked: Vec<UserId>,
     pub blocked_by: Vec<UserId>,
+    /// Followees whose reposts the user does not see.
+    pub reposts_off: Vec<UserId>,
+    /// Followees all of whose replies the user sees.
+    pub replies_on: Vec<UserId>,
 }
 
 /// The authors whose posts a reader does not see: those the reader's
@@ -209,6 +213,10 @@ pub struct Relations {
 pub struct Hidden {
     authors: HashSet<UserId>,
     suspended: Option<Arc<HashSet<UserId>>>,
+    /// The reader's follow options ([`FollowOption`]): whose reposts they
+    /// do not see, and whose replies to anyone they do.
+    reposts_off: HashSet<UserId>,
+    replies_on: HashSet<UserId>,
 }
 
 impl Hidden {
@@ -223,6 +231,8 @@ impl Hidden {
                 .chain(r.blocked_by)
                 .collect(),
             suspended: None,
+            reposts_off: r.reposts_off.into_iter().collect(),
+            replies_on: r.replies_on.into_iter().collect(),
         }
     }
 
@@ -231,7 +241,7 @@ impl Hidden {
     pub fn in_mentions(r: Relations) -> Hidden {
         Hidden {
             authors: r.blocked.into_iter().chain(r.blocked_by).collect(),
-            suspended: None,
+            ..Hidden::default()
         }
     }
 
@@ -240,7 +250,7 @@ impl Hidden {
     pub fn named(blocked: Vec<UserId>, blocked_by: Vec<UserId>) -> Hidden {
         Hidden {
             authors: blocked.into_iter().chain(blocked_by).collect(),
-            suspended: None,
+            ..Hidden::default()
         }
     }
 
@@ -255,6 +265,19 @@ impl Hidden {
             || self.suspended.as_ref().is_some_and(|s| s.contains(author))
     }
 
+    /// Whether the reader sees `reposter`'s reposts (a follow option
+    /// turns them off).
+    pub fn shows_reposts_of(&self, reposter: &UserId) -> bool {
+        !self.reposts_off.contains(reposter)
+    }
+
+    /// Whether the reader sees every reply of `author`, to anyone (a
+    /// follow option; else the replies rule decides).
+    pub fn shows_all_replies_of(&self, author: &UserId) -> bool {
+        self.replies_on.contains(author)
+    }
+
+    /// Whether no author is hidden (follow options aside).
     pub fn is_empty(&self) -> bool {
         self.authors.is_empty() && self.suspended.is_none()
     }
@@ -336,6 +359,7 @@ mod tests {
             muted: vec![u("m")],
             blocked: vec![u("b")],
             blocked_by: vec![u("c")],
+            ..Relations::default()
         };
         let feeds = Hidden::in_timelines(r.clone());
         assert!(feeds.hides(&u("m")) && feeds.hides(&u("b")) && feeds.hides(&u("c")));
