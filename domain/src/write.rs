@@ -13,7 +13,9 @@ use crate::error::{Error, Result};
 use crate::event::Event;
 use crate::feed::marker;
 use crate::feed::markers::Marker;
-use crate::graph::relations::{Priority, Relation, RelationChange, RelationTransition};
+use crate::graph::relations::{
+    FollowOption, Priority, Relation, RelationChange, RelationTransition,
+};
 use crate::graph::{edge, membership, relate};
 use crate::ids::{PostId, UserId};
 use crate::interactions::likes::LikeChange;
@@ -79,6 +81,12 @@ pub enum Write {
         user: UserId,
         target: UserId,
         level: Option<Priority>,
+    },
+    /// A follower's options for an account they follow turned on or off.
+    FollowOptions {
+        user: UserId,
+        target: UserId,
+        changes: Vec<(FollowOption, bool)>,
     },
     RevokeTokens {
         user: UserId,
@@ -148,6 +156,7 @@ impl Write {
                 (Relation::Option(_), _) => "set_follow_options",
             },
             Write::Priority { .. } => "set_priority",
+            Write::FollowOptions { .. } => "set_follow_options",
             Write::RevokeTokens { .. } => "revoke_tokens",
             Write::Suspension { .. } => "set_suspended",
             Write::Import { .. } => "import",
@@ -173,6 +182,7 @@ impl Write {
             Write::Membership(_) => "changing a membership",
             Write::Relation(_) => "changing a mute or block",
             Write::Priority { .. } => "setting a priority",
+            Write::FollowOptions { .. } => "setting follow options",
             Write::RevokeTokens { .. } => "revoking tokens",
             Write::Suspension { .. } => "changing a suspension",
             Write::Import { .. } => "importing records",
@@ -225,6 +235,11 @@ impl Write {
                 target,
                 level,
             } => Done::Changed(relate::set_priority(txn, user, target, *level, false).await?),
+            Write::FollowOptions {
+                user,
+                target,
+                changes,
+            } => Done::Changed(relate::set_follow_options(txn, user, target, changes).await?),
             Write::RevokeTokens { user, at_ms } => {
                 user::set_standing(txn, user, |s| s.revoked(*at_ms)).await?;
                 Done::Changed(true)

@@ -15,7 +15,7 @@ use serde_json::Value;
 use socialite_core::checks::EdgeTransition;
 use socialite_core::ingest::Ingest;
 use socialite_domain::accounts::access::Caller;
-use socialite_domain::graph::relations::Relation;
+use socialite_domain::graph::relations::{FollowOption, Relation};
 use std::sync::Arc;
 use utoipa::ToSchema;
 use utoipa_axum::router::OpenApiRouter;
@@ -62,6 +62,30 @@ struct FollowBody {
     /// `[A-Za-z0-9_-]`; a user has at most 50 lists.
     #[schema(max_items = 8, example = json!(["work"]))]
     lists: Option<Vec<String>>,
+    /// Show this account's reposts (a follow shows them); absent keeps the
+    /// setting.
+    reposts: Option<bool>,
+    /// Show all of this account's replies, also to accounts you do not
+    /// follow (a follow shows only those the replies rule lets through);
+    /// absent keeps the setting.
+    replies: Option<bool>,
+    /// A notification when this account posts or replies; absent keeps the
+    /// setting.
+    notify: Option<bool>,
+}
+
+impl FollowBody {
+    /// The follow options the body turns on or off.
+    fn options(&self) -> Vec<(FollowOption, bool)> {
+        [
+            (FollowOption::HideReposts, self.reposts.map(|on| !on)),
+            (FollowOption::AllReplies, self.replies),
+            (FollowOption::Notify, self.notify),
+        ]
+        .into_iter()
+        .filter_map(|(o, on)| on.map(|on| (o, on)))
+        .collect()
+    }
 }
 
 #[derive(Deserialize, ToSchema)]
@@ -159,6 +183,7 @@ async fn follow(
     body: Bytes,
 ) -> Result<Response, ApiError> {
     let body: Option<FollowBody> = optional_json_body(&headers, &body)?;
+    let options = body.as_ref().map(FollowBody::options).unwrap_or_default();
     let lists = body.and_then(|b| b.lists);
     let names: Option<Vec<&str>> = lists
         .as_ref()
@@ -166,7 +191,12 @@ async fn follow(
     let t = ingest
         .follow(&caller, &id, &target, names.as_deref())
         .await?;
-    Ok(edge_reply(&t))
+    let options_changed = ingest
+        .set_follow_options(&caller, &id, &target, &options)
+        .await?;
+    let mut reply = edge_json(&t);
+    reply.changed |= options_changed;
+    Ok(axum::Json(reply).into_response())
 }
 
 /// Unfollows `target` (idempotent); their posts leave the follower's
@@ -189,12 +219,15 @@ async fn unfollow(
 }
 
 fn edge_reply(t: &EdgeTransition) -> Response {
-    axum::Json(FollowJson {
+    axum::Json(edge_json(t)).into_response()
+}
+
+fn edge_json(t: &EdgeTransition) -> FollowJson {
+    FollowJson {
         following: t.after.is_some(),
         changed: t.changed(),
         lists: json::names(t.after.as_deref().unwrap_or_default()),
-    })
-    .into_response()
+    }
 }
 
 /// Mutes `target` (idempotent): their posts leave the user's home, list

@@ -6,7 +6,9 @@ use crate::error::Result;
 use crate::ids::{GroupName, UserId};
 use crate::ingest::Ingest;
 use socialite_domain::accounts::access::Caller;
-use socialite_domain::graph::relations::{Priority, Relation, RelationChange, RelationTransition};
+use socialite_domain::graph::relations::{
+    FollowOption, Priority, Relation, RelationChange, RelationTransition,
+};
 
 impl Ingest {
     /// Follows `target`, filed under `lists` when they are given (replacing
@@ -113,6 +115,25 @@ impl Ingest {
         self.acting_as(caller, &u).await?;
         let _write = self.enter_changing(caller, Cost::making(level.is_some()))?;
         self.graph.set_priority(&u, &t, level).await
+    }
+
+    /// Turns the user's follow options for `target` on or off (those not
+    /// named stay as they are); the user must follow `target` to turn one
+    /// on. Whether any changed.
+    pub async fn set_follow_options(
+        &self,
+        caller: &Caller,
+        user: &str,
+        target: &str,
+        changes: &[(FollowOption, bool)],
+    ) -> Result<bool> {
+        let (u, t) = (UserId::parse(user)?, UserId::parse(target)?);
+        self.acting_as(caller, &u).await?;
+        if changes.is_empty() {
+            return Ok(false);
+        }
+        let _write = self.enter_changing(caller, Cost::making(changes.iter().any(|c| c.1)))?;
+        self.graph.set_follow_options(&u, &t, changes).await
     }
 
     /// Joins (`join`) or leaves a group as the user; returns whether the

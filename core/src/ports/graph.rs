@@ -190,6 +190,16 @@ port! {
             };
             self.transact(write).await?.changed()
         }
+        /// Turns `user`'s follow options for `target` on or off; whether any
+        /// changed.
+        write async fn set_follow_options(&self, user: &UserId, target: &UserId, changes: &[(FollowOption, bool)]) -> Result<bool> {
+            let write = Write::FollowOptions {
+                user: user.clone(),
+                target: target.clone(),
+                changes: changes.to_vec(),
+            };
+            self.transact(write).await?.changed()
+        }
         /// The accounts `user` mutes (or blocks), in id order, after `after`,
         /// at most `limit`.
         async fn relations(
