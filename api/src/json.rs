@@ -10,6 +10,7 @@ use socialite_core::model::{
 };
 use socialite_core::posts::Thread;
 use socialite_domain::feed::markers::Marker;
+use socialite_domain::graph::relations::FollowOption;
 use utoipa::ToSchema;
 
 mod notices;
@@ -376,13 +377,26 @@ pub struct RelationshipJson {
     /// The first user's lists the second is filed under.
     #[schema(example = json!(["work"]))]
     pub lists: Vec<String>,
+    /// The follow's options (to the first user, or a server key; absent to
+    /// others): the second user's reposts shown, all their replies shown,
+    /// a notification when they post.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reposts: Option<bool>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub replies: Option<bool>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub notify: Option<bool>,
 }
 
 pub fn relationship(r: Relationship) -> RelationshipJson {
+    let has = |o| r.options.as_ref().map(|on| on.contains(&o));
     RelationshipJson {
         following: r.following,
         followed_by: r.followed_by,
         lists: names(&r.lists),
+        reposts: has(FollowOption::HideReposts).map(|hidden| !hidden),
+        replies: has(FollowOption::AllReplies),
+        notify: has(FollowOption::Notify),
     }
 }
 

@@ -57,6 +57,23 @@ async fn a_reader_hides_one_accounts_reposts_and_sees_anothers_replies() {
     let (_, home) = t.get("/users/ann/timeline").await;
     assert_eq!(messages(&home), ["own post", "a reply to far"]);
 
+    // The relationship shows them to ann (and server keys), not to others.
+    let (_, rel) = t.get("/users/ann/relationship/rob").await;
+    assert_eq!(
+        (&rel["reposts"], &rel["replies"], &rel["notify"]),
+        (&json!(false), &json!(false), &json!(false)),
+        "{rel}"
+    );
+    let token = token_for("cat");
+    let resp = client_with(&token)
+        .get(format!("{}/users/ann/relationship/rob", t.base))
+        .send()
+        .await
+        .unwrap();
+    let other: Value = resp.json().await.unwrap();
+    assert_eq!(other["following"], true);
+    assert!(other.get("reposts").is_none(), "{other}");
+
     // Sent again, nothing changes; turned back, the repost returns.
     assert_eq!(
         set(&t, "rob", json!({ "reposts": false })).await["changed"],

@@ -114,7 +114,8 @@ async fn lists_file_follows_and_serve_their_timelines() {
     let (_, rel) = t.get("/users/reader/relationship/ann").await;
     assert_eq!(
         rel,
-        json!({ "following": true, "followed_by": false, "lists": ["friends"] })
+        json!({ "following": true, "followed_by": false, "lists": ["friends"],
+                "reposts": true, "replies": false, "notify": false })
     );
     // A plain follow keeps the lists.
     let (_, b) = t
@@ -277,6 +278,7 @@ async fn grpc_serves_lists_groups_and_mentions() {
             target: "ann".into(),
             lists: vec!["work".into()],
             set_lists: true,
+            ..Default::default()
         })
         .await
         .unwrap()

@@ -6,7 +6,7 @@ use crate::pb::{optional, optional_json, post, user};
 use crate::MAX_BODY_BYTES;
 use socialite_core::checks::EdgeTransition;
 use socialite_core::ingest::Ingest;
-use socialite_domain::graph::relations::Relation;
+use socialite_domain::graph::relations::{FollowOption, Relation};
 use socialite_proto::v1 as pb;
 use socialite_proto::v1::ingest_server::IngestServer;
 use std::sync::Arc;
@@ -306,7 +306,15 @@ impl pb::ingest_server::Ingest for IngestGrpc {
             )
             .await
             .map_err(to_status)?;
-        Ok(Response::new(follow_reply(&t)))
+        let options = FollowOption::changes(r.reposts, r.replies, r.notify);
+        let changed = self
+            .0
+            .set_follow_options(&caller, &r.user, &r.target, &options)
+            .await
+            .map_err(to_status)?;
+        let mut reply = follow_reply(&t);
+        reply.changed |= changed;
+        Ok(Response::new(reply))
     }
 
     async fn change_follows(

@@ -77,14 +77,7 @@ struct FollowBody {
 impl FollowBody {
     /// The follow options the body turns on or off.
     fn options(&self) -> Vec<(FollowOption, bool)> {
-        [
-            (FollowOption::HideReposts, self.reposts.map(|on| !on)),
-            (FollowOption::AllReplies, self.replies),
-            (FollowOption::Notify, self.notify),
-        ]
-        .into_iter()
-        .filter_map(|(o, on)| on.map(|on| (o, on)))
-        .collect()
+        FollowOption::changes(self.reposts, self.replies, self.notify)
     }
 }
 

@@ -315,10 +315,14 @@ impl pb::reads_server::Reads for ReadsGrpc {
             .relationship(&caller, &r.user, &r.other)
             .await
             .map_err(to_status)?;
+        let json = crate::json::relationship(rel);
         Ok(Response::new(pb::Relationship {
-            following: rel.following,
-            followed_by: rel.followed_by,
-            lists: crate::json::names(&rel.lists),
+            following: json.following,
+            followed_by: json.followed_by,
+            lists: json.lists,
+            reposts: json.reposts,
+            replies: json.replies,
+            notify: json.notify,
         }))
     }
 

@@ -7,7 +7,7 @@ use crate::ids::{decode_edge_cursor, decode_user_cursor, GroupName, ListName, Us
 use crate::model::{page_size, Page, Relationship, Suggestion};
 use crate::reads::{time_page, user_page, Reads};
 use socialite_domain::accounts::access::{check, Act, Caller};
-use socialite_domain::graph::relations::Relation;
+use socialite_domain::graph::relations::{FollowOption, Relation};
 use std::collections::{HashMap, HashSet};
 
 /// Suggestions read the first this many of a user's followees (in id
@@ -97,10 +97,26 @@ impl Reads {
         self.existing(&b).await?;
         let graph = &self.stores.graph;
         let (edge, followed_by) = tokio::try_join!(graph.edge(&a, &b), graph.is_following(&b, &a))?;
+        // A follower's options are theirs: shown to whoever may read their
+        // own settings.
+        let options = match check(caller, Act::ReadOwn(&a)) {
+            Ok(()) if edge.is_some() => {
+                let mut on = Vec::new();
+                for option in FollowOption::ALL {
+                    if graph.has_relation(&a, Relation::Option(option), &b).await? {
+                        on.push(option);
+                    }
+                }
+                Some(on)
+            }
+            Ok(()) => Some(Vec::new()),
+            Err(_) => None,
+        };
         Ok(Relationship {
             following: edge.is_some(),
             followed_by,
             lists: edge.unwrap_or_default(),
+            options,
         })
     }
 

@@ -199,6 +199,9 @@ pub struct Relationship {
     pub following: bool,
     pub followed_by: bool,
     pub lists: Vec<ListName>,
+    /// The first user's follow options for the second that are on; `None`
+    /// to a caller who cannot read the first user's own settings.
+    pub options: Option<Vec<crate::model::relation::FollowOption>>,
 }
 
 /// An account to follow, and how many of the user's followees follow it.

@@ -35,6 +35,23 @@ impl FollowOption {
         FollowOption::Notify,
     ];
 
+    /// The changes an API request asks for, each `None` to keep it: show
+    /// the account's reposts, show all their replies, notify.
+    pub fn changes(
+        reposts: Option<bool>,
+        replies: Option<bool>,
+        notify: Option<bool>,
+    ) -> Vec<(FollowOption, bool)> {
+        [
+            (FollowOption::HideReposts, reposts.map(|show| !show)),
+            (FollowOption::AllReplies, replies),
+            (FollowOption::Notify, notify),
+        ]
+        .into_iter()
+        .filter_map(|(o, on)| on.map(|on| (o, on)))
+        .collect()
+    }
+
     /// Its name in the export format and the API.
     pub fn as_str(self) -> &'static str {
         match self {
