@@ -12,7 +12,7 @@ use mongodb::bson::{doc, Document};
 use mongodb::ClientSession;
 use socialite_core::error::Result;
 use socialite_core::ids::UserId;
-use socialite_domain::graph::relations::{Relation, Relations};
+use socialite_domain::graph::relations::{FollowOption, Relation, Relations};
 use std::collections::HashMap;
 
 /// A relation's kind as stored.
@@ -88,16 +88,17 @@ impl MongoStore {
             .sort(doc! { by: 1, "k": 1, other: 1 })
             .limit(limit.min(i64::MAX as usize) as i64)
             .await
-            .map_err(db_err("reading mutes and blocks"))?
+            .map_err(db_err("reading relations"))?
             .try_collect()
             .await
-            .map_err(db_err("reading mutes and blocks"))?;
+            .map_err(db_err("reading relations"))?;
         docs.iter()
             .map(|d| Ok(UserId::from_stored(get_str(d, other)?.to_owned())))
             .collect()
     }
 
-    /// Whom the user mutes and blocks and who blocks them: one query.
+    /// Whom the user mutes and blocks, who blocks them, and the follow
+    /// options that change what they read: one query.
     pub(crate) async fn relations_touching(&self, user: &UserId) -> Result<Relations> {
         let (v, block) = (user.as_str(), code(Relation::Block));
         let filter = doc! { "$or": [ { "u": v }, { "t": v, "k": block } ] };
@@ -107,10 +108,10 @@ impl MongoStore {
             .find(filter)
             .projection(doc! { "_id": 0 })
             .await
-            .map_err(db_err("reading mutes and blocks"))?
+            .map_err(db_err("reading relations"))?
             .try_collect()
             .await
-            .map_err(db_err("reading mutes and blocks"))?;
+            .map_err(db_err("reading relations"))?;
         let mut out = Relations::default();
         for d in &docs {
             let (u, t) = (get_str(d, "u")?, get_str(d, "t")?);
@@ -122,6 +123,12 @@ impl MongoStore {
                 }
                 (false, Some(Relation::Block)) => {
                     out.blocked_by.push(UserId::from_stored(u.to_owned()))
+                }
+                (true, Some(Relation::Option(FollowOption::HideReposts))) => {
+                    out.reposts_off.push(UserId::from_stored(t.to_owned()))
+                }
+                (true, Some(Relation::Option(FollowOption::AllReplies))) => {
+                    out.replies_on.push(UserId::from_stored(t.to_owned()))
                 }
                 _ => {}
             }

@@ -163,7 +163,7 @@ async fn round_trip(to: Opened) {
     // The source's worker applies its log; the import made the target's
     // notices from the records themselves.
     let events = socialite_testkit::conformance::outbox_events(&from.backends).await;
-    socialite_core::feed::notify::apply(&*from.backends.content, &events)
+    socialite_core::feed::notify::apply(&from.backends.stores(), &events)
         .await
         .unwrap();
     let (r1, r2) = (

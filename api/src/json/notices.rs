@@ -7,9 +7,10 @@ use socialite_core::notifications::Notification;
 use utoipa::ToSchema;
 
 /// An entry of a user's notifications: `kind` of act (`follow`,
-/// `mention`, `reply`, `repost`, `like`), the `post` it is about (null for
+/// `mention`, `reply`, `repost`, `like`, or `post`: a post or reply by an
+/// account followed with `notify` on), the `post` it is about (null for
 /// follows; the mentioning post for a mention; the post answered for
-/// replies), the newest `actors` (at most 5), how many acts (`count`), and
+/// replies; the new post for `post`), the newest `actors` (at most 5), how many acts (`count`), and
 /// the newest one's time and id (`latest_at`, `id`: the entry's place, the
 /// cursor to page by and what a notifications marker holds).
 #[derive(Serialize, ToSchema)]

@@ -44,7 +44,7 @@ pub async fn apply(
         ..Default::default()
     };
     // Notifications first: they are kept whatever the feed model.
-    super::notify::apply(&*stores.content, events).await?;
+    super::notify::apply(stores, events).await?;
     if !stores.stores_timelines() {
         return Ok(stats); // fanout on read: nothing is stored per reader
     }

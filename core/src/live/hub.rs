@@ -12,7 +12,8 @@ use crate::ports::{Applied, AppliedFeed};
 use crate::shutdown::Shutdown;
 use rustc_hash::{FxHashMap, FxHashSet};
 use socialite_domain::feed::timeline_change::TimelineChange;
-use socialite_domain::notifications::notified::{changes_of, NoticeChange};
+use socialite_domain::graph::relations::{FollowOption, Relation};
+use socialite_domain::notifications::notified::{changes_of, subscribers_told, NoticeChange};
 use std::sync::{Arc, Mutex, MutexGuard};
 use tokio::sync::mpsc;
 
@@ -26,15 +27,23 @@ struct Sub {
 }
 
 /// A user with open streams: whose posts their home timeline holds, and
-/// whose posts they do not see (a repost carries others' posts).
+/// what their relations keep from them.
 struct Watched {
     authors: FxHashSet<UserId>,
-    hidden: FxHashSet<UserId>,
+    seen: Seen,
     subs: Vec<Sub>,
 }
 
-/// Whose posts a timeline holds, and whose posts its reader does not see.
-type Seen = (FxHashSet<UserId>, FxHashSet<UserId>);
+/// What a reader's relations decide for their streams.
+#[derive(Default)]
+struct Seen {
+    /// Whose posts they do not see (a repost carries others' posts).
+    hidden: FxHashSet<UserId>,
+    /// Followees whose reposts they do not see (a follow option).
+    reposts_off: FxHashSet<UserId>,
+    /// Followees whose posts they are told of (the `notify` option).
+    notify: FxHashSet<UserId>,
+}
 
 #[derive(Default)]
 struct Registry {
@@ -53,22 +62,25 @@ impl Registry {
 
     /// Sends to the streams of every user watching `author` (no copy of the
     /// watchers: this runs for every post), but those who do not see
-    /// `carried`'s posts.
+    /// `carried`'s posts, or `author`'s reposts when the post carries one.
     fn send_watchers(&mut self, author: &UserId, carried: Option<&UserId>, event: &LiveEvent) {
         for w in self.by_author.get(author).into_iter().flatten() {
-            let hides = |c: &UserId| self.users.get(w).is_some_and(|x| x.hidden.contains(c));
-            if carried.is_some_and(hides) {
+            let kept_from = self.users.get(w).is_some_and(|x| match carried {
+                Some(c) => x.seen.hidden.contains(c) || x.seen.reposts_off.contains(author),
+                None => false,
+            });
+            if kept_from {
                 continue;
             }
             send_to(&mut self.users, w, event);
         }
     }
 
-    fn set_authors(&mut self, user: &UserId, (authors, hidden): Seen) {
+    fn set_authors(&mut self, user: &UserId, (authors, seen): (FxHashSet<UserId>, Seen)) {
         let Some(w) = self.users.get_mut(user) else {
             return;
         };
-        w.hidden = hidden;
+        w.seen = seen;
         for gone in w.authors.difference(&authors) {
             if let Some(set) = self.by_author.get_mut(gone) {
                 set.remove(user);
@@ -87,7 +99,7 @@ impl Registry {
     }
 
     fn forget(&mut self, user: &UserId) {
-        self.set_authors(user, Seen::default());
+        self.set_authors(user, Default::default());
         self.users.remove(user);
     }
 }
@@ -172,7 +184,7 @@ impl LiveHub {
         let id = reg.next_id;
         let w = reg.users.entry(user.clone()).or_insert_with(|| Watched {
             authors: FxHashSet::default(),
-            hidden: FxHashSet::default(),
+            seen: Seen::default(),
             subs: Vec::new(),
         });
         w.subs.push(Sub { id, tx });
@@ -188,14 +200,22 @@ impl LiveHub {
         })
     }
 
-    /// Whose posts `user`'s home timeline holds, and whose posts they do
-    /// not see.
-    async fn authors(&self, user: &UserId) -> Result<Seen> {
+    /// Whose posts `user`'s home timeline holds, and what their relations
+    /// keep from their streams.
+    async fn authors(&self, user: &UserId) -> Result<(FxHashSet<UserId>, Seen)> {
         let feed = Feed::Home(user.clone());
         let authors = self.stores.authors(&feed).await?.into_iter().collect();
-        let r = self.stores.graph.relations_of(user).await?;
+        let graph = &self.stores.graph;
+        let notify = Relation::Option(FollowOption::Notify);
+        let (r, notify) =
+            tokio::try_join!(graph.relations_of(user), graph.all_relations(user, notify))?;
         let hidden = r.muted.into_iter().chain(r.blocked).chain(r.blocked_by);
-        Ok((authors, hidden.collect()))
+        let seen = Seen {
+            hidden: hidden.collect(),
+            reposts_off: r.reposts_off.into_iter().collect(),
+            notify: notify.into_iter().collect(),
+        };
+        Ok((authors, seen))
     }
 
     /// Reads the applied feed and dispatches it until `shutdown`.
@@ -245,6 +265,10 @@ impl LiveHub {
     /// Sends what one applied event changes to the streams it concerns.
     pub async fn dispatch(&self, event: &Event) {
         self.notify(event);
+        if let Event::FollowOptionsSet { user, .. } = event {
+            // What the streams keep from the user changed; their timeline not.
+            return self.reload(user).await;
+        }
         let Some(change) = TimelineChange::of(event) else {
             return;
         };
@@ -313,7 +337,21 @@ impl LiveHub {
         if reg.users.is_empty() {
             return;
         }
-        for change in changes_of(event) {
+        let mut changes = changes_of(event);
+        if let Event::PostCreated { post, .. } = event {
+            // Those watching the author with the `notify` option on.
+            let watching = reg.by_author.get(&post.author).into_iter().flatten();
+            let subs: Vec<UserId> = watching
+                .filter(|w| {
+                    reg.users
+                        .get(*w)
+                        .is_some_and(|x| x.seen.notify.contains(&post.author))
+                })
+                .cloned()
+                .collect();
+            changes.extend(subscribers_told(post, &subs));
+        }
+        for change in changes {
             let NoticeChange::Made(notice) = change else {
                 continue;
             };
@@ -321,7 +359,7 @@ impl LiveHub {
             let hidden = reg
                 .users
                 .get(recipient)
-                .map(|w| w.hidden.contains(&notice.key.actor));
+                .map(|w| w.seen.hidden.contains(&notice.key.actor));
             if hidden == Some(false) {
                 let told = LiveEvent::Notified(Box::new(notice.clone()));
                 reg.send(recipient, &told);

@@ -12,15 +12,19 @@ pub enum NoticeKind {
     Reply,
     Repost,
     Like,
+    /// A post or reply by an account the recipient follows with the
+    /// `notify` option on.
+    Post,
 }
 
 impl NoticeKind {
-    pub const ALL: [NoticeKind; 5] = [
+    pub const ALL: [NoticeKind; 6] = [
         NoticeKind::Follow,
         NoticeKind::Mention,
         NoticeKind::Reply,
         NoticeKind::Repost,
         NoticeKind::Like,
+        NoticeKind::Post,
     ];
 
     /// The stored code.
@@ -31,6 +35,7 @@ impl NoticeKind {
             NoticeKind::Reply => 3,
             NoticeKind::Repost => 4,
             NoticeKind::Like => 5,
+            NoticeKind::Post => 6,
         }
     }
 
@@ -46,6 +51,7 @@ impl NoticeKind {
             NoticeKind::Reply => "reply",
             NoticeKind::Repost => "repost",
             NoticeKind::Like => "like",
+            NoticeKind::Post => "post",
         }
     }
 }

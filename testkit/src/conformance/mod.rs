@@ -6,6 +6,7 @@
 mod collections;
 mod content;
 mod export;
+mod follow_options;
 mod graph;
 mod likes;
 mod lists;
@@ -23,6 +24,7 @@ mod wakes;
 pub use collections::*;
 pub use content::*;
 pub use export::*;
+pub use follow_options::*;
 pub use graph::*;
 pub use likes::*;
 pub use lists::*;

@@ -22,7 +22,7 @@ fn like(user: &str, post: u64, like: bool) -> LikeChange {
 /// Applies what the outbox queued to notifications, as a worker would.
 async fn apply(b: &Backends) -> usize {
     let events = outbox_events(b).await;
-    notify::apply(&*b.content, &events).await.unwrap()
+    notify::apply(&b.stores(), &events).await.unwrap()
 }
 
 /// The user's notifications: (kind, post, actors, count) of each entry.
@@ -93,10 +93,10 @@ pub async fn notifications(open: Opener) {
     .unwrap();
     c.create_post(mentioning(40, "f2", &["ann"])).await.unwrap();
     let events = outbox_events(b).await;
-    let made = notify::apply(&*b.content, &events).await.unwrap();
+    let made = notify::apply(&b.stores(), &events).await.unwrap();
     assert_eq!(made, 11, "7 likes, a follow, a repost, a reply, a mention");
     assert_eq!(
-        notify::apply(&*b.content, &events).await.unwrap(),
+        notify::apply(&b.stores(), &events).await.unwrap(),
         0,
         "a replay"
     );

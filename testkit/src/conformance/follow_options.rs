@@ -1,0 +1,143 @@
+//! Follow options: a followee's reposts hidden and all their replies shown
+//! at the next read, entries already stored included, on every feed model;
+//! `notify` tells the follower of each post and reply (not a repost), and a
+//! deleted post takes its notice back; options need the follow, show in the
+//! reader's relations, and an unfollow clears them.
+
+use super::*;
+use socialite_core::model::PostRef;
+use socialite_core::reads::Reads;
+use socialite_domain::graph::relations::FollowOption;
+use socialite_domain::interactions::reposts::RepostChange;
+use socialite_domain::notifications::notified::NoticeKind;
+
+pub async fn follow_options(open: Opener) {
+    for model in FeedModel::ALL {
+        let feed = FeedConfig {
+            model,
+            ..FeedConfig::default()
+        };
+        let Some(t) = open(feed, "follow_options").await else {
+            return;
+        };
+        follow_options_on(&t.backends).await;
+    }
+}
+
+/// ann's home timeline as the API reads it: the post ids, newest first.
+async fn home(reads: &Reads) -> Vec<u64> {
+    let (page, _) = reads
+        .timeline(&Caller::Trusted, "ann", Some(50), None)
+        .await
+        .unwrap();
+    page.items.iter().map(|i| i.post.id.0).collect()
+}
+
+/// ann's notifications of kind `post`: the posts, newest first.
+async fn alerts(reads: &Reads) -> Vec<u64> {
+    let page = reads
+        .notifications(&Caller::Trusted, "ann", Some(50), None)
+        .await
+        .unwrap();
+    let alerts = page.items.iter().filter(|n| n.kind == NoticeKind::Post);
+    alerts.filter_map(|n| n.post.map(|p| p.0)).collect()
+}
+
+/// Fans out and notifies what the outbox queued, as a worker would.
+async fn work(b: &Backends, index: &FollowerIndex) {
+    let events = drain_outbox(b).await;
+    fanout::apply(&b.stores(), index, &events).await.unwrap();
+}
+
+async fn follow_options_on(b: &Backends) {
+    let (c, g) = (&b.content, &b.graph);
+    let index = FollowerIndex::default();
+    let reads = Reads::new(b.stores());
+    for name in ["ann", "rob", "cat", "far"] {
+        c.put_user(&u(name), None).await.unwrap();
+    }
+    for followee in ["rob", "cat"] {
+        let follow = edge("ann", followee, EdgeOp::Follow);
+        g.change_edge(&follow).await.unwrap();
+    }
+    let set = |target: &'static str, option, on| async move {
+        g.set_follow_options(&u("ann"), &u(target), &[(option, on)])
+            .await
+    };
+    // Options need the follow.
+    let refused = set("far", FollowOption::Notify, true).await.unwrap_err();
+    assert_eq!(refused.code(), "not_following");
+    assert!(set("cat", FollowOption::Notify, true).await.unwrap());
+    assert!(
+        !set("cat", FollowOption::Notify, true).await.unwrap(),
+        "once"
+    );
+    home(&reads).await; // ann's timeline exists before the posts arrive
+
+    // far posts; rob reposts it; cat answers far, then posts and reposts.
+    c.create_post(post(10, "far", "afar")).await.unwrap();
+    let repost = |user: &str, post: u64| RepostChange {
+        user: u(user),
+        post: PostId(post),
+        repost: true,
+    };
+    c.change_repost(&repost("rob", 10), PostId(20))
+        .await
+        .unwrap();
+    let reply = Post {
+        reply_to: Some(PostRef {
+            id: PostId(10),
+            author: u("far"),
+        }),
+        ..post(30, "cat", "re")
+    };
+    c.create_post(reply).await.unwrap();
+    c.create_post(post(40, "cat", "own")).await.unwrap();
+    c.change_repost(&repost("cat", 10), PostId(50))
+        .await
+        .unwrap();
+    work(b, &index).await;
+    // A plain follow: the reposts show (once, at the newest), cat's reply
+    // to someone ann does not follow does not; notify told of 30 and 40.
+    assert_eq!(home(&reads).await, [10, 40]);
+    assert_eq!(
+        alerts(&reads).await,
+        [40, 30],
+        "a post and a reply, not a repost"
+    );
+
+    // The options apply at the next read, to what is stored already.
+    assert!(set("rob", FollowOption::HideReposts, true).await.unwrap());
+    assert!(set("cat", FollowOption::AllReplies, true).await.unwrap());
+    work(b, &index).await;
+    assert_eq!(
+        home(&reads).await,
+        [10, 40, 30],
+        "cat's repost still shows far's post"
+    );
+    assert!(set("cat", FollowOption::HideReposts, true).await.unwrap());
+    assert_eq!(home(&reads).await, [40, 30]);
+    let r = g.relations_of(&u("ann")).await.unwrap();
+    assert_eq!((r.reposts_off.len(), r.replies_on), (2, vec![u("cat")]));
+
+    // A deleted post takes its notice back.
+    c.delete_post(PostId(40)).await.unwrap();
+    work(b, &index).await;
+    assert_eq!(alerts(&reads).await, [30]);
+
+    // An unfollow clears them: a follow again starts plain.
+    g.change_edge(&edge("ann", "cat", EdgeOp::Unfollow))
+        .await
+        .unwrap();
+    g.change_edge(&edge("ann", "cat", EdgeOp::Follow))
+        .await
+        .unwrap();
+    work(b, &index).await;
+    let r = g.relations_of(&u("ann")).await.unwrap();
+    assert_eq!((r.reposts_off, r.replies_on), (vec![u("rob")], vec![]));
+    let notify = Relation::Option(FollowOption::Notify);
+    assert!(g.all_related(&u("cat"), notify).await.unwrap().is_empty());
+    c.create_post(post(60, "cat", "again")).await.unwrap();
+    work(b, &index).await;
+    assert_eq!(alerts(&reads).await, [30], "no longer told");
+}
