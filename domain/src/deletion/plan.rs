@@ -7,6 +7,7 @@
 
 use crate::checks::Membership;
 use crate::deletion::cascade::{timeline_dropped, DeletionStage, UserDeletion};
+use crate::graph::relate::options_off;
 use crate::graph::relations::Relation;
 use crate::ids::{ListName, PostId, UserId};
 use crate::interactions::likes::{tally_shard, Tally};
@@ -62,6 +63,11 @@ pub async fn deletion_step<T: Txn>(
                 .collect();
             let edges = page.iter().map(|(f, lists)| (f, user, &lists[..]));
             steps.extend(cut(edges));
+            for f in &followers {
+                // A follow's options go with it: a user made again under
+                // the id is followed plain.
+                steps.extend(options_off(txn, f, user).await?);
+            }
             let events = UserDeletion::of_followers(user, &followers, &listed).events();
             steps.extend(events.into_iter().map(Step::Emit));
         }

@@ -254,9 +254,11 @@ pub async fn play(h: &mut Harness, seed: u64, steps: usize, users: usize) {
             }
             _ => h.drain().await,
         }
+        // An unfollow, a block or a deletion takes the follow's options.
+        h.model.keep_options_on_follows();
         // What readers do beside: likes and markers, drawn from a stream of
         // their own, so the graph's history stays the seed's.
-        if readers.below(100) < 8 {
+        if readers.below(100) < 16 {
             let who = names[readers.below(names.len())].clone();
             reader_act(h, &mut readers, &who, seed).await;
         }

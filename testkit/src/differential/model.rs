@@ -45,6 +45,10 @@ pub struct Model {
     pub follow_times: BTreeMap<(String, String), u64>,
     /// User → the newest notifications entry they marked read.
     pub notice_markers: BTreeMap<String, PostId>,
+    /// (follower, followee): follow options on. Reposts hidden; all
+    /// replies shown. They live on the follow: gone with it.
+    pub reposts_off: BTreeSet<(String, String)>,
+    pub replies_on: BTreeSet<(String, String)>,
 }
 
 /// An entry of a timeline as the oracle places it: the post, where it
@@ -91,7 +95,8 @@ impl Model {
 
     /// Whether `post`, as its author's item, reaches `reader`'s home and
     /// list timelines: a reply only if the reader wrote it, is the one it
-    /// answers, or follows them.
+    /// answers, or follows them, or the reader follows its author with
+    /// every reply shown.
     pub fn reaches(&self, reader: &str, post: PostId) -> bool {
         let Some((_, answered)) = self.replies.get(&post) else {
             return true;
@@ -100,6 +105,14 @@ impl Model {
         author == Some(reader)
             || answered == reader
             || self.follows.contains_key(&Self::pair(reader, answered))
+            || author.is_some_and(|a| self.replies_on.contains(&Self::pair(reader, a)))
+    }
+
+    /// Drops the follow options of follows that are gone.
+    pub fn keep_options_on_follows(&mut self) {
+        let follows = &self.follows;
+        self.reposts_off.retain(|pair| follows.contains_key(pair));
+        self.replies_on.retain(|pair| follows.contains_key(pair));
     }
 
     /// How many users repost `post`.
@@ -193,7 +206,8 @@ impl Model {
             let Some((a, _)) = self.posts.get(p) else {
                 continue; // a deleted post's reposts show nowhere
             };
-            if member(r) && !self.hides(viewer, a) {
+            let shows_reposts = !self.reposts_off.contains(&Self::pair(viewer, r));
+            if member(r) && shows_reposts && !self.hides(viewer, a) {
                 arrivals.entry(*p).or_default().push((*item, Some(r)));
             }
         }

@@ -3,21 +3,83 @@
 //! what the rules allow and the model holds.
 
 use super::harness::Harness;
+use super::model::Model;
 use socialite_core::ids::PostId;
 use socialite_core::sim::Rng;
 use socialite_domain::accounts::access::Caller;
+use socialite_domain::graph::relations::FollowOption;
 
 /// `user` likes or unlikes a random post, reposts one or undoes it,
 /// replies to one, or marks one read.
 pub(super) async fn reader_act(h: &mut Harness, rng: &mut Rng, user: &str, seed: u64) {
-    match rng.below(16) {
+    match rng.below(22) {
+        16..=21 => follow_option(h, rng, user, seed).await,
         0..=3 => like(h, rng, user, true, seed).await,
         4..=5 => like(h, rng, user, false, seed).await,
         6..=8 => repost(h, rng, user, true, seed).await,
         9 => repost(h, rng, user, false, seed).await,
-        10..=12 => reply(h, rng, user, seed).await,
+        10..=12 => reply(h, rng, user, None, seed).await,
         13 => mark_notifications(h, user, seed).await,
         _ => mark(h, rng, user, seed).await,
+    }
+}
+
+/// `user` turns a follow option on or off for an account they follow (or
+/// now and then any account): hide its reposts, or show all its replies.
+/// Refused unless `user` follows it.
+async fn follow_option(h: &mut Harness, rng: &mut Rng, user: &str, seed: u64) {
+    let m = &h.model;
+    let followed: Vec<&String> = m
+        .follows
+        .keys()
+        .filter(|(f, _)| f == user)
+        .map(|(_, t)| t)
+        .collect();
+    let target = match (followed.is_empty(), rng.below(5)) {
+        (false, 0..=3) => followed[rng.below(followed.len())],
+        _ => match m.users.iter().nth(rng.below(m.users.len().max(1))) {
+            Some(t) => t,
+            None => return,
+        },
+    };
+    let target = target.clone();
+    let option = match rng.below(2) {
+        0 => FollowOption::HideReposts,
+        _ => FollowOption::AllReplies,
+    };
+    let on = rng.below(3) > 0;
+    let done = h
+        .ingest
+        .set_follow_options(&Caller::Trusted, user, &target, &[(option, on)])
+        .await;
+    let m = &mut h.model;
+    let pair = Model::pair(user, &target);
+    match done {
+        Ok(_) => {
+            let set = match option {
+                FollowOption::HideReposts => &mut m.reposts_off,
+                _ => &mut m.replies_on,
+            };
+            match on {
+                true => set.insert(pair),
+                false => set.remove(&pair),
+            };
+            if on && option == FollowOption::AllReplies {
+                // The target answers someone the user does not follow:
+                // the option's case.
+                reply(h, rng, &target, Some(user), seed).await;
+            }
+        }
+        Err(e) => {
+            let fine = match e.code() {
+                "not_following" => on && !m.follows.contains_key(&pair),
+                _ => !m.users.contains(user) || m.suspended.contains(user),
+            };
+            assert!(
+                fine,
+                "seed {seed}: {user} setting {option:?} for {target}: {e:?}"
+            );
+        }
     }
 }
 
@@ -49,10 +111,16 @@ async fn mark_notifications(h: &mut Harness, user: &str, seed: u64) {
 }
 
 /// `user` replies to a random post (a reply too, sometimes), as the rules
-/// allow.
-async fn reply(h: &mut Harness, rng: &mut Rng, user: &str, seed: u64) {
-    let posts = &h.model.posts;
-    let Some((&p, (author, _))) = posts.iter().nth(rng.below(posts.len().max(1))) else {
+/// allow; with `stranger_to`, to a post by an account that user does not
+/// follow, where there is one.
+async fn reply(h: &mut Harness, rng: &mut Rng, user: &str, stranger_to: Option<&str>, seed: u64) {
+    let m = &h.model;
+    let strange = |author: &String| {
+        stranger_to.is_none_or(|r| r != author && !m.follows.contains_key(&Model::pair(r, author)))
+    };
+    let posts: Vec<(&PostId, &(String, String))> =
+        m.posts.iter().filter(|(_, (a, _))| strange(a)).collect();
+    let Some(&(&p, (author, _))) = posts.get(rng.below(posts.len().max(1))) else {
         return;
     };
     let author = author.clone();
