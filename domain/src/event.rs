@@ -170,14 +170,7 @@ impl Event {
             Event::PostDeleted { post, author, told } => Kind::PostDeleted(pb::PostDeleted {
                 post_id: post.0,
                 author: s(author),
-                told: told
-                    .iter()
-                    .map(|(user, kind, about)| pb::Told {
-                        user: s(user),
-                        kind: u32::from(kind.code()),
-                        post_id: about.0,
-                    })
-                    .collect(),
+                told: told.iter().map(told_pb).collect(),
             }),
             Event::Followed {
                 follower,
@@ -535,6 +528,15 @@ fn told(t: &pb::Told) -> Result<(UserId, NoticeKind, PostId)> {
 }
 
 /// A new post's message on the log.
+/// What a deleted post had told one user, as the log carries it.
+fn told_pb((user, kind, about): &(UserId, NoticeKind, PostId)) -> pb::Told {
+    pb::Told {
+        user: user.as_str().to_owned(),
+        kind: u32::from(kind.code()),
+        post_id: about.0,
+    }
+}
+
 fn post_created(post: &Post, trace: &Trace) -> pb::PostCreated {
     let link = |r: &PostRef| pb::PostLink {
         post_id: r.id.0,

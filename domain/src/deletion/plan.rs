@@ -7,7 +7,7 @@
 
 use crate::checks::Membership;
 use crate::deletion::cascade::{timeline_dropped, DeletionStage, UserDeletion};
-use crate::graph::relate::options_off;
+use crate::graph::edge::options_off;
 use crate::graph::relations::Relation;
 use crate::ids::{ListName, PostId, UserId};
 use crate::interactions::likes::{tally_shard, Tally};
@@ -63,11 +63,7 @@ pub async fn deletion_step<T: Txn>(
                 .collect();
             let edges = page.iter().map(|(f, lists)| (f, user, &lists[..]));
             steps.extend(cut(edges));
-            for f in &followers {
-                // A follow's options go with it: a user made again under
-                // the id is followed plain.
-                steps.extend(options_off(txn, f, user).await?);
-            }
+            steps.extend(followers_options_off(txn, &followers, user).await?);
             let events = UserDeletion::of_followers(user, &followers, &listed).events();
             steps.extend(events.into_iter().map(Step::Emit));
         }
@@ -139,6 +135,21 @@ pub async fn deletion_step<T: Txn>(
     }
     txn.apply(&steps).await?;
     Ok(done)
+}
+
+/// The rows that turn off the follow options `followers` kept for `user`,
+/// whose follows go: a follow's options go with it, so a user made again
+/// under the id is followed plain.
+async fn followers_options_off<T: Txn>(
+    txn: &mut T,
+    followers: &[UserId],
+    user: &UserId,
+) -> Result<Vec<Step>, T::Error> {
+    let mut steps = Vec::new();
+    for f in followers {
+        steps.extend(options_off(txn, f, user).await?);
+    }
+    Ok(steps)
 }
 
 /// A page of `user`'s reposts (`Reposts`) or posts (`Posts`), and the steps

@@ -4,9 +4,8 @@
 
 use crate::checks::{EdgeChange, EdgeTransition};
 use crate::event::Event;
-use crate::graph::relate::options_off;
-use crate::graph::relations::check_not_blocked;
-use crate::ids::now_ms;
+use crate::graph::relations::{check_not_blocked, FollowOption, Relation};
+use crate::ids::{now_ms, UserId};
 use crate::plan::{Step, Txn};
 
 /// Runs every check of `change` on what `txn` holds and applies what its
@@ -94,6 +93,27 @@ pub fn steps(change: &EdgeChange, t: &EdgeTransition, at_ms: u64) -> Vec<Step> {
     }
     steps.extend(event.map(Step::Emit));
     steps
+}
+
+/// The rows that turn every follow option of `user` for `target` off.
+pub(crate) async fn options_off<T: Txn>(
+    txn: &mut T,
+    user: &UserId,
+    target: &UserId,
+) -> Result<Vec<Step>, T::Error> {
+    let mut steps = Vec::new();
+    for option in FollowOption::ALL {
+        let relation = Relation::Option(option);
+        if txn.relation_exists(user, relation, target).await? {
+            steps.push(Step::Relation {
+                user: user.clone(),
+                relation,
+                target: target.clone(),
+                active: false,
+            });
+        }
+    }
+    Ok(steps)
 }
 
 #[cfg(test)]

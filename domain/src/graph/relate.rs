@@ -167,24 +167,3 @@ pub async fn set_follow_options<T: Txn>(
     txn.apply(&steps).await?;
     Ok(true)
 }
-
-/// The rows that turn every follow option of `user` for `target` off.
-pub(crate) async fn options_off<T: Txn>(
-    txn: &mut T,
-    user: &UserId,
-    target: &UserId,
-) -> Result<Vec<Step>, T::Error> {
-    let mut steps = Vec::new();
-    for option in FollowOption::ALL {
-        let relation = Relation::Option(option);
-        if txn.relation_exists(user, relation, target).await? {
-            steps.push(Step::Relation {
-                user: user.clone(),
-                relation,
-                target: target.clone(),
-                active: false,
-            });
-        }
-    }
-    Ok(steps)
-}
