@@ -101,3 +101,58 @@ async fn a_reader_hides_one_accounts_reposts_and_sees_anothers_replies() {
         .await;
     assert_eq!(s, StatusCode::BAD_REQUEST, "{v}");
 }
+
+#[tokio::test]
+async fn follow_options_over_grpc_and_notify() {
+    use socialite_proto::v1 as pb;
+    let t = spawn_app().await;
+    for u in ["ann", "rob", "cat"] {
+        t.put_user(u).await;
+    }
+    let (mut w, mut r) = clients_as(&t, ADMIN_KEY).await;
+    let follow = |target: &str, reposts, notify| pb::FollowRequest {
+        user: "ann".into(),
+        target: target.into(),
+        reposts,
+        notify,
+        ..Default::default()
+    };
+    w.follow(follow("rob", Some(false), None)).await.unwrap();
+    let made = w.follow(follow("cat", None, Some(true))).await.unwrap();
+    assert!(made.into_inner().changed);
+    let rel = |other: &str| pb::RelationshipRequest {
+        user: "ann".into(),
+        other: other.into(),
+    };
+    let got = r.get_relationship(rel("cat")).await.unwrap().into_inner();
+    assert_eq!(
+        (got.following, got.reposts, got.replies, got.notify),
+        (true, Some(true), Some(false), Some(true))
+    );
+    // Another user's credential reads no options and sets none.
+    let (mut w_cat, mut r_cat) = clients_as(&t, &token_for("cat")).await;
+    let theirs = r_cat
+        .get_relationship(rel("rob"))
+        .await
+        .unwrap()
+        .into_inner();
+    assert_eq!((theirs.following, theirs.reposts), (true, None));
+    let refused = w_cat.follow(follow("rob", Some(true), None)).await;
+    assert_eq!(refused.unwrap_err().code(), tonic::Code::PermissionDenied);
+
+    // cat posts: ann is told (kind "post"); rob posts: she is not.
+    let cats = t.post("cat", "news").await;
+    t.post("rob", "also news").await;
+    t.wait_idle().await;
+    let page = pb::ListPostsRequest {
+        user: "ann".into(),
+        ..Default::default()
+    };
+    let told = r.list_notifications(page).await.unwrap().into_inner();
+    let kinds: Vec<(&str, &str, Vec<String>)> = told
+        .notifications
+        .iter()
+        .map(|n| (n.kind.as_str(), n.post_id.as_str(), n.actors.clone()))
+        .collect();
+    assert_eq!(kinds, [("post", cats.as_str(), vec!["cat".to_owned()])]);
+}
