@@ -48,6 +48,8 @@ pub struct EdgeRequest {
     pub target: String,
     pub op: EdgeOp,
     pub lists: Option<Vec<String>>,
+    /// A follow's options to turn on or off (an unfollow clears them all).
+    pub options: Vec<(crate::model::relation::FollowOption, bool)>,
 }
 
 /// Refuses a call that changes no edge, or more than [`MAX_EDGES_PER_CALL`].

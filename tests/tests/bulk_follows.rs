@@ -24,7 +24,7 @@ async fn many_follows_over_rest_each_with_its_answer() {
     let by_b = t.post("b", "from b").await;
     let body = json!({ "edges": [
         { "target": "b", "lists": ["work"] },
-        { "target": "c" },
+        { "target": "c", "reposts": false, "notify": true },
         { "target": "nobody" },
         { "target": "a" },
         { "target": "d", "follow": false },
@@ -69,6 +69,13 @@ async fn many_follows_over_rest_each_with_its_answer() {
     let (_, list) = t.get("/users/a/lists/work/timeline").await;
     assert_eq!(ids(&list["posts"]), vec![by_b]);
 
+    // c's follow came with its options; the unfollow below clears them.
+    let (_, rel) = t.get("/users/a/relationship/c").await;
+    assert_eq!(
+        (&rel["reposts"], &rel["notify"]),
+        (&json!(false), &json!(true)),
+        "{rel}"
+    );
     // Unfollowing in bulk, and a second identical call changes nothing.
     let undo = json!({ "edges": [{ "target": "b", "follow": false }, { "target": "c", "follow": false }] });
     let (_, reply) = t
@@ -79,6 +86,12 @@ async fn many_follows_over_rest_each_with_its_answer() {
     assert_eq!(
         reply["results"][1],
         json!({ "target": "c", "following": false, "changed": false, "lists": [] })
+    );
+    let (_, rel) = t.get("/users/a/relationship/c").await;
+    assert_eq!(
+        (&rel["reposts"], &rel["notify"]),
+        (&json!(true), &json!(false)),
+        "{rel}"
     );
 }
 
@@ -137,6 +150,8 @@ async fn many_follows_over_grpc_each_with_its_answer() {
         unfollow,
         lists: vec!["work".into()],
         set_lists: !unfollow,
+        replies: Some(true),
+        ..Default::default()
     };
     let reply = w
         .change_follows(pb::ChangeFollowsRequest {
@@ -159,6 +174,14 @@ async fn many_follows_over_grpc_each_with_its_answer() {
         matches!(&outcomes[1], ("nobody", Outcome::Error(e)) if e.code == "user_not_found" && e.grpc_code == Code::NotFound as i32)
     );
     assert!(matches!(&outcomes[2], ("c", Outcome::Edge(e)) if !e.following && !e.changed));
+    // The follow's options came with it.
+    let (_, mut r) = clients_as(&t, ADMIN_KEY).await;
+    let rel = pb::RelationshipRequest {
+        user: "a".into(),
+        other: "b".into(),
+    };
+    let rel = r.get_relationship(rel).await.unwrap().into_inner();
+    assert_eq!((rel.replies, rel.reposts), (Some(true), Some(true)));
 
     let none = w
         .change_follows(pb::ChangeFollowsRequest {

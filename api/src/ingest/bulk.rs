@@ -14,6 +14,7 @@ use serde::{Deserialize, Serialize};
 use socialite_core::checks::{EdgeOp, EdgeRequest, EdgeTransition};
 use socialite_core::error::{Error, Result};
 use socialite_core::ingest::Ingest;
+use socialite_domain::graph::relations::FollowOption;
 use socialite_proto::v1 as pb;
 use std::sync::Arc;
 use utoipa::ToSchema;
@@ -40,6 +41,11 @@ struct EdgeBody {
     /// `[A-Za-z0-9_-]`.
     #[schema(max_items = 8, example = json!(["work"]))]
     lists: Option<Vec<String>>,
+    /// A follow's options, as on `PUT /users/{id}/following/{target}`;
+    /// each absent keeps it.
+    reposts: Option<bool>,
+    replies: Option<bool>,
+    notify: Option<bool>,
 }
 
 fn follows() -> bool {
@@ -70,17 +76,27 @@ struct EdgeResultJson {
     error: Option<crate::schema::ErrorDetail>,
 }
 
-fn requests(edges: impl Iterator<Item = (String, bool, Option<Vec<String>>)>) -> Vec<EdgeRequest> {
+/// An edge asked for: its target, whether it follows, its lists and the
+/// follow options it sets (`reposts`, `replies`, `notify`).
+type Asked = (String, bool, Option<Vec<String>>, [Option<bool>; 3]);
+
+fn requests(edges: impl Iterator<Item = Asked>) -> Vec<EdgeRequest> {
     edges
-        .map(|(target, follow, lists)| EdgeRequest {
-            target,
-            op: if follow {
-                EdgeOp::Follow
-            } else {
-                EdgeOp::Unfollow
+        .map(
+            |(target, follow, lists, [reposts, replies, notify])| EdgeRequest {
+                target,
+                op: if follow {
+                    EdgeOp::Follow
+                } else {
+                    EdgeOp::Unfollow
+                },
+                lists: lists.filter(|_| follow),
+                options: match follow {
+                    true => FollowOption::changes(reposts, replies, notify),
+                    false => Vec::new(),
+                },
             },
-            lists: lists.filter(|_| follow),
-        })
+        )
         .collect()
 }
 
@@ -88,7 +104,7 @@ fn lists_of(t: &EdgeTransition) -> Vec<String> {
     json::names(t.after.as_deref().unwrap_or_default())
 }
 
-fn result_json(target: String, result: Result<EdgeTransition>) -> EdgeResultJson {
+fn result_json(target: String, result: Result<(EdgeTransition, bool)>) -> EdgeResultJson {
     let mut out = EdgeResultJson {
         target,
         following: None,
@@ -98,9 +114,9 @@ fn result_json(target: String, result: Result<EdgeTransition>) -> EdgeResultJson
         error: None,
     };
     match result {
-        Ok(t) => {
+        Ok((t, options_changed)) => {
             out.following = Some(t.after.is_some());
-            out.changed = Some(t.changed());
+            out.changed = Some(t.changed() || options_changed);
             out.lists = Some(lists_of(&t));
         }
         Err(e) => {
@@ -139,11 +155,14 @@ pub(super) async fn change_follows(
     Path(id): Path<String>,
     Json(body): Json<EdgesBody>,
 ) -> std::result::Result<Response, ApiError> {
-    let edges = requests(
-        body.edges
-            .into_iter()
-            .map(|e| (e.target, e.follow, e.lists)),
-    );
+    let edges = requests(body.edges.into_iter().map(|e| {
+        (
+            e.target,
+            e.follow,
+            e.lists,
+            [e.reposts, e.replies, e.notify],
+        )
+    }));
     let results = ingest.change_edges(&caller, &id, &edges).await?;
     let results = edges
         .into_iter()
@@ -161,7 +180,12 @@ pub(super) async fn change_follows_grpc(
     let (caller, r) = grpc_parts(req);
     let asked = r.edges.into_iter().map(|e| {
         let lists = e.set_lists.then_some(e.lists);
-        (e.target, !e.unfollow, lists)
+        (
+            e.target,
+            !e.unfollow,
+            lists,
+            [e.reposts, e.replies, e.notify],
+        )
     });
     let edges = requests(asked);
     let results = ingest
@@ -173,8 +197,8 @@ pub(super) async fn change_follows_grpc(
         .zip(results)
         .map(|(e, r)| {
             let outcome = match r {
-                Ok(t) => pb::edge_result::Outcome::Edge(pb::FollowReply {
-                    changed: t.changed(),
+                Ok((t, options_changed)) => pb::edge_result::Outcome::Edge(pb::FollowReply {
+                    changed: t.changed() || options_changed,
                     following: t.after.is_some(),
                     lists: lists_of(&t),
                 }),

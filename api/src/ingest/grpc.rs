@@ -296,20 +296,16 @@ impl pb::ingest_server::Ingest for IngestGrpc {
     ) -> Result<Response<pb::FollowReply>, Status> {
         let (caller, r) = grpc_parts(req);
         let lists: Vec<&str> = r.lists.iter().map(String::as_str).collect();
-        let t = self
+        let options = FollowOption::changes(r.reposts, r.replies, r.notify);
+        let (t, changed) = self
             .0
-            .follow(
+            .follow_with_options(
                 &caller,
                 &r.user,
                 &r.target,
                 r.set_lists.then_some(&lists[..]),
+                &options,
             )
-            .await
-            .map_err(to_status)?;
-        let options = FollowOption::changes(r.reposts, r.replies, r.notify);
-        let changed = self
-            .0
-            .set_follow_options(&caller, &r.user, &r.target, &options)
             .await
             .map_err(to_status)?;
         let mut reply = follow_reply(&t);

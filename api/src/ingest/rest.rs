@@ -181,11 +181,8 @@ async fn follow(
     let names: Option<Vec<&str>> = lists
         .as_ref()
         .map(|l| l.iter().map(String::as_str).collect());
-    let t = ingest
-        .follow(&caller, &id, &target, names.as_deref())
-        .await?;
-    let options_changed = ingest
-        .set_follow_options(&caller, &id, &target, &options)
+    let (t, options_changed) = ingest
+        .follow_with_options(&caller, &id, &target, names.as_deref(), &options)
         .await?;
     let mut reply = edge_json(&t);
     reply.changed |= options_changed;

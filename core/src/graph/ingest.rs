@@ -24,6 +24,24 @@ impl Ingest {
             .await
     }
 
+    /// [`Self::follow`], then the follow's options turned on or off as
+    /// `options` say ([`Self::set_follow_options`]): the edge, and whether
+    /// any option changed.
+    pub async fn follow_with_options(
+        &self,
+        caller: &Caller,
+        user: &str,
+        target: &str,
+        lists: Option<&[&str]>,
+        options: &[(FollowOption, bool)],
+    ) -> Result<(EdgeTransition, bool)> {
+        let edge = self.follow(caller, user, target, lists).await?;
+        let changed = self
+            .set_follow_options(caller, user, target, options)
+            .await?;
+        Ok((edge, changed))
+    }
+
     pub async fn unfollow(
         &self,
         caller: &Caller,
@@ -44,7 +62,7 @@ impl Ingest {
         caller: &Caller,
         user: &str,
         edges: &[EdgeRequest],
-    ) -> Result<Vec<Result<EdgeTransition>>> {
+    ) -> Result<Vec<Result<(EdgeTransition, bool)>>> {
         let u = UserId::parse(user)?;
         check_edge_count(edges.len())?;
         self.acting_as(caller, &u).await?;
@@ -54,10 +72,17 @@ impl Ingest {
                 .lists
                 .as_ref()
                 .map(|l| l.iter().map(String::as_str).collect());
-            out.push(
-                self.change_edge(caller, user, &e.target, e.op, lists.as_deref())
-                    .await,
-            );
+            let lists = lists.as_deref();
+            out.push(match e.op {
+                EdgeOp::Follow => {
+                    self.follow_with_options(caller, user, &e.target, lists, &e.options)
+                        .await
+                }
+                EdgeOp::Unfollow => self
+                    .unfollow(caller, user, &e.target)
+                    .await
+                    .map(|t| (t, false)),
+            });
         }
         Ok(out)
     }
