@@ -274,6 +274,8 @@ async fn start_in_process(
             network: args.network.clone(),
             posts_per_user: 1,
             edges: None,
+            follow_options: Vec::new(),
+            options_percent: 0,
         };
         let loaded = run_load(&load).await?;
         eprintln!(

@@ -8,6 +8,7 @@ use clap::Args;
 use socialite_core::ids::{GroupName, ListName, PostIdGen, UserId};
 use socialite_core::model::Post;
 use socialite_core::sim::{Rng, Zipf};
+use socialite_domain::graph::relations::FollowOption;
 use socialite_embedded::EmbeddedStore;
 use std::collections::HashSet;
 use std::io::BufRead;
@@ -47,6 +48,17 @@ pub struct LoadArgs {
     /// pair of user ids per line; `#` starts a comment.
     #[arg(long, value_name = "FILE")]
     pub edges: Option<PathBuf>,
+    /// Follow options to turn on (`hide_reposts`, `all_replies`, `notify`,
+    /// comma-separated) on a share of a generated network's follows.
+    #[arg(long, value_delimiter = ',', value_parser = follow_option)]
+    pub follow_options: Vec<FollowOption>,
+    /// The share of follows, in percent, that get `--follow-options`.
+    #[arg(long, default_value_t = 50, value_parser = clap::value_parser!(u64).range(0..=100))]
+    pub options_percent: u64,
+}
+
+fn follow_option(s: &str) -> Result<FollowOption, String> {
+    FollowOption::parse(s).map_err(|e| e.to_string())
 }
 
 /// What a load wrote.
@@ -73,6 +85,9 @@ pub async fn run_load(args: &LoadArgs) -> Result<Loaded, String> {
         Some(file) => import_edge_list(&store, file).await?,
         None => generate(&store, &args.network).await?,
     };
+    if !args.follow_options.is_empty() && args.edges.is_none() {
+        set_follow_options(&store, args).await?;
+    }
     if args.posts_per_user > 0 {
         loaded.posts = seed_posts(&store, &args.network, args.posts_per_user).await?;
     }
@@ -162,6 +177,42 @@ async fn generate(store: &EmbeddedStore, net: &NetworkArgs) -> Result<Loaded, St
         edges,
         ..Default::default()
     })
+}
+
+/// Turns `--follow-options` on for `--options-percent` of the generated
+/// follows, drawn again from the generator's seed (the same edges each run).
+async fn set_follow_options(store: &EmbeddedStore, args: &LoadArgs) -> Result<(), String> {
+    let net = &args.network;
+    let zipf = Zipf::new(net.users, net.zipf);
+    let mut rng = Rng::new(net.seed);
+    let mut picks = Rng::new(net.seed ^ 0x0f0f);
+    let mut progress = Progress::new("follow options", (net.users * net.follows) as u64);
+    let mut batch = Vec::with_capacity(CHUNK);
+    for follower in 0..net.users {
+        let mut picked = HashSet::new();
+        for _ in 0..net.follows {
+            let target = zipf.pick(&mut rng);
+            if target != follower && picked.insert(target) {
+                // The generator's own draw for the list, kept in step.
+                if picked.len() > 1 {
+                    rng.below(5);
+                }
+                if picks.below(100) < args.options_percent as usize {
+                    batch.push((user(follower), user(target)));
+                }
+            }
+        }
+        progress.add(net.follows as u64);
+        if batch.len() >= CHUNK || follower + 1 == net.users {
+            let options = args.follow_options.clone();
+            store
+                .import_follow_options(std::mem::take(&mut batch), options)
+                .await
+                .map_err(|e| e.chain())?;
+        }
+    }
+    progress.finish();
+    Ok(())
 }
 
 async fn import_edge_list(store: &EmbeddedStore, file: &Path) -> Result<Loaded, String> {

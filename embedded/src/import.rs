@@ -13,7 +13,8 @@ use socialite_core::model::Post;
 use socialite_core::plan::Ledger;
 use socialite_core::plan::{run_ready, Txn};
 use socialite_domain::accounts::user;
-use socialite_domain::graph::{edge, membership};
+use socialite_domain::graph::relations::FollowOption;
+use socialite_domain::graph::{edge, membership, relate};
 use socialite_domain::posts::post;
 
 use crate::store::EmbeddedStore;
@@ -84,6 +85,29 @@ impl EmbeddedStore {
                     let change = EdgeChange::new(f, t, EdgeOp::Follow)?.with_lists(lists);
                     run_ready(edge::change_edge(ctx, &change))?;
                     done += 1;
+                }
+                Ok(done)
+            })
+            .await
+    }
+
+    /// Turns follow options on for existing follows (a follow that is not
+    /// there is skipped); returns how many follows changed.
+    pub async fn import_follow_options(
+        &self,
+        set: Vec<(UserId, UserId)>,
+        options: Vec<FollowOption>,
+    ) -> Result<usize> {
+        self.writer
+            .write(move |ctx| {
+                ctx.ledger = Ledger::quiet();
+                let on: Vec<(FollowOption, bool)> = options.iter().map(|o| (*o, true)).collect();
+                let mut done = 0;
+                for (f, t) in set {
+                    if run_ready(ctx.edge_lists(&f, &t))?.is_none() {
+                        continue;
+                    }
+                    done += usize::from(run_ready(relate::set_follow_options(ctx, &f, &t, &on))?);
                 }
                 Ok(done)
             })

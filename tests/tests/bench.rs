@@ -52,6 +52,44 @@ async fn load_imports_an_edge_list_and_refuses_a_bad_one() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn load_turns_follow_options_on_for_a_share_of_the_follows() {
+    use socialite_core::ports::{Edges, Mutes};
+    use socialite_domain::graph::relations::{FollowOption, Relation};
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("data");
+    let args = LoadCli::parse_from([
+        "load",
+        "--data-dir",
+        data.to_str().unwrap(),
+        "--users",
+        "200",
+        "--follows",
+        "10",
+        "--follow-options",
+        "hide_reposts,notify",
+        "--options-percent",
+        "50",
+    ])
+    .load;
+    let loaded = run_load(&args).await.unwrap();
+    let store = socialite_embedded::EmbeddedStore::open(&data.join("content.redb")).unwrap();
+    let (mut hidden, mut told) = (0, 0);
+    for i in 0..200 {
+        let u = socialite_core::ids::UserId::parse(&format!("u{i}")).unwrap();
+        let r = store.relations_of(&u).await.unwrap();
+        hidden += r.reposts_off.len();
+        for t in &r.reposts_off {
+            assert!(store.is_following(&u, t).await.unwrap(), "on a follow");
+        }
+        let notify = Relation::Option(FollowOption::Notify);
+        told += store.all_relations(&u, notify).await.unwrap().len();
+    }
+    let share = hidden as f64 / loaded.edges as f64;
+    assert!((0.4..0.6).contains(&share), "{hidden} of {}", loaded.edges);
+    assert_eq!(told, hidden, "both options on the same follows");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn bench_runs_in_process_and_reports() {
     let dir = tempfile::tempdir().unwrap();
     let data = dir.path().join("data");
