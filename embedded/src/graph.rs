@@ -270,13 +270,17 @@ impl Mutes for EmbeddedStore {
         })
     }
 
-    async fn muted_by(&self, users: &[UserId]) -> Result<Vec<Vec<UserId>>> {
+    async fn related_to_each(
+        &self,
+        users: &[UserId],
+        relation: Relation,
+    ) -> Result<Vec<Vec<UserId>>> {
         let users = users.to_vec();
         self.read_blocking(move |txn| {
             let table = txn.open_table(RELATED).store()?;
             users
                 .iter()
-                .map(|u| relations::page(&table, u.as_str(), Relation::Mute, None, usize::MAX))
+                .map(|u| relations::page(&table, u.as_str(), relation, None, usize::MAX))
                 .collect()
         })
         .await

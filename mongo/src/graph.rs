@@ -338,8 +338,12 @@ impl Mutes for MongoStore {
         self.relations_touching(user).await
     }
 
-    async fn muted_by(&self, users: &[UserId]) -> Result<Vec<Vec<UserId>>> {
-        self.muters_of(users).await
+    async fn related_to_each(
+        &self,
+        users: &[UserId],
+        relation: Relation,
+    ) -> Result<Vec<Vec<UserId>>> {
+        self.related_of_each(users, relation).await
     }
 }
 

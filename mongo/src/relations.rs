@@ -136,21 +136,30 @@ impl MongoStore {
         Ok(out)
     }
 
-    /// For each of `users`, who mutes them, chunked `$in` queries.
-    pub(crate) async fn muters_of(&self, users: &[UserId]) -> Result<Vec<Vec<UserId>>> {
+    /// For each of `users`, who keeps `relation` to them, chunked `$in`
+    /// queries.
+    pub(crate) async fn related_of_each(
+        &self,
+        users: &[UserId],
+        relation: Relation,
+    ) -> Result<Vec<Vec<UserId>>> {
         let mut by_user: HashMap<&str, Vec<UserId>> =
             users.iter().map(|u| (u.as_str(), Vec::new())).collect();
         for chunk in users.chunks(IN_CHUNK) {
             let ids: Vec<&str> = chunk.iter().map(UserId::as_str).collect();
-            let filter = doc! { "t": { "$in": ids }, "k": code(Relation::Mute) };
+            let filter = doc! { "t": { "$in": ids }, "k": code(relation) };
             let mut cursor = self
                 .db
                 .relations
                 .find(filter)
                 .projection(doc! { "_id": 0, "t": 1, "u": 1 })
                 .await
-                .map_err(db_err("reading mutes"))?;
-            while let Some(d) = cursor.try_next().await.map_err(db_err("reading mutes"))? {
+                .map_err(db_err("reading relations"))?;
+            while let Some(d) = cursor
+                .try_next()
+                .await
+                .map_err(db_err("reading relations"))?
+            {
                 if let Some(list) = by_user.get_mut(get_str(&d, "t")?) {
                     list.push(UserId::from_stored(get_str(&d, "u")?.to_owned()));
                 }

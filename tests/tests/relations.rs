@@ -129,7 +129,9 @@ async fn mutes_are_kept_and_listed(kind: Kind) {
         vec![u("a")]
     );
     assert_eq!(
-        g.muted_by(&[u("c"), u("a")]).await.unwrap(),
+        g.related_to_each(&[u("c"), u("a")], Relation::Mute)
+            .await
+            .unwrap(),
         vec![vec![u("a")], vec![]]
     );
     assert!(g

@@ -16,6 +16,7 @@ use crate::numbers::Targets;
 use crate::ports::GraphStore;
 use rustc_hash::{FxHashMap, FxHashSet};
 use socialite_domain::feed::hybrid::{catching_up, is_big, Hybrid};
+use socialite_domain::graph::relations::Relation;
 use std::collections::hash_map::Entry;
 use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
 use std::sync::{Arc, Mutex};
@@ -141,7 +142,11 @@ impl FollowerIndex {
         let followers = graph.all_followers(author).await?;
         let listed = graph.listed_by(one).await?.pop().unwrap_or_default();
         let groups = graph.groups_of(one).await?.pop().unwrap_or_default();
-        let muters = graph.muted_by(one).await?.pop().unwrap_or_default();
+        let muters = graph
+            .related_to_each(one, Relation::Mute)
+            .await?
+            .pop()
+            .unwrap_or_default();
         let loaded = known(followers, listed, groups, muters);
         let mut lists = self.lists();
         // New, or known only by their count until now.
@@ -187,7 +192,7 @@ impl FollowerIndex {
         let followers = graph.followers_of(&missing).await?;
         let listed = graph.listed_by(&missing).await?;
         let groups = graph.groups_of(&missing).await?;
-        let muters = graph.muted_by(&missing).await?;
+        let muters = graph.related_to_each(&missing, Relation::Mute).await?;
         let mut lists = self.lists();
         let loaded = followers.into_iter().zip(listed).zip(groups).zip(muters);
         for (author, (((f, l), g), m)) in missing.into_iter().zip(loaded) {

@@ -50,23 +50,25 @@ pub async fn apply(stores: &Stores, events: &[Event]) -> Result<usize> {
 }
 
 /// Who subscribes to each author that posted (not reposted) or deleted a
-/// post in `events`.
+/// post in `events`: one read for the batch.
 async fn subscribers(stores: &Stores, events: &[Event]) -> Result<FxHashMap<UserId, Vec<UserId>>> {
-    let mut out = FxHashMap::default();
-    for event in events {
-        let author = match event {
-            Event::PostCreated { post, .. } if post.repost_of.is_none() => &post.author,
-            Event::PostDeleted { author, .. } => author,
-            _ => continue,
-        };
-        if out.contains_key(author) {
-            continue;
-        }
-        let notify = Relation::Option(FollowOption::Notify);
-        let subs = stores.graph.all_related(author, notify).await?;
-        out.insert(author.clone(), subs);
+    let mut authors: Vec<UserId> = events
+        .iter()
+        .filter_map(|event| match event {
+            Event::PostCreated { post, .. } if post.repost_of.is_none() => Some(&post.author),
+            Event::PostDeleted { author, .. } => Some(author),
+            _ => None,
+        })
+        .cloned()
+        .collect();
+    authors.sort_unstable();
+    authors.dedup();
+    if authors.is_empty() {
+        return Ok(FxHashMap::default());
     }
-    Ok(out)
+    let notify = Relation::Option(FollowOption::Notify);
+    let subs = stores.graph.related_to_each(&authors, notify).await?;
+    Ok(authors.into_iter().zip(subs).collect())
 }
 
 async fn flush(content: &dyn ContentStore, batch: &mut Vec<NoticeChange>) -> Result<usize> {

@@ -260,11 +260,13 @@ port! {
             })
             .await
         }
-        /// For each of `users`, who mutes them, for the fanout worker's index.
-        async fn muted_by(&self, users: &[UserId]) -> Result<Vec<Vec<UserId>>> {
+        /// For each of `users`, who keeps `relation` to them (who mutes them,
+        /// for the fanout worker's index; who follows them with `notify`),
+        /// in one read where the backend can.
+        async fn related_to_each(&self, users: &[UserId], relation: Relation) -> Result<Vec<Vec<UserId>>> {
             let mut out = Vec::with_capacity(users.len());
             for u in users {
-                out.push(self.all_related(u, Relation::Mute).await?);
+                out.push(self.all_related(u, relation).await?);
             }
             Ok(out)
         }
