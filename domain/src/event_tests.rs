@@ -3,6 +3,8 @@
 #[cfg(test)]
 use super::*;
 #[cfg(test)]
+use crate::model::marker::MarkerTimeline;
+#[cfg(test)]
 use crate::notifications::notices::NoticeKind;
 
 #[test]

@@ -32,6 +32,7 @@ pub mod collections;
 pub mod deletion;
 pub mod error;
 pub mod event;
+mod event_decode;
 pub mod feed;
 pub mod graph;
 pub mod ids;
