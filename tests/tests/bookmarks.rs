@@ -29,6 +29,8 @@ async fn a_user_bookmarks_posts_and_reads_them_back_alone() {
     }
     let mark = |user: &str, post: &str| format!("/users/{user}/bookmarks/{post}");
     for p in [&made[1], &made[3], &made[0]] {
+        // Bookmarks of one millisecond order by post: each in its own.
+        tokio::time::sleep(std::time::Duration::from_millis(2)).await;
         let (s, v) = t.call(Method::PUT, &mark("ann", p), None).await;
         assert_eq!(
             (s, v),
