@@ -54,6 +54,9 @@ impl PostFragments {
             if !item.reposted_by.is_empty() {
                 reposts(&mut out, item);
             }
+            if !item.filtered.is_empty() {
+                filtered(&mut out, item);
+            }
         }
         out.extend_from_slice(b"],\"next_cursor\":");
         match page.next_cursor {
@@ -108,6 +111,17 @@ fn reposts(out: &mut Vec<u8>, item: &FeedItem) {
     out.extend_from_slice(tail.as_bytes());
 }
 
+/// Puts the warning filters that match the entry inside its object, last
+/// (as serde writes them).
+fn filtered(out: &mut Vec<u8>, item: &FeedItem) {
+    debug_assert_eq!(out.last(), Some(&b'}'));
+    out.pop();
+    out.extend_from_slice(b",\"filtered\":");
+    // Plain strings and numbers always serialize.
+    serde_json::to_writer(&mut *out, &json::hits(&item.filtered)).unwrap_or_default();
+    out.push(b'}');
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -142,6 +156,7 @@ mod tests {
             post: p,
             reposted_by: by.iter().map(|u| UserId::parse(u).unwrap()).collect(),
             reposts_seen: by.len() as u64 + 1,
+            filtered: Vec::new(),
         }
     }
 

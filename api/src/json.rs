@@ -5,6 +5,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 use socialite_core::ids::{ListName, PostId, UserId};
 use socialite_core::markers::ForwardPage;
+use socialite_core::model::filter::FilterHit;
 use socialite_core::model::{
     rfc3339_ms, FeedItem, Page, Post, PostCounts, Relationship, Suggestion, User,
 };
@@ -100,6 +101,35 @@ pub struct PostJson<'a> {
     #[serde(skip_serializing_if = "Option::is_none")]
     #[schema(example = "0550f1a2b3c80000")]
     position: Option<String>,
+    /// The reader's keyword filters with action `warn` that match the post
+    /// (show it collapsed, naming them); absent when none does. Those with
+    /// action `hide` leave the post out.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    filtered: Option<Vec<FilterHitJson<'a>>>,
+}
+
+/// A warning filter that matched, and its phrase that did.
+#[derive(Serialize, ToSchema)]
+pub struct FilterHitJson<'a> {
+    #[schema(example = "1")]
+    filter: String,
+    #[schema(value_type = String, example = "Spoilers")]
+    title: &'a str,
+    #[schema(value_type = String, example = "spoiler")]
+    phrase: &'a str,
+}
+
+/// What warning filters say of an entry; `None` for none.
+pub fn hits(hits: &[FilterHit]) -> Option<Vec<FilterHitJson<'_>>> {
+    (!hits.is_empty()).then(|| {
+        hits.iter()
+            .map(|h| FilterHitJson {
+                filter: h.filter.to_string(),
+                title: &h.title,
+                phrase: &h.phrase,
+            })
+            .collect()
+    })
 }
 
 pub fn post(p: &Post) -> PostJson<'_> {
@@ -120,6 +150,7 @@ pub fn post(p: &Post) -> PostJson<'_> {
         reposted_by: None,
         reposted_by_count: None,
         position: None,
+        filtered: None,
     }
 }
 
@@ -141,6 +172,7 @@ pub fn entry(i: &FeedItem) -> PostJson<'_> {
         reposted_by: reposted.then(|| i.reposted_by.iter().map(UserId::as_str).collect()),
         reposted_by_count: reposted.then_some(i.reposts_seen),
         position: reposted.then(|| i.position.to_string()),
+        filtered: hits(&i.filtered),
         ..post(&i.post)
     }
 }
@@ -255,8 +287,11 @@ pub struct ThreadJson<'a> {
     next_cursor: Option<String>,
 }
 
-pub fn thread(t: &Thread) -> ThreadJson<'_> {
-    let counted = |p| counted_post(p, t.counts.get(&p.id).copied().unwrap_or_default());
+pub fn thread<'a>(t: &'a Thread) -> ThreadJson<'a> {
+    let counted = |p: &'a Post| PostJson {
+        filtered: t.filtered.get(&p.id).and_then(|h| hits(h)),
+        ..counted_post(p, t.counts.get(&p.id).copied().unwrap_or_default())
+    };
     ThreadJson {
         ancestors: t.ancestors.iter().map(counted).collect(),
         post: counted(&t.post),

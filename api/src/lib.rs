@@ -21,6 +21,7 @@ pub mod conn;
 pub mod cors;
 pub mod error;
 pub mod extract;
+pub mod filters;
 pub mod fragments;
 pub mod front;
 pub mod guard;

@@ -68,6 +68,7 @@ pub fn entry(i: &FeedItem) -> pb::Post {
         p.reposted_by_count = i.reposts_seen;
         p.position = i.position.to_string();
     }
+    p.filtered = crate::filters::grpc::hits(&i.filtered);
     p
 }
 

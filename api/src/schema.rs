@@ -247,6 +247,18 @@ pub struct PreferencePath {
     pub author: UserId,
 }
 
+/// A user and one of their keyword filters.
+#[derive(IntoParams)]
+#[into_params(parameter_in = Path)]
+#[allow(dead_code)]
+pub struct FilterPath {
+    #[param(inline, example = "bob")]
+    pub id: UserId,
+    /// The filter's id.
+    #[param(example = "1")]
+    pub filter_id: String,
+}
+
 /// A reader and a post they want less like.
 #[derive(IntoParams)]
 #[into_params(parameter_in = Path)]

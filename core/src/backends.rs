@@ -6,6 +6,7 @@ use crate::feed::hybrid::Marks;
 use crate::feed::late::Late;
 use crate::feed::stamp::WriteEpoch;
 use crate::feed::Stores;
+use crate::filters::cache::FilterCache;
 use crate::ports::Metered;
 use crate::ports::{
     Accounts, AppliedFeed, Backup, ContentStore, EventLog, GraphStore, Outbox, Rewind,
@@ -35,6 +36,8 @@ pub struct Backends {
     /// This process's writes that change pages beside their timelines
     /// ([`crate::feed::stamp`]).
     pub epoch: Arc<WriteEpoch>,
+    /// Readers' keyword filters, ready to match ([`crate::filters::cache`]).
+    pub filters: Arc<FilterCache>,
     /// The store written out whole and loaded in batches (export, import,
     /// migration).
     pub transfer: Arc<dyn Transfer>,
@@ -76,6 +79,7 @@ impl Backends {
             accounts: Arc::new(Standings::new(Arc::new(Metered(parts.accounts)))),
             transfer: Arc::new(Metered(parts.transfer)),
             backup: parts.backup,
+            filters: Arc::new(FilterCache::new(epoch.clone())),
             epoch,
             late: Arc::default(),
         }
@@ -91,6 +95,7 @@ impl Backends {
             accounts: self.accounts.clone(),
             epoch: self.epoch.clone(),
             late: self.late.clone(),
+            filters: self.filters.clone(),
         }
     }
 }

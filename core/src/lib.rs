@@ -49,6 +49,7 @@ pub mod budgets;
 pub mod deletion;
 pub mod fault;
 pub mod feed;
+pub mod filters;
 pub mod gate;
 pub mod graph;
 pub mod health;

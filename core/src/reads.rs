@@ -15,6 +15,7 @@ use crate::feed::visible::{visible, Scope};
 use crate::feed::{Feed, Stores};
 use crate::ids::{encode_edge_cursor, encode_user_cursor, ListName, PostId, UserId};
 use crate::metrics::metrics;
+use crate::model::filter::FilterContext;
 use crate::model::{newest, page_size, FeedItem, Page, Post, User};
 use crate::ports::IdRange;
 use socialite_domain::accounts::access::{check, viewing_as, Act, Caller};
@@ -116,7 +117,9 @@ impl Reads {
         before: Option<&str>,
     ) -> Result<Page<FeedItem, PostId>> {
         let (user, viewing) = self.user_as(caller, id, viewer).await?;
-        let hidden = self.hidden_for(&viewing).await?;
+        let hidden = self
+            .hidden_for(&viewing, Some(FilterContext::Profiles))
+            .await?;
         self.posts_of(&[user.id], &hidden, limit, before).await
     }
 
@@ -147,7 +150,9 @@ impl Reads {
         }
         check(caller, Act::ReadPublic)?;
         let viewing = self.viewing(caller, viewer).await?;
-        let hidden = self.hidden_for(&viewing).await?;
+        let hidden = self
+            .hidden_for(&viewing, Some(FilterContext::Profiles))
+            .await?;
         ids.retain(|a| !hidden.hides(a));
         if ids.is_empty() {
             page_size(limit)?;
@@ -170,18 +175,26 @@ impl Reads {
         let id = UserId::parse(id)?;
         check(caller, Act::ReadOwn(&id))?;
         let user = self.existing(&id).await?;
-        let hidden = self.hidden_from(&user.id).await?;
+        let hidden = self.hidden_from(&user.id, FilterContext::Home).await?;
         self.feed_page(&Feed::Home(user.id), &hidden, limit, before)
             .await
     }
 
-    /// What `viewer`'s mutes and blocks hide from their timelines.
-    pub(crate) async fn hidden_from(&self, viewer: &UserId) -> Result<Hidden> {
-        let (relations, suspended) = tokio::try_join!(
+    /// What `viewer`'s mutes and blocks hide from their timelines, and
+    /// what their keyword filters do there (`context`).
+    pub(crate) async fn hidden_from(
+        &self,
+        viewer: &UserId,
+        context: FilterContext,
+    ) -> Result<Hidden> {
+        let (relations, suspended, sift) = tokio::try_join!(
             self.stores.graph.relations_of(viewer),
-            self.stores.accounts.suspended_ids()
+            self.stores.accounts.suspended_ids(),
+            self.sift(viewer, context)
         )?;
-        Ok(Hidden::in_timelines(relations).and_suspended(suspended))
+        Ok(Hidden::in_timelines(relations)
+            .and_suspended(suspended)
+            .and_filtered(sift))
     }
 
     /// The group's timeline: its members' posts, newest first, without
@@ -198,7 +211,10 @@ impl Reads {
         let viewer = viewer.map(UserId::parse).transpose()?;
         let (group, _) = self.group(caller, group).await?;
         let hidden = match viewing_as(caller, viewer)? {
-            Some(v) => self.hidden_from(&self.existing(&v).await?.id).await?,
+            Some(v) => {
+                let v = self.existing(&v).await?.id;
+                self.hidden_from(&v, FilterContext::Groups).await?
+            }
             None => self.hidden_from_all().await?,
         };
         self.feed_page(&Feed::Group(group), &hidden, limit, before)
@@ -219,9 +235,12 @@ impl Reads {
         let user = self.existing(&id).await?;
         let limit = page_size(limit)?;
         let mut below = before.map(PostId::parse).transpose()?;
-        let suspended = self.stores.accounts.suspended_ids().await?;
-        let hidden = Hidden::in_mentions(self.stores.graph.relations_of(&user.id).await?)
-            .and_suspended(suspended);
+        let (relations, suspended, sift) = tokio::try_join!(
+            self.stores.graph.relations_of(&user.id),
+            self.stores.accounts.suspended_ids(),
+            self.sift(&user.id, FilterContext::Mentions)
+        )?;
+        let hidden = Hidden::in_mentions(relations).and_suspended(suspended);
         // Reads past what is hidden until the page and one more are found.
         let (content, want) = (&self.stores.content, limit + 1);
         let mut posts = Vec::new();
@@ -231,15 +250,23 @@ impl Reads {
             let ended = ids.len() < want;
             below = ids.last().copied();
             let found = content.get_posts(&ids).await?;
-            posts.extend(found.into_iter().filter(|p| !hidden.hides(&p.author)));
+            let mut found: Vec<FeedItem> = found
+                .into_iter()
+                .filter(|p| !hidden.hides(&p.author))
+                .map(FeedItem::plain)
+                .collect();
+            if let Some(s) = &sift {
+                s.apply(&mut found);
+            }
+            posts.extend(found);
             if ended || posts.len() >= want {
                 break;
             }
         }
-        let next_cursor = (posts.len() > limit).then(|| posts[limit - 1].id);
+        let next_cursor = (posts.len() > limit).then(|| posts[limit - 1].position);
         posts.truncate(limit);
         Ok(Page {
-            items: posts.into_iter().map(FeedItem::plain).collect(),
+            items: posts,
             next_cursor,
         })
     }
@@ -257,7 +284,7 @@ impl Reads {
         let (user, list) = (UserId::parse(id)?, ListName::parse(list)?);
         check(caller, Act::ReadOwn(&user))?;
         self.existing_list(&user, &list).await?;
-        let hidden = self.hidden_from(&user).await?;
+        let hidden = self.hidden_from(&user, FilterContext::Lists).await?;
         self.feed_page(&Feed::List(user, list), &hidden, limit, before)
             .await
     }

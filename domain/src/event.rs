@@ -3,6 +3,7 @@
 
 use crate::ids::{GroupName, ListName, PostId, UserId};
 use crate::model::collection::Collection;
+use crate::model::filter::{Filter, FilterAction};
 use crate::model::marker::Marker;
 use crate::model::notice::NoticeKind;
 use crate::model::relation::FollowOption;
@@ -122,6 +123,10 @@ pub enum Event {
         at_ms: u64,
         kept: bool,
     },
+    /// `user`'s keyword filter as it is now (made or changed).
+    FilterPut { user: UserId, filter: Filter },
+    /// `user`'s keyword filter `filter` deleted.
+    FilterRemoved { user: UserId, filter: u64 },
 }
 
 impl Event {
@@ -154,7 +159,9 @@ impl Event {
             Event::UserPut { user, .. }
             | Event::StandingSet { user, .. }
             | Event::MarkerSet { user, .. }
-            | Event::KeptChanged { user, .. } => user,
+            | Event::KeptChanged { user, .. }
+            | Event::FilterPut { user, .. }
+            | Event::FilterRemoved { user, .. } => user,
             Event::TimelineDropped { user, .. }
             | Event::Joined { user, .. }
             | Event::Left { user, .. } => user,
@@ -251,7 +258,9 @@ impl Event {
             | Event::Liked { .. }
             | Event::Unliked { .. }
             | Event::MarkerSet { .. }
-            | Event::KeptChanged { .. } => self.record_kind(),
+            | Event::KeptChanged { .. }
+            | Event::FilterPut { .. }
+            | Event::FilterRemoved { .. } => self.record_kind(),
         };
         pb::Event { kind: Some(kind) }.encode_to_vec()
     }
@@ -337,6 +346,11 @@ impl Event {
                 at_ms: *at_ms,
                 kept: *kept,
             }),
+            Event::FilterPut { user, filter } => Kind::FilterPut(filter_put(user, filter)),
+            Event::FilterRemoved { user, filter } => Kind::FilterRemoved(pb::FilterRemoved {
+                user: s(user),
+                id: *filter,
+            }),
             other => unreachable!("{other:?} changes timelines"),
         }
     }
@@ -348,6 +362,25 @@ fn told_pb((user, kind, about): &(UserId, NoticeKind, PostId)) -> pb::Told {
         user: user.as_str().to_owned(),
         kind: u32::from(kind.code()),
         post_id: about.0,
+    }
+}
+
+fn filter_put(user: &UserId, f: &Filter) -> pb::FilterPut {
+    pb::FilterPut {
+        user: user.as_str().to_owned(),
+        id: f.id,
+        title: f.title.clone(),
+        phrases: f
+            .phrases
+            .iter()
+            .map(|p| pb::FilterPutPhrase {
+                text: p.text.clone(),
+                whole_word: p.whole_word,
+            })
+            .collect(),
+        contexts: u32::from(f.contexts.bits()),
+        hide: f.action == FilterAction::Hide,
+        expires_at_ms: f.expires_at_ms,
     }
 }
 

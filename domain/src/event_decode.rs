@@ -6,6 +6,7 @@ use crate::error::{Error, Result};
 use crate::event::Event;
 use crate::ids::{GroupName, ListName, PostId, UserId};
 use crate::model::collection::Collection;
+use crate::model::filter::{Contexts, Filter, FilterAction, Phrase};
 use crate::model::marker::{Marker, MarkerTimeline};
 use crate::model::notice::NoticeKind;
 use crate::model::relation::FollowOption;
@@ -112,7 +113,9 @@ impl Event {
             | Kind::Liked(_)
             | Kind::Unliked(_)
             | Kind::MarkerSet(_)
-            | Kind::KeptChanged(_)) => Event::decode_record(kind)?,
+            | Kind::KeptChanged(_)
+            | Kind::FilterPut(_)
+            | Kind::FilterRemoved(_)) => Event::decode_record(kind)?,
         })
     }
 
@@ -187,6 +190,31 @@ impl Event {
                 post: PostId(e.post_id),
                 at_ms: e.at_ms,
                 kept: e.kept,
+            },
+            Kind::FilterPut(e) => Event::FilterPut {
+                user: u(&e.user)?,
+                filter: Filter {
+                    id: e.id,
+                    title: e.title,
+                    phrases: e
+                        .phrases
+                        .into_iter()
+                        .map(|p| Phrase {
+                            text: p.text,
+                            whole_word: p.whole_word,
+                        })
+                        .collect(),
+                    contexts: Contexts::from_bits(e.contexts as u8),
+                    action: match e.hide {
+                        true => FilterAction::Hide,
+                        false => FilterAction::Warn,
+                    },
+                    expires_at_ms: e.expires_at_ms,
+                },
+            },
+            Kind::FilterRemoved(e) => Event::FilterRemoved {
+                user: u(&e.user)?,
+                filter: e.id,
             },
             other => unreachable!("{other:?} is decoded by `decode`"),
         })

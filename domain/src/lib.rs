@@ -11,6 +11,8 @@
 //! - [`checks`]: the refusals and limits several features share.
 //! - [`plan`]: the vocabulary of a write: the facts a planner reads and the
 //!   steps a backend applies, in one transaction.
+//! - [`filters`]: a reader's keyword filters, what they hide and warn of
+//!   (the timelines' read pass applies them) and how they are written.
 //!
 //! The features, one folder each, holding their rules and their planners:
 //! [`accounts`], [`graph`], [`posts`], [`interactions`] (likes, reposts),
@@ -34,6 +36,7 @@ pub mod error;
 pub mod event;
 mod event_decode;
 pub mod feed;
+pub mod filters;
 pub mod graph;
 pub mod ids;
 pub mod interactions;

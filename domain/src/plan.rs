@@ -14,6 +14,7 @@ use crate::error::{Error, Result};
 use crate::event::Event;
 use crate::ids::{GroupName, ListName, PostId, UserId};
 use crate::model::collection::{Collection, Kept};
+use crate::model::filter::FilterSet;
 use crate::model::marker::{Marker, MarkerTimeline};
 use crate::model::notice::{GroupKey, Notice, NoticeGroup, NoticeKey};
 use crate::model::relation::Relation;
@@ -141,6 +142,10 @@ pub enum Step {
     },
     /// The user's marker of a timeline set to `marker`.
     PutMarker { user: UserId, marker: Marker },
+    /// The user's keyword filters, as a whole ([`crate::filters::plan`]).
+    PutFilters { user: UserId, set: FilterSet },
+    /// The user's filters gone (their deletion's last step).
+    ForgetFilters(UserId),
     /// `post` in the user's `collection`, kept at `at_ms` (it is not there).
     Keep {
         collection: Collection,
@@ -288,6 +293,8 @@ pub trait Txn {
         user: &UserId,
         timeline: MarkerTimeline,
     ) -> Result<Option<Marker>, Self::Error>;
+    /// The user's keyword filters, if they ever had any.
+    async fn filters(&mut self, user: &UserId) -> Result<Option<FilterSet>, Self::Error>;
     /// When the user kept `post` in `collection`, if it is there.
     async fn kept_at(
         &mut self,

@@ -13,6 +13,7 @@ use crate::error::{Error, Result};
 use crate::event::Event;
 use crate::feed::marker;
 use crate::feed::markers::Marker;
+use crate::filters::{self, FilterChange};
 use crate::graph::relations::{
     FollowOption, Priority, Relation, RelationChange, RelationTransition,
 };
@@ -22,6 +23,7 @@ use crate::interactions::likes::LikeChange;
 use crate::interactions::repost::Reposted;
 use crate::interactions::reposts::RepostChange;
 use crate::interactions::{like, repost};
+use crate::model::filter::Filter;
 use crate::model::Post;
 use crate::notifications::notified::NoticeChange;
 use crate::notifications::notify;
@@ -88,6 +90,18 @@ pub enum Write {
         target: UserId,
         changes: Vec<(FollowOption, bool)>,
     },
+    /// A keyword filter made (`id` None) or changed as `change` says, at
+    /// `at_ms`.
+    PutFilter {
+        user: UserId,
+        id: Option<u64>,
+        change: FilterChange,
+        at_ms: u64,
+    },
+    RemoveFilter {
+        user: UserId,
+        id: u64,
+    },
     RevokeTokens {
         user: UserId,
         at_ms: u64,
@@ -121,6 +135,7 @@ pub enum Done {
     Marker(Marker, bool),
     Edge(EdgeTransition),
     Relation(RelationTransition),
+    Filter(Filter),
 }
 
 impl Write {
@@ -157,6 +172,8 @@ impl Write {
             },
             Write::Priority { .. } => "set_priority",
             Write::FollowOptions { .. } => "set_follow_options",
+            Write::PutFilter { .. } => "put_filter",
+            Write::RemoveFilter { .. } => "remove_filter",
             Write::RevokeTokens { .. } => "revoke_tokens",
             Write::Suspension { .. } => "set_suspended",
             Write::Import { .. } => "import",
@@ -183,6 +200,8 @@ impl Write {
             Write::Relation(_) => "changing a mute or block",
             Write::Priority { .. } => "setting a priority",
             Write::FollowOptions { .. } => "setting follow options",
+            Write::PutFilter { .. } => "storing a filter",
+            Write::RemoveFilter { .. } => "deleting a filter",
             Write::RevokeTokens { .. } => "revoking tokens",
             Write::Suspension { .. } => "changing a suspension",
             Write::Import { .. } => "importing records",
@@ -240,6 +259,15 @@ impl Write {
                 target,
                 changes,
             } => Done::Changed(relate::set_follow_options(txn, user, target, changes).await?),
+            Write::PutFilter {
+                user,
+                id,
+                change,
+                at_ms,
+            } => Done::Filter(filters::plan::put_filter(txn, user, *id, change, *at_ms).await?),
+            Write::RemoveFilter { user, id } => {
+                Done::Changed(filters::plan::remove_filter(txn, user, *id).await?)
+            }
             Write::RevokeTokens { user, at_ms } => {
                 user::set_standing(txn, user, |s| s.revoked(*at_ms)).await?;
                 Done::Changed(true)
@@ -321,6 +349,12 @@ impl Done {
     pub fn relation(self) -> Result<RelationTransition> {
         match self {
             Done::Relation(t) => Ok(t),
+            other => Err(mismatch(other)),
+        }
+    }
+    pub fn filter(self) -> Result<Filter> {
+        match self {
+            Done::Filter(f) => Ok(f),
             other => Err(mismatch(other)),
         }
     }

@@ -4,16 +4,17 @@
 use crate::recent::{pick, PER_AUTHOR};
 use crate::store::EmbeddedStore;
 use crate::tables::*;
-use crate::{kept, likes, markers, notices, reposts};
+use crate::{filters, kept, likes, markers, notices, reposts};
 use async_trait::async_trait;
 use redb::{ReadTransaction, ReadableTable};
 use serde_json::{Map, Value};
 use socialite_core::error::{Error, Result};
 use socialite_core::ids::{PostId, UserId};
 use socialite_core::model::collection::{Collection, Kept};
+use socialite_core::model::filter::FilterSet;
 use socialite_core::model::{Entry, Post, PostCounts, PostRef, User};
 use socialite_core::ports::{
-    Collections, Deletions, IdRange, Likes, Markers, Notices, Posts, Reposts, Users,
+    Collections, Deletions, Filters, IdRange, Likes, Markers, Notices, Posts, Reposts, Users,
 };
 use socialite_domain::deletion::cascade::present;
 use socialite_domain::feed::markers::Marker;
@@ -406,6 +407,17 @@ impl Collections for EmbeddedStore {
         limit: usize,
     ) -> Result<Vec<Kept>> {
         self.read(|txn| kept::page(txn, collection, user.as_str(), before, limit))
+    }
+}
+
+#[async_trait]
+impl Filters for EmbeddedStore {
+    async fn filters(&self, user: &UserId) -> Result<Option<FilterSet>> {
+        self.read(|txn| filters::of(&txn.open_table(FILTERS).store()?, user.as_str()))
+    }
+
+    async fn filters_rev(&self, user: &UserId) -> Result<Option<u64>> {
+        self.read(|txn| filters::rev(&txn.open_table(FILTERS).store()?, user.as_str()))
     }
 }
 

@@ -26,6 +26,7 @@ pub mod config;
 mod content;
 mod deletion;
 mod edge_times;
+mod filters;
 mod graph;
 mod groups;
 mod import;

@@ -90,6 +90,7 @@ impl EmbeddedStore {
             txn.open_table(USER_LIKES).store()?;
             txn.open_table(TALLIES).store()?;
             txn.open_table(MARKERS).store()?;
+            txn.open_table(FILTERS).store()?;
             txn.open_table(KEPT).store()?;
             txn.open_table(KEPT_ORDER).store()?;
             txn.open_table(KEPT_BY_POST).store()?;

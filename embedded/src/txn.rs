@@ -6,14 +6,15 @@
 use crate::store::{add_counts, emit, user_exists, Ctx};
 use crate::tables::*;
 use crate::{
-    accounts, content, edge_times, groups, kept, likes, lists, markers, notices, post_rows,
-    relations, reposts,
+    accounts, content, edge_times, filters, groups, kept, likes, lists, markers, notices,
+    post_rows, relations, reposts,
 };
 use redb::{ReadableTable, WriteTransaction};
 use serde_json::{Map, Value};
 use socialite_core::error::{Error, Result};
 use socialite_core::ids::{GroupName, ListName, PostId, UserId};
 use socialite_core::model::collection::Collection;
+use socialite_core::model::filter::FilterSet;
 use socialite_core::model::Post;
 use socialite_core::plan::Ledger;
 use socialite_core::plan::Side;
@@ -186,6 +187,10 @@ impl Txn for Ctx<'_> {
         Ok(held.into_iter().find(|m| m.timeline == timeline))
     }
 
+    async fn filters(&mut self, user: &UserId) -> Result<Option<FilterSet>> {
+        filters::of(&self.txn.open_table(FILTERS).store()?, user.as_str())
+    }
+
     async fn kept_at(
         &mut self,
         collection: &Collection,
@@ -339,6 +344,8 @@ fn apply_step(ctx: &mut Ctx<'_>, step: &Step) -> Result<()> {
         Step::RemoveUser(user) => remove_user(txn, user.as_str()),
         Step::ForgetMarkers(user) => markers::forget(txn, user.as_str()),
         Step::PutMarker { user, marker } => markers::put(txn, user.as_str(), marker),
+        Step::PutFilters { user, set } => filters::put(txn, user.as_str(), set),
+        Step::ForgetFilters(user) => filters::forget(txn, user.as_str()),
         Step::Keep { .. }
         | Step::Unkeep { .. }
         | Step::ForgetKept(_)

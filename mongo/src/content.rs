@@ -11,9 +11,10 @@ use mongodb::bson::{doc, Document};
 use socialite_core::error::Result;
 use socialite_core::ids::{PostId, UserId};
 use socialite_core::model::collection::{Collection, Kept};
+use socialite_core::model::filter::FilterSet;
 use socialite_core::model::{Entry, Post, PostCounts, User};
 use socialite_core::ports::{
-    Collections, Deletions, IdRange, Likes, Markers, Notices, Posts, Reposts, Users,
+    Collections, Deletions, Filters, IdRange, Likes, Markers, Notices, Posts, Reposts, Users,
 };
 use socialite_domain::feed::markers::Marker;
 use socialite_domain::notifications::notified::{GroupKey, NoticeGroup};
@@ -247,5 +248,16 @@ impl Collections for MongoStore {
 impl Markers for MongoStore {
     async fn markers(&self, user: &UserId) -> Result<Vec<Marker>> {
         self.markers_of(user.as_str()).await
+    }
+}
+
+#[async_trait]
+impl Filters for MongoStore {
+    async fn filters(&self, user: &UserId) -> Result<Option<FilterSet>> {
+        self.filters_of(user.as_str()).await
+    }
+
+    async fn filters_rev(&self, user: &UserId) -> Result<Option<u64>> {
+        self.filters_rev_of(user.as_str()).await
     }
 }

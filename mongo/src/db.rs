@@ -31,6 +31,7 @@ pub const ACCOUNTS: &str = "accounts";
 pub const LIKES: &str = "likes";
 pub const TALLIES: &str = "tallies";
 pub const MARKERS: &str = "markers";
+pub const FILTERS: &str = "filters";
 pub const KEPT: &str = "kept";
 pub const REPOSTS: &str = "reposts";
 pub const NOTICES: &str = "notices";
@@ -107,6 +108,7 @@ pub struct Db {
     pub likes: Collection<Document>,
     pub tallies: Collection<Document>,
     pub markers: Collection<Document>,
+    pub filters: Collection<Document>,
     pub kept: Collection<Document>,
     pub reposts: Collection<Document>,
     pub notices: Collection<Document>,
@@ -144,6 +146,7 @@ impl Db {
             likes: database.collection(LIKES),
             tallies: database.collection(TALLIES),
             markers: database.collection(MARKERS),
+            filters: database.collection(FILTERS),
             kept: database.collection(KEPT),
             reposts: database.collection(REPOSTS),
             notices: database.collection(NOTICES),

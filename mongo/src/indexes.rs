@@ -175,13 +175,19 @@ impl Db {
     }
 
     /// A like per post and user; a post's likers newest first; a user's
-    /// likes; a page of posts' counts; a user's markers.
-    fn like_and_marker_indexes(&self) -> [(&Collection<Document>, IndexModel, &'static str); 5] {
+    /// likes; a page of posts' counts; a user's markers; a user's filters'
+    /// revision, which every page read asks for (a covered query).
+    fn like_and_marker_indexes(&self) -> [(&Collection<Document>, IndexModel, &'static str); 6] {
         [
             (
                 &self.markers,
                 index(doc! { "u": 1, "t": 1 }, "u_t", false),
                 "the markers index",
+            ),
+            (
+                &self.filters,
+                index(doc! { "_id": 1, "rev": 1 }, "id_rev", false),
+                "the filters revision index",
             ),
             (
                 &self.likes,

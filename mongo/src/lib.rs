@@ -20,6 +20,7 @@ mod db;
 mod deletion;
 mod edge_pages;
 mod expiry;
+mod filters;
 mod graph;
 mod groups;
 mod hybrid;

@@ -144,6 +144,27 @@ impl pb::ingest_server::Ingest for IngestGrpc {
         crate::bookmarks::grpc::bookmark(&self.0, req, false).await
     }
 
+    async fn create_filter(
+        &self,
+        req: Request<pb::FilterRequest>,
+    ) -> Result<Response<pb::Filter>, Status> {
+        crate::filters::grpc::put(&self.0, req, false).await
+    }
+
+    async fn update_filter(
+        &self,
+        req: Request<pb::FilterRequest>,
+    ) -> Result<Response<pb::Filter>, Status> {
+        crate::filters::grpc::put(&self.0, req, true).await
+    }
+
+    async fn delete_filter(
+        &self,
+        req: Request<pb::FilterRef>,
+    ) -> Result<Response<pb::DeleteFilterReply>, Status> {
+        crate::filters::grpc::delete(&self.0, req).await
+    }
+
     async fn set_marker(
         &self,
         req: Request<pb::SetMarkerRequest>,

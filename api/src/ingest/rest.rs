@@ -39,6 +39,7 @@ pub fn rest_router() -> OpenApiRouter<Arc<Ingest>> {
         .merge(super::markers::rest_router())
         .merge(super::preferences::rest_router())
         .merge(crate::bookmarks::rest::ingest_router())
+        .merge(crate::filters::rest::ingest_router())
         .merge(super::moderation::rest_router())
 }
 

@@ -26,6 +26,10 @@ pub struct NotificationJson<'a> {
     latest_at: String,
     #[schema(example = "0550f1a2b3c80000")]
     id: String,
+    /// The reader's warning keyword filters that match the post it is
+    /// about; absent when none does.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    filtered: Option<Vec<crate::json::FilterHitJson<'a>>>,
 }
 
 /// A page of notifications, newest first; pass `next_cursor` as the next
@@ -44,6 +48,7 @@ fn notification(n: &Notification) -> NotificationJson<'_> {
         count: n.count,
         latest_at: rfc3339_ms(n.latest.unix_ms()),
         id: n.latest.to_string(),
+        filtered: crate::json::hits(&n.filtered),
     }
 }
 

@@ -65,6 +65,7 @@ fn message(out: Out) -> Result<pb::TimelineEvent, Status> {
                 count: 1,
                 latest_at: socialite_core::model::rfc3339_ms(n.id.unix_ms()),
                 id: n.id.to_string(),
+                filtered: Vec::new(),
             }),
         ),
     };

@@ -137,7 +137,14 @@ impl pb::reads_server::Reads for ReadsGrpc {
             optional(&r.cursor),
         );
         let t = read.await.map_err(to_status)?;
-        let counted = |p: &Post| counted_post(p, t.counts.get(&p.id).copied().unwrap_or_default());
+        let counted = |p: &Post| pb::Post {
+            filtered: t
+                .filtered
+                .get(&p.id)
+                .map(|h| crate::filters::grpc::hits(h))
+                .unwrap_or_default(),
+            ..counted_post(p, t.counts.get(&p.id).copied().unwrap_or_default())
+        };
         Ok(Response::new(pb::Thread {
             ancestors: t.ancestors.iter().map(counted).collect(),
             post: Some(counted(&t.post)),
@@ -166,6 +173,7 @@ impl pb::reads_server::Reads for ReadsGrpc {
             count: n.count,
             latest_at: rfc3339_ms(n.latest.unix_ms()),
             id: n.latest.to_string(),
+            filtered: crate::filters::grpc::hits(&n.filtered),
         };
         Ok(Response::new(pb::NotificationList {
             notifications: page.items.iter().map(entry).collect(),
@@ -181,6 +189,13 @@ impl pb::reads_server::Reads for ReadsGrpc {
         let read = self.0.unread_notifications(&caller, &r.id);
         let (unread, more) = read.await.map_err(to_status)?;
         Ok(Response::new(pb::UnreadCount { unread, more }))
+    }
+
+    async fn list_filters(
+        &self,
+        req: Request<pb::UserRef>,
+    ) -> Result<Response<pb::FilterList>, Status> {
+        crate::filters::grpc::list(&self.0, req).await
     }
 
     async fn list_bookmarks(

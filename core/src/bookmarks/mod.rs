@@ -117,7 +117,7 @@ impl Reads {
             .map(|p| (p.id, p))
             .collect();
         let viewing = self.viewing(caller, Some(user)).await?;
-        let hidden = self.hidden_for(&viewing).await?;
+        let hidden = self.hidden_for(&viewing, None).await?;
         let items = kept
             .iter()
             .filter_map(|k| posts.remove(&k.post).map(|p| (p, k.at_ms)))

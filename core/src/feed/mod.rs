@@ -75,6 +75,8 @@ pub struct Stores {
     pub epoch: Arc<stamp::WriteEpoch>,
     /// Where fanout may not have delivered yet, as this process last saw.
     pub late: Arc<late::Late>,
+    /// Readers' keyword filters, ready to match.
+    pub filters: Arc<crate::filters::cache::FilterCache>,
 }
 
 impl Stores {

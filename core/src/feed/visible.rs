@@ -52,8 +52,21 @@ pub async fn load_posts(stores: &Stores, entries: &[Entry]) -> Result<Vec<Post>>
 }
 
 /// The items of `raw` (newest first) that the reader sees, as entries of
-/// the timeline, in the same order.
+/// the timeline, in the same order; the reader's keyword filters applied
+/// last (to each entry's post: a repost's original).
 pub async fn visible(
+    stores: &Stores,
+    scope: Scope<'_>,
+    hidden: &Hidden,
+    raw: &[Entry],
+) -> Result<Vec<FeedItem>> {
+    let mut items = placed(stores, scope, hidden, raw).await?;
+    hidden.sift(&mut items);
+    Ok(items)
+}
+
+/// [`visible`] before the keyword filters.
+async fn placed(
     stores: &Stores,
     scope: Scope<'_>,
     hidden: &Hidden,
@@ -171,6 +184,7 @@ impl Reader<'_> {
                     post,
                     reposted_by: p.reposted_by.clone(),
                     reposts_seen: p.reposts_seen,
+                    filtered: Vec::new(),
                 });
             }
         }

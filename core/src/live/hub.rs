@@ -386,6 +386,7 @@ impl LiveHub {
             post,
             reposted_by: vec![item.author.clone()],
             reposts_seen: 1,
+            filtered: Vec::new(),
         })
     }
 

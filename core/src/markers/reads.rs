@@ -6,6 +6,7 @@ use crate::feed::timeline::{read_timeline, ReadSource};
 use crate::feed::Feed;
 use crate::ids::{PostId, UserId};
 use crate::metrics::metrics;
+use crate::model::filter::FilterContext;
 use crate::model::{page_size, FeedItem};
 use crate::reads::Reads;
 use socialite_domain::accounts::access::{check, Act, Caller};
@@ -55,7 +56,7 @@ impl Reads {
         check(caller, Act::ReadOwn(&id))?;
         let limit = page_size(limit)?;
         let user = self.existing(&id).await?;
-        let hidden = self.hidden_from(&user.id).await?;
+        let hidden = self.hidden_from(&user.id, FilterContext::Home).await?;
         let feed = Feed::Home(user.id);
         let mut newer: Vec<FeedItem> = Vec::new();
         let (mut before, mut source, mut reached) = (None, None, false);

@@ -4,15 +4,19 @@
 
 use crate::error::Result;
 use crate::ids::{PostId, UserId};
+use crate::model::filter::FilterContext;
+use crate::model::filter::FilterHit;
+use crate::model::Post;
 use crate::model::{page_size, Page};
 use crate::reads::Reads;
 use socialite_domain::accounts::access::{check, Act, Caller};
 use socialite_domain::feed::markers::MarkerTimeline;
+use socialite_domain::filters::matcher::Verdict;
 use socialite_domain::graph::relations::Hidden;
 use socialite_domain::notifications::notified::{
     NoticeGroup, NoticeKind, ACTORS_SHOWN, MAX_UNREAD,
 };
-use std::collections::HashSet;
+use std::collections::HashMap;
 
 /// An entry with at most this many notices is read whole when the reader
 /// hides someone; a larger one counts the hidden among its actors.
@@ -31,6 +35,8 @@ pub struct Notification {
     /// The entry's newest notice: its place, its cursor and what a
     /// notifications marker holds.
     pub latest: PostId,
+    /// The reader's warning filters that match the post it is about.
+    pub filtered: Vec<FilterHit>,
 }
 
 impl Reads {
@@ -47,7 +53,9 @@ impl Reads {
         let limit = page_size(limit)?;
         let before = before.map(PostId::parse).transpose()?;
         let user = self.existing(&id).await?;
-        let hidden = self.hidden_from(&user.id).await?;
+        let hidden = self
+            .hidden_from(&user.id, FilterContext::Notifications)
+            .await?;
         let mut entries = self.entries(&user.id, &hidden, before, limit + 1).await?;
         let next_cursor = (entries.len() > limit).then(|| entries[limit - 1].latest);
         entries.truncate(limit);
@@ -69,7 +77,9 @@ impl Reads {
             .iter()
             .find(|m| m.timeline == MarkerTimeline::Notifications)
             .map(|m| m.last_read);
-        let hidden = self.hidden_from(&user.id).await?;
+        let hidden = self
+            .hidden_from(&user.id, FilterContext::Notifications)
+            .await?;
         let entries = self
             .entries(&user.id, &hidden, None, MAX_UNREAD + 1)
             .await?;
@@ -96,18 +106,25 @@ impl Reads {
             let ended = groups.len() < want;
             before = groups.last().map(|g| g.latest);
             let about: Vec<PostId> = groups.iter().filter_map(|g| g.group.post).collect();
-            let stored: HashSet<PostId> = content
+            let stored: HashMap<PostId, Post> = content
                 .get_posts(&about)
                 .await?
                 .into_iter()
-                .map(|p| p.id)
+                .map(|p| (p.id, p))
                 .collect();
             for g in groups {
-                if g.group.post.is_some_and(|p| !stored.contains(&p)) {
-                    continue; // about a post deleted since
-                }
+                let verdict = match g.group.post.map(|p| stored.get(&p)) {
+                    None => Verdict::Show,
+                    Some(None) => continue, // about a post deleted since
+                    Some(Some(post)) => hidden.verdict(post),
+                };
+                let filtered = match verdict {
+                    Verdict::Hide => continue,
+                    Verdict::Warn(hits) => hits,
+                    Verdict::Show => Vec::new(),
+                };
                 if let Some(n) = self.seen(user, hidden, g).await? {
-                    out.push(n);
+                    out.push(Notification { filtered, ..n });
                 }
             }
             if ended || out.len() >= want {
@@ -153,6 +170,7 @@ impl Reads {
             actors,
             count,
             latest: g.latest,
+            filtered: Vec::new(),
         }))
     }
 

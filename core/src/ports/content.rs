@@ -1,6 +1,6 @@
 //! The content store's ports: users, deletions, posts, likes, reposts,
-//! notifications, markers and collections, each a port of its own; a
-//! backend implements the eight, and anything that does is a `ContentStore`. Every write that
+//! notifications, markers, collections and filters, each a port of its own; a
+//! backend implements the nine, and anything that does is a `ContentStore`. Every write that
 //! other parts must learn of queues its event in the store's outbox in the
 //! same transaction.
 
@@ -10,12 +10,14 @@ use crate::error::Result;
 use crate::fault::StoreFault;
 use crate::ids::{PostId, UserId};
 use crate::model::collection::{Collection, Kept};
+use crate::model::filter::{Filter, FilterSet};
 use crate::model::{Entry, Post, PostCounts, User};
 use crate::write::Write;
 use serde_json::{Map, Value};
 use socialite_domain::collections::KeepChange;
 use socialite_domain::deletion::cascade::{DeletionStage, DELETION_STEP};
 use socialite_domain::feed::markers::Marker;
+use socialite_domain::filters::FilterChange;
 use socialite_domain::interactions::likes::LikeChange;
 use socialite_domain::interactions::repost::Reposted;
 use socialite_domain::interactions::reposts::RepostChange;
@@ -25,12 +27,22 @@ use socialite_domain::notifications::notified::{GroupKey, NoticeChange, NoticeGr
 /// event in the store's outbox in the same transaction, so an acknowledged
 /// change always reaches the log (see [`Outbox`]).
 pub trait ContentStore:
-    Users + Deletions + Posts + Likes + Reposts + Notices + Markers + Collections
+    Users + Deletions + Posts + Likes + Reposts + Notices + Markers + Collections + Filters
 {
 }
 
-impl<T: Users + Deletions + Posts + Likes + Reposts + Notices + Markers + Collections + ?Sized>
-    ContentStore for T
+impl<
+        T: Users
+            + Deletions
+            + Posts
+            + Likes
+            + Reposts
+            + Notices
+            + Markers
+            + Collections
+            + Filters
+            + ?Sized,
+    > ContentStore for T
 {
 }
 
@@ -313,6 +325,37 @@ port! {
         }
         /// The user's markers, in timeline order.
         async fn markers(&self, user: &UserId) -> Result<Vec<Marker>>;
+    }
+}
+
+port! {
+    /// Keyword filters: a reader's, kept as one set ([`socialite_domain::filters`]).
+    pub trait Filters: Transact as "content" for Metered<dyn ContentStore> {
+        /// Makes a filter (`id` None) or changes the user's filter `id` as
+        /// [`socialite_domain::filters::plan::put_filter`] plans it, now,
+        /// atomically with its event; the filter afterwards.
+        write async fn put_filter(&self, user: &UserId, id: Option<u64>, change: &FilterChange) -> Result<Filter> {
+            let write = Write::PutFilter {
+                user: user.clone(),
+                id,
+                change: change.clone(),
+                at_ms: crate::ids::now_ms(),
+            };
+            self.transact(write).await?.filter()
+        }
+        /// Deletes the user's filter `id`; whether there was one.
+        write async fn remove_filter(&self, user: &UserId, id: u64) -> Result<bool> {
+            let write = Write::RemoveFilter {
+                user: user.clone(),
+                id,
+            };
+            self.transact(write).await?.changed()
+        }
+        /// The user's filters, if they ever made one.
+        async fn filters(&self, user: &UserId) -> Result<Option<FilterSet>>;
+        /// The revision of the user's filters ([`FilterSet::rev`]), without
+        /// reading them: what every page read asks.
+        async fn filters_rev(&self, user: &UserId) -> Result<Option<u64>>;
     }
 }
 

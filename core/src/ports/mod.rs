@@ -27,7 +27,8 @@ pub use accounts::Accounts;
 pub use applied::{Applied, AppliedFeed, AppliedStream};
 pub use backup::Backup;
 pub use content::{
-    Collections, ContentStore, Deletions, IdRange, Likes, Markers, Notices, Posts, Reposts, Users,
+    Collections, ContentStore, Deletions, Filters, IdRange, Likes, Markers, Notices, Posts,
+    Reposts, Users,
 };
 pub use graph::{Edges, GraphStore, Groups, HybridMarks, Lists, Mutes};
 pub use metered::{Metered, Port};

@@ -5,10 +5,13 @@
 
 use crate::error::Result;
 use crate::ids::{PostId, UserId};
+use crate::model::filter::FilterContext;
+use crate::model::filter::FilterHit;
 use crate::model::PostCounts;
 use crate::model::{page_size, Page, Post};
 use crate::reads::Reads;
 use socialite_domain::accounts::access::{check, viewing_as, Act, Caller};
+use socialite_domain::filters::matcher::Verdict;
 use socialite_domain::graph::relations::Hidden;
 use socialite_domain::posts::replies::MAX_ANCESTORS;
 use std::collections::HashMap;
@@ -24,6 +27,9 @@ pub struct Thread {
     pub replies: Page<Post, PostId>,
     /// The counts of each post shown.
     pub counts: HashMap<PostId, PostCounts>,
+    /// The viewer's warning filters that match each post around the one
+    /// asked for (those that match none are not named).
+    pub filtered: HashMap<PostId, Vec<FilterHit>>,
 }
 
 impl Reads {
@@ -48,7 +54,10 @@ impl Reads {
         let named = self.viewing(caller, viewer.clone()).await?;
         let mut post = self.post_as(id, &named).await?;
         let hidden = match viewing_as(caller, viewer)? {
-            Some(v) => self.hidden_from(&self.existing(&v).await?.id).await?,
+            Some(v) => {
+                let v = self.existing(&v).await?.id;
+                self.hidden_from(&v, FilterContext::Threads).await?
+            }
             None => self.hidden_from_all().await?,
         };
         if let Some(original) = post.repost_of.take() {
@@ -63,7 +72,16 @@ impl Reads {
             .map(|p| p.id)
             .collect();
         let counts = self.stores.content.post_counts(&shown).await?;
+        let filtered = ancestors
+            .iter()
+            .chain(&replies.items)
+            .filter_map(|p| match hidden.verdict(p) {
+                Verdict::Warn(hits) => Some((p.id, hits)),
+                _ => None,
+            })
+            .collect();
         Ok(Thread {
+            filtered,
             ancestors,
             post,
             replies,
@@ -82,7 +100,7 @@ impl Reads {
                 break;
             };
             next = p.reply_to.as_ref().map(|a| a.id);
-            if !hidden.hides(&p.author) {
+            if hidden.shows(&p) {
                 chain.push(p);
             }
         }
@@ -106,7 +124,7 @@ impl Reads {
             let ended = ids.len() < want;
             after = ids.last().copied();
             let found = content.get_posts(&ids).await?;
-            shown.extend(found.into_iter().filter(|p| !hidden.hides(&p.author)));
+            shown.extend(found.into_iter().filter(|p| hidden.shows(p)));
             if ended || shown.len() >= want {
                 break;
             }

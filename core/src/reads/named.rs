@@ -14,6 +14,7 @@
 //!   answers 404 as it shows in no timeline.
 
 use super::*;
+use crate::model::filter::FilterContext;
 use socialite_domain::interactions::reposts::shown_by_id;
 use std::sync::Arc;
 
@@ -78,18 +79,32 @@ impl Reads {
     }
 
     /// Every account a read by name hides from `viewing`, for a page of
-    /// many authors' items.
-    pub(crate) async fn hidden_for(&self, viewing: &Viewing) -> Result<Hidden> {
+    /// many authors' items, and what the viewer's keyword filters do in
+    /// `context` (`None`: the read applies none).
+    pub(crate) async fn hidden_for(
+        &self,
+        viewing: &Viewing,
+        context: Option<FilterContext>,
+    ) -> Result<Hidden> {
         let suspended = viewing.suspended.clone();
         let Some(viewer) = &viewing.viewer else {
             return Ok(Hidden::default().and_suspended(suspended));
         };
         let graph = &self.stores.graph;
-        let (blocked, blocked_by) = tokio::try_join!(
+        let sift = async {
+            match context {
+                Some(c) => self.sift(viewer, c).await,
+                None => Ok(None),
+            }
+        };
+        let (blocked, blocked_by, sift) = tokio::try_join!(
             graph.all_relations(viewer, Relation::Block),
-            graph.all_related(viewer, Relation::Block)
+            graph.all_related(viewer, Relation::Block),
+            sift
         )?;
-        Ok(Hidden::named(blocked, blocked_by).and_suspended(suspended))
+        Ok(Hidden::named(blocked, blocked_by)
+            .and_suspended(suspended)
+            .and_filtered(sift))
     }
 
     /// One post, as `viewer` sees it: 404 `post_not_found` when it is not

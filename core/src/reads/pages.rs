@@ -66,6 +66,8 @@ impl Reads {
         if !self.stores.stores_timelines() || self.stores.late.from().is_some() {
             return Ok(None);
         }
+        // A filter that expired since a page was kept makes it stale.
+        self.stores.filters.expire_due();
         // The epoch first: a write that ends after it makes the stamp stale.
         let epoch = self.stores.epoch.now();
         let timeline = feed.id();

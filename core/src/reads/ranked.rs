@@ -27,6 +27,7 @@ use crate::feed::visible::{visible, Scope};
 use crate::feed::Feed;
 use crate::ids::{now_ms, ListName, PostId, UserId};
 use crate::metrics::metrics;
+use crate::model::filter::FilterContext;
 use crate::model::marker::MarkerTimeline;
 use crate::model::{page_size, Entry, FeedItem};
 use crate::ports::IdRange;
@@ -206,7 +207,11 @@ impl Reads {
             ));
         }
         let user = feed.owner().expect("a reader's timeline").clone();
-        let hidden = self.hidden_from(&user).await?;
+        let context = match feed {
+            Feed::List(..) => FilterContext::Lists,
+            _ => FilterContext::Home,
+        };
+        let hidden = self.hidden_from(&user, context).await?;
         if order == Order::Latest {
             return self
                 .latest_as_ranked(&feed, &hidden, limit, cursor, false)

@@ -142,7 +142,9 @@ impl<'a> TimelineChange<'a> {
             | Event::Liked { .. }
             | Event::Unliked { .. }
             | Event::MarkerSet { .. }
-            | Event::KeptChanged { .. } => return None,
+            | Event::KeptChanged { .. }
+            | Event::FilterPut { .. }
+            | Event::FilterRemoved { .. } => return None,
         })
     }
 }

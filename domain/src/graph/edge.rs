@@ -176,6 +176,7 @@ mod tests {
             | Step::RemoveUser(_)
             | Step::ForgetCounts(_)
             | Step::ForgetMarkers(_)
+            | Step::ForgetFilters(_)
             | Step::ForgetKept(_)
             | Step::ForgetKeptPosts(_) => "deletion",
             Step::PutUser { .. } | Step::SetStanding { .. } => "user",
@@ -186,6 +187,7 @@ mod tests {
             | Step::PutNoticeGroup { .. }
             | Step::RemoveNoticeGroup { .. } => "notice",
             Step::PutMarker { .. } => "marker",
+            Step::PutFilters { .. } => "filters",
             Step::Keep { .. } | Step::Unkeep { .. } => "kept",
             Step::Emit(_) => "emit",
         }

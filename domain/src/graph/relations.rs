@@ -26,8 +26,12 @@
 use crate::checks::{user_not_found, EdgeChange, EdgeOp};
 use crate::error::{Error, ErrorKind, Result};
 use crate::event::Event;
+use crate::filters::matcher::Verdict;
+use crate::filters::Sift;
 use crate::ids::{ListName, UserId};
 pub use crate::model::relation::{FollowOption, Priority, Relation};
+use crate::model::FeedItem;
+use crate::model::Post;
 use std::collections::HashSet;
 use std::sync::Arc;
 
@@ -217,6 +221,8 @@ pub struct Hidden {
     /// do not see, and whose replies to anyone they do.
     reposts_off: HashSet<UserId>,
     replies_on: HashSet<UserId>,
+    /// The reader's keyword filters, where the read applies them.
+    filters: Option<Sift>,
 }
 
 impl Hidden {
@@ -233,6 +239,7 @@ impl Hidden {
             suspended: None,
             reposts_off: r.reposts_off.into_iter().collect(),
             replies_on: r.replies_on.into_iter().collect(),
+            filters: None,
         }
     }
 
@@ -258,6 +265,38 @@ impl Hidden {
     pub fn and_suspended(mut self, suspended: Arc<HashSet<UserId>>) -> Hidden {
         self.suspended = Some(suspended).filter(|s| !s.is_empty());
         self
+    }
+
+    /// Also applies the reader's keyword filters (`None`: none applies).
+    pub fn and_filtered(mut self, filters: Option<Sift>) -> Hidden {
+        self.filters = filters;
+        self
+    }
+
+    /// The reader's keyword filters, where the read applies them.
+    pub fn filters(&self) -> Option<&Sift> {
+        self.filters.as_ref()
+    }
+
+    /// What the reader's keyword filters do to `post`.
+    pub fn verdict(&self, post: &Post) -> Verdict {
+        match &self.filters {
+            Some(s) => s.verdict(post),
+            None => Verdict::Show,
+        }
+    }
+
+    /// Whether the post is shown: its author not hidden, no keyword filter
+    /// hiding it.
+    pub fn shows(&self, post: &Post) -> bool {
+        !self.hides(&post.author) && self.verdict(post) != Verdict::Hide
+    }
+
+    /// Applies the reader's keyword filters to a page's entries.
+    pub fn sift(&self, items: &mut Vec<FeedItem>) {
+        if let Some(s) = &self.filters {
+            s.apply(items);
+        }
     }
 
     pub fn hides(&self, author: &UserId) -> bool {

@@ -1,6 +1,7 @@
 //! The domain's records and the documented limits that guard them.
 
 pub mod collection;
+pub mod filter;
 pub mod marker;
 pub mod notice;
 pub mod relation;
@@ -75,6 +76,8 @@ pub struct FeedItem {
     pub reposted_by: Vec<UserId>,
     /// How many of the timeline's accounts reposted it.
     pub reposts_seen: u64,
+    /// The reader's warning filters that match it (`crate::filters`).
+    pub filtered: Vec<filter::FilterHit>,
 }
 
 impl FeedItem {
@@ -85,6 +88,7 @@ impl FeedItem {
             post,
             reposted_by: Vec::new(),
             reposts_seen: 0,
+            filtered: Vec::new(),
         }
     }
 }

@@ -22,6 +22,7 @@ use crate::collections::{self, KeepChange};
 use crate::event::Event;
 use crate::feed::marker;
 use crate::feed::markers::Marker;
+use crate::filters;
 use crate::graph::relations::{Priority, Relation, RelationChange, MAX_RELATIONS};
 use crate::graph::{edge, membership, relate};
 use crate::ids::{now_ms, UserId};
@@ -74,6 +75,18 @@ async fn event_act<T: Txn>(txn: &mut T, event: &Event, mode: Mode) -> Result<boo
             like(txn, &like_change(user, *post, false), now_ms(), mode).await?
         }
         Event::MarkerSet { user, marker } => set_marker(txn, user, *marker, mode).await?,
+        Event::FilterPut { user, filter } => {
+            if txn.existing_users(&[user]).await?.is_empty() {
+                return Ok(mode.absent(user_not_found(user))?);
+            }
+            filters::plan::restore_filter(txn, user, filter).await?
+        }
+        Event::FilterRemoved { user, filter } => {
+            if txn.existing_users(&[user]).await?.is_empty() {
+                return Ok(mode.absent(user_not_found(user))?);
+            }
+            filters::plan::remove_filter(txn, user, *filter).await?
+        }
         Event::KeptChanged {
             collection,
             user,

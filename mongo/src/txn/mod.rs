@@ -14,6 +14,7 @@ use mongodb::ClientSession;
 use socialite_core::error::Result;
 use socialite_core::ids::{GroupName, ListName, PostId, UserId};
 use socialite_core::model::collection::Collection;
+use socialite_core::model::filter::FilterSet;
 use socialite_core::model::Post;
 use socialite_core::plan::Ledger;
 use socialite_core::plan::Side;
@@ -282,6 +283,10 @@ impl Txn for MongoTxn<'_> {
         self.store
             .kept_count_in(self.s, collection, user.as_str())
             .await
+    }
+
+    async fn filters(&mut self, user: &UserId) -> Result<Option<FilterSet>, TxnError> {
+        self.store.filters_in(self.s, user.as_str()).await
     }
 
     async fn marker(

@@ -140,13 +140,16 @@ impl MongoTxn<'_> {
                 let filter = doc! { "_id": { "$in": &ids } };
                 db.content.delete_many(filter).session(&mut *s).await?;
             }
-            Step::ForgetCounts(_) | Step::ForgetMarkers(_) => self.apply_cascade(step).await?,
+            Step::ForgetCounts(_) | Step::ForgetMarkers(_) | Step::ForgetFilters(_) => {
+                self.apply_cascade(step).await?
+            }
             Step::Like { .. } | Step::Repost { .. } => self.apply_row_step(step).await?,
             Step::PutNotice(_)
             | Step::RemoveNotice(_)
             | Step::PutNoticeGroup { .. }
             | Step::RemoveNoticeGroup { .. } => self.apply_notice_step(step).await?,
             Step::PutMarker { .. }
+            | Step::PutFilters { .. }
             | Step::Keep { .. }
             | Step::Unkeep { .. }
             | Step::ForgetKept(_)
@@ -195,6 +198,7 @@ impl MongoTxn<'_> {
         let (store, s) = (&self.store, &mut *self.s);
         match step {
             Step::PutMarker { user, marker } => store.put_marker_in(s, user.as_str(), marker).await,
+            Step::PutFilters { user, set } => store.put_filters_in(s, user.as_str(), set).await,
             Step::Keep {
                 collection,
                 user,
@@ -228,6 +232,7 @@ impl MongoTxn<'_> {
                 self.store.forget_tallies_in(self.s, &ids).await
             }
             Step::ForgetMarkers(user) => self.store.forget_markers_in(self.s, user.as_str()).await,
+            Step::ForgetFilters(user) => self.store.forget_filters_in(self.s, user.as_str()).await,
             _ => unreachable!("not a cascade's step"),
         }
     }

@@ -6,6 +6,7 @@
 mod collections;
 mod content;
 mod export;
+mod filters;
 mod follow_options;
 mod graph;
 mod likes;
@@ -24,6 +25,7 @@ mod wakes;
 pub use collections::*;
 pub use content::*;
 pub use export::*;
+pub use filters::*;
 pub use follow_options::*;
 pub use graph::*;
 pub use likes::*;

@@ -80,6 +80,8 @@ struct State {
     tallies: BTreeMap<(PostId, u8, u8), i64>,
     /// (user, timeline) → the user's marker of it.
     markers: BTreeMap<(UserId, MarkerTimeline), Marker>,
+    /// user → their keyword filters.
+    filters: BTreeMap<UserId, socialite_core::model::filter::FilterSet>,
     /// (user, collection, post) → when kept.
     kept: BTreeMap<(UserId, Collection, PostId), u64>,
     accounts: BTreeMap<UserId, Standing>,

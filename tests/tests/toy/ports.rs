@@ -9,6 +9,7 @@ use socialite_core::error::Result;
 use socialite_core::event::Event;
 use socialite_core::ids::{GroupName, ListName, PostId, UserId};
 use socialite_core::model::collection::{Collection, Kept};
+use socialite_core::model::filter::FilterSet;
 use socialite_core::model::{Entry, Post, PostCounts, User};
 use socialite_core::plan::run_ready;
 use socialite_core::plan::Ledger;
@@ -333,6 +334,17 @@ impl Collections for ToyStore {
             mine.truncate(limit);
             mine
         }))
+    }
+}
+
+#[async_trait]
+impl Filters for ToyStore {
+    async fn filters(&self, user: &UserId) -> Result<Option<FilterSet>> {
+        Ok(self.read(|s| s.filters.get(user).cloned()))
+    }
+
+    async fn filters_rev(&self, user: &UserId) -> Result<Option<u64>> {
+        Ok(self.read(|s| s.filters.get(user).map(|f| f.rev)))
     }
 }
 

@@ -185,6 +185,13 @@ impl Txn for ToyTxn {
         Ok(mine.count() as u64)
     }
 
+    async fn filters(
+        &mut self,
+        user: &UserId,
+    ) -> Result<Option<socialite_core::model::filter::FilterSet>> {
+        Ok(self.state.filters.get(user).cloned())
+    }
+
     async fn marker(&mut self, user: &UserId, timeline: MarkerTimeline) -> Result<Option<Marker>> {
         Ok(self.state.markers.get(&(user.clone(), timeline)).copied())
     }
@@ -416,6 +423,9 @@ impl ToyTxn {
             Step::ForgetMarkers(user) => {
                 s.markers.retain(|(u, _), _| u != user);
             }
+            Step::ForgetFilters(user) => {
+                s.filters.remove(user);
+            }
             Step::Keep {
                 collection,
                 user,
@@ -489,6 +499,9 @@ impl ToyTxn {
             }
             Step::PutMarker { user, marker } => {
                 s.markers.insert((user.clone(), marker.timeline), *marker);
+            }
+            Step::PutFilters { user, set } => {
+                s.filters.insert(user.clone(), set.clone());
             }
             Step::Emit(event) => {
                 s.outbox.insert(s.next_seq, event.clone());

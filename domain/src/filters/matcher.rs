@@ -1,0 +1,248 @@
+//! How a reader's phrases match a post: case-insensitively (Unicode
+//! lower case on both sides), a whole-word phrase only where the
+//! characters either side of it are not letters, digits or `_` (checked on
+//! a side only when the phrase's own character there is one, so `#tag`
+//! matches in `x #tag`). Every phrase of every filter is one automaton
+//! (Aho-Corasick), so a post is read once however many phrases there are;
+//! its overlapping matches are all seen, so a whole-word phrase that fails
+//! its bounds at one place never hides another phrase's match.
+
+use crate::model::filter::{Filter, FilterAction, FilterContext, FilterHit, FilterSet};
+use aho_corasick::AhoCorasick;
+use std::collections::HashMap;
+use std::sync::Arc;
+
+/// A reader's filters made ready to match: built once per revision of
+/// their set (a cache of them is the core crate's).
+pub struct Matcher {
+    filters: Vec<Filter>,
+    /// None when there is no phrase (or the automaton could not be built,
+    /// which the limits rule out).
+    automaton: Option<AhoCorasick>,
+    /// Per pattern of the automaton: the (filter, phrase) indexes that
+    /// hold it (phrases equal once lower-cased share a pattern).
+    owners: Vec<Vec<(usize, usize)>>,
+}
+
+/// What the filters do to a post.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Verdict {
+    Show,
+    /// Shown, with each warning filter that matched (in id order).
+    Warn(Vec<FilterHit>),
+    Hide,
+}
+
+/// The filters that apply in one context at one time: what a page's
+/// posts are matched with.
+#[derive(Clone)]
+pub struct View {
+    matcher: Arc<Matcher>,
+    applies: Vec<bool>,
+}
+
+fn lower(text: &str) -> String {
+    match text.is_ascii() {
+        true => text.to_ascii_lowercase(),
+        false => text.to_lowercase(),
+    }
+}
+
+fn word_char(c: char) -> bool {
+    c.is_alphanumeric() || c == '_'
+}
+
+impl Matcher {
+    pub fn new(set: &FilterSet) -> Matcher {
+        let mut index: HashMap<String, usize> = HashMap::new();
+        let mut patterns: Vec<String> = Vec::new();
+        let mut owners: Vec<Vec<(usize, usize)>> = Vec::new();
+        for (fi, f) in set.filters.iter().enumerate() {
+            for (pi, p) in f.phrases.iter().enumerate() {
+                let pattern = lower(&p.text);
+                let at = *index.entry(pattern.clone()).or_insert_with(|| {
+                    patterns.push(pattern);
+                    owners.push(Vec::new());
+                    owners.len() - 1
+                });
+                owners[at].push((fi, pi));
+            }
+        }
+        let automaton = match patterns.is_empty() {
+            true => None,
+            false => AhoCorasick::new(&patterns).ok(),
+        };
+        Matcher {
+            filters: set.filters.clone(),
+            automaton,
+            owners,
+        }
+    }
+
+    /// The filters that apply in `context` at `now_ms`; `None` when none
+    /// does (a page then costs nothing more).
+    pub fn view(self: &Arc<Self>, context: FilterContext, now_ms: u64) -> Option<View> {
+        let applies: Vec<bool> = self
+            .filters
+            .iter()
+            .map(|f| f.applies(context, now_ms))
+            .collect();
+        (self.automaton.is_some() && applies.contains(&true)).then_some(View {
+            matcher: self.clone(),
+            applies,
+        })
+    }
+}
+
+impl View {
+    /// What the filters do to a post whose text is `text`.
+    pub fn verdict(&self, text: &str) -> Verdict {
+        let m = &*self.matcher;
+        let Some(automaton) = &m.automaton else {
+            return Verdict::Show;
+        };
+        let text = lower(text);
+        let mut warned = vec![false; m.filters.len()];
+        let mut hits = Vec::new();
+        for found in automaton.find_overlapping_iter(&text) {
+            for &(fi, pi) in &m.owners[found.pattern().as_usize()] {
+                if !self.applies[fi] || warned[fi] {
+                    continue;
+                }
+                let (filter, phrase) = (&m.filters[fi], &m.filters[fi].phrases[pi]);
+                if phrase.whole_word && !whole_word(&text, found.start(), found.end()) {
+                    continue;
+                }
+                if filter.action == FilterAction::Hide {
+                    return Verdict::Hide;
+                }
+                warned[fi] = true;
+                hits.push(FilterHit {
+                    filter: filter.id,
+                    title: filter.title.clone(),
+                    phrase: phrase.text.clone(),
+                });
+            }
+        }
+        match hits.is_empty() {
+            true => Verdict::Show,
+            false => {
+                hits.sort_by_key(|h| h.filter);
+                Verdict::Warn(hits)
+            }
+        }
+    }
+}
+
+/// Whether `text[start..end]` stands as a word where its own edge is a
+/// word character.
+fn whole_word(text: &str, start: usize, end: usize) -> bool {
+    let found = &text[start..end];
+    let edge_ok = |edge: Option<char>, beside: Option<char>| {
+        !edge.is_some_and(word_char) || !beside.is_some_and(word_char)
+    };
+    edge_ok(found.chars().next(), text[..start].chars().next_back())
+        && edge_ok(found.chars().next_back(), text[end..].chars().next())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::filter::{Contexts, Phrase};
+
+    fn filter(id: u64, action: FilterAction, phrases: &[(&str, bool)]) -> Filter {
+        Filter {
+            id,
+            title: format!("f{id}"),
+            phrases: phrases
+                .iter()
+                .map(|(t, w)| Phrase {
+                    text: t.to_string(),
+                    whole_word: *w,
+                })
+                .collect(),
+            contexts: Contexts::of([FilterContext::Home]),
+            action,
+            expires_at_ms: Some(100),
+        }
+    }
+
+    fn verdict(filters: Vec<Filter>, text: &str) -> Verdict {
+        let set = FilterSet {
+            filters,
+            ..FilterSet::default()
+        };
+        let m = Arc::new(Matcher::new(&set));
+        let view = m.view(FilterContext::Home, 50).unwrap();
+        view.verdict(text)
+    }
+
+    #[test]
+    fn whole_words_case_and_unicode() {
+        let warn = |p: &str, w: bool| vec![filter(1, FilterAction::Warn, &[(p, w)])];
+        let hit = |p: &str| FilterHit {
+            filter: 1,
+            title: "f1".into(),
+            phrase: p.into(),
+        };
+        assert_eq!(
+            verdict(warn("cat", true), "a CAT!"),
+            Verdict::Warn(vec![hit("cat")])
+        );
+        assert_eq!(verdict(warn("cat", true), "concatenate"), Verdict::Show);
+        assert_eq!(
+            verdict(warn("cat", false), "concatenate"),
+            Verdict::Warn(vec![hit("cat")])
+        );
+        assert_eq!(
+            verdict(warn("Straße", true), "STRASSE straße."),
+            Verdict::Warn(vec![hit("Straße")])
+        );
+        assert_eq!(
+            verdict(warn("ÉTÉ", true), "l'été"),
+            Verdict::Warn(vec![hit("ÉTÉ")])
+        );
+        assert_eq!(verdict(warn("été", true), "étés"), Verdict::Show);
+        assert_eq!(
+            verdict(warn("#tag", true), "x #tag y"),
+            Verdict::Warn(vec![hit("#tag")])
+        );
+        // A failed whole word at one place, a match at the next.
+        assert_eq!(
+            verdict(warn("cat", true), "cats and a cat"),
+            Verdict::Warn(vec![hit("cat")])
+        );
+    }
+
+    #[test]
+    fn hide_wins_warnings_are_listed_once_each() {
+        let both = vec![
+            filter(2, FilterAction::Warn, &[("rain", true), ("storm", true)]),
+            filter(1, FilterAction::Warn, &[("storm", false)]),
+        ];
+        let Verdict::Warn(hits) = verdict(both, "rain, storm, storm") else {
+            panic!("warned")
+        };
+        let ids: Vec<u64> = hits.iter().map(|h| h.filter).collect();
+        assert_eq!(ids, vec![1, 2]);
+        let hide = vec![
+            filter(1, FilterAction::Warn, &[("storm", false)]),
+            filter(2, FilterAction::Hide, &[("storm", true)]),
+        ];
+        assert_eq!(verdict(hide, "a storm"), Verdict::Hide);
+    }
+
+    #[test]
+    fn only_filters_of_the_context_and_not_expired_apply() {
+        let set = FilterSet {
+            filters: vec![filter(1, FilterAction::Hide, &[("x", false)])],
+            ..FilterSet::default()
+        };
+        let m = Arc::new(Matcher::new(&set));
+        assert!(m.view(FilterContext::Home, 99).is_some());
+        assert!(m.view(FilterContext::Home, 100).is_none(), "expired");
+        assert!(m.view(FilterContext::Lists, 0).is_none(), "not its context");
+        let none = Arc::new(Matcher::new(&FilterSet::default()));
+        assert!(none.view(FilterContext::Home, 0).is_none());
+    }
+}
