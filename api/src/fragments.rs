@@ -118,7 +118,7 @@ fn filtered(out: &mut Vec<u8>, item: &FeedItem) {
     out.pop();
     out.extend_from_slice(b",\"filtered\":");
     // Plain strings and numbers always serialize.
-    serde_json::to_writer(&mut *out, &json::hits(&item.filtered)).unwrap_or_default();
+    serde_json::to_writer(&mut *out, &json::filtered_hits(&item.filtered)).unwrap_or_default();
     out.push(b'}');
 }
 

@@ -5,7 +5,6 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 use socialite_core::ids::{ListName, PostId, UserId};
 use socialite_core::markers::ForwardPage;
-use socialite_core::model::filter::FilterHit;
 use socialite_core::model::{
     rfc3339_ms, FeedItem, Page, Post, PostCounts, Relationship, Suggestion, User,
 };
@@ -14,8 +13,10 @@ use socialite_domain::feed::markers::Marker;
 use socialite_domain::graph::relations::FollowOption;
 use utoipa::ToSchema;
 
+mod filtered;
 mod notices;
 
+pub use filtered::hits as filtered_hits;
 pub use notices::*;
 
 /// A user with maintained follower and following counts.
@@ -105,31 +106,7 @@ pub struct PostJson<'a> {
     /// (show it collapsed, naming them); absent when none does. Those with
     /// action `hide` leave the post out.
     #[serde(skip_serializing_if = "Option::is_none")]
-    filtered: Option<Vec<FilterHitJson<'a>>>,
-}
-
-/// A warning filter that matched, and its phrase that did.
-#[derive(Serialize, ToSchema)]
-pub struct FilterHitJson<'a> {
-    #[schema(example = "1")]
-    filter: String,
-    #[schema(value_type = String, example = "Spoilers")]
-    title: &'a str,
-    #[schema(value_type = String, example = "spoiler")]
-    phrase: &'a str,
-}
-
-/// What warning filters say of an entry; `None` for none.
-pub fn hits(hits: &[FilterHit]) -> Option<Vec<FilterHitJson<'_>>> {
-    (!hits.is_empty()).then(|| {
-        hits.iter()
-            .map(|h| FilterHitJson {
-                filter: h.filter.to_string(),
-                title: &h.title,
-                phrase: &h.phrase,
-            })
-            .collect()
-    })
+    filtered: Option<Vec<filtered::FilterHitJson<'a>>>,
 }
 
 pub fn post(p: &Post) -> PostJson<'_> {
@@ -172,7 +149,7 @@ pub fn entry(i: &FeedItem) -> PostJson<'_> {
         reposted_by: reposted.then(|| i.reposted_by.iter().map(UserId::as_str).collect()),
         reposted_by_count: reposted.then_some(i.reposts_seen),
         position: reposted.then(|| i.position.to_string()),
-        filtered: hits(&i.filtered),
+        filtered: filtered::hits(&i.filtered),
         ..post(&i.post)
     }
 }
@@ -289,7 +266,7 @@ pub struct ThreadJson<'a> {
 
 pub fn thread<'a>(t: &'a Thread) -> ThreadJson<'a> {
     let counted = |p: &'a Post| PostJson {
-        filtered: t.filtered.get(&p.id).and_then(|h| hits(h)),
+        filtered: t.filtered.get(&p.id).and_then(|h| filtered::hits(h)),
         ..counted_post(p, t.counts.get(&p.id).copied().unwrap_or_default())
     };
     ThreadJson {

@@ -2,11 +2,11 @@
 //! is decided by the runtime crate from the settings; core only meters them.
 
 use crate::feed::config::FeedConfig;
+use crate::feed::filter_cache::FilterCache;
 use crate::feed::hybrid::Marks;
 use crate::feed::late::Late;
 use crate::feed::stamp::WriteEpoch;
 use crate::feed::Stores;
-use crate::filters::cache::FilterCache;
 use crate::ports::Metered;
 use crate::ports::{
     Accounts, AppliedFeed, Backup, ContentStore, EventLog, GraphStore, Outbox, Rewind,
@@ -36,7 +36,7 @@ pub struct Backends {
     /// This process's writes that change pages beside their timelines
     /// ([`crate::feed::stamp`]).
     pub epoch: Arc<WriteEpoch>,
-    /// Readers' keyword filters, ready to match ([`crate::filters::cache`]).
+    /// Readers' keyword filters, ready to match ([`crate::feed::filter_cache`]).
     pub filters: Arc<FilterCache>,
     /// The store written out whole and loaded in batches (export, import,
     /// migration).

@@ -271,19 +271,7 @@ fn apply_step(ctx: &mut Ctx<'_>, step: &Step) -> Result<()> {
             followee,
             lists,
             at_ms,
-        } => {
-            let (f, t) = (follower.as_str(), followee.as_str());
-            txn.open_table(FOLLOWING)
-                .store()?
-                .insert((f, t), ())
-                .store()?;
-            txn.open_table(FOLLOWERS)
-                .store()?
-                .insert((t, f), ())
-                .store()?;
-            edge_times::add(txn, &[(f, t)], *at_ms)?;
-            lists::file_edge(txn, f, t, lists)
-        }
+        } => add_edge(txn, follower, followee, lists, *at_ms),
         Step::RefileEdge {
             follower,
             followee,
@@ -364,6 +352,26 @@ fn apply_step(ctx: &mut Ctx<'_>, step: &Step) -> Result<()> {
         } => notices::put_group(txn, recipient.as_str(), *group, None, Some(*latest)),
         Step::Emit(event) => emit(ctx, event),
     }
+}
+
+fn add_edge(
+    txn: &WriteTransaction,
+    follower: &UserId,
+    followee: &UserId,
+    lists: &[ListName],
+    at_ms: u64,
+) -> Result<()> {
+    let (f, t) = (follower.as_str(), followee.as_str());
+    txn.open_table(FOLLOWING)
+        .store()?
+        .insert((f, t), ())
+        .store()?;
+    txn.open_table(FOLLOWERS)
+        .store()?
+        .insert((t, f), ())
+        .store()?;
+    edge_times::add(txn, &[(f, t)], at_ms)?;
+    lists::file_edge(txn, f, t, lists)
 }
 
 fn remove_edge(txn: &WriteTransaction, follower: &UserId, followee: &UserId) -> Result<()> {

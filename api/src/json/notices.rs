@@ -29,7 +29,7 @@ pub struct NotificationJson<'a> {
     /// The reader's warning keyword filters that match the post it is
     /// about; absent when none does.
     #[serde(skip_serializing_if = "Option::is_none")]
-    filtered: Option<Vec<crate::json::FilterHitJson<'a>>>,
+    filtered: Option<Vec<super::filtered::FilterHitJson<'a>>>,
 }
 
 /// A page of notifications, newest first; pass `next_cursor` as the next
@@ -48,7 +48,7 @@ fn notification(n: &Notification) -> NotificationJson<'_> {
         count: n.count,
         latest_at: rfc3339_ms(n.latest.unix_ms()),
         id: n.latest.to_string(),
-        filtered: crate::json::hits(&n.filtered),
+        filtered: super::filtered::hits(&n.filtered),
     }
 }
 

@@ -8,6 +8,7 @@
 
 pub mod config;
 pub mod fanout;
+pub mod filter_cache;
 pub mod followers;
 pub mod hybrid;
 pub mod late;
@@ -76,7 +77,7 @@ pub struct Stores {
     /// Where fanout may not have delivered yet, as this process last saw.
     pub late: Arc<late::Late>,
     /// Readers' keyword filters, ready to match.
-    pub filters: Arc<crate::filters::cache::FilterCache>,
+    pub filters: Arc<filter_cache::FilterCache>,
 }
 
 impl Stores {

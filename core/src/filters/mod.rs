@@ -2,9 +2,7 @@
 //! `socialite_domain::filters`), applied by every read that shows posts
 //! (home, lists, groups, mentions, notifications, threads, profiles):
 //! [`crate::reads::Reads`] attaches the reader's matcher, from
-//! [`cache::FilterCache`], to what it hides.
-
-pub mod cache;
+//! [`crate::feed::filter_cache::FilterCache`], to what it hides.
 
 pub use socialite_domain::filters::*;
 
