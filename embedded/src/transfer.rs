@@ -19,6 +19,7 @@ use serde_json::{Map, Value};
 use socialite_core::error::Result;
 use socialite_core::ids::{GroupName, PostId, UserId};
 use socialite_core::model::collection::{Collection, Kept};
+use socialite_core::model::filter::FilterSet;
 use socialite_core::ports::{ExportView, Transfer};
 use socialite_domain::feed::markers::{Marker, MarkerTimeline};
 use socialite_domain::graph::relations::Relation;
@@ -179,6 +180,23 @@ impl Snapshot {
         first(rows, limit)
     }
 
+    fn filters(&self, after: Option<&Record>, limit: usize) -> Result<Vec<Record>> {
+        let table = self.txn.open_table(FILTERS).store()?;
+        let after = cursor(after, |k| match k {
+            Key::Filters(u) => Some(u.as_str()),
+            _ => None,
+        })?;
+        let rows = table.range::<&str>(from(after)).store()?.map(|item| {
+            let (k, v) = item.store()?;
+            let set = FilterSet::from_bytes(v.value())?;
+            Ok((!set.filters.is_empty()).then(|| Record::Filters {
+                user: UserId::from_stored(k.value().to_owned()),
+                filters: set.filters,
+            }))
+        });
+        first(rows, limit)
+    }
+
     fn markers(&self, after: Option<&Record>, limit: usize) -> Result<Vec<Record>> {
         let table = self.txn.open_table(MARKERS).store()?;
         let after = cursor(after, |k| match k {
@@ -255,6 +273,7 @@ impl ExportView for Snapshot {
             Section::Likes => self.likes(after, limit),
             Section::Markers => self.markers(after, limit),
             Section::Kept => self.kept(after, limit),
+            Section::Filters => self.filters(after, limit),
         }
     }
 }

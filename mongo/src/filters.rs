@@ -8,13 +8,19 @@ use crate::store::{get_i64, MongoStore};
 use mongodb::bson::{doc, spec::BinarySubtype, Binary, Bson, Document};
 use mongodb::ClientSession;
 use socialite_core::error::{Error, Result};
-use socialite_core::model::filter::FilterSet;
+use socialite_core::model::filter::{Filter, FilterSet};
 
 fn to_set(d: &Document) -> Result<FilterSet> {
     match d.get("set") {
         Some(Bson::Binary(b)) => FilterSet::from_bytes(&b.bytes),
         _ => Err(Error::internal("a filters document holds no set")),
     }
+}
+
+/// The filters a document holds, for an export; `None` when it holds none.
+pub(crate) fn filter_list(d: &Document) -> Result<Option<Vec<Filter>>> {
+    let set = to_set(d)?;
+    Ok((!set.filters.is_empty()).then_some(set.filters))
 }
 
 impl MongoStore {

@@ -37,6 +37,7 @@ fn collection_of(section: Section) -> (&'static str, &'static [&'static str]) {
         Section::Likes => ("likes", &["p", "u"]),
         Section::Markers => ("markers", &["_id"]),
         Section::Kept => ("kept", &["u", "c", "p"]),
+        Section::Filters => ("filters", &["_id"]),
     }
 }
 
@@ -51,6 +52,7 @@ fn key_values(record: &Record) -> Vec<Bson> {
         Key::Post(id) => vec![Bson::Int64(id_bson(id))],
         Key::Like(post, u) => vec![Bson::Int64(id_bson(post)), s(u)],
         Key::Marker(u, timeline) => vec![Bson::String(marker_id(u.as_str(), timeline))],
+        Key::Filters(u) => vec![s(u)],
         Key::Kept(u, c, post) => vec![
             s(u),
             Bson::String(c.to_string()),
@@ -90,6 +92,7 @@ impl Pages {
             "likes" => &self.db.likes,
             "markers" => &self.db.markers,
             "kept" => &self.db.kept,
+            "filters" => &self.db.filters,
             _ => &self.db.content,
         }
     }
@@ -168,6 +171,13 @@ fn record(section: Section, d: &Document) -> Result<Option<Record>> {
             Some(marker) => Record::Marker {
                 user: user("u")?,
                 marker,
+            },
+            None => return Ok(None),
+        },
+        Section::Filters => match crate::filters::filter_list(d)? {
+            Some(filters) => Record::Filters {
+                user: user("_id")?,
+                filters,
             },
             None => return Ok(None),
         },

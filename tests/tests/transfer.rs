@@ -109,6 +109,24 @@ async fn fill(b: &Backends) {
         .await
         .unwrap();
     ingest.delete_post(C, &gone.id.to_string()).await.unwrap();
+    // u8's is not carried: u8 is deleted below.
+    for (user, word, hide) in [
+        ("u1", "reply", true),
+        ("u1", "deleted", false),
+        ("u2", "post", false),
+        ("u8", "post", false),
+    ] {
+        let change = socialite_core::filters::FilterChange {
+            phrases: Some(vec![socialite_core::model::filter::Phrase {
+                text: word.into(),
+                whole_word: true,
+            }]),
+            action: hide.then_some(socialite_core::model::filter::FilterAction::Hide),
+            expires_in_s: hide.then_some(Some(3600)),
+            ..Default::default()
+        };
+        ingest.put_filter(C, user, None, &change).await.unwrap();
+    }
     ingest.suspend(C, "u6", true).await.unwrap();
     ingest.revoke_tokens(C, "u7").await.unwrap();
     ingest.delete_user(C, "u8").await.unwrap();
@@ -151,6 +169,11 @@ async fn round_trip(to: Opened) {
         text.contains(r#"{"kind":"kept","collection":"bookmarks""#),
         "bookmarks are carried"
     );
+    assert!(
+        text.contains(r#"{"kind":"filters","user":"u1","filters":[{"id":1,"#),
+        "filters are carried"
+    );
+    assert!(!text.contains(r#""filters","user":"u8""#));
     let done = import(&*to.backends.transfer, text.as_bytes(), 37, &CAPS)
         .await
         .unwrap();

@@ -43,6 +43,7 @@ fn kind(r: &Record) -> &'static str {
         Record::Like { .. } => "likes",
         Record::Marker { .. } => "markers",
         Record::Kept { .. } => "kept posts",
+        Record::Filters { .. } => "filters",
     }
 }
 

@@ -1,11 +1,12 @@
 //! What the one transfer planner ([`crate::transfer::apply`]) takes: an
 //! event of another deployment's log, or a record of an export read as the
-//! event it mirrors ([`Act::of`]). Two records say what no event does, and
-//! have a form of their own.
+//! event it mirrors ([`Act::of`]). Three records say what no one event
+//! does, and have a form of their own.
 
 use crate::event::Event;
 use crate::graph::relations::Relation;
 use crate::ids::{PostId, UserId};
+use crate::model::filter::Filter;
 use crate::model::Post;
 use crate::trace::Trace;
 use crate::transfer::record::Record;
@@ -13,7 +14,7 @@ use crate::transfer::record::Record;
 /// An act made in another store, to be made here.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Act {
-    /// An event, as a log holds it; every record but the two below reads
+    /// An event, as a log holds it; every record but the three below reads
     /// as the event that made what it holds.
     Event(Event),
     /// A like as an export holds it: [`Event::Liked`] but for the liked
@@ -26,6 +27,8 @@ pub enum Act {
     /// A reply whose post the stream marks gone (deleted at the source):
     /// [`Event::PostCreated`] with that mark, which no event carries.
     GoneReply(Post),
+    /// A user's keyword filters: an [`Event::FilterPut`] each.
+    Filters { user: UserId, filters: Vec<Filter> },
 }
 
 impl Act {
@@ -90,6 +93,7 @@ impl Act {
                 trace: Trace::default(),
             },
             Record::Like { post, user, at_ms } => return Act::Like { user, post, at_ms },
+            Record::Filters { user, filters } => return Act::Filters { user, filters },
             Record::Marker { user, marker } => Event::MarkerSet { user, marker },
             Record::Kept {
                 collection,

@@ -59,6 +59,20 @@ pub fn admit(record: &Record, now_ms: u64) -> Result<()> {
             kept.post.check_not_ahead("a kept post", now_ms)?;
             check_time_not_ahead("a kept post", kept.at_ms, now_ms)
         }
+        Record::Filters { filters, .. } => {
+            if filters.len() > crate::filters::MAX_FILTERS {
+                return Err(Error::invalid(
+                    "too_many_filters",
+                    format!(
+                        "a user keeps at most {} filters",
+                        crate::filters::MAX_FILTERS
+                    ),
+                ));
+            }
+            filters
+                .iter()
+                .try_for_each(|f| crate::filters::restorable(f).map(drop))
+        }
     }
 }
 

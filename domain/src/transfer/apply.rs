@@ -51,6 +51,16 @@ pub async fn apply<T: Txn>(txn: &mut T, act: &Act, mode: Mode) -> Result<bool, T
             like(txn, &change, *at_ms, mode).await?
         }
         Act::GoneReply(p) => post(txn, p, true, mode).await?,
+        Act::Filters { user, filters } => {
+            if txn.existing_users(&[user]).await?.is_empty() {
+                return Ok(mode.absent(user_not_found(user))?);
+            }
+            let mut changed = false;
+            for f in filters {
+                changed |= filters::plan::restore_filter(txn, user, f).await?;
+            }
+            changed
+        }
     };
     if mode.tells() {
         tell(txn, act).await?;
@@ -409,8 +419,8 @@ async fn tell<T: Txn>(txn: &mut T, act: &Act) -> Result<(), T::Error> {
             }
         }
         Act::Event(event @ Event::Followed { .. }) => changes_of(event),
-        // The other events a record reads as tell no one.
-        Act::Event(_) => return Ok(()),
+        // The other events a record reads as, and filters, tell no one.
+        Act::Event(_) | Act::Filters { .. } => return Ok(()),
     };
     notify::apply_notices(txn, &changes).await?;
     Ok(())

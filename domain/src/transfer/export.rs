@@ -37,12 +37,14 @@ pub enum Section {
     Markers,
     /// Posts in users' collections, by user, then collection, then post.
     Kept,
+    /// Users' keyword filters, by user.
+    Filters,
 }
 
 impl Section {
     /// The sections in the format's order: every record after those it
     /// names (users first, posts before their likes).
-    pub const ALL: [Section; 9] = [
+    pub const ALL: [Section; 10] = [
         Section::Users,
         Section::Accounts,
         Section::Follows,
@@ -52,6 +54,7 @@ impl Section {
         Section::Likes,
         Section::Markers,
         Section::Kept,
+        Section::Filters,
     ];
 
     /// The section after this one; `None` after the last.
@@ -73,6 +76,7 @@ pub enum Key<'a> {
     Like(PostId, &'a UserId),
     Marker(&'a UserId, MarkerTimeline),
     Kept(&'a UserId, &'a Collection, PostId),
+    Filters(&'a UserId),
 }
 
 impl Record {
@@ -98,6 +102,7 @@ impl Record {
                 user,
                 kept,
             } => Key::Kept(user, collection, kept.post),
+            Record::Filters { user, .. } => Key::Filters(user),
         }
     }
 }
@@ -135,7 +140,8 @@ pub fn exported(mut record: Record, deleting: impl Fn(&UserId) -> bool) -> Optio
         Record::Member { user, .. }
         | Record::Like { user, .. }
         | Record::Marker { user, .. }
-        | Record::Kept { user, .. } => here(user),
+        | Record::Kept { user, .. }
+        | Record::Filters { user, .. } => here(user),
         Record::Post { post, .. } => {
             post.mentions.retain(|m| here(m));
             here(&post.author)

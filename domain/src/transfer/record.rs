@@ -6,7 +6,8 @@
 //! and no message, a reply one with `reply_to`, marked `gone` when the
 //! post it answers is not in the stream: deleted since), `like` (with its
 //! time), `marker` (a user's place in a timeline) and `kept` (a post in
-//! one of a user's collections, such as bookmarks), in that order and
+//! one of a user's collections, such as bookmarks) and `filters` (a
+//! user's keyword filters, all on one line), in that order and
 //! each kind in key order, and closes with an `end` that counts the
 //! records, so a cut stream is told from a whole one. Timelines are not in
 //! it: they are rebuilt from the graph and the posts.
@@ -14,6 +15,7 @@
 //! Version 2 marks replies whose post is gone; a version 1 stream did
 //! not, so each of its replies may answer a post it does not hold.
 //! Version 3 adds `kept`; a stream of an older version holds none.
+//! Version 6 adds `filters`; a stream of an older version holds none.
 //!
 //! Lines are read into [`Line`] (plain strings, as written), then checked
 //! into a [`Record`] of validated ids, so a bad line is refused with what
@@ -26,6 +28,7 @@ use crate::feed::markers::{Marker, MarkerTimeline};
 use crate::graph::relations::{Priority, Relation};
 use crate::ids::{GroupName, ListName, PostId, UserId};
 use crate::model::collection::{Collection, Kept};
+use crate::model::filter::Filter;
 use crate::model::relation::FollowOption;
 use crate::model::{Post, PostRef};
 use serde::{Deserialize, Serialize};
@@ -35,7 +38,7 @@ use serde_json::{Map, Value};
 pub const FORMAT: &str = "socialite-export";
 /// The format's version written; a reader takes this one and
 /// [`OLDEST_VERSION`] on, and refuses a stream of any other.
-pub const VERSION: u32 = 5;
+pub const VERSION: u32 = 6;
 /// The oldest version read.
 pub const OLDEST_VERSION: u32 = 1;
 
@@ -122,6 +125,13 @@ pub enum Line {
         post: String,
         at_ms: u64,
     },
+    /// A user's keyword filters, as stored (`contexts` a bit each: home 1,
+    /// lists 2, groups 4, mentions 8, notifications 16, threads 32,
+    /// profiles 64).
+    Filters {
+        user: String,
+        filters: Vec<Filter>,
+    },
     End {
         records: u64,
     },
@@ -201,6 +211,11 @@ pub enum Record {
         collection: Collection,
         user: UserId,
         kept: Kept,
+    },
+    /// The user's keyword filters, in id order.
+    Filters {
+        user: UserId,
+        filters: Vec<Filter>,
     },
 }
 
@@ -316,11 +331,14 @@ impl Record {
                 user: user(&u)?,
                 at_ms,
             },
-            line @ (Line::Marker { .. } | Line::Kept { .. }) => Record::of_reader(line)?,
+            line @ (Line::Marker { .. } | Line::Kept { .. } | Line::Filters { .. }) => {
+                Record::of_reader(line)?
+            }
         }))
     }
 
-    /// The record of a line of what a reader keeps: a marker, a kept post.
+    /// The record of a line of what a reader keeps: a marker, a kept
+    /// post, their filters.
     fn of_reader(line: Line) -> Result<Record> {
         Ok(match line {
             Line::Marker {
@@ -348,6 +366,10 @@ impl Record {
                     post: PostId::parse(&post)?,
                     at_ms,
                 },
+            },
+            Line::Filters { user: u, filters } => Record::Filters {
+                user: user(&u)?,
+                filters,
             },
             _ => unreachable!("not a reader's line"),
         })
@@ -451,6 +473,10 @@ impl From<&Record> for Line {
                 user: text(user),
                 post: kept.post.to_string(),
                 at_ms: kept.at_ms,
+            },
+            Record::Filters { user, filters } => Line::Filters {
+                user: text(user),
+                filters: filters.clone(),
             },
         }
     }

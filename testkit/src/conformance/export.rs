@@ -1,7 +1,7 @@
 //! An export of a store while a user's deletion runs: the user is absent,
 //! with every record that names them (their follows either way, the
 //! relations either way, memberships, posts and the reposts and likes of
-//! them, likes, markers, mentions), as core's walk decides for every
+//! them, likes, markers, mentions, filters), as core's walk decides for every
 //! backend (`socialite_domain::transfer::export`).
 
 use super::*;
@@ -43,6 +43,7 @@ async fn exported(b: &Backends) -> Vec<String> {
                 user,
                 kept,
             } => format!("kept {collection} {user} {}", kept.post.0),
+            Record::Filters { user, filters } => format!("filters {user} {}", filters.len()),
         }));
     }
 }
@@ -97,9 +98,17 @@ pub async fn export_leaves_out_users_being_deleted(open: Opener) {
             at_ms: 1_700_000_000_000,
         };
         c.set_marker(&u(user), at, false).await.unwrap();
+        let filter = socialite_core::filters::FilterChange {
+            phrases: Some(vec![socialite_core::model::filter::Phrase {
+                text: "word".into(),
+                whole_word: true,
+            }]),
+            ..Default::default()
+        };
+        c.put_filter(&u(user), None, &filter).await.unwrap();
     }
     let before = exported(b).await;
-    assert_eq!(before.len(), 17, "{before:#?}");
+    assert_eq!(before.len(), 19, "{before:#?}");
 
     assert!(c.begin_deletion(&u("zed")).await.unwrap());
     assert_eq!(
@@ -111,6 +120,7 @@ pub async fn export_leaves_out_users_being_deleted(open: Opener) {
             "post 20 ann [\"bo\"]",
             "like 20 bo",
             "marker ann",
+            "filters ann 1",
         ]
     );
 }

@@ -700,6 +700,20 @@ impl ToyExport {
                 })
                 .collect()
             }
+            Section::Filters => {
+                let after = cursor(after, |k| match k {
+                    Key::Filters(u) => Some(u.clone()),
+                    _ => None,
+                })?;
+                let rows = s.filters.range(from(after));
+                rows.filter(|(_, set)| !set.filters.is_empty())
+                    .take(n)
+                    .map(|(user, set)| Record::Filters {
+                        user: user.clone(),
+                        filters: set.filters.clone(),
+                    })
+                    .collect()
+            }
             _ => {
                 let after = cursor(after, |k| match k {
                     Key::Marker(u, timeline) => Some((u.clone(), timeline)),
