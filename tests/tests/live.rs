@@ -482,3 +482,35 @@ async fn a_stream_whose_client_left_closes() {
     drop(s);
     eventually("the stream to close", || async { hub.streams() == 0 }).await;
 }
+
+/// A stream applies the reader's keyword filters as a read does: a
+/// hiding filter's posts are not pushed, a warning filter's carry it; a
+/// filter made while the stream is open holds from then on.
+#[tokio::test]
+async fn a_stream_applies_the_readers_keyword_filters() {
+    let t = spawn_app_with(20).await;
+    for u in ["bob", "carol"] {
+        t.put_user(u).await;
+    }
+    t.follow("bob", "carol").await;
+    let mut s = Stream::open(&t.base, ADMIN_KEY, "bob", None).await;
+    let calm = t.post("carol", "calm").await;
+    assert_eq!(s.entry().await, calm);
+    for body in [
+        serde_json::json!({ "phrases": [{ "text": "rain" }] }),
+        serde_json::json!({ "phrases": [{ "text": "storm" }], "action": "hide" }),
+    ] {
+        let (st, v) = t.call(Method::POST, "/users/bob/filters", Some(body)).await;
+        assert_eq!(st, StatusCode::CREATED, "{v}");
+    }
+    t.wait_idle().await;
+    t.post("carol", "a storm comes").await;
+    let rain = t.post("carol", "Rain again").await;
+    let e = s.next().await;
+    assert_eq!(
+        e.id.as_deref(),
+        Some(rain.as_str()),
+        "the storm is not pushed"
+    );
+    assert_eq!(e.data["filtered"][0]["filter"], "1", "{e:?}");
+}

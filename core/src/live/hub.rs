@@ -7,11 +7,14 @@ use crate::event::Event;
 use crate::feed::{Feed, Stores};
 use crate::ids::{now_ms, UserId};
 use crate::metrics::metrics;
+use crate::model::filter::FilterContext;
 use crate::model::{FeedItem, Post};
 use crate::ports::{Applied, AppliedFeed};
 use crate::shutdown::Shutdown;
 use rustc_hash::{FxHashMap, FxHashSet};
 use socialite_domain::feed::timeline_change::TimelineChange;
+use socialite_domain::filters::matcher::{Matcher, Verdict};
+use socialite_domain::filters::Sift;
 use socialite_domain::graph::relations::{FollowOption, Relation};
 use socialite_domain::notifications::notified::{changes_of, subscribers_told, NoticeChange};
 use std::sync::{Arc, Mutex, MutexGuard};
@@ -43,6 +46,28 @@ struct Seen {
     reposts_off: FxHashSet<UserId>,
     /// Followees whose posts they are told of (the `notify` option).
     notify: FxHashSet<UserId>,
+    /// Their keyword filters, applied to each entry at its time.
+    filters: Option<Arc<Matcher>>,
+}
+
+impl Seen {
+    /// The entry as `reader`'s filters leave it: `None` when one hides it.
+    fn sifted(&self, reader: &UserId, event: &LiveEvent) -> Option<LiveEvent> {
+        let (LiveEvent::Entry(item), Some(m)) = (event, &self.filters) else {
+            return Some(event.clone());
+        };
+        let Some(sift) = Sift::new(m, FilterContext::Home, reader, now_ms()) else {
+            return Some(event.clone());
+        };
+        match sift.verdict(&item.post) {
+            Verdict::Show => Some(event.clone()),
+            Verdict::Hide => None,
+            Verdict::Warn(filtered) => Some(LiveEvent::Entry(Box::new(FeedItem {
+                filtered,
+                ..(**item).clone()
+            }))),
+        }
+    }
 }
 
 #[derive(Default)]
@@ -72,7 +97,10 @@ impl Registry {
             if kept_from {
                 continue;
             }
-            send_to(&mut self.users, w, event);
+            let sifted = self.users.get(w).and_then(|x| x.seen.sifted(w, event));
+            if let Some(event) = sifted {
+                send_to(&mut self.users, w, &event);
+            }
         }
     }
 
@@ -207,13 +235,18 @@ impl LiveHub {
         let authors = self.stores.authors(&feed).await?.into_iter().collect();
         let graph = &self.stores.graph;
         let notify = Relation::Option(FollowOption::Notify);
-        let (r, notify) =
-            tokio::try_join!(graph.relations_of(user), graph.all_relations(user, notify))?;
+        let filters = self.stores.filters.matcher(&*self.stores.content, user);
+        let (r, notify, filters) = tokio::try_join!(
+            graph.relations_of(user),
+            graph.all_relations(user, notify),
+            filters
+        )?;
         let hidden = r.muted.into_iter().chain(r.blocked).chain(r.blocked_by);
         let seen = Seen {
             hidden: hidden.collect(),
             reposts_off: r.reposts_off.into_iter().collect(),
             notify: notify.into_iter().collect(),
+            filters,
         };
         Ok((authors, seen))
     }
@@ -265,7 +298,10 @@ impl LiveHub {
     /// Sends what one applied event changes to the streams it concerns.
     pub async fn dispatch(&self, event: &Event) {
         self.notify(event);
-        if let Event::FollowOptionsSet { user, .. } = event {
+        if let Event::FollowOptionsSet { user, .. }
+        | Event::FilterPut { user, .. }
+        | Event::FilterRemoved { user, .. } = event
+        {
             // What the streams keep from the user changed; their timeline not.
             return self.reload(user).await;
         }
