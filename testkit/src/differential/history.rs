@@ -177,6 +177,7 @@ pub async fn play(h: &mut Harness, seed: u64, steps: usize, users: usize) {
                     h.model.reposts.retain(|(_, x), _| x != &b);
                     h.model.markers.remove(&b);
                     h.model.notice_markers.remove(&b);
+                    h.model.filters.retain(|(x, _), _| x != &b);
                 }
             }
             84..=93 => {

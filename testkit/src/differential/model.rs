@@ -49,6 +49,32 @@ pub struct Model {
     /// replies shown. They live on the follow: gone with it.
     pub reposts_off: BTreeSet<(String, String)>,
     pub replies_on: BTreeSet<(String, String)>,
+    /// (user, filter id) → a hiding keyword filter: its one-word phrase,
+    /// whether whole-word, and where it applies.
+    pub filters: BTreeMap<(String, u64), Filtering>,
+}
+
+/// A hiding keyword filter as the oracle keeps it.
+#[derive(Debug, Clone)]
+pub struct Filtering {
+    pub word: String,
+    pub whole_word: bool,
+    pub contexts: Vec<&'static str>,
+}
+
+impl Filtering {
+    /// Whether it hides a post saying `message`: the word among the
+    /// message's words (split at every character not a letter, digit or
+    /// `_`), or anywhere in it when not whole-word; case aside.
+    fn hides(&self, message: &str) -> bool {
+        let (message, word) = (message.to_lowercase(), self.word.to_lowercase());
+        match self.whole_word {
+            true => message
+                .split(|c: char| !(c.is_alphanumeric() || c == '_'))
+                .any(|w| w == word),
+            false => message.contains(&word),
+        }
+    }
 }
 
 /// An entry of a timeline as the oracle places it: the post, where it
@@ -140,6 +166,19 @@ impl Model {
         self.blocks.contains(&Self::pair(a, b)) || self.blocks.contains(&Self::pair(b, a))
     }
 
+    /// Whether a keyword filter of `viewer`'s hides `post` in `context`
+    /// (never their own).
+    pub fn filtered(&self, viewer: &str, context: &str, post: PostId) -> bool {
+        let Some((author, message)) = self.posts.get(&post) else {
+            return false;
+        };
+        author != viewer
+            && self
+                .filters
+                .range((viewer.to_owned(), 0)..=(viewer.to_owned(), u64::MAX))
+                .any(|(_, f)| f.contexts.contains(&context) && f.hides(message))
+    }
+
     /// Whether `viewer` does not see `author`'s posts in timelines.
     pub fn hides(&self, viewer: &str, author: &str) -> bool {
         self.mutes.contains(&Self::pair(viewer, author))
@@ -179,12 +218,12 @@ impl Model {
     }
 
     pub fn timeline(&self, user: &str) -> Vec<Shown> {
-        self.placed(user, |a| self.in_home(user, a))
+        self.placed(user, "home", |a| self.in_home(user, a))
     }
 
     /// The oracle of a list's timeline: the items of the accounts filed under it.
     pub fn list_timeline(&self, user: &str, list: &str) -> Vec<Shown> {
-        self.placed(user, |a| {
+        self.placed(user, "lists", |a| {
             self.follows
                 .get(&Self::pair(user, a))
                 .is_some_and(|l| l.contains(list))
@@ -195,7 +234,7 @@ impl Model {
     /// Every post once, at its newest arrival among the items of the
     /// accounts `member` admits (their posts, and their reposts of posts
     /// whose author `viewer` sees), naming the reposters, newest first.
-    fn placed(&self, viewer: &str, member: impl Fn(&str) -> bool) -> Vec<Shown> {
+    fn placed(&self, viewer: &str, context: &str, member: impl Fn(&str) -> bool) -> Vec<Shown> {
         let mut arrivals: BTreeMap<PostId, Vec<(PostId, Option<&str>)>> = BTreeMap::new();
         for (p, (a, _)) in &self.posts {
             if member(a) && self.reaches(viewer, *p) {
@@ -211,6 +250,7 @@ impl Model {
                 arrivals.entry(*p).or_default().push((*item, Some(r)));
             }
         }
+        arrivals.retain(|p, _| !self.filtered(viewer, context, *p));
         let mut shown: Vec<Shown> = arrivals
             .into_iter()
             .map(|(post, mut at)| {
@@ -240,7 +280,11 @@ impl Model {
         let mut v: Vec<PostId> = self
             .posts
             .iter()
-            .filter(|(_, (a, _))| members.contains(a) && !self.hides(viewer, a))
+            .filter(|(p, (a, _))| {
+                members.contains(a)
+                    && !self.hides(viewer, a)
+                    && !self.filtered(viewer, "groups", **p)
+            })
             .map(|(p, _)| *p)
             .collect();
         v.reverse();
@@ -258,6 +302,7 @@ impl Model {
                     .get(p)
                     .is_some_and(|(a, _)| !self.blocked(user, a) && !self.suspended.contains(a))
                     && m.iter().any(|x| x == user)
+                    && !self.filtered(user, "mentions", **p)
             })
             .map(|(p, _)| *p)
             .collect();

@@ -3,8 +3,10 @@
 //! what the rules allow and the model holds.
 
 use super::harness::Harness;
-use super::model::Model;
+use super::model::{Filtering, Model};
+use socialite_core::filters::FilterChange;
 use socialite_core::ids::PostId;
+use socialite_core::model::filter::{FilterAction, FilterContext, Phrase};
 use socialite_core::sim::Rng;
 use socialite_domain::accounts::access::Caller;
 use socialite_domain::graph::relations::FollowOption;
@@ -12,8 +14,9 @@ use socialite_domain::graph::relations::FollowOption;
 /// `user` likes or unlikes a random post, reposts one or undoes it,
 /// replies to one, or marks one read.
 pub(super) async fn reader_act(h: &mut Harness, rng: &mut Rng, user: &str, seed: u64) {
-    match rng.below(22) {
+    match rng.below(25) {
         16..=21 => follow_option(h, rng, user, seed).await,
+        22..=24 => filter(h, rng, user, seed).await,
         0..=3 => like(h, rng, user, true, seed).await,
         4..=5 => like(h, rng, user, false, seed).await,
         6..=8 => repost(h, rng, user, true, seed).await,
@@ -80,6 +83,94 @@ async fn follow_option(h: &mut Harness, rng: &mut Rng, user: &str, seed: u64) {
                 "seed {seed}: {user} setting {option:?} for {target}: {e:?}"
             );
         }
+    }
+}
+
+/// `user` makes a hiding keyword filter (a word of the histories'
+/// messages: a user's name, a step's number, `by`, `for`), changes where
+/// one applies, or deletes one.
+async fn filter(h: &mut Harness, rng: &mut Rng, user: &str, seed: u64) {
+    const CONTEXTS: [&str; 4] = ["home", "lists", "groups", "mentions"];
+    let mine: Vec<u64> = h
+        .model
+        .filters
+        .keys()
+        .filter(|(u, _)| u == user)
+        .map(|(_, id)| *id)
+        .collect();
+    let contexts: Vec<&'static str> = CONTEXTS.into_iter().filter(|_| rng.below(3) > 0).collect();
+    let contexts = match contexts.is_empty() {
+        true => vec!["home"],
+        false => contexts,
+    };
+    let as_contexts = |c: &[&str]| -> Option<Vec<FilterContext>> {
+        Some(c.iter().map(|n| FilterContext::parse(n).unwrap()).collect())
+    };
+    let (id, change, word, whole_word) = match (mine.is_empty(), rng.below(4)) {
+        (false, 0) => {
+            let id = mine[rng.below(mine.len())];
+            let done = h
+                .ingest
+                .remove_filter(&Caller::Trusted, user, &id.to_string())
+                .await;
+            let m = &mut h.model;
+            match done {
+                Ok(gone) => assert!(gone && m.filters.remove(&(user.to_owned(), id)).is_some()),
+                Err(e) => assert!(
+                    !m.users.contains(user) || m.suspended.contains(user),
+                    "seed {seed}: {e:?}"
+                ),
+            }
+            return;
+        }
+        (false, 1) => {
+            let id = mine[rng.below(mine.len())];
+            let change = FilterChange {
+                contexts: as_contexts(&contexts),
+                ..FilterChange::default()
+            };
+            (Some(id), change, String::new(), false)
+        }
+        _ => {
+            let word = match rng.below(4) {
+                0 => "by".to_owned(),
+                1 => format!("{}", rng.below(40)),
+                2 => "for".to_owned(),
+                _ => format!("U{}", rng.below(12)),
+            };
+            let whole_word = rng.below(3) > 0;
+            let change = FilterChange {
+                phrases: Some(vec![Phrase {
+                    text: word.clone(),
+                    whole_word,
+                }]),
+                contexts: as_contexts(&contexts),
+                action: Some(FilterAction::Hide),
+                ..FilterChange::default()
+            };
+            (None, change, word, whole_word)
+        }
+    };
+    let id_text = id.map(|i| i.to_string());
+    let done = h
+        .ingest
+        .put_filter(&Caller::Trusted, user, id_text.as_deref(), &change)
+        .await;
+    let m = &mut h.model;
+    match done {
+        Ok(f) => {
+            let slot = m.filters.entry((user.to_owned(), f.id));
+            let kept = slot.or_insert(Filtering {
+                word,
+                whole_word,
+                contexts: Vec::new(),
+            });
+            kept.contexts = contexts;
+        }
+        Err(e) => assert!(
+            !m.users.contains(user) || m.suspended.contains(user),
+            "seed {seed}: {user}'s filter: {e:?}"
+        ),
     }
 }
 
