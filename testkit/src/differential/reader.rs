@@ -87,8 +87,7 @@ async fn follow_option(h: &mut Harness, rng: &mut Rng, user: &str, seed: u64) {
 }
 
 /// `user` makes a hiding keyword filter (a word of the histories'
-/// messages: a user's name, a step's number, `by`, `for`), changes where
-/// one applies, or deletes one.
+/// messages, [`word_of`]), changes where one applies, or deletes one.
 async fn filter(h: &mut Harness, rng: &mut Rng, user: &str, seed: u64) {
     const CONTEXTS: [&str; 4] = ["home", "lists", "groups", "mentions"];
     let mine: Vec<u64> = h
@@ -132,12 +131,7 @@ async fn filter(h: &mut Harness, rng: &mut Rng, user: &str, seed: u64) {
             (Some(id), change, String::new(), false)
         }
         _ => {
-            let word = match rng.below(4) {
-                0 => "by".to_owned(),
-                1 => format!("{}", rng.below(40)),
-                2 => "for".to_owned(),
-                _ => format!("U{}", rng.below(12)),
-            };
+            let word = word_of(&h.model, rng);
             let whole_word = rng.below(3) > 0;
             let change = FilterChange {
                 phrases: Some(vec![Phrase {
@@ -171,6 +165,28 @@ async fn filter(h: &mut Harness, rng: &mut Rng, user: &str, seed: u64) {
             !m.users.contains(user) || m.suspended.contains(user),
             "seed {seed}: {user}'s filter: {e:?}"
         ),
+    }
+}
+
+/// A word of a random post's message (all of it, or its first half: a
+/// whole-word phrase that is part of a word matches nothing there), upper
+/// case now and then.
+fn word_of(m: &Model, rng: &mut Rng) -> String {
+    let Some((_, message)) = m.posts.values().nth(rng.below(m.posts.len().max(1))) else {
+        return "by".to_owned();
+    };
+    let words: Vec<&str> = message
+        .split(|c: char| !(c.is_alphanumeric() || c == '_'))
+        .filter(|w| !w.is_empty())
+        .collect();
+    let word = words[rng.below(words.len())];
+    let word = match rng.below(3) {
+        0 => &word[..word.len().div_ceil(2)],
+        _ => word,
+    };
+    match rng.below(4) {
+        0 => word.to_uppercase(),
+        _ => word.to_owned(),
     }
 }
 
