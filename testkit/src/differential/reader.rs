@@ -14,9 +14,9 @@ use socialite_domain::graph::relations::FollowOption;
 /// `user` likes or unlikes a random post, reposts one or undoes it,
 /// replies to one, or marks one read.
 pub(super) async fn reader_act(h: &mut Harness, rng: &mut Rng, user: &str, seed: u64) {
-    match rng.below(25) {
+    match rng.below(28) {
         16..=21 => follow_option(h, rng, user, seed).await,
-        22..=24 => filter(h, rng, user, seed).await,
+        22..=27 => filter(h, rng, user, seed).await,
         0..=3 => like(h, rng, user, true, seed).await,
         4..=5 => like(h, rng, user, false, seed).await,
         6..=8 => repost(h, rng, user, true, seed).await,
@@ -180,7 +180,7 @@ fn word_of(m: &Model, rng: &mut Rng) -> String {
         .filter(|w| !w.is_empty())
         .collect();
     let word = words[rng.below(words.len())];
-    let word = match rng.below(3) {
+    let word = match rng.below(2) {
         0 => &word[..word.len().div_ceil(2)],
         _ => word,
     };
