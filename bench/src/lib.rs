@@ -8,6 +8,7 @@
 mod catch_up;
 pub mod live;
 pub mod load;
+mod load_filters;
 mod plot;
 mod progress;
 pub mod report;
@@ -276,6 +277,7 @@ async fn start_in_process(
             edges: None,
             follow_options: Vec::new(),
             options_percent: 0,
+            filters: 0,
         };
         let loaded = run_load(&load).await?;
         eprintln!(

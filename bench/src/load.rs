@@ -55,6 +55,10 @@ pub struct LoadArgs {
     /// The share of follows, in percent, that get `--follow-options`.
     #[arg(long, default_value_t = 50, value_parser = clap::value_parser!(u64).range(0..=100))]
     pub options_percent: u64,
+    /// Keyword filters (of 10 phrases each) for every second user (even
+    /// ids), up to 100: what the "filtered page" benchmark reads.
+    #[arg(long, default_value_t = 0, value_parser = clap::value_parser!(u64).range(0..=100))]
+    pub filters: u64,
 }
 
 fn follow_option(s: &str) -> Result<FollowOption, String> {
@@ -91,6 +95,10 @@ pub async fn run_load(args: &LoadArgs) -> Result<Loaded, String> {
     if args.posts_per_user > 0 {
         loaded.posts = seed_posts(&store, &args.network, args.posts_per_user).await?;
     }
+    if args.filters > 0 {
+        let users = args.network.users;
+        crate::load_filters::give_filters(&store, users, args.filters as usize).await?;
+    }
     loaded.seconds = start.elapsed().as_secs_f64();
     Ok(loaded)
 }
@@ -113,7 +121,7 @@ pub fn user_name(i: usize) -> String {
     format!("u{i}")
 }
 
-fn user(i: usize) -> UserId {
+pub(crate) fn user(i: usize) -> UserId {
     UserId::parse(&user_name(i)).expect("generated ids are valid")
 }
 

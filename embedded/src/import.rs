@@ -9,10 +9,12 @@ use crate::store::Ctx;
 use socialite_core::checks::{EdgeChange, EdgeOp, Membership};
 use socialite_core::error::Result;
 use socialite_core::ids::{GroupName, ListName, UserId};
+use socialite_core::model::filter::Filter;
 use socialite_core::model::Post;
 use socialite_core::plan::Ledger;
 use socialite_core::plan::{run_ready, Txn};
 use socialite_domain::accounts::user;
+use socialite_domain::filters::plan::restore_filters;
 use socialite_domain::graph::relations::FollowOption;
 use socialite_domain::graph::{edge, membership, relate};
 use socialite_domain::posts::post;
@@ -108,6 +110,24 @@ impl EmbeddedStore {
                         continue;
                     }
                     done += usize::from(run_ready(relate::set_follow_options(ctx, &f, &t, &on))?);
+                }
+                Ok(done)
+            })
+            .await
+    }
+
+    /// Gives existing users keyword filters (a user not there is skipped),
+    /// each set written once; returns how many users' filters changed.
+    pub async fn import_filters(&self, sets: Vec<(UserId, Vec<Filter>)>) -> Result<usize> {
+        self.writer
+            .write(move |ctx| {
+                ctx.ledger = Ledger::quiet();
+                let mut done = 0;
+                for (user, filters) in sets {
+                    if !exists(ctx, &user)? {
+                        continue;
+                    }
+                    done += usize::from(run_ready(restore_filters(ctx, &user, &filters))?);
                 }
                 Ok(done)
             })

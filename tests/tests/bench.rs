@@ -90,6 +90,39 @@ async fn load_turns_follow_options_on_for_a_share_of_the_follows() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn load_gives_every_second_user_keyword_filters() {
+    use socialite_core::ports::Filters;
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("data");
+    let args = LoadCli::parse_from([
+        "load",
+        "--data-dir",
+        data.to_str().unwrap(),
+        "--users",
+        "50",
+        "--follows",
+        "5",
+        "--filters",
+        "100",
+    ])
+    .load;
+    run_load(&args).await.unwrap();
+    let store = socialite_embedded::EmbeddedStore::open(&data.join("content.redb")).unwrap();
+    for i in 0..50 {
+        let u = socialite_core::ids::UserId::parse(&format!("u{i}")).unwrap();
+        let set = store.filters(&u).await.unwrap();
+        match i % 2 {
+            0 => {
+                let set = set.unwrap();
+                assert_eq!(set.filters.len(), 100);
+                assert!(set.filters.iter().all(|f| f.phrases.len() == 10));
+            }
+            _ => assert!(set.is_none(), "u{i}"),
+        }
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn bench_runs_in_process_and_reports() {
     let dir = tempfile::tempdir().unwrap();
     let data = dir.path().join("data");

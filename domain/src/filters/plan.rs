@@ -105,32 +105,44 @@ pub async fn remove_filter<T: Txn>(txn: &mut T, user: &UserId, id: u64) -> Resul
     Ok(true)
 }
 
-/// A filter as an event or an export names it, put in place for a reader
-/// who exists (a transfer decides what one of a reader not here does):
-/// whether it changed anything. Past the count a reader keeps, it is
-/// refused as a request would be.
-pub async fn restore_filter<T: Txn>(
+/// Filters as events or an export name them, put in place under their ids
+/// for a reader who exists (a transfer decides what those of a reader not
+/// here do), the set written once: whether any changed. Each is held to
+/// the limits a request is; past the count a reader keeps, refused.
+pub async fn restore_filters<T: Txn>(
     txn: &mut T,
     user: &UserId,
-    filter: &Filter,
+    filters: &[Filter],
 ) -> Result<bool, T::Error> {
-    let filter = &super::restorable(filter)?;
     let mut set = txn.filters(user).await?.unwrap_or_default();
-    if set.get(filter.id) == Some(filter) {
+    let mut events = Vec::new();
+    for filter in filters {
+        let filter = super::restorable(filter)?;
+        if set.get(filter.id) == Some(&filter) {
+            continue;
+        }
+        if set.get(filter.id).is_none() && set.filters.len() >= MAX_FILTERS {
+            return Err(Error::conflict(
+                "too_many_filters",
+                format!("a user keeps at most {MAX_FILTERS} filters"),
+            )
+            .into());
+        }
+        place(&mut set, filter.clone());
+        events.push(Step::Emit(Event::FilterPut {
+            user: user.clone(),
+            filter,
+        }));
+    }
+    if events.is_empty() {
         return Ok(false);
     }
-    if set.get(filter.id).is_none() && set.filters.len() >= MAX_FILTERS {
-        return Err(Error::conflict(
-            "too_many_filters",
-            format!("a user keeps at most {MAX_FILTERS} filters"),
-        )
-        .into());
-    }
-    place(&mut set, filter.clone());
-    let event = Event::FilterPut {
+    set.rev = next_rev(set.rev);
+    let put = Step::PutFilters {
         user: user.clone(),
-        filter: filter.clone(),
+        set,
     };
-    write(txn, user, set, event).await?;
+    txn.apply(&[put]).await?;
+    txn.apply(&events).await?;
     Ok(true)
 }

@@ -55,11 +55,7 @@ pub async fn apply<T: Txn>(txn: &mut T, act: &Act, mode: Mode) -> Result<bool, T
             if txn.existing_users(&[user]).await?.is_empty() {
                 return Ok(mode.absent(user_not_found(user))?);
             }
-            let mut changed = false;
-            for f in filters {
-                changed |= filters::plan::restore_filter(txn, user, f).await?;
-            }
-            changed
+            filters::plan::restore_filters(txn, user, filters).await?
         }
     };
     if mode.tells() {
@@ -89,7 +85,7 @@ async fn event_act<T: Txn>(txn: &mut T, event: &Event, mode: Mode) -> Result<boo
             if txn.existing_users(&[user]).await?.is_empty() {
                 return Ok(mode.absent(user_not_found(user))?);
             }
-            filters::plan::restore_filter(txn, user, filter).await?
+            filters::plan::restore_filters(txn, user, std::slice::from_ref(filter)).await?
         }
         Event::FilterRemoved { user, filter } => {
             if txn.existing_users(&[user]).await?.is_empty() {
