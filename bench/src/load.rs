@@ -97,7 +97,7 @@ pub async fn run_load(args: &LoadArgs) -> Result<Loaded, String> {
     }
     if args.filters > 0 {
         let users = args.network.users;
-        crate::load_filters::give_filters(&store, users, args.filters as usize).await?;
+        crate::load_filters::give_filters(&store, users, args.filters as usize, user).await?;
     }
     loaded.seconds = start.elapsed().as_secs_f64();
     Ok(loaded)
@@ -121,7 +121,7 @@ pub fn user_name(i: usize) -> String {
     format!("u{i}")
 }
 
-pub(crate) fn user(i: usize) -> UserId {
+fn user(i: usize) -> UserId {
     UserId::parse(&user_name(i)).expect("generated ids are valid")
 }
 

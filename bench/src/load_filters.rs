@@ -6,6 +6,7 @@
 //! post holds: their cost is the matching, not the pages they empty.
 
 use crate::progress::Progress;
+use socialite_core::ids::UserId;
 use socialite_core::model::filter::{Contexts, Filter, FilterAction, FilterContext, Phrase};
 use socialite_embedded::EmbeddedStore;
 
@@ -42,17 +43,19 @@ fn filters_of(user: usize, count: usize) -> Vec<Filter> {
         .collect()
 }
 
-/// Gives `count` filters to each even user of `users`; how many got them.
+/// Gives `count` filters to each even user of `users` (user `i` is
+/// `name(i)`); how many got them.
 pub async fn give_filters(
     store: &EmbeddedStore,
     users: usize,
     count: usize,
+    name: impl Fn(usize) -> UserId,
 ) -> Result<usize, String> {
     let mut progress = Progress::new("filters", users.div_ceil(2) as u64);
     let mut done = 0;
     let mut batch = Vec::with_capacity(CHUNK);
     for i in (0..users).step_by(2) {
-        batch.push((super::load::user(i), filters_of(i, count)));
+        batch.push((name(i), filters_of(i, count)));
         if batch.len() >= CHUNK || i + 2 >= users {
             progress.add(batch.len() as u64);
             done += store

@@ -14,5 +14,6 @@ pub mod backups;
 pub mod export;
 pub mod import;
 pub mod mode;
+mod reader_lines;
 pub mod record;
 pub mod replay;

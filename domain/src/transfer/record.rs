@@ -24,7 +24,7 @@
 use crate::accounts::lifecycle::Standing;
 use crate::checks::edge_lists;
 use crate::error::{Error, Result};
-use crate::feed::markers::{Marker, MarkerTimeline};
+use crate::feed::markers::Marker;
 use crate::graph::relations::{Priority, Relation};
 use crate::ids::{GroupName, ListName, PostId, UserId};
 use crate::model::collection::{Collection, Kept};
@@ -331,48 +331,8 @@ impl Record {
                 user: user(&u)?,
                 at_ms,
             },
-            line @ (Line::Marker { .. } | Line::Kept { .. } | Line::Filters { .. }) => {
-                Record::of_reader(line)?
-            }
+            reader => Record::of_reader(reader)?,
         }))
-    }
-
-    /// The record of a line of what a reader keeps: a marker, a kept
-    /// post, their filters.
-    fn of_reader(line: Line) -> Result<Record> {
-        Ok(match line {
-            Line::Marker {
-                user: u,
-                timeline,
-                last_read_id,
-                at_ms,
-            } => Record::Marker {
-                user: user(&u)?,
-                marker: Marker {
-                    timeline: MarkerTimeline::parse(&timeline)?,
-                    last_read: PostId::parse(&last_read_id)?,
-                    at_ms,
-                },
-            },
-            Line::Kept {
-                collection,
-                user: u,
-                post,
-                at_ms,
-            } => Record::Kept {
-                collection: Collection::parse(&collection)?,
-                user: user(&u)?,
-                kept: Kept {
-                    post: PostId::parse(&post)?,
-                    at_ms,
-                },
-            },
-            Line::Filters { user: u, filters } => Record::Filters {
-                user: user(&u)?,
-                filters,
-            },
-            _ => unreachable!("not a reader's line"),
-        })
     }
 }
 
@@ -458,26 +418,7 @@ impl From<&Record> for Line {
                 user: text(user),
                 at_ms: *at_ms,
             },
-            Record::Marker { user, marker } => Line::Marker {
-                user: text(user),
-                timeline: marker.timeline.as_str().to_owned(),
-                last_read_id: marker.last_read.to_string(),
-                at_ms: marker.at_ms,
-            },
-            Record::Kept {
-                collection,
-                user,
-                kept,
-            } => Line::Kept {
-                collection: collection.to_string(),
-                user: text(user),
-                post: kept.post.to_string(),
-                at_ms: kept.at_ms,
-            },
-            Record::Filters { user, filters } => Line::Filters {
-                user: text(user),
-                filters: filters.clone(),
-            },
+            reader => reader.reader_line(),
         }
     }
 }
@@ -558,11 +499,11 @@ mod tests {
         let e = record_of(9, bad_id, VERSION).unwrap_err();
         assert!(e.message().starts_with("line 9: "), "{}", e.message());
         let other =
-            r#"{"kind":"header","format":"socialite-export","version":6,"exported_at_ms":1}"#;
+            r#"{"kind":"header","format":"socialite-export","version":7,"exported_at_ms":1}"#;
         assert!(parse_line(1, other)
             .unwrap_err()
             .message()
-            .contains("version 6"));
+            .contains("version 7"));
     }
 
     #[test]
