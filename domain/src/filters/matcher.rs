@@ -21,7 +21,17 @@ pub struct Matcher {
     automaton: Option<AhoCorasick>,
     /// Per pattern of the automaton: the (filter, phrase) indexes that
     /// hold it (phrases equal once lower-cased share a pattern).
-    owners: Vec<Vec<(usize, usize)>>,
+    owners: Vec<Owners>,
+}
+
+/// The phrases one pattern stands for, whole-word or not: an occurrence
+/// decides all of a kind at once, so a pattern is dealt with at most twice
+/// per post however often it occurs (phrases built to overlap everywhere
+/// cost one step per occurrence, not one per phrase).
+#[derive(Default)]
+struct Owners {
+    anywhere: Vec<(usize, usize)>,
+    whole: Vec<(usize, usize)>,
 }
 
 /// What the filters do to a post.
@@ -56,16 +66,19 @@ impl Matcher {
     pub fn new(set: &FilterSet) -> Matcher {
         let mut index: HashMap<String, usize> = HashMap::new();
         let mut patterns: Vec<String> = Vec::new();
-        let mut owners: Vec<Vec<(usize, usize)>> = Vec::new();
+        let mut owners: Vec<Owners> = Vec::new();
         for (fi, f) in set.filters.iter().enumerate() {
             for (pi, p) in f.phrases.iter().enumerate() {
                 let pattern = lower(&p.text);
                 let at = *index.entry(pattern.clone()).or_insert_with(|| {
                     patterns.push(pattern);
-                    owners.push(Vec::new());
+                    owners.push(Owners::default());
                     owners.len() - 1
                 });
-                owners[at].push((fi, pi));
+                match p.whole_word {
+                    true => owners[at].whole.push((fi, pi)),
+                    false => owners[at].anywhere.push((fi, pi)),
+                }
             }
         }
         let automaton = match patterns.is_empty() {
@@ -102,28 +115,28 @@ impl View {
             return Verdict::Show;
         };
         let text = lower(text);
-        let mut warned = vec![false; m.filters.len()];
-        let mut hits = Vec::new();
-        for found in automaton.find_overlapping_iter(&text) {
-            for &(fi, pi) in &m.owners[found.pattern().as_usize()] {
-                if !self.applies[fi] || warned[fi] {
-                    continue;
-                }
-                let (filter, phrase) = (&m.filters[fi], &m.filters[fi].phrases[pi]);
-                if phrase.whole_word && !whole_word(&text, found.start(), found.end()) {
-                    continue;
-                }
-                if filter.action == FilterAction::Hide {
+        let mut found = Found {
+            warned: vec![false; m.filters.len()],
+            hits: Vec::new(),
+        };
+        // Per pattern: its phrases found anywhere (1), as whole words (2).
+        let mut dealt = vec![0u8; m.owners.len()];
+        for at in automaton.find_overlapping_iter(&text) {
+            let p = at.pattern().as_usize();
+            if dealt[p] & 1 == 0 {
+                dealt[p] |= 1;
+                if self.found(&m.owners[p].anywhere, &mut found) {
                     return Verdict::Hide;
                 }
-                warned[fi] = true;
-                hits.push(FilterHit {
-                    filter: filter.id,
-                    title: filter.title.clone(),
-                    phrase: phrase.text.clone(),
-                });
+            }
+            if dealt[p] & 2 == 0 && whole_word(&text, at.start(), at.end()) {
+                dealt[p] |= 2;
+                if self.found(&m.owners[p].whole, &mut found) {
+                    return Verdict::Hide;
+                }
             }
         }
+        let mut hits = found.hits;
         match hits.is_empty() {
             true => Verdict::Show,
             false => {
@@ -131,6 +144,34 @@ impl View {
                 Verdict::Warn(hits)
             }
         }
+    }
+}
+
+/// What a post's matches decided so far.
+struct Found {
+    warned: Vec<bool>,
+    hits: Vec<FilterHit>,
+}
+
+impl View {
+    /// Notes that `phrases` occur in the post; whether one of them hides it.
+    fn found(&self, phrases: &[(usize, usize)], found: &mut Found) -> bool {
+        for &(fi, pi) in phrases {
+            if !self.applies[fi] || found.warned[fi] {
+                continue;
+            }
+            let filter = &self.matcher.filters[fi];
+            if filter.action == FilterAction::Hide {
+                return true;
+            }
+            found.warned[fi] = true;
+            found.hits.push(FilterHit {
+                filter: filter.id,
+                title: filter.title.clone(),
+                phrase: filter.phrases[pi].text.clone(),
+            });
+        }
+        false
     }
 }
 
@@ -230,6 +271,30 @@ mod tests {
             filter(2, FilterAction::Hide, &[("storm", true)]),
         ];
         assert_eq!(verdict(hide, "a storm"), Verdict::Hide);
+    }
+
+    #[test]
+    fn phrases_built_to_overlap_everywhere_are_decided_once_each() {
+        // 100 filters of 20 phrases, `a` to `aaaa...` (64), whole-word
+        // (never a word inside `aaaa...`) but one, against a post of 4,096 `a`s.
+        let filters: Vec<Filter> = (0..100)
+            .map(|i| {
+                let phrases: Vec<(String, bool)> = (0..20)
+                    .map(|p| ("a".repeat(1 + (i * 20 + p) % 64), true))
+                    .collect();
+                let phrases: Vec<(&str, bool)> =
+                    phrases.iter().map(|(t, w)| (t.as_str(), *w)).collect();
+                filter(i as u64 + 1, FilterAction::Warn, &phrases)
+            })
+            .collect();
+        let text = "a".repeat(4096);
+        assert_eq!(verdict(filters.clone(), &text), Verdict::Show);
+        let mut last = filters;
+        last[99].phrases[0].whole_word = false;
+        let Verdict::Warn(hits) = verdict(last, &text) else {
+            panic!("the one phrase found anywhere warns")
+        };
+        assert_eq!(hits.len(), 1);
     }
 
     #[test]
