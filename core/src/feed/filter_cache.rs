@@ -18,20 +18,30 @@ use std::collections::{BTreeSet, HashMap};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 
-/// Most readers' matchers kept; past it the cache starts afresh (a
-/// reader's next page builds theirs again).
-const CAPACITY: usize = 16_384;
+/// Most memory the readers' matchers kept take (as
+/// `Matcher::memory_usage` estimates it); past it the cache starts afresh
+/// (a reader's next page builds theirs again). A reader at every limit
+/// (100 filters of 20 phrases of 64 characters) takes a few MB; one with
+/// a few short phrases, a few KB.
+const BUDGET_BYTES: usize = 256 << 20;
 /// Most expiry times watched; past it the latest are let go (kept pages
 /// that applied those filters may outlive them until the next write).
 const MAX_EXPIRIES: usize = 65_536;
 
 pub struct FilterCache {
-    matchers: Mutex<HashMap<UserId, (u64, Arc<Matcher>)>>,
+    matchers: Mutex<Matchers>,
     /// When filters this process built matchers of expire, from now on.
     expiries: Mutex<BTreeSet<u64>>,
     /// The first of `expiries` (`u64::MAX`: none), read without a lock.
     next_expiry: AtomicU64,
     epoch: Arc<WriteEpoch>,
+}
+
+/// The kept matchers, by reader: each with its set's revision and size.
+#[derive(Default)]
+struct Matchers {
+    by_user: HashMap<UserId, (u64, Arc<Matcher>, usize)>,
+    bytes: usize,
 }
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -58,7 +68,7 @@ impl FilterCache {
         let Some(rev) = content.filters_rev(user).await? else {
             return Ok(None);
         };
-        if let Some((held, m)) = lock(&self.matchers).get(user) {
+        if let Some((held, m, _)) = lock(&self.matchers).by_user.get(user) {
             if *held == rev {
                 return Ok(Some(m.clone()));
             }
@@ -68,11 +78,18 @@ impl FilterCache {
         };
         let m = Arc::new(Matcher::new(&set));
         self.watch(&set);
+        let size = m.memory_usage();
         let mut matchers = lock(&self.matchers);
-        if matchers.len() >= CAPACITY {
-            matchers.clear();
+        if matchers.bytes + size > BUDGET_BYTES {
+            *matchers = Matchers::default();
         }
-        matchers.insert(user.clone(), (set.rev, m.clone()));
+        matchers.bytes += size;
+        if let Some((_, _, was)) = matchers
+            .by_user
+            .insert(user.clone(), (set.rev, m.clone(), size))
+        {
+            matchers.bytes -= was;
+        }
         Ok(Some(m))
     }
 

@@ -80,8 +80,8 @@ impl Reads {
 
     /// The user's filter `filter`.
     pub async fn filter(&self, caller: &Caller, id: &str, filter: &str) -> Result<Filter> {
-        let wanted = parse_id(filter)?;
         let all = self.filters(caller, id).await?;
+        let wanted = parse_id(filter)?;
         all.into_iter()
             .find(|f| f.id == wanted)
             .ok_or_else(|| filter_not_found(wanted))

@@ -16,7 +16,9 @@ use socialite_domain::feed::timeline_change::TimelineChange;
 use socialite_domain::filters::matcher::{Matcher, Verdict};
 use socialite_domain::filters::Sift;
 use socialite_domain::graph::relations::{FollowOption, Relation};
-use socialite_domain::notifications::notified::{changes_of, subscribers_told, NoticeChange};
+use socialite_domain::notifications::notified::{
+    changes_of, subscribers_told, Notice, NoticeChange,
+};
 use std::sync::{Arc, Mutex, MutexGuard};
 use tokio::sync::mpsc;
 
@@ -51,6 +53,19 @@ struct Seen {
 }
 
 impl Seen {
+    /// Whether the reader's filters hide a notice of `event`'s post (as a
+    /// read of their notifications leaves out an entry about it).
+    fn filters_hide(&self, reader: &UserId, event: &Event, notice: &Notice) -> bool {
+        let (Event::PostCreated { post, .. }, Some(m)) = (event, &self.filters) else {
+            return false;
+        };
+        if notice.key.post != Some(post.id) {
+            return false;
+        }
+        let sift = Sift::new(m, FilterContext::Notifications, reader, now_ms());
+        sift.is_some_and(|s| s.verdict(post) == Verdict::Hide)
+    }
+
     /// The entry as `reader`'s filters leave it: `None` when one hides it.
     fn sifted(&self, reader: &UserId, event: &LiveEvent) -> Option<LiveEvent> {
         let (LiveEvent::Entry(item), Some(m)) = (event, &self.filters) else {
@@ -392,10 +407,10 @@ impl LiveHub {
                 continue;
             };
             let recipient = &notice.key.recipient;
-            let hidden = reg
-                .users
-                .get(recipient)
-                .map(|w| w.seen.hidden.contains(&notice.key.actor));
+            let hidden = reg.users.get(recipient).map(|w| {
+                w.seen.hidden.contains(&notice.key.actor)
+                    || w.seen.filters_hide(recipient, event, &notice)
+            });
             if hidden == Some(false) {
                 let told = LiveEvent::Notified(Box::new(notice.clone()));
                 reg.send(recipient, &told);

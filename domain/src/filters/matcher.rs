@@ -92,6 +92,18 @@ impl Matcher {
         }
     }
 
+    /// About how many bytes of memory it holds.
+    pub fn memory_usage(&self) -> usize {
+        let automaton = self.automaton.as_ref().map_or(0, AhoCorasick::memory_usage);
+        let phrases: usize = self
+            .filters
+            .iter()
+            .flat_map(|f| &f.phrases)
+            .map(|p| p.text.len() + 32)
+            .sum();
+        automaton + phrases + self.owners.len() * 48
+    }
+
     /// The filters that apply in `context` at `now_ms`; `None` when none
     /// does (a page then costs nothing more).
     pub fn view(self: &Arc<Self>, context: FilterContext, now_ms: u64) -> Option<View> {

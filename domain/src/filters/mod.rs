@@ -141,6 +141,12 @@ pub fn restorable(filter: &Filter) -> Result<Filter> {
         action: Some(filter.action),
         expires_in_s: Some(None),
     };
+    if filter.id == 0 || filter.id == u64::MAX {
+        return Err(Error::invalid(
+            "invalid_filter_id",
+            format!("a filter id is 1 to {}", u64::MAX - 1),
+        ));
+    }
     let made = change.apply(filter.id, None, 0)?;
     Ok(Filter {
         expires_at_ms: filter.expires_at_ms,
@@ -157,6 +163,11 @@ fn no_phrases() -> Error {
 
 /// The phrases, trimmed, each once (whole-word or not, case aside).
 fn phrases(given: &[Phrase]) -> Result<Vec<Phrase>> {
+    // Counted before anything is read of them: a body of thousands of
+    // phrases costs nothing past the count.
+    if given.is_empty() || given.len() > MAX_PHRASES {
+        return Err(no_phrases());
+    }
     let mut out: Vec<Phrase> = Vec::with_capacity(given.len());
     for p in given {
         let text = p.text.trim();
@@ -282,5 +293,27 @@ mod tests {
             ..FilterChange::default()
         };
         assert_eq!(code(never), "invalid_expires_in");
+    }
+
+    #[test]
+    fn a_restored_filter_keeps_to_the_limits_and_to_ids_a_request_could_name() {
+        let made = FilterChange {
+            phrases: Some(vec![phrase("a")]),
+            ..FilterChange::default()
+        };
+        let f = made.apply(3, None, 0).unwrap();
+        assert_eq!(restorable(&f).unwrap(), f);
+        for id in [0, u64::MAX] {
+            let bad = Filter { id, ..f.clone() };
+            assert_eq!(restorable(&bad).unwrap_err().code(), "invalid_filter_id");
+        }
+        let long = Filter {
+            phrases: vec![phrase("b"); MAX_PHRASES + 1],
+            ..f
+        };
+        assert_eq!(
+            restorable(&long).unwrap_err().code(),
+            "invalid_filter_phrases"
+        );
     }
 }
