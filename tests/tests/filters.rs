@@ -60,6 +60,29 @@ async fn a_reader_warns_hides_and_lets_a_filter_expire() {
         assert_eq!(filtered(&home, "A Spoiler here"), &hit, "{home}");
         assert_eq!(filtered(&home, "spoilers are words too"), &Value::Null);
     }
+    // A profile and a group, as their viewer; not for another viewer.
+    let (_, posts) = t.get("/users/rob/posts?viewer=ann").await;
+    assert_eq!(
+        filtered(&posts, "A Spoiler here")[0]["filter"],
+        "1",
+        "{posts}"
+    );
+    let (_, posts) = t.get("/users/rob/posts?viewer=cat").await;
+    assert_eq!(filtered(&posts, "A Spoiler here"), &Value::Null);
+    for u in ["ann", "rob"] {
+        let (s, _) = t
+            .call(Method::PUT, &format!("/groups/club/members/{u}"), None)
+            .await;
+        assert!(s.is_success());
+    }
+    t.post("rob", "club spoiler").await;
+    t.wait_idle().await;
+    let (_, group) = t.get("/groups/club/timeline?viewer=ann").await;
+    assert_eq!(
+        filtered(&group, "club spoiler")[0]["filter"],
+        "1",
+        "{group}"
+    );
     // In a thread, as its viewer.
     let body = json!({ "message": "no spoiler, promise", "in_reply_to": spoiler });
     let (s, _) = t.call(Method::POST, "/users/cat/posts", Some(body)).await;
@@ -116,7 +139,7 @@ async fn a_reader_warns_hides_and_lets_a_filter_expire() {
     let (_, v) = t.call(Method::DELETE, "/users/ann/filters/1", None).await;
     assert_eq!(v["deleted"], false);
     let (_, home) = t.get("/users/ann/timeline").await;
-    assert_eq!(messages(&home).len(), 4);
+    assert_eq!(messages(&home).len(), 5);
     let (s, v) = t.get("/users/ann/filters/1").await;
     assert_eq!(
         (s, &v["error"]["code"]),
