@@ -108,17 +108,17 @@ async fn a_reader_warns_hides_and_lets_a_filter_expire() {
     let (_, thread) = t.get(&format!("/posts/{spoiler}/thread?viewer=ann")).await;
     assert!(thread["replies"][0].get("filtered").is_none(), "home only");
 
-    // A filter for a second: gone by itself.
+    // A filter for three seconds (time enough to read it on a slow machine): gone by itself.
     let (s, f) = make(
         &t,
-        json!({ "phrases": [{ "text": "WEATHER", "whole_word": false }], "action": "hide", "expires_in": 1 }),
+        json!({ "phrases": [{ "text": "WEATHER", "whole_word": false }], "action": "hide", "expires_in": 3 }),
     )
     .await;
     assert_eq!(s, StatusCode::CREATED, "{f}");
     let (_, home) = t.get("/users/ann/timeline").await;
     // (cat's reply says "spoiler" too.)
     assert_eq!(messages(&home), ["spoilers are words too"]);
-    tokio::time::sleep(std::time::Duration::from_millis(1200)).await;
+    tokio::time::sleep(std::time::Duration::from_millis(3200)).await;
     let (_, home) = t.get("/users/ann/timeline").await;
     assert!(
         messages(&home).contains(&"weather today".to_owned()),
