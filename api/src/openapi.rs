@@ -35,6 +35,7 @@ mod tests {
                 ("put", &item.put),
                 ("post", &item.post),
                 ("delete", &item.delete),
+                ("patch", &item.patch),
             ] {
                 if let Some(op) = op {
                     out.push((path.clone(), method, op));

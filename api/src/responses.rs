@@ -128,6 +128,7 @@ pub fn with_common_refusals(doc: &mut Document) {
             &mut item.put,
             &mut item.post,
             &mut item.delete,
+            &mut item.patch,
         ];
         for op in ops.into_iter().flatten() {
             let secured = op.security.as_ref().is_some_and(|s| !s.is_empty());
@@ -169,6 +170,7 @@ mod tests {
                 ("put", &item.put),
                 ("post", &item.post),
                 ("delete", &item.delete),
+                ("patch", &item.patch),
             ] {
                 if let Some(op) = op {
                     out.push((format!("{method} {path}"), op));

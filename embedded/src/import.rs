@@ -127,7 +127,7 @@ impl EmbeddedStore {
                     if !exists(ctx, &user)? {
                         continue;
                     }
-                    done += usize::from(run_ready(restore_filters(ctx, &user, &filters))?);
+                    done += usize::from(run_ready(restore_filters(ctx, &user, &filters, 0))?);
                 }
                 Ok(done)
             })

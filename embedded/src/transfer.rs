@@ -192,6 +192,7 @@ impl Snapshot {
             Ok((!set.filters.is_empty()).then(|| Record::Filters {
                 user: UserId::from_stored(k.value().to_owned()),
                 filters: set.filters,
+                next_id: set.next_id,
             }))
         });
         first(rows, limit)

@@ -8,7 +8,7 @@ use crate::store::{get_i64, MongoStore};
 use mongodb::bson::{doc, spec::BinarySubtype, Binary, Bson, Document};
 use mongodb::ClientSession;
 use socialite_core::error::{Error, Result};
-use socialite_core::model::filter::{Filter, FilterSet};
+use socialite_core::model::filter::FilterSet;
 
 fn to_set(d: &Document) -> Result<FilterSet> {
     match d.get("set") {
@@ -17,10 +17,11 @@ fn to_set(d: &Document) -> Result<FilterSet> {
     }
 }
 
-/// The filters a document holds, for an export; `None` when it holds none.
-pub(crate) fn filter_list(d: &Document) -> Result<Option<Vec<Filter>>> {
+/// The set a document holds, for an export; `None` when it holds no
+/// filter.
+pub(crate) fn filter_set(d: &Document) -> Result<Option<FilterSet>> {
     let set = to_set(d)?;
-    Ok((!set.filters.is_empty()).then_some(set.filters))
+    Ok((!set.filters.is_empty()).then_some(set))
 }
 
 impl MongoStore {

@@ -174,10 +174,11 @@ fn record(section: Section, d: &Document) -> Result<Option<Record>> {
             },
             None => return Ok(None),
         },
-        Section::Filters => match crate::filters::filter_list(d)? {
-            Some(filters) => Record::Filters {
+        Section::Filters => match crate::filters::filter_set(d)? {
+            Some(set) => Record::Filters {
                 user: user("_id")?,
-                filters,
+                filters: set.filters,
+                next_id: set.next_id,
             },
             None => return Ok(None),
         },

@@ -127,6 +127,21 @@ async fn fill(b: &Backends) {
         };
         ingest.put_filter(C, user, None, &change).await.unwrap();
     }
+    // u2's second filter, deleted: its id is not given again after a move.
+    let again = ingest.put_filter(C, "u2", None, &Default::default()).await;
+    assert_eq!(again.unwrap_err().code(), "invalid_filter_phrases");
+    let second = socialite_core::filters::FilterChange {
+        phrases: Some(vec![socialite_core::model::filter::Phrase {
+            text: "gone".into(),
+            whole_word: false,
+        }]),
+        ..Default::default()
+    };
+    let made = ingest.put_filter(C, "u2", None, &second).await.unwrap();
+    ingest
+        .remove_filter(C, "u2", &made.id.to_string())
+        .await
+        .unwrap();
     ingest.suspend(C, "u6", true).await.unwrap();
     ingest.revoke_tokens(C, "u7").await.unwrap();
     ingest.delete_user(C, "u8").await.unwrap();
@@ -174,6 +189,14 @@ async fn round_trip(to: Opened) {
         "filters are carried"
     );
     assert!(!text.contains(r#""filters","user":"u8""#));
+    let u2 = text
+        .lines()
+        .find(|l| l.starts_with(r#"{"kind":"filters","user":"u2""#))
+        .unwrap();
+    assert!(
+        u2.ends_with(r#""next_id":3}"#),
+        "u2's counter is carried: {u2}"
+    );
     let done = import(&*to.backends.transfer, text.as_bytes(), 37, &CAPS)
         .await
         .unwrap();

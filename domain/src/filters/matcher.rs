@@ -1,6 +1,7 @@
 //! How a reader's phrases match a post: case-insensitively (Unicode
-//! lower case on both sides), a whole-word phrase only where the
-//! characters either side of it are not letters, digits or `_` (checked on
+//! lower case on both sides, a character at a time), a whole-word phrase
+//! only where the characters either side of it are not letters, digits,
+//! `_` or combining marks (checked on
 //! a side only when the phrase's own character there is one, so `#tag`
 //! matches in `x #tag`). Every phrase of every filter is one automaton
 //! (Aho-Corasick), so a post is read once however many phrases there are;
@@ -51,15 +52,32 @@ pub struct View {
     applies: Vec<bool>,
 }
 
+/// Lower case, one character at a time (a whole string's lower case
+/// writes a Greek capital sigma as final `ς` at a word's end and `σ`
+/// elsewhere, so `ΟΣ` would not match inside `ΟΣΑ`): both sigmas are `σ`.
 fn lower(text: &str) -> String {
-    match text.is_ascii() {
-        true => text.to_ascii_lowercase(),
-        false => text.to_lowercase(),
+    if text.is_ascii() {
+        return text.to_ascii_lowercase();
     }
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            'Σ' | 'ς' => out.push('σ'),
+            c => out.extend(c.to_lowercase()),
+        }
+    }
+    out
 }
 
+/// A character a word is made of: a letter, a digit, `_`, or a combining
+/// mark (an accent written after its letter belongs to the word: `cafe`
+/// is not a whole word of `café` written so).
 fn word_char(c: char) -> bool {
-    c.is_alphanumeric() || c == '_'
+    c.is_alphanumeric() || c == '_' || combining(c)
+}
+
+fn combining(c: char) -> bool {
+    matches!(c as u32, 0x0300..=0x036F | 0x1AB0..=0x1AFF | 0x1DC0..=0x1DFF | 0x20D0..=0x20FF | 0xFE20..=0xFE2F)
 }
 
 impl Matcher {
@@ -259,6 +277,18 @@ mod tests {
         assert_eq!(
             verdict(warn("#tag", true), "x #tag y"),
             Verdict::Warn(vec![hit("#tag")])
+        );
+        assert_eq!(
+            verdict(warn("ΟΣ", false), "ΟΣΑ"),
+            Verdict::Warn(vec![hit("ΟΣ")])
+        );
+        assert_eq!(
+            verdict(warn("οσ", true), "ΟΣ."),
+            Verdict::Warn(vec![hit("οσ")])
+        );
+        assert_eq!(
+            verdict(warn("cafe", true), "cafe\u{301} au lait"),
+            Verdict::Show
         );
         // A failed whole word at one place, a match at the next.
         assert_eq!(

@@ -79,7 +79,7 @@ pub async fn put_filter<T: Txn>(
 /// `filter` in `set` under its id (replacing one there), with the ids
 /// after it kept for new filters.
 fn place(set: &mut FilterSet, filter: Filter) {
-    set.next_id = set.next_id.max(filter.id + 1);
+    set.next_id = set.next_id.max(filter.id.saturating_add(1));
     match set.filters.iter_mut().find(|f| f.id == filter.id) {
         Some(slot) => *slot = filter,
         None => {
@@ -107,14 +107,21 @@ pub async fn remove_filter<T: Txn>(txn: &mut T, user: &UserId, id: u64) -> Resul
 
 /// Filters as events or an export name them, put in place under their ids
 /// for a reader who exists (a transfer decides what those of a reader not
-/// here do), the set written once: whether any changed. Each is held to
-/// the limits a request is; past the count a reader keeps, refused.
+/// here do), with new filters' ids after `next_id` (an export's: ids the
+/// source gave are not given again), the set written once: whether any
+/// changed. Each is held to the limits a request is; past the count a
+/// reader keeps, refused.
 pub async fn restore_filters<T: Txn>(
     txn: &mut T,
     user: &UserId,
     filters: &[Filter],
+    next_id: u64,
 ) -> Result<bool, T::Error> {
     let mut set = txn.filters(user).await?.unwrap_or_default();
+    // The last id a request can name is `u64::MAX - 1`.
+    let next_id = next_id.min(u64::MAX - 1);
+    let counter_moves = next_id > set.next_id;
+    set.next_id = set.next_id.max(next_id);
     let mut events = Vec::new();
     for filter in filters {
         let filter = super::restorable(filter)?;
@@ -134,7 +141,7 @@ pub async fn restore_filters<T: Txn>(
             filter,
         }));
     }
-    if events.is_empty() {
+    if events.is_empty() && !counter_moves {
         return Ok(false);
     }
     set.rev = next_rev(set.rev);

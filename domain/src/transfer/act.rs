@@ -27,8 +27,13 @@ pub enum Act {
     /// A reply whose post the stream marks gone (deleted at the source):
     /// [`Event::PostCreated`] with that mark, which no event carries.
     GoneReply(Post),
-    /// A user's keyword filters: an [`Event::FilterPut`] each.
-    Filters { user: UserId, filters: Vec<Filter> },
+    /// A user's keyword filters, and the id the next new one takes: an
+    /// [`Event::FilterPut`] each.
+    Filters {
+        user: UserId,
+        filters: Vec<Filter>,
+        next_id: u64,
+    },
 }
 
 impl Act {
@@ -93,7 +98,17 @@ impl Act {
                 trace: Trace::default(),
             },
             Record::Like { post, user, at_ms } => return Act::Like { user, post, at_ms },
-            Record::Filters { user, filters } => return Act::Filters { user, filters },
+            Record::Filters {
+                user,
+                filters,
+                next_id,
+            } => {
+                return Act::Filters {
+                    user,
+                    filters,
+                    next_id,
+                }
+            }
             Record::Marker { user, marker } => Event::MarkerSet { user, marker },
             Record::Kept {
                 collection,

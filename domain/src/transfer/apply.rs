@@ -51,11 +51,15 @@ pub async fn apply<T: Txn>(txn: &mut T, act: &Act, mode: Mode) -> Result<bool, T
             like(txn, &change, *at_ms, mode).await?
         }
         Act::GoneReply(p) => post(txn, p, true, mode).await?,
-        Act::Filters { user, filters } => {
+        Act::Filters {
+            user,
+            filters,
+            next_id,
+        } => {
             if txn.existing_users(&[user]).await?.is_empty() {
                 return Ok(mode.absent(user_not_found(user))?);
             }
-            filters::plan::restore_filters(txn, user, filters).await?
+            filters::plan::restore_filters(txn, user, filters, *next_id).await?
         }
     };
     if mode.tells() {
@@ -85,7 +89,7 @@ async fn event_act<T: Txn>(txn: &mut T, event: &Event, mode: Mode) -> Result<boo
             if txn.existing_users(&[user]).await?.is_empty() {
                 return Ok(mode.absent(user_not_found(user))?);
             }
-            filters::plan::restore_filters(txn, user, std::slice::from_ref(filter)).await?
+            filters::plan::restore_filters(txn, user, std::slice::from_ref(filter), 0).await?
         }
         Event::FilterRemoved { user, filter } => {
             if txn.existing_users(&[user]).await?.is_empty() {

@@ -42,9 +42,14 @@ impl Record {
                     at_ms,
                 },
             },
-            Line::Filters { user: u, filters } => Record::Filters {
+            Line::Filters {
+                user: u,
+                filters,
+                next_id,
+            } => Record::Filters {
                 user: user(&u)?,
                 filters,
+                next_id,
             },
             _ => unreachable!("not a reader's line"),
         })
@@ -72,9 +77,14 @@ impl Record {
                 post: kept.post.to_string(),
                 at_ms: kept.at_ms,
             },
-            Record::Filters { user, filters } => Line::Filters {
+            Record::Filters {
+                user,
+                filters,
+                next_id,
+            } => Line::Filters {
                 user: text(user),
                 filters: filters.clone(),
+                next_id: *next_id,
             },
             _ => unreachable!("not a reader's record"),
         }

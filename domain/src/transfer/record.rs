@@ -127,10 +127,12 @@ pub enum Line {
     },
     /// A user's keyword filters, as stored (`contexts` a bit each: home 1,
     /// lists 2, groups 4, mentions 8, notifications 16, threads 32,
-    /// profiles 64).
+    /// profiles 64), and the id the user's next new filter takes.
     Filters {
         user: String,
         filters: Vec<Filter>,
+        #[serde(default)]
+        next_id: u64,
     },
     End {
         records: u64,
@@ -212,10 +214,12 @@ pub enum Record {
         user: UserId,
         kept: Kept,
     },
-    /// The user's keyword filters, in id order.
+    /// The user's keyword filters, in id order, and the id the next new
+    /// one takes (ids are never given twice).
     Filters {
         user: UserId,
         filters: Vec<Filter>,
+        next_id: u64,
     },
 }
 

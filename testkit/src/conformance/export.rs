@@ -43,7 +43,7 @@ async fn exported(b: &Backends) -> Vec<String> {
                 user,
                 kept,
             } => format!("kept {collection} {user} {}", kept.post.0),
-            Record::Filters { user, filters } => format!("filters {user} {}", filters.len()),
+            Record::Filters { user, filters, .. } => format!("filters {user} {}", filters.len()),
         }));
     }
 }

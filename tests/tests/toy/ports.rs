@@ -711,6 +711,7 @@ impl ToyExport {
                     .map(|(user, set)| Record::Filters {
                         user: user.clone(),
                         filters: set.filters.clone(),
+                        next_id: set.next_id,
                     })
                     .collect()
             }
