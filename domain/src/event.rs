@@ -66,6 +66,8 @@ pub enum Event {
         user: UserId,
         target: UserId,
         edge: Option<Vec<ListName>>,
+        /// When the mute ends by itself (ms since the epoch); `None`: never.
+        until_ms: Option<u64>,
     },
     /// `user` no longer mutes `target` (or was deleted); `edge` likewise.
     Unmuted {
@@ -237,11 +239,17 @@ impl Event {
                 user: s(user),
                 lists: names(lists),
             }),
-            Event::Muted { user, target, edge } => Kind::Muted(pb::Muted {
+            Event::Muted {
+                user,
+                target,
+                edge,
+                until_ms,
+            } => Kind::Muted(pb::Muted {
                 user: s(user),
                 target: s(target),
                 following: edge.is_some(),
                 lists: edge.as_deref().map(names).unwrap_or_default(),
+                until_ms: *until_ms,
             }),
             Event::Unmuted { user, target, edge } => Kind::Unmuted(pb::Unmuted {
                 user: s(user),

@@ -98,6 +98,7 @@ impl Event {
                 user: u(&e.user)?,
                 target: u(&e.target)?,
                 edge: e.following.then(|| ls(&e.lists)).transpose()?,
+                until_ms: e.until_ms,
             },
             Kind::Unmuted(e) => Event::Unmuted {
                 user: u(&e.user)?,

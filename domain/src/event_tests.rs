@@ -136,11 +136,13 @@ fn events_round_trip() {
             user: a.clone(),
             target: b.clone(),
             edge: Some(vec![work]),
+            until_ms: None,
         },
         Event::Muted {
             user: a.clone(),
             target: b.clone(),
             edge: Some(vec![]),
+            until_ms: Some(1_800_000_000_000),
         },
         Event::Unmuted {
             user: b.clone(),

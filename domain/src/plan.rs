@@ -66,6 +66,13 @@ pub enum Step {
         target: UserId,
         active: bool,
     },
+    /// When `user`'s mute of `target` ends (ms since the epoch; `None`:
+    /// it has no end kept, its rows gone): by pair and by time.
+    MuteEnd {
+        user: UserId,
+        target: UserId,
+        at_ms: Option<u64>,
+    },
     /// A join or a leave that changes the membership: its rows, both ways,
     /// and the group's size (a group whose last member leaves is gone).
     Membership(Membership),
@@ -197,6 +204,12 @@ pub trait Txn {
         relation: Relation,
         target: &UserId,
     ) -> Result<bool, Self::Error>;
+    /// When `user`'s mute of `target` ends, if it has an end.
+    async fn mute_end(
+        &mut self,
+        user: &UserId,
+        target: &UserId,
+    ) -> Result<Option<u64>, Self::Error>;
     /// How many relations of a kind `user` keeps, counted up to `cap`.
     async fn relation_count(
         &mut self,

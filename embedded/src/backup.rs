@@ -75,6 +75,8 @@ pub(crate) fn copy_content(from: &ReadTransaction, to: &WriteTransaction) -> Res
         + copy(from, to, GROUP_SIZES)?
         + copy(from, to, RELATIONS)?
         + copy(from, to, RELATED)?
+        + copy(from, to, MUTE_ENDS)?
+        + copy(from, to, MUTES_DUE)?
         + copy(from, to, HYBRID)?
         + copy(from, to, ACCOUNTS)?
         + copy(from, to, POSTS)?

@@ -5,7 +5,7 @@
 
 use crate::store::{edges_of, stored_ids, EmbeddedStore};
 use crate::tables::*;
-use crate::{edge_times, groups, lists, relations};
+use crate::{edge_times, groups, lists, mute_ends, relations};
 use async_trait::async_trait;
 use redb::ReadableTable;
 use socialite_core::error::Result;
@@ -284,6 +284,17 @@ impl Mutes for EmbeddedStore {
                 .collect()
         })
         .await
+    }
+
+    async fn mute_end(&self, user: &UserId, target: &UserId) -> Result<Option<u64>> {
+        self.read(|txn| {
+            let t = txn.open_table(MUTE_ENDS).store()?;
+            mute_ends::of(&t, user.as_str(), target.as_str())
+        })
+    }
+
+    async fn mutes_due(&self, now_ms: u64, limit: usize) -> Result<Vec<(UserId, UserId)>> {
+        self.read(|txn| mute_ends::due(&txn.open_table(MUTES_DUE).store()?, now_ms, limit))
     }
 
     async fn has_relation(

@@ -36,6 +36,7 @@ mod likes;
 mod lists;
 mod log;
 mod markers;
+mod mute_ends;
 mod notices;
 mod outbox;
 mod post_cache;

@@ -83,6 +83,8 @@ impl EmbeddedStore {
             txn.open_table(DELETING).store()?;
             txn.open_table(RELATIONS).store()?;
             txn.open_table(RELATED).store()?;
+            txn.open_table(MUTE_ENDS).store()?;
+            txn.open_table(MUTES_DUE).store()?;
             txn.open_table(HYBRID).store()?;
             txn.open_table(ACCOUNTS).store()?;
             txn.open_table(LIKES).store()?;

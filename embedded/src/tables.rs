@@ -45,6 +45,11 @@ pub const GROUP_SIZES: TableDefinition<&str, u64> = TableDefinition::new("group_
 pub const RELATIONS: TableDefinition<(&str, u8, &str), ()> = TableDefinition::new("relations");
 /// (target, relation code, user): who mutes and blocks a user, in id order.
 pub const RELATED: TableDefinition<(&str, u8, &str), ()> = TableDefinition::new("related");
+/// (user, target) → when the user's mute of the target ends (ms since
+/// the epoch): mutes that end by themselves.
+pub const MUTE_ENDS: TableDefinition<(&str, &str), u64> = TableDefinition::new("mute_ends");
+/// (end ms, user, target): the same ends, soonest first, for the sweep.
+pub const MUTES_DUE: TableDefinition<(u64, &str, &str), ()> = TableDefinition::new("mutes_due");
 /// author: the authors marked for hybrid fanout.
 pub const HYBRID: TableDefinition<&str, ()> = TableDefinition::new("hybrid");
 /// user id → (tokens refused up to this ms, suspended): account standings,

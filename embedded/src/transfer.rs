@@ -11,6 +11,7 @@ use crate::accounts;
 use crate::content::to_post;
 use crate::likes::post_key;
 use crate::lists::edge_lists;
+use crate::mute_ends;
 use crate::store::EmbeddedStore;
 use crate::tables::*;
 use async_trait::async_trait;
@@ -109,6 +110,7 @@ impl Snapshot {
 
     fn relations(&self, after: Option<&Record>, limit: usize) -> Result<Vec<Record>> {
         let table = self.txn.open_table(RELATIONS).store()?;
+        let ends = self.txn.open_table(MUTE_ENDS).store()?;
         let after = cursor(after, |k| match k {
             Key::Relation(u, r, t) => Some((u.as_str(), r.code(), t.as_str())),
             _ => None,
@@ -119,10 +121,18 @@ impl Snapshot {
             .map(|item| {
                 let (k, _) = item.store()?;
                 let (u, c, t) = k.value();
-                Ok(Relation::from_code(c).map(|relation| Record::Relation {
+                let Some(relation) = Relation::from_code(c) else {
+                    return Ok(None);
+                };
+                let until_ms = match relation {
+                    Relation::Mute => mute_ends::of(&ends, u, t)?,
+                    _ => None,
+                };
+                Ok(Some(Record::Relation {
                     user: UserId::from_stored(u.to_owned()),
                     relation,
                     target: UserId::from_stored(t.to_owned()),
+                    until_ms,
                 }))
             });
         first(rows, limit)

@@ -6,8 +6,8 @@
 use crate::store::{add_counts, emit, user_exists, Ctx};
 use crate::tables::*;
 use crate::{
-    accounts, content, edge_times, filters, groups, kept, likes, lists, markers, notices,
-    post_rows, relations, reposts,
+    accounts, content, edge_times, filters, groups, kept, likes, lists, markers, mute_ends,
+    notices, post_rows, relations, reposts,
 };
 use redb::{ReadableTable, WriteTransaction};
 use serde_json::{Map, Value};
@@ -88,6 +88,11 @@ impl Txn for Ctx<'_> {
         let key = (user.as_str(), relation.code(), target.as_str());
         let exists = table.get(key).store()?.is_some();
         Ok(exists)
+    }
+
+    async fn mute_end(&mut self, user: &UserId, target: &UserId) -> Result<Option<u64>> {
+        let table = self.txn.open_table(MUTE_ENDS).store()?;
+        mute_ends::of(&table, user.as_str(), target.as_str())
     }
 
     async fn relation_count(
@@ -298,6 +303,11 @@ fn apply_step(ctx: &mut Ctx<'_>, step: &Step) -> Result<()> {
             target,
             active,
         } => relations::put(txn, user, *relation, target, *active),
+        Step::MuteEnd {
+            user,
+            target,
+            at_ms,
+        } => mute_ends::put(txn, user.as_str(), target.as_str(), *at_ms),
         Step::Membership(change) => groups::put(txn, change),
         Step::PutPost(post) => post_rows::put_post(txn, post),
         Step::RemovePosts { author, posts } => post_rows::remove_posts(txn, author.as_str(), posts),

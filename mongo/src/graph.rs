@@ -316,6 +316,15 @@ impl Mutes for MongoStore {
             .await
     }
 
+    async fn mute_end(&self, user: &UserId, target: &UserId) -> Result<Option<u64>> {
+        let end = self.mute_end_in(None, user.as_str(), target.as_str()).await;
+        end.map_err(|e| e.into_error("reading a mute's end"))
+    }
+
+    async fn mutes_due(&self, now_ms: u64, limit: usize) -> Result<Vec<(UserId, UserId)>> {
+        self.mutes_due_by(now_ms, limit).await
+    }
+
     async fn has_relation(
         &self,
         user: &UserId,

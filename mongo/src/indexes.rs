@@ -102,6 +102,12 @@ impl Db {
                 index(doc! { "t": 1, "k": 1, "u": 1 }, "t_k_u", false),
                 "the related index",
             ),
+            // The ends of mutes that end by themselves, soonest first.
+            (
+                &self.relations,
+                index(doc! { "until": 1 }, "until", false),
+                "the mute ends index",
+            ),
             // An author's posts newest first, for read-time merges and backfills.
             (
                 &self.content,

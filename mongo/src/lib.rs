@@ -29,6 +29,7 @@ mod kept;
 mod likes;
 mod lists;
 mod markers;
+mod mute_ends;
 mod notices;
 mod outbox;
 mod posts;

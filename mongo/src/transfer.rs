@@ -154,6 +154,7 @@ fn record(section: Section, d: &Document) -> Result<Option<Record>> {
                 user: user("u")?,
                 relation,
                 target: user("t")?,
+                until_ms: crate::mute_ends::until(d),
             },
             None => return Ok(None),
         },

@@ -11,6 +11,7 @@ use crate::serving::{serve, Apis, Listening};
 use socialite_api::auth::Authenticator;
 use socialite_core::backends::Backends;
 use socialite_core::deletion::run_deletions;
+use socialite_core::graph::run_mute_ends;
 use socialite_core::health::{Health, Joined};
 use socialite_core::ingest::Ingest;
 use socialite_core::live::hub::LiveHub;
@@ -216,7 +217,7 @@ fn start_pipeline(
     backends: &Backends,
     config: &AppConfig,
     joined: &Joined,
-    ingest: &Ingest,
+    ingest: &Arc<Ingest>,
     shutdown: socialite_core::shutdown::Shutdown,
 ) -> Vec<JoinHandle<Result<()>>> {
     let mut tasks = Vec::new();
@@ -244,6 +245,10 @@ fn start_pipeline(
         tasks.push(tokio::spawn(run_deletions(
             backends.content.clone(),
             backends.epoch.clone(),
+            shutdown.clone(),
+        )));
+        tasks.push(tokio::spawn(run_mute_ends(
+            ingest.clone(),
             shutdown.clone(),
         )));
     }

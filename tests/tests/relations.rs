@@ -102,11 +102,13 @@ async fn mutes_are_kept_and_listed(kind: Kind) {
                 user: u("a"),
                 target: u("b"),
                 edge: Some(vec![l("work")]),
+                until_ms: None,
             },
             Event::Muted {
                 user: u("a"),
                 target: u("c"),
                 edge: None,
+                until_ms: None,
             },
         ]
     );

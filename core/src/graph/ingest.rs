@@ -6,9 +6,11 @@ use crate::error::Result;
 use crate::ids::{GroupName, UserId};
 use crate::ingest::Ingest;
 use socialite_domain::accounts::access::Caller;
+use socialite_domain::graph::mute_ends;
 use socialite_domain::graph::relations::{
     FollowOption, Priority, Relation, RelationChange, RelationTransition,
 };
+use socialite_domain::ids::now_ms;
 
 impl Ingest {
     /// Follows `target`, filed under `lists` when they are given (replacing
@@ -124,6 +126,23 @@ impl Ingest {
         let _write = self.enter_changing(caller, Cost::making(make))?;
         let change = RelationChange::new(u, t, relation, make)?;
         self.graph.change_relation(&change).await
+    }
+
+    /// Mutes `target` until `expires_in_s` seconds from now (1 s to a
+    /// year), when the mute ends by itself; muting again replaces the end.
+    pub async fn mute_for(
+        &self,
+        caller: &Caller,
+        user: &str,
+        target: &str,
+        expires_in_s: u64,
+    ) -> Result<(RelationTransition, u64)> {
+        let (u, t) = (UserId::parse(user)?, UserId::parse(target)?);
+        let until = mute_ends::end_after(now_ms(), expires_in_s)?;
+        self.acting_as(caller, &u).await?;
+        let _write = self.enter_changing(caller, Cost::making(true))?;
+        let change = RelationChange::mute_until(u, t, until)?;
+        Ok((self.graph.change_relation(&change).await?, until))
     }
 
     /// Sets the user's priority for `target` in their ranked timelines

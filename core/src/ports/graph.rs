@@ -218,6 +218,11 @@ port! {
             after: Option<&UserId>,
             limit: usize,
         ) -> Result<Vec<UserId>>;
+        /// When `user`'s mute of `target` ends, if it has an end.
+        async fn mute_end(&self, user: &UserId, target: &UserId) -> Result<Option<u64>>;
+        /// Up to `limit` of the (user, target) pairs whose mute ends by
+        /// `now_ms`, soonest first: what the sweep lifts.
+        async fn mutes_due(&self, now_ms: u64, limit: usize) -> Result<Vec<(UserId, UserId)>>;
         /// Whether `user` mutes (or blocks) `target`: one indexed read.
         async fn has_relation(
             &self,

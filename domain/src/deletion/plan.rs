@@ -98,6 +98,14 @@ pub async fn deletion_step<T: Txn>(
                 .map(|(_, t)| t.clone())
                 .collect();
             for (relation, target) in page {
+                if relation == Relation::Mute {
+                    // Its end, if it has one, goes with it.
+                    steps.push(Step::MuteEnd {
+                        user: user.clone(),
+                        target: target.clone(),
+                        at_ms: None,
+                    });
+                }
                 steps.push(Step::Relation {
                     user: user.clone(),
                     relation,

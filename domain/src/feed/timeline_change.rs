@@ -124,14 +124,15 @@ impl<'a> TimelineChange<'a> {
                 listed,
             },
             Event::TimelineDropped { user, lists } => TimelineChange::Dropped { user, lists },
-            Event::Muted { user, target, edge } | Event::Unmuted { user, target, edge } => {
-                TimelineChange::Mute {
-                    user,
-                    target,
-                    edge: edge.as_deref(),
-                    muted: matches!(event, Event::Muted { .. }),
-                }
+            Event::Muted {
+                user, target, edge, ..
             }
+            | Event::Unmuted { user, target, edge } => TimelineChange::Mute {
+                user,
+                target,
+                edge: edge.as_deref(),
+                muted: matches!(event, Event::Muted { .. }),
+            },
             Event::Blocked { user, target } | Event::Unblocked { user, target } => {
                 TimelineChange::Block { user, target }
             }

@@ -167,7 +167,7 @@ mod tests {
             Step::RemoveEdge { .. } => "remove",
             Step::MoveLists { .. } => "lists",
             Step::FollowCounts { .. } => "counts",
-            Step::Relation { .. } => "relation",
+            Step::Relation { .. } | Step::MuteEnd { .. } => "relation",
             Step::Membership(_) => "membership",
             Step::PutPost(_) => "post",
             Step::RemovePosts { .. }

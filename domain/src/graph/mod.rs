@@ -1,9 +1,10 @@
 //! Who follows, mutes and blocks whom, and who is in which group: a follow,
 //! refiling or unfollow ([`edge`]), mutes and blocks, their rules
-//! ([`relations`]) and their writes ([`relate`]), and group membership
-//! ([`membership`]).
+//! ([`relations`]) and their writes ([`relate`]), when mutes end
+//! ([`mute_ends`]), and group membership ([`membership`]).
 
 pub mod edge;
 pub mod membership;
+pub mod mute_ends;
 pub mod relate;
 pub mod relations;

@@ -7,6 +7,7 @@ use crate::checks::user_not_found;
 use crate::error::Error;
 use crate::event::Event;
 use crate::graph::edge::change_edge;
+use crate::graph::mute_ends;
 use crate::graph::relations::{
     Priority, Relation, RelationChange, RelationTransition, MAX_RELATIONS,
 };
@@ -24,20 +25,35 @@ pub async fn change_relation<T: Txn>(
     change.check_users(|u| Ok(found.contains(u)))?;
     let (user, target, relation) = (change.user(), change.target(), change.relation());
     let exists = txn.relation_exists(user, relation, target).await?;
+    if !mute_ends::still_due(txn, change, exists).await? {
+        // Not ended after all (made again since): left as it stands.
+        return Ok(RelationTransition {
+            active: exists,
+            changed: false,
+            unfollows: Vec::new(),
+            event: None,
+        });
+    }
     let count = txn.relation_count(user, relation, MAX_RELATIONS).await?;
     let edge = txn.edge_lists(user, target).await?;
-    let transition = change.transition(exists, edge);
+    let mut transition = change.transition(exists, edge.clone());
     transition.check_count(change, count)?;
+    let row_changed = transition.changed;
+    let end = mute_ends::end_steps(txn, change, exists, &mut transition, edge).await?;
     if !transition.changed {
         return Ok(transition);
     }
-    let row = Step::Relation {
-        user: user.clone(),
-        relation,
-        target: target.clone(),
-        active: transition.active,
-    };
-    txn.apply(std::slice::from_ref(&row)).await?;
+    let mut rows = Vec::new();
+    if row_changed {
+        rows.push(Step::Relation {
+            user: user.clone(),
+            relation,
+            target: target.clone(),
+            active: transition.active,
+        });
+    }
+    rows.extend(end);
+    txn.apply(&rows).await?;
     for cut in &transition.unfollows {
         change_edge(txn, cut).await?;
     }

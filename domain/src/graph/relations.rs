@@ -66,6 +66,20 @@ pub struct RelationChange {
     target: UserId,
     relation: Relation,
     make: bool,
+    timing: MuteTiming,
+}
+
+/// When a mute ends, as a change says it (see [`crate::graph::mute_ends`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum MuteTiming {
+    /// A mute made without an end, or any other change.
+    #[default]
+    Untimed,
+    /// A mute made to end at this time (ms since the epoch).
+    EndsAt(u64),
+    /// A mute lifted only if its end has come by this time: the sweep
+    /// that ends mutes, which must not lift one made again since.
+    IfEndedBy(u64),
 }
 
 impl RelationChange {
@@ -89,7 +103,40 @@ impl RelationChange {
             target,
             relation,
             make,
+            timing: MuteTiming::Untimed,
         })
+    }
+
+    /// A mute made to end by itself at `at_ms`.
+    pub fn mute_until(user: UserId, target: UserId, at_ms: u64) -> Result<Self> {
+        let change = Self::new(user, target, Relation::Mute, true)?;
+        Ok(RelationChange {
+            timing: MuteTiming::EndsAt(at_ms),
+            ..change
+        })
+    }
+
+    /// The lifting of `user`'s mute of `target` if it has ended by `now_ms`.
+    pub fn lift_ended_mute(user: UserId, target: UserId, now_ms: u64) -> Self {
+        RelationChange {
+            user,
+            target,
+            relation: Relation::Mute,
+            make: false,
+            timing: MuteTiming::IfEndedBy(now_ms),
+        }
+    }
+
+    pub fn timing(&self) -> MuteTiming {
+        self.timing
+    }
+
+    /// When the mute this change makes ends (`None`: never, or not a mute).
+    pub fn ends_at(&self) -> Option<u64> {
+        match self.timing {
+            MuteTiming::EndsAt(at) => Some(at),
+            _ => None,
+        }
     }
 
     pub fn user(&self) -> &UserId {
@@ -149,7 +196,15 @@ impl RelationChange {
                     event = Some(Event::Blocked { user, target });
                 }
                 (Relation::Block, false) => event = Some(Event::Unblocked { user, target }),
-                (Relation::Mute, true) => event = Some(Event::Muted { user, target, edge }),
+                (Relation::Mute, true) => {
+                    let until_ms = self.ends_at();
+                    event = Some(Event::Muted {
+                        user,
+                        target,
+                        edge,
+                        until_ms,
+                    })
+                }
                 (Relation::Mute, false) => event = Some(Event::Unmuted { user, target, edge }),
                 // A priority's event names its new level: its planner
                 // (`crate::graph::relate::set_priority`) makes it.
@@ -373,6 +428,7 @@ mod tests {
                 user: u("a"),
                 target: u("b"),
                 edge: Some(vec![work]),
+                until_ms: None,
             })
         );
         let unmute = RelationChange::new(u("a"), u("b"), Relation::Mute, false).unwrap();

@@ -57,17 +57,20 @@ impl Act {
                 user,
                 relation: Relation::Mute,
                 target,
+                until_ms,
             } => Event::Muted {
                 user,
                 target,
                 // What the muter files the target under matters to
                 // fanout only, which an import does not reach.
                 edge: None,
+                until_ms,
             },
             Record::Relation {
                 user,
                 relation: Relation::Priority(p),
                 target,
+                ..
             } => Event::PrioritySet {
                 user,
                 target,
@@ -77,6 +80,7 @@ impl Act {
                 user,
                 relation: Relation::Option(option),
                 target,
+                ..
             } => Event::FollowOptionsSet {
                 user,
                 target,
@@ -86,6 +90,7 @@ impl Act {
                 user,
                 relation: Relation::Block,
                 target,
+                ..
             } => Event::Blocked { user, target },
             Record::Member { group, user } => Event::Joined { group, user },
             Record::Post {

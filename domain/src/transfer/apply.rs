@@ -183,17 +183,26 @@ async fn graph_act<T: Txn>(txn: &mut T, event: &Event, mode: Mode) -> Result<boo
             };
             membership::change_membership(txn, &change).await?
         }
-        Event::Muted { user, target, .. } => {
-            relation(txn, user, Relation::Mute, target, true, mode).await?
+        Event::Muted {
+            user,
+            target,
+            until_ms,
+            ..
+        } => {
+            let change = match until_ms {
+                Some(at) => RelationChange::mute_until(user.clone(), target.clone(), *at)?,
+                None => RelationChange::new(user.clone(), target.clone(), Relation::Mute, true)?,
+            };
+            relation(txn, &change, mode).await?
         }
         Event::Unmuted { user, target, .. } => {
-            relation(txn, user, Relation::Mute, target, false, mode).await?
+            let change = RelationChange::new(user.clone(), target.clone(), Relation::Mute, false)?;
+            relation(txn, &change, mode).await?
         }
-        Event::Blocked { user, target } => {
-            relation(txn, user, Relation::Block, target, true, mode).await?
-        }
-        Event::Unblocked { user, target } => {
-            relation(txn, user, Relation::Block, target, false, mode).await?
+        Event::Blocked { user, target } | Event::Unblocked { user, target } => {
+            let make = matches!(event, Event::Blocked { .. });
+            let change = RelationChange::new(user.clone(), target.clone(), Relation::Block, make)?;
+            relation(txn, &change, mode).await?
         }
         Event::PrioritySet {
             user,
@@ -217,20 +226,17 @@ async fn graph_act<T: Txn>(txn: &mut T, event: &Event, mode: Mode) -> Result<boo
 /// on an id whose account is gone stands alone where `mode` keeps it.
 async fn relation<T: Txn>(
     txn: &mut T,
-    user: &UserId,
-    relation: Relation,
-    target: &UserId,
-    make: bool,
+    change: &RelationChange,
     mode: Mode,
 ) -> Result<bool, T::Error> {
-    let change = RelationChange::new(user.clone(), target.clone(), relation, make)?;
-    if make && mode.keeps_relation_to_gone() {
+    let (user, target) = (change.user(), change.target());
+    if change.makes() && mode.keeps_relation_to_gone() {
         let found = txn.existing_users(&[user, target]).await?;
         if found.contains(user) && !found.contains(target) {
-            return relation_alone(txn, &change).await;
+            return relation_alone(txn, change).await;
         }
     }
-    Ok(relate::change_relation(txn, &change).await?.changed)
+    Ok(relate::change_relation(txn, change).await?.changed)
 }
 
 /// The relation `change` makes, with no edge to cut (none stands with an
@@ -248,7 +254,15 @@ async fn relation_alone<T: Txn>(txn: &mut T, change: &RelationChange) -> Result<
         target: target.clone(),
         active: true,
     };
-    txn.apply(&[row]).await?;
+    let mut rows = vec![row];
+    if let Some(at_ms) = change.ends_at() {
+        rows.push(Step::MuteEnd {
+            user: user.clone(),
+            target: target.clone(),
+            at_ms: Some(at_ms),
+        });
+    }
+    txn.apply(&rows).await?;
     Ok(true)
 }
 

@@ -92,6 +92,7 @@ impl Record {
                 user,
                 relation,
                 target,
+                ..
             } => Key::Relation(user, *relation, target),
             Record::Member { group, user } => Key::Member(group, user),
             Record::Post { post, .. } => Key::Post(post.id),
@@ -191,6 +192,7 @@ mod tests {
             user: u("ann"),
             relation: Relation::Block,
             target: u("zed"),
+            until_ms: None,
         };
         assert!(carried(block).is_none());
         let like = Record::Like {

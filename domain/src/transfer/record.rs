@@ -16,6 +16,7 @@
 //! not, so each of its replies may answer a post it does not hold.
 //! Version 3 adds `kept`; a stream of an older version holds none.
 //! Version 6 adds `filters`; a stream of an older version holds none.
+//! Version 7 adds `until_ms` to a `mute` that ends by itself.
 //!
 //! Lines are read into [`Line`] (plain strings, as written), then checked
 //! into a [`Record`] of validated ids, so a bad line is refused with what
@@ -38,7 +39,7 @@ use serde_json::{Map, Value};
 pub const FORMAT: &str = "socialite-export";
 /// The format's version written; a reader takes this one and
 /// [`OLDEST_VERSION`] on, and refuses a stream of any other.
-pub const VERSION: u32 = 6;
+pub const VERSION: u32 = 7;
 /// The oldest version read.
 pub const OLDEST_VERSION: u32 = 1;
 
@@ -71,6 +72,9 @@ pub enum Line {
     Mute {
         user: String,
         target: String,
+        /// When the mute ends by itself (ms since the epoch; version 7 on).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        until_ms: Option<u64>,
     },
     Block {
         user: String,
@@ -183,10 +187,12 @@ pub enum Record {
         at_ms: u64,
         lists: Vec<ListName>,
     },
+    /// `until_ms`: when a mute ends by itself (never for the others).
     Relation {
         user: UserId,
         relation: Relation,
         target: UserId,
+        until_ms: Option<u64>,
     },
     Member {
         group: GroupName,
@@ -268,15 +274,21 @@ impl Record {
                 // In name order, each once, as a follow files them.
                 lists: edge_lists(&lists.iter().map(String::as_str).collect::<Vec<_>>())?,
             },
-            Line::Mute { user: u, target } => Record::Relation {
+            Line::Mute {
+                user: u,
+                target,
+                until_ms,
+            } => Record::Relation {
                 user: user(&u)?,
                 relation: Relation::Mute,
                 target: user(&target)?,
+                until_ms,
             },
             Line::Block { user: u, target } => Record::Relation {
                 user: user(&u)?,
                 relation: Relation::Block,
                 target: user(&target)?,
+                until_ms: None,
             },
             Line::Priority {
                 user: u,
@@ -291,6 +303,7 @@ impl Record {
                     )
                 })?),
                 target: user(&target)?,
+                until_ms: None,
             },
             Line::FollowOption {
                 user: u,
@@ -300,6 +313,7 @@ impl Record {
                 user: user(&u)?,
                 relation: Relation::Option(FollowOption::parse(&option)?),
                 target: user(&target)?,
+                until_ms: None,
             },
             Line::Member { group, user: u } => Record::Member {
                 group: GroupName::parse(&group)?,
@@ -368,14 +382,17 @@ impl From<&Record> for Line {
                 user,
                 relation: Relation::Mute,
                 target,
+                until_ms,
             } => Line::Mute {
                 user: text(user),
                 target: text(target),
+                until_ms: *until_ms,
             },
             Record::Relation {
                 user,
                 relation: Relation::Priority(p),
                 target,
+                ..
             } => Line::Priority {
                 user: text(user),
                 target: text(target),
@@ -385,6 +402,7 @@ impl From<&Record> for Line {
                 user,
                 relation: Relation::Option(o),
                 target,
+                ..
             } => Line::FollowOption {
                 user: text(user),
                 target: text(target),
@@ -394,6 +412,7 @@ impl From<&Record> for Line {
                 user,
                 relation: Relation::Block,
                 target,
+                ..
             } => Line::Block {
                 user: text(user),
                 target: text(target),
@@ -503,7 +522,7 @@ mod tests {
         let e = record_of(9, bad_id, VERSION).unwrap_err();
         assert!(e.message().starts_with("line 9: "), "{}", e.message());
         let other =
-            r#"{"kind":"header","format":"socialite-export","version":7,"exported_at_ms":1}"#;
+            r#"{"kind":"header","format":"socialite-export","version":8,"exported_at_ms":1}"#;
         assert!(parse_line(1, other)
             .unwrap_err()
             .message()

@@ -134,6 +134,13 @@ impl Txn for MongoTxn<'_> {
         Ok(found.session(&mut *self.s).await?.is_some())
     }
 
+    async fn mute_end(&mut self, user: &UserId, target: &UserId) -> Result<Option<u64>, TxnError> {
+        let s = Some(&mut *self.s);
+        self.store
+            .mute_end_in(s, user.as_str(), target.as_str())
+            .await
+    }
+
     async fn relation_count(
         &mut self,
         user: &UserId,

@@ -133,6 +133,14 @@ impl MongoTxn<'_> {
                 let key = doc! { "u": user.as_str(), "k": code(*relation), "t": target.as_str() };
                 self.store.put_relation_in(s, key, *active).await?
             }
+            Step::MuteEnd {
+                user,
+                target,
+                at_ms,
+            } => {
+                let (u, t) = (user.as_str(), target.as_str());
+                self.store.put_mute_end_in(s, u, t, *at_ms).await?
+            }
             Step::Membership(change) => self.store.put_membership(s, change).await?,
             Step::PutPost(post) => self.store.put_post(s, post).await?,
             Step::RemovePosts { posts, .. } => {

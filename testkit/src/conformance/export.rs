@@ -12,7 +12,7 @@ use socialite_domain::interactions::reposts::RepostChange;
 use socialite_domain::transfer::record::Record;
 
 /// What the export of `b` holds, a line of words a record.
-async fn exported(b: &Backends) -> Vec<String> {
+pub(crate) async fn exported(b: &Backends) -> Vec<String> {
     let mut stream = Stream::open(&*b.transfer).await.unwrap();
     let mut out = Vec::new();
     loop {
@@ -30,7 +30,11 @@ async fn exported(b: &Backends) -> Vec<String> {
                 user,
                 relation,
                 target,
-            } => format!("{relation:?} {user} {target}"),
+                until_ms,
+            } => match until_ms {
+                Some(at) => format!("{relation:?} {user} {target} until {at}"),
+                None => format!("{relation:?} {user} {target}"),
+            },
             Record::Member { group, user } => format!("member {group} {user}"),
             Record::Post { post, .. } => {
                 let named: Vec<&str> = post.mentions.iter().map(|m| m.as_str()).collect();

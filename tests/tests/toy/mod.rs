@@ -56,6 +56,8 @@ struct State {
     /// (user, relation code, target) and (target, relation code, user).
     relations: BTreeSet<(UserId, u8, UserId)>,
     related: BTreeSet<(UserId, u8, UserId)>,
+    /// (user, target) → when the mute ends.
+    mute_ends: BTreeMap<(UserId, UserId), u64>,
     /// (group, member), (member, group), group → members.
     members: BTreeSet<(GroupName, UserId)>,
     memberships: BTreeSet<(UserId, GroupName)>,

@@ -515,6 +515,20 @@ impl Mutes for ToyStore {
         let key = (user.clone(), relation.code(), target.clone());
         Ok(self.read(|s| s.relations.contains(&key)))
     }
+
+    async fn mute_end(&self, user: &UserId, target: &UserId) -> Result<Option<u64>> {
+        let pair = (user.clone(), target.clone());
+        Ok(self.read(|s| s.mute_ends.get(&pair).copied()))
+    }
+
+    async fn mutes_due(&self, now_ms: u64, limit: usize) -> Result<Vec<(UserId, UserId)>> {
+        let mut due: Vec<(u64, (UserId, UserId))> = self.read(|s| {
+            let ended = s.mute_ends.iter().filter(|(_, at)| **at <= now_ms);
+            ended.map(|(pair, at)| (*at, pair.clone())).collect()
+        });
+        due.sort();
+        Ok(due.into_iter().take(limit).map(|(_, pair)| pair).collect())
+    }
 }
 
 #[async_trait]
@@ -619,6 +633,10 @@ impl ToyExport {
                         user: u.clone(),
                         relation,
                         target: t.clone(),
+                        until_ms: match relation {
+                            Relation::Mute => s.mute_ends.get(&(u.clone(), t.clone())).copied(),
+                            _ => None,
+                        },
                     })
                 })
                 .take(n)

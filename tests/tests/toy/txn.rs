@@ -87,6 +87,10 @@ impl Txn for ToyTxn {
             .contains(&(u.clone(), r.code(), t.clone())))
     }
 
+    async fn mute_end(&mut self, u: &UserId, t: &UserId) -> Result<Option<u64>> {
+        Ok(self.state.mute_ends.get(&(u.clone(), t.clone())).copied())
+    }
+
     async fn relation_count(&mut self, u: &UserId, r: Relation, cap: usize) -> Result<usize> {
         let kept = self.state.relations.iter();
         Ok(kept
@@ -363,6 +367,17 @@ impl ToyTxn {
                     s.relations.remove(&ab);
                     s.related.remove(&ba);
                 }
+            }
+            Step::MuteEnd {
+                user,
+                target,
+                at_ms,
+            } => {
+                let pair = (user.clone(), target.clone());
+                match at_ms {
+                    Some(at) => s.mute_ends.insert(pair, *at),
+                    None => s.mute_ends.remove(&pair),
+                };
             }
             Step::Membership(Membership { group, user, join }) => {
                 let (gu, ug) = ((group.clone(), user.clone()), (user.clone(), group.clone()));
