@@ -243,6 +243,9 @@ pub struct FollowJson {
 pub struct RelationJson {
     pub active: bool,
     pub changed: bool,
+    /// When a mute made with `expires_in` ends (RFC 3339, UTC).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub expires_at: Option<String>,
 }
 
 /// Whether the user likes the post after the request, and whether the

@@ -239,18 +239,7 @@ impl Event {
                 user: s(user),
                 lists: names(lists),
             }),
-            Event::Muted {
-                user,
-                target,
-                edge,
-                until_ms,
-            } => Kind::Muted(pb::Muted {
-                user: s(user),
-                target: s(target),
-                following: edge.is_some(),
-                lists: edge.as_deref().map(names).unwrap_or_default(),
-                until_ms: *until_ms,
-            }),
+            Event::Muted { .. } => Kind::Muted(self.muted_pb()),
             Event::Unmuted { user, target, edge } => Kind::Unmuted(pb::Unmuted {
                 user: s(user),
                 target: s(target),
@@ -420,6 +409,32 @@ fn json_text(object: &Option<Map<String, Value>>) -> String {
         .as_ref()
         .map(|d| Value::Object(d.clone()).to_string())
         .unwrap_or_default()
+}
+
+impl Event {
+    /// A `Muted` event as the log carries it.
+    fn muted_pb(&self) -> pb::Muted {
+        let Event::Muted {
+            user,
+            target,
+            edge,
+            until_ms,
+        } = self
+        else {
+            unreachable!("only a Muted event")
+        };
+        pb::Muted {
+            user: user.as_str().to_owned(),
+            target: target.as_str().to_owned(),
+            following: edge.is_some(),
+            lists: edge
+                .iter()
+                .flatten()
+                .map(|l| l.as_str().to_owned())
+                .collect(),
+            until_ms: *until_ms,
+        }
+    }
 }
 
 #[cfg(test)]

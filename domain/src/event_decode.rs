@@ -27,30 +27,7 @@ impl Event {
         let ls = |v: &[String]| v.iter().map(|s| l(s)).collect::<Result<Vec<_>>>();
         let g = |s: &str| GroupName::parse(s).map_err(|e| bad(e.to_string()));
         Ok(match msg.kind.ok_or_else(|| bad("no kind".into()))? {
-            Kind::PostCreated(e) => {
-                let data = json_object(&e.data_json)
-                    .ok_or_else(|| bad("post data is not a JSON object".into()))?;
-                let author = u(&e.author)?;
-                let mentions = e.mentions.iter().map(|m| u(m)).collect::<Result<_>>()?;
-                let post_ref = |r: pb::PostLink| -> Result<PostRef> {
-                    Ok(PostRef {
-                        id: PostId(r.post_id),
-                        author: u(&r.author)?,
-                    })
-                };
-                Event::PostCreated {
-                    post: Post {
-                        id: PostId(e.post_id),
-                        author,
-                        message: e.message,
-                        data,
-                        mentions,
-                        reply_to: e.reply_to.map(post_ref).transpose()?,
-                        repost_of: e.repost_of.map(post_ref).transpose()?,
-                    },
-                    trace: Trace::from_header(&e.traceparent),
-                }
-            }
+            Kind::PostCreated(e) => post_created(e, &u, &bad)?,
             Kind::PostDeleted(e) => Event::PostDeleted {
                 post: PostId(e.post_id),
                 author: u(&e.author)?,
@@ -240,4 +217,35 @@ fn json_object(text: &str) -> Option<Option<Map<String, Value>>> {
             _ => None,
         },
     }
+}
+
+/// A `PostCreated` event from its message; `u` parses an id, `bad` names
+/// what is wrong.
+fn post_created(
+    e: pb::PostCreated,
+    u: &dyn Fn(&str) -> Result<UserId>,
+    bad: &dyn Fn(String) -> Error,
+) -> Result<Event> {
+    let data =
+        json_object(&e.data_json).ok_or_else(|| bad("post data is not a JSON object".into()))?;
+    let author = u(&e.author)?;
+    let mentions = e.mentions.iter().map(|m| u(m)).collect::<Result<_>>()?;
+    let post_ref = |r: pb::PostLink| -> Result<PostRef> {
+        Ok(PostRef {
+            id: PostId(r.post_id),
+            author: u(&r.author)?,
+        })
+    };
+    Ok(Event::PostCreated {
+        post: Post {
+            id: PostId(e.post_id),
+            author,
+            message: e.message,
+            data,
+            mentions,
+            reply_to: e.reply_to.map(post_ref).transpose()?,
+            repost_of: e.repost_of.map(post_ref).transpose()?,
+        },
+        trace: Trace::from_header(&e.traceparent),
+    })
 }

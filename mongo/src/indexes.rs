@@ -91,23 +91,6 @@ impl Db {
                 ),
                 "the list index",
             ),
-            // Mutes and blocks: a user's in id order, and who keeps one to a user.
-            (
-                &self.relations,
-                index(doc! { "u": 1, "k": 1, "t": 1 }, "u_k_t", true),
-                "the relations index",
-            ),
-            (
-                &self.relations,
-                index(doc! { "t": 1, "k": 1, "u": 1 }, "t_k_u", false),
-                "the related index",
-            ),
-            // The ends of mutes that end by themselves, soonest first.
-            (
-                &self.relations,
-                index(doc! { "until": 1 }, "until", false),
-                "the mute ends index",
-            ),
             // An author's posts newest first, for read-time merges and backfills.
             (
                 &self.content,
@@ -128,12 +111,35 @@ impl Db {
             ),
         ]
         .into_iter()
+        .chain(self.relation_indexes())
         .chain(self.count_indexes())
         .chain(self.like_and_marker_indexes())
         .chain(self.repost_indexes())
         .chain(self.notice_indexes())
         .chain(self.kept_indexes())
         .collect()
+    }
+
+    /// Mutes and blocks: a user's in id order, who keeps one to a user, and
+    /// the ends of mutes that end by themselves, soonest first.
+    fn relation_indexes(&self) -> Vec<(&Collection<Document>, IndexModel, &'static str)> {
+        vec![
+            (
+                &self.relations,
+                index(doc! { "u": 1, "k": 1, "t": 1 }, "u_k_t", true),
+                "the relations index",
+            ),
+            (
+                &self.relations,
+                index(doc! { "t": 1, "k": 1, "u": 1 }, "t_k_u", false),
+                "the related index",
+            ),
+            (
+                &self.relations,
+                index(doc! { "until": 1 }, "until", false),
+                "the mute ends index",
+            ),
+        ]
     }
 
     /// The most followed accounts, which a fanout worker loads when it

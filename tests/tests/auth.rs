@@ -405,6 +405,7 @@ async fn every_grpc_method_answers_each_credential_as_the_table_says() {
             let relation = |target: &str| pb::RelationRequest {
                 user: "alice".into(),
                 target: target.into(),
+                ..Default::default()
             };
             let club = || pb::GroupRef {
                 group: "club".into(),

@@ -204,6 +204,7 @@ async fn mutes_and_blocks_over_grpc() {
     let rel = |user: &str, target: &str| pb::RelationRequest {
         user: user.into(),
         target: target.into(),
+        ..Default::default()
     };
     let reply = w.mute(rel("bob", "alice")).await.unwrap().into_inner();
     assert_eq!((reply.active, reply.changed), (true, true));
@@ -235,6 +236,114 @@ async fn mutes_and_blocks_over_grpc() {
     assert!(w.follow(follow).await.unwrap().into_inner().changed);
     let err = w.block(rel("bob", "bob")).await.unwrap_err();
     assert_eq!(err.code(), Code::FailedPrecondition, "{err:?}");
+}
+
+/// A timeline read again until it holds `want` (a mute's end is swept
+/// about once a second); what it held last.
+async fn timeline_until(t: &TestApp, user: &str, want: &[String]) -> Vec<String> {
+    let mut seen = Vec::new();
+    for _ in 0..100 {
+        t.wait_idle().await;
+        seen = t.timeline(user, 5).await;
+        if seen == want {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
+    seen
+}
+
+#[tokio::test]
+async fn a_timed_mute_ends_by_itself_over_rest() {
+    let t = spawn_app().await;
+    users(&t, &["bob", "alice"]).await;
+    t.follow("bob", "alice").await;
+    let a1 = t.post("alice", "one").await;
+    t.wait_idle().await;
+    for (body, code) in [
+        (json!({ "expires_in": 0 }), "invalid_expires_in"),
+        (json!({ "expires_in": 31_622_401 }), "invalid_expires_in"),
+        (json!({ "expires_in": "soon" }), "invalid_body"),
+        (json!({ "for": 1 }), "invalid_body"),
+    ] {
+        let (s, b) = t
+            .call(Method::PUT, "/users/bob/mutes/alice", Some(body))
+            .await;
+        assert_eq!(
+            (s, b["error"]["code"].as_str()),
+            (StatusCode::BAD_REQUEST, Some(code))
+        );
+    }
+    assert_eq!(
+        t.timeline("bob", 5).await,
+        vec![a1.clone()],
+        "refused: no mute"
+    );
+
+    // For a year, then for two seconds: the end is replaced.
+    let year = json!({ "expires_in": 31_622_400 });
+    let (s, b) = t
+        .call(Method::PUT, "/users/bob/mutes/alice", Some(year))
+        .await;
+    assert_eq!(
+        (s, &b["active"], &b["changed"]),
+        (StatusCode::OK, &json!(true), &json!(true))
+    );
+    let a_year = b["expires_at"].as_str().unwrap().to_owned();
+    let soon = json!({ "expires_in": 2 });
+    let (_, b) = t
+        .call(Method::PUT, "/users/bob/mutes/alice", Some(soon))
+        .await;
+    assert_eq!(b["changed"], json!(true), "{b}");
+    assert!(b["expires_at"].as_str().unwrap() < a_year.as_str(), "{b}");
+    t.wait_idle().await;
+    assert!(t.timeline("bob", 5).await.is_empty());
+    let a2 = t.post("alice", "two").await;
+    t.wait_idle().await;
+    assert!(
+        t.timeline("bob", 5).await.is_empty(),
+        "muted: not delivered"
+    );
+    let back = newest_first(vec![a1, a2]);
+    assert_eq!(
+        timeline_until(&t, "bob", &back).await,
+        back,
+        "the mute ended"
+    );
+    let (_, muted) = t.get("/users/bob/mutes").await;
+    assert_eq!(muted["users"], json!([]), "{muted}");
+    let (_, b) = t.call(Method::PUT, "/users/bob/mutes/alice", None).await;
+    assert_eq!((&b["changed"], b.get("expires_at")), (&json!(true), None));
+}
+
+#[tokio::test]
+async fn a_timed_mute_ends_by_itself_over_grpc() {
+    let t = spawn_app().await;
+    users(&t, &["bob", "alice"]).await;
+    t.follow("bob", "alice").await;
+    let a1 = t.post("alice", "one").await;
+    t.wait_idle().await;
+    let (mut w, _) = clients_as(&t, ADMIN_KEY).await;
+    let rel = |expires_in| pb::RelationRequest {
+        user: "bob".into(),
+        target: "alice".into(),
+        expires_in,
+    };
+    let err = w.block(rel(Some(5))).await.unwrap_err();
+    assert_eq!(err.code(), Code::InvalidArgument, "{err:?}");
+    assert!(err.message().contains("for a mute"), "{}", err.message());
+    let err = w.mute(rel(Some(0))).await.unwrap_err();
+    assert_eq!(err.code(), Code::InvalidArgument, "{err:?}");
+    let reply = w.mute(rel(Some(1))).await.unwrap().into_inner();
+    assert!(reply.active && reply.changed && reply.expires_at.is_some());
+    t.wait_idle().await;
+    assert!(t.timeline("bob", 5).await.is_empty());
+    let back = vec![a1];
+    assert_eq!(
+        timeline_until(&t, "bob", &back).await,
+        back,
+        "the mute ended"
+    );
 }
 
 /// A blocked viewer meets the author the same way everywhere they name

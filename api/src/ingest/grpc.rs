@@ -6,6 +6,8 @@ use crate::pb::{optional, optional_json, post, user};
 use crate::MAX_BODY_BYTES;
 use socialite_core::checks::EdgeTransition;
 use socialite_core::ingest::Ingest;
+use socialite_core::model::rfc3339_ms;
+use socialite_domain::graph::mute_ends;
 use socialite_domain::graph::relations::{FollowOption, Relation};
 use socialite_proto::v1 as pb;
 use socialite_proto::v1::ingest_server::IngestServer;
@@ -57,14 +59,22 @@ impl IngestGrpc {
         make: bool,
     ) -> Result<Response<pb::RelationReply>, Status> {
         let (caller, r) = grpc_parts(req);
-        let t = self
-            .0
-            .relation(&caller, &r.user, &r.target, relation, make)
-            .await
-            .map_err(to_status)?;
+        let (t, until) = match r.expires_in {
+            Some(s) if relation == Relation::Mute && make => {
+                let timed = self.0.mute_for(&caller, &r.user, &r.target, s).await;
+                let (t, until) = timed.map_err(to_status)?;
+                (t, Some(until))
+            }
+            Some(_) => return Err(to_status(mute_ends::only_a_mute_ends())),
+            None => {
+                let t = self.0.relation(&caller, &r.user, &r.target, relation, make);
+                (t.await.map_err(to_status)?, None)
+            }
+        };
         Ok(Response::new(pb::RelationReply {
             active: t.active,
             changed: t.changed,
+            expires_at: until.map(rfc3339_ms),
         }))
     }
 

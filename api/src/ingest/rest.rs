@@ -14,6 +14,7 @@ use serde::Deserialize;
 use serde_json::Value;
 use socialite_core::checks::EdgeTransition;
 use socialite_core::ingest::Ingest;
+use socialite_core::model::rfc3339_ms;
 use socialite_domain::accounts::access::Caller;
 use socialite_domain::graph::relations::{FollowOption, Relation};
 use std::sync::Arc;
@@ -53,6 +54,15 @@ struct PutUserBody {
     /// Any JSON object of at most 16 KiB; absent keeps the current profile.
     #[schema(value_type = Option<Object>)]
     profile: Option<Value>,
+}
+
+#[derive(Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+struct MuteBody {
+    /// Seconds until the mute ends by itself (1 to 31,622,400: a year);
+    /// absent: it lasts until lifted.
+    #[schema(minimum = 1, maximum = 31_622_400, example = 86_400)]
+    expires_in: Option<u64>,
 }
 
 #[derive(Deserialize, ToSchema)]
@@ -223,22 +233,39 @@ fn edge_json(t: &EdgeTransition) -> FollowJson {
 
 /// Mutes `target` (idempotent): their posts leave the user's home, list
 /// and group timelines and are no longer delivered there; the follow edge
-/// stays. A user mutes at most 1,000 accounts.
+/// stays. With `expires_in` (the body is optional) the mute ends by itself
+/// then (within about a second), and the account's posts come back as
+/// after an unmute; muting again replaces the end (no `expires_in`: for
+/// good). A user mutes at most 1,000 accounts.
 #[utoipa::path(
     put, path = "/users/{id}/mutes/{target}", tag = "graph", params(RelationPath),
     security(("api_key" = ["write"]), ("user_token" = ["self"])),
+    request_body(content = Option<MuteBody>, content_type = "application/json"),
     responses(
         (status = 200, description = "Muting", body = RelationJson),
+        (status = 400, description = "`invalid_user_id`, `invalid_expires_in`, `invalid_json`, `invalid_body`", body = ErrorBody),
         (status = 409, description = "`cannot_mute_self`, `too_many_relations`", body = ErrorBody),
-        InvalidUserId, EitherUserNotFound,
+        EitherUserNotFound,
     )
 )]
 async fn mute(
     State(ingest): App,
     Auth(caller): Auth,
     Path((id, target)): Path<(String, String)>,
+    headers: HeaderMap,
+    body: Bytes,
 ) -> Result<Response, ApiError> {
-    relation(&ingest, &caller, &id, &target, Relation::Mute, true).await
+    let body: Option<MuteBody> = optional_json_body(&headers, &body)?;
+    let Some(expires_in) = body.and_then(|b| b.expires_in) else {
+        return relation(&ingest, &caller, &id, &target, Relation::Mute, true).await;
+    };
+    let (t, until) = ingest.mute_for(&caller, &id, &target, expires_in).await?;
+    Ok(axum::Json(RelationJson {
+        active: t.active,
+        changed: t.changed,
+        expires_at: Some(rfc3339_ms(until)),
+    })
+    .into_response())
 }
 
 /// Lifts the mute (idempotent): the target's recent posts come back into
@@ -309,6 +336,7 @@ async fn relation(
     Ok(axum::Json(RelationJson {
         active: t.active,
         changed: t.changed,
+        expires_at: None,
     })
     .into_response())
 }

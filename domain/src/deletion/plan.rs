@@ -97,22 +97,7 @@ pub async fn deletion_step<T: Txn>(
                 .filter(|(r, _)| *r == Relation::Mute)
                 .map(|(_, t)| t.clone())
                 .collect();
-            for (relation, target) in page {
-                if relation == Relation::Mute {
-                    // Its end, if it has one, goes with it.
-                    steps.push(Step::MuteEnd {
-                        user: user.clone(),
-                        target: target.clone(),
-                        at_ms: None,
-                    });
-                }
-                steps.push(Step::Relation {
-                    user: user.clone(),
-                    relation,
-                    target,
-                    active: false,
-                });
-            }
+            steps.extend(lifted(user, page));
             let events = UserDeletion::of_relations(user, &muted).events();
             steps.extend(events.into_iter().map(Step::Emit));
         }
@@ -277,4 +262,25 @@ fn cut<'a>(edges: impl Iterator<Item = (&'a UserId, &'a UserId, &'a [ListName])>
         });
     }
     removes.into_iter().chain(unfiles).chain(counts).collect()
+}
+
+/// The rows of `user`'s relations gone, each mute's end with it.
+fn lifted(user: &UserId, page: Vec<(Relation, UserId)>) -> Vec<Step> {
+    let mut steps = Vec::new();
+    for (relation, target) in page {
+        if relation == Relation::Mute {
+            steps.push(Step::MuteEnd {
+                user: user.clone(),
+                target: target.clone(),
+                at_ms: None,
+            });
+        }
+        steps.push(Step::Relation {
+            user: user.clone(),
+            relation,
+            target,
+            active: false,
+        });
+    }
+    steps
 }

@@ -32,6 +32,14 @@ pub fn end_after(now_ms: u64, expires_in_s: u64) -> Result<u64> {
     Ok(now_ms + expires_in_s * 1000)
 }
 
+/// The refusal of an end on anything but the making of a mute.
+pub fn only_a_mute_ends() -> Error {
+    Error::invalid(
+        "invalid_expires_in",
+        "`expires_in` is for a mute: a block, or the lifting of either, has no end",
+    )
+}
+
 /// Whether the sweep's lifting of a mute stands: the mute exists and its
 /// end, read in the transaction, has come by the sweep's time (an end left
 /// without its mute is removed). Every other change goes ahead.

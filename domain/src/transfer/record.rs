@@ -233,6 +233,16 @@ fn user(s: &str) -> Result<UserId> {
     UserId::parse(s)
 }
 
+/// A mute's or block's record, from its line's ids.
+fn relation(u: &str, relation: Relation, target: &str, until_ms: Option<u64>) -> Result<Record> {
+    Ok(Record::Relation {
+        user: user(u)?,
+        relation,
+        target: user(target)?,
+        until_ms,
+    })
+}
+
 impl Record {
     /// A post as a store holds it, before an export marks its reply.
     pub fn post(post: Post) -> Record {
@@ -278,18 +288,8 @@ impl Record {
                 user: u,
                 target,
                 until_ms,
-            } => Record::Relation {
-                user: user(&u)?,
-                relation: Relation::Mute,
-                target: user(&target)?,
-                until_ms,
-            },
-            Line::Block { user: u, target } => Record::Relation {
-                user: user(&u)?,
-                relation: Relation::Block,
-                target: user(&target)?,
-                until_ms: None,
-            },
+            } => relation(&u, Relation::Mute, &target, until_ms)?,
+            Line::Block { user: u, target } => relation(&u, Relation::Block, &target, None)?,
             Line::Priority {
                 user: u,
                 target,
@@ -526,7 +526,7 @@ mod tests {
         assert!(parse_line(1, other)
             .unwrap_err()
             .message()
-            .contains("version 7"));
+            .contains("version 8"));
     }
 
     #[test]

@@ -124,23 +124,7 @@ impl MongoTxn<'_> {
             }
             // Applied in runs by `apply`.
             Step::RemoveEdge { .. } | Step::FollowCounts { .. } | Step::Tally { .. } => {}
-            Step::Relation {
-                user,
-                relation,
-                target,
-                active,
-            } => {
-                let key = doc! { "u": user.as_str(), "k": code(*relation), "t": target.as_str() };
-                self.store.put_relation_in(s, key, *active).await?
-            }
-            Step::MuteEnd {
-                user,
-                target,
-                at_ms,
-            } => {
-                let (u, t) = (user.as_str(), target.as_str());
-                self.store.put_mute_end_in(s, u, t, *at_ms).await?
-            }
+            Step::Relation { .. } | Step::MuteEnd { .. } => self.apply_relation_step(step).await?,
             Step::Membership(change) => self.store.put_membership(s, change).await?,
             Step::PutPost(post) => self.store.put_post(s, post).await?,
             Step::RemovePosts { posts, .. } => {
@@ -198,6 +182,31 @@ impl MongoTxn<'_> {
                     .await
             }
             _ => unreachable!("not a notice's step"),
+        }
+    }
+
+    /// A mute's or block's row, or a mute's end (on the same document).
+    async fn apply_relation_step(&mut self, step: &Step) -> Result<(), TxnError> {
+        let (store, s) = (&self.store, &mut *self.s);
+        match step {
+            Step::Relation {
+                user,
+                relation,
+                target,
+                active,
+            } => {
+                let key = doc! { "u": user.as_str(), "k": code(*relation), "t": target.as_str() };
+                store.put_relation_in(s, key, *active).await
+            }
+            Step::MuteEnd {
+                user,
+                target,
+                at_ms,
+            } => {
+                let (u, t) = (user.as_str(), target.as_str());
+                store.put_mute_end_in(s, u, t, *at_ms).await
+            }
+            _ => unreachable!("not a relation's step"),
         }
     }
 
