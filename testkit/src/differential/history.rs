@@ -172,6 +172,7 @@ pub async fn play(h: &mut Harness, seed: u64, steps: usize, users: usize) {
                     }
                     // Others' mutes and blocks of the account stay theirs.
                     h.model.mutes.retain(|(x, _)| x != &b);
+                    h.model.mute_ends.retain(|(x, _), _| x != &b);
                     h.model.blocks.retain(|(x, _)| x != &b);
                     h.model.likes.retain(|(_, x)| x != &b);
                     h.model.reposts.retain(|(_, x), _| x != &b);
@@ -211,6 +212,15 @@ pub async fn play(h: &mut Harness, seed: u64, steps: usize, users: usize) {
                     .unwrap();
                 h.replay_from(first + rng.below(60) as u64).await;
             }
+            102 => {
+                // One mute in three ends by itself, one to three seconds on.
+                let expires_in = 1 + rng.below(3) as u64;
+                let timed = h.ingest.mute_for(&Caller::Trusted, &b, &a, expires_in);
+                if let Ok((_, until)) = timed.await {
+                    h.model.mutes.insert((b.clone(), a.clone()));
+                    h.model.mute_ends.insert((b, a), until);
+                }
+            }
             100..=109 => {
                 // b mutes or blocks a popular account, or lifts it.
                 let relation = if op < 105 {
@@ -226,6 +236,10 @@ pub async fn play(h: &mut Harness, seed: u64, steps: usize, users: usize) {
                 {
                     let m = &mut h.model;
                     let pair = (b.clone(), a.clone());
+                    if relation == Relation::Mute {
+                        // Muting again for good, or lifting, drops the end.
+                        m.mute_ends.remove(&pair);
+                    }
                     let set = match relation {
                         Relation::Mute => &mut m.mutes,
                         Relation::Block => &mut m.blocks,
@@ -242,6 +256,23 @@ pub async fn play(h: &mut Harness, seed: u64, steps: usize, users: usize) {
                         m.follows.remove(&(b.clone(), a.clone()));
                         m.follows.remove(&(a, b));
                     }
+                }
+            }
+            99 => {
+                // The sweep, at a time up to three seconds on: the mutes
+                // ended by then are lifted, as unmutes.
+                let at = socialite_domain::ids::now_ms() + rng.below(3000) as u64;
+                h.ingest.end_mutes(at).await.unwrap();
+                let m = &mut h.model;
+                let ended: Vec<(String, String)> = m
+                    .mute_ends
+                    .iter()
+                    .filter(|(_, end)| **end <= at)
+                    .map(|(pair, _)| pair.clone())
+                    .collect();
+                for pair in ended {
+                    m.mute_ends.remove(&pair);
+                    m.mutes.remove(&pair);
                 }
             }
             110..=113 => {

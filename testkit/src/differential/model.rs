@@ -27,6 +27,8 @@ pub struct Model {
     /// (user, target): who mutes whom, and who blocks whom.
     pub mutes: BTreeSet<(String, String)>,
     pub blocks: BTreeSet<(String, String)>,
+    /// (user, target) → when a mute that ends by itself ends (ms).
+    pub mute_ends: BTreeMap<(String, String), u64>,
     /// Suspended ids: hidden from every reader (their stored entries stay).
     pub suspended: BTreeSet<String>,
     /// (post, user): who likes which post.
