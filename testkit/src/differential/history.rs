@@ -212,8 +212,8 @@ pub async fn play(h: &mut Harness, seed: u64, steps: usize, users: usize) {
                     .unwrap();
                 h.replay_from(first + rng.below(60) as u64).await;
             }
-            102 => {
-                // One mute in three ends by itself, one to three seconds on.
+            101..=102 => {
+                // Two mutes in three end by themselves, one to three seconds on.
                 let expires_in = 1 + rng.below(3) as u64;
                 let timed = h.ingest.mute_for(&Caller::Trusted, &b, &a, expires_in);
                 if let Ok((_, until)) = timed.await {
@@ -258,10 +258,10 @@ pub async fn play(h: &mut Harness, seed: u64, steps: usize, users: usize) {
                     }
                 }
             }
-            99 => {
-                // The sweep, at a time up to three seconds on: the mutes
+            98..=99 => {
+                // The sweep, at a time up to four seconds on: the mutes
                 // ended by then are lifted, as unmutes.
-                let at = socialite_domain::ids::now_ms() + rng.below(3000) as u64;
+                let at = socialite_domain::ids::now_ms() + rng.below(4000) as u64;
                 h.ingest.end_mutes(at).await.unwrap();
                 let m = &mut h.model;
                 let ended: Vec<(String, String)> = m
