@@ -129,6 +129,13 @@ pub enum Event {
     FilterPut { user: UserId, filter: Filter },
     /// `user`'s keyword filter `filter` deleted.
     FilterRemoved { user: UserId, filter: u64 },
+    /// `user` muted (`muted`) or unmuted the thread whose first post is
+    /// `post` ([`crate::notifications::thread_mutes`]).
+    ThreadMuteSet {
+        user: UserId,
+        post: PostId,
+        muted: bool,
+    },
 }
 
 impl Event {
@@ -163,7 +170,8 @@ impl Event {
             | Event::MarkerSet { user, .. }
             | Event::KeptChanged { user, .. }
             | Event::FilterPut { user, .. }
-            | Event::FilterRemoved { user, .. } => user,
+            | Event::FilterRemoved { user, .. }
+            | Event::ThreadMuteSet { user, .. } => user,
             Event::TimelineDropped { user, .. }
             | Event::Joined { user, .. }
             | Event::Left { user, .. } => user,
@@ -257,7 +265,8 @@ impl Event {
             | Event::MarkerSet { .. }
             | Event::KeptChanged { .. }
             | Event::FilterPut { .. }
-            | Event::FilterRemoved { .. } => self.record_kind(),
+            | Event::FilterRemoved { .. }
+            | Event::ThreadMuteSet { .. } => self.record_kind(),
         };
         pb::Event { kind: Some(kind) }.encode_to_vec()
     }
@@ -348,6 +357,13 @@ impl Event {
                 user: s(user),
                 id: *filter,
             }),
+            Event::ThreadMuteSet { user, post, muted } => {
+                Kind::ThreadMuteSet(pb::ThreadMuteSet {
+                    user: s(user),
+                    post_id: post.0,
+                    muted: *muted,
+                })
+            }
             other => unreachable!("{other:?} changes timelines"),
         }
     }

@@ -93,7 +93,8 @@ impl Event {
             | Kind::MarkerSet(_)
             | Kind::KeptChanged(_)
             | Kind::FilterPut(_)
-            | Kind::FilterRemoved(_)) => Event::decode_record(kind)?,
+            | Kind::FilterRemoved(_)
+            | Kind::ThreadMuteSet(_)) => Event::decode_record(kind)?,
         })
     }
 
@@ -193,6 +194,11 @@ impl Event {
             Kind::FilterRemoved(e) => Event::FilterRemoved {
                 user: u(&e.user)?,
                 filter: e.id,
+            },
+            Kind::ThreadMuteSet(e) => Event::ThreadMuteSet {
+                user: u(&e.user)?,
+                post: PostId(e.post_id),
+                muted: e.muted,
             },
             other => unreachable!("{other:?} is decoded by `decode`"),
         })

@@ -153,6 +153,15 @@ pub enum Step {
     PutFilters { user: UserId, set: FilterSet },
     /// The user's filters gone (their deletion's last step).
     ForgetFilters(UserId),
+    /// The thread whose first post is `post` muted (`active`) for the
+    /// user's notifications, or no longer.
+    ThreadMute {
+        user: UserId,
+        post: PostId,
+        active: bool,
+    },
+    /// Every thread mute of the user gone (their deletion's last step).
+    ForgetThreadMutes(UserId),
     /// `post` in the user's `collection`, kept at `at_ms` (it is not there).
     Keep {
         collection: Collection,
@@ -306,6 +315,10 @@ pub trait Txn {
         user: &UserId,
         timeline: MarkerTimeline,
     ) -> Result<Option<Marker>, Self::Error>;
+    /// Up to `limit` of the threads the user muted (their first posts),
+    /// in id order.
+    async fn thread_mutes(&mut self, user: &UserId, limit: usize)
+        -> Result<Vec<PostId>, Self::Error>;
     /// The user's keyword filters, if they ever had any.
     async fn filters(&mut self, user: &UserId) -> Result<Option<FilterSet>, Self::Error>;
     /// When the user kept `post` in `collection`, if it is there.

@@ -27,6 +27,7 @@ use crate::model::filter::Filter;
 use crate::model::Post;
 use crate::notifications::notified::NoticeChange;
 use crate::notifications::notify;
+use crate::notifications::thread_mutes::mute_thread;
 use crate::plan::{Ledger, Txn};
 use crate::posts::post;
 use crate::transfer::import::Caps;
@@ -102,6 +103,13 @@ pub enum Write {
         user: UserId,
         id: u64,
     },
+    /// The thread of `post` muted (`make`) or unmuted for `user`'s
+    /// notifications.
+    ThreadMute {
+        user: UserId,
+        post: PostId,
+        make: bool,
+    },
     RevokeTokens {
         user: UserId,
         at_ms: u64,
@@ -136,6 +144,8 @@ pub enum Done {
     Edge(EdgeTransition),
     Relation(RelationTransition),
     Filter(Filter),
+    /// Whether a thread mute changed, and the thread's first post.
+    Thread(bool, PostId),
 }
 
 impl Write {
@@ -174,6 +184,8 @@ impl Write {
             Write::FollowOptions { .. } => "set_follow_options",
             Write::PutFilter { .. } => "put_filter",
             Write::RemoveFilter { .. } => "remove_filter",
+            Write::ThreadMute { make: true, .. } => "mute_thread",
+            Write::ThreadMute { make: false, .. } => "unmute_thread",
             Write::RevokeTokens { .. } => "revoke_tokens",
             Write::Suspension { .. } => "set_suspended",
             Write::Import { .. } => "import",
@@ -202,6 +214,7 @@ impl Write {
             Write::FollowOptions { .. } => "setting follow options",
             Write::PutFilter { .. } => "storing a filter",
             Write::RemoveFilter { .. } => "deleting a filter",
+            Write::ThreadMute { .. } => "changing a thread mute",
             Write::RevokeTokens { .. } => "revoking tokens",
             Write::Suspension { .. } => "changing a suspension",
             Write::Import { .. } => "importing records",
@@ -267,6 +280,10 @@ impl Write {
             } => Done::Filter(filters::plan::put_filter(txn, user, *id, change, *at_ms).await?),
             Write::RemoveFilter { user, id } => {
                 Done::Changed(filters::plan::remove_filter(txn, user, *id).await?)
+            }
+            Write::ThreadMute { user, post, make } => {
+                let (changed, thread) = mute_thread(txn, user, *post, *make, true).await?;
+                Done::Thread(changed, thread)
             }
             Write::RevokeTokens { user, at_ms } => {
                 user::set_standing(txn, user, |s| s.revoked(*at_ms)).await?;
@@ -349,6 +366,12 @@ impl Done {
     pub fn relation(self) -> Result<RelationTransition> {
         match self {
             Done::Relation(t) => Ok(t),
+            other => Err(mismatch(other)),
+        }
+    }
+    pub fn thread(self) -> Result<(bool, PostId)> {
+        match self {
+            Done::Thread(changed, thread) => Ok((changed, thread)),
             other => Err(mismatch(other)),
         }
     }

@@ -88,6 +88,7 @@ pub(crate) fn copy_content(from: &ReadTransaction, to: &WriteTransaction) -> Res
         + copy(from, to, TALLIES)?
         + copy(from, to, MARKERS)?
         + copy(from, to, FILTERS)?
+        + copy(from, to, THREAD_MUTES)?
         + copy(from, to, KEPT)?
         + copy(from, to, KEPT_ORDER)?
         + copy(from, to, KEPT_BY_POST)?

@@ -365,6 +365,18 @@ impl Reposts for EmbeddedStore {
 
 #[async_trait]
 impl Notices for EmbeddedStore {
+    async fn muted_threads(
+        &self,
+        user: &UserId,
+        after: Option<PostId>,
+        limit: usize,
+    ) -> Result<Vec<PostId>> {
+        self.read(|txn| {
+            let table = txn.open_table(THREAD_MUTES).store()?;
+            crate::thread_mutes::of(&table, user.as_str(), after, limit)
+        })
+    }
+
     async fn notice_groups(
         &self,
         user: &UserId,

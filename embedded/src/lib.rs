@@ -48,6 +48,7 @@ mod reposts;
 mod store;
 mod stored;
 mod tables;
+mod thread_mutes;
 mod timelines;
 mod transact;
 mod transfer;

@@ -93,6 +93,7 @@ impl EmbeddedStore {
             txn.open_table(TALLIES).store()?;
             txn.open_table(MARKERS).store()?;
             txn.open_table(FILTERS).store()?;
+            txn.open_table(THREAD_MUTES).store()?;
             txn.open_table(KEPT).store()?;
             txn.open_table(KEPT_ORDER).store()?;
             txn.open_table(KEPT_BY_POST).store()?;

@@ -234,6 +234,24 @@ impl Snapshot {
 }
 
 impl Snapshot {
+    fn thread_mutes(&self, after: Option<&Record>, limit: usize) -> Result<Vec<Record>> {
+        let table = self.txn.open_table(THREAD_MUTES).store()?;
+        let after = cursor(after, |k| match k {
+            Key::ThreadMute(u, post) => Some((u.as_str(), post.0)),
+            _ => None,
+        })?;
+        let rows = table.range::<(&str, u64)>(from(after)).store()?;
+        let rows = rows.map(|item| {
+            let (k, _) = item.store()?;
+            let (u, post) = k.value();
+            Ok(Some(Record::ThreadMute {
+                user: UserId::from_stored(u.to_owned()),
+                post: PostId(post),
+            }))
+        });
+        first(rows, limit)
+    }
+
     fn kept(&self, after: Option<&Record>, limit: usize) -> Result<Vec<Record>> {
         let table = self.txn.open_table(KEPT).store()?;
         let after = cursor(after, |k| match k {
@@ -285,6 +303,7 @@ impl ExportView for Snapshot {
             Section::Markers => self.markers(after, limit),
             Section::Kept => self.kept(after, limit),
             Section::Filters => self.filters(after, limit),
+            Section::ThreadMutes => self.thread_mutes(after, limit),
         }
     }
 }

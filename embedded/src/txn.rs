@@ -7,7 +7,7 @@ use crate::store::{add_counts, emit, user_exists, Ctx};
 use crate::tables::*;
 use crate::{
     accounts, content, edge_times, filters, groups, kept, likes, lists, markers, mute_ends,
-    notices, post_rows, relations, reposts,
+    notices, post_rows, relations, reposts, thread_mutes,
 };
 use redb::{ReadableTable, WriteTransaction};
 use serde_json::{Map, Value};
@@ -192,6 +192,11 @@ impl Txn for Ctx<'_> {
         Ok(held.into_iter().find(|m| m.timeline == timeline))
     }
 
+    async fn thread_mutes(&mut self, user: &UserId, limit: usize) -> Result<Vec<PostId>> {
+        let table = self.txn.open_table(THREAD_MUTES).store()?;
+        thread_mutes::of(&table, user.as_str(), None, limit)
+    }
+
     async fn filters(&mut self, user: &UserId) -> Result<Option<FilterSet>> {
         filters::of(&self.txn.open_table(FILTERS).store()?, user.as_str())
     }
@@ -344,6 +349,10 @@ fn apply_step(ctx: &mut Ctx<'_>, step: &Step) -> Result<()> {
         Step::PutMarker { user, marker } => markers::put(txn, user.as_str(), marker),
         Step::PutFilters { user, set } => filters::put(txn, user.as_str(), set),
         Step::ForgetFilters(user) => filters::forget(txn, user.as_str()),
+        Step::ThreadMute { user, post, active } => {
+            thread_mutes::put(txn, user.as_str(), *post, *active)
+        }
+        Step::ForgetThreadMutes(user) => thread_mutes::forget(txn, user.as_str()),
         Step::Keep { .. }
         | Step::Unkeep { .. }
         | Step::ForgetKept(_)

@@ -200,6 +200,15 @@ impl Reposts for MongoStore {
 
 #[async_trait]
 impl Notices for MongoStore {
+    async fn muted_threads(
+        &self,
+        user: &UserId,
+        after: Option<PostId>,
+        limit: usize,
+    ) -> Result<Vec<PostId>> {
+        self.muted_threads_of(user.as_str(), after, limit).await
+    }
+
     async fn notice_groups(
         &self,
         user: &UserId,

@@ -32,6 +32,7 @@ pub const LIKES: &str = "likes";
 pub const TALLIES: &str = "tallies";
 pub const MARKERS: &str = "markers";
 pub const FILTERS: &str = "filters";
+pub const THREAD_MUTES: &str = "thread_mutes";
 pub const KEPT: &str = "kept";
 pub const REPOSTS: &str = "reposts";
 pub const NOTICES: &str = "notices";
@@ -109,6 +110,7 @@ pub struct Db {
     pub tallies: Collection<Document>,
     pub markers: Collection<Document>,
     pub filters: Collection<Document>,
+    pub thread_mutes: Collection<Document>,
     pub kept: Collection<Document>,
     pub reposts: Collection<Document>,
     pub notices: Collection<Document>,
@@ -147,6 +149,7 @@ impl Db {
             tallies: database.collection(TALLIES),
             markers: database.collection(MARKERS),
             filters: database.collection(FILTERS),
+            thread_mutes: database.collection(THREAD_MUTES),
             kept: database.collection(KEPT),
             reposts: database.collection(REPOSTS),
             notices: database.collection(NOTICES),

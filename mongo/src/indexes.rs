@@ -162,7 +162,7 @@ impl Db {
 
     /// A collection of a user in its order (and its size); a deleted
     /// post's rows in every collection; the export's order.
-    fn kept_indexes(&self) -> [(&Collection<Document>, IndexModel, &'static str); 3] {
+    fn kept_indexes(&self) -> [(&Collection<Document>, IndexModel, &'static str); 4] {
         [
             (
                 &self.kept,
@@ -182,6 +182,12 @@ impl Db {
                 &self.kept,
                 index(doc! { "u": 1, "c": 1, "p": 1 }, "u_c_p", true),
                 "the kept posts' export index",
+            ),
+            // A user's muted threads in id order.
+            (
+                &self.thread_mutes,
+                index(doc! { "u": 1, "p": 1 }, "u_p", true),
+                "the muted threads index",
             ),
         ]
     }

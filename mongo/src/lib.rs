@@ -36,6 +36,7 @@ mod posts;
 mod relations;
 mod reposts;
 mod store;
+mod thread_mutes;
 mod timelines;
 mod transfer;
 mod txn;

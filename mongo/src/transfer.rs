@@ -38,6 +38,7 @@ fn collection_of(section: Section) -> (&'static str, &'static [&'static str]) {
         Section::Markers => ("markers", &["_id"]),
         Section::Kept => ("kept", &["u", "c", "p"]),
         Section::Filters => ("filters", &["_id"]),
+        Section::ThreadMutes => ("thread_mutes", &["u", "p"]),
     }
 }
 
@@ -53,6 +54,7 @@ fn key_values(record: &Record) -> Vec<Bson> {
         Key::Like(post, u) => vec![Bson::Int64(id_bson(post)), s(u)],
         Key::Marker(u, timeline) => vec![Bson::String(marker_id(u.as_str(), timeline))],
         Key::Filters(u) => vec![s(u)],
+        Key::ThreadMute(u, post) => vec![s(u), Bson::Int64(id_bson(post))],
         Key::Kept(u, c, post) => vec![
             s(u),
             Bson::String(c.to_string()),
@@ -93,6 +95,7 @@ impl Pages {
             "markers" => &self.db.markers,
             "kept" => &self.db.kept,
             "filters" => &self.db.filters,
+            "thread_mutes" => &self.db.thread_mutes,
             _ => &self.db.content,
         }
     }
@@ -182,6 +185,10 @@ fn record(section: Section, d: &Document) -> Result<Option<Record>> {
                 next_id: set.next_id,
             },
             None => return Ok(None),
+        },
+        Section::ThreadMutes => Record::ThreadMute {
+            user: user("u")?,
+            post: PostId(get_i64(d, "p") as u64),
         },
         Section::Kept => Record::Kept {
             collection: KeptIn::parse(get_str(d, "c")?)?,

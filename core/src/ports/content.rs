@@ -281,6 +281,25 @@ port! {
             };
             self.transact(write).await?.changed()
         }
+        /// Mutes (`make`) or unmutes the thread of `post` for `user`'s
+        /// notifications, as [`socialite_domain::notifications::thread_mutes::mute_thread`]
+        /// plans it: whether it changed, and the thread's first post.
+        write async fn mute_thread(&self, user: &UserId, post: PostId, make: bool) -> Result<(bool, PostId)> {
+            let write = Write::ThreadMute {
+                user: user.clone(),
+                post,
+                make,
+            };
+            self.transact(write).await?.thread()
+        }
+        /// The threads the user muted (their first posts), in id order,
+        /// after `after`, at most `limit`.
+        async fn muted_threads(
+            &self,
+            user: &UserId,
+            after: Option<PostId>,
+            limit: usize,
+        ) -> Result<Vec<PostId>>;
         /// The user's notification entries in the order of their newest
         /// notices, newest first, below the place `before`, at most `limit`.
         async fn notice_groups(

@@ -44,6 +44,7 @@ fn kind(r: &Record) -> &'static str {
         Record::Marker { .. } => "markers",
         Record::Kept { .. } => "kept posts",
         Record::Filters { .. } => "filters",
+        Record::ThreadMute { .. } => "muted threads",
     }
 }
 

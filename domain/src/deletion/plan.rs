@@ -122,6 +122,7 @@ pub async fn deletion_step<T: Txn>(
         DeletionStage::Finish => {
             steps.push(Step::ForgetMarkers(user.clone()));
             steps.push(Step::ForgetFilters(user.clone()));
+            steps.push(Step::ForgetThreadMutes(user.clone()));
             steps.push(Step::ForgetKept(user.clone()));
             steps.push(Step::RemoveUser(user.clone()));
             steps.push(Step::Emit(timeline_dropped(user, own_lists)));

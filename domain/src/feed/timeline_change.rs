@@ -145,7 +145,8 @@ impl<'a> TimelineChange<'a> {
             | Event::MarkerSet { .. }
             | Event::KeptChanged { .. }
             | Event::FilterPut { .. }
-            | Event::FilterRemoved { .. } => return None,
+            | Event::FilterRemoved { .. }
+            | Event::ThreadMuteSet { .. } => return None,
         })
     }
 }

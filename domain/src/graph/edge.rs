@@ -177,6 +177,7 @@ mod tests {
             | Step::ForgetCounts(_)
             | Step::ForgetMarkers(_)
             | Step::ForgetFilters(_)
+            | Step::ForgetThreadMutes(_)
             | Step::ForgetKept(_)
             | Step::ForgetKeptPosts(_) => "deletion",
             Step::PutUser { .. } | Step::SetStanding { .. } => "user",
@@ -188,6 +189,7 @@ mod tests {
             | Step::RemoveNoticeGroup { .. } => "notice",
             Step::PutMarker { .. } => "marker",
             Step::PutFilters { .. } => "filters",
+            Step::ThreadMute { .. } => "thread_mute",
             Step::Keep { .. } | Step::Unkeep { .. } => "kept",
             Step::Emit(_) => "emit",
         }

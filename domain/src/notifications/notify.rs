@@ -6,6 +6,7 @@
 
 use crate::ids::UserId;
 use crate::notifications::notified::{Notice, NoticeChange, NoticeGroup, NoticeKey, ACTORS_SHOWN};
+use crate::notifications::thread_mutes::in_muted_thread;
 use crate::plan::{Step, Txn};
 
 /// Applies `changes` (no `Forget` among them) in order; how many changed
@@ -49,6 +50,11 @@ async fn make<T: Txn>(txn: &mut T, n: &Notice) -> Result<bool, T::Error> {
     let (recipient, actor) = (&n.key.recipient, &n.key.actor);
     if txn.existing_users(&[recipient, actor]).await?.len() < 2 {
         return Ok(false);
+    }
+    if let Some(about) = n.key.post {
+        if in_muted_thread(txn, recipient, about).await? {
+            return Ok(false);
+        }
     }
     let key = n.group();
     let held = txn.notice_group(recipient, key).await?;

@@ -115,6 +115,11 @@ impl Act {
                 }
             }
             Record::Marker { user, marker } => Event::MarkerSet { user, marker },
+            Record::ThreadMute { user, post } => Event::ThreadMuteSet {
+                user,
+                post,
+                muted: true,
+            },
             Record::Kept {
                 collection,
                 user,

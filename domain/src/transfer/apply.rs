@@ -32,6 +32,7 @@ use crate::interactions::repost::{carried, new_repost};
 use crate::model::Post;
 use crate::notifications::notified::changes_of;
 use crate::notifications::notify;
+use crate::notifications::thread_mutes;
 use crate::plan::{Step, Txn};
 use crate::posts::post;
 use crate::transfer::act::Act;
@@ -96,6 +97,14 @@ async fn event_act<T: Txn>(txn: &mut T, event: &Event, mode: Mode) -> Result<boo
                 return Ok(mode.absent(user_not_found(user))?);
             }
             filters::plan::remove_filter(txn, user, *filter).await?
+        }
+        Event::ThreadMuteSet { user, post, muted } => {
+            if txn.existing_users(&[user]).await?.is_empty() {
+                return Ok(mode.absent(user_not_found(user))?);
+            }
+            thread_mutes::mute_thread(txn, user, *post, *muted, false)
+                .await?
+                .0
         }
         Event::KeptChanged {
             collection,

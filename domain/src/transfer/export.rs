@@ -39,12 +39,14 @@ pub enum Section {
     Kept,
     /// Users' keyword filters, by user.
     Filters,
+    /// Threads users muted, by user, then the thread's first post.
+    ThreadMutes,
 }
 
 impl Section {
     /// The sections in the format's order: every record after those it
     /// names (users first, posts before their likes).
-    pub const ALL: [Section; 10] = [
+    pub const ALL: [Section; 11] = [
         Section::Users,
         Section::Accounts,
         Section::Follows,
@@ -55,6 +57,7 @@ impl Section {
         Section::Markers,
         Section::Kept,
         Section::Filters,
+        Section::ThreadMutes,
     ];
 
     /// The section after this one; `None` after the last.
@@ -77,6 +80,7 @@ pub enum Key<'a> {
     Marker(&'a UserId, MarkerTimeline),
     Kept(&'a UserId, &'a Collection, PostId),
     Filters(&'a UserId),
+    ThreadMute(&'a UserId, PostId),
 }
 
 impl Record {
@@ -104,6 +108,7 @@ impl Record {
                 kept,
             } => Key::Kept(user, collection, kept.post),
             Record::Filters { user, .. } => Key::Filters(user),
+            Record::ThreadMute { user, post } => Key::ThreadMute(user, *post),
         }
     }
 }
@@ -142,7 +147,8 @@ pub fn exported(mut record: Record, deleting: impl Fn(&UserId) -> bool) -> Optio
         | Record::Like { user, .. }
         | Record::Marker { user, .. }
         | Record::Kept { user, .. }
-        | Record::Filters { user, .. } => here(user),
+        | Record::Filters { user, .. }
+        | Record::ThreadMute { user, .. } => here(user),
         Record::Post { post, .. } => {
             post.mentions.retain(|m| here(m));
             here(&post.author)

@@ -1,5 +1,5 @@
 //! The lines of what a reader keeps (a marker, a kept post, their
-//! filters), read into records and written back.
+//! filters, a muted thread), read into records and written back.
 
 use super::record::{Line, Record};
 use crate::error::Result;
@@ -51,6 +51,10 @@ impl Record {
                 filters,
                 next_id,
             },
+            Line::ThreadMute { user: u, post } => Record::ThreadMute {
+                user: user(&u)?,
+                post: PostId::parse(&post)?,
+            },
             _ => unreachable!("not a reader's line"),
         })
     }
@@ -85,6 +89,10 @@ impl Record {
                 user: text(user),
                 filters: filters.clone(),
                 next_id: *next_id,
+            },
+            Record::ThreadMute { user, post } => Line::ThreadMute {
+                user: text(user),
+                post: post.to_string(),
             },
             _ => unreachable!("not a reader's record"),
         }

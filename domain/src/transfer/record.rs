@@ -16,7 +16,8 @@
 //! not, so each of its replies may answer a post it does not hold.
 //! Version 3 adds `kept`; a stream of an older version holds none.
 //! Version 6 adds `filters`; a stream of an older version holds none.
-//! Version 7 adds `until_ms` to a `mute` that ends by itself.
+//! Version 7 adds `until_ms` to a `mute` that ends by itself, and
+//! `thread_mute`.
 //!
 //! Lines are read into [`Line`] (plain strings, as written), then checked
 //! into a [`Record`] of validated ids, so a bad line is refused with what
@@ -138,6 +139,11 @@ pub enum Line {
         #[serde(default)]
         next_id: u64,
     },
+    /// A thread a user muted, named by its first post (version 7 on).
+    ThreadMute {
+        user: String,
+        post: String,
+    },
     End {
         records: u64,
     },
@@ -226,6 +232,11 @@ pub enum Record {
         user: UserId,
         filters: Vec<Filter>,
         next_id: u64,
+    },
+    /// A thread `user` muted, named by its first post.
+    ThreadMute {
+        user: UserId,
+        post: PostId,
     },
 }
 

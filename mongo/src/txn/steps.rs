@@ -132,9 +132,10 @@ impl MongoTxn<'_> {
                 let filter = doc! { "_id": { "$in": &ids } };
                 db.content.delete_many(filter).session(&mut *s).await?;
             }
-            Step::ForgetCounts(_) | Step::ForgetMarkers(_) | Step::ForgetFilters(_) => {
-                self.apply_cascade(step).await?
-            }
+            Step::ForgetCounts(_)
+            | Step::ForgetMarkers(_)
+            | Step::ForgetFilters(_)
+            | Step::ForgetThreadMutes(_) => self.apply_cascade(step).await?,
             Step::Like { .. } | Step::Repost { .. } => self.apply_row_step(step).await?,
             Step::PutNotice(_)
             | Step::RemoveNotice(_)
@@ -142,6 +143,7 @@ impl MongoTxn<'_> {
             | Step::RemoveNoticeGroup { .. } => self.apply_notice_step(step).await?,
             Step::PutMarker { .. }
             | Step::PutFilters { .. }
+            | Step::ThreadMute { .. }
             | Step::Keep { .. }
             | Step::Unkeep { .. }
             | Step::ForgetKept(_)
@@ -216,6 +218,9 @@ impl MongoTxn<'_> {
         match step {
             Step::PutMarker { user, marker } => store.put_marker_in(s, user.as_str(), marker).await,
             Step::PutFilters { user, set } => store.put_filters_in(s, user.as_str(), set).await,
+            Step::ThreadMute { user, post, active } => {
+                store.put_thread_mute_in(s, user.as_str(), *post, *active).await
+            }
             Step::Keep {
                 collection,
                 user,
@@ -250,6 +255,10 @@ impl MongoTxn<'_> {
             }
             Step::ForgetMarkers(user) => self.store.forget_markers_in(self.s, user.as_str()).await,
             Step::ForgetFilters(user) => self.store.forget_filters_in(self.s, user.as_str()).await,
+            Step::ForgetThreadMutes(user) => {
+                let user = user.as_str();
+                self.store.forget_thread_mutes_in(self.s, user).await
+            }
             _ => unreachable!("not a cascade's step"),
         }
     }

@@ -48,6 +48,7 @@ pub(crate) async fn exported(b: &Backends) -> Vec<String> {
                 kept,
             } => format!("kept {collection} {user} {}", kept.post.0),
             Record::Filters { user, filters, .. } => format!("filters {user} {}", filters.len()),
+            Record::ThreadMute { user, post } => format!("thread_mute {user} {}", post.0),
         }));
     }
 }

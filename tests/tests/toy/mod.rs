@@ -84,6 +84,8 @@ struct State {
     markers: BTreeMap<(UserId, MarkerTimeline), Marker>,
     /// user → their keyword filters.
     filters: BTreeMap<UserId, socialite_core::model::filter::FilterSet>,
+    /// (user, first post): the threads users muted.
+    thread_mutes: BTreeSet<(UserId, PostId)>,
     /// (user, collection, post) → when kept.
     kept: BTreeMap<(UserId, Collection, PostId), u64>,
     accounts: BTreeMap<UserId, Standing>,

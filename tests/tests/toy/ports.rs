@@ -268,6 +268,18 @@ impl Reposts for ToyStore {
 
 #[async_trait]
 impl Notices for ToyStore {
+    async fn muted_threads(
+        &self,
+        user: &UserId,
+        after: Option<PostId>,
+        limit: usize,
+    ) -> Result<Vec<PostId>> {
+        Ok(self.read(|s| {
+            let held = s.thread_mutes.iter().filter(|(u, p)| u == user && Some(*p) > after);
+            held.take(limit).map(|(_, p)| *p).collect()
+        }))
+    }
+
     async fn notice_groups(
         &self,
         user: &UserId,
@@ -732,6 +744,18 @@ impl ToyExport {
                         next_id: set.next_id,
                     })
                     .collect()
+            }
+            Section::ThreadMutes => {
+                let after = cursor(after, |k| match k {
+                    Key::ThreadMute(u, post) => Some((u.clone(), post)),
+                    _ => None,
+                })?;
+                let rows = s.thread_mutes.range(from(after)).take(n);
+                rows.map(|(user, post)| Record::ThreadMute {
+                    user: user.clone(),
+                    post: *post,
+                })
+                .collect()
             }
             _ => {
                 let after = cursor(after, |k| match k {

@@ -189,6 +189,11 @@ impl Txn for ToyTxn {
         Ok(mine.count() as u64)
     }
 
+    async fn thread_mutes(&mut self, user: &UserId, limit: usize) -> Result<Vec<PostId>> {
+        let held = self.state.thread_mutes.iter().filter(|(u, _)| u == user);
+        Ok(held.take(limit).map(|(_, p)| *p).collect())
+    }
+
     async fn filters(
         &mut self,
         user: &UserId,
@@ -441,6 +446,14 @@ impl ToyTxn {
             Step::ForgetFilters(user) => {
                 s.filters.remove(user);
             }
+            Step::ThreadMute { user, post, active } => {
+                let row = (user.clone(), *post);
+                match active {
+                    true => s.thread_mutes.insert(row),
+                    false => s.thread_mutes.remove(&row),
+                };
+            }
+            Step::ForgetThreadMutes(user) => s.thread_mutes.retain(|(u, _)| u != user),
             Step::Keep {
                 collection,
                 user,

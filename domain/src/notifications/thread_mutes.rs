@@ -1,0 +1,111 @@
+//! Muted threads: a user mutes a conversation, and its replies, likes,
+//! reposts and mentions notify them no more (Mastodon's and Bluesky's
+//! "mute conversation"). Decided once for every backend:
+//!
+//! - **A thread is named by its first post**: muting through any post of
+//!   it mutes the chain's top, the first post reached going up its replies
+//!   ([`MAX_ANCESTORS`] at most; a post deleted since ends the chain at its
+//!   id), so every reply under it is covered however deep.
+//! - **At notice time**: a notice about a post (a reply to, like, repost or
+//!   mention in it, or a followed author's post) is not made for a
+//!   recipient who muted the post's thread ([`in_muted_thread`]). The
+//!   chain is walked only for a recipient who muted any, so the common
+//!   notice costs one read. Notices made before the mute stay.
+//! - **Bounded**: at most [`MAX_THREAD_MUTES`] threads a user.
+
+use crate::checks::{post_not_found, user_not_found};
+use crate::error::Error;
+use crate::event::Event;
+use crate::ids::{PostId, UserId};
+use crate::plan::{Step, Txn};
+use crate::posts::replies::MAX_ANCESTORS;
+
+/// Most threads one user mutes.
+pub const MAX_THREAD_MUTES: usize = 1000;
+
+/// The first post of `post`'s thread: its chain's top, or the id of the
+/// post the chain's last stored post answers (deleted since). `None` when
+/// `post` itself is not stored.
+pub async fn thread_of<T: Txn>(txn: &mut T, post: PostId) -> Result<Option<PostId>, T::Error> {
+    let Some(mut at) = txn.post(post).await? else {
+        return Ok(None);
+    };
+    for _ in 0..MAX_ANCESTORS {
+        let Some(up) = at.reply_to.as_ref().map(|r| r.id) else {
+            break;
+        };
+        match txn.post(up).await? {
+            Some(parent) => at = parent,
+            None => return Ok(Some(up)),
+        }
+    }
+    Ok(Some(at.id))
+}
+
+/// Mutes (`make`) or unmutes for `user` the thread of `post` (`resolve`:
+/// found as [`thread_of`] finds it, as the API names one; else `post` is
+/// the thread's first post already, as a transfer carries it). A post not
+/// stored cannot be muted through (`post_not_found`), but a thread named by
+/// its first post can be unmuted after that post is gone. Whether it
+/// changed, and the thread's first post.
+pub async fn mute_thread<T: Txn>(
+    txn: &mut T,
+    user: &UserId,
+    post: PostId,
+    make: bool,
+    resolve: bool,
+) -> Result<(bool, PostId), T::Error> {
+    if txn.existing_users(&[user]).await?.is_empty() {
+        return Err(user_not_found(user).into());
+    }
+    let thread = match (resolve, thread_of(txn, post).await?) {
+        (false, _) => post,
+        (true, Some(first)) => first,
+        (true, None) if make => return Err(post_not_found(post).into()),
+        (true, None) => post,
+    };
+    let held = txn.thread_mutes(user, MAX_THREAD_MUTES).await?;
+    if held.contains(&thread) == make {
+        return Ok((false, thread));
+    }
+    if make && held.len() >= MAX_THREAD_MUTES {
+        return Err(Error::conflict(
+            "too_many_thread_mutes",
+            format!("a user mutes at most {MAX_THREAD_MUTES} threads"),
+        )
+        .into());
+    }
+    let steps = [
+        Step::ThreadMute {
+            user: user.clone(),
+            post: thread,
+            active: make,
+        },
+        Step::Emit(Event::ThreadMuteSet {
+            user: user.clone(),
+            post: thread,
+            muted: make,
+        }),
+    ];
+    txn.apply(&steps).await?;
+    Ok((true, thread))
+}
+
+/// Whether `recipient` muted the thread `about` is in (read in the
+/// notice's transaction).
+pub async fn in_muted_thread<T: Txn>(
+    txn: &mut T,
+    recipient: &UserId,
+    about: PostId,
+) -> Result<bool, T::Error> {
+    let muted = txn.thread_mutes(recipient, MAX_THREAD_MUTES).await?;
+    if muted.is_empty() {
+        return Ok(false);
+    }
+    if muted.contains(&about) {
+        return Ok(true);
+    }
+    Ok(thread_of(txn, about)
+        .await?
+        .is_some_and(|first| muted.contains(&first)))
+}
