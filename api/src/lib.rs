@@ -41,6 +41,7 @@ pub mod refusals;
 pub mod responses;
 pub mod schema;
 pub mod serve;
+pub mod thread_mutes;
 
 pub use error::ApiError;
 

@@ -272,6 +272,19 @@ pub struct ShownLessPath {
     pub post_id: PostId,
 }
 
+/// A user and a post of the thread they mute or unmute.
+#[derive(IntoParams)]
+#[into_params(parameter_in = Path)]
+#[allow(dead_code)]
+pub struct ThreadPath {
+    /// The user.
+    #[param(inline, example = "bob")]
+    pub id: UserId,
+    /// Any post of the thread (to unmute: also its first post, if gone).
+    #[param(inline, example = "0550f1a2b3c40000")]
+    pub post_id: PostId,
+}
+
 /// Paging of a group's timeline, and whose mutes and blocks apply.
 #[derive(IntoParams)]
 #[into_params(parameter_in = Query)]

@@ -357,13 +357,11 @@ impl Event {
                 user: s(user),
                 id: *filter,
             }),
-            Event::ThreadMuteSet { user, post, muted } => {
-                Kind::ThreadMuteSet(pb::ThreadMuteSet {
-                    user: s(user),
-                    post_id: post.0,
-                    muted: *muted,
-                })
-            }
+            Event::ThreadMuteSet { user, post, muted } => Kind::ThreadMuteSet(pb::ThreadMuteSet {
+                user: s(user),
+                post_id: post.0,
+                muted: *muted,
+            }),
             other => unreachable!("{other:?} changes timelines"),
         }
     }

@@ -317,8 +317,11 @@ pub trait Txn {
     ) -> Result<Option<Marker>, Self::Error>;
     /// Up to `limit` of the threads the user muted (their first posts),
     /// in id order.
-    async fn thread_mutes(&mut self, user: &UserId, limit: usize)
-        -> Result<Vec<PostId>, Self::Error>;
+    async fn thread_mutes(
+        &mut self,
+        user: &UserId,
+        limit: usize,
+    ) -> Result<Vec<PostId>, Self::Error>;
     /// The user's keyword filters, if they ever had any.
     async fn filters(&mut self, user: &UserId) -> Result<Option<FilterSet>, Self::Error>;
     /// When the user kept `post` in `collection`, if it is there.

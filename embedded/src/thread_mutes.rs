@@ -39,6 +39,8 @@ pub(crate) fn put(txn: &WriteTransaction, user: &str, post: PostId, active: bool
 /// Forgets a deleted user's muted threads.
 pub(crate) fn forget(txn: &WriteTransaction, user: &str) -> Result<()> {
     let mut table = txn.open_table(THREAD_MUTES).store()?;
-    table.retain_in((user, 0)..=(user, u64::MAX), |_, _| false).store()?;
+    table
+        .retain_in((user, 0)..=(user, u64::MAX), |_, _| false)
+        .store()?;
     Ok(())
 }

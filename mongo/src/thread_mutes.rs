@@ -88,4 +88,3 @@ impl MongoStore {
         found.map_err(|e| e.into_error("reading muted threads"))
     }
 }
-

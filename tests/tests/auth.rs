@@ -60,6 +60,9 @@ const REST_TABLE: &[(&str, &str, &str, bool, [u16; 7])] = &[
     ("DELETE", "/users/bob/reposts/{post}", "/users/{id}/reposts/{post_id}", false,       [401, 200, 200, 403, 403, 403, 200]),
     ("PUT", "/users/alice/markers/home", "/users/{id}/markers/{timeline}", true,          [401, 200, 200, 403, 403, 200, 403]),
     ("GET", "/users/alice/markers", "/users/{id}/markers", false,                         [401, 200, 403, 200, 403, 200, 403]),
+    ("PUT", "/users/alice/muted-threads/{post}", "/users/{id}/muted-threads/{post_id}", false, [401, 200, 200, 403, 403, 200, 403]),
+    ("DELETE", "/users/alice/muted-threads/{post}", "/users/{id}/muted-threads/{post_id}", false, [401, 200, 200, 403, 403, 200, 403]),
+    ("GET", "/users/alice/muted-threads", "/users/{id}/muted-threads", false,             [401, 200, 403, 200, 403, 200, 403]),
     ("POST", "/users/alice/filters", "/users/{id}/filters", true,                         [401, 201, 201, 403, 403, 201, 403]),
     ("GET", "/users/alice/filters", "/users/{id}/filters", false,                         [401, 200, 403, 200, 403, 200, 403]),
     ("GET", "/users/alice/filters/1", "/users/{id}/filters/{filter_id}", false,           [401, 200, 403, 200, 403, 200, 403]),
@@ -325,7 +328,7 @@ async fn every_grpc_method_answers_each_credential_as_the_table_says() {
     let t = spawn_app().await;
     network(&t).await;
     use Code::{Ok as Y, PermissionDenied as F, Unauthenticated as U};
-    let table: [(&str, [Code; 7]); 48] = [
+    let table: [(&str, [Code; 7]); 50] = [
         //                   none admin write read ops alice bob
         ("PutUser", [U, Y, Y, F, F, Y, F]),
         ("DeleteUser", [U, Y, F, F, Y, F, F]),
@@ -375,6 +378,8 @@ async fn every_grpc_method_answers_each_credential_as_the_table_says() {
         ("ListMarkers", [U, Y, F, Y, F, Y, F]),
         ("CreateFilter", [U, Y, Y, F, F, Y, F]),
         ("ListFilters", [U, Y, F, Y, F, Y, F]),
+        ("MuteThread", [U, Y, Y, F, F, Y, F]),
+        ("ListMutedThreads", [U, Y, F, Y, F, Y, F]),
     ];
     let mut n = 0;
     for (method, expected) in table {
@@ -595,6 +600,24 @@ async fn every_grpc_method_answers_each_credential_as_the_table_says() {
                         .map(drop),
                 ),
                 "ListFilters" => code(reads.list_filters(user()).await.map(drop)),
+                "MuteThread" => code(
+                    ingest
+                        .mute_thread(pb::ThreadMuteRequest {
+                            user: "alice".into(),
+                            post_id: post.clone(),
+                        })
+                        .await
+                        .map(drop),
+                ),
+                "ListMutedThreads" => code(
+                    reads
+                        .list_muted_threads(pb::ListMutedThreadsRequest {
+                            user: "alice".into(),
+                            ..Default::default()
+                        })
+                        .await
+                        .map(drop),
+                ),
                 "ListNotifications" => code(reads.list_notifications(posts()).await.map(drop)),
                 "UnreadNotifications" => code(reads.unread_notifications(user()).await.map(drop)),
                 "GetThread" => code(

@@ -190,6 +190,20 @@ impl pb::ingest_server::Ingest for IngestGrpc {
         }))
     }
 
+    async fn mute_thread(
+        &self,
+        req: Request<pb::ThreadMuteRequest>,
+    ) -> Result<Response<pb::ThreadMuteReply>, Status> {
+        crate::thread_mutes::mute(&self.0, req, true).await
+    }
+
+    async fn unmute_thread(
+        &self,
+        req: Request<pb::ThreadMuteRequest>,
+    ) -> Result<Response<pb::ThreadMuteReply>, Status> {
+        crate::thread_mutes::mute(&self.0, req, false).await
+    }
+
     async fn show_less(
         &self,
         req: Request<pb::ShowLessRequest>,

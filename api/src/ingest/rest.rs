@@ -41,6 +41,7 @@ pub fn rest_router() -> OpenApiRouter<Arc<Ingest>> {
         .merge(super::preferences::rest_router())
         .merge(crate::bookmarks::rest::ingest_router())
         .merge(crate::filters::rest::ingest_router())
+        .merge(crate::thread_mutes::ingest_router())
         .merge(super::moderation::rest_router())
 }
 

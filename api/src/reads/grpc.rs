@@ -191,6 +191,13 @@ impl pb::reads_server::Reads for ReadsGrpc {
         Ok(Response::new(pb::UnreadCount { unread, more }))
     }
 
+    async fn list_muted_threads(
+        &self,
+        req: Request<pb::ListMutedThreadsRequest>,
+    ) -> Result<Response<pb::ThreadList>, Status> {
+        crate::thread_mutes::list(&self.0, req).await
+    }
+
     async fn list_filters(
         &self,
         req: Request<pb::UserRef>,

@@ -69,6 +69,7 @@ pub fn rest_router() -> OpenApiRouter<ReadsState> {
         .merge(super::notices::rest_router())
         .merge(crate::bookmarks::rest::reads_router())
         .merge(crate::filters::rest::reads_router())
+        .merge(crate::thread_mutes::reads_router())
 }
 
 pub fn rest_routes(reads: Arc<Reads>) -> OpenApiRouter {

@@ -5,10 +5,11 @@ use super::LiveEvent;
 use crate::error::Result;
 use crate::event::Event;
 use crate::feed::{Feed, Stores};
-use crate::ids::{now_ms, UserId};
+use crate::ids::{now_ms, PostId, UserId};
 use crate::metrics::metrics;
 use crate::model::filter::FilterContext;
 use crate::model::{FeedItem, Post};
+use crate::notifications::InStore;
 use crate::ports::{Applied, AppliedFeed};
 use crate::shutdown::Shutdown;
 use rustc_hash::{FxHashMap, FxHashSet};
@@ -19,6 +20,7 @@ use socialite_domain::graph::relations::{FollowOption, Relation};
 use socialite_domain::notifications::notified::{
     changes_of, subscribers_told, Notice, NoticeChange,
 };
+use socialite_domain::notifications::thread_mutes::{thread_of, MAX_THREAD_MUTES};
 use std::sync::{Arc, Mutex, MutexGuard};
 use tokio::sync::mpsc;
 
@@ -50,6 +52,8 @@ struct Seen {
     notify: FxHashSet<UserId>,
     /// Their keyword filters, applied to each entry at its time.
     filters: Option<Arc<Matcher>>,
+    /// The threads they muted (first posts): no notices from them.
+    muted_threads: Arc<FxHashSet<PostId>>,
 }
 
 impl Seen {
@@ -251,10 +255,13 @@ impl LiveHub {
         let graph = &self.stores.graph;
         let notify = Relation::Option(FollowOption::Notify);
         let filters = self.stores.filters.matcher(&*self.stores.content, user);
-        let (r, notify, filters) = tokio::try_join!(
+        let content = &self.stores.content;
+        let threads = content.muted_threads(user, None, MAX_THREAD_MUTES);
+        let (r, notify, filters, threads) = tokio::try_join!(
             graph.relations_of(user),
             graph.all_relations(user, notify),
-            filters
+            filters,
+            threads
         )?;
         let hidden = r.muted.into_iter().chain(r.blocked).chain(r.blocked_by);
         let seen = Seen {
@@ -262,6 +269,7 @@ impl LiveHub {
             reposts_off: r.reposts_off.into_iter().collect(),
             notify: notify.into_iter().collect(),
             filters,
+            muted_threads: Arc::new(threads.into_iter().collect()),
         };
         Ok((authors, seen))
     }
@@ -312,10 +320,13 @@ impl LiveHub {
 
     /// Sends what one applied event changes to the streams it concerns.
     pub async fn dispatch(&self, event: &Event) {
-        self.notify(event);
+        for (notice, muted) in self.notify(event) {
+            self.notify_outside_muted(notice, &muted).await;
+        }
         if let Event::FollowOptionsSet { user, .. }
         | Event::FilterPut { user, .. }
-        | Event::FilterRemoved { user, .. } = event
+        | Event::FilterRemoved { user, .. }
+        | Event::ThreadMuteSet { user, .. } = event
         {
             // What the streams keep from the user changed; their timeline not.
             return self.reload(user).await;
@@ -383,10 +394,14 @@ impl LiveHub {
 
     /// Tells the watched recipients of the notices `event` makes, but of
     /// actors they do not see.
-    fn notify(&self, event: &Event) {
+    /// Sends the notices `event` makes to their recipients' streams, but
+    /// those whose recipient muted a thread: returned with the threads, to
+    /// be checked against them ([`Self::notify_outside_muted`]).
+    fn notify(&self, event: &Event) -> Vec<(Notice, Arc<FxHashSet<PostId>>)> {
         let mut reg = self.registry();
+        let mut held = Vec::new();
         if reg.users.is_empty() {
-            return;
+            return held;
         }
         let mut changes = changes_of(event);
         if let Event::PostCreated { post, .. } = event {
@@ -407,15 +422,41 @@ impl LiveHub {
                 continue;
             };
             let recipient = &notice.key.recipient;
-            let hidden = reg.users.get(recipient).map(|w| {
-                w.seen.hidden.contains(&notice.key.actor)
-                    || w.seen.filters_hide(recipient, event, &notice)
-            });
-            if hidden == Some(false) {
-                let told = LiveEvent::Notified(Box::new(notice.clone()));
-                reg.send(recipient, &told);
+            let Some(seen) = reg.users.get(recipient).map(|w| &w.seen) else {
+                continue;
+            };
+            if seen.hidden.contains(&notice.key.actor)
+                || seen.filters_hide(recipient, event, &notice)
+            {
+                continue;
             }
+            if !seen.muted_threads.is_empty() && notice.key.post.is_some() {
+                held.push((notice.clone(), seen.muted_threads.clone()));
+                continue;
+            }
+            let told = LiveEvent::Notified(Box::new(notice.clone()));
+            reg.send(recipient, &told);
         }
+        held
+    }
+
+    /// Sends `notice` unless its post is in one of `muted` threads (a
+    /// post that cannot be read is taken as outside them).
+    async fn notify_outside_muted(&self, notice: Notice, muted: &FxHashSet<PostId>) {
+        let Some(about) = notice.key.post else {
+            return;
+        };
+        let first = thread_of(&mut InStore(&*self.stores.content), about).await;
+        let first = first.unwrap_or_else(|e| {
+            tracing::warn!(error = %e.chain(), "reading a thread for live notifications failed");
+            None
+        });
+        if muted.contains(&about) || first.is_some_and(|f| muted.contains(&f)) {
+            return;
+        }
+        let recipient = notice.key.recipient.clone();
+        let told = LiveEvent::Notified(Box::new(notice));
+        self.registry().send(&recipient, &told);
     }
 
     /// The entry a new item makes: the post itself, or for a repost the

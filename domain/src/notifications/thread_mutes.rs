@@ -23,23 +23,47 @@ use crate::posts::replies::MAX_ANCESTORS;
 /// Most threads one user mutes.
 pub const MAX_THREAD_MUTES: usize = 1000;
 
+/// Where a thread walk reads posts: a write's transaction, or a store.
+#[allow(async_fn_in_trait)]
+pub trait Answered {
+    type Error;
+    /// What `post` answers (`Some(None)`: nothing, it is a first post);
+    /// `None` when `post` is not stored.
+    async fn answered(&mut self, post: PostId) -> Result<Option<Option<PostId>>, Self::Error>;
+}
+
+/// A write's transaction, as a thread walk reads it.
+pub struct InTxn<'a, T>(pub &'a mut T);
+
+impl<T: Txn> Answered for InTxn<'_, T> {
+    type Error = T::Error;
+    async fn answered(&mut self, post: PostId) -> Result<Option<Option<PostId>>, T::Error> {
+        let found = self.0.post(post).await?;
+        Ok(found.map(|p| p.reply_to.map(|r| r.id)))
+    }
+}
+
 /// The first post of `post`'s thread: its chain's top, or the id of the
 /// post the chain's last stored post answers (deleted since). `None` when
 /// `post` itself is not stored.
-pub async fn thread_of<T: Txn>(txn: &mut T, post: PostId) -> Result<Option<PostId>, T::Error> {
-    let Some(mut at) = txn.post(post).await? else {
+pub async fn thread_of<A: Answered>(
+    posts: &mut A,
+    post: PostId,
+) -> Result<Option<PostId>, A::Error> {
+    let Some(mut up) = posts.answered(post).await? else {
         return Ok(None);
     };
+    let mut at = post;
     for _ in 0..MAX_ANCESTORS {
-        let Some(up) = at.reply_to.as_ref().map(|r| r.id) else {
+        let Some(parent) = up else {
             break;
         };
-        match txn.post(up).await? {
-            Some(parent) => at = parent,
-            None => return Ok(Some(up)),
+        match posts.answered(parent).await? {
+            Some(next) => (at, up) = (parent, next),
+            None => return Ok(Some(parent)),
         }
     }
-    Ok(Some(at.id))
+    Ok(Some(at))
 }
 
 /// Mutes (`make`) or unmutes for `user` the thread of `post` (`resolve`:
@@ -58,7 +82,7 @@ pub async fn mute_thread<T: Txn>(
     if txn.existing_users(&[user]).await?.is_empty() {
         return Err(user_not_found(user).into());
     }
-    let thread = match (resolve, thread_of(txn, post).await?) {
+    let thread = match (resolve, thread_of(&mut InTxn(&mut *txn), post).await?) {
         (false, _) => post,
         (true, Some(first)) => first,
         (true, None) if make => return Err(post_not_found(post).into()),
@@ -105,7 +129,6 @@ pub async fn in_muted_thread<T: Txn>(
     if muted.contains(&about) {
         return Ok(true);
     }
-    Ok(thread_of(txn, about)
-        .await?
-        .is_some_and(|first| muted.contains(&first)))
+    let first = thread_of(&mut InTxn(&mut *txn), about).await?;
+    Ok(first.is_some_and(|first| muted.contains(&first)))
 }

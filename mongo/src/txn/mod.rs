@@ -294,7 +294,9 @@ impl Txn for MongoTxn<'_> {
 
     async fn thread_mutes(&mut self, user: &UserId, limit: usize) -> Result<Vec<PostId>, TxnError> {
         let s = Some(&mut *self.s);
-        self.store.thread_mutes_in(s, user.as_str(), None, limit).await
+        self.store
+            .thread_mutes_in(s, user.as_str(), None, limit)
+            .await
     }
 
     async fn filters(&mut self, user: &UserId) -> Result<Option<FilterSet>, TxnError> {

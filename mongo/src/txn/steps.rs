@@ -219,7 +219,9 @@ impl MongoTxn<'_> {
             Step::PutMarker { user, marker } => store.put_marker_in(s, user.as_str(), marker).await,
             Step::PutFilters { user, set } => store.put_filters_in(s, user.as_str(), set).await,
             Step::ThreadMute { user, post, active } => {
-                store.put_thread_mute_in(s, user.as_str(), *post, *active).await
+                store
+                    .put_thread_mute_in(s, user.as_str(), *post, *active)
+                    .await
             }
             Step::Keep {
                 collection,

@@ -275,7 +275,10 @@ impl Notices for ToyStore {
         limit: usize,
     ) -> Result<Vec<PostId>> {
         Ok(self.read(|s| {
-            let held = s.thread_mutes.iter().filter(|(u, p)| u == user && Some(*p) > after);
+            let held = s
+                .thread_mutes
+                .iter()
+                .filter(|(u, p)| u == user && Some(*p) > after);
             held.take(limit).map(|(_, p)| *p).collect()
         }))
     }
