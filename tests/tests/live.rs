@@ -240,7 +240,7 @@ async fn a_repost_streams_as_its_post_placed_by_the_repost() {
 }
 
 /// A user's stream tells them of a new notification: its kind, post,
-/// actor and id; not of an actor they mute.
+/// actor and id; not of an actor they mute, nor of a thread they muted.
 #[tokio::test]
 async fn a_stream_carries_notifications() {
     let t = spawn_app_with(20).await;
@@ -248,10 +248,21 @@ async fn a_stream_carries_notifications() {
         t.put_user(u).await;
     }
     let post = t.post("ann", "hi").await;
+    let quiet = t.post("ann", "a thread she muted").await;
     t.call(Method::PUT, "/users/ann/mutes/cy", None).await;
+    let (s, _) = t
+        .call(
+            Method::PUT,
+            &format!("/users/ann/muted-threads/{quiet}"),
+            None,
+        )
+        .await;
+    assert_eq!(s, StatusCode::OK);
     t.wait_idle().await;
     let mut s = Stream::open(&t.base, ADMIN_KEY, "ann", None).await;
     t.call(Method::PUT, &format!("/users/cy/likes/{post}"), None)
+        .await;
+    t.call(Method::PUT, &format!("/users/bob/likes/{quiet}"), None)
         .await;
     t.call(Method::PUT, &format!("/users/bob/likes/{post}"), None)
         .await;
@@ -264,7 +275,7 @@ async fn a_stream_carries_notifications() {
             &Value::from("bob"),
             &Value::from(post)
         ),
-        "cy is muted: bob's like is the first told"
+        "cy is muted, the thread of bob's first like too: his second is the first told"
     );
     assert!(e.data["id"].as_str().is_some_and(|id| id.len() == 16));
 }

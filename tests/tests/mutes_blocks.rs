@@ -489,3 +489,117 @@ async fn a_block_hides_the_author_from_every_read_by_name() {
         .unwrap();
     assert_eq!(seen.into_inner().id, "ann");
 }
+
+/// bob's notifications as (kind, post) pairs, newest first.
+async fn told(t: &TestApp) -> Vec<(String, String)> {
+    let (s, b) = t.get("/users/bob/notifications").await;
+    assert_eq!(s, StatusCode::OK, "{b}");
+    let entries = b["notifications"].as_array().unwrap().iter();
+    let pair = |n: &Value| {
+        (
+            n["kind"].as_str().unwrap().to_owned(),
+            n["post"].as_str().unwrap_or("").to_owned(),
+        )
+    };
+    entries.map(pair).collect()
+}
+
+#[tokio::test]
+async fn a_muted_thread_notifies_no_more_over_rest_and_grpc() {
+    let t = spawn_app().await;
+    users(&t, &["bob", "alice", "carol"]).await;
+    let root = t.post("bob", "a thread").await;
+    let body = json!({ "message": "an answer", "in_reply_to": root });
+    let (s, b) = t.call(Method::POST, "/users/alice/posts", Some(body)).await;
+    assert_eq!(s, StatusCode::CREATED, "{b}");
+    let answer = b["id"].as_str().unwrap().to_owned();
+    let other = t.post("bob", "elsewhere").await;
+
+    // Muted through alice's answer: the thread is bob's first post.
+    for (path, status, code) in [
+        (
+            "/users/bob/muted-threads/nope",
+            StatusCode::BAD_REQUEST,
+            "invalid_post_id",
+        ),
+        (
+            "/users/bob/muted-threads/0550f1a2b3c40000",
+            StatusCode::NOT_FOUND,
+            "post_not_found",
+        ),
+    ] {
+        let (s, b) = t.call(Method::PUT, path, None).await;
+        assert_eq!(
+            (s, b["error"]["code"].as_str()),
+            (status, Some(code)),
+            "{path}"
+        );
+    }
+    let (s, b) = t
+        .call(
+            Method::PUT,
+            &format!("/users/bob/muted-threads/{answer}"),
+            None,
+        )
+        .await;
+    assert_eq!(
+        (s, b),
+        (
+            StatusCode::OK,
+            json!({ "muted": true, "changed": true, "thread": root })
+        )
+    );
+    let (_, listed) = t.get("/users/bob/muted-threads").await;
+    assert_eq!(listed, json!({ "threads": [root], "next_cursor": null }));
+
+    // carol likes and answers in it, and likes bob's other post: only that tells him.
+    for post in [&root, &answer, &other] {
+        t.call(Method::PUT, &format!("/users/carol/likes/{post}"), None)
+            .await;
+    }
+    let body = json!({ "message": "me too @bob", "in_reply_to": answer });
+    t.call(Method::POST, "/users/carol/posts", Some(body)).await;
+    t.wait_idle().await;
+    let like = |post: &str| ("like".to_owned(), post.to_owned());
+    let reply_to_root = ("reply".to_owned(), root.clone());
+    assert_eq!(told(&t).await, [like(&other), reply_to_root.clone()]);
+
+    // Over gRPC: listed, unmuted, and it tells him again.
+    let (mut w, mut r) = clients_as(&t, &token_for("bob")).await;
+    let listed = r
+        .list_muted_threads(pb::ListMutedThreadsRequest {
+            user: "bob".into(),
+            ..Default::default()
+        })
+        .await
+        .unwrap()
+        .into_inner();
+    assert_eq!(listed.threads, vec![root.clone()]);
+    let request = pb::ThreadMuteRequest {
+        user: "bob".into(),
+        post_id: root.clone(),
+    };
+    let reply = w.unmute_thread(request.clone()).await.unwrap().into_inner();
+    assert_eq!(
+        (reply.muted, reply.changed, reply.thread),
+        (false, true, root.clone())
+    );
+    t.call(Method::PUT, &format!("/users/alice/likes/{root}"), None)
+        .await;
+    t.wait_idle().await;
+    assert_eq!(told(&t).await[0], like(&root));
+    let reply = w.mute_thread(request).await.unwrap().into_inner();
+    assert!(reply.muted && reply.changed);
+    let err = w
+        .mute_thread(pb::ThreadMuteRequest {
+            user: "alice".into(),
+            post_id: root,
+        })
+        .await
+        .unwrap_err();
+    assert_eq!(
+        err.code(),
+        Code::PermissionDenied,
+        "bob's token mutes for bob only"
+    );
+}
