@@ -5,7 +5,7 @@
 use crate::auth::{grpc_parts, Auth};
 use crate::error::to_status;
 use crate::extract::{Path, Query};
-use crate::responses::UserNotFound;
+use crate::responses::{InvalidUserOrPostId, UserNotFound, UserOrPostNotFound};
 use crate::schema::{ErrorBody, ThreadPath, UserPageQuery, UserPath};
 use crate::ApiError;
 use axum::extract::{FromRef, State};
@@ -78,9 +78,8 @@ fn page_json(page: Page<PostId, String>) -> ThreadPageJson {
     security(("api_key" = ["write"]), ("user_token" = ["self"])),
     responses(
         (status = 200, description = "Muted", body = ThreadMuteJson),
-        (status = 400, description = "`invalid_user_id`, `invalid_post_id`", body = ErrorBody),
-        (status = 404, description = "`user_not_found`, `post_not_found`", body = ErrorBody),
         (status = 409, description = "`too_many_thread_mutes`: the user mutes 1,000", body = ErrorBody),
+        InvalidUserOrPostId, UserOrPostNotFound,
     )
 )]
 async fn mute_thread(
@@ -99,8 +98,7 @@ async fn mute_thread(
     security(("api_key" = ["write"]), ("user_token" = ["self"])),
     responses(
         (status = 200, description = "Not muted", body = ThreadMuteJson),
-        (status = 400, description = "`invalid_user_id`, `invalid_post_id`", body = ErrorBody),
-        UserNotFound,
+        InvalidUserOrPostId, UserNotFound,
     )
 )]
 async fn unmute_thread(

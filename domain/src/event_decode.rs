@@ -172,24 +172,7 @@ impl Event {
             },
             Kind::FilterPut(e) => Event::FilterPut {
                 user: u(&e.user)?,
-                filter: Filter {
-                    id: e.id,
-                    title: e.title,
-                    phrases: e
-                        .phrases
-                        .into_iter()
-                        .map(|p| Phrase {
-                            text: p.text,
-                            whole_word: p.whole_word,
-                        })
-                        .collect(),
-                    contexts: Contexts::from_bits(e.contexts as u8),
-                    action: match e.hide {
-                        true => FilterAction::Hide,
-                        false => FilterAction::Warn,
-                    },
-                    expires_at_ms: e.expires_at_ms,
-                },
+                filter: filter_of(e),
             },
             Kind::FilterRemoved(e) => Event::FilterRemoved {
                 user: u(&e.user)?,
@@ -222,6 +205,28 @@ fn json_object(text: &str) -> Option<Option<Map<String, Value>>> {
             Ok(Value::Object(map)) => Some(Some(map)),
             _ => None,
         },
+    }
+}
+
+/// The filter a `FilterPut` event carries.
+fn filter_of(e: pb::FilterPut) -> Filter {
+    Filter {
+        id: e.id,
+        title: e.title,
+        phrases: e
+            .phrases
+            .into_iter()
+            .map(|p| Phrase {
+                text: p.text,
+                whole_word: p.whole_word,
+            })
+            .collect(),
+        contexts: Contexts::from_bits(e.contexts as u8),
+        action: match e.hide {
+            true => FilterAction::Hide,
+            false => FilterAction::Warn,
+        },
+        expires_at_ms: e.expires_at_ms,
     }
 }
 

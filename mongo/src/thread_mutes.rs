@@ -60,9 +60,10 @@ impl MongoStore {
     ) -> Result<(), TxnError> {
         let key = doc! { "u": user, "p": id_bson(post) };
         let mutes = &self.db.thread_mutes;
-        match active {
-            true => drop(mutes.insert_one(key).session(&mut *s).await?),
-            false => drop(mutes.delete_one(key).session(&mut *s).await?),
+        if active {
+            mutes.insert_one(key).session(&mut *s).await?;
+        } else {
+            mutes.delete_one(key).session(&mut *s).await?;
         }
         Ok(())
     }

@@ -208,6 +208,11 @@ pub struct Relationship {
     pub options: Option<Vec<crate::model::relation::FollowOption>>,
 }
 
+/// Ancestors a thread walks up at most: a longer chain starts at the
+/// newest this many (`crate::posts::replies`; a muted thread's first post
+/// is looked for as far, `crate::notifications::thread_mutes`).
+pub const MAX_ANCESTORS: usize = 50;
+
 /// An account to follow, and how many of the user's followees follow it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Suggestion {

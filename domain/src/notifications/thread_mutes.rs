@@ -17,8 +17,8 @@ use crate::checks::{post_not_found, user_not_found};
 use crate::error::Error;
 use crate::event::Event;
 use crate::ids::{PostId, UserId};
+use crate::model::MAX_ANCESTORS;
 use crate::plan::{Step, Txn};
-use crate::posts::replies::MAX_ANCESTORS;
 
 /// Most threads one user mutes.
 pub const MAX_THREAD_MUTES: usize = 1000;

@@ -23,9 +23,7 @@
 use crate::error::{Error, ErrorKind};
 use crate::ids::UserId;
 
-/// Ancestors a thread walks up at most: a longer chain starts at the
-/// newest this many.
-pub const MAX_ANCESTORS: usize = 50;
+pub use crate::model::MAX_ANCESTORS;
 
 /// Whether a reply by `author` to a post of `answered` shows in `reader`'s
 /// home and list timelines, `follows` being whether the reader follows
