@@ -6,7 +6,7 @@ use serde_json::{Map, Value};
 use socialite_core::ids::{ListName, PostId, UserId};
 use socialite_core::markers::ForwardPage;
 use socialite_core::model::{
-    rfc3339_ms, FeedItem, Page, Post, PostCounts, Relationship, Suggestion, User,
+    rfc3339_ms, FeedItem, ListSummary, Page, Post, PostCounts, Relationship, Suggestion, User,
 };
 use socialite_core::posts::Thread;
 use socialite_domain::feed::markers::Marker;
@@ -436,6 +436,10 @@ pub struct ListJson {
     #[schema(example = "work")]
     pub name: String,
     pub count: u64,
+    /// Whether its accounts are kept out of the home timeline: shown to
+    /// those who may read the user's own settings.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub exclusive: Option<bool>,
 }
 
 /// A user's lists, in name order.
@@ -444,13 +448,14 @@ pub struct ListsJson {
     pub lists: Vec<ListJson>,
 }
 
-pub fn lists(lists: &[(ListName, u64)]) -> ListsJson {
+pub fn lists(lists: &[ListSummary]) -> ListsJson {
     ListsJson {
         lists: lists
             .iter()
-            .map(|(l, n)| ListJson {
-                name: l.as_str().to_owned(),
-                count: *n,
+            .map(|l| ListJson {
+                name: l.name.as_str().to_owned(),
+                count: l.count,
+                exclusive: l.exclusive,
             })
             .collect(),
     }

@@ -187,12 +187,22 @@ impl Reads {
         viewer: &UserId,
         context: FilterContext,
     ) -> Result<Hidden> {
-        let (relations, suspended, sift) = tokio::try_join!(
-            self.stores.graph.relations_of(viewer),
+        let graph = &self.stores.graph;
+        // Home leaves out whom the viewer files under an exclusive list.
+        let exclusive = async {
+            match context {
+                FilterContext::Home => graph.exclusive_members(viewer).await,
+                _ => Ok(Vec::new()),
+            }
+        };
+        let (relations, suspended, sift, exclusive) = tokio::try_join!(
+            graph.relations_of(viewer),
             self.stores.accounts.suspended_ids(),
-            self.sift(viewer, context)
+            self.sift(viewer, context),
+            exclusive
         )?;
         Ok(Hidden::in_timelines(relations)
+            .and_authors(exclusive)
             .and_suspended(suspended)
             .and_filtered(sift))
     }

@@ -136,6 +136,13 @@ pub enum Event {
         post: PostId,
         muted: bool,
     },
+    /// `user`'s `list` marked exclusive or no longer
+    /// ([`crate::graph::exclusive`]).
+    ListExclusiveSet {
+        user: UserId,
+        list: ListName,
+        exclusive: bool,
+    },
 }
 
 impl Event {
@@ -171,7 +178,8 @@ impl Event {
             | Event::KeptChanged { user, .. }
             | Event::FilterPut { user, .. }
             | Event::FilterRemoved { user, .. }
-            | Event::ThreadMuteSet { user, .. } => user,
+            | Event::ThreadMuteSet { user, .. }
+            | Event::ListExclusiveSet { user, .. } => user,
             Event::TimelineDropped { user, .. }
             | Event::Joined { user, .. }
             | Event::Left { user, .. } => user,
@@ -266,7 +274,8 @@ impl Event {
             | Event::KeptChanged { .. }
             | Event::FilterPut { .. }
             | Event::FilterRemoved { .. }
-            | Event::ThreadMuteSet { .. } => self.record_kind(),
+            | Event::ThreadMuteSet { .. }
+            | Event::ListExclusiveSet { .. } => self.record_kind(),
         };
         pb::Event { kind: Some(kind) }.encode_to_vec()
     }
@@ -361,6 +370,15 @@ impl Event {
                 user: s(user),
                 post_id: post.0,
                 muted: *muted,
+            }),
+            Event::ListExclusiveSet {
+                user,
+                list,
+                exclusive,
+            } => Kind::ListExclusiveSet(pb::ListExclusiveSet {
+                user: s(user),
+                list: list.as_str().to_owned(),
+                exclusive: *exclusive,
             }),
             other => unreachable!("{other:?} changes timelines"),
         }

@@ -94,7 +94,8 @@ impl Event {
             | Kind::KeptChanged(_)
             | Kind::FilterPut(_)
             | Kind::FilterRemoved(_)
-            | Kind::ThreadMuteSet(_)) => Event::decode_record(kind)?,
+            | Kind::ThreadMuteSet(_)
+            | Kind::ListExclusiveSet(_)) => Event::decode_record(kind)?,
         })
     }
 
@@ -182,6 +183,11 @@ impl Event {
                 user: u(&e.user)?,
                 post: PostId(e.post_id),
                 muted: e.muted,
+            },
+            Kind::ListExclusiveSet(e) => Event::ListExclusiveSet {
+                user: u(&e.user)?,
+                list: ListName::parse(&e.list).map_err(|e| bad(e.to_string()))?,
+                exclusive: e.exclusive,
             },
             other => unreachable!("{other:?} is decoded by `decode`"),
         })

@@ -162,6 +162,14 @@ pub enum Step {
     },
     /// Every thread mute of the user gone (their deletion's last step).
     ForgetThreadMutes(UserId),
+    /// The user's `list` marked exclusive (`on`) or no longer.
+    ExclusiveList {
+        user: UserId,
+        list: ListName,
+        on: bool,
+    },
+    /// Every exclusive mark of the user gone (their deletion's last step).
+    ForgetExclusiveLists(UserId),
     /// `post` in the user's `collection`, kept at `at_ms` (it is not there).
     Keep {
         collection: Collection,
@@ -204,6 +212,8 @@ pub trait Txn {
     async fn blocked_either_way(&mut self, a: &UserId, b: &UserId) -> Result<bool, Self::Error>;
     /// How many accounts `user` follows.
     async fn following_count(&mut self, user: &UserId) -> Result<u64, Self::Error>;
+    /// The user's lists marked exclusive, in name order.
+    async fn exclusive_lists(&mut self, user: &UserId) -> Result<Vec<ListName>, Self::Error>;
     /// The names of `user`'s lists (those with members).
     async fn list_names(&mut self, user: &UserId) -> Result<Vec<ListName>, Self::Error>;
     /// Whether `user` keeps `relation` to `target`.

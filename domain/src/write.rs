@@ -17,8 +17,8 @@ use crate::filters::{self, FilterChange};
 use crate::graph::relations::{
     FollowOption, Priority, Relation, RelationChange, RelationTransition,
 };
-use crate::graph::{edge, membership, relate};
-use crate::ids::{PostId, UserId};
+use crate::graph::{edge, exclusive, membership, relate};
+use crate::ids::{ListName, PostId, UserId};
 use crate::interactions::likes::LikeChange;
 use crate::interactions::repost::Reposted;
 use crate::interactions::reposts::RepostChange;
@@ -103,6 +103,12 @@ pub enum Write {
         user: UserId,
         id: u64,
     },
+    /// The user's `list` marked exclusive (`on`) or no longer.
+    ListExclusive {
+        user: UserId,
+        list: ListName,
+        on: bool,
+    },
     /// The thread of `post` muted (`make`) or unmuted for `user`'s
     /// notifications.
     ThreadMute {
@@ -184,6 +190,7 @@ impl Write {
             Write::FollowOptions { .. } => "set_follow_options",
             Write::PutFilter { .. } => "put_filter",
             Write::RemoveFilter { .. } => "remove_filter",
+            Write::ListExclusive { .. } => "set_list_exclusive",
             Write::ThreadMute { make: true, .. } => "mute_thread",
             Write::ThreadMute { make: false, .. } => "unmute_thread",
             Write::RevokeTokens { .. } => "revoke_tokens",
@@ -215,6 +222,7 @@ impl Write {
             Write::PutFilter { .. } => "storing a filter",
             Write::RemoveFilter { .. } => "deleting a filter",
             Write::ThreadMute { .. } => "changing a thread mute",
+            Write::ListExclusive { .. } => "marking a list exclusive",
             Write::RevokeTokens { .. } => "revoking tokens",
             Write::Suspension { .. } => "changing a suspension",
             Write::Import { .. } => "importing records",
@@ -280,6 +288,9 @@ impl Write {
             } => Done::Filter(filters::plan::put_filter(txn, user, *id, change, *at_ms).await?),
             Write::RemoveFilter { user, id } => {
                 Done::Changed(filters::plan::remove_filter(txn, user, *id).await?)
+            }
+            Write::ListExclusive { user, list, on } => {
+                Done::Changed(exclusive::set_exclusive(txn, user, list, *on, true).await?)
             }
             Write::ThreadMute { user, post, make } => {
                 let (changed, thread) = mute_thread(txn, user, *post, *make, true).await?;

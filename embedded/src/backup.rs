@@ -89,6 +89,7 @@ pub(crate) fn copy_content(from: &ReadTransaction, to: &WriteTransaction) -> Res
         + copy(from, to, MARKERS)?
         + copy(from, to, FILTERS)?
         + copy(from, to, THREAD_MUTES)?
+        + copy(from, to, EXCLUSIVE_LISTS)?
         + copy(from, to, KEPT)?
         + copy(from, to, KEPT_ORDER)?
         + copy(from, to, KEPT_BY_POST)?

@@ -5,7 +5,7 @@
 
 use crate::store::{edges_of, stored_ids, EmbeddedStore};
 use crate::tables::*;
-use crate::{edge_times, groups, lists, mute_ends, relations};
+use crate::{edge_times, exclusive, groups, lists, mute_ends, relations};
 use async_trait::async_trait;
 use redb::ReadableTable;
 use socialite_core::error::Result;
@@ -134,6 +134,10 @@ impl Edges for EmbeddedStore {
 
 #[async_trait]
 impl Lists for EmbeddedStore {
+    async fn exclusive_lists(&self, user: &UserId) -> Result<Vec<ListName>> {
+        self.read(|txn| exclusive::of(&txn.open_table(EXCLUSIVE_LISTS).store()?, user.as_str()))
+    }
+
     async fn lists(&self, user: &UserId) -> Result<Vec<(ListName, u64)>> {
         self.read(|txn| lists::user_lists(&txn.open_table(USER_LISTS).store()?, user.as_str()))
     }

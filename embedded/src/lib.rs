@@ -26,6 +26,7 @@ pub mod config;
 mod content;
 mod deletion;
 mod edge_times;
+mod exclusive;
 mod filters;
 mod graph;
 mod groups;

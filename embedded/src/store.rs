@@ -94,6 +94,7 @@ impl EmbeddedStore {
             txn.open_table(MARKERS).store()?;
             txn.open_table(FILTERS).store()?;
             txn.open_table(THREAD_MUTES).store()?;
+            txn.open_table(EXCLUSIVE_LISTS).store()?;
             txn.open_table(KEPT).store()?;
             txn.open_table(KEPT_ORDER).store()?;
             txn.open_table(KEPT_BY_POST).store()?;

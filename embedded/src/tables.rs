@@ -98,6 +98,9 @@ pub const NOTICE_ORDER: TableDefinition<(&str, u64, u8, u64, u64), ()> =
 pub const TALLIES: TableDefinition<(u64, u8), i64> = TableDefinition::new("tallies");
 /// (user, marker timeline code) → (the newest post read, when set).
 pub const MARKERS: TableDefinition<(&str, u8), (u64, u64)> = TableDefinition::new("markers");
+/// (user, list): the lists a user marked exclusive.
+pub const EXCLUSIVE_LISTS: TableDefinition<(&str, &str), ()> =
+    TableDefinition::new("exclusive_lists");
 /// (user, post): the threads a user muted, named by their first posts.
 pub const THREAD_MUTES: TableDefinition<(&str, u64), ()> = TableDefinition::new("thread_mutes");
 /// user → their keyword filters: the set's revision (8 bytes, big-endian),

@@ -18,7 +18,7 @@ use async_trait::async_trait;
 use redb::{ReadTransaction, ReadableDatabase, ReadableTable};
 use serde_json::{Map, Value};
 use socialite_core::error::Result;
-use socialite_core::ids::{GroupName, PostId, UserId};
+use socialite_core::ids::{GroupName, ListName, PostId, UserId};
 use socialite_core::model::collection::{Collection, Kept};
 use socialite_core::model::filter::FilterSet;
 use socialite_core::ports::{ExportView, Transfer};
@@ -234,6 +234,24 @@ impl Snapshot {
 }
 
 impl Snapshot {
+    fn exclusive_lists(&self, after: Option<&Record>, limit: usize) -> Result<Vec<Record>> {
+        let table = self.txn.open_table(EXCLUSIVE_LISTS).store()?;
+        let after = cursor(after, |k| match k {
+            Key::ExclusiveList(u, l) => Some((u.as_str(), l.as_str())),
+            _ => None,
+        })?;
+        let rows = table.range::<(&str, &str)>(from(after)).store()?;
+        let rows = rows.map(|item| {
+            let (k, _) = item.store()?;
+            let (u, l) = k.value();
+            Ok(Some(Record::ExclusiveList {
+                user: UserId::from_stored(u.to_owned()),
+                list: ListName::from_stored(l),
+            }))
+        });
+        first(rows, limit)
+    }
+
     fn thread_mutes(&self, after: Option<&Record>, limit: usize) -> Result<Vec<Record>> {
         let table = self.txn.open_table(THREAD_MUTES).store()?;
         let after = cursor(after, |k| match k {
@@ -304,6 +322,7 @@ impl ExportView for Snapshot {
             Section::Kept => self.kept(after, limit),
             Section::Filters => self.filters(after, limit),
             Section::ThreadMutes => self.thread_mutes(after, limit),
+            Section::ExclusiveLists => self.exclusive_lists(after, limit),
         }
     }
 }

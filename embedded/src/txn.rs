@@ -6,8 +6,8 @@
 use crate::store::{add_counts, emit, user_exists, Ctx};
 use crate::tables::*;
 use crate::{
-    accounts, content, edge_times, filters, groups, kept, likes, lists, markers, mute_ends,
-    notices, post_rows, relations, reposts, thread_mutes,
+    accounts, content, edge_times, exclusive, filters, groups, kept, likes, lists, markers,
+    mute_ends, notices, post_rows, relations, reposts, thread_mutes,
 };
 use redb::{ReadableTable, WriteTransaction};
 use serde_json::{Map, Value};
@@ -192,6 +192,13 @@ impl Txn for Ctx<'_> {
         Ok(held.into_iter().find(|m| m.timeline == timeline))
     }
 
+    async fn exclusive_lists(&mut self, user: &UserId) -> Result<Vec<ListName>> {
+        exclusive::of(
+            &self.txn.open_table(EXCLUSIVE_LISTS).store()?,
+            user.as_str(),
+        )
+    }
+
     async fn thread_mutes(&mut self, user: &UserId, limit: usize) -> Result<Vec<PostId>> {
         let table = self.txn.open_table(THREAD_MUTES).store()?;
         thread_mutes::of(&table, user.as_str(), None, limit)
@@ -353,6 +360,8 @@ fn apply_step(ctx: &mut Ctx<'_>, step: &Step) -> Result<()> {
             thread_mutes::put(txn, user.as_str(), *post, *active)
         }
         Step::ForgetThreadMutes(user) => thread_mutes::forget(txn, user.as_str()),
+        Step::ExclusiveList { user, list, on } => exclusive::put(txn, user.as_str(), list, *on),
+        Step::ForgetExclusiveLists(user) => exclusive::forget(txn, user.as_str()),
         Step::Keep { .. }
         | Step::Unkeep { .. }
         | Step::ForgetKept(_)

@@ -33,6 +33,7 @@ pub const TALLIES: &str = "tallies";
 pub const MARKERS: &str = "markers";
 pub const FILTERS: &str = "filters";
 pub const THREAD_MUTES: &str = "thread_mutes";
+pub const EXCLUSIVE_LISTS: &str = "exclusive_lists";
 pub const KEPT: &str = "kept";
 pub const REPOSTS: &str = "reposts";
 pub const NOTICES: &str = "notices";
@@ -111,6 +112,7 @@ pub struct Db {
     pub markers: Collection<Document>,
     pub filters: Collection<Document>,
     pub thread_mutes: Collection<Document>,
+    pub exclusive_lists: Collection<Document>,
     pub kept: Collection<Document>,
     pub reposts: Collection<Document>,
     pub notices: Collection<Document>,
@@ -150,6 +152,7 @@ impl Db {
             markers: database.collection(MARKERS),
             filters: database.collection(FILTERS),
             thread_mutes: database.collection(THREAD_MUTES),
+            exclusive_lists: database.collection(EXCLUSIVE_LISTS),
             kept: database.collection(KEPT),
             reposts: database.collection(REPOSTS),
             notices: database.collection(NOTICES),

@@ -208,6 +208,11 @@ impl Edges for MongoStore {
 
 #[async_trait]
 impl Lists for MongoStore {
+    async fn exclusive_lists(&self, user: &UserId) -> Result<Vec<ListName>> {
+        let marked = self.exclusive_lists_in(None, user.as_str()).await;
+        marked.map_err(|e| e.into_error("reading exclusive lists"))
+    }
+
     async fn lists(&self, user: &UserId) -> Result<Vec<(ListName, u64)>> {
         self.list_sizes(None, user.as_str())
             .await

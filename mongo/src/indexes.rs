@@ -139,6 +139,12 @@ impl Db {
                 index(doc! { "until": 1 }, "until", false),
                 "the mute ends index",
             ),
+            // A user's exclusive lists, in name order.
+            (
+                &self.exclusive_lists,
+                index(doc! { "u": 1, "l": 1 }, "u_l", true),
+                "the exclusive lists index",
+            ),
         ]
     }
 

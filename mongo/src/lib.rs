@@ -19,6 +19,7 @@ mod counts;
 mod db;
 mod deletion;
 mod edge_pages;
+mod exclusive;
 mod expiry;
 mod filters;
 mod graph;

@@ -17,7 +17,7 @@ use futures_util::TryStreamExt;
 use mongodb::bson::{doc, Bson, Document};
 use mongodb::Collection;
 use socialite_core::error::Result;
-use socialite_core::ids::{GroupName, PostId, UserId};
+use socialite_core::ids::{GroupName, ListName, PostId, UserId};
 use socialite_core::model::collection::{Collection as KeptIn, Kept};
 use socialite_core::ports::{ExportView, Transfer};
 use socialite_domain::graph::relations::Relation;
@@ -39,6 +39,7 @@ fn collection_of(section: Section) -> (&'static str, &'static [&'static str]) {
         Section::Kept => ("kept", &["u", "c", "p"]),
         Section::Filters => ("filters", &["_id"]),
         Section::ThreadMutes => ("thread_mutes", &["u", "p"]),
+        Section::ExclusiveLists => ("exclusive_lists", &["u", "l"]),
     }
 }
 
@@ -55,6 +56,7 @@ fn key_values(record: &Record) -> Vec<Bson> {
         Key::Marker(u, timeline) => vec![Bson::String(marker_id(u.as_str(), timeline))],
         Key::Filters(u) => vec![s(u)],
         Key::ThreadMute(u, post) => vec![s(u), Bson::Int64(id_bson(post))],
+        Key::ExclusiveList(u, l) => vec![s(u), Bson::String(l.as_str().to_owned())],
         Key::Kept(u, c, post) => vec![
             s(u),
             Bson::String(c.to_string()),
@@ -96,6 +98,7 @@ impl Pages {
             "kept" => &self.db.kept,
             "filters" => &self.db.filters,
             "thread_mutes" => &self.db.thread_mutes,
+            "exclusive_lists" => &self.db.exclusive_lists,
             _ => &self.db.content,
         }
     }
@@ -185,6 +188,10 @@ fn record(section: Section, d: &Document) -> Result<Option<Record>> {
                 next_id: set.next_id,
             },
             None => return Ok(None),
+        },
+        Section::ExclusiveLists => Record::ExclusiveList {
+            user: user("u")?,
+            list: ListName::from_stored(get_str(d, "l")?),
         },
         Section::ThreadMutes => Record::ThreadMute {
             user: user("u")?,

@@ -587,7 +587,7 @@ async fn a_muted_thread_notifies_no_more_over_rest_and_grpc() {
     t.call(Method::PUT, &format!("/users/alice/likes/{root}"), None)
         .await;
     t.wait_idle().await;
-    assert_eq!(told(&t).await[0], like(&root));
+    assert!(told(&t).await.contains(&like(&root)), "it tells him again");
     let reply = w.mute_thread(request).await.unwrap().into_inner();
     assert!(reply.muted && reply.changed);
     let err = w

@@ -190,6 +190,13 @@ impl pb::ingest_server::Ingest for IngestGrpc {
         }))
     }
 
+    async fn set_list_exclusive(
+        &self,
+        req: Request<pb::ListExclusiveRequest>,
+    ) -> Result<Response<pb::ListExclusiveReply>, Status> {
+        super::lists::set_exclusive(&self.0, req).await
+    }
+
     async fn mute_thread(
         &self,
         req: Request<pb::ThreadMuteRequest>,

@@ -4,6 +4,7 @@
 mod bulk;
 mod grpc;
 mod likes;
+mod lists;
 mod markers;
 mod moderation;
 mod preferences;

@@ -36,6 +36,7 @@ pub fn rest_router() -> OpenApiRouter<Arc<Ingest>> {
         .routes(routes!(create_post))
         .routes(routes!(delete_post))
         .merge(super::likes::rest_router())
+        .merge(super::lists::rest_router())
         .merge(super::reposts::rest_router())
         .merge(super::markers::rest_router())
         .merge(super::preferences::rest_router())

@@ -397,9 +397,10 @@ impl pb::reads_server::Reads for ReadsGrpc {
         let lists = lists.map_err(to_status)?;
         let lists = lists
             .into_iter()
-            .map(|(name, count)| pb::NamedList {
-                name: name.to_string(),
-                count,
+            .map(|l| pb::NamedList {
+                name: l.name.to_string(),
+                count: l.count,
+                exclusive: l.exclusive,
             })
             .collect();
         Ok(Response::new(pb::ListList { lists }))

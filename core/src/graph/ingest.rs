@@ -3,7 +3,7 @@ use crate::checks::{
     check_edge_count, edge_lists, EdgeChange, EdgeOp, EdgeRequest, EdgeTransition, Membership,
 };
 use crate::error::Result;
-use crate::ids::{GroupName, UserId};
+use crate::ids::{GroupName, ListName, UserId};
 use crate::ingest::Ingest;
 use socialite_domain::accounts::access::Caller;
 use socialite_domain::graph::mute_ends;
@@ -143,6 +143,21 @@ impl Ingest {
         let _write = self.enter_changing(caller, Cost::making(true))?;
         let change = RelationChange::mute_until(u, t, until)?;
         Ok((self.graph.change_relation(&change).await?, until))
+    }
+
+    /// Marks the user's `list` exclusive (`on`): its accounts leave their
+    /// home timeline at the next read; whether it changed.
+    pub async fn set_list_exclusive(
+        &self,
+        caller: &Caller,
+        user: &str,
+        list: &str,
+        on: bool,
+    ) -> Result<bool> {
+        let (u, l) = (UserId::parse(user)?, ListName::parse(list)?);
+        self.acting_as(caller, &u).await?;
+        let _write = self.enter_changing(caller, Cost::Update)?;
+        self.graph.set_list_exclusive(&u, &l, on).await
     }
 
     /// Sets the user's priority for `target` in their ranked timelines

@@ -4,7 +4,7 @@
 use crate::checks::group_not_found;
 use crate::error::Result;
 use crate::ids::{decode_edge_cursor, decode_user_cursor, GroupName, ListName, UserId};
-use crate::model::{page_size, Page, Relationship, Suggestion};
+use crate::model::{page_size, ListSummary, Page, Relationship, Suggestion};
 use crate::reads::{time_page, user_page, Reads};
 use socialite_domain::accounts::access::{check, Act, Caller};
 use socialite_domain::graph::relations::{FollowOption, Relation};
@@ -79,9 +79,23 @@ impl Reads {
         caller: &Caller,
         id: &str,
         viewer: Option<&str>,
-    ) -> Result<Vec<(ListName, u64)>> {
+    ) -> Result<Vec<ListSummary>> {
         let user = self.user(caller, id, viewer).await?;
-        self.stores.graph.lists(&user.id).await
+        let graph = &self.stores.graph;
+        // Which are exclusive is the user's own setting.
+        let marked = match check(caller, Act::ReadOwn(&user.id)) {
+            Ok(()) => Some(graph.exclusive_lists(&user.id).await?),
+            Err(_) => None,
+        };
+        let lists = graph.lists(&user.id).await?;
+        Ok(lists
+            .into_iter()
+            .map(|(name, count)| ListSummary {
+                exclusive: marked.as_ref().map(|m| m.contains(&name)),
+                name,
+                count,
+            })
+            .collect())
     }
 
     /// Whether `id` follows `other` and whether `other` follows `id`.

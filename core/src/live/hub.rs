@@ -54,6 +54,8 @@ struct Seen {
     filters: Option<Arc<Matcher>>,
     /// The threads they muted (first posts): no notices from them.
     muted_threads: Arc<FxHashSet<PostId>>,
+    /// Whom they file under an exclusive list: left out of home.
+    home_off: FxHashSet<UserId>,
 }
 
 impl Seen {
@@ -109,9 +111,17 @@ impl Registry {
     /// `carried`'s posts, or `author`'s reposts when the post carries one.
     fn send_watchers(&mut self, author: &UserId, carried: Option<&UserId>, event: &LiveEvent) {
         for w in self.by_author.get(author).into_iter().flatten() {
-            let kept_from = self.users.get(w).is_some_and(|x| match carried {
-                Some(c) => x.seen.hidden.contains(c) || x.seen.reposts_off.contains(author),
-                None => false,
+            let kept_from = self.users.get(w).is_some_and(|x| {
+                let off = &x.seen.home_off;
+                off.contains(author)
+                    || match carried {
+                        Some(c) => {
+                            x.seen.hidden.contains(c)
+                                || x.seen.reposts_off.contains(author)
+                                || off.contains(c)
+                        }
+                        None => false,
+                    }
             });
             if kept_from {
                 continue;
@@ -257,11 +267,12 @@ impl LiveHub {
         let filters = self.stores.filters.matcher(&*self.stores.content, user);
         let content = &self.stores.content;
         let threads = content.muted_threads(user, None, MAX_THREAD_MUTES);
-        let (r, notify, filters, threads) = tokio::try_join!(
+        let (r, notify, filters, threads, home_off) = tokio::try_join!(
             graph.relations_of(user),
             graph.all_relations(user, notify),
             filters,
-            threads
+            threads,
+            graph.exclusive_members(user)
         )?;
         let hidden = r.muted.into_iter().chain(r.blocked).chain(r.blocked_by);
         let seen = Seen {
@@ -270,6 +281,7 @@ impl LiveHub {
             notify: notify.into_iter().collect(),
             filters,
             muted_threads: Arc::new(threads.into_iter().collect()),
+            home_off: home_off.into_iter().collect(),
         };
         Ok((authors, seen))
     }
@@ -326,10 +338,15 @@ impl LiveHub {
         if let Event::FollowOptionsSet { user, .. }
         | Event::FilterPut { user, .. }
         | Event::FilterRemoved { user, .. }
-        | Event::ThreadMuteSet { user, .. } = event
+        | Event::ThreadMuteSet { user, .. }
+        | Event::ListExclusiveSet { user, .. } = event
         {
             // What the streams keep from the user changed; their timeline not.
             return self.reload(user).await;
+        }
+        if let Event::Relisted { follower, .. } | Event::Followed { follower, .. } = event {
+            // The accounts their exclusive lists hold may have changed.
+            self.reload(follower).await;
         }
         let Some(change) = TimelineChange::of(event) else {
             return;

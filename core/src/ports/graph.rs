@@ -106,8 +106,31 @@ port! {
 }
 
 port! {
-    /// Lists: labels on follow edges, with each list's size.
-    pub trait Lists: Port as "graph" for Metered<dyn GraphStore> {
+    /// Lists: labels on follow edges, with each list's size, and which of a
+    /// user's lists are exclusive ([`socialite_domain::graph::exclusive`]).
+    pub trait Lists: Transact as "graph" for Metered<dyn GraphStore> {
+        /// Marks the user's `list` exclusive (`on`) or not, as
+        /// [`socialite_domain::graph::exclusive::set_exclusive`] plans it;
+        /// whether it changed.
+        write async fn set_list_exclusive(&self, user: &UserId, list: &ListName, on: bool) -> Result<bool> {
+            let write = Write::ListExclusive {
+                user: user.clone(),
+                list: list.clone(),
+                on,
+            };
+            self.transact(write).await?.changed()
+        }
+        /// The user's lists marked exclusive, in name order.
+        async fn exclusive_lists(&self, user: &UserId) -> Result<Vec<ListName>>;
+        /// The accounts the user files under any of their exclusive lists:
+        /// those home leaves out.
+        async fn exclusive_members(&self, user: &UserId) -> Result<Vec<UserId>> {
+            let mut members = Vec::new();
+            for list in self.exclusive_lists(user).await? {
+                members.extend(self.all_list_members(user, &list).await?);
+            }
+            Ok(members)
+        }
         /// The user's lists, in name order, with how many accounts each holds.
         async fn lists(&self, user: &UserId) -> Result<Vec<(ListName, u64)>>;
         /// The accounts `user` filed under `list`, in id order, after `after`,

@@ -8,7 +8,7 @@
 
 use crate::error::Result;
 use crate::ids::{GroupName, ListName, UserId};
-use crate::model::{FeedItem, Page};
+use crate::model::{FeedItem, ListSummary, Page};
 use crate::reads::Reads;
 use crate::transfer::stream::Stream;
 use socialite_domain::accounts::access::Caller;
@@ -45,6 +45,7 @@ fn kind(r: &Record) -> &'static str {
         Record::Kept { .. } => "kept posts",
         Record::Filters { .. } => "filters",
         Record::ThreadMute { .. } => "muted threads",
+        Record::ExclusiveList { .. } => "exclusive lists",
     }
 }
 
@@ -170,8 +171,10 @@ pub async fn compare_timelines(
     let mut out = Compared::default();
     for user in users {
         let u = user.as_str();
-        let names = |l: Result<Vec<(ListName, u64)>>| -> std::result::Result<Vec<ListName>, _> {
-            l.map(|l| l.into_iter().map(|(n, _)| n).collect())
+        // Each list with whether it is exclusive.
+        type Named = Vec<(ListName, Option<bool>)>;
+        let names = |l: Result<Vec<ListSummary>>| -> std::result::Result<Named, _> {
+            l.map(|l| l.into_iter().map(|s| (s.name, s.exclusive)).collect())
                 .map_err(|e| e.code())
         };
         let held = names(source.lists(&Caller::Trusted, u, None).await);
@@ -185,7 +188,7 @@ pub async fn compare_timelines(
         }
         let mut timelines = vec![Timeline::Home(u), Timeline::Mentions(u)];
         let held = held.unwrap_or_default();
-        timelines.extend(held.iter().map(|l| Timeline::List(u, l.as_str())));
+        timelines.extend(held.iter().map(|(l, _)| Timeline::List(u, l.as_str())));
         let joined = groups.get(user).into_iter().flatten();
         timelines.extend(joined.map(|g| Timeline::Group(u, g.as_str())));
         for t in timelines {

@@ -123,6 +123,7 @@ pub async fn deletion_step<T: Txn>(
             steps.push(Step::ForgetMarkers(user.clone()));
             steps.push(Step::ForgetFilters(user.clone()));
             steps.push(Step::ForgetThreadMutes(user.clone()));
+            steps.push(Step::ForgetExclusiveLists(user.clone()));
             steps.push(Step::ForgetKept(user.clone()));
             steps.push(Step::RemoveUser(user.clone()));
             steps.push(Step::Emit(timeline_dropped(user, own_lists)));

@@ -146,7 +146,8 @@ impl<'a> TimelineChange<'a> {
             | Event::KeptChanged { .. }
             | Event::FilterPut { .. }
             | Event::FilterRemoved { .. }
-            | Event::ThreadMuteSet { .. } => return None,
+            | Event::ThreadMuteSet { .. }
+            | Event::ListExclusiveSet { .. } => return None,
         })
     }
 }

@@ -178,6 +178,7 @@ mod tests {
             | Step::ForgetMarkers(_)
             | Step::ForgetFilters(_)
             | Step::ForgetThreadMutes(_)
+            | Step::ForgetExclusiveLists(_)
             | Step::ForgetKept(_)
             | Step::ForgetKeptPosts(_) => "deletion",
             Step::PutUser { .. } | Step::SetStanding { .. } => "user",
@@ -190,6 +191,7 @@ mod tests {
             Step::PutMarker { .. } => "marker",
             Step::PutFilters { .. } => "filters",
             Step::ThreadMute { .. } => "thread_mute",
+            Step::ExclusiveList { .. } => "exclusive_list",
             Step::Keep { .. } | Step::Unkeep { .. } => "kept",
             Step::Emit(_) => "emit",
         }

@@ -316,6 +316,13 @@ impl Hidden {
         }
     }
 
+    /// Also hides these authors (those a reader's exclusive lists keep
+    /// out of their home timeline).
+    pub fn and_authors(mut self, authors: Vec<UserId>) -> Hidden {
+        self.authors.extend(authors);
+        self
+    }
+
     /// Also hides the suspended accounts.
     pub fn and_suspended(mut self, suspended: Arc<HashSet<UserId>>) -> Hidden {
         self.suspended = Some(suspended).filter(|s| !s.is_empty());

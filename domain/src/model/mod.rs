@@ -213,6 +213,15 @@ pub struct Relationship {
 /// is looked for as far, `crate::notifications::thread_mutes`).
 pub const MAX_ANCESTORS: usize = 50;
 
+/// One of a user's lists: how many accounts it holds, and whether it is
+/// exclusive (`None` to a caller who cannot read the user's own settings).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ListSummary {
+    pub name: crate::ids::ListName,
+    pub count: u64,
+    pub exclusive: Option<bool>,
+}
+
 /// An account to follow, and how many of the user's followees follow it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Suggestion {

@@ -120,6 +120,11 @@ impl Act {
                 post,
                 muted: true,
             },
+            Record::ExclusiveList { user, list } => Event::ListExclusiveSet {
+                user,
+                list,
+                exclusive: true,
+            },
             Record::Kept {
                 collection,
                 user,

@@ -48,7 +48,10 @@ pub fn admit(record: &Record, now_ms: u64) -> Result<()> {
             check_lists_per_edge(lists.len())?;
             check_time_not_ahead("a follow", *at_ms, now_ms)
         }
-        Record::Relation { .. } | Record::Member { .. } | Record::ThreadMute { .. } => Ok(()),
+        Record::Relation { .. }
+        | Record::Member { .. }
+        | Record::ThreadMute { .. }
+        | Record::ExclusiveList { .. } => Ok(()),
         Record::Post { post, .. } => admit_post(post, now_ms),
         Record::Like { at_ms, .. } => check_time_not_ahead("a like", *at_ms, now_ms),
         Record::Marker { marker, .. } => {

@@ -24,7 +24,7 @@ use crate::feed::marker;
 use crate::feed::markers::Marker;
 use crate::filters;
 use crate::graph::relations::{Priority, Relation, RelationChange, MAX_RELATIONS};
-use crate::graph::{edge, membership, relate};
+use crate::graph::{edge, exclusive, membership, relate};
 use crate::ids::{now_ms, UserId};
 use crate::interactions::like;
 use crate::interactions::likes::LikeChange;
@@ -97,6 +97,16 @@ async fn event_act<T: Txn>(txn: &mut T, event: &Event, mode: Mode) -> Result<boo
                 return Ok(mode.absent(user_not_found(user))?);
             }
             filters::plan::remove_filter(txn, user, *filter).await?
+        }
+        Event::ListExclusiveSet {
+            user,
+            list,
+            exclusive,
+        } => {
+            if txn.existing_users(&[user]).await?.is_empty() {
+                return Ok(mode.absent(user_not_found(user))?);
+            }
+            exclusive::set_exclusive(txn, user, list, *exclusive, false).await?
         }
         Event::ThreadMuteSet { user, post, muted } => {
             if txn.existing_users(&[user]).await?.is_empty() {

@@ -12,7 +12,7 @@ use crate::deletion::cascade::present;
 use crate::error::{Error, Result};
 use crate::feed::markers::MarkerTimeline;
 use crate::graph::relations::Relation;
-use crate::ids::{GroupName, PostId, UserId};
+use crate::ids::{GroupName, ListName, PostId, UserId};
 use crate::model::collection::Collection;
 use crate::transfer::record::Record;
 
@@ -41,12 +41,14 @@ pub enum Section {
     Filters,
     /// Threads users muted, by user, then the thread's first post.
     ThreadMutes,
+    /// Lists marked exclusive, by user, then list.
+    ExclusiveLists,
 }
 
 impl Section {
     /// The sections in the format's order: every record after those it
     /// names (users first, posts before their likes).
-    pub const ALL: [Section; 11] = [
+    pub const ALL: [Section; 12] = [
         Section::Users,
         Section::Accounts,
         Section::Follows,
@@ -58,6 +60,7 @@ impl Section {
         Section::Kept,
         Section::Filters,
         Section::ThreadMutes,
+        Section::ExclusiveLists,
     ];
 
     /// The section after this one; `None` after the last.
@@ -81,6 +84,7 @@ pub enum Key<'a> {
     Kept(&'a UserId, &'a Collection, PostId),
     Filters(&'a UserId),
     ThreadMute(&'a UserId, PostId),
+    ExclusiveList(&'a UserId, &'a ListName),
 }
 
 impl Record {
@@ -109,6 +113,7 @@ impl Record {
             } => Key::Kept(user, collection, kept.post),
             Record::Filters { user, .. } => Key::Filters(user),
             Record::ThreadMute { user, post } => Key::ThreadMute(user, *post),
+            Record::ExclusiveList { user, list } => Key::ExclusiveList(user, list),
         }
     }
 }
@@ -148,7 +153,8 @@ pub fn exported(mut record: Record, deleting: impl Fn(&UserId) -> bool) -> Optio
         | Record::Marker { user, .. }
         | Record::Kept { user, .. }
         | Record::Filters { user, .. }
-        | Record::ThreadMute { user, .. } => here(user),
+        | Record::ThreadMute { user, .. }
+        | Record::ExclusiveList { user, .. } => here(user),
         Record::Post { post, .. } => {
             post.mentions.retain(|m| here(m));
             here(&post.author)

@@ -1,10 +1,11 @@
 //! The lines of what a reader keeps (a marker, a kept post, their
-//! filters, a muted thread), read into records and written back.
+//! filters, a muted thread, an exclusive list), read into records and
+//! written back.
 
 use super::record::{Line, Record};
 use crate::error::Result;
 use crate::feed::markers::{Marker, MarkerTimeline};
-use crate::ids::{PostId, UserId};
+use crate::ids::{ListName, PostId, UserId};
 use crate::model::collection::{Collection, Kept};
 
 fn user(s: &str) -> Result<UserId> {
@@ -55,6 +56,10 @@ impl Record {
                 user: user(&u)?,
                 post: PostId::parse(&post)?,
             },
+            Line::ExclusiveList { user: u, list } => Record::ExclusiveList {
+                user: user(&u)?,
+                list: ListName::parse(&list)?,
+            },
             _ => unreachable!("not a reader's line"),
         })
     }
@@ -93,6 +98,10 @@ impl Record {
             Record::ThreadMute { user, post } => Line::ThreadMute {
                 user: text(user),
                 post: post.to_string(),
+            },
+            Record::ExclusiveList { user, list } => Line::ExclusiveList {
+                user: text(user),
+                list: list.as_str().to_owned(),
             },
             _ => unreachable!("not a reader's record"),
         }

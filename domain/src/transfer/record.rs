@@ -16,8 +16,8 @@
 //! not, so each of its replies may answer a post it does not hold.
 //! Version 3 adds `kept`; a stream of an older version holds none.
 //! Version 6 adds `filters`; a stream of an older version holds none.
-//! Version 7 adds `until_ms` to a `mute` that ends by itself, and
-//! `thread_mute`.
+//! Version 7 adds `until_ms` to a `mute` that ends by itself,
+//! `thread_mute` and `exclusive_list`.
 //!
 //! Lines are read into [`Line`] (plain strings, as written), then checked
 //! into a [`Record`] of validated ids, so a bad line is refused with what
@@ -144,6 +144,11 @@ pub enum Line {
         user: String,
         post: String,
     },
+    /// A list its owner marked exclusive (version 7 on).
+    ExclusiveList {
+        user: String,
+        list: String,
+    },
     End {
         records: u64,
     },
@@ -237,6 +242,11 @@ pub enum Record {
     ThreadMute {
         user: UserId,
         post: PostId,
+    },
+    /// A list `user` marked exclusive.
+    ExclusiveList {
+        user: UserId,
+        list: ListName,
     },
 }
 

@@ -292,6 +292,11 @@ impl Txn for MongoTxn<'_> {
             .await
     }
 
+    async fn exclusive_lists(&mut self, user: &UserId) -> Result<Vec<ListName>, TxnError> {
+        let s = Some(&mut *self.s);
+        self.store.exclusive_lists_in(s, user.as_str()).await
+    }
+
     async fn thread_mutes(&mut self, user: &UserId, limit: usize) -> Result<Vec<PostId>, TxnError> {
         let s = Some(&mut *self.s);
         self.store

@@ -135,7 +135,8 @@ impl MongoTxn<'_> {
             Step::ForgetCounts(_)
             | Step::ForgetMarkers(_)
             | Step::ForgetFilters(_)
-            | Step::ForgetThreadMutes(_) => self.apply_cascade(step).await?,
+            | Step::ForgetThreadMutes(_)
+            | Step::ForgetExclusiveLists(_) => self.apply_cascade(step).await?,
             Step::Like { .. } | Step::Repost { .. } => self.apply_row_step(step).await?,
             Step::PutNotice(_)
             | Step::RemoveNotice(_)
@@ -144,6 +145,7 @@ impl MongoTxn<'_> {
             Step::PutMarker { .. }
             | Step::PutFilters { .. }
             | Step::ThreadMute { .. }
+            | Step::ExclusiveList { .. }
             | Step::Keep { .. }
             | Step::Unkeep { .. }
             | Step::ForgetKept(_)
@@ -218,6 +220,9 @@ impl MongoTxn<'_> {
         match step {
             Step::PutMarker { user, marker } => store.put_marker_in(s, user.as_str(), marker).await,
             Step::PutFilters { user, set } => store.put_filters_in(s, user.as_str(), set).await,
+            Step::ExclusiveList { user, list, on } => {
+                store.put_exclusive_in(s, user.as_str(), list, *on).await
+            }
             Step::ThreadMute { user, post, active } => {
                 store
                     .put_thread_mute_in(s, user.as_str(), *post, *active)
@@ -260,6 +265,10 @@ impl MongoTxn<'_> {
             Step::ForgetThreadMutes(user) => {
                 let user = user.as_str();
                 self.store.forget_thread_mutes_in(self.s, user).await
+            }
+            Step::ForgetExclusiveLists(user) => {
+                let user = user.as_str();
+                self.store.forget_exclusive_in(self.s, user).await
             }
             _ => unreachable!("not a cascade's step"),
         }

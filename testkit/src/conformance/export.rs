@@ -49,6 +49,7 @@ pub(crate) async fn exported(b: &Backends) -> Vec<String> {
             } => format!("kept {collection} {user} {}", kept.post.0),
             Record::Filters { user, filters, .. } => format!("filters {user} {}", filters.len()),
             Record::ThreadMute { user, post } => format!("thread_mute {user} {}", post.0),
+            Record::ExclusiveList { user, list } => format!("exclusive {user} {list}"),
         }));
     }
 }

@@ -132,7 +132,8 @@ async fn thread_mutes_on(b: &Backends) {
         .is_empty());
     c.change_like(&like("rob", 30, true)).await.unwrap();
     apply(b).await;
-    assert_eq!(told(&reads).await[0], (NoticeKind::Like, 30, 1));
+    // (Entries of one millisecond order by a hash: looked for, not placed.)
+    assert!(told(&reads).await.contains(&(NoticeKind::Like, 30, 1)));
     c.mute_thread(&u("ann"), PostId(10), true).await.unwrap();
     c.delete_post(PostId(10)).await.unwrap();
     c.change_like(&like("cat", 30, false)).await.unwrap();

@@ -273,7 +273,19 @@ impl Harness {
                 .await
                 .unwrap()
                 .into_iter()
-                .map(|(l, n)| (l.to_string(), n))
+                .map(|l| {
+                    let marked = self
+                        .model
+                        .exclusive
+                        .contains(&(u.clone(), l.name.to_string()));
+                    assert_eq!(
+                        l.exclusive,
+                        Some(marked),
+                        "seed {seed} step {step}: {u}'s {}",
+                        l.name
+                    );
+                    (l.name.to_string(), l.count)
+                })
                 .collect();
             assert_eq!(
                 stored, lists,

@@ -173,6 +173,7 @@ pub async fn play(h: &mut Harness, seed: u64, steps: usize, users: usize) {
                     // Others' mutes and blocks of the account stay theirs.
                     h.model.mutes.retain(|(x, _)| x != &b);
                     h.model.mute_ends.retain(|(x, _), _| x != &b);
+                    h.model.exclusive.retain(|(x, _)| x != &b);
                     h.model.blocks.retain(|(x, _)| x != &b);
                     h.model.likes.retain(|(_, x)| x != &b);
                     h.model.reposts.retain(|(_, x), _| x != &b);
@@ -256,6 +257,29 @@ pub async fn play(h: &mut Harness, seed: u64, steps: usize, users: usize) {
                         m.follows.remove(&(b.clone(), a.clone()));
                         m.follows.remove(&(a, b));
                     }
+                }
+            }
+            97 => {
+                // b marks one of their lists exclusive, or not.
+                let list = LISTS[rng.below(LISTS.len())];
+                let on = rng.below(3) > 0;
+                let set = h.ingest.set_list_exclusive(&Caller::Trusted, &b, list, on);
+                let has = h.model.lists(&b).contains_key(list);
+                match set.await {
+                    Ok(_) => {
+                        let mark = (b.clone(), list.to_owned());
+                        match on {
+                            true => h.model.exclusive.insert(mark),
+                            false => h.model.exclusive.remove(&mark),
+                        };
+                    }
+                    Err(e) if e.code() == "list_not_found" => {
+                        assert!(on && !has, "seed {seed}: {b}'s {list} exists")
+                    }
+                    Err(e) => assert!(
+                        matches!(e.code(), "user_not_found" | "account_suspended"),
+                        "seed {seed}: {e:?}"
+                    ),
                 }
             }
             98..=99 => {

@@ -54,6 +54,8 @@ pub struct Model {
     /// (user, filter id) → a hiding keyword filter: its one-word phrase,
     /// whether whole-word, and where it applies.
     pub filters: BTreeMap<(String, u64), Filtering>,
+    /// (user, list): the lists users marked exclusive.
+    pub exclusive: BTreeSet<(String, String)>,
 }
 
 /// A hiding keyword filter as the oracle keeps it.
@@ -188,6 +190,18 @@ impl Model {
             || self.suspended.contains(author)
     }
 
+    /// Whether `user` files `author` under an exclusive list: home leaves
+    /// them out when read (what is stored keeps them).
+    pub fn home_off(&self, user: &str, author: &str) -> bool {
+        self.follows
+            .get(&Self::pair(user, author))
+            .is_some_and(|lists| {
+                lists
+                    .iter()
+                    .any(|l| self.exclusive.contains(&(user.to_owned(), l.clone())))
+            })
+    }
+
     /// Whether `author`'s items are in `user`'s home timeline.
     pub fn in_home(&self, user: &str, author: &str) -> bool {
         (self.own_posts && author == user)
@@ -220,7 +234,9 @@ impl Model {
     }
 
     pub fn timeline(&self, user: &str) -> Vec<Shown> {
-        self.placed(user, "home", |a| self.in_home(user, a))
+        self.placed(user, "home", |a| {
+            self.in_home(user, a) && !self.home_off(user, a)
+        })
     }
 
     /// The oracle of a list's timeline: the items of the accounts filed under it.
@@ -248,7 +264,8 @@ impl Model {
                 continue; // a deleted post's reposts show nowhere
             };
             let shows_reposts = !self.reposts_off.contains(&Self::pair(viewer, r));
-            if member(r) && shows_reposts && !self.hides(viewer, a) {
+            let off = context == "home" && self.home_off(viewer, a);
+            if member(r) && shows_reposts && !self.hides(viewer, a) && !off {
                 arrivals.entry(*p).or_default().push((*item, Some(r)));
             }
         }

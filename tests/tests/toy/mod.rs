@@ -86,6 +86,8 @@ struct State {
     filters: BTreeMap<UserId, socialite_core::model::filter::FilterSet>,
     /// (user, first post): the threads users muted.
     thread_mutes: BTreeSet<(UserId, PostId)>,
+    /// (user, list): the lists users marked exclusive.
+    exclusive: BTreeSet<(UserId, ListName)>,
     /// (user, collection, post) → when kept.
     kept: BTreeMap<(UserId, Collection, PostId), u64>,
     accounts: BTreeMap<UserId, Standing>,

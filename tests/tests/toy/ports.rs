@@ -426,6 +426,13 @@ impl Edges for ToyStore {
 
 #[async_trait]
 impl Lists for ToyStore {
+    async fn exclusive_lists(&self, user: &UserId) -> Result<Vec<ListName>> {
+        Ok(self.read(|s| {
+            let marked = s.exclusive.iter().filter(|(u, _)| u == user);
+            marked.map(|(_, l)| l.clone()).collect()
+        }))
+    }
+
     async fn lists(&self, user: &UserId) -> Result<Vec<(ListName, u64)>> {
         Ok(self.read(|s| {
             let sizes = s.list_sizes.iter().filter(|((u, _), _)| u == user);
@@ -747,6 +754,18 @@ impl ToyExport {
                         next_id: set.next_id,
                     })
                     .collect()
+            }
+            Section::ExclusiveLists => {
+                let after = cursor(after, |k| match k {
+                    Key::ExclusiveList(u, l) => Some((u.clone(), l.clone())),
+                    _ => None,
+                })?;
+                let rows = s.exclusive.range(from(after)).take(n);
+                rows.map(|(user, list)| Record::ExclusiveList {
+                    user: user.clone(),
+                    list: list.clone(),
+                })
+                .collect()
             }
             Section::ThreadMutes => {
                 let after = cursor(after, |k| match k {

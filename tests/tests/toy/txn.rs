@@ -189,6 +189,11 @@ impl Txn for ToyTxn {
         Ok(mine.count() as u64)
     }
 
+    async fn exclusive_lists(&mut self, user: &UserId) -> Result<Vec<ListName>> {
+        let marked = self.state.exclusive.iter().filter(|(u, _)| u == user);
+        Ok(marked.map(|(_, l)| l.clone()).collect())
+    }
+
     async fn thread_mutes(&mut self, user: &UserId, limit: usize) -> Result<Vec<PostId>> {
         let held = self.state.thread_mutes.iter().filter(|(u, _)| u == user);
         Ok(held.take(limit).map(|(_, p)| *p).collect())
@@ -454,6 +459,14 @@ impl ToyTxn {
                 };
             }
             Step::ForgetThreadMutes(user) => s.thread_mutes.retain(|(u, _)| u != user),
+            Step::ExclusiveList { user, list, on } => {
+                let row = (user.clone(), list.clone());
+                match on {
+                    true => s.exclusive.insert(row),
+                    false => s.exclusive.remove(&row),
+                };
+            }
+            Step::ForgetExclusiveLists(user) => s.exclusive.retain(|(u, _)| u != user),
             Step::Keep {
                 collection,
                 user,
