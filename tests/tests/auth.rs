@@ -76,6 +76,7 @@ const REST_TABLE: &[(&str, &str, &str, bool, [u16; 7])] = &[
     ("GET", "/posts?authors=alice,bob", "/posts", false,                                  [401, 200, 403, 200, 403, 200, 200]),
     ("GET", "/users/alice/lists", "/users/{id}/lists", false,                             [401, 200, 403, 200, 403, 200, 200]),
     ("GET", "/users/alice/lists/work/timeline", "/users/{id}/lists/{list}/timeline", false, [401, 200, 403, 200, 403, 200, 403]),
+    ("PUT", "/users/alice/lists/work", "/users/{id}/lists/{list}", true,                 [401, 200, 200, 403, 403, 200, 403]),
     ("GET", "/users/alice/mentions", "/users/{id}/mentions", false,                       [401, 200, 403, 200, 403, 200, 403]),
     ("PUT", "/groups/club/members/alice", "/groups/{group}/members/{id}", false,          [401, 200, 200, 403, 403, 200, 403]),
     ("DELETE", "/groups/other/members/alice", "/groups/{group}/members/{id}", false,      [401, 200, 200, 403, 403, 200, 403]),
@@ -140,6 +141,8 @@ async fn every_rest_route_answers_each_credential_as_the_table_says() {
             }
             if *body && template.ends_with("/following") {
                 req = req.json(&json!({ "edges": [{ "target": "bob" }] }));
+            } else if *body && template.contains("/lists/") {
+                req = req.json(&json!({ "exclusive": true }));
             } else if *body && template.contains("/filters") {
                 req = req.json(&json!({ "phrases": [{ "text": "x" }] }));
             } else if *body && template.contains("/markers/") {
@@ -328,7 +331,7 @@ async fn every_grpc_method_answers_each_credential_as_the_table_says() {
     let t = spawn_app().await;
     network(&t).await;
     use Code::{Ok as Y, PermissionDenied as F, Unauthenticated as U};
-    let table: [(&str, [Code; 7]); 50] = [
+    let table: [(&str, [Code; 7]); 51] = [
         //                   none admin write read ops alice bob
         ("PutUser", [U, Y, Y, F, F, Y, F]),
         ("DeleteUser", [U, Y, F, F, Y, F, F]),
@@ -379,6 +382,7 @@ async fn every_grpc_method_answers_each_credential_as_the_table_says() {
         ("CreateFilter", [U, Y, Y, F, F, Y, F]),
         ("ListFilters", [U, Y, F, Y, F, Y, F]),
         ("MuteThread", [U, Y, Y, F, F, Y, F]),
+        ("SetListExclusive", [U, Y, Y, F, F, Y, F]),
         ("ListMutedThreads", [U, Y, F, Y, F, Y, F]),
     ];
     let mut n = 0;
@@ -600,6 +604,16 @@ async fn every_grpc_method_answers_each_credential_as_the_table_says() {
                         .map(drop),
                 ),
                 "ListFilters" => code(reads.list_filters(user()).await.map(drop)),
+                "SetListExclusive" => code(
+                    ingest
+                        .set_list_exclusive(pb::ListExclusiveRequest {
+                            user: "alice".into(),
+                            list: "work".into(),
+                            exclusive: true,
+                        })
+                        .await
+                        .map(drop),
+                ),
                 "MuteThread" => code(
                     ingest
                         .mute_thread(pb::ThreadMuteRequest {

@@ -525,3 +525,29 @@ async fn a_stream_applies_the_readers_keyword_filters() {
     );
     assert_eq!(e.data["filtered"][0]["filter"], "1", "{e:?}");
 }
+
+/// A stream leaves out the accounts the reader files under an exclusive
+/// list, from the moment the list is marked, as a read of home does.
+#[tokio::test]
+async fn a_stream_leaves_out_the_accounts_of_an_exclusive_list() {
+    let t = spawn_app_with(20).await;
+    for u in ["bob", "carol", "dan"] {
+        t.put_user(u).await;
+    }
+    let body = serde_json::json!({ "lists": ["news"] });
+    t.call(Method::PUT, "/users/bob/following/carol", Some(body))
+        .await;
+    t.follow("bob", "dan").await;
+    let mut s = Stream::open(&t.base, ADMIN_KEY, "bob", None).await;
+    let first = t.post("carol", "before").await;
+    assert_eq!(s.entry().await, first);
+    let mark = serde_json::json!({ "exclusive": true });
+    let (st, v) = t
+        .call(Method::PUT, "/users/bob/lists/news", Some(mark))
+        .await;
+    assert_eq!(st, StatusCode::OK, "{v}");
+    t.wait_idle().await;
+    t.post("carol", "in the list only").await;
+    let dan = t.post("dan", "at home").await;
+    assert_eq!(s.entry().await, dan, "carol's post is not pushed");
+}

@@ -73,7 +73,8 @@ async fn lists_file_follows_and_serve_their_timelines() {
     let (_, lists) = t.get("/users/reader/lists").await;
     assert_eq!(
         lists,
-        json!({ "lists": [{ "name": "friends", "count": 1 }, { "name": "work", "count": 2 }] })
+        json!({ "lists": [{ "name": "friends", "count": 1, "exclusive": false },
+                          { "name": "work", "count": 2, "exclusive": false }] })
     );
     let (_, members) = t.get("/users/reader/following?list=work").await;
     assert_eq!(members["users"], json!(["ann", "ben"]));
@@ -143,6 +144,115 @@ async fn lists_file_follows_and_serve_their_timelines() {
     let body = json!({ "lists": nine });
     let path = "/users/reader/following/cat";
     refused_write(&t, Method::PUT, path, body, "too_many_lists").await;
+}
+
+/// The post ids of a home page, newest first.
+async fn home(t: &TestApp, user: &str) -> Vec<String> {
+    let (s, b) = t.get(&format!("/users/{user}/timeline")).await;
+    assert_eq!(s, StatusCode::OK, "{b}");
+    ids(&b["posts"])
+}
+
+#[tokio::test]
+async fn an_exclusive_list_keeps_its_accounts_out_of_home_over_rest_and_grpc() {
+    let t = spawn_app().await;
+    for u in ["reader", "ann", "ben"] {
+        t.put_user(u).await;
+    }
+    file(&t, "reader", "ann", &["news"]).await;
+    t.follow("reader", "ben").await;
+    let ann = t.post("ann", "from ann").await;
+    let ben = t.post("ben", "from ben").await;
+    t.wait_idle().await;
+    assert_eq!(home(&t, "reader").await, vec![ben.clone(), ann.clone()]);
+
+    // Marked exclusive: ann's posts leave home, stored ones included; the
+    // list keeps them.
+    let path = "/users/reader/lists/news";
+    let (s, b) = t
+        .call(Method::PUT, path, Some(json!({ "exclusive": true })))
+        .await;
+    assert_eq!(
+        (s, b),
+        (
+            StatusCode::OK,
+            json!({ "list": "news", "exclusive": true, "changed": true })
+        )
+    );
+    assert_eq!(home(&t, "reader").await, vec![ben.clone()]);
+    let later = t.post("ann", "ann again").await;
+    t.wait_idle().await;
+    assert_eq!(home(&t, "reader").await, vec![ben.clone()], "nor new ones");
+    let (_, list) = t.get("/users/reader/lists/news/timeline").await;
+    assert_eq!(ids(&list["posts"]), vec![later.clone(), ann.clone()]);
+    let (_, lists) = t.get("/users/reader/lists").await;
+    assert_eq!(lists["lists"][0]["exclusive"], json!(true));
+    let theirs: serde_json::Value = reqwest::Client::new()
+        .get(format!("{}/users/reader/lists", t.base))
+        .bearer_auth(token_for("ben"))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(
+        theirs["lists"][0].get("exclusive"),
+        None,
+        "the reader's own setting"
+    );
+
+    // Refused: a list no one is filed under, a bad body, another's token.
+    for (path, body, status, code) in [
+        (
+            "/users/reader/lists/none",
+            json!({ "exclusive": true }),
+            404,
+            "list_not_found",
+        ),
+        (
+            "/users/reader/lists/news",
+            json!({ "exclusive": "yes" }),
+            400,
+            "invalid_body",
+        ),
+        (
+            "/users/reader/lists/a.b",
+            json!({ "exclusive": true }),
+            400,
+            "invalid_list_name",
+        ),
+    ] {
+        let (s, b) = t.call(Method::PUT, path, Some(body)).await;
+        assert_eq!(
+            (s.as_u16(), b["error"]["code"].as_str()),
+            (status, Some(code)),
+            "{path}"
+        );
+    }
+
+    // Over gRPC: unmarked, ann is back in home.
+    let (mut ingest, mut reads) = clients_as(&t, &token_for("reader")).await;
+    let reply = ingest
+        .set_list_exclusive(pb::ListExclusiveRequest {
+            user: "reader".into(),
+            list: "news".into(),
+            exclusive: false,
+        })
+        .await
+        .unwrap()
+        .into_inner();
+    assert!(!reply.exclusive && reply.changed);
+    assert_eq!(home(&t, "reader").await, vec![later, ben, ann]);
+    let lists = reads
+        .list_lists(pb::GetUserRequest {
+            id: "reader".into(),
+            ..Default::default()
+        })
+        .await
+        .unwrap()
+        .into_inner();
+    assert_eq!(lists.lists[0].exclusive, Some(false));
 }
 
 #[tokio::test]

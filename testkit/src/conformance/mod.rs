@@ -5,6 +5,7 @@
 
 mod collections;
 mod content;
+mod exclusive;
 mod export;
 mod filters;
 mod follow_options;
@@ -26,6 +27,7 @@ mod wakes;
 
 pub use collections::*;
 pub use content::*;
+pub use exclusive::*;
 pub use export::*;
 pub use filters::*;
 pub use follow_options::*;
