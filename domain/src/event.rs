@@ -366,8 +366,20 @@ impl Event {
                 user: s(user),
                 id: *filter,
             }),
+            Event::ThreadMuteSet { .. } | Event::ListExclusiveSet { .. } => self.setting_kind(),
+            other => unreachable!("{other:?} changes timelines"),
+        }
+    }
+}
+
+impl Event {
+    /// A reader's setting as the log carries it: a muted thread, an
+    /// exclusive list.
+    fn setting_kind(&self) -> pb::event::Kind {
+        use pb::event::Kind;
+        match self {
             Event::ThreadMuteSet { user, post, muted } => Kind::ThreadMuteSet(pb::ThreadMuteSet {
-                user: s(user),
+                user: user.as_str().to_owned(),
                 post_id: post.0,
                 muted: *muted,
             }),
@@ -376,11 +388,11 @@ impl Event {
                 list,
                 exclusive,
             } => Kind::ListExclusiveSet(pb::ListExclusiveSet {
-                user: s(user),
+                user: user.as_str().to_owned(),
                 list: list.as_str().to_owned(),
                 exclusive: *exclusive,
             }),
-            other => unreachable!("{other:?} changes timelines"),
+            other => unreachable!("{other:?} is no reader's setting"),
         }
     }
 }

@@ -352,16 +352,14 @@ fn apply_step(ctx: &mut Ctx<'_>, step: &Step) -> Result<()> {
         }
         Step::MarkDeleting { user, lists } => mark_deleting(txn, user.as_str(), lists),
         Step::RemoveUser(user) => remove_user(txn, user.as_str()),
-        Step::ForgetMarkers(user) => markers::forget(txn, user.as_str()),
-        Step::PutMarker { user, marker } => markers::put(txn, user.as_str(), marker),
-        Step::PutFilters { user, set } => filters::put(txn, user.as_str(), set),
-        Step::ForgetFilters(user) => filters::forget(txn, user.as_str()),
-        Step::ThreadMute { user, post, active } => {
-            thread_mutes::put(txn, user.as_str(), *post, *active)
-        }
-        Step::ForgetThreadMutes(user) => thread_mutes::forget(txn, user.as_str()),
-        Step::ExclusiveList { user, list, on } => exclusive::put(txn, user.as_str(), list, *on),
-        Step::ForgetExclusiveLists(user) => exclusive::forget(txn, user.as_str()),
+        Step::ForgetMarkers(_)
+        | Step::PutMarker { .. }
+        | Step::PutFilters { .. }
+        | Step::ForgetFilters(_)
+        | Step::ThreadMute { .. }
+        | Step::ForgetThreadMutes(_)
+        | Step::ExclusiveList { .. }
+        | Step::ForgetExclusiveLists(_) => reader_step(txn, step),
         Step::Keep { .. }
         | Step::Unkeep { .. }
         | Step::ForgetKept(_)
@@ -379,6 +377,24 @@ fn apply_step(ctx: &mut Ctx<'_>, step: &Step) -> Result<()> {
             latest,
         } => notices::put_group(txn, recipient.as_str(), *group, None, Some(*latest)),
         Step::Emit(event) => emit(ctx, event),
+    }
+}
+
+/// A step of a reader's own settings: markers, filters, muted threads,
+/// exclusive lists.
+fn reader_step(txn: &WriteTransaction, step: &Step) -> Result<()> {
+    match step {
+        Step::ForgetMarkers(user) => markers::forget(txn, user.as_str()),
+        Step::PutMarker { user, marker } => markers::put(txn, user.as_str(), marker),
+        Step::PutFilters { user, set } => filters::put(txn, user.as_str(), set),
+        Step::ForgetFilters(user) => filters::forget(txn, user.as_str()),
+        Step::ThreadMute { user, post, active } => {
+            thread_mutes::put(txn, user.as_str(), *post, *active)
+        }
+        Step::ForgetThreadMutes(user) => thread_mutes::forget(txn, user.as_str()),
+        Step::ExclusiveList { user, list, on } => exclusive::put(txn, user.as_str(), list, *on),
+        Step::ForgetExclusiveLists(user) => exclusive::forget(txn, user.as_str()),
+        _ => unreachable!("not a reader's setting"),
     }
 }
 
