@@ -9,24 +9,16 @@ use super::*;
 use socialite_core::reads::Reads;
 
 pub async fn exclusive_lists(open: Opener) {
-    for model in FeedModel::ALL {
-        let feed = FeedConfig {
-            model,
-            ..FeedConfig::default()
-        };
-        let Some(t) = open(feed, "exclusive_lists").await else {
-            return;
-        };
+    for t in each_model(open, "exclusive_lists")
+        .await
+        .unwrap_or_default()
+    {
         exclusive_lists_on(&t.backends).await;
     }
 }
 
 async fn home(reads: &Reads) -> Vec<u64> {
-    let (page, _) = reads
-        .timeline(&Caller::Trusted, "ann", Some(50), None)
-        .await
-        .unwrap();
-    page.items.iter().map(|i| i.post.id.0).collect()
+    home_ids(reads, "ann").await
 }
 
 async fn news(reads: &Reads) -> Vec<u64> {
@@ -38,11 +30,6 @@ async fn news(reads: &Reads) -> Vec<u64> {
         .iter()
         .map(|i| i.post.id.0)
         .collect()
-}
-
-async fn work(b: &Backends, index: &FollowerIndex) {
-    let events = drain_outbox(b).await;
-    fanout::apply(&b.stores(), index, &events).await.unwrap();
 }
 
 async fn exclusive_lists_on(b: &Backends) {
@@ -64,7 +51,7 @@ async fn exclusive_lists_on(b: &Backends) {
     home(&reads).await; // ann's timeline exists before the posts arrive
     c.create_post(post(10, "rob", "r")).await.unwrap();
     c.create_post(post(20, "cat", "c")).await.unwrap();
-    work(b, &index).await;
+    fan_out(b, &index).await;
     assert_eq!(home(&reads).await, [20, 10]);
 
     let none = g.set_list_exclusive(&u("ann"), &l("none"), true).await;
@@ -77,7 +64,7 @@ async fn exclusive_lists_on(b: &Backends) {
         .set_list_exclusive(&u("ann"), &news_list, true)
         .await
         .unwrap());
-    work(b, &index).await;
+    fan_out(b, &index).await;
     let marked = g.exclusive_lists(&u("ann")).await.unwrap();
     assert_eq!(marked, std::slice::from_ref(&news_list));
     assert_eq!(home(&reads).await, [20], "rob's stored entry is left out");
@@ -87,11 +74,11 @@ async fn exclusive_lists_on(b: &Backends) {
     // Refiled into the list, cat leaves home too; rob refiled out comes back.
     g.change_edge(&follow("cat", &["news"])).await.unwrap();
     g.change_edge(&follow("rob", &[])).await.unwrap();
-    work(b, &index).await;
+    fan_out(b, &index).await;
     assert_eq!(home(&reads).await, [10]);
     // Emptied, the list keeps its mark; unmarked, cat is back.
     g.change_edge(&follow("cat", &[])).await.unwrap();
-    work(b, &index).await;
+    fan_out(b, &index).await;
     let marked = g.exclusive_lists(&u("ann")).await.unwrap();
     assert_eq!(marked, std::slice::from_ref(&news_list));
     assert!(g

@@ -12,25 +12,13 @@ use socialite_domain::interactions::reposts::RepostChange;
 use socialite_domain::notifications::notified::NoticeKind;
 
 pub async fn follow_options(open: Opener) {
-    for model in FeedModel::ALL {
-        let feed = FeedConfig {
-            model,
-            ..FeedConfig::default()
-        };
-        let Some(t) = open(feed, "follow_options").await else {
-            return;
-        };
+    for t in each_model(open, "follow_options").await.unwrap_or_default() {
         follow_options_on(&t.backends).await;
     }
 }
 
-/// ann's home timeline as the API reads it: the post ids, newest first.
 async fn home(reads: &Reads) -> Vec<u64> {
-    let (page, _) = reads
-        .timeline(&Caller::Trusted, "ann", Some(50), None)
-        .await
-        .unwrap();
-    page.items.iter().map(|i| i.post.id.0).collect()
+    home_ids(reads, "ann").await
 }
 
 /// ann's notifications of kind `post`: the posts, newest first.
@@ -41,12 +29,6 @@ async fn alerts(reads: &Reads) -> Vec<u64> {
         .unwrap();
     let alerts = page.items.iter().filter(|n| n.kind == NoticeKind::Post);
     alerts.filter_map(|n| n.post.map(|p| p.0)).collect()
-}
-
-/// Fans out and notifies what the outbox queued, as a worker would.
-async fn work(b: &Backends, index: &FollowerIndex) {
-    let events = drain_outbox(b).await;
-    fanout::apply(&b.stores(), index, &events).await.unwrap();
 }
 
 async fn follow_options_on(b: &Backends) {
@@ -96,7 +78,7 @@ async fn follow_options_on(b: &Backends) {
     c.change_repost(&repost("cat", 10), PostId(50))
         .await
         .unwrap();
-    work(b, &index).await;
+    fan_out(b, &index).await;
     // A plain follow: the reposts show (once, at the newest), cat's reply
     // to someone ann does not follow does not; notify told of 30 and 40.
     assert_eq!(home(&reads).await, [10, 40]);
@@ -109,7 +91,7 @@ async fn follow_options_on(b: &Backends) {
     // The options apply at the next read, to what is stored already.
     assert!(set("rob", FollowOption::HideReposts, true).await.unwrap());
     assert!(set("cat", FollowOption::AllReplies, true).await.unwrap());
-    work(b, &index).await;
+    fan_out(b, &index).await;
     assert_eq!(
         home(&reads).await,
         [10, 40, 30],
@@ -122,7 +104,7 @@ async fn follow_options_on(b: &Backends) {
 
     // A deleted post takes its notice back.
     c.delete_post(PostId(40)).await.unwrap();
-    work(b, &index).await;
+    fan_out(b, &index).await;
     assert_eq!(alerts(&reads).await, [30]);
 
     // An unfollow clears them: a follow again starts plain.
@@ -132,12 +114,12 @@ async fn follow_options_on(b: &Backends) {
     g.change_edge(&edge("ann", "cat", EdgeOp::Follow))
         .await
         .unwrap();
-    work(b, &index).await;
+    fan_out(b, &index).await;
     let r = g.relations_of(&u("ann")).await.unwrap();
     assert_eq!((r.reposts_off, r.replies_on), (vec![u("rob")], vec![]));
     let notify = Relation::Option(FollowOption::Notify);
     assert!(g.all_related(&u("cat"), notify).await.unwrap().is_empty());
     c.create_post(post(60, "cat", "again")).await.unwrap();
-    work(b, &index).await;
+    fan_out(b, &index).await;
     assert_eq!(alerts(&reads).await, [30], "no longer told");
 }

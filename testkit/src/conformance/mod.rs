@@ -144,6 +144,39 @@ pub(crate) fn mentioning(id: u64, author: &str, named: &[&str]) -> Post {
     }
 }
 
+/// The backend opened once for each feed model, one after another: `None`
+/// when the backend is skipped.
+pub(crate) async fn each_model(
+    open: Opener,
+    test: &'static str,
+) -> Option<Vec<crate::open::Opened>> {
+    let mut opened = Vec::new();
+    for model in FeedModel::ALL {
+        let feed = FeedConfig {
+            model,
+            ..FeedConfig::default()
+        };
+        opened.push(open(feed, test).await?);
+    }
+    Some(opened)
+}
+
+/// `user`'s home timeline as the API reads it: the post ids, newest first.
+pub(crate) async fn home_ids(reads: &socialite_core::reads::Reads, user: &str) -> Vec<u64> {
+    let (page, _) = reads
+        .timeline(&Caller::Trusted, user, Some(50), None)
+        .await
+        .unwrap();
+    page.items.iter().map(|i| i.post.id.0).collect()
+}
+
+/// Fans out what the outbox queued since, as a worker would: the events.
+pub(crate) async fn fan_out(b: &Backends, index: &FollowerIndex) -> Vec<Event> {
+    let events = drain_outbox(b).await;
+    fanout::apply(&b.stores(), index, &events).await.unwrap();
+    events
+}
+
 pub(crate) fn l(s: &str) -> ListName {
     ListName::parse(s).unwrap()
 }
@@ -185,10 +218,4 @@ pub(crate) async fn ready(b: &Backends, user: &str) -> (Vec<u64>, Coverage) {
         CacheRead::Ready { entries, coverage } => (ids(&entries), coverage),
         other => panic!("{user}: expected a ready cache, found {other:?}"),
     }
-}
-
-/// Applies what the outbox queued, as a fanout worker would.
-pub(crate) async fn fan_out(b: &Backends, index: &FollowerIndex) {
-    let events = drain_outbox(b).await;
-    fanout::apply(&b.stores(), index, &events).await.unwrap();
 }

@@ -11,32 +11,19 @@ use socialite_core::reads::Reads;
 use socialite_domain::graph::relations::RelationChange;
 
 pub async fn timed_mutes(open: Opener) {
-    for model in FeedModel::ALL {
-        let feed = FeedConfig {
-            model,
-            ..FeedConfig::default()
-        };
-        let Some(t) = open(feed, "timed_mutes").await else {
-            return;
-        };
+    for t in each_model(open, "timed_mutes").await.unwrap_or_default() {
         timed_mutes_on(&t.backends).await;
     }
 }
 
-/// ann's home timeline as the API reads it: the post ids, newest first.
 async fn home(reads: &Reads) -> Vec<u64> {
-    let (page, _) = reads
-        .timeline(&Caller::Trusted, "ann", Some(50), None)
-        .await
-        .unwrap();
-    page.items.iter().map(|i| i.post.id.0).collect()
+    home_ids(reads, "ann").await
 }
 
 /// The ends of the `Muted` events the outbox queued, after fanning out
 /// what it queued as a worker would.
 async fn work(b: &Backends, index: &FollowerIndex) -> Vec<Option<u64>> {
-    let events = drain_outbox(b).await;
-    fanout::apply(&b.stores(), index, &events).await.unwrap();
+    let events = fan_out(b, index).await;
     let muted = events.iter().filter_map(|e| match e {
         Event::Muted { until_ms, .. } => Some(*until_ms),
         _ => None,
