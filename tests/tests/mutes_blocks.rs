@@ -514,6 +514,9 @@ async fn a_muted_thread_notifies_no_more_over_rest_and_grpc() {
     assert_eq!(s, StatusCode::CREATED, "{b}");
     let answer = b["id"].as_str().unwrap().to_owned();
     let other = t.post("bob", "elsewhere").await;
+    // alice's answer told bob before the mute (a notice is decided when the
+    // worker makes it).
+    t.wait_idle().await;
 
     // Muted through alice's answer: the thread is bob's first post.
     for (path, status, code) in [
