@@ -25,11 +25,13 @@ impl Ingest {
     pub async fn end_mutes(&self, now_ms: u64) -> Result<usize> {
         let mut lifted = 0;
         loop {
-            let _write = match self.gate.enter() {
-                Ok(passed) => (passed, self.epoch.advancing()),
-                Err(_) => return Ok(lifted),
+            let Ok(_passed) = self.gate.enter() else {
+                return Ok(lifted);
             };
             let due = self.graph.mutes_due(now_ms, PAGE).await?;
+            // Kept first pages are rebuilt only when a mute is lifted (the
+            // sweep runs every second).
+            let _advance = (!due.is_empty()).then(|| self.epoch.advancing());
             let mut lifted_here = 0;
             for (user, target) in &due {
                 let change = RelationChange::lift_ended_mute(user.clone(), target.clone(), now_ms);
