@@ -32,6 +32,14 @@ pub fn end_after(now_ms: u64, expires_in_s: u64) -> Result<u64> {
     Ok(now_ms + expires_in_s * 1000)
 }
 
+/// Refuses a carried mute's end further off than a mute made now can end
+/// (a year, and the clock skew a transfer allows): every store keeps it as
+/// a signed 64-bit time.
+pub fn check_end(at_ms: u64, now_ms: u64) -> Result<()> {
+    let latest = now_ms.saturating_add(MAX_MUTE_S * 1000);
+    crate::ids::check_time_not_ahead("a mute's end", at_ms, latest)
+}
+
 /// The refusal of an end on anything but the making of a mute.
 pub fn only_a_mute_ends() -> Error {
     Error::invalid(
@@ -108,6 +116,14 @@ pub async fn end_steps<T: Txn>(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_carried_end_is_at_most_a_year_ahead() {
+        let now = 1_800_000_000_000;
+        assert!(check_end(0, now).is_ok(), "ended long ago");
+        assert!(check_end(now + MAX_MUTE_S * 1000, now).is_ok());
+        assert_eq!(check_end(u64::MAX, now).unwrap_err().code(), "time_ahead");
+    }
 
     #[test]
     fn an_end_is_one_second_to_a_year_away() {

@@ -3,9 +3,11 @@
 //! "mute conversation"). Decided once for every backend:
 //!
 //! - **A thread is named by its first post**: muting through any post of
-//!   it mutes the chain's top, the first post reached going up its replies
-//!   ([`MAX_ANCESTORS`] at most; a post deleted since ends the chain at its
-//!   id), so every reply under it is covered however deep.
+//!   it mutes the chain's top, the first post reached going up its replies,
+//!   so the replies under it are covered. The walk goes up
+//!   [`MAX_ANCESTORS`] posts at most, as a thread read does: a reply deeper
+//!   than that names the post that far up, not the top (a post deleted
+//!   since ends the chain at its id).
 //! - **At notice time**: a notice about a post (a reply to, like, repost or
 //!   mention in it, or a followed author's post) is not made for a
 //!   recipient who muted the post's thread ([`in_muted_thread`]). The
@@ -82,11 +84,14 @@ pub async fn mute_thread<T: Txn>(
     if txn.existing_users(&[user]).await?.is_empty() {
         return Err(user_not_found(user).into());
     }
-    let thread = match (resolve, thread_of(&mut InTxn(&mut *txn), post).await?) {
-        (false, _) => post,
-        (true, Some(first)) => first,
-        (true, None) if make => return Err(post_not_found(post).into()),
-        (true, None) => post,
+    let found = match resolve {
+        true => thread_of(&mut InTxn(&mut *txn), post).await?,
+        false => Some(post),
+    };
+    let thread = match found {
+        Some(first) => first,
+        None if make => return Err(post_not_found(post).into()),
+        None => post,
     };
     let held = txn.thread_mutes(user, MAX_THREAD_MUTES).await?;
     if held.contains(&thread) == make {

@@ -48,6 +48,9 @@ pub fn admit(record: &Record, now_ms: u64) -> Result<()> {
             check_lists_per_edge(lists.len())?;
             check_time_not_ahead("a follow", *at_ms, now_ms)
         }
+        Record::Relation {
+            until_ms: Some(at), ..
+        } => crate::graph::mute_ends::check_end(*at, now_ms),
         Record::Relation { .. }
         | Record::Member { .. }
         | Record::ThreadMute { .. }
