@@ -95,11 +95,13 @@ pub enum Event {
         level: i8,
     },
     /// `user` turned these follow options for `target` on (`true`) or off;
-    /// the others are unchanged (an unfollow turns them all off).
+    /// the others are unchanged (an unfollow turns them all off), at
+    /// `at_ms` (0 in events written before the time was carried).
     FollowOptionsSet {
         user: UserId,
         target: UserId,
         changes: Vec<(FollowOption, bool)>,
+        at_ms: u64,
     },
     /// `user` liked `post`, of `author`, at `at_ms`.
     Liked {
@@ -315,6 +317,7 @@ impl Event {
                 user,
                 target,
                 changes,
+                at_ms,
             } => {
                 let set =
                     |o: FollowOption| changes.iter().find(|(c, _)| *c == o).map(|(_, on)| *on);
@@ -324,6 +327,7 @@ impl Event {
                     hide_reposts: set(FollowOption::HideReposts),
                     all_replies: set(FollowOption::AllReplies),
                     notify: set(FollowOption::Notify),
+                    at_ms: *at_ms,
                 })
             }
             Event::Liked {

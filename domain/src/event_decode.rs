@@ -144,6 +144,7 @@ impl Event {
                 .into_iter()
                 .filter_map(|(o, on)| on.map(|on| (o, on)))
                 .collect(),
+                at_ms: e.at_ms,
             },
             Kind::Liked(e) => Event::Liked {
                 user: u(&e.user)?,

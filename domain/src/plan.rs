@@ -73,6 +73,15 @@ pub enum Step {
         target: UserId,
         at_ms: Option<u64>,
     },
+    /// When `user` turned the `notify` option for `target` on (ms since
+    /// the epoch): the first moment of posts that tell them
+    /// ([`crate::notifications::alerts`]). Kept with the option's row, made
+    /// in the same plan just before, and gone with it.
+    NotifySince {
+        user: UserId,
+        target: UserId,
+        at_ms: u64,
+    },
     /// A join or a leave that changes the membership: its rows, both ways,
     /// and the group's size (a group whose last member leaves is gone).
     Membership(Membership),

@@ -85,11 +85,13 @@ pub enum Write {
         target: UserId,
         level: Option<Priority>,
     },
-    /// A follower's options for an account they follow turned on or off.
+    /// A follower's options for an account they follow turned on or off,
+    /// at `at_ms`.
     FollowOptions {
         user: UserId,
         target: UserId,
         changes: Vec<(FollowOption, bool)>,
+        at_ms: u64,
     },
     /// A keyword filter made (`id` None) or changed as `change` says, at
     /// `at_ms`.
@@ -279,7 +281,10 @@ impl Write {
                 user,
                 target,
                 changes,
-            } => Done::Changed(relate::set_follow_options(txn, user, target, changes).await?),
+                at_ms,
+            } => Done::Changed(
+                relate::set_follow_options(txn, user, target, changes, *at_ms).await?,
+            ),
             Write::PutFilter {
                 user,
                 id,

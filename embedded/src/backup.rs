@@ -77,6 +77,7 @@ pub(crate) fn copy_content(from: &ReadTransaction, to: &WriteTransaction) -> Res
         + copy(from, to, RELATED)?
         + copy(from, to, MUTE_ENDS)?
         + copy(from, to, MUTES_DUE)?
+        + copy(from, to, NOTIFY_SINCE)?
         + copy(from, to, HYBRID)?
         + copy(from, to, ACCOUNTS)?
         + copy(from, to, POSTS)?

@@ -5,7 +5,7 @@
 
 use crate::store::{edges_of, stored_ids, EmbeddedStore};
 use crate::tables::*;
-use crate::{edge_times, exclusive, groups, lists, mute_ends, relations};
+use crate::{edge_times, exclusive, groups, lists, mute_ends, notify_since, relations};
 use async_trait::async_trait;
 use redb::ReadableTable;
 use socialite_core::error::Result;
@@ -288,6 +288,10 @@ impl Mutes for EmbeddedStore {
                 .collect()
         })
         .await
+    }
+
+    async fn subscriptions(&self, user: &UserId) -> Result<Vec<(UserId, u64)>> {
+        self.read(|txn| notify_since::subscriptions(txn, user.as_str()))
     }
 
     async fn mute_end(&self, user: &UserId, target: &UserId) -> Result<Option<u64>> {

@@ -104,12 +104,14 @@ impl EmbeddedStore {
             .write(move |ctx| {
                 ctx.ledger = Ledger::quiet();
                 let on: Vec<(FollowOption, bool)> = options.iter().map(|o| (*o, true)).collect();
+                let at_ms = socialite_core::ids::now_ms();
                 let mut done = 0;
                 for (f, t) in set {
                     if run_ready(ctx.edge_lists(&f, &t))?.is_none() {
                         continue;
                     }
-                    done += usize::from(run_ready(relate::set_follow_options(ctx, &f, &t, &on))?);
+                    let set = relate::set_follow_options(ctx, &f, &t, &on, at_ms);
+                    done += usize::from(run_ready(set)?);
                 }
                 Ok(done)
             })

@@ -38,6 +38,7 @@ mod lists;
 mod log;
 mod markers;
 mod mute_ends;
+mod notify_since;
 mod notices;
 mod outbox;
 mod post_cache;

@@ -27,6 +27,7 @@ pub(crate) fn put(
     } else {
         relations.remove((u, code, t)).store()?;
         related.remove((t, code, u)).store()?;
+        crate::notify_since::remove(txn, u, relation, t)?;
     }
     Ok(())
 }

@@ -106,6 +106,7 @@ impl EmbeddedStore {
             txn.open_table(NOTICE_GROUPS).store()?;
             txn.open_table(NOTICE_ORDER).store()?;
             crate::edge_times::backfill_untimed(&txn)?;
+            crate::notify_since::backfill(&txn, socialite_core::ids::now_ms())?;
             last_u64_key(&txn.open_table(OUTBOX).store()?)? + 1
         };
         let reposted = Arc::new(Reposted::load(&txn)?);

@@ -11,7 +11,7 @@ use crate::accounts;
 use crate::content::to_post;
 use crate::likes::post_key;
 use crate::lists::edge_lists;
-use crate::mute_ends;
+use crate::{mute_ends, notify_since};
 use crate::store::EmbeddedStore;
 use crate::tables::*;
 use async_trait::async_trait;
@@ -23,7 +23,7 @@ use socialite_core::model::collection::{Collection, Kept};
 use socialite_core::model::filter::FilterSet;
 use socialite_core::ports::{ExportView, Transfer};
 use socialite_domain::feed::markers::{Marker, MarkerTimeline};
-use socialite_domain::graph::relations::Relation;
+use socialite_domain::graph::relations::{FollowOption, Relation};
 use socialite_domain::transfer::export::{cursor, Key, Section};
 use socialite_domain::transfer::record::Record;
 use std::ops::Bound::{Excluded, Unbounded};
@@ -111,6 +111,7 @@ impl Snapshot {
     fn relations(&self, after: Option<&Record>, limit: usize) -> Result<Vec<Record>> {
         let table = self.txn.open_table(RELATIONS).store()?;
         let ends = self.txn.open_table(MUTE_ENDS).store()?;
+        let since = self.txn.open_table(NOTIFY_SINCE).store()?;
         let after = cursor(after, |k| match k {
             Key::Relation(u, r, t) => Some((u.as_str(), r.code(), t.as_str())),
             _ => None,
@@ -124,15 +125,16 @@ impl Snapshot {
                 let Some(relation) = Relation::from_code(c) else {
                     return Ok(None);
                 };
-                let until_ms = match relation {
+                let at_ms = match relation {
                     Relation::Mute => mute_ends::of(&ends, u, t)?,
+                    Relation::Option(FollowOption::Notify) => notify_since::of(&since, u, t)?,
                     _ => None,
                 };
                 Ok(Some(Record::Relation {
                     user: UserId::from_stored(u.to_owned()),
                     relation,
                     target: UserId::from_stored(t.to_owned()),
-                    until_ms,
+                    at_ms,
                 }))
             });
         first(rows, limit)

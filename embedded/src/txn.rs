@@ -7,7 +7,7 @@ use crate::store::{add_counts, emit, user_exists, Ctx};
 use crate::tables::*;
 use crate::{
     accounts, content, edge_times, exclusive, filters, groups, kept, likes, lists, markers,
-    mute_ends, notices, post_rows, relations, reposts, thread_mutes,
+    mute_ends, notices, notify_since, post_rows, relations, reposts, thread_mutes,
 };
 use redb::{ReadableTable, WriteTransaction};
 use serde_json::{Map, Value};
@@ -320,6 +320,11 @@ fn apply_step(ctx: &mut Ctx<'_>, step: &Step) -> Result<()> {
             target,
             at_ms,
         } => mute_ends::put(txn, user.as_str(), target.as_str(), *at_ms),
+        Step::NotifySince {
+            user,
+            target,
+            at_ms,
+        } => notify_since::put(txn, user.as_str(), target.as_str(), *at_ms),
         Step::Membership(change) => groups::put(txn, change),
         Step::PutPost(post) => post_rows::put_post(txn, post),
         Step::RemovePosts { author, posts } => post_rows::remove_posts(txn, author.as_str(), posts),

@@ -321,6 +321,10 @@ impl Mutes for MongoStore {
             .await
     }
 
+    async fn subscriptions(&self, user: &UserId) -> Result<Vec<(UserId, u64)>> {
+        self.subscriptions_of(user).await
+    }
+
     async fn mute_end(&self, user: &UserId, target: &UserId) -> Result<Option<u64>> {
         let end = self.mute_end_in(None, user.as_str(), target.as_str()).await;
         end.map_err(|e| e.into_error("reading a mute's end"))

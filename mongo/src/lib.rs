@@ -31,6 +31,7 @@ mod likes;
 mod lists;
 mod markers;
 mod mute_ends;
+mod notify_since;
 mod notices;
 mod outbox;
 mod posts;

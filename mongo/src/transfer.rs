@@ -160,7 +160,8 @@ fn record(section: Section, d: &Document) -> Result<Option<Record>> {
                 user: user("u")?,
                 relation,
                 target: user("t")?,
-                until_ms: crate::mute_ends::until(d),
+                // A mute's end, a notify option's start.
+                at_ms: crate::mute_ends::until(d).or(crate::notify_since::since(d)),
             },
             None => return Ok(None),
         },

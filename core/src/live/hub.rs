@@ -20,7 +20,7 @@ use socialite_domain::graph::relations::{FollowOption, Relation};
 use socialite_domain::notifications::notified::{
     changes_of, subscribers_told, Notice, NoticeChange,
 };
-use socialite_domain::notifications::thread_mutes::{thread_of, MAX_THREAD_MUTES};
+use socialite_domain::notifications::thread_mutes::{in_one_of, MAX_THREAD_MUTES};
 use std::sync::{Arc, Mutex, MutexGuard};
 use tokio::sync::mpsc;
 
@@ -463,12 +463,13 @@ impl LiveHub {
         let Some(about) = notice.key.post else {
             return;
         };
-        let first = thread_of(&mut InStore(&*self.stores.content), about).await;
-        let first = first.unwrap_or_else(|e| {
+        let posts = &mut InStore(&*self.stores.content);
+        let quiet = in_one_of(posts, |p| muted.contains(p), about).await;
+        let quiet = quiet.unwrap_or_else(|e| {
             tracing::warn!(error = %e.chain(), "reading a thread for live notifications failed");
-            None
+            false
         });
-        if muted.contains(&about) || first.is_some_and(|f| muted.contains(&f)) {
+        if quiet {
             return;
         }
         let recipient = notice.key.recipient.clone();

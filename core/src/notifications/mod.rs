@@ -3,8 +3,10 @@
 //! notifications marker ([`reads`]); the threads a user muted, which tell
 //! them nothing more ([`threads`]). What a user is told of is the
 //! domain's (`socialite_domain::notifications`); notices are applied by
-//! fanout (`crate::feed`).
+//! fanout (`crate::feed`), and the alerts of `notify` are derived when
+//! read ([`alerts`]).
 
+mod alerts;
 mod reads;
 mod threads;
 

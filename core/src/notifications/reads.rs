@@ -14,9 +14,9 @@ use socialite_domain::feed::markers::MarkerTimeline;
 use socialite_domain::filters::matcher::Verdict;
 use socialite_domain::graph::relations::Hidden;
 use socialite_domain::notifications::notified::{
-    NoticeGroup, NoticeKind, ACTORS_SHOWN, MAX_UNREAD,
+    GroupKey, NoticeGroup, NoticeKind, ACTORS_SHOWN, MAX_UNREAD,
 };
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 /// An entry with at most this many notices is read whole when the reader
 /// hides someone; a larger one counts the hidden among its actors.
@@ -102,8 +102,7 @@ impl Reads {
         let content = &self.stores.content;
         let mut out = Vec::new();
         loop {
-            let groups = content.notice_groups(user, before, want).await?;
-            let ended = groups.len() < want;
+            let (groups, ended) = self.groups(user, hidden, before, want).await?;
             before = groups.last().map(|g| g.latest);
             let about: Vec<PostId> = groups.iter().filter_map(|g| g.group.post).collect();
             let stored: HashMap<PostId, Post> = content
@@ -134,6 +133,34 @@ impl Reads {
         }
     }
 
+    /// The newest `want` entries below `before`, the stored and the alerts
+    /// together, newest first; and whether none are left below them. An
+    /// alert kept as a notice by an earlier version is read once.
+    async fn groups(
+        &self,
+        user: &UserId,
+        hidden: &Hidden,
+        before: Option<PostId>,
+        want: usize,
+    ) -> Result<(Vec<NoticeGroup>, bool)> {
+        let stored = self
+            .stores
+            .content
+            .notice_groups(user, before, want)
+            .await?;
+        let alerts = self.alerts(user, hidden, before, want).await?;
+        let mut ended = stored.len() < want && alerts.len() < want;
+        let held: HashSet<GroupKey> = stored.iter().map(|g| g.group).collect();
+        let mut groups = stored;
+        groups.extend(alerts.into_iter().filter(|a| !held.contains(&a.group)));
+        groups.sort_by(|a, b| b.latest.cmp(&a.latest));
+        if groups.len() > want {
+            groups.truncate(want);
+            ended = false;
+        }
+        Ok((groups, ended))
+    }
+
     /// The entry as the reader sees it: without the notices of the actors
     /// `hidden` from them; `None` when that leaves none.
     async fn seen(
@@ -144,8 +171,11 @@ impl Reads {
     ) -> Result<Option<Notification>> {
         let content = &self.stores.content;
         let key = g.group;
+        let whole = g.actors.len() as u64 == g.count;
         let hid = match (hidden.is_empty(), g.count <= READ_WHOLE) {
             (true, _) => 0,
+            // An alert, or any entry whose notices all show: its actors.
+            (false, _) if whole => g.actors.iter().filter(|(_, a)| hidden.hides(a)).count(),
             (false, true) => {
                 let all = content
                     .entry_notices(user, key, None, g.count as usize)

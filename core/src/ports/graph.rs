@@ -220,6 +220,7 @@ port! {
                 user: user.clone(),
                 target: target.clone(),
                 changes: changes.to_vec(),
+                at_ms: crate::ids::now_ms(),
             };
             self.transact(write).await?.changed()
         }
@@ -241,6 +242,10 @@ port! {
             after: Option<&UserId>,
             limit: usize,
         ) -> Result<Vec<UserId>>;
+        /// The accounts `user` follows with the `notify` option on, in id
+        /// order, each with when it was turned on: whose posts alert them
+        /// ([`socialite_domain::notifications::alerts`]).
+        async fn subscriptions(&self, user: &UserId) -> Result<Vec<(UserId, u64)>>;
         /// When `user`'s mute of `target` ends, if it has an end.
         async fn mute_end(&self, user: &UserId, target: &UserId) -> Result<Option<u64>>;
         /// Up to `limit` of the (user, target) pairs whose mute ends by

@@ -135,12 +135,14 @@ pub async fn set_priority<T: Txn>(
 /// say (the others stay as they are). An option is kept only while `user`
 /// follows `target`: turning one on needs the edge (`not_following`), and
 /// an unfollow turns them all off (`crate::graph::edge`). One event names
-/// the changes made. Whether it changed anything.
+/// the changes made. `notify` turned on keeps `at_ms`, from when its
+/// posts tell `user`. Whether it changed anything.
 pub async fn set_follow_options<T: Txn>(
     txn: &mut T,
     user: &UserId,
     target: &UserId,
     changes: &[(FollowOption, bool)],
+    at_ms: u64,
 ) -> Result<bool, T::Error> {
     let found = txn.existing_users(&[user]).await?;
     if !found.contains(user) {
@@ -170,6 +172,13 @@ pub async fn set_follow_options<T: Txn>(
             target: target.clone(),
             active: wanted,
         });
+        if option == FollowOption::Notify && wanted {
+            steps.push(Step::NotifySince {
+                user: user.clone(),
+                target: target.clone(),
+                at_ms,
+            });
+        }
         made.push((option, wanted));
     }
     if steps.is_empty() {
@@ -179,6 +188,7 @@ pub async fn set_follow_options<T: Txn>(
         user: user.clone(),
         target: target.clone(),
         changes: made,
+        at_ms,
     }));
     txn.apply(&steps).await?;
     Ok(true)

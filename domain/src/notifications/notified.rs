@@ -4,9 +4,9 @@
 //! - **What.** A follow of the user; a mention of the user in a post; a
 //!   reply to the user's post; a repost or a like of it. Never of one's own
 //!   act on one's own post. A reply that also mentions the author it
-//!   answers tells them once, as a reply. A post or reply (not a repost)
-//!   tells those who follow its author with the `notify` option on
-//!   ([`subscribers_told`]), but one it tells already.
+//!   answers tells them once, as a reply. The alerts of a post to those
+//!   who follow its author with `notify` are not notices: they are derived
+//!   when read ([`crate::notifications::alerts`]).
 //! - **Undone.** An unfollow, an unlike, and a deleted reply, mentioning
 //!   post or repost take back what they told. A user's deletion takes back
 //!   everything they caused and everything they were told ([`NoticeChange::Forget`]).
@@ -120,49 +120,27 @@ pub fn told_of_post(post: &crate::model::Post) -> Vec<(UserId, NoticeKind, PostI
     told
 }
 
-/// The notices a new post makes for `subscribers`, who follow its author
-/// with the `notify` option on: one each of an original post or a reply
-/// (a repost tells none), but to one the post tells already (its reply's
-/// author, one it mentions: told once, as that) and to its author.
+/// The alerts a new post makes for `subscribers`, who follow its author
+/// with the `notify` option on now: as notices, for a live stream to push
+/// ([`crate::notifications::alerts`] decides which; notifications read
+/// derive the same entries from the posts).
 pub fn subscribers_told(post: &crate::model::Post, subscribers: &[UserId]) -> Vec<NoticeChange> {
-    if post.repost_of.is_some() {
-        return Vec::new();
-    }
-    let told = told_of_post(post);
     subscribers
         .iter()
-        .filter(|s| **s != post.author && !told.iter().any(|(u, _, _)| u == *s))
+        .filter(|s| crate::notifications::alerts::alerts(post, s, 0))
         .map(|s| {
             NoticeChange::Made(Notice {
-                key: subscriber_key(s, post.id, &post.author),
+                key: NoticeKey {
+                    recipient: s.clone(),
+                    kind: NoticeKind::Post,
+                    post: Some(post.id),
+                    actor: post.author.clone(),
+                    source: Some(post.id),
+                },
                 id: post.id,
             })
         })
         .collect()
-}
-
-/// What a deleted post's [`subscribers_told`] takes back, for those who
-/// subscribe now (one who stopped since keeps an entry about a post that is
-/// gone, which reads leave out).
-pub fn subscribers_untold(
-    post: PostId,
-    author: &UserId,
-    subscribers: &[UserId],
-) -> Vec<NoticeChange> {
-    subscribers
-        .iter()
-        .map(|s| NoticeChange::Undone(subscriber_key(s, post, author)))
-        .collect()
-}
-
-fn subscriber_key(recipient: &UserId, post: PostId, author: &UserId) -> NoticeKey {
-    NoticeKey {
-        recipient: recipient.clone(),
-        kind: NoticeKind::Post,
-        post: Some(post),
-        actor: author.clone(),
-        source: Some(post),
-    }
 }
 
 /// The event a post's deletion queues: its author's followers' timelines
@@ -267,14 +245,6 @@ mod tests {
             },
         );
         assert!(subscribers_told(&repost, &subs).is_empty());
-        let [NoticeChange::Undone(key)] = &subscribers_untold(PostId(9), &u("b"), &[u("d")])[..]
-        else {
-            panic!("one undoing");
-        };
-        let NoticeChange::Made(made) = &told[0] else {
-            unreachable!()
-        };
-        assert_eq!(*key, made.key, "the deletion takes back the notice made");
     }
 
     #[test]

@@ -9,10 +9,13 @@
 //!   than that names the post that far up, not the top (a post deleted
 //!   since ends the chain at its id).
 //! - **At notice time**: a notice about a post (a reply to, like, repost or
-//!   mention in it, or a followed author's post) is not made for a
-//!   recipient who muted the post's thread ([`in_muted_thread`]). The
-//!   chain is walked only for a recipient who muted any, so the common
-//!   notice costs one read. Notices made before the mute stay.
+//!   mention in it) is not made for a recipient who muted the post's
+//!   thread ([`in_muted_thread`]). The chain is walked only for a
+//!   recipient who muted any, so the common notice costs one read.
+//!   Notices made before the mute stay.
+//! - **At read time**: an alert of a followed author's post
+//!   ([`crate::notifications::alerts`]), derived when read, is left out
+//!   while its thread is muted ([`in_one_of`]).
 //! - **Bounded**: at most [`MAX_THREAD_MUTES`] threads a user.
 
 use crate::checks::{post_not_found, user_not_found};
@@ -131,9 +134,19 @@ pub async fn in_muted_thread<T: Txn>(
     if muted.is_empty() {
         return Ok(false);
     }
-    if muted.contains(&about) {
+    in_one_of(&mut InTxn(&mut *txn), |p| muted.contains(p), about).await
+}
+
+/// Whether `about` is in one of the threads `muted` names (by their first
+/// posts): the post itself, or the first post of its thread.
+pub async fn in_one_of<A: Answered>(
+    posts: &mut A,
+    muted: impl Fn(&PostId) -> bool,
+    about: PostId,
+) -> Result<bool, A::Error> {
+    if muted(&about) {
         return Ok(true);
     }
-    let first = thread_of(&mut InTxn(&mut *txn), about).await?;
-    Ok(first.is_some_and(|first| muted.contains(&first)))
+    let first = thread_of(posts, about).await?;
+    Ok(first.is_some_and(|first| muted(&first)))
 }

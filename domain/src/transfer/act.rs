@@ -57,14 +57,14 @@ impl Act {
                 user,
                 relation: Relation::Mute,
                 target,
-                until_ms,
+                at_ms,
             } => Event::Muted {
                 user,
                 target,
                 // What the muter files the target under matters to
                 // fanout only, which an import does not reach.
                 edge: None,
-                until_ms,
+                until_ms: at_ms,
             },
             Record::Relation {
                 user,
@@ -80,11 +80,12 @@ impl Act {
                 user,
                 relation: Relation::Option(option),
                 target,
-                ..
+                at_ms,
             } => Event::FollowOptionsSet {
                 user,
                 target,
                 changes: vec![(option, true)],
+                at_ms: at_ms.unwrap_or(0),
             },
             Record::Relation {
                 user,

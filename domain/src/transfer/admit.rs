@@ -7,6 +7,7 @@
 
 use crate::checks::{check_lists_per_edge, DEFAULT_MAX_FOLLOWING};
 use crate::error::{Error, Result};
+use crate::graph::relations::Relation;
 use crate::ids::{check_time_not_ahead, PostId};
 use crate::model::{check_json_size, validate_message, Post};
 use crate::posts::mentions::candidates;
@@ -49,8 +50,13 @@ pub fn admit(record: &Record, now_ms: u64) -> Result<()> {
             check_time_not_ahead("a follow", *at_ms, now_ms)
         }
         Record::Relation {
-            until_ms: Some(at), ..
+            relation: Relation::Mute,
+            at_ms: Some(at),
+            ..
         } => crate::graph::mute_ends::check_end(*at, now_ms),
+        Record::Relation {
+            at_ms: Some(at), ..
+        } => check_time_not_ahead("a notify option", *at, now_ms),
         Record::Relation { .. }
         | Record::Member { .. }
         | Record::ThreadMute { .. }

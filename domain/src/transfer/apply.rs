@@ -236,7 +236,13 @@ async fn graph_act<T: Txn>(txn: &mut T, event: &Event, mode: Mode) -> Result<boo
             user,
             target,
             changes,
-        } => relate::set_follow_options(txn, user, target, changes).await?,
+            at_ms,
+        } => {
+            // An event or record of before the time was carried: a
+            // `notify` counts from now, so no earlier post tells anyone.
+            let at_ms = if *at_ms == 0 { now_ms() } else { *at_ms };
+            relate::set_follow_options(txn, user, target, changes, at_ms).await?
+        }
         _ => unreachable!("not an event of the graph"),
     })
 }

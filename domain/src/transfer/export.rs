@@ -204,7 +204,7 @@ mod tests {
             user: u("ann"),
             relation: Relation::Block,
             target: u("zed"),
-            until_ms: None,
+            at_ms: None,
         };
         assert!(carried(block).is_none());
         let like = Record::Like {

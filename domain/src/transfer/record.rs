@@ -18,6 +18,7 @@
 //! Version 6 adds `filters`; a stream of an older version holds none.
 //! Version 7 adds `until_ms` to a `mute` that ends by itself,
 //! `thread_mute` and `exclusive_list`.
+//! Version 8 adds `since_ms` to a `notify` follow option.
 //!
 //! Lines are read into [`Line`] (plain strings, as written), then checked
 //! into a [`Record`] of validated ids, so a bad line is refused with what
@@ -40,7 +41,7 @@ use serde_json::{Map, Value};
 pub const FORMAT: &str = "socialite-export";
 /// The format's version written; a reader takes this one and
 /// [`OLDEST_VERSION`] on, and refuses a stream of any other.
-pub const VERSION: u32 = 7;
+pub const VERSION: u32 = 8;
 /// The oldest version read.
 pub const OLDEST_VERSION: u32 = 1;
 
@@ -93,6 +94,11 @@ pub enum Line {
         user: String,
         target: String,
         option: String,
+        /// When `notify` was turned on (ms since the epoch; version 8 on).
+        /// A `notify` without it, of an older stream, counts from the
+        /// import: the account's earlier posts tell no one.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        since_ms: Option<u64>,
     },
     Member {
         group: String,
@@ -198,12 +204,14 @@ pub enum Record {
         at_ms: u64,
         lists: Vec<ListName>,
     },
-    /// `until_ms`: when a mute ends by itself (never for the others).
+    /// `at_ms`: the time the relation keeps, if any: when a mute ends by
+    /// itself (its line's `until_ms`), when a `notify` option was turned
+    /// on (its line's `since_ms`); none for the others.
     Relation {
         user: UserId,
         relation: Relation,
         target: UserId,
-        until_ms: Option<u64>,
+        at_ms: Option<u64>,
     },
     Member {
         group: GroupName,
@@ -255,12 +263,12 @@ fn user(s: &str) -> Result<UserId> {
 }
 
 /// A mute's or block's record, from its line's ids.
-fn relation(u: &str, relation: Relation, target: &str, until_ms: Option<u64>) -> Result<Record> {
+fn relation(u: &str, relation: Relation, target: &str, at_ms: Option<u64>) -> Result<Record> {
     Ok(Record::Relation {
         user: user(u)?,
         relation,
         target: user(target)?,
-        until_ms,
+        at_ms,
     })
 }
 
@@ -324,18 +332,22 @@ impl Record {
                     )
                 })?),
                 target: user(&target)?,
-                until_ms: None,
+                at_ms: None,
             },
             Line::FollowOption {
                 user: u,
                 target,
                 option,
-            } => Record::Relation {
-                user: user(&u)?,
-                relation: Relation::Option(FollowOption::parse(&option)?),
-                target: user(&target)?,
-                until_ms: None,
-            },
+                since_ms,
+            } => {
+                let option = FollowOption::parse(&option)?;
+                Record::Relation {
+                    user: user(&u)?,
+                    relation: Relation::Option(option),
+                    target: user(&target)?,
+                    at_ms: since_ms.filter(|_| option == FollowOption::Notify),
+                }
+            }
             Line::Member { group, user: u } => Record::Member {
                 group: GroupName::parse(&group)?,
                 user: user(&u)?,
@@ -403,11 +415,11 @@ impl From<&Record> for Line {
                 user,
                 relation: Relation::Mute,
                 target,
-                until_ms,
+                at_ms,
             } => Line::Mute {
                 user: text(user),
                 target: text(target),
-                until_ms: *until_ms,
+                until_ms: *at_ms,
             },
             Record::Relation {
                 user,
@@ -423,11 +435,12 @@ impl From<&Record> for Line {
                 user,
                 relation: Relation::Option(o),
                 target,
-                ..
+                at_ms,
             } => Line::FollowOption {
                 user: text(user),
                 target: text(target),
                 option: o.as_str().to_owned(),
+                since_ms: *at_ms,
             },
             Record::Relation {
                 user,
@@ -543,11 +556,11 @@ mod tests {
         let e = record_of(9, bad_id, VERSION).unwrap_err();
         assert!(e.message().starts_with("line 9: "), "{}", e.message());
         let other =
-            r#"{"kind":"header","format":"socialite-export","version":8,"exported_at_ms":1}"#;
+            r#"{"kind":"header","format":"socialite-export","version":9,"exported_at_ms":1}"#;
         assert!(parse_line(1, other)
             .unwrap_err()
             .message()
-            .contains("version 8"));
+            .contains("version 9"));
     }
 
     #[test]

@@ -124,7 +124,9 @@ impl MongoTxn<'_> {
             }
             // Applied in runs by `apply`.
             Step::RemoveEdge { .. } | Step::FollowCounts { .. } | Step::Tally { .. } => {}
-            Step::Relation { .. } | Step::MuteEnd { .. } => self.apply_relation_step(step).await?,
+            Step::Relation { .. } | Step::MuteEnd { .. } | Step::NotifySince { .. } => {
+                self.apply_relation_step(step).await?
+            }
             Step::Membership(change) => self.store.put_membership(s, change).await?,
             Step::PutPost(post) => self.store.put_post(s, post).await?,
             Step::RemovePosts { posts, .. } => {
@@ -209,6 +211,14 @@ impl MongoTxn<'_> {
             } => {
                 let (u, t) = (user.as_str(), target.as_str());
                 store.put_mute_end_in(s, u, t, *at_ms).await
+            }
+            Step::NotifySince {
+                user,
+                target,
+                at_ms,
+            } => {
+                let (u, t) = (user.as_str(), target.as_str());
+                store.put_notify_since_in(s, u, t, *at_ms).await
             }
             _ => unreachable!("not a relation's step"),
         }

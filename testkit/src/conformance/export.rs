@@ -30,8 +30,8 @@ pub(crate) async fn exported(b: &Backends) -> Vec<String> {
                 user,
                 relation,
                 target,
-                until_ms,
-            } => match until_ms {
+                at_ms,
+            } => match at_ms {
                 Some(at) => format!("{relation:?} {user} {target} until {at}"),
                 None => format!("{relation:?} {user} {target}"),
             },

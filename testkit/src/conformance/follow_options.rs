@@ -1,8 +1,8 @@
 //! Follow options: a followee's reposts hidden and all their replies shown
 //! at the next read, entries already stored included, on every feed model;
-//! `notify` tells the follower of each post and reply (not a repost), and a
-//! deleted post takes its notice back; options need the follow, show in the
-//! reader's relations, and an unfollow clears them.
+//! `notify` tells the follower of each post and reply (not a repost) made
+//! since, and a deleted post takes its alert back; options need the follow,
+//! show in the reader's relations, and an unfollow clears them.
 
 use super::*;
 use socialite_core::model::PostRef;
@@ -55,36 +55,38 @@ async fn follow_options_on(b: &Backends) {
         "once"
     );
     home(&reads).await; // ann's timeline exists before the posts arrive
+    // Post ids of now: an alert is of a post made since `notify` was on.
+    let t = PostId::first_at(socialite_core::ids::now_ms() + 1).0;
 
     // far posts; rob reposts it; cat answers far, then posts and reposts.
-    c.create_post(post(10, "far", "afar")).await.unwrap();
+    c.create_post(post(t + 10, "far", "afar")).await.unwrap();
     let repost = |user: &str, post: u64| RepostChange {
         user: u(user),
         post: PostId(post),
         repost: true,
     };
-    c.change_repost(&repost("rob", 10), PostId(20))
+    c.change_repost(&repost("rob", t + 10), PostId(t + 20))
         .await
         .unwrap();
     let reply = Post {
         reply_to: Some(PostRef {
-            id: PostId(10),
+            id: PostId(t + 10),
             author: u("far"),
         }),
-        ..post(30, "cat", "re")
+        ..post(t + 30, "cat", "re")
     };
     c.create_post(reply).await.unwrap();
-    c.create_post(post(40, "cat", "own")).await.unwrap();
-    c.change_repost(&repost("cat", 10), PostId(50))
+    c.create_post(post(t + 40, "cat", "own")).await.unwrap();
+    c.change_repost(&repost("cat", t + 10), PostId(t + 50))
         .await
         .unwrap();
     fan_out(b, &index).await;
     // A plain follow: the reposts show (once, at the newest), cat's reply
     // to someone ann does not follow does not; notify told of 30 and 40.
-    assert_eq!(home(&reads).await, [10, 40]);
+    assert_eq!(home(&reads).await, [t + 10, t + 40]);
     assert_eq!(
         alerts(&reads).await,
-        [40, 30],
+        [t + 40, t + 30],
         "a post and a reply, not a repost"
     );
 
@@ -94,18 +96,18 @@ async fn follow_options_on(b: &Backends) {
     fan_out(b, &index).await;
     assert_eq!(
         home(&reads).await,
-        [10, 40, 30],
+        [t + 10, t + 40, t + 30],
         "cat's repost still shows far's post"
     );
     assert!(set("cat", FollowOption::HideReposts, true).await.unwrap());
-    assert_eq!(home(&reads).await, [40, 30]);
+    assert_eq!(home(&reads).await, [t + 40, t + 30]);
     let r = g.relations_of(&u("ann")).await.unwrap();
     assert_eq!((r.reposts_off.len(), r.replies_on), (2, vec![u("cat")]));
 
     // A deleted post takes its notice back.
-    c.delete_post(PostId(40)).await.unwrap();
+    c.delete_post(PostId(t + 40)).await.unwrap();
     fan_out(b, &index).await;
-    assert_eq!(alerts(&reads).await, [30]);
+    assert_eq!(alerts(&reads).await, [t + 30]);
 
     // An unfollow clears them: a follow again starts plain.
     g.change_edge(&edge("ann", "cat", EdgeOp::Unfollow))
@@ -119,7 +121,24 @@ async fn follow_options_on(b: &Backends) {
     assert_eq!((r.reposts_off, r.replies_on), (vec![u("rob")], vec![]));
     let notify = Relation::Option(FollowOption::Notify);
     assert!(g.all_related(&u("cat"), notify).await.unwrap().is_empty());
-    c.create_post(post(60, "cat", "again")).await.unwrap();
+    c.create_post(post(t + 60, "cat", "again")).await.unwrap();
     fan_out(b, &index).await;
-    assert_eq!(alerts(&reads).await, [30], "no longer told");
+    assert_eq!(
+        alerts(&reads).await,
+        Vec::<u64>::new(),
+        "no longer told, and the unfollow took the alerts with it"
+    );
+
+    // An alert is of a post made since the option: rob's older post (an id
+    // of long ago) tells nothing, his next one does; a muted author's
+    // alerts are hidden.
+    c.create_post(post(1000, "rob", "old")).await.unwrap();
+    assert!(set("rob", FollowOption::Notify, true).await.unwrap());
+    let now = PostId::first_at(socialite_core::ids::now_ms() + 1).0;
+    c.create_post(post(now, "rob", "new")).await.unwrap();
+    fan_out(b, &index).await;
+    assert_eq!(alerts(&reads).await, [now]);
+    let mute = RelationChange::new(u("ann"), u("rob"), Relation::Mute, true).unwrap();
+    g.change_relation(&mute).await.unwrap();
+    assert_eq!(alerts(&reads).await, Vec::<u64>::new(), "muted");
 }

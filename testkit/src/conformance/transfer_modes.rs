@@ -134,7 +134,7 @@ pub async fn transfer_modes(open: Opener) {
         user: u("ann"),
         relation: Relation::Block,
         target: u("zed"),
-        until_ms: None,
+        at_ms: None,
     };
     assert!(import(vec![to_gone], caps).await.unwrap());
     let blocked = Event::Blocked {

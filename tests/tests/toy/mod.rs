@@ -58,6 +58,8 @@ struct State {
     related: BTreeSet<(UserId, u8, UserId)>,
     /// (user, target) → when the mute ends.
     mute_ends: BTreeMap<(UserId, UserId), u64>,
+    /// (user, target) → when `notify` was turned on, while it is.
+    notify_since: BTreeMap<(UserId, UserId), u64>,
     /// (group, member), (member, group), group → members.
     members: BTreeSet<(GroupName, UserId)>,
     memberships: BTreeSet<(UserId, GroupName)>,

@@ -16,7 +16,7 @@ use socialite_core::plan::Ledger;
 use socialite_core::ports::*;
 use socialite_core::write::{Done, Write};
 use socialite_domain::feed::markers::Marker;
-use socialite_domain::graph::relations::Relation;
+use socialite_domain::graph::relations::{FollowOption, Relation};
 use socialite_domain::interactions::likes::Tally;
 use socialite_domain::notifications::notified::{GroupKey, NoticeGroup};
 use socialite_domain::transfer::export::{cursor, Key, Section};
@@ -538,6 +538,13 @@ impl Mutes for ToyStore {
         Ok(self.read(|s| s.relations.contains(&key)))
     }
 
+    async fn subscriptions(&self, user: &UserId) -> Result<Vec<(UserId, u64)>> {
+        Ok(self.read(|s| {
+            let mine = s.notify_since.iter().filter(|((u, _), _)| u == user);
+            mine.map(|((_, t), at)| (t.clone(), *at)).collect()
+        }))
+    }
+
     async fn mute_end(&self, user: &UserId, target: &UserId) -> Result<Option<u64>> {
         let pair = (user.clone(), target.clone());
         Ok(self.read(|s| s.mute_ends.get(&pair).copied()))
@@ -655,8 +662,11 @@ impl ToyExport {
                         user: u.clone(),
                         relation,
                         target: t.clone(),
-                        until_ms: match relation {
+                        at_ms: match relation {
                             Relation::Mute => s.mute_ends.get(&(u.clone(), t.clone())).copied(),
+                            Relation::Option(FollowOption::Notify) => {
+                                s.notify_since.get(&(u.clone(), t.clone())).copied()
+                            }
                             _ => None,
                         },
                     })

@@ -14,7 +14,7 @@ use socialite_core::plan::{Step, Txn};
 use socialite_core::ports::Standing;
 use socialite_domain::deletion::cascade::present;
 use socialite_domain::feed::markers::{Marker, MarkerTimeline};
-use socialite_domain::graph::relations::Relation;
+use socialite_domain::graph::relations::{FollowOption, Relation};
 use socialite_domain::notifications::notified::{GroupKey, Notice, NoticeGroup, NoticeKey};
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -376,7 +376,17 @@ impl ToyTxn {
                 } else {
                     s.relations.remove(&ab);
                     s.related.remove(&ba);
+                    if *relation == Relation::Option(FollowOption::Notify) {
+                        s.notify_since.remove(&(user.clone(), target.clone()));
+                    }
                 }
+            }
+            Step::NotifySince {
+                user,
+                target,
+                at_ms,
+            } => {
+                s.notify_since.insert((user.clone(), target.clone()), *at_ms);
             }
             Step::MuteEnd {
                 user,

@@ -1,0 +1,85 @@
+//! Alerts: the `post` notifications of the accounts a reader follows with
+//! the `notify` option on. They are derived when notifications are read,
+//! never written at fanout: a post's alerts are its author's subscribers'
+//! to find, so turning `notify` on for many follows costs fanout nothing,
+//! and a deleted post, an unfollow or the option turned off take their
+//! alerts with them at once.
+//!
+//! - **What.** An original post or a reply (never a repost) of the
+//!   account, made since the reader turned `notify` on (the option's
+//!   `since`, [`crate::plan::Step::NotifySince`]); but one the post tells
+//!   already, as the author it answers or one it mentions
+//!   ([`told_of_post`]): told once, as that.
+//! - **An entry.** Each alert is an entry of its own, of kind `post`, about
+//!   the post, with its author as the one actor, placed by the post's id
+//!   ([`alert_group`]).
+//! - **Hidden.** As every entry: the author muted or blocked, a filter that
+//!   hides the post, a muted thread ([`crate::notifications::thread_mutes`]).
+
+use crate::ids::{PostId, UserId};
+use crate::model::Post;
+use crate::notifications::notified::{told_of_post, GroupKey, NoticeGroup, NoticeKind, WINDOW_MS};
+
+/// Whether `post` alerts `reader`, who turned `notify` on for its author
+/// at `since_ms`.
+pub fn alerts(post: &Post, reader: &UserId, since_ms: u64) -> bool {
+    post.repost_of.is_none()
+        && post.author != *reader
+        && post.id.unix_ms() >= since_ms
+        && !told_of_post(post).iter().any(|(told, _, _)| told == reader)
+}
+
+/// The notification entry of an alert about `post`, by `author`.
+pub fn alert_group(post: PostId, author: &UserId) -> NoticeGroup {
+    NoticeGroup {
+        group: GroupKey {
+            kind: NoticeKind::Post,
+            post: Some(post),
+            window: post.unix_ms() / WINDOW_MS,
+        },
+        count: 1,
+        latest: post,
+        actors: vec![(post, author.clone())],
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::PostRef;
+
+    fn u(s: &str) -> UserId {
+        UserId::parse(s).unwrap()
+    }
+
+    #[test]
+    fn a_post_since_the_option_alerts_but_a_repost_or_one_told_already() {
+        let at = 1_800_000_000_000;
+        let id = PostId::first_at(at);
+        let post = Post::written(id, u("bo"), "hi @cy".into(), None, vec![u("cy")]);
+        assert!(alerts(&post, &u("ann"), at));
+        assert!(alerts(&post, &u("ann"), at - 1));
+        assert!(!alerts(&post, &u("ann"), at + 1), "made before the option");
+        assert!(!alerts(&post, &u("cy"), at), "told as mentioned");
+        assert!(!alerts(&post, &u("bo"), at), "its own author");
+        let mut reply = post.clone();
+        reply.mentions.clear();
+        reply.reply_to = Some(PostRef {
+            id: PostId(5),
+            author: u("ann"),
+        });
+        assert!(!alerts(&reply, &u("ann"), at), "told as answered");
+        assert!(alerts(&reply, &u("dee"), at), "a reply alerts");
+        let repost = Post::repost(
+            id,
+            u("bo"),
+            PostRef {
+                id: PostId(5),
+                author: u("ann"),
+            },
+        );
+        assert!(!alerts(&repost, &u("dee"), at));
+        let g = alert_group(id, &u("bo"));
+        assert_eq!((g.count, g.latest, g.group.kind), (1, id, NoticeKind::Post));
+    }
+}

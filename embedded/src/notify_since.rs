@@ -1,0 +1,81 @@
+//! When each `notify` option was turned on, on the embedded store:
+//! `NOTIFY_SINCE` by (user, target), a row beside the option's relation
+//! row and gone with it. Notifications read it to derive the user's alerts
+//! (`socialite_domain::notifications::alerts`).
+
+use crate::tables::*;
+use redb::{ReadTransaction, ReadableTable, TableHandle, WriteTransaction};
+use socialite_core::error::Result;
+use socialite_core::ids::UserId;
+use socialite_domain::graph::relations::{FollowOption, Relation};
+
+const NOTIFY: Relation = Relation::Option(FollowOption::Notify);
+
+/// Keeps when `user` turned `notify` on for `target`.
+pub(crate) fn put(txn: &WriteTransaction, user: &str, target: &str, at_ms: u64) -> Result<()> {
+    let mut table = txn.open_table(NOTIFY_SINCE).store()?;
+    table.insert((user, target), at_ms).store()?;
+    Ok(())
+}
+
+/// Forgets it, as the option's row goes.
+pub(crate) fn remove(
+    txn: &WriteTransaction,
+    user: &str,
+    relation: Relation,
+    target: &str,
+) -> Result<()> {
+    if relation == NOTIFY {
+        let mut table = txn.open_table(NOTIFY_SINCE).store()?;
+        table.remove((user, target)).store()?;
+    }
+    Ok(())
+}
+
+/// When `user` turned `notify` on for `target`, if it is on.
+pub(crate) fn of<T: ReadableTable<(&'static str, &'static str), u64>>(
+    table: &T,
+    user: &str,
+    target: &str,
+) -> Result<Option<u64>> {
+    Ok(table.get((user, target)).store()?.map(|v| v.value()))
+}
+
+/// The accounts `user` follows with `notify` on, in id order, each with
+/// when it was turned on.
+pub(crate) fn subscriptions(txn: &ReadTransaction, user: &str) -> Result<Vec<(UserId, u64)>> {
+    let table = txn.open_table(NOTIFY_SINCE).store()?;
+    let mut out = Vec::new();
+    for item in table.range((user, "")..).store()? {
+        let (k, v) = item.store()?;
+        let (u, t) = k.value();
+        if u != user {
+            break;
+        }
+        out.push((UserId::from_stored(t.to_owned()), v.value()));
+    }
+    Ok(out)
+}
+
+/// On the first open of a store whose `notify` options were kept without
+/// their time: they count from now (the notices made of earlier posts
+/// stay as they were).
+pub(crate) fn backfill(txn: &WriteTransaction, now_ms: u64) -> Result<()> {
+    let had = txn
+        .list_tables()
+        .store()?
+        .any(|t| t.name() == NOTIFY_SINCE.name());
+    let mut since = txn.open_table(NOTIFY_SINCE).store()?;
+    if had {
+        return Ok(());
+    }
+    let relations = txn.open_table(RELATIONS).store()?;
+    for item in relations.iter().store()? {
+        let (k, _) = item.store()?;
+        let (u, code, t) = k.value();
+        if code == NOTIFY.code() {
+            since.insert((u, t), now_ms).store()?;
+        }
+    }
+    Ok(())
+}
