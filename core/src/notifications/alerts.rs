@@ -11,7 +11,7 @@ use crate::ports::IdRange;
 use crate::reads::Reads;
 use rustc_hash::FxHashMap;
 use socialite_domain::graph::relations::Hidden;
-use socialite_domain::notifications::alerts::{alert_group, alerts};
+use socialite_domain::notifications::alerts::{alert_group, alerts, before_option};
 use socialite_domain::notifications::notified::NoticeGroup;
 use socialite_domain::notifications::thread_mutes::{in_one_of, MAX_THREAD_MUTES};
 
@@ -57,7 +57,7 @@ impl Reads {
                 let Some(&at) = since.get(&entry.author) else {
                     continue;
                 };
-                if entry.post.unix_ms() < at {
+                if before_option(entry.post, at) {
                     // Newest first: the author's posts from here on came
                     // before the option too.
                     since.remove(&entry.author);

@@ -25,8 +25,14 @@ use crate::notifications::notified::{told_of_post, GroupKey, NoticeGroup, Notice
 pub fn alerts(post: &Post, reader: &UserId, since_ms: u64) -> bool {
     post.repost_of.is_none()
         && post.author != *reader
-        && post.id.unix_ms() >= since_ms
+        && !before_option(post.id, since_ms)
         && !told_of_post(post).iter().any(|(told, _, _)| told == reader)
+}
+
+/// Whether `post` was made before the option (at `since_ms`): then so was
+/// every older post of its author, and none of them alerts.
+pub fn before_option(post: PostId, since_ms: u64) -> bool {
+    post.unix_ms() < since_ms
 }
 
 /// The notification entry of an alert about `post`, by `author`.

@@ -51,6 +51,9 @@ pub struct Model {
     /// replies shown. They live on the follow: gone with it.
     pub reposts_off: BTreeSet<(String, String)>,
     pub replies_on: BTreeSet<(String, String)>,
+    /// (follower, followee) → when `notify` was turned on (ms): the
+    /// followee's posts since alert the follower. Gone with the follow.
+    pub notify: BTreeMap<(String, String), u64>,
     /// (user, filter id) → a hiding keyword filter: its one-word phrase,
     /// whether whole-word, and where it applies.
     pub filters: BTreeMap<(String, u64), Filtering>,
@@ -143,6 +146,7 @@ impl Model {
         let follows = &self.follows;
         self.reposts_off.retain(|pair| follows.contains_key(pair));
         self.replies_on.retain(|pair| follows.contains_key(pair));
+        self.notify.retain(|pair, _| follows.contains_key(pair));
     }
 
     /// How many users repost `post`.

@@ -28,7 +28,8 @@ pub(super) async fn reader_act(h: &mut Harness, rng: &mut Rng, user: &str, seed:
 }
 
 /// `user` turns a follow option on or off for an account they follow (or
-/// now and then any account): hide its reposts, or show all its replies.
+/// now and then any account): hide its reposts, show all its replies, or
+/// be alerted of its posts.
 /// Refused unless `user` follows it.
 async fn follow_option(h: &mut Harness, rng: &mut Rng, user: &str, seed: u64) {
     let m = &h.model;
@@ -46,18 +47,35 @@ async fn follow_option(h: &mut Harness, rng: &mut Rng, user: &str, seed: u64) {
         },
     };
     let target = target.clone();
-    let option = match rng.below(2) {
+    let option = match rng.below(3) {
         0 => FollowOption::HideReposts,
-        _ => FollowOption::AllReplies,
+        1 => FollowOption::AllReplies,
+        _ => FollowOption::Notify,
     };
     let on = rng.below(3) > 0;
+    // A millisecond of its own for the option's time, so every post is
+    // plainly before or after it (posts of the same millisecond as a
+    // `notify` turned on count as after it).
+    tokio::time::sleep(std::time::Duration::from_millis(2)).await;
+    let at_ms = socialite_core::ids::now_ms();
     let done = h
         .ingest
         .set_follow_options(&Caller::Trusted, user, &target, &[(option, on)])
         .await;
+    tokio::time::sleep(std::time::Duration::from_millis(2)).await;
     let m = &mut h.model;
     let pair = Model::pair(user, &target);
     match done {
+        Ok(_) if option == FollowOption::Notify => {
+            if on {
+                m.notify.entry(pair).or_insert(at_ms); // kept if on already
+                // The account answers the user: a post that tells them
+                // already, as a reply, so it alerts them of nothing more.
+                reply_where(h, rng, &target, |_, author| author == user, seed).await;
+            } else {
+                m.notify.remove(&pair);
+            }
+        }
         Ok(_) => {
             let set = match option {
                 FollowOption::HideReposts => &mut m.reposts_off,
@@ -221,12 +239,23 @@ async fn mark_notifications(h: &mut Harness, user: &str, seed: u64) {
 /// allow; with `stranger_to`, to a post by an account that user does not
 /// follow, where there is one.
 async fn reply(h: &mut Harness, rng: &mut Rng, user: &str, stranger_to: Option<&str>, seed: u64) {
-    let m = &h.model;
-    let strange = |author: &String| {
+    let strange = |m: &Model, author: &String| {
         stranger_to.is_none_or(|r| r != author && !m.follows.contains_key(&Model::pair(r, author)))
     };
+    reply_where(h, rng, user, strange, seed).await
+}
+
+/// `user` replies to a random post whose author `which` takes.
+async fn reply_where(
+    h: &mut Harness,
+    rng: &mut Rng,
+    user: &str,
+    which: impl Fn(&Model, &String) -> bool,
+    seed: u64,
+) {
+    let m = &h.model;
     let posts: Vec<(&PostId, &(String, String))> =
-        m.posts.iter().filter(|(_, (a, _))| strange(a)).collect();
+        m.posts.iter().filter(|(_, (a, _))| which(m, a)).collect();
     let Some(&(&p, (author, _))) = posts.get(rng.below(posts.len().max(1))) else {
         return;
     };
