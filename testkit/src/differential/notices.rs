@@ -1,7 +1,7 @@
 //! The oracle of a user's notifications, from the model's state: every
 //! follow of the user, like and repost of their posts, reply to them and
-//! mention of them, grouped by kind, post and UTC day, without the actors
-//! the user does not see.
+//! mention of them, and the posts of those they are alerted of, grouped by
+//! kind, post and UTC day, without the actors the user does not see.
 
 use super::model::Model;
 use socialite_core::event::Event;
@@ -81,6 +81,30 @@ impl Model {
             let answers_user = self.replies.get(p).is_some_and(|(_, a)| a == user);
             if named.iter().any(|n| n == user) && author != user && !answers_user {
                 out.push((NoticeKind::Mention, Some(*p), *p, author.clone()));
+            }
+        }
+        out.extend(self.alerts_to(user));
+        out
+    }
+
+    /// The alerts of `user`'s `notify` options: each post or reply of the
+    /// account made since the option was turned on, but one that tells
+    /// them already (answers or names them).
+    fn alerts_to(&self, user: &str) -> Vec<(NoticeKind, Option<PostId>, PostId, String)> {
+        let mut out = Vec::new();
+        for ((reader, author), since) in &self.notify {
+            if reader != user {
+                continue;
+            }
+            for (p, (a, _)) in &self.posts {
+                let answers_user = self.replies.get(p).is_some_and(|(_, x)| x == user);
+                let names_user = self
+                    .mentions
+                    .get(p)
+                    .is_some_and(|named| named.iter().any(|n| n == user));
+                if a == author && p.unix_ms() >= *since && !answers_user && !names_user {
+                    out.push((NoticeKind::Post, Some(*p), *p, author.clone()));
+                }
             }
         }
         out
