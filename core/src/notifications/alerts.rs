@@ -11,7 +11,7 @@ use crate::ports::IdRange;
 use crate::reads::Reads;
 use rustc_hash::FxHashMap;
 use socialite_domain::graph::relations::Hidden;
-use socialite_domain::notifications::alerts::{alert_group, alerts, before_option};
+use socialite_domain::notifications::alerts::{alert_group, alerts, before_option, first_alert};
 use socialite_domain::notifications::notified::NoticeGroup;
 use socialite_domain::notifications::thread_mutes::{in_one_of, MAX_THREAD_MUTES};
 
@@ -41,7 +41,7 @@ impl Reads {
             let authors: Vec<UserId> = since.keys().cloned().collect();
             let range = IdRange {
                 below,
-                from: Some(PostId::first_at(floor)),
+                from: Some(first_alert(floor)),
             };
             let page = content.newest_by(&authors, range, want).await?;
             let ended = page.len() < want;

@@ -32,7 +32,13 @@ pub fn alerts(post: &Post, reader: &UserId, since_ms: u64) -> bool {
 /// Whether `post` was made before the option (at `since_ms`): then so was
 /// every older post of its author, and none of them alerts.
 pub fn before_option(post: PostId, since_ms: u64) -> bool {
-    post.unix_ms() < since_ms
+    post < first_alert(since_ms)
+}
+
+/// The lowest post id an option turned on at `since_ms` alerts of: where a
+/// read of the authors' posts can stop.
+pub fn first_alert(since_ms: u64) -> PostId {
+    PostId::first_at(since_ms)
 }
 
 /// The notification entry of an alert about `post`, by `author`.

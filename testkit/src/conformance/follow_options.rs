@@ -129,12 +129,18 @@ async fn follow_options_on(b: &Backends) {
         "no longer told, and the unfollow took the alerts with it"
     );
 
-    // An alert is of a post made since the option: rob's older post (an id
-    // of long ago) tells nothing, his next one does; a muted author's
-    // alerts are hidden.
-    c.create_post(post(1000, "rob", "old")).await.unwrap();
+    // An alert is of a post made since the option: rob's post made after
+    // ann's option for cat but before hers for him tells nothing, his next
+    // one does; a muted author's alerts are hidden.
+    let tick = || tokio::time::sleep(Duration::from_millis(2));
+    assert!(set("cat", FollowOption::Notify, true).await.unwrap());
+    tick().await;
+    let between = PostId::first_at(socialite_core::ids::now_ms()).0;
+    c.create_post(post(between, "rob", "old")).await.unwrap();
+    tick().await;
     assert!(set("rob", FollowOption::Notify, true).await.unwrap());
-    let now = PostId::first_at(socialite_core::ids::now_ms() + 1).0;
+    tick().await;
+    let now = PostId::first_at(socialite_core::ids::now_ms()).0;
     c.create_post(post(now, "rob", "new")).await.unwrap();
     fan_out(b, &index).await;
     assert_eq!(alerts(&reads).await, [now]);
