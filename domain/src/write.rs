@@ -282,9 +282,9 @@ impl Write {
                 target,
                 changes,
                 at_ms,
-            } => Done::Changed(
-                relate::set_follow_options(txn, user, target, changes, *at_ms).await?,
-            ),
+            } => {
+                Done::Changed(relate::set_follow_options(txn, user, target, changes, *at_ms).await?)
+            }
             Write::PutFilter {
                 user,
                 id,

@@ -17,9 +17,8 @@ use socialite_domain::feed::timeline_change::TimelineChange;
 use socialite_domain::filters::matcher::{Matcher, Verdict};
 use socialite_domain::filters::Sift;
 use socialite_domain::graph::relations::{FollowOption, Relation};
-use socialite_domain::notifications::notified::{
-    changes_of, subscribers_told, Notice, NoticeChange,
-};
+use socialite_domain::notifications::alerts::subscribers_told;
+use socialite_domain::notifications::notified::{changes_of, Notice, NoticeChange};
 use socialite_domain::notifications::thread_mutes::{in_one_of, MAX_THREAD_MUTES};
 use std::sync::{Arc, Mutex, MutexGuard};
 use tokio::sync::mpsc;

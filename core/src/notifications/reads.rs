@@ -153,7 +153,7 @@ impl Reads {
         let held: HashSet<GroupKey> = stored.iter().map(|g| g.group).collect();
         let mut groups = stored;
         groups.extend(alerts.into_iter().filter(|a| !held.contains(&a.group)));
-        groups.sort_by(|a, b| b.latest.cmp(&a.latest));
+        groups.sort_by_key(|g| std::cmp::Reverse(g.latest));
         if groups.len() > want {
             groups.truncate(want);
             ended = false;

@@ -167,9 +167,7 @@ mod tests {
             Step::RemoveEdge { .. } => "remove",
             Step::MoveLists { .. } => "lists",
             Step::FollowCounts { .. } => "counts",
-            Step::Relation { .. } | Step::MuteEnd { .. } | Step::NotifySince { .. } => {
-                "relation"
-            }
+            Step::Relation { .. } | Step::MuteEnd { .. } | Step::NotifySince { .. } => "relation",
             Step::Membership(_) => "membership",
             Step::PutPost(_) => "post",
             Step::RemovePosts { .. }

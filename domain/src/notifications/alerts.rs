@@ -18,7 +18,9 @@
 
 use crate::ids::{PostId, UserId};
 use crate::model::Post;
-use crate::notifications::notified::{told_of_post, GroupKey, NoticeGroup, NoticeKind, WINDOW_MS};
+use crate::notifications::notified::{
+    told_of_post, GroupKey, Notice, NoticeChange, NoticeGroup, NoticeKey, NoticeKind, WINDOW_MS,
+};
 
 /// Whether `post` alerts `reader`, who turned `notify` on for its author
 /// at `since_ms`.
@@ -53,6 +55,29 @@ pub fn alert_group(post: PostId, author: &UserId) -> NoticeGroup {
         latest: post,
         actors: vec![(post, author.clone())],
     }
+}
+
+/// The alerts a new post makes for `subscribers`, who follow its author
+/// with the `notify` option on now: as notices, for a live stream to push
+/// ([`alerts`] decides which; notifications read
+/// derive the same entries from the posts).
+pub fn subscribers_told(post: &Post, subscribers: &[UserId]) -> Vec<NoticeChange> {
+    subscribers
+        .iter()
+        .filter(|s| alerts(post, s, 0))
+        .map(|s| {
+            NoticeChange::Made(Notice {
+                key: NoticeKey {
+                    recipient: s.clone(),
+                    kind: NoticeKind::Post,
+                    post: Some(post.id),
+                    actor: post.author.clone(),
+                    source: Some(post.id),
+                },
+                id: post.id,
+            })
+        })
+        .collect()
 }
 
 #[cfg(test)]
@@ -93,5 +118,43 @@ mod tests {
         assert!(!alerts(&repost, &u("dee"), at));
         let g = alert_group(id, &u("bo"));
         assert_eq!((g.count, g.latest, g.group.kind), (1, id, NoticeKind::Post));
+    }
+
+    #[test]
+    fn a_post_tells_its_subscribers_once_and_a_repost_none() {
+        let mut reply = Post::written(PostId(9), u("b"), "hi @c".into(), None, vec![u("c")]);
+        reply.reply_to = Some(PostRef {
+            id: PostId(5),
+            author: u("a"),
+        });
+        let subs = [u("a"), u("c"), u("d"), u("b")];
+        let told = subscribers_told(&reply, &subs);
+        let recipients: Vec<&str> = told
+            .iter()
+            .map(|c| match c {
+                NoticeChange::Made(n) => {
+                    assert_eq!(
+                        (n.key.kind, n.key.post, n.id),
+                        (NoticeKind::Post, Some(PostId(9)), PostId(9))
+                    );
+                    n.key.recipient.as_str()
+                }
+                other => panic!("{other:?}"),
+            })
+            .collect();
+        assert_eq!(
+            recipients,
+            ["d"],
+            "a and c are told as answered and mentioned; b wrote it"
+        );
+        let repost = Post::repost(
+            PostId(11),
+            u("b"),
+            PostRef {
+                id: PostId(5),
+                author: u("a"),
+            },
+        );
+        assert!(subscribers_told(&repost, &subs).is_empty());
     }
 }

@@ -6,7 +6,7 @@
 //!   act on one's own post. A reply that also mentions the author it
 //!   answers tells them once, as a reply. The alerts of a post to those
 //!   who follow its author with `notify` are not notices: they are derived
-//!   when read ([`crate::notifications::alerts`]).
+//!   when read (the `alerts` module beside).
 //! - **Undone.** An unfollow, an unlike, and a deleted reply, mentioning
 //!   post or repost take back what they told. A user's deletion takes back
 //!   everything they caused and everything they were told ([`NoticeChange::Forget`]).
@@ -120,29 +120,6 @@ pub fn told_of_post(post: &crate::model::Post) -> Vec<(UserId, NoticeKind, PostI
     told
 }
 
-/// The alerts a new post makes for `subscribers`, who follow its author
-/// with the `notify` option on now: as notices, for a live stream to push
-/// ([`crate::notifications::alerts`] decides which; notifications read
-/// derive the same entries from the posts).
-pub fn subscribers_told(post: &crate::model::Post, subscribers: &[UserId]) -> Vec<NoticeChange> {
-    subscribers
-        .iter()
-        .filter(|s| crate::notifications::alerts::alerts(post, s, 0))
-        .map(|s| {
-            NoticeChange::Made(Notice {
-                key: NoticeKey {
-                    recipient: s.clone(),
-                    kind: NoticeKind::Post,
-                    post: Some(post.id),
-                    actor: post.author.clone(),
-                    source: Some(post.id),
-                },
-                id: post.id,
-            })
-        })
-        .collect()
-}
-
 /// The event a post's deletion queues: its author's followers' timelines
 /// retract it, and what it told ([`crate::notifications::notified`]) is
 /// taken back.
@@ -207,44 +184,6 @@ mod tests {
             told_of_post(&repost),
             vec![(u("a"), NoticeKind::Repost, PostId(5))]
         );
-    }
-
-    #[test]
-    fn a_post_tells_its_subscribers_once_and_a_repost_none() {
-        let mut reply = Post::written(PostId(9), u("b"), "hi @c".into(), None, vec![u("c")]);
-        reply.reply_to = Some(PostRef {
-            id: PostId(5),
-            author: u("a"),
-        });
-        let subs = [u("a"), u("c"), u("d"), u("b")];
-        let told = subscribers_told(&reply, &subs);
-        let recipients: Vec<&str> = told
-            .iter()
-            .map(|c| match c {
-                NoticeChange::Made(n) => {
-                    assert_eq!(
-                        (n.key.kind, n.key.post, n.id),
-                        (NoticeKind::Post, Some(PostId(9)), PostId(9))
-                    );
-                    n.key.recipient.as_str()
-                }
-                other => panic!("{other:?}"),
-            })
-            .collect();
-        assert_eq!(
-            recipients,
-            ["d"],
-            "a and c are told as answered and mentioned; b wrote it"
-        );
-        let repost = Post::repost(
-            PostId(11),
-            u("b"),
-            PostRef {
-                id: PostId(5),
-                author: u("a"),
-            },
-        );
-        assert!(subscribers_told(&repost, &subs).is_empty());
     }
 
     #[test]

@@ -55,7 +55,7 @@ async fn follow_options_on(b: &Backends) {
         "once"
     );
     home(&reads).await; // ann's timeline exists before the posts arrive
-    // Post ids of now: an alert is of a post made since `notify` was on.
+                        // Post ids of now: an alert is of a post made since `notify` was on.
     let t = PostId::first_at(socialite_core::ids::now_ms() + 1).0;
 
     // far posts; rob reposts it; cat answers far, then posts and reposts.

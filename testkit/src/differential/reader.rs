@@ -69,8 +69,8 @@ async fn follow_option(h: &mut Harness, rng: &mut Rng, user: &str, seed: u64) {
         Ok(_) if option == FollowOption::Notify => {
             if on {
                 m.notify.entry(pair).or_insert(at_ms); // kept if on already
-                // The account answers the user: a post that tells them
-                // already, as a reply, so it alerts them of nothing more.
+                                                       // The account answers the user: a post that tells them
+                                                       // already, as a reply, so it alerts them of nothing more.
                 reply_where(h, rng, &target, |_, author| author == user, seed).await;
             } else {
                 m.notify.remove(&pair);

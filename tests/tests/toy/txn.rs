@@ -386,7 +386,8 @@ impl ToyTxn {
                 target,
                 at_ms,
             } => {
-                s.notify_since.insert((user.clone(), target.clone()), *at_ms);
+                s.notify_since
+                    .insert((user.clone(), target.clone()), *at_ms);
             }
             Step::MuteEnd {
                 user,
