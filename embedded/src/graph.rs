@@ -297,7 +297,7 @@ impl Mutes for EmbeddedStore {
     async fn mute_end(&self, user: &UserId, target: &UserId) -> Result<Option<u64>> {
         self.read(|txn| {
             let t = txn.open_table(MUTE_ENDS).store()?;
-            mute_ends::of(&t, user.as_str(), target.as_str())
+            time_of_pair(&t, user.as_str(), target.as_str())
         })
     }
 

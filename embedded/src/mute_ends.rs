@@ -7,14 +7,6 @@ use redb::{ReadableTable, WriteTransaction};
 use socialite_core::error::Result;
 use socialite_core::ids::UserId;
 
-pub(crate) fn of<T: ReadableTable<(&'static str, &'static str), u64>>(
-    table: &T,
-    user: &str,
-    target: &str,
-) -> Result<Option<u64>> {
-    Ok(table.get((user, target)).store()?.map(|v| v.value()))
-}
-
 /// Sets the pair's end (`None`: removes it), both rows.
 pub(crate) fn put(
     txn: &WriteTransaction,

@@ -32,15 +32,6 @@ pub(crate) fn remove(
     Ok(())
 }
 
-/// When `user` turned `notify` on for `target`, if it is on.
-pub(crate) fn of<T: ReadableTable<(&'static str, &'static str), u64>>(
-    table: &T,
-    user: &str,
-    target: &str,
-) -> Result<Option<u64>> {
-    Ok(table.get((user, target)).store()?.map(|v| v.value()))
-}
-
 /// The accounts `user` follows with `notify` on, in id order, each with
 /// when it was turned on.
 pub(crate) fn subscriptions(txn: &ReadTransaction, user: &str) -> Result<Vec<(UserId, u64)>> {

@@ -188,3 +188,12 @@ impl<T, E: std::error::Error + Send + Sync + 'static> StoreResult<T> for std::re
 pub fn last_u64_key<T: ReadableTable<u64, &'static [u8]>>(table: &T) -> Result<u64> {
     Ok(table.last().store()?.map(|(k, _)| k.value()).unwrap_or(0))
 }
+
+/// The time a table keyed by (user, target) keeps for the pair, if any.
+pub fn time_of_pair<T: ReadableTable<(&'static str, &'static str), u64>>(
+    table: &T,
+    user: &str,
+    target: &str,
+) -> Result<Option<u64>> {
+    Ok(table.get((user, target)).store()?.map(|v| v.value()))
+}

@@ -13,7 +13,6 @@ use crate::likes::post_key;
 use crate::lists::edge_lists;
 use crate::store::EmbeddedStore;
 use crate::tables::*;
-use crate::{mute_ends, notify_since};
 use async_trait::async_trait;
 use redb::{ReadTransaction, ReadableDatabase, ReadableTable};
 use serde_json::{Map, Value};
@@ -126,8 +125,8 @@ impl Snapshot {
                     return Ok(None);
                 };
                 let at_ms = match relation {
-                    Relation::Mute => mute_ends::of(&ends, u, t)?,
-                    Relation::Option(FollowOption::Notify) => notify_since::of(&since, u, t)?,
+                    Relation::Mute => time_of_pair(&ends, u, t)?,
+                    Relation::Option(FollowOption::Notify) => time_of_pair(&since, u, t)?,
                     _ => None,
                 };
                 Ok(Some(Record::Relation {

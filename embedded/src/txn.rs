@@ -92,7 +92,7 @@ impl Txn for Ctx<'_> {
 
     async fn mute_end(&mut self, user: &UserId, target: &UserId) -> Result<Option<u64>> {
         let table = self.txn.open_table(MUTE_ENDS).store()?;
-        mute_ends::of(&table, user.as_str(), target.as_str())
+        time_of_pair(&table, user.as_str(), target.as_str())
     }
 
     async fn relation_count(
