@@ -280,6 +280,29 @@ impl Txn for Ctx<'_> {
     }
 }
 
+/// A mute's, block's or follow option's row, or the time it keeps.
+fn relation_step(txn: &WriteTransaction, step: &Step) -> Result<()> {
+    match step {
+        Step::Relation {
+            user,
+            relation,
+            target,
+            active,
+        } => relations::put(txn, user, *relation, target, *active),
+        Step::MuteEnd {
+            user,
+            target,
+            at_ms,
+        } => mute_ends::put(txn, user.as_str(), target.as_str(), *at_ms),
+        Step::NotifySince {
+            user,
+            target,
+            at_ms,
+        } => notify_since::put(txn, user.as_str(), target.as_str(), *at_ms),
+        _ => unreachable!("not a relation's step"),
+    }
+}
+
 fn apply_step(ctx: &mut Ctx<'_>, step: &Step) -> Result<()> {
     let txn = ctx.txn;
     match step {
@@ -309,22 +332,9 @@ fn apply_step(ctx: &mut Ctx<'_>, step: &Step) -> Result<()> {
             add_counts(txn, follower.as_str(), 0, *step)?;
             add_counts(txn, followee.as_str(), *step, 0)
         }
-        Step::Relation {
-            user,
-            relation,
-            target,
-            active,
-        } => relations::put(txn, user, *relation, target, *active),
-        Step::MuteEnd {
-            user,
-            target,
-            at_ms,
-        } => mute_ends::put(txn, user.as_str(), target.as_str(), *at_ms),
-        Step::NotifySince {
-            user,
-            target,
-            at_ms,
-        } => notify_since::put(txn, user.as_str(), target.as_str(), *at_ms),
+        Step::Relation { .. } | Step::MuteEnd { .. } | Step::NotifySince { .. } => {
+            relation_step(txn, step)
+        }
         Step::Membership(change) => groups::put(txn, change),
         Step::PutPost(post) => post_rows::put_post(txn, post),
         Step::RemovePosts { author, posts } => post_rows::remove_posts(txn, author.as_str(), posts),

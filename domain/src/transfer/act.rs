@@ -55,44 +55,10 @@ impl Act {
             },
             Record::Relation {
                 user,
-                relation: Relation::Mute,
+                relation,
                 target,
                 at_ms,
-            } => Event::Muted {
-                user,
-                target,
-                // What the muter files the target under matters to
-                // fanout only, which an import does not reach.
-                edge: None,
-                until_ms: at_ms,
-            },
-            Record::Relation {
-                user,
-                relation: Relation::Priority(p),
-                target,
-                ..
-            } => Event::PrioritySet {
-                user,
-                target,
-                level: p.level(),
-            },
-            Record::Relation {
-                user,
-                relation: Relation::Option(option),
-                target,
-                at_ms,
-            } => Event::FollowOptionsSet {
-                user,
-                target,
-                changes: vec![(option, true)],
-                at_ms: at_ms.unwrap_or(0),
-            },
-            Record::Relation {
-                user,
-                relation: Relation::Block,
-                target,
-                ..
-            } => Event::Blocked { user, target },
+            } => relation_event(user, relation, target, at_ms),
             Record::Member { group, user } => Event::Joined { group, user },
             Record::Post {
                 post,
@@ -138,5 +104,32 @@ impl Act {
                 kept: true,
             },
         })
+    }
+}
+
+/// The event a relation's record holds (`at_ms`: a mute's end, a `notify`
+/// option's start).
+fn relation_event(user: UserId, relation: Relation, target: UserId, at_ms: Option<u64>) -> Event {
+    match relation {
+        Relation::Mute => Event::Muted {
+            user,
+            target,
+            // What the muter files the target under matters to fanout
+            // only, which an import does not reach.
+            edge: None,
+            until_ms: at_ms,
+        },
+        Relation::Priority(p) => Event::PrioritySet {
+            user,
+            target,
+            level: p.level(),
+        },
+        Relation::Option(option) => Event::FollowOptionsSet {
+            user,
+            target,
+            changes: vec![(option, true)],
+            at_ms: at_ms.unwrap_or(0),
+        },
+        Relation::Block => Event::Blocked { user, target },
     }
 }

@@ -262,7 +262,7 @@ fn user(s: &str) -> Result<UserId> {
     UserId::parse(s)
 }
 
-/// A mute's or block's record, from its line's ids.
+/// A relation's record, from its line's ids.
 fn relation(u: &str, relation: Relation, target: &str, at_ms: Option<u64>) -> Result<Record> {
     Ok(Record::Relation {
         user: user(u)?,
@@ -341,12 +341,8 @@ impl Record {
                 since_ms,
             } => {
                 let option = FollowOption::parse(&option)?;
-                Record::Relation {
-                    user: user(&u)?,
-                    relation: Relation::Option(option),
-                    target: user(&target)?,
-                    at_ms: since_ms.filter(|_| option == FollowOption::Notify),
-                }
+                let since_ms = since_ms.filter(|_| option == FollowOption::Notify);
+                relation(&u, Relation::Option(option), &target, since_ms)?
             }
             Line::Member { group, user: u } => Record::Member {
                 group: GroupName::parse(&group)?,
