@@ -1,6 +1,6 @@
 //! When each `notify` option was turned on, on the embedded store:
 //! `NOTIFY_SINCE` by (user, target), a row beside the option's relation
-//! row and gone with it. Notifications read it to derive the user's alerts
+//! row and gone with it (`crate::relations::put` removes both). Notifications read it to derive the user's alerts
 //! (`socialite_domain::notifications::alerts`).
 
 use crate::tables::*;
@@ -18,32 +18,19 @@ pub(crate) fn put(txn: &WriteTransaction, user: &str, target: &str, at_ms: u64) 
     Ok(())
 }
 
-/// Forgets it, as the option's row goes.
-pub(crate) fn remove(
-    txn: &WriteTransaction,
-    user: &str,
-    relation: Relation,
-    target: &str,
-) -> Result<()> {
-    if relation == NOTIFY {
-        let mut table = txn.open_table(NOTIFY_SINCE).store()?;
-        table.remove((user, target)).store()?;
-    }
-    Ok(())
-}
-
 /// The accounts `user` follows with `notify` on, in id order, each with
-/// when it was turned on.
+/// when it was turned on: the options' rows, each with its time (one
+/// without, written by a version that kept none after this store was
+/// first opened by one that does, alerts of nothing).
 pub(crate) fn subscriptions(txn: &ReadTransaction, user: &str) -> Result<Vec<(UserId, u64)>> {
-    let table = txn.open_table(NOTIFY_SINCE).store()?;
-    let mut out = Vec::new();
-    for item in table.range((user, "")..).store()? {
-        let (k, v) = item.store()?;
-        let (u, t) = k.value();
-        if u != user {
-            break;
+    let relations = txn.open_table(RELATIONS).store()?;
+    let since = txn.open_table(NOTIFY_SINCE).store()?;
+    let targets = crate::relations::page(&relations, user, NOTIFY, None, usize::MAX)?;
+    let mut out = Vec::with_capacity(targets.len());
+    for target in targets {
+        if let Some(at) = time_of_pair(&since, user, target.as_str())? {
+            out.push((target, at));
         }
-        out.push((UserId::from_stored(t.to_owned()), v.value()));
     }
     Ok(out)
 }

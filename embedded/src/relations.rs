@@ -6,7 +6,7 @@ use crate::tables::*;
 use redb::{ReadableTable, WriteTransaction};
 use socialite_core::error::Result;
 use socialite_core::ids::UserId;
-use socialite_domain::graph::relations::Relation;
+use socialite_domain::graph::relations::{FollowOption, Relation};
 
 type RelationTable = (&'static str, u8, &'static str);
 
@@ -27,7 +27,11 @@ pub(crate) fn put(
     } else {
         relations.remove((u, code, t)).store()?;
         related.remove((t, code, u)).store()?;
-        crate::notify_since::remove(txn, u, relation, t)?;
+        if relation == Relation::Option(FollowOption::Notify) {
+            // The option's time goes with it.
+            let mut since = txn.open_table(NOTIFY_SINCE).store()?;
+            since.remove((u, t)).store()?;
+        }
     }
     Ok(())
 }

@@ -50,9 +50,9 @@ pub const RELATED: TableDefinition<(&str, u8, &str), ()> = TableDefinition::new(
 pub const MUTE_ENDS: TableDefinition<(&str, &str), u64> = TableDefinition::new("mute_ends");
 /// (end ms, user, target): the same ends, soonest first, for the sweep.
 pub const MUTES_DUE: TableDefinition<(u64, &str, &str), ()> = TableDefinition::new("mutes_due");
-/// author: the authors marked for hybrid fanout.
 /// When each `notify` option was turned on: (user, target) → ms.
 pub const NOTIFY_SINCE: TableDefinition<(&str, &str), u64> = TableDefinition::new("notify_since");
+/// author: the authors marked for hybrid fanout.
 pub const HYBRID: TableDefinition<&str, ()> = TableDefinition::new("hybrid");
 /// user id → (tokens refused up to this ms, suspended): account standings,
 /// kept after the account's deletion.

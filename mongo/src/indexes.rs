@@ -20,8 +20,6 @@ impl Db {
                 .await
                 .map_err(db_err("giving old edges a follow time"))?;
         }
-        self.backfill_notify_since(socialite_core::ids::now_ms())
-            .await?;
         for (collection, model, what) in self.indexes() {
             collection
                 .create_index(model)

@@ -1,11 +1,11 @@
 //! When each `notify` option was turned on, on MongoDB: the `since` field
 //! (ms since the epoch) of the option's document in `relations`, so it goes
-//! with the option. Notifications read it to derive the user's alerts
+//! with the option (and the `u_k_t` index finds a user's). Notifications read it to derive the user's alerts
 //! (`socialite_domain::notifications::alerts`).
 
-use crate::db::{db_err, Db, TxnError};
+use crate::db::{db_err, TxnError};
 use crate::relations::code;
-use crate::store::{get_i64, get_str, MongoStore};
+use crate::store::{get_str, MongoStore};
 use futures_util::TryStreamExt;
 use mongodb::bson::{doc, Bson, Document};
 use mongodb::ClientSession;
@@ -27,19 +27,6 @@ pub(crate) fn since(d: &Document) -> Option<u64> {
     }
 }
 
-impl Db {
-    /// Options kept before their time was: they count from now (the
-    /// notices made of earlier posts stay as they were).
-    pub(crate) async fn backfill_notify_since(&self, now_ms: u64) -> Result<()> {
-        let old = doc! { "k": code(NOTIFY), "since": { "$exists": false } };
-        self.relations
-            .update_many(old, doc! { "$set": { "since": now_ms as i64 } })
-            .await
-            .map_err(db_err("giving notify options a time"))?;
-        Ok(())
-    }
-}
-
 impl MongoStore {
     /// Sets when the option was turned on; its document is written before,
     /// in the same transaction.
@@ -56,6 +43,10 @@ impl MongoStore {
         Ok(())
     }
 
+    /// The user's `notify` options with their times. One kept by a version
+    /// that kept no time is given one now, once (through the `u_k_t` index),
+    /// and counts from then: the notices made of earlier posts stay as
+    /// they were.
     pub(crate) async fn subscriptions_of(&self, user: &UserId) -> Result<Vec<(UserId, u64)>> {
         let filter = doc! { "u": user.as_str(), "k": code(NOTIFY) };
         let docs: Vec<Document> = self
@@ -69,10 +60,20 @@ impl MongoStore {
             .try_collect()
             .await
             .map_err(db_err("reading notify options"))?;
+        let now = socialite_core::ids::now_ms();
+        if docs.iter().any(|d| since(d).is_none()) {
+            let untimed =
+                doc! { "u": user.as_str(), "k": code(NOTIFY), "since": { "$exists": false } };
+            self.db
+                .relations
+                .update_many(untimed, doc! { "$set": { "since": now as i64 } })
+                .await
+                .map_err(db_err("giving notify options a time"))?;
+        }
         docs.iter()
             .map(|d| {
                 let t = UserId::from_stored(get_str(d, "t")?.to_owned());
-                Ok((t, get_i64(d, "since").max(0) as u64))
+                Ok((t, since(d).unwrap_or(now)))
             })
             .collect()
     }

@@ -9,20 +9,21 @@ use crate::ids::{PostId, UserId};
 use crate::model::Post;
 use crate::ports::IdRange;
 use crate::reads::Reads;
-use rustc_hash::FxHashMap;
+use rustc_hash::{FxHashMap, FxHashSet};
 use socialite_domain::graph::relations::Hidden;
 use socialite_domain::notifications::alerts::{alert_group, alerts, before_option, first_alert};
 use socialite_domain::notifications::notified::NoticeGroup;
 use socialite_domain::notifications::thread_mutes::{in_one_of, MAX_THREAD_MUTES};
 
 impl Reads {
-    /// Up to `want` of `user`'s alerts below `before`, newest first: of the
-    /// authors `hidden` does not hide, outside the threads they muted.
+    /// Up to `want` of `user`'s alerts below `before` (and above `above`,
+    /// when only those count), newest first: of the authors `hidden` does
+    /// not hide, outside the threads they muted.
     pub(super) async fn alerts(
         &self,
         user: &UserId,
         hidden: &Hidden,
-        before: Option<PostId>,
+        (before, above): (Option<PostId>, Option<PostId>),
         want: usize,
     ) -> Result<Vec<NoticeGroup>> {
         let subscribed = self.stores.graph.subscriptions(user).await?;
@@ -34,14 +35,22 @@ impl Reads {
             return Ok(Vec::new());
         };
         let content = &self.stores.content;
-        let muted = content.muted_threads(user, None, MAX_THREAD_MUTES).await?;
+        let muted: FxHashSet<PostId> = content
+            .muted_threads(user, None, MAX_THREAD_MUTES)
+            .await?
+            .into_iter()
+            .collect();
+        let from = match above {
+            Some(a) => first_alert(floor).max(PostId(a.0.saturating_add(1))),
+            None => first_alert(floor),
+        };
         let mut out = Vec::new();
         let mut below = before;
         while !since.is_empty() && out.len() < want {
             let authors: Vec<UserId> = since.keys().cloned().collect();
             let range = IdRange {
                 below,
-                from: Some(first_alert(floor)),
+                from: Some(from),
             };
             let page = content.newest_by(&authors, range, want).await?;
             let ended = page.len() < want;
@@ -54,6 +63,9 @@ impl Reads {
                 .map(|p| (p.id, p))
                 .collect();
             for entry in &page {
+                if out.len() == want {
+                    break;
+                }
                 let Some(&at) = since.get(&entry.author) else {
                     continue;
                 };

@@ -56,7 +56,8 @@ impl Reads {
         let hidden = self
             .hidden_from(&user.id, FilterContext::Notifications)
             .await?;
-        let mut entries = self.entries(&user.id, &hidden, before, limit + 1).await?;
+        let place = (before, None);
+        let mut entries = self.entries(&user.id, &hidden, place, limit + 1).await?;
         let next_cursor = (entries.len() > limit).then(|| entries[limit - 1].latest);
         entries.truncate(limit);
         Ok(Page {
@@ -80,8 +81,10 @@ impl Reads {
         let hidden = self
             .hidden_from(&user.id, FilterContext::Notifications)
             .await?;
+        // Alerts are read down to the marker only: the count stops there.
+        let place = (None, read);
         let entries = self
-            .entries(&user.id, &hidden, None, MAX_UNREAD + 1)
+            .entries(&user.id, &hidden, place, MAX_UNREAD + 1)
             .await?;
         let unread = entries
             .iter()
@@ -91,18 +94,19 @@ impl Reads {
     }
 
     /// Up to `want` entries below `before` as the reader sees them, read on
-    /// past those they see nothing of.
+    /// past those they see nothing of; alerts only above `above`, when
+    /// given.
     async fn entries(
         &self,
         user: &UserId,
         hidden: &Hidden,
-        mut before: Option<PostId>,
+        (mut before, above): (Option<PostId>, Option<PostId>),
         want: usize,
     ) -> Result<Vec<Notification>> {
         let content = &self.stores.content;
         let mut out = Vec::new();
         loop {
-            let (groups, ended) = self.groups(user, hidden, before, want).await?;
+            let (groups, ended) = self.groups(user, hidden, (before, above), want).await?;
             before = groups.last().map(|g| g.latest);
             let about: Vec<PostId> = groups.iter().filter_map(|g| g.group.post).collect();
             let stored: HashMap<PostId, Post> = content
@@ -140,7 +144,7 @@ impl Reads {
         &self,
         user: &UserId,
         hidden: &Hidden,
-        before: Option<PostId>,
+        (before, above): (Option<PostId>, Option<PostId>),
         want: usize,
     ) -> Result<(Vec<NoticeGroup>, bool)> {
         let stored = self
@@ -148,7 +152,7 @@ impl Reads {
             .content
             .notice_groups(user, before, want)
             .await?;
-        let alerts = self.alerts(user, hidden, before, want).await?;
+        let alerts = self.alerts(user, hidden, (before, above), want).await?;
         let mut ended = stored.len() < want && alerts.len() < want;
         let held: HashSet<GroupKey> = stored.iter().map(|g| g.group).collect();
         let mut groups = stored;

@@ -1,5 +1,8 @@
-//! How a reader's phrases match a post: case-insensitively (Unicode
-//! lower case on both sides, a character at a time), a whole-word phrase
+//! How a reader's phrases match a post: case-insensitively and whatever
+//! the Unicode form (compatibility normalisation, NFKC, then lower case, a
+//! character at a time, on both sides: `café` typed with its accent
+//! composed matches it written with a combining accent, and full-width
+//! `ｓｐｏｉｌｅｒ` matches `spoiler`), a whole-word phrase
 //! only where the characters either side of it are not letters, digits,
 //! `_` or combining marks (checked on
 //! a side only when the phrase's own character there is one, so `#tag`
@@ -12,6 +15,7 @@ use crate::model::filter::{Filter, FilterAction, FilterContext, FilterHit, Filte
 use aho_corasick::AhoCorasick;
 use std::collections::HashMap;
 use std::sync::Arc;
+use unicode_normalization::UnicodeNormalization;
 
 /// A reader's filters made ready to match: built once per revision of
 /// their set (a cache of them is the core crate's).
@@ -52,15 +56,16 @@ pub struct View {
     applies: Vec<bool>,
 }
 
-/// Lower case, one character at a time (a whole string's lower case
-/// writes a Greek capital sigma as final `ς` at a word's end and `σ`
-/// elsewhere, so `ΟΣ` would not match inside `ΟΣΑ`): both sigmas are `σ`.
+/// NFKC, then lower case, one character at a time (a whole string's
+/// lower case writes a Greek capital sigma as final `ς` at a word's end
+/// and `σ` elsewhere, so `ΟΣ` would not match inside `ΟΣΑ`): both sigmas
+/// are `σ`. ASCII is its own NFKC.
 fn lower(text: &str) -> String {
     if text.is_ascii() {
         return text.to_ascii_lowercase();
     }
     let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
+    for c in text.nfkc() {
         match c {
             'Σ' | 'ς' => out.push('σ'),
             c => out.extend(c.to_lowercase()),
@@ -289,6 +294,19 @@ mod tests {
         assert_eq!(
             verdict(warn("cafe", true), "cafe\u{301} au lait"),
             Verdict::Show
+        );
+        // One word in any Unicode form: composed or not, full-width.
+        assert_eq!(
+            verdict(warn("café", true), "cafe\u{301} au lait"),
+            Verdict::Warn(vec![hit("café")])
+        );
+        assert_eq!(
+            verdict(warn("cafe\u{301}", true), "un café"),
+            Verdict::Warn(vec![hit("cafe\u{301}")])
+        );
+        assert_eq!(
+            verdict(warn("spoiler", true), "ＳＰＯＩＬＥＲ!"),
+            Verdict::Warn(vec![hit("spoiler")])
         );
         // A failed whole word at one place, a match at the next.
         assert_eq!(

@@ -32,7 +32,7 @@ pub(crate) async fn exported(b: &Backends) -> Vec<String> {
                 target,
                 at_ms,
             } => match at_ms {
-                Some(at) => format!("{relation:?} {user} {target} until {at}"),
+                Some(at) => format!("{relation:?} {user} {target} at {at}"),
                 None => format!("{relation:?} {user} {target}"),
             },
             Record::Member { group, user } => format!("member {group} {user}"),

@@ -132,7 +132,10 @@ async fn follow_options_on(b: &Backends) {
     // An alert is of a post made since the option: rob's post made after
     // ann's option for cat but before hers for him tells nothing, his next
     // one does; a muted author's alerts are hidden.
+    // (Each step a millisecond of its own: cat's earlier posts carry the
+    // test's first milliseconds.)
     let tick = || tokio::time::sleep(Duration::from_millis(2));
+    tick().await;
     assert!(set("cat", FollowOption::Notify, true).await.unwrap());
     tick().await;
     let between = PostId::first_at(socialite_core::ids::now_ms()).0;

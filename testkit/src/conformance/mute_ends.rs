@@ -63,7 +63,7 @@ async fn timed_mutes_on(b: &Backends) {
     assert_eq!(g.mutes_due(soon, 10).await.unwrap(), [(u("ann"), u("rob"))]);
     assert!(exported(b)
         .await
-        .contains(&format!("Mute ann rob until {soon}")));
+        .contains(&format!("Mute ann rob at {soon}")));
 
     // Muting again replaces the end, and says so; the same end changes nothing.
     let again = g.change_relation(&mute_until("rob", later).unwrap()).await;
