@@ -13,6 +13,7 @@ pub mod apply;
 pub mod backups;
 pub mod export;
 pub mod import;
+mod line;
 pub mod mode;
 mod reader_lines;
 pub mod record;

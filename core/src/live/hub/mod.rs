@@ -1,6 +1,8 @@
 //! The live hub of one process: which users have open streams, whose posts
 //! their home timelines hold, and the dispatch of applied events to them.
 
+mod notices;
+
 use super::LiveEvent;
 use crate::error::Result;
 use crate::event::Event;
@@ -9,7 +11,6 @@ use crate::ids::{now_ms, PostId, UserId};
 use crate::metrics::metrics;
 use crate::model::filter::FilterContext;
 use crate::model::{FeedItem, Post};
-use crate::notifications::InStore;
 use crate::ports::{Applied, AppliedFeed};
 use crate::shutdown::Shutdown;
 use rustc_hash::{FxHashMap, FxHashSet};
@@ -17,9 +18,8 @@ use socialite_domain::feed::timeline_change::TimelineChange;
 use socialite_domain::filters::matcher::{Matcher, Verdict};
 use socialite_domain::filters::Sift;
 use socialite_domain::graph::relations::{FollowOption, Relation};
-use socialite_domain::notifications::alerts::subscribers_told;
-use socialite_domain::notifications::notified::{changes_of, Notice, NoticeChange};
-use socialite_domain::notifications::thread_mutes::{in_one_of, MAX_THREAD_MUTES};
+use socialite_domain::notifications::notified::Notice;
+use socialite_domain::notifications::thread_mutes::MAX_THREAD_MUTES;
 use std::sync::{Arc, Mutex, MutexGuard};
 use tokio::sync::mpsc;
 
@@ -406,74 +406,6 @@ impl LiveHub {
             // Streams carry home timelines, which lists and groups leave as they are.
             TimelineChange::Relisted { .. } | TimelineChange::Membership { .. } => {}
         }
-    }
-
-    /// Tells the watched recipients of the notices `event` makes, but of
-    /// actors they do not see.
-    /// Sends the notices `event` makes to their recipients' streams, but
-    /// those whose recipient muted a thread: returned with the threads, to
-    /// be checked against them ([`Self::notify_outside_muted`]).
-    fn notify(&self, event: &Event) -> Vec<(Notice, Arc<FxHashSet<PostId>>)> {
-        let mut reg = self.registry();
-        let mut held = Vec::new();
-        if reg.users.is_empty() {
-            return held;
-        }
-        let mut changes = changes_of(event);
-        if let Event::PostCreated { post, .. } = event {
-            // Those watching the author with the `notify` option on.
-            let watching = reg.by_author.get(&post.author).into_iter().flatten();
-            let subs: Vec<UserId> = watching
-                .filter(|w| {
-                    reg.users
-                        .get(*w)
-                        .is_some_and(|x| x.seen.notify.contains(&post.author))
-                })
-                .cloned()
-                .collect();
-            changes.extend(subscribers_told(post, &subs));
-        }
-        for change in changes {
-            let NoticeChange::Made(notice) = change else {
-                continue;
-            };
-            let recipient = &notice.key.recipient;
-            let Some(seen) = reg.users.get(recipient).map(|w| &w.seen) else {
-                continue;
-            };
-            if seen.hidden.contains(&notice.key.actor)
-                || seen.filters_hide(recipient, event, &notice)
-            {
-                continue;
-            }
-            if !seen.muted_threads.is_empty() && notice.key.post.is_some() {
-                held.push((notice.clone(), seen.muted_threads.clone()));
-                continue;
-            }
-            let told = LiveEvent::Notified(Box::new(notice.clone()));
-            reg.send(recipient, &told);
-        }
-        held
-    }
-
-    /// Sends `notice` unless its post is in one of `muted` threads (a
-    /// post that cannot be read is taken as outside them).
-    async fn notify_outside_muted(&self, notice: Notice, muted: &FxHashSet<PostId>) {
-        let Some(about) = notice.key.post else {
-            return;
-        };
-        let posts = &mut InStore(&*self.stores.content);
-        let quiet = in_one_of(posts, |p| muted.contains(p), about).await;
-        let quiet = quiet.unwrap_or_else(|e| {
-            tracing::warn!(error = %e.chain(), "reading a thread for live notifications failed");
-            false
-        });
-        if quiet {
-            return;
-        }
-        let recipient = notice.key.recipient.clone();
-        let told = LiveEvent::Notified(Box::new(notice));
-        self.registry().send(&recipient, &told);
     }
 
     /// The entry a new item makes: the post itself, or for a repost the
