@@ -29,6 +29,7 @@ use crate::observe::{join_trace, method_label};
 use axum::extract::{MatchedPath, Request};
 use axum::http::{HeaderValue, Method};
 use axum::response::{IntoResponse, Response};
+use socialite_core::reads_first::ReadsFirst;
 use socialite_domain::accounts::access::Caller;
 use std::convert::Infallible;
 use std::future::Future;
@@ -58,6 +59,8 @@ struct Shared {
     in_flight: Semaphore,
     /// Where writes are handled, if apart from reads.
     writes: Option<tokio::runtime::Handle>,
+    /// Told of each read's time, where it guards the reads' latency.
+    reads_first: Option<Arc<ReadsFirst>>,
 }
 
 /// The layer that puts a [`Front`] around each route of a router.
@@ -71,12 +74,18 @@ impl FrontLayer {
             request_timeout,
             in_flight: Semaphore::new(MAX_IN_FLIGHT),
             writes: None,
+            reads_first: None,
         }))
     }
 
     /// Handles write requests (any method but GET, HEAD and OPTIONS) on
-    /// `writes`, apart from the reads.
-    pub fn with_writes_on(self, writes: Option<tokio::runtime::Handle>) -> FrontLayer {
+    /// `writes`, apart from the reads, and tells `reads_first` how long
+    /// each read took ([`socialite_core::reads_first`]).
+    pub fn with_writes_on(
+        self,
+        writes: Option<tokio::runtime::Handle>,
+        reads_first: Option<Arc<ReadsFirst>>,
+    ) -> FrontLayer {
         let Shared {
             admit,
             request_timeout,
@@ -88,6 +97,7 @@ impl FrontLayer {
             request_timeout,
             in_flight,
             writes,
+            reads_first,
         }))
     }
 }
@@ -150,10 +160,14 @@ where
     let id = request_id(&req);
     let span = request_span(&req, method, &route, &id);
     let path = req.uri().clone();
+    let reads_first = shared.reads_first.clone().filter(|_| is_read(req.method()));
     let start = Instant::now();
     let resp = admitted(shared, inner, req).instrument(span.clone()).await;
     let took = start.elapsed();
     let status = resp.status().as_u16();
+    if let Some(guard) = reads_first.filter(|_| status < 500) {
+        guard.observe(took);
+    }
     crate::metrics::transport().observe_http(route.clone(), method, status, took);
     if let Some(failure) = resp.extensions().get::<Failure>() {
         tracing::error!(
@@ -180,11 +194,19 @@ where
     if let Some(refused) = precheck(&req) {
         return refused;
     }
+    if let Some(refused) = shared
+        .reads_first
+        .as_ref()
+        .and_then(|g| refused_early(g, &req))
+    {
+        tokio::time::sleep(crate::guard::REFUSAL_PACE).await;
+        return crate::ApiError::from(refused).into_response();
+    }
     let Ok(_permit) = shared.in_flight.try_acquire() else {
         return overloaded();
     };
     let _counted = InFlight::counted();
-    let reads = matches!(*req.method(), Method::GET | Method::HEAD | Method::OPTIONS);
+    let reads = is_read(req.method());
     match shared.writes.clone().filter(|_| !reads) {
         Some(writes) => {
             let span = tracing::Span::current();
@@ -237,6 +259,33 @@ where
             false => timed_out(limit),
         }
     })
+}
+
+/// The routes whose act always makes something: while the reads' latency
+/// holds writes back, a flood of them is answered before its credential
+/// and body are read, since a refusal made further in costs nearly what
+/// the write would have (deletions and every other act are left to the
+/// write gate, which knows their cost).
+const CREATES: [(Method, &str); 5] = [
+    (Method::POST, "/users/{id}/posts"),
+    (Method::PUT, "/users/{id}/likes/{post_id}"),
+    (Method::PUT, "/users/{id}/reposts/{post_id}"),
+    (Method::PUT, "/users/{id}/following/{target}"),
+    (Method::PUT, "/users/{id}/bookmarks/{post_id}"),
+];
+
+/// The refusal of a create that the reads' latency would refuse anyway.
+fn refused_early(guard: &ReadsFirst, req: &Request) -> Option<socialite_core::Error> {
+    let route = req.extensions().get::<MatchedPath>()?.as_str();
+    CREATES
+        .iter()
+        .any(|(m, r)| m == req.method() && *r == route)
+        .then(|| guard.refuses_creates())?
+}
+
+/// A request that only reads.
+fn is_read(method: &Method) -> bool {
+    matches!(*method, Method::GET | Method::HEAD | Method::OPTIONS)
 }
 
 /// A request counted in `socialite_requests_in_flight` until dropped.

@@ -46,6 +46,12 @@ pub fn time_limit(path: &str, request_timeout: Duration) -> Duration {
 }
 /// Requests handled at once by one process; more are refused, not queued.
 pub const MAX_IN_FLIGHT: usize = 2048;
+
+/// How long a create refused for the reads' latency is held before it is
+/// answered: a client that does not wait as `Retry-After` tells is held on
+/// its connection, not served refusals as fast as it can ask (a timer
+/// costs nothing; each request it makes does).
+pub(crate) const REFUSAL_PACE: Duration = Duration::from_millis(250);
 /// Error bodies are small; a larger one is passed through untouched.
 const MAX_ERROR_BODY: usize = 64 * 1024;
 

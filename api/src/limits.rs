@@ -4,9 +4,10 @@
 //! and follows per user. Each is a setting (`socialite up --help`); the
 //! defaults suit one process on one machine.
 
+use socialite_core::reads_first::ReadsFirstConfig;
 use std::time::Duration;
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Limits {
     /// Most accounts one user may follow (`too_many_following` past it).
     pub max_following: u64,
@@ -40,6 +41,10 @@ pub struct Limits {
     /// fanout's lag sheds a share of new writes (503 `overloaded`), all of
     /// them at four fifths (`socialite_core::load`). Zero never sheds.
     pub freshness_target: Duration,
+    /// Where one process serves reads and takes writes: the multiple of
+    /// the reads' quiet p99 they are held to by admitting fewer writes,
+    /// and the writes a second never refused (`socialite_core::reads_first`).
+    pub reads_first: ReadsFirstConfig,
 }
 
 pub const DEFAULT_MAX_FOLLOWING: u64 = socialite_core::ingest::DEFAULT_MAX_FOLLOWING;
@@ -58,6 +63,7 @@ impl Default for Limits {
             max_backups: socialite_domain::transfer::backups::DEFAULT_MAX_BACKUPS,
             request_timeout: crate::guard::REQUEST_TIMEOUT,
             freshness_target: socialite_core::load::DEFAULT_FRESHNESS_TARGET,
+            reads_first: ReadsFirstConfig::default(),
         }
     }
 }

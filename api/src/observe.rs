@@ -3,13 +3,14 @@
 //! label). Labels come from fixed sets (route templates, gRPC method names,
 //! status codes).
 
-use axum::extract::Request;
+use axum::extract::{Request, State};
 use axum::http::Method;
 use axum::middleware::Next;
 use axum::response::Response;
 use prost::Message;
+use socialite_core::reads_first::ReadsFirst;
 use std::collections::HashSet;
-use std::sync::OnceLock;
+use std::sync::{Arc, OnceLock};
 use std::time::Instant;
 use tracing::Instrument;
 
@@ -84,14 +85,29 @@ fn known_methods() -> &'static HashSet<String> {
 /// the descriptors define and a service here implements it (any other
 /// answers `UNIMPLEMENTED`, 12): clients choose paths, and labels must come
 /// from a fixed set, whether or not the call was refused before routing.
-pub async fn track_grpc(req: Request, next: Next) -> Response {
+/// A call of the `Reads` service tells `reads_first` how long it took.
+pub async fn track_grpc(
+    State(reads_first): State<Option<Arc<ReadsFirst>>>,
+    req: Request,
+    next: Next,
+) -> Response {
     let path = req.uri().path().to_owned();
     let ours = known_methods().contains(&path);
     let method = if ours { path.as_str() } else { "other" };
     let span = tracing::info_span!("grpc_request", %method, trace_id = tracing::field::Empty);
     join_trace(&span, req.headers());
     let start = Instant::now();
-    let resp = next.run(req).instrument(span.clone()).await;
+    let refused = reads_first
+        .as_ref()
+        .filter(|_| GRPC_CREATES.contains(&method))
+        .and_then(|g| g.refuses_creates());
+    let resp = match refused {
+        Some(e) => {
+            tokio::time::sleep(crate::guard::REFUSAL_PACE).await;
+            crate::error::to_status(e).into_http()
+        }
+        None => next.run(req).instrument(span.clone()).await,
+    };
     let code = match resp
         .headers()
         .get("grpc-status")
@@ -107,12 +123,30 @@ pub async fn track_grpc(req: Request, next: Next) -> Response {
     } else {
         "other".to_owned()
     };
-    crate::metrics::transport().observe_grpc(method, &code.to_string(), start.elapsed());
+    let took = start.elapsed();
+    if let Some(guard) = reads_first.filter(|_| method.starts_with(READS_SERVICE)) {
+        guard.observe(took);
+    }
+    crate::metrics::transport().observe_grpc(method, &code.to_string(), took);
     span.in_scope(
         || tracing::debug!(%code, micros = start.elapsed().as_micros() as u64, "request finished"),
     );
     resp
 }
+
+/// The methods that only read.
+const READS_SERVICE: &str = "/socialite.v1.Reads/";
+
+/// The methods whose act always makes something, answered before their
+/// credential and message are read while the reads' latency holds writes
+/// back (as REST's, [`crate::front`]).
+const GRPC_CREATES: [&str; 5] = [
+    "/socialite.v1.Ingest/CreatePost",
+    "/socialite.v1.Ingest/Like",
+    "/socialite.v1.Ingest/Repost",
+    "/socialite.v1.Ingest/Follow",
+    "/socialite.v1.Ingest/Bookmark",
+];
 
 #[cfg(test)]
 mod tests {

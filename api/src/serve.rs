@@ -14,6 +14,7 @@ use axum::response::{Html, IntoResponse, Response};
 use axum::{Extension, Json, Router};
 use serde_json::json;
 use socialite_core::health::Health;
+use socialite_core::reads_first::ReadsFirst;
 use socialite_core::shutdown::Shutdown;
 use socialite_core::ErrorKind;
 use socialite_domain::accounts::access::{self, Act, Caller};
@@ -63,6 +64,9 @@ pub struct Serving {
     /// Where write requests are handled, apart from reads (see
     /// [`crate::front`]); `None` handles them beside the reads.
     pub writes: Option<tokio::runtime::Handle>,
+    /// Told of each read's time, where reads and writes share the process
+    /// ([`socialite_core::reads_first`]).
+    pub reads_first: Option<Arc<ReadsFirst>>,
 }
 
 /// Adds what every REST service has: `/healthz`, `/readyz`, `/openapi.json`
@@ -83,7 +87,7 @@ pub fn finish_router(routes: OpenApiRouter, health: Health, serving: &Serving) -
         Admit::Credential(serving.auth.clone()),
         serving.request_timeout,
     )
-    .with_writes_on(serving.writes.clone());
+    .with_writes_on(serving.writes.clone(), serving.reads_first.clone());
     let router = with_front(router, doc, front);
     // Outside the front: preflights are answered before authentication (a
     // browser sends them without credentials), and refusals carry CORS
@@ -225,6 +229,7 @@ pub async fn grpc_routes(
     services: &[&str],
     auth: Arc<Authenticator>,
     request_timeout: Duration,
+    reads_first: Option<Arc<ReadsFirst>>,
 ) -> (Router, HealthReporter) {
     let (reporter, health_service) = tonic_health::server::health_reporter();
     for name in services.iter().copied().chain([""]) {
@@ -255,7 +260,10 @@ pub async fn grpc_routes(
             request_timeout,
             grpc_deadline,
         ))
-        .layer(axum::middleware::from_fn(track_grpc));
+        .layer(axum::middleware::from_fn_with_state(
+            reads_first,
+            track_grpc,
+        ));
     (router, reporter)
 }
 

@@ -19,6 +19,7 @@ use crate::gate::{Passed, WriteGate};
 use crate::ids::{PostId, PostIdGen, UserId};
 use crate::load::Load;
 use crate::ports::{ContentStore, GraphStore};
+use crate::reads_first::{ReadsFirst, ReadsFirstConfig};
 use crate::standings::Standings;
 use socialite_domain::accounts::access::{check, Act, Caller};
 use socialite_domain::feed::hybrid::Hybrid;
@@ -49,6 +50,8 @@ pub struct Ingest {
     pub(crate) budgets: Arc<Budgets>,
     /// Fanout's lag, and the writes shed to hold freshness ([`crate::load`]).
     pub(crate) load: Arc<Load>,
+    /// The writes the reads' latency allows ([`crate::reads_first`]).
+    pub(crate) reads_first: Arc<ReadsFirst>,
 }
 
 impl Ingest {
@@ -74,6 +77,7 @@ impl Ingest {
             marks: backends.marks.clone(),
             budgets: Arc::new(Budgets::new(BudgetConfig::default())),
             load: Arc::new(Load::new(Duration::ZERO, backends.late.clone())),
+            reads_first: Arc::new(ReadsFirst::new(ReadsFirstConfig::OFF)),
         })
     }
 
@@ -165,6 +169,19 @@ impl Ingest {
         self
     }
 
+    /// Admits writes at the rate the reads' latency allows (off: always);
+    /// [`ReadsFirst::watch`] must run, and the reads be observed, for it
+    /// to act.
+    pub fn with_reads_first(mut self, config: ReadsFirstConfig) -> Ingest {
+        self.reads_first = Arc::new(ReadsFirst::new(config));
+        self
+    }
+
+    /// The guard of the reads' latency, which the APIs tell of each read.
+    pub fn reads_first(&self) -> &Arc<ReadsFirst> {
+        &self.reads_first
+    }
+
     /// Fanout's lag as this producer sees it.
     pub fn load(&self) -> &Arc<Load> {
         &self.load
@@ -177,12 +194,14 @@ impl Ingest {
 
     /// Lets the caller's write through the gate, once its checks passed:
     /// refused while writes are stopped ([`crate::gate`]), as a share of
-    /// the writes shed while fanout is behind ([`crate::load`]), or when
-    /// the caller's budget lacks the act's points ([`crate::budgets`]); a
+    /// the writes shed while fanout is behind ([`crate::load`]) or while
+    /// reads are slow beside writes ([`crate::reads_first`]), or when the
+    /// caller's budget lacks the act's points ([`crate::budgets`]); a
     /// write refused spends nothing.
     pub(crate) fn enter(&self, caller: &Caller, cost: Cost) -> Result<Passed<'_>> {
         let passed = self.gate.enter()?;
         self.load.admit(cost)?;
+        self.reads_first.admit(cost)?;
         self.budgets.charge(caller, cost)?;
         Ok(passed)
     }

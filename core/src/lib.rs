@@ -64,6 +64,7 @@ pub mod ports;
 pub mod posts;
 pub mod priority;
 pub mod reads;
+pub mod reads_first;
 pub mod redact;
 pub mod relay;
 pub mod shutdown;

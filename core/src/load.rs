@@ -96,7 +96,10 @@ impl Load {
         if draw >= ppm {
             return Ok(());
         }
-        metrics().writes_shed.inc();
+        metrics()
+            .writes_shed
+            .get_or_create(&crate::reads_first::shed_for("lag"))
+            .inc();
         let lag = self.lag();
         let retry = lag
             .saturating_sub(self.target.mul_f64(SHED_FROM))

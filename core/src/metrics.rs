@@ -81,7 +81,15 @@ pub struct Metrics {
     pub fanout_behind: Gauge<f64, AtomicU64>,
     /// The share of new writes being shed.
     pub shed_share: Gauge<f64, AtomicU64>,
-    pub writes_shed: Counter,
+    /// Writes refused with 503 `overloaded`, by `reason`: `lag` (fanout's,
+    /// [`crate::load`]) or `reads` (their latency, [`crate::reads_first`]).
+    pub writes_shed: Family<Labels, Counter>,
+    /// The reads' p99 in the last window, and in quiet windows, seconds
+    /// ([`crate::reads_first`]).
+    pub read_p99: Gauge<f64, AtomicU64>,
+    pub read_baseline: Gauge<f64, AtomicU64>,
+    /// Writes a second the reads allow; 0: no limit.
+    pub write_allowance: Gauge<f64, AtomicU64>,
     pub log_partition_lag: Family<Labels, Gauge>,
     pub log_undecodable: Counter,
     pub timeline_bulk_writes: Counter,
@@ -130,7 +138,10 @@ impl Metrics {
             fanout_lag: Gauge::default(),
             fanout_behind: Gauge::default(),
             shed_share: Gauge::default(),
-            writes_shed: Counter::default(),
+            writes_shed: Family::default(),
+            read_p99: Gauge::default(),
+            read_baseline: Gauge::default(),
+            write_allowance: Gauge::default(),
             log_partition_lag: Family::default(),
             log_undecodable: Counter::default(),
             timeline_bulk_writes: Counter::default(),
@@ -272,7 +283,7 @@ impl Metrics {
         );
         r.register(
             "writes_shed",
-            "Writes refused with 503 overloaded because fanout was behind",
+            "Writes refused with 503 overloaded, by reason: fanout was behind (lag) or reads were slow beside writes (reads)",
             self.writes_shed.clone(),
         );
         r.register_with_unit(
@@ -281,7 +292,30 @@ impl Metrics {
             Unit::Other("events".into()),
             self.log_partition_lag.clone(),
         );
+        self.register_guard();
         self.register_stores();
+    }
+
+    /// The read guard's ([`crate::reads_first`]).
+    fn register_guard(&mut self) {
+        let r = &mut self.registry;
+        r.register_with_unit(
+            "read_p99",
+            "Reads' 99th percentile in the last quarter second, where one process serves reads and writes",
+            Unit::Seconds,
+            self.read_p99.clone(),
+        );
+        r.register_with_unit(
+            "read_baseline",
+            "Reads' 99th percentile while writes are quiet: what the read guard holds reads to a multiple of",
+            Unit::Seconds,
+            self.read_baseline.clone(),
+        );
+        r.register(
+            "write_allowance",
+            "Writes a second the read guard admits while reads are slow beside them; 0: no limit",
+            self.write_allowance.clone(),
+        );
     }
 
     /// The log, the stores, the timelines and the process.

@@ -170,7 +170,8 @@ async fn new_ingest(backends: &Backends, config: &AppConfig) -> Result<Ingest> {
         .with_max_following(config.limits.max_following)
         .with_max_backups(config.limits.max_backups)
         .with_budgets(config.auth.budgets)
-        .with_freshness_target(config.limits.freshness_target);
+        .with_freshness_target(config.limits.freshness_target)
+        .with_reads_first(config.limits.reads_first);
     let moved = config
         .storage
         .embedded

@@ -14,6 +14,7 @@ use socialite_core::health::Health;
 use socialite_core::ingest::Ingest;
 use socialite_core::live::hub::LiveHub;
 use socialite_core::reads::Reads;
+use socialite_core::reads_first::ReadsFirst;
 use socialite_core::{Error, Result};
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -52,6 +53,9 @@ pub(crate) struct Apis {
     pub(crate) grpc_names: Vec<&'static str>,
     pub(crate) live: Option<Arc<LiveHub>>,
     pub(crate) tasks: Vec<JoinHandle<()>>,
+    /// Where reads and writes share the process: the guard of the reads'
+    /// latency, told of each read ([`socialite_core::reads_first`]).
+    pub(crate) reads_first: Option<Arc<ReadsFirst>>,
 }
 
 impl Apis {
@@ -73,6 +77,7 @@ impl Apis {
                 .collect(),
             live: None,
             tasks: Vec::new(),
+            reads_first: None,
         };
         if services.contains(&Service::Producer) {
             let router = std::mem::take(&mut apis.router);
@@ -96,8 +101,20 @@ impl Apis {
             routes = routes.add_service(socialite_api::live::grpc_service(live));
             (apis.router, apis.routes) = (router, routes);
         }
+        let guard = ingest.reads_first();
+        if shares_reads_and_writes(services) && guard.on() {
+            apis.tasks
+                .push(tokio::spawn(guard.clone().watch(shutdown.clone())));
+            apis.reads_first = Some(guard.clone());
+        }
         apis
     }
+}
+
+/// Whether one process serves reads and takes writes: the writes then go
+/// apart, and the reads' latency guards them.
+fn shares_reads_and_writes(services: &[Service]) -> bool {
+    services.contains(&Service::Producer) && services.contains(&Service::TimelineApi)
 }
 
 /// The listeners a process was given.
@@ -152,11 +169,10 @@ pub(crate) async fn serve(
         ));
     }
     // Where reads and writes share the process, writes are handled apart.
-    let writes =
-        match services.contains(&Service::Producer) && services.contains(&Service::TimelineApi) {
-            true => crate::background::writes_runtime(),
-            false => None,
-        };
+    let writes = match shares_reads_and_writes(services) {
+        true => crate::background::writes_runtime(),
+        false => None,
+    };
     let router = match auth {
         Some(auth) => {
             let serving = Serving {
@@ -165,6 +181,7 @@ pub(crate) async fn serve(
                 ops_apart: ops_addr.is_some(),
                 request_timeout: limits.request_timeout,
                 writes: writes.as_ref().map(|(h, _)| h.clone()),
+                reads_first: apis.reads_first.clone(),
             };
             tasks.push(tokio::spawn(
                 auth.clone().watch(CREDENTIALS_POLL, shutdown.clone()),
@@ -183,6 +200,7 @@ pub(crate) async fn serve(
             &apis.grpc_names,
             auth.clone(),
             limits.request_timeout,
+            apis.reads_first.clone(),
         )
         .await;
         grpc_health = Some(reporter);

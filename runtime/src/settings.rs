@@ -109,6 +109,19 @@ fn parse_duration_or_off(text: &str) -> Result<u64, String> {
     }
 }
 
+/// A multiple above 1, or `0`/`off`.
+fn parse_factor_or_off(text: &str) -> Result<f64, String> {
+    match text.trim() {
+        "0" | "off" => Ok(0.0),
+        t => match t.parse::<f64>() {
+            Ok(f) if (1.05..=100.0).contains(&f) => Ok(f),
+            _ => Err(format!(
+                "`{t}` is not a multiple from 1.05 to 100, nor `off`"
+            )),
+        },
+    }
+}
+
 impl FeedArgs {
     pub fn config(&self) -> FeedConfig {
         FeedConfig {
@@ -181,6 +194,17 @@ pub struct LimitArgs {
     /// never sheds, and the fanout group's place is then not read.
     #[arg(long, env = "SOCIALITE_FRESHNESS_TARGET", default_value = "5s", value_parser = parse_duration_or_off)]
     pub freshness_target: u64,
+    /// Where one process serves reads and takes writes (`socialite up`,
+    /// `--services` naming both): reads' p99 is held to this multiple of
+    /// what it is while writes are quiet, by admitting fewer writes (503
+    /// `overloaded` with `Retry-After` beyond; deletions and safety acts
+    /// pass); `0` or `off` never refuses for it.
+    #[arg(long, env = "SOCIALITE_READ_GUARD", default_value = "1.25", value_parser = parse_factor_or_off)]
+    pub read_guard: f64,
+    /// Writes a second the read guard never refuses; seconds with no more
+    /// writes than this teach it what reads cost when writes are quiet.
+    #[arg(long, env = "SOCIALITE_READ_GUARD_FLOOR", default_value_t = socialite_core::reads_first::DEFAULT_FLOOR, value_parser = clap::value_parser!(u32).range(1..=1_000_000))]
+    pub read_guard_floor: u32,
 }
 
 impl LimitArgs {
@@ -198,6 +222,10 @@ impl LimitArgs {
             // Not a setting: the default (see the field).
             request_timeout: Limits::default().request_timeout,
             freshness_target: std::time::Duration::from_secs(self.freshness_target),
+            reads_first: socialite_core::reads_first::ReadsFirstConfig {
+                factor: self.read_guard,
+                floor: self.read_guard_floor,
+            },
         }
     }
 }

@@ -341,3 +341,152 @@ async fn whole_timeline(http: &reqwest::Client, base: &str, user: &str) -> Vec<S
         }
     }
 }
+
+/// Where one process serves reads and takes writes, writes are held back
+/// while they slow the reads past the guard's multiple of what reads cost
+/// with writes at the floor: creates are refused with 503 `overloaded`
+/// and `Retry-After` (REST and gRPC alike), deletions pass, and once the
+/// reads stop the writes are taken again; every post acknowledged reaches
+/// the timeline.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn writes_are_held_back_while_they_slow_the_reads() {
+    use socialite_core::reads_first::ReadsFirstConfig;
+    use socialite_runtime::Service;
+    use std::sync::atomic::{AtomicBool, Ordering};
+    use std::sync::Arc;
+    use std::time::{Duration, Instant};
+
+    let dir = tempfile::tempdir().unwrap();
+    let mut config = common::config(dir.path(), 50);
+    config.limits.reads_first = ReadsFirstConfig {
+        factor: 2.0,
+        floor: 1,
+    };
+    let rest = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let grpc = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let services = [
+        Service::Producer,
+        Service::TimelineApi,
+        Service::FanoutWorker,
+    ];
+    let app = socialite_runtime::start(&services, &config, rest, Some(grpc))
+        .await
+        .unwrap();
+    let base = format!("http://{}", app.rest_addr);
+    let http = client_with(ADMIN_KEY);
+    for u in ["alice", "bob"] {
+        let resp = http.put(format!("{base}/users/{u}")).send().await.unwrap();
+        assert!(resp.status().is_success());
+    }
+    let resp = http
+        .put(format!("{base}/users/bob/following/alice"))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(resp.status(), StatusCode::OK);
+    // Quiet: cheap reads only, until the guard knows what they cost.
+    let guard = app.ingest.reads_first().clone();
+    let started = Instant::now();
+    while guard.baseline().is_none() {
+        assert!(started.elapsed() < DEADLINE, "no baseline learned");
+        let resp = http.get(format!("{base}/healthz")).send().await.unwrap();
+        assert!(resp.status().is_success());
+    }
+    // Readers of bob's timeline (far costlier than the probe) beside posts:
+    // the reads' p99 passes twice the baseline, and posts are held back.
+    let reading = Arc::new(AtomicBool::new(true));
+    let readers: Vec<_> = (0..2)
+        .map(|_| {
+            let (http, base, reading) = (http.clone(), base.clone(), reading.clone());
+            tokio::spawn(async move {
+                while reading.load(Ordering::Relaxed) {
+                    let resp = http
+                        .get(format!("{base}/users/bob/timeline?limit=200"))
+                        .send()
+                        .await
+                        .unwrap();
+                    assert!(resp.status().is_success());
+                    resp.bytes().await.unwrap();
+                }
+            })
+        })
+        .collect();
+    let post = |n: usize| {
+        http.post(format!("{base}/users/alice/posts"))
+            .json(&json!({ "message": format!("post {n}") }))
+            .send()
+    };
+    let mut acknowledged = Vec::new();
+    let started = Instant::now();
+    let refused = loop {
+        let resp = post(acknowledged.len()).await.unwrap();
+        match resp.status() {
+            StatusCode::CREATED => {
+                let v: Value = resp.json().await.unwrap();
+                acknowledged.push(v["id"].as_str().unwrap().to_owned());
+            }
+            StatusCode::SERVICE_UNAVAILABLE => break resp,
+            other => panic!("{other}"),
+        }
+        assert!(started.elapsed() < DEADLINE, "posts were never held back");
+    };
+    assert_eq!(refused.headers()["retry-after"], "1");
+    let v: Value = refused.json().await.unwrap();
+    assert_eq!(v["error"]["code"], "overloaded", "{v}");
+    assert!(
+        v["error"]["message"].as_str().unwrap().contains("reads"),
+        "{v}"
+    );
+    // gRPC's creates are held back alike, before their message is read.
+    let grpc = format!("http://{}", app.grpc_addr.unwrap());
+    let (mut ingest, _) = clients_as_at(&grpc, ADMIN_KEY).await;
+    let err = loop {
+        let sent = ingest
+            .create_post(pb::CreatePostRequest {
+                author: "alice".into(),
+                message: "over gRPC".into(),
+                ..Default::default()
+            })
+            .await;
+        match sent {
+            Ok(post) => acknowledged.push(post.into_inner().id),
+            Err(err) => break err,
+        }
+        assert!(started.elapsed() < DEADLINE, "gRPC never held back");
+    };
+    assert_eq!(err.code(), Code::Unavailable, "{err:?}");
+    assert_eq!(err.metadata().get("retry-after").unwrap(), "1");
+    assert!(err.message().contains("overloaded"), "{err:?}");
+    // A deletion passes.
+    let gone = acknowledged.pop().unwrap();
+    let resp = http
+        .delete(format!("{base}/posts/{gone}"))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(resp.status(), StatusCode::NO_CONTENT);
+    // The readers stop: a window without reads lifts the allowance.
+    reading.store(false, Ordering::Relaxed);
+    for r in readers {
+        r.await.unwrap();
+    }
+    let started = Instant::now();
+    loop {
+        let resp = post(acknowledged.len()).await.unwrap();
+        if resp.status() == StatusCode::CREATED {
+            let v: Value = resp.json().await.unwrap();
+            acknowledged.push(v["id"].as_str().unwrap().to_owned());
+            break;
+        }
+        assert!(started.elapsed() < DEADLINE, "posts were never taken again");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    // Nothing acknowledged is lost: bob's timeline holds every post taken.
+    acknowledged.reverse();
+    let started = Instant::now();
+    while whole_timeline(&http, &base, "bob").await != acknowledged {
+        assert!(started.elapsed() < DEADLINE, "timeline never complete");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    app.shutdown().await;
+}
