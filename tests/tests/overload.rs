@@ -135,12 +135,8 @@ async fn writes_are_shed_while_fanout_is_behind_and_taken_once_it_catches_up() {
     let dir = tempfile::tempdir().unwrap();
     let mut config = common::config(dir.path(), 50);
     config.limits.freshness_target = Duration::from_secs(2);
-    let rest = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let grpc = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let services = [Service::Producer, Service::TimelineApi];
-    let app = socialite_runtime::start(&services, &config, rest, Some(grpc))
-        .await
-        .unwrap();
+    let (app, base, http) =
+        bob_follows_alice(&[Service::Producer, Service::TimelineApi], &config).await;
     let worker = || {
         let (trigger, stop) = shutdown::channel();
         let running = tokio::spawn(run_worker(
@@ -153,18 +149,6 @@ async fn writes_are_shed_while_fanout_is_behind_and_taken_once_it_catches_up() {
         ));
         (trigger, running)
     };
-    let base = format!("http://{}", app.rest_addr);
-    let http = client_with(ADMIN_KEY);
-    for u in ["alice", "bob"] {
-        let resp = http.put(format!("{base}/users/{u}")).send().await.unwrap();
-        assert!(resp.status().is_success());
-    }
-    let resp = http
-        .put(format!("{base}/users/bob/following/alice"))
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(resp.status(), StatusCode::OK);
     // bob reads, so fanout keeps his timeline (a dormant reader's is
     // merged at read time whatever fanout's lag).
     assert!(whole_timeline(&http, &base, "bob").await.is_empty());
@@ -321,6 +305,32 @@ async fn writes_are_shed_while_fanout_is_behind_and_taken_once_it_catches_up() {
     app.shutdown().await;
 }
 
+/// An app of `services`, its REST address and the admin's client, with
+/// alice and bob, who follows her.
+async fn bob_follows_alice(
+    services: &[socialite_runtime::Service],
+    config: &socialite_runtime::AppConfig,
+) -> (socialite_runtime::App, String, reqwest::Client) {
+    let rest = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let grpc = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let app = socialite_runtime::start(services, config, rest, Some(grpc))
+        .await
+        .unwrap();
+    let base = format!("http://{}", app.rest_addr);
+    let http = client_with(ADMIN_KEY);
+    for u in ["alice", "bob"] {
+        let resp = http.put(format!("{base}/users/{u}")).send().await.unwrap();
+        assert!(resp.status().is_success());
+    }
+    let resp = http
+        .put(format!("{base}/users/bob/following/alice"))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(resp.status(), StatusCode::OK);
+    (app, base, http)
+}
+
 /// Every post id of `user`'s home timeline, paged through.
 async fn whole_timeline(http: &reqwest::Client, base: &str, user: &str) -> Vec<String> {
     let mut seen = Vec::new();
@@ -362,28 +372,12 @@ async fn writes_are_held_back_while_they_slow_the_reads() {
         factor: 2.0,
         floor: 1,
     };
-    let rest = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let grpc = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let services = [
         Service::Producer,
         Service::TimelineApi,
         Service::FanoutWorker,
     ];
-    let app = socialite_runtime::start(&services, &config, rest, Some(grpc))
-        .await
-        .unwrap();
-    let base = format!("http://{}", app.rest_addr);
-    let http = client_with(ADMIN_KEY);
-    for u in ["alice", "bob"] {
-        let resp = http.put(format!("{base}/users/{u}")).send().await.unwrap();
-        assert!(resp.status().is_success());
-    }
-    let resp = http
-        .put(format!("{base}/users/bob/following/alice"))
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(resp.status(), StatusCode::OK);
+    let (app, base, http) = bob_follows_alice(&services, &config).await;
     // Quiet: cheap reads only, until the guard knows what they cost.
     let guard = app.ingest.reads_first().clone();
     let started = Instant::now();
