@@ -197,7 +197,7 @@ where
     if let Some(refused) = shared
         .reads_first
         .as_ref()
-        .and_then(|g| refused_early(g, &req))
+        .and_then(|g| crate::guard::refused_early(g, &req))
     {
         tokio::time::sleep(crate::guard::REFUSAL_PACE).await;
         return crate::ApiError::from(refused).into_response();
@@ -259,28 +259,6 @@ where
             false => timed_out(limit),
         }
     })
-}
-
-/// The routes whose act always makes something: while the reads' latency
-/// holds writes back, a flood of them is answered before its credential
-/// and body are read, since a refusal made further in costs nearly what
-/// the write would have (deletions and every other act are left to the
-/// write gate, which knows their cost).
-const CREATES: [(Method, &str); 5] = [
-    (Method::POST, "/users/{id}/posts"),
-    (Method::PUT, "/users/{id}/likes/{post_id}"),
-    (Method::PUT, "/users/{id}/reposts/{post_id}"),
-    (Method::PUT, "/users/{id}/following/{target}"),
-    (Method::PUT, "/users/{id}/bookmarks/{post_id}"),
-];
-
-/// The refusal of a create that the reads' latency would refuse anyway.
-fn refused_early(guard: &ReadsFirst, req: &Request) -> Option<socialite_core::Error> {
-    let route = req.extensions().get::<MatchedPath>()?.as_str();
-    CREATES
-        .iter()
-        .any(|(m, r)| m == req.method() && *r == route)
-        .then(|| guard.refuses_creates())?
 }
 
 /// A request that only reads.

@@ -229,13 +229,7 @@ async fn writes_are_shed_while_fanout_is_behind_and_taken_once_it_catches_up() {
     assert_eq!(err.code(), Code::Unavailable);
     assert!(err.message().contains("overloaded"), "{err:?}");
     // A deletion is never shed.
-    let gone = acknowledged.pop().unwrap();
-    let resp = http
-        .delete(format!("{base}/posts/{gone}"))
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(resp.status(), StatusCode::NO_CONTENT);
+    delete_newest(&http, &base, &mut acknowledged).await;
 
     // Meanwhile readers see every acknowledged post, the deletion applied:
     // reads merge what fanout has not delivered.
@@ -329,6 +323,17 @@ async fn bob_follows_alice(
         .unwrap();
     assert_eq!(resp.status(), StatusCode::OK);
     (app, base, http)
+}
+
+/// Deletes the newest acknowledged post, which must be taken.
+async fn delete_newest(http: &reqwest::Client, base: &str, acknowledged: &mut Vec<String>) {
+    let gone = acknowledged.pop().unwrap();
+    let resp = http
+        .delete(format!("{base}/posts/{gone}"))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(resp.status(), StatusCode::NO_CONTENT);
 }
 
 /// Every post id of `user`'s home timeline, paged through.
@@ -452,13 +457,7 @@ async fn writes_are_held_back_while_they_slow_the_reads() {
     assert_eq!(err.metadata().get("retry-after").unwrap(), "1");
     assert!(err.message().contains("overloaded"), "{err:?}");
     // A deletion passes.
-    let gone = acknowledged.pop().unwrap();
-    let resp = http
-        .delete(format!("{base}/posts/{gone}"))
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(resp.status(), StatusCode::NO_CONTENT);
+    delete_newest(&http, &base, &mut acknowledged).await;
     // The readers stop: a window without reads lifts the allowance.
     reading.store(false, Ordering::Relaxed);
     for r in readers {

@@ -36,6 +36,9 @@ use crate::shutdown::Shutdown;
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
+use window::{bucket, p99, BUCKETS};
+
+mod window;
 
 /// How long a window of reads is: long enough that its p99 is not one
 /// preemption's (on a busy machine, a quarter second's p99 of the same
@@ -45,8 +48,6 @@ pub const TICK: Duration = Duration::from_secs(1);
 pub const DEFAULT_FACTOR: f64 = 1.25;
 /// The default floor: writes a second the guard never refuses.
 pub const DEFAULT_FLOOR: u32 = 100;
-/// Fewer reads in a window tell nothing of their tail.
-const MIN_READS: u64 = 100;
 /// The baseline is the median of this many of the latest windows with
 /// writes at the floor.
 const BASELINE_WINDOWS: usize = 9;
@@ -80,10 +81,6 @@ impl ReadsFirstConfig {
         floor: DEFAULT_FLOOR,
     };
 }
-
-/// Buckets of the reads' histogram: eight to an octave of microseconds,
-/// up to 2^25 (33 s).
-const BUCKETS: usize = 192;
 
 /// See the module's overview.
 pub struct ReadsFirst {
@@ -360,67 +357,9 @@ pub(crate) fn shed_for(reason: &'static str) -> crate::metrics::Labels {
     vec![("reason", reason.to_owned())]
 }
 
-/// The bucket of a read of `us` microseconds: exact below 8, then eight
-/// to an octave (a bucket's top is at most 1/8 above its bottom, finer
-/// than the multiples the guard tells apart).
-fn bucket(us: u64) -> usize {
-    if us < 8 {
-        return us as usize;
-    }
-    let octave = 63 - us.leading_zeros() as usize;
-    let sub = ((us >> (octave - 3)) & 7) as usize;
-    (8 * (octave - 2) + sub).min(BUCKETS - 1)
-}
-
-/// The largest read a bucket holds, in seconds.
-fn bucket_top(b: usize) -> f64 {
-    if b < 8 {
-        return b as f64 * 1e-6;
-    }
-    let (octave, sub) = (b / 8 + 2, b % 8);
-    (((8 + sub as u64 + 1) << (octave - 3)) - 1) as f64 * 1e-6
-}
-
-/// The 99th percentile of a window's reads, if it had enough to tell.
-fn p99(counts: &[u64]) -> Option<f64> {
-    let n: u64 = counts.iter().sum();
-    if n < MIN_READS {
-        return None;
-    }
-    let rank = n - n / 100;
-    let mut seen = 0;
-    for (b, c) in counts.iter().enumerate() {
-        seen += c;
-        if seen >= rank {
-            return Some(bucket_top(b));
-        }
-    }
-    None
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn buckets_hold_their_reads_in_order() {
-        let mut last = 0;
-        for us in 0..100_000u64 {
-            let b = bucket(us);
-            assert!(b >= last, "{us}");
-            assert!(bucket_top(b) * 1e6 >= us as f64 - 0.5, "{us} in {b}");
-            last = b;
-        }
-        assert_eq!(bucket(u64::MAX), BUCKETS - 1);
-        let mut counts = [0u64; BUCKETS];
-        counts[bucket(1_000)] = 99;
-        counts[bucket(20_000)] = 1;
-        let top = p99(&counts).unwrap();
-        assert!((0.001..0.00113).contains(&top), "{top}");
-        counts[bucket(20_000)] = 2;
-        assert!(p99(&counts).unwrap() > 0.019);
-        assert_eq!(p99(&[1; 10]), None, "too few reads");
-    }
 
     #[test]
     fn writes_are_cut_while_reads_are_slow_and_let_back_after() {
