@@ -27,7 +27,8 @@
 //!   [`graph`], [`posts`], [`interactions`], [`notifications`], [`markers`],
 //!   [`bookmarks`],
 //!   [`deletion`] (with finishing the deletions a crash cut short).
-//! - [`live`]: live timelines, pushed to open streams as fanout applies them.
+//! - [`live`]: live timelines, pushed to open streams as fanout applies them;
+//!   [`firehose`]: the network's public acts, followed from a cursor.
 //! - [`relay`] (outbox → log) and [`worker`] (log → timelines): the two loops
 //!   of the pipeline; [`health`] (with [`fault`]), [`metrics`], [`shutdown`] serve them;
 //!   [`priority`] orders reads, writes and fanout on busy cores.
@@ -50,6 +51,7 @@ pub mod deletion;
 pub mod fault;
 pub mod feed;
 pub mod filters;
+pub mod firehose;
 pub mod gate;
 pub mod graph;
 pub mod health;

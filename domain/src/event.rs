@@ -82,8 +82,15 @@ pub enum Event {
         user: UserId,
         profile: Option<Map<String, Value>>,
     },
-    /// The account id's standing is now `standing`.
-    StandingSet { user: UserId, standing: Standing },
+    /// The account id's standing is now `standing`; `was_suspended`: the
+    /// suspension it had before (false in events written before it was
+    /// carried), so a reader of the log tells a suspension or its lifting
+    /// from a revocation of tokens.
+    StandingSet {
+        user: UserId,
+        standing: Standing,
+        was_suspended: bool,
+    },
     /// `user` blocked `target`.
     Blocked { user: UserId, target: UserId },
     /// `user` no longer blocks `target` (or was deleted).
@@ -291,10 +298,15 @@ impl Event {
                 user: s(user),
                 profile_json: json_text(profile),
             }),
-            Event::StandingSet { user, standing } => Kind::StandingSet(pb::StandingSet {
+            Event::StandingSet {
+                user,
+                standing,
+                was_suspended,
+            } => Kind::StandingSet(pb::StandingSet {
                 user: s(user),
                 tokens_after_ms: standing.tokens_after_ms,
                 suspended: standing.suspended,
+                was_suspended: *was_suspended,
             }),
             Event::Blocked { user, target } => Kind::Blocked(pb::Blocked {
                 user: s(user),
@@ -487,4 +499,4 @@ impl Event {
 
 #[cfg(test)]
 #[path = "event_tests.rs"]
-mod tests;
+pub(crate) mod tests;

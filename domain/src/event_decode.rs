@@ -116,6 +116,7 @@ impl Event {
                     tokens_after_ms: e.tokens_after_ms,
                     suspended: e.suspended,
                 },
+                was_suspended: e.was_suspended,
             },
             Kind::Blocked(e) => Event::Blocked {
                 user: u(&e.user)?,

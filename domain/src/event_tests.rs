@@ -7,12 +7,12 @@ use crate::model::marker::MarkerTimeline;
 #[cfg(test)]
 use crate::notifications::notices::NoticeKind;
 
-#[test]
-fn events_round_trip() {
+/// One event of every kind (some kinds more than once).
+pub(crate) fn samples() -> Vec<Event> {
     let a = UserId::parse("a").unwrap();
     let b = UserId::parse("b").unwrap();
     let work = ListName::parse("work").unwrap();
-    let events = [
+    vec![
         Event::PostCreated {
             post: Post {
                 id: PostId(7),
@@ -90,6 +90,7 @@ fn events_round_trip() {
                 tokens_after_ms: 9,
                 suspended: true,
             },
+            was_suspended: false,
         },
         Event::Blocked {
             user: a.clone(),
@@ -149,8 +150,12 @@ fn events_round_trip() {
             target: a.clone(),
             edge: None,
         },
-    ];
-    for e in events {
+    ]
+}
+
+#[test]
+fn events_round_trip() {
+    for e in samples() {
         assert_eq!(Event::decode(&e.encode()).unwrap(), e);
     }
     assert!(Event::decode(b"\xff\xff").is_err());

@@ -25,6 +25,9 @@
 //! interactions add notifications; posts add interactions; deletion and
 //! transfer come last.
 //!
+//! [`firehose`]: which acts of the log are public, as other systems
+//! follow them (it reads events only).
+//!
 //! On top, [`write`]: every write of the domain as one value, planned by the
 //! feature it belongs to.
 
@@ -37,6 +40,7 @@ pub mod event;
 mod event_decode;
 pub mod feed;
 pub mod filters;
+pub mod firehose;
 pub mod graph;
 pub mod ids;
 pub mod interactions;

@@ -36,6 +36,7 @@ mod layout;
 mod likes;
 mod lists;
 mod log;
+mod log_tail;
 mod markers;
 mod mute_ends;
 mod notices;

@@ -10,7 +10,7 @@ use redb::{Database, ReadTransaction, ReadableDatabase, ReadableTable};
 use socialite_core::error::Result;
 use socialite_core::event::Event;
 use socialite_core::fault::{FaultReason, StoreFault};
-use socialite_core::ports::{EventLog, LogConsumer, LogPosition, Rewind};
+use socialite_core::ports::{EventLog, Extent, LogConsumer, LogPosition, LogTail, Rewind};
 use std::path::Path;
 use std::sync::Arc;
 use std::time::Duration;
@@ -25,11 +25,11 @@ pub struct EmbeddedLog {
     inner: Arc<Inner>,
 }
 
-struct Inner {
+pub(crate) struct Inner {
     db: Arc<RecoverableDb>,
     writer: Writer<LogState>,
     /// The sequence of the newest durable event.
-    head: watch::Receiver<u64>,
+    pub(crate) head: watch::Receiver<u64>,
     retention: u64,
 }
 
@@ -187,6 +187,14 @@ impl EventLog for EmbeddedLog {
         let next = self.inner.next_of(group)?;
         Ok(LogPosition::single(next - 1, self.head()))
     }
+
+    async fn extent(&self) -> Result<Vec<Extent>> {
+        crate::log_tail::extent(&self.inner).map(|e| vec![e])
+    }
+
+    async fn tail(&self, next: &[u64]) -> Result<Box<dyn LogTail>> {
+        crate::log_tail::open(&self.inner, next)
+    }
 }
 
 struct Consumer {
@@ -212,7 +220,7 @@ impl Inner {
     }
 
     /// A read of the log; its I/O failure is recorded as the log's fault.
-    fn read<R>(&self, f: impl FnOnce(&ReadTransaction) -> Result<R>) -> Result<R> {
+    pub(crate) fn read<R>(&self, f: impl FnOnce(&ReadTransaction) -> Result<R>) -> Result<R> {
         let read = || f(&self.db.db()?.begin_read().store()?);
         self.db.check(read())
     }

@@ -13,6 +13,8 @@
 //!   they cover, rebalances.
 //! - `applied`: the applied feed of live timelines on `<prefix>.applied`,
 //!   which every subscriber reads whole from where it joined.
+//! - `tail`: the log read from a cursor of one's own (the firehose),
+//!   outside every group.
 //! - [`security`]: TLS and SASL options, the clients' shared settings.
 //! - `probe`: the first contact at start-up, whose refusal names the setting.
 //! - `error`: Kafka errors as port errors.
@@ -25,6 +27,7 @@ mod log;
 mod position;
 mod probe;
 pub mod security;
+mod tail;
 
 pub use applied::KafkaApplied;
 pub use config::KafkaConfig;

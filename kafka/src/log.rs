@@ -14,7 +14,7 @@ use rdkafka::producer::{FutureProducer, FutureRecord, Producer, PurgeConfig};
 use rdkafka::types::RDKafkaErrorCode as Code;
 use socialite_core::error::{Error, Result};
 use socialite_core::event::Event;
-use socialite_core::ports::{EventLog, LogConsumer, LogPosition};
+use socialite_core::ports::{EventLog, Extent, LogConsumer, LogPosition, LogTail};
 use std::time::Duration;
 
 const ADMIN_TIMEOUT: Duration = Duration::from_secs(10);
@@ -25,6 +25,7 @@ pub struct KafkaLog {
     producer: std::sync::RwLock<FutureProducer>,
     topics: [String; 2],
     positions: crate::position::Positions,
+    tails: crate::tail::Tails,
 }
 
 fn new_producer(config: &KafkaConfig) -> Result<FutureProducer> {
@@ -49,6 +50,7 @@ impl KafkaLog {
             topics: [config.posts_topic(), config.graph_topic()],
             producer: std::sync::RwLock::new(new_producer(&config)?),
             positions: Default::default(),
+            tails: Default::default(),
             config,
         };
         create_topics(&log.config, &log.topics).await?;
@@ -178,6 +180,14 @@ impl EventLog for KafkaLog {
 
     async fn position(&self, group: &str) -> Result<LogPosition> {
         self.positions.read(&self.config, &self.topics, group).await
+    }
+
+    async fn extent(&self) -> Result<Vec<Extent>> {
+        self.tails.extent(&self.config, &self.topics).await
+    }
+
+    async fn tail(&self, next: &[u64]) -> Result<Box<dyn LogTail>> {
+        self.tails.open(&self.config, &self.topics, next).await
     }
 }
 

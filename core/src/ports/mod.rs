@@ -20,6 +20,7 @@ mod backup;
 mod content;
 mod graph;
 pub(crate) mod metered;
+mod tail;
 mod timelines;
 mod transact;
 mod transfer;
@@ -33,6 +34,7 @@ pub use content::{
 pub use graph::{Edges, GraphStore, Groups, HybridMarks, Lists, Mutes};
 pub use metered::{Metered, Port};
 pub use socialite_domain::accounts::lifecycle::Standing;
+pub use tail::{cursor_too_old, Extent, LogTail, Placed};
 pub use timelines::{CacheRead, Coverage, Delivery, Footprint, TimelineStore};
 pub use transact::Transact;
 pub use transfer::{ExportView, Transfer};
@@ -75,6 +77,17 @@ port! {
         /// How far `group` has committed, against the log's end, seen from
         /// outside the group (a producer watching fanout's lag).
         async fn position(&self, group: &str) -> Result<LogPosition>;
+        /// What each partition keeps, in the order a firehose cursor names
+        /// them ([`crate::firehose`]).
+        async fn extent(&self) -> Result<Vec<Extent>> {
+            Err(tail::not_followed())
+        }
+        /// Reads every partition from `next` (offsets in the order of
+        /// [`EventLog::extent`]), outside every consumer group.
+        async fn tail(&self, next: &[u64]) -> Result<Box<dyn LogTail>> {
+            let _ = next;
+            Err(tail::not_followed())
+        }
     }
     metered {
         async fn consumer(&self, group: &str) -> Result<Box<dyn LogConsumer>> {

@@ -87,6 +87,7 @@ pub async fn set_standing<T: Txn>(
         let event = Event::StandingSet {
             user: user.clone(),
             standing: next,
+            was_suspended: held.suspended,
         };
         txn.apply(&[set, Step::Emit(event)]).await?;
     }

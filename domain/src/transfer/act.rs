@@ -41,7 +41,11 @@ impl Act {
     pub fn of(record: &Record) -> Act {
         Act::Event(match record.clone() {
             Record::User { id, profile } => Event::UserPut { user: id, profile },
-            Record::Account { id, standing } => Event::StandingSet { user: id, standing },
+            Record::Account { id, standing } => Event::StandingSet {
+                user: id,
+                standing,
+                was_suspended: false,
+            },
             Record::Follow {
                 follower,
                 followee,

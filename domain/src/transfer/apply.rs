@@ -134,7 +134,7 @@ async fn event_act<T: Txn>(txn: &mut T, event: &Event, mode: Mode) -> Result<boo
         Event::UserPut { user, profile } => {
             user::store_user(txn, user, profile.clone()).await?.changed
         }
-        Event::StandingSet { user, standing } => {
+        Event::StandingSet { user, standing, .. } => {
             let held = user::set_standing(txn, user, |held| mode.standing(held, *standing)).await?;
             mode.standing(held, *standing) != held
         }

@@ -103,6 +103,7 @@ pub async fn transfer_modes(open: Opener) {
     let set = Event::StandingSet {
         user: u("bo"),
         standing: at(1000),
+        was_suspended: false,
     };
     assert!(b.transfer.replay(&set).await.unwrap());
     assert_eq!(standing(b, "bo").await, 1000);

@@ -6,7 +6,7 @@
 use async_trait::async_trait;
 use socialite_core::error::Result;
 use socialite_core::event::Event;
-use socialite_core::ports::{EventLog, LogConsumer, LogPosition, Rewind};
+use socialite_core::ports::{EventLog, Extent, LogConsumer, LogPosition, LogTail, Placed, Rewind};
 use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -89,6 +89,43 @@ impl EventLog for ToyLog {
             tape.committed.get(group).unwrap_or(&1) - 1,
             tape.events.len() as u64,
         ))
+    }
+
+    async fn extent(&self) -> Result<Vec<Extent>> {
+        let next = self.inner.head() + 1;
+        Ok(vec![Extent { oldest: 1, next }])
+    }
+
+    async fn tail(&self, next: &[u64]) -> Result<Box<dyn LogTail>> {
+        Ok(Box::new(ToyTail {
+            inner: self.inner.clone(),
+            next: next[0].max(1),
+        }))
+    }
+}
+
+/// A firehose reader of the toy's one partition, numbered as the events.
+struct ToyTail {
+    inner: Arc<Inner>,
+    next: u64,
+}
+
+#[async_trait]
+impl LogTail for ToyTail {
+    async fn read(&mut self, max: usize, wait: Duration) -> Result<Vec<Placed>> {
+        self.inner.until(self.next, wait).await;
+        let tape = self.inner.tape();
+        let from = (self.next - 1) as usize;
+        let batch: Vec<Placed> = (self.next..)
+            .zip(tape.events.iter().skip(from).take(max))
+            .map(|(offset, event)| Placed {
+                partition: 0,
+                offset,
+                event: event.clone(),
+            })
+            .collect();
+        self.next += batch.len() as u64;
+        Ok(batch)
     }
 }
 
