@@ -45,6 +45,15 @@ pub fn time_limit(path: &str, request_timeout: Duration) -> Duration {
         _ => request_timeout,
     }
 }
+/// The largest body a request to `path` may declare: [`MAX_BODY_BYTES`],
+/// but for a firehose's filters, which name up to 10,000 accounts.
+pub fn body_limit(path: &str) -> usize {
+    match path {
+        "/firehose" => crate::firehose::MAX_FILTER_BYTES,
+        _ => MAX_BODY_BYTES,
+    }
+}
+
 /// Requests handled at once by one process; more are refused, not queued.
 pub const MAX_IN_FLIGHT: usize = 2048;
 
@@ -115,11 +124,12 @@ pub(crate) fn precheck(req: &Request) -> Option<Response> {
         .get(header::CONTENT_LENGTH)
         .and_then(|v| v.to_str().ok())
         .and_then(|v| v.parse::<u64>().ok());
-    if declared.is_some_and(|n| n > MAX_BODY_BYTES as u64) {
+    let limit = body_limit(req.uri().path());
+    if declared.is_some_and(|n| n > limit as u64) {
         return Some(refusal(
             StatusCode::PAYLOAD_TOO_LARGE,
             "body_too_large",
-            format!("the request body is over the limit of {MAX_BODY_BYTES} bytes"),
+            format!("the request body is over the limit of {limit} bytes"),
         ));
     }
     if let Some(enc) = req.headers().get(header::CONTENT_ENCODING) {

@@ -1,5 +1,6 @@
 //! Socialite's APIs: the REST routes and gRPC services of ingestion
-//! ([`ingest`]), reads ([`reads`]) and live timelines ([`live`]) over the
+//! ([`ingest`]), reads ([`reads`]), live timelines ([`live`]) and the
+//! firehose of public acts ([`firehose`]) over the
 //! core use cases, one mapping
 //! of core errors to HTTP and gRPC ([`error`]), extractors whose rejections
 //! use the API's error body ([`extract`]), the JSON and protobuf shapes
@@ -22,6 +23,7 @@ pub mod cors;
 pub mod error;
 pub mod extract;
 pub mod filters;
+pub mod firehose;
 pub mod fragments;
 pub mod front;
 pub mod guard;

@@ -1,6 +1,7 @@
 //! What one process lets clients hold: connections (globally and per client
 //! address, and how long one may stay without a request), live streams
 //! (per process, per timeline user, per API key, and how long one lives),
+//! firehose connections (per process and per API key),
 //! and follows per user. Each is a setting (`socialite up --help`); the
 //! defaults suit one process on one machine.
 
@@ -27,8 +28,18 @@ pub struct Limits {
     pub max_streams_per_user: usize,
     /// Live streams opened with one API key (429 `too_many_streams`).
     pub max_streams_per_key: usize,
-    /// How long a live stream lives before it ends with `reconnect`.
+    /// How long a live stream (or a firehose connection) lives before it
+    /// ends with `stream_lifetime`.
     pub stream_lifetime: Duration,
+    /// Firehose connections open in the process (503 `too_many_firehoses`
+    /// past it); each on Kafka is a client of its own.
+    pub max_firehoses: usize,
+    /// Firehose connections opened with one API key (429).
+    pub max_firehoses_per_key: usize,
+    /// A firehose client that reads nothing for this long is cut off
+    /// (`slow_reader`). Not a setting of the binaries, which keep
+    /// [`crate::firehose::STALL`]: a field so that a test need not wait.
+    pub firehose_stall: Duration,
     /// Backups kept in the data directory's backup directory, the oldest
     /// removed past it; 0 keeps them all (`socialite_domain::transfer::backups`).
     pub max_backups: usize,
@@ -60,6 +71,9 @@ impl Default for Limits {
             max_streams_per_user: 8,
             max_streams_per_key: 5_000,
             stream_lifetime: Duration::from_secs(3_600),
+            max_firehoses: 256,
+            max_firehoses_per_key: 64,
+            firehose_stall: crate::firehose::STALL,
             max_backups: socialite_domain::transfer::backups::DEFAULT_MAX_BACKUPS,
             request_timeout: crate::guard::REQUEST_TIMEOUT,
             freshness_target: socialite_core::load::DEFAULT_FRESHNESS_TARGET,

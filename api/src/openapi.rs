@@ -17,6 +17,7 @@ pub fn document() -> Document {
     doc.merge(crate::ingest::rest_router().into_openapi());
     doc.merge(crate::reads::rest_router().into_openapi());
     doc.merge(crate::live::rest_router().into_openapi());
+    doc.merge(crate::firehose::rest_router().into_openapi());
     doc.merge(crate::serve::ops_router().into_openapi());
     with_common_refusals(&mut doc);
     doc
@@ -68,6 +69,8 @@ mod tests {
             "get /posts",
             "get /users/{id}/relationship/{other}",
             "get /users/{id}/suggestions",
+            "get /firehose",
+            "post /firehose",
             "get /healthz",
             "get /readyz",
             "get /metrics",

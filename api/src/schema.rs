@@ -502,7 +502,7 @@ pub struct UserPageQuery {
             count as blank), with no control character but newline and tab; a user follows \
             at most 7,500 accounts by default (409 too_many_following); `data` and `profile` JSON objects of at most 16 KiB whose \
             integers fit in 64 bits; request \
-            bodies at most 64 KiB; page sizes 1-200 (default 20). Errors are \
+            bodies at most 64 KiB (1 MiB for POST /firehose); page sizes 1-200 (default 20). Errors are \
             {\"error\":{\"code\",\"message\",\"request_id\"}}. Besides the answers each \
             route lists, any route may answer 413 body_too_large (a declared Content-Length \
             over the limit), 414 uri_too_long (URLs over 4 KiB), 415 \
@@ -522,7 +522,7 @@ pub struct UserPageQuery {
             none unless configured): past it, 429 write_budget_exceeded with Retry-After. \
             A metered credential's responses carry the IETF RateLimit-Policy fields (the \
             requests policy, and the budget's \"hour\" and \"day\" in points) and \
-            RateLimit (the policy with the smallest share left). Callers present a server API key (scopes write, read, admin) or a \
+            RateLimit (the policy with the smallest share left). Callers present a server API key (scopes write, read, admin, firehose) or a \
             user token (a JWT signed HS256 with a shared secret, `sub` the user id, `iat` and \
             `exp` required, at most 30 days apart, `nbf` honoured; refused with \
             `token_revoked` if issued before its account's tokens were revoked or the \
@@ -532,7 +532,7 @@ pub struct UserPageQuery {
             data). Routes without security are open.",
         license(name = "Apache-2.0", identifier = "Apache-2.0"),
     ),
-    components(schemas(ErrorBody, ErrorDetail)),
+    components(schemas(ErrorBody, ErrorDetail, crate::firehose::FirehoseEventJson)),
     modifiers(&SecuritySchemes, &SharedRefusals),
     tags(
         (name = "users", description = "Accounts and their profiles"),
@@ -542,6 +542,7 @@ pub struct UserPageQuery {
         (name = "moderation", description = "Suspensions and token revocation"),
         (name = "timelines", description = "Timelines, newest first: home, lists, groups, mentions"),
         (name = "notifications", description = "What users are told: follows, mentions, replies, reposts and likes, grouped"),
+        (name = "firehose", description = "The network's public acts, followed from a cursor"),
         (name = "operations", description = "Health, readiness, metrics, status, the contract"),
     )
 )]

@@ -31,6 +31,7 @@ impl Service {
             Service::TimelineApi => &[
                 socialite_api::reads::GRPC_NAME,
                 socialite_api::live::GRPC_NAME,
+                socialite_api::firehose::GRPC_NAME,
             ],
             Service::FanoutWorker => &[],
         }

@@ -5,6 +5,7 @@
 use crate::services::{AppConfig, Service};
 use socialite_api::auth::Authenticator;
 use socialite_api::conn::Gate;
+use socialite_api::firehose::Firehose;
 use socialite_api::live::Live;
 use socialite_api::serve::{
     finish_router, grpc_routes, ops_only_router, serve_grpc, serve_http, Serving,
@@ -99,6 +100,9 @@ impl Apis {
             let live = Live::new(reads.clone(), hub, &config.limits);
             router = router.merge(socialite_api::live::rest_routes(live.clone()));
             routes = routes.add_service(socialite_api::live::grpc_service(live));
+            let firehose = Firehose::new(backends.log.clone(), &config.limits);
+            router = router.merge(socialite_api::firehose::rest_routes(firehose.clone()));
+            routes = routes.add_service(socialite_api::firehose::grpc_service(firehose));
             (apis.router, apis.routes) = (router, routes);
         }
         let guard = ingest.reads_first();

@@ -182,6 +182,13 @@ pub struct LimitArgs {
     /// How long a live stream lives before it asks its client to reconnect.
     #[arg(long, env = "SOCIALITE_STREAM_LIFETIME", default_value = "1h", value_parser = parse_duration_secs)]
     pub stream_lifetime: u64,
+    /// Firehose connections open in the process (`GET /firehose`,
+    /// `Firehose.Subscribe`).
+    #[arg(long, env = "SOCIALITE_MAX_FIREHOSES", default_value_t = Limits::default().max_firehoses, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=100_000))]
+    pub max_firehoses: usize,
+    /// Firehose connections opened with one API key.
+    #[arg(long, env = "SOCIALITE_MAX_FIREHOSES_PER_KEY", default_value_t = Limits::default().max_firehoses_per_key, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=100_000))]
+    pub max_firehoses_per_key: usize,
     /// Backups kept in DATA_DIR/backups (made by POST /admin/backup, one at
     /// a time): after each, the oldest past this many are removed; 0 keeps
     /// them all. `socialite backup` moves its copy out; migrate removes its
@@ -218,6 +225,10 @@ impl LimitArgs {
             max_streams_per_user: self.max_streams_per_user,
             max_streams_per_key: self.max_streams_per_key,
             stream_lifetime: std::time::Duration::from_secs(self.stream_lifetime),
+            max_firehoses: self.max_firehoses,
+            max_firehoses_per_key: self.max_firehoses_per_key,
+            // Not a setting: the default (see the field).
+            firehose_stall: Limits::default().firehose_stall,
             max_backups: self.max_backups,
             // Not a setting: the default (see the field).
             request_timeout: Limits::default().request_timeout,

@@ -6,6 +6,7 @@
 mod common;
 
 use common::servers::Servers;
+use common::sse::{Sse, SseReader};
 use common::*;
 use reqwest::{Method, StatusCode};
 use serde_json::Value;
@@ -22,30 +23,14 @@ use socialite_proto::v1::live_client::LiveClient;
 use socialite_proto::v1::timeline_event::Kind;
 use socialite_runtime::app::{start, Service};
 
-/// One Server-Sent Event.
-#[derive(Debug, Clone, PartialEq)]
-struct Sse {
-    event: String,
-    id: Option<String>,
-    data: Value,
-}
-
 /// A client of one event stream.
-struct Stream {
-    resp: reqwest::Response,
-    buf: String,
-}
+struct Stream(SseReader);
 
 impl Stream {
     async fn open(base: &str, credential: &str, user: &str, last: Option<&str>) -> Stream {
-        let resp = Self::request(base, credential, user, last).await;
-        assert_eq!(resp.status(), StatusCode::OK);
-        let kind = resp.headers()["content-type"].to_str().unwrap().to_owned();
-        assert!(kind.starts_with("text/event-stream"), "{kind}");
-        Stream {
-            resp,
-            buf: String::new(),
-        }
+        Stream(SseReader::new(
+            Self::request(base, credential, user, last).await,
+        ))
     }
 
     async fn request(
@@ -61,37 +46,8 @@ impl Stream {
         req.send().await.unwrap()
     }
 
-    /// The next event (comments skipped), waiting at most the deadline.
     async fn next(&mut self) -> Sse {
-        tokio::time::timeout(DEADLINE, async {
-            loop {
-                if let Some(end) = self.buf.find("\n\n") {
-                    let block: String = self.buf.drain(..end + 2).collect();
-                    let mut e = Sse {
-                        event: String::new(),
-                        id: None,
-                        data: Value::Null,
-                    };
-                    for line in block.lines() {
-                        if let Some(v) = line.strip_prefix("event: ") {
-                            e.event = v.to_owned();
-                        } else if let Some(v) = line.strip_prefix("id: ") {
-                            e.id = Some(v.to_owned());
-                        } else if let Some(v) = line.strip_prefix("data: ") {
-                            e.data = serde_json::from_str(v).unwrap();
-                        }
-                    }
-                    if !e.event.is_empty() {
-                        return e;
-                    }
-                    continue;
-                }
-                let chunk = self.resp.chunk().await.unwrap().expect("the stream ended");
-                self.buf.push_str(std::str::from_utf8(&chunk).unwrap());
-            }
-        })
-        .await
-        .expect("no event within the deadline")
+        self.0.next().await
     }
 
     /// The next event, which must be an entry; its post id.

@@ -7,6 +7,7 @@ use super::filter::Filter;
 use super::PublicAct;
 use crate::error::{Error, Result};
 use crate::ports::{cursor_too_old, EventLog, Extent, LogTail};
+use socialite_domain::accounts::access::{check, Act, Caller};
 use std::time::{Duration, Instant};
 
 /// How often a reader whose filter admits nothing is told where it is, so
@@ -31,11 +32,18 @@ pub struct Reader {
 }
 
 impl Reader {
-    /// Starts reading after `from` (a cursor a client sent) or, without
-    /// one, at the log's end: 400 `invalid_cursor` for a cursor of another
-    /// log, 409 `cursor_too_old` (naming the oldest there is) for one whose
-    /// next events are gone.
-    pub async fn open(log: &dyn EventLog, from: Option<&str>, filter: Filter) -> Result<Reader> {
+    /// Starts reading for `caller` (a key with the `firehose` scope) after
+    /// `from` (a cursor a client sent) or, without one, at the log's end:
+    /// 400 `invalid_cursor` for a cursor of another log, 409
+    /// `cursor_too_old` (naming the oldest there is) for one whose next
+    /// events are gone.
+    pub async fn open(
+        caller: &Caller,
+        log: &dyn EventLog,
+        from: Option<&str>,
+        filter: Filter,
+    ) -> Result<Reader> {
+        check(caller, Act::Firehose)?;
         let extent = log.extent().await?;
         let cursor = match from {
             Some(text) => checked(Cursor::parse(text)?.widened(extent.len())?, &extent)?,

@@ -5,7 +5,8 @@
 //!
 //! - A server API key acts for any user within its scopes: `write` (create
 //!   users and change profiles, follow, unfollow, post, delete posts), `read`
-//!   (read anything), `admin` (delete users, operators' endpoints).
+//!   (read anything), `admin` (delete users, operators' endpoints),
+//!   `firehose` (follow the network's public acts: `crate::firehose`).
 //! - A user token acts only as its subject: it may change its own profile,
 //!   follow and unfollow from its own account, post and delete its own posts,
 //!   and read its own timelines; public data (users, posts, follower lists)
@@ -23,6 +24,7 @@ pub struct Scopes {
     pub write: bool,
     pub read: bool,
     pub admin: bool,
+    pub firehose: bool,
 }
 
 impl Scopes {
@@ -30,9 +32,11 @@ impl Scopes {
         write: true,
         read: true,
         admin: true,
+        firehose: true,
     };
 
-    /// Parses `write,read,admin` (any order, `+` also separates; at least one).
+    /// Parses `write,read,admin,firehose` (any order, `+` also separates; at
+    /// least one).
     pub fn parse(s: &str) -> Result<Scopes> {
         let mut scopes = Scopes::default();
         for name in s.split([',', '+']).map(str::trim) {
@@ -40,10 +44,13 @@ impl Scopes {
                 "write" => scopes.write = true,
                 "read" => scopes.read = true,
                 "admin" => scopes.admin = true,
+                "firehose" => scopes.firehose = true,
                 other => {
                     return Err(Error::invalid(
                         "invalid_scope",
-                        format!("unknown scope {other:?}; scopes are write, read and admin"),
+                        format!(
+                            "unknown scope {other:?}; scopes are write, read, admin and firehose"
+                        ),
                     ))
                 }
             }
@@ -56,6 +63,7 @@ impl Scopes {
             Scope::Write => self.write,
             Scope::Read => self.read,
             Scope::Admin => self.admin,
+            Scope::Firehose => self.firehose,
         }
     }
 }
@@ -66,6 +74,7 @@ impl std::fmt::Display for Scopes {
             (self.write, "write"),
             (self.read, "read"),
             (self.admin, "admin"),
+            (self.firehose, "firehose"),
         ];
         let set: Vec<&str> = names
             .iter()
@@ -81,6 +90,7 @@ enum Scope {
     Write,
     Read,
     Admin,
+    Firehose,
 }
 
 impl Scope {
@@ -89,6 +99,7 @@ impl Scope {
             Scope::Write => "write",
             Scope::Read => "read",
             Scope::Admin => "admin",
+            Scope::Firehose => "firehose",
         }
     }
 }
@@ -125,6 +136,8 @@ pub enum Act<'a> {
     ReadPublic,
     /// The operators' endpoints (metrics, status page).
     Operate,
+    /// Follow the firehose: every public act of the network.
+    Firehose,
 }
 
 impl Act<'_> {
@@ -134,6 +147,7 @@ impl Act<'_> {
             Act::ActAs(_) | Act::DeletePostOf(_) => Scope::Write,
             Act::ReadOwn(_) | Act::ReadPublic => Scope::Read,
             Act::Moderate | Act::Operate => Scope::Admin,
+            Act::Firehose => Scope::Firehose,
         }
     }
 }
@@ -174,6 +188,10 @@ pub fn check(caller: &Caller, act: Act<'_>) -> Result<()> {
             Act::Moderate | Act::Operate => Err(forbidden(
                 "server_key_required",
                 "this needs a server API key with the `admin` scope",
+            )),
+            Act::Firehose => Err(forbidden(
+                "server_key_required",
+                "the firehose needs a server API key with the `firehose` scope",
             )),
         },
     }
@@ -252,16 +270,18 @@ mod tests {
             Act::ReadOwn(&alice),
             Act::ReadPublic,
             Act::Operate,
+            Act::Firehose,
         ];
         // Expected outcome per act, in the order above.
-        let table: [(Caller, [&str; 6]); 8] = [
-            (Caller::Trusted, ["ok"; 6]),
-            (Caller::Anonymous, ["unauthenticated"; 6]),
+        let table: [(Caller, [&str; 7]); 9] = [
+            (Caller::Trusted, ["ok"; 7]),
+            (Caller::Anonymous, ["unauthenticated"; 7]),
             (
                 key("write"),
                 [
                     "ok",
                     "ok",
+                    "missing_scope",
                     "missing_scope",
                     "missing_scope",
                     "missing_scope",
@@ -277,6 +297,7 @@ mod tests {
                     "ok",
                     "ok",
                     "missing_scope",
+                    "missing_scope",
                 ],
             ),
             (
@@ -285,6 +306,19 @@ mod tests {
                     "missing_scope",
                     "ok",
                     "ok",
+                    "missing_scope",
+                    "missing_scope",
+                    "ok",
+                    "missing_scope",
+                ],
+            ),
+            (
+                key("firehose"),
+                [
+                    "missing_scope",
+                    "missing_scope",
+                    "missing_scope",
+                    "missing_scope",
                     "missing_scope",
                     "missing_scope",
                     "ok",
@@ -299,6 +333,7 @@ mod tests {
                     "ok",
                     "ok",
                     "server_key_required",
+                    "server_key_required",
                 ],
             ),
             (
@@ -310,6 +345,7 @@ mod tests {
                     "not_your_account",
                     "ok",
                     "server_key_required",
+                    "server_key_required",
                 ],
             ),
             (
@@ -320,6 +356,7 @@ mod tests {
                     "server_key_required",
                     "ok",
                     "public_reads_off",
+                    "server_key_required",
                     "server_key_required",
                 ],
             ),
@@ -340,7 +377,10 @@ mod tests {
             Scopes::parse("admin+read").unwrap().to_string(),
             "read,admin"
         );
-        assert_eq!(Scopes::parse("write,read,admin").unwrap(), Scopes::ALL);
+        assert_eq!(
+            Scopes::parse("write,read,admin,firehose").unwrap(),
+            Scopes::ALL
+        );
         assert_eq!(Scopes::parse("root").unwrap_err().code(), "invalid_scope");
         assert_eq!(Scopes::parse("").unwrap_err().code(), "invalid_scope");
     }

@@ -97,11 +97,11 @@ pub async fn firehose(open: Opener) {
             > 0
     })
     .await;
-    let mut reader = Reader::open(log, None, all()).await.unwrap();
-    let mut liked = Reader::open(log, None, Filter::new(["like", "account"], []).unwrap())
+    let mut reader = Reader::open(&Caller::Trusted, log, None, all()).await.unwrap();
+    let mut liked = Reader::open(&Caller::Trusted, log, None, Filter::new(["like", "account"], []).unwrap())
         .await
         .unwrap();
-    let mut of_z = Reader::open(log, None, Filter::new([], ["z"]).unwrap())
+    let mut of_z = Reader::open(&Caller::Trusted, log, None, Filter::new([], ["z"]).unwrap())
         .await
         .unwrap();
     let history = history();
@@ -124,7 +124,7 @@ pub async fn firehose(open: Opener) {
 
     // Resumed from any act's cursor: exactly the acts after it.
     for k in [0, 4, got.len() - 1] {
-        let mut resumed = Reader::open(log, Some(&got[k].cursor), all())
+        let mut resumed = Reader::open(&Caller::Trusted, log, Some(&got[k].cursor), all())
             .await
             .unwrap();
         let rest = read(&mut resumed, got.len() - k - 1).await;
@@ -165,7 +165,7 @@ pub async fn firehose(open: Opener) {
 
     // A cursor this log never gave.
     for bad in ["nope", "1.2.3.4.5.6.7.8.9.10.11.12.13.14.15.16.17.18.19.20.21.22.23.24.25.26.27.28.29.30.31.32.33.34.35.36.37.38.39.40.41.42.43.44.45.46.47.48.49.50.51.52.53.54.55.56.57.58.59.60.61.62.63.64.65"] {
-        let err = Reader::open(log, Some(bad), all()).await.err().unwrap();
+        let err = Reader::open(&Caller::Trusted, log, Some(bad), all()).await.err().unwrap();
         assert_eq!(err.code(), "invalid_cursor", "{bad}");
     }
     let ahead: Vec<String> = log
@@ -175,7 +175,7 @@ pub async fn firehose(open: Opener) {
         .iter()
         .map(|e| (e.next + 1000).to_string())
         .collect();
-    let err = Reader::open(log, Some(&ahead.join(".")), all())
+    let err = Reader::open(&Caller::Trusted, log, Some(&ahead.join(".")), all())
         .await
         .err()
         .unwrap();

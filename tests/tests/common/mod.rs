@@ -8,6 +8,7 @@ pub use socialite_e2e::servers;
 
 pub mod ports;
 pub mod process;
+pub mod sse;
 
 use reqwest::{Client, Method, StatusCode};
 use serde_json::{json, Value};
@@ -39,11 +40,14 @@ pub struct TestApp {
     pub tweak: fn(&mut AppConfig),
 }
 
-/// The tests' server API keys: one per scope and one with all three.
+/// The tests' server API keys: one per scope and one with write, read and
+/// admin.
 pub const ADMIN_KEY: &str = "slk_a000000000000000000000000000000000000000000000000000000000000001";
 pub const WRITE_KEY: &str = "slk_a000000000000000000000000000000000000000000000000000000000000002";
 pub const READ_KEY: &str = "slk_a000000000000000000000000000000000000000000000000000000000000003";
 pub const OPS_KEY: &str = "slk_a000000000000000000000000000000000000000000000000000000000000004";
+pub const FIREHOSE_KEY: &str =
+    "slk_a000000000000000000000000000000000000000000000000000000000000005";
 /// The secret the tests' user tokens are signed with.
 pub const TOKEN_SECRET: &str = "test-secret-test-secret-test-secret-0001";
 
@@ -55,6 +59,7 @@ pub fn test_auth() -> AuthConfig {
         ("writer", "write", WRITE_KEY),
         ("reader", "read", READ_KEY),
         ("ops", "admin", OPS_KEY),
+        ("follower", "firehose", FIREHOSE_KEY),
     ]
     .map(|(name, scopes, key)| StoredKey::line(name, Scopes::parse(scopes).unwrap(), key))
     .join(";");

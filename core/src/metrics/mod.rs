@@ -5,6 +5,9 @@
 //! come from small fixed sets, never raw ids or error text. All processes
 //! share the layout; each renders its own values at `/metrics`.
 
+mod firehose;
+pub use firehose::FirehoseMetrics;
+
 use prometheus_client::encoding::text::{encode_eof, encode_registry};
 use prometheus_client::encoding::EncodeLabelSet;
 use prometheus_client::metrics::counter::Counter;
@@ -117,6 +120,7 @@ pub struct Metrics {
     pub live_streams_refused: Family<Labels, Counter>,
     /// Live streams the server ended, by `reason` (an error code).
     pub live_streams_ended: Family<Labels, Counter>,
+    pub firehose: FirehoseMetrics,
 }
 
 impl Metrics {
@@ -163,6 +167,7 @@ impl Metrics {
             credential_lines_skipped: Gauge::default(),
             live_streams_refused: Family::default(),
             live_streams_ended: Family::default(),
+            firehose: FirehoseMetrics::default(),
         };
         m.register()
     }
@@ -170,6 +175,7 @@ impl Metrics {
     fn register(mut self) -> Metrics {
         self.register_access();
         self.register_pipeline();
+        self.firehose.register(&mut self.registry);
         self
     }
 
