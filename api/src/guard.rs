@@ -45,11 +45,15 @@ pub fn time_limit(path: &str, request_timeout: Duration) -> Duration {
         _ => request_timeout,
     }
 }
+/// Largest `POST /firehose` body: its filters name up to 10,000 accounts
+/// of the longest ids.
+pub const FIREHOSE_BODY_BYTES: usize = 1 << 20;
+
 /// The largest body a request to `path` may declare: [`MAX_BODY_BYTES`],
-/// but for a firehose's filters, which name up to 10,000 accounts.
+/// but [`FIREHOSE_BODY_BYTES`] for a firehose's filters.
 pub fn body_limit(path: &str) -> usize {
     match path {
-        "/firehose" => crate::firehose::MAX_FILTER_BYTES,
+        "/firehose" => FIREHOSE_BODY_BYTES,
         _ => MAX_BODY_BYTES,
     }
 }

@@ -38,7 +38,7 @@ pub struct Limits {
     pub max_firehoses_per_key: usize,
     /// A firehose client that reads nothing for this long is cut off
     /// (`slow_reader`). Not a setting of the binaries, which keep
-    /// [`crate::firehose::STALL`]: a field so that a test need not wait.
+    /// [`DEFAULT_FIREHOSE_STALL`]: a field so that a test need not wait.
     pub firehose_stall: Duration,
     /// Backups kept in the data directory's backup directory, the oldest
     /// removed past it; 0 keeps them all (`socialite_domain::transfer::backups`).
@@ -58,6 +58,10 @@ pub struct Limits {
     pub reads_first: ReadsFirstConfig,
 }
 
+/// A firehose client that reads none of its queued acts for this long is
+/// cut off (`slow_reader`) and resumes from its cursor.
+pub const DEFAULT_FIREHOSE_STALL: Duration = Duration::from_secs(10);
+
 pub const DEFAULT_MAX_FOLLOWING: u64 = socialite_core::ingest::DEFAULT_MAX_FOLLOWING;
 
 impl Default for Limits {
@@ -73,7 +77,7 @@ impl Default for Limits {
             stream_lifetime: Duration::from_secs(3_600),
             max_firehoses: 256,
             max_firehoses_per_key: 64,
-            firehose_stall: crate::firehose::STALL,
+            firehose_stall: DEFAULT_FIREHOSE_STALL,
             max_backups: socialite_domain::transfer::backups::DEFAULT_MAX_BACKUPS,
             request_timeout: crate::guard::REQUEST_TIMEOUT,
             freshness_target: socialite_core::load::DEFAULT_FRESHNESS_TARGET,

@@ -532,7 +532,7 @@ pub struct UserPageQuery {
             data). Routes without security are open.",
         license(name = "Apache-2.0", identifier = "Apache-2.0"),
     ),
-    components(schemas(ErrorBody, ErrorDetail, crate::firehose::FirehoseEventJson)),
+    components(schemas(ErrorBody, ErrorDetail)),
     modifiers(&SecuritySchemes, &SharedRefusals),
     tags(
         (name = "users", description = "Accounts and their profiles"),

@@ -25,11 +25,11 @@ pub struct EmbeddedLog {
     inner: Arc<Inner>,
 }
 
-pub(crate) struct Inner {
+struct Inner {
     db: Arc<RecoverableDb>,
     writer: Writer<LogState>,
     /// The sequence of the newest durable event.
-    pub(crate) head: watch::Receiver<u64>,
+    head: watch::Receiver<u64>,
     retention: u64,
 }
 
@@ -189,11 +189,11 @@ impl EventLog for EmbeddedLog {
     }
 
     async fn extent(&self) -> Result<Vec<Extent>> {
-        crate::log_tail::extent(&self.inner).map(|e| vec![e])
+        crate::log_tail::extent(&self.inner.source()).map(|e| vec![e])
     }
 
     async fn tail(&self, next: &[u64]) -> Result<Box<dyn LogTail>> {
-        crate::log_tail::open(&self.inner, next)
+        crate::log_tail::open(self.inner.source(), next)
     }
 }
 
@@ -206,6 +206,14 @@ struct Consumer {
 }
 
 impl Inner {
+    /// What a reader of the log from a sequence of its own needs.
+    fn source(&self) -> crate::log_tail::Source {
+        crate::log_tail::Source {
+            db: self.db.clone(),
+            head: self.head.clone(),
+        }
+    }
+
     /// The sequence `group` consumes next, after its last commit.
     fn next_of(&self, group: &str) -> Result<u64> {
         self.read(|txn| {
@@ -220,7 +228,7 @@ impl Inner {
     }
 
     /// A read of the log; its I/O failure is recorded as the log's fault.
-    pub(crate) fn read<R>(&self, f: impl FnOnce(&ReadTransaction) -> Result<R>) -> Result<R> {
+    fn read<R>(&self, f: impl FnOnce(&ReadTransaction) -> Result<R>) -> Result<R> {
         let read = || f(&self.db.db()?.begin_read().store()?);
         self.db.check(read())
     }

@@ -113,14 +113,23 @@ async fn public_acts_stream_over_sse_and_resume_from_any_cursor() {
     for k in 0..got.len() {
         let cursor = got[k].id.as_deref().unwrap();
         let mut by_query = follow(&t.base, &format!("?cursor={cursor}"), None).await;
-        assert_eq!(kinds(&acts(&mut by_query, want.len() - k - 1).await), want[k + 1..]);
+        assert_eq!(
+            kinds(&acts(&mut by_query, want.len() - k - 1).await),
+            want[k + 1..]
+        );
         let mut by_header = follow(&t.base, "", Some(cursor)).await;
-        assert_eq!(kinds(&acts(&mut by_header, want.len() - k - 1).await), want[k + 1..]);
+        assert_eq!(
+            kinds(&acts(&mut by_header, want.len() - k - 1).await),
+            want[k + 1..]
+        );
         quiet(&mut by_header).await;
     }
     // Filters, in the query and in a body.
     let mut likes = follow(&t.base, "?cursor=1&kinds=like,account", None).await;
-    assert_eq!(kinds(&acts(&mut likes, 2).await), ["like bob", "account bob"]);
+    assert_eq!(
+        kinds(&acts(&mut likes, 2).await),
+        ["like bob", "account bob"]
+    );
     let mut of_alice = follow(&t.base, "?cursor=1&authors=alice", None).await;
     assert_eq!(
         kinds(&acts(&mut of_alice, 3).await),
@@ -133,7 +142,10 @@ async fn public_acts_stream_over_sse_and_resume_from_any_cursor() {
         .send()
         .await
         .unwrap();
-    assert_eq!(kinds(&acts(&mut SseReader::new(resp), 1).await), ["follow bob"]);
+    assert_eq!(
+        kinds(&acts(&mut SseReader::new(resp), 1).await),
+        ["follow bob"]
+    );
 }
 
 #[tokio::test]
@@ -147,11 +159,36 @@ async fn the_firehose_refuses_clearly_and_is_capped() {
     let refused = [
         (ADMIN_KEY, "", StatusCode::FORBIDDEN, "missing_scope"),
         ("", "", StatusCode::UNAUTHORIZED, "unauthenticated"),
-        (FIREHOSE_KEY, "?cursor=x", StatusCode::BAD_REQUEST, "invalid_cursor"),
-        (FIREHOSE_KEY, "?cursor=99999", StatusCode::BAD_REQUEST, "invalid_cursor"),
-        (FIREHOSE_KEY, "?kinds=posts", StatusCode::BAD_REQUEST, "invalid_kind"),
-        (FIREHOSE_KEY, "?authors=a%20b", StatusCode::BAD_REQUEST, "invalid_user_id"),
-        (FIREHOSE_KEY, "?what=1", StatusCode::BAD_REQUEST, "invalid_query"),
+        (
+            FIREHOSE_KEY,
+            "?cursor=x",
+            StatusCode::BAD_REQUEST,
+            "invalid_cursor",
+        ),
+        (
+            FIREHOSE_KEY,
+            "?cursor=99999",
+            StatusCode::BAD_REQUEST,
+            "invalid_cursor",
+        ),
+        (
+            FIREHOSE_KEY,
+            "?kinds=posts",
+            StatusCode::BAD_REQUEST,
+            "invalid_kind",
+        ),
+        (
+            FIREHOSE_KEY,
+            "?authors=a%20b",
+            StatusCode::BAD_REQUEST,
+            "invalid_user_id",
+        ),
+        (
+            FIREHOSE_KEY,
+            "?what=1",
+            StatusCode::BAD_REQUEST,
+            "invalid_query",
+        ),
     ];
     for (key, query, status, want) in refused {
         let got = code(open(&t.base, key, query, None).await).await;
@@ -172,12 +209,18 @@ async fn the_firehose_refuses_clearly_and_is_capped() {
     assert_eq!(got, (StatusCode::BAD_REQUEST, "too_many_authors".into()));
     let huge: Vec<String> = (0..20_000).map(|i| format!("{i:064}")).collect();
     let got = code(post(json!({ "authors": huge })).await.unwrap()).await;
-    assert_eq!(got, (StatusCode::PAYLOAD_TOO_LARGE, "body_too_large".into()));
+    assert_eq!(
+        got,
+        (StatusCode::PAYLOAD_TOO_LARGE, "body_too_large".into())
+    );
     // Two connections per key here; a third waits for one to close.
     let first = follow(&t.base, "", None).await;
     let _second = follow(&t.base, "", None).await;
     let got = code(open(&t.base, FIREHOSE_KEY, "", None).await).await;
-    assert_eq!(got, (StatusCode::TOO_MANY_REQUESTS, "too_many_firehoses".into()));
+    assert_eq!(
+        got,
+        (StatusCode::TOO_MANY_REQUESTS, "too_many_firehoses".into())
+    );
     drop(first);
     let mut reopened = None;
     for _ in 0..50 {
@@ -188,7 +231,10 @@ async fn the_firehose_refuses_clearly_and_is_capped() {
         }
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
-    assert!(reopened.is_some(), "a closed connection gives its place back");
+    assert!(
+        reopened.is_some(),
+        "a closed connection gives its place back"
+    );
 }
 
 #[tokio::test]
@@ -226,7 +272,10 @@ async fn a_reader_that_stops_reading_is_cut_off_and_another_goes_on() {
             .find(|l| l.contains("firehose_ended_total") && l.contains("slow_reader"))
             .map(str::to_owned);
     }
-    assert!(ended.is_some(), "the stalled client was not cut off after {posted} posts");
+    assert!(
+        ended.is_some(),
+        "the stalled client was not cut off after {posted} posts"
+    );
     // The reader that reads got every post.
     assert_eq!(acts(&mut reader, posted).await.len(), posted);
 }
@@ -262,7 +311,10 @@ async fn public_acts_stream_over_grpc_and_resume() {
             got.push(e);
         }
     }
-    let names: Vec<String> = got.iter().map(|e| format!("{} {}", e.kind, e.actor)).collect();
+    let names: Vec<String> = got
+        .iter()
+        .map(|e| format!("{} {}", e.kind, e.actor))
+        .collect();
     assert_eq!(names, want);
     assert_eq!(got[3].post.as_ref().unwrap().message, "hello @bob");
     assert_eq!(got[6].status, "suspended");
@@ -272,10 +324,16 @@ async fn public_acts_stream_over_grpc_and_resume() {
         .unwrap()
         .into_inner();
     let next = resumed.message().await.unwrap().unwrap();
-    assert_eq!((next.kind.as_str(), next.cursor.as_str()), ("post_deleted", got[5].cursor.as_str()));
+    assert_eq!(
+        (next.kind.as_str(), next.cursor.as_str()),
+        ("post_deleted", got[5].cursor.as_str())
+    );
     let denied = client.subscribe(request("", ADMIN_KEY)).await.unwrap_err();
     assert_eq!(denied.code(), tonic::Code::PermissionDenied);
-    let bad = client.subscribe(request("x", FIREHOSE_KEY)).await.unwrap_err();
+    let bad = client
+        .subscribe(request("x", FIREHOSE_KEY))
+        .await
+        .unwrap_err();
     assert_eq!(bad.code(), tonic::Code::InvalidArgument);
 }
 

@@ -1,7 +1,7 @@
 //! The gRPC `Firehose` service: the network's public acts as a server
 //! stream.
 
-use super::{forward, Firehose, Out, QUEUED};
+use super::state::{forward, Firehose, Out, QUEUED};
 use crate::auth::{grpc_parts, Grant};
 use crate::error::to_status;
 use socialite_core::firehose::filter::Filter;

@@ -2,9 +2,10 @@
 //! a JSON body, for long lists of accounts): the network's public acts as
 //! Server-Sent Events.
 
-use super::{forward, Firehose, Out, MAX_FILTER_BYTES, QUEUED};
+use super::state::{forward, Firehose, Out, QUEUED};
 use crate::auth::{Auth, Granted};
 use crate::extract::{Json, Query};
+use crate::guard::FIREHOSE_BODY_BYTES;
 use crate::json;
 use crate::schema::ErrorBody;
 use crate::ApiError;
@@ -31,7 +32,7 @@ const KEEP_ALIVE: Duration = Duration::from_secs(15);
 pub fn rest_router() -> OpenApiRouter<Firehose> {
     OpenApiRouter::new()
         .routes(routes!(follow, follow_posted))
-        .layer(DefaultBodyLimit::max(MAX_FILTER_BYTES))
+        .layer(DefaultBodyLimit::max(FIREHOSE_BODY_BYTES))
 }
 
 pub fn rest_routes(firehose: Firehose) -> OpenApiRouter {
@@ -92,7 +93,7 @@ pub struct FirehoseBody {
     get, path = "/firehose", tag = "firehose", params(FirehoseQuery),
     security(("api_key" = ["firehose"])),
     responses(
-        (status = 200, description = "An event stream of `FirehoseEventJson`", content_type = "text/event-stream"),
+        (status = 200, description = "An event stream; each event's data is a `FirehoseEventJson`", content_type = "text/event-stream", body = FirehoseEventJson),
         (status = 400, description = "`invalid_cursor`, `invalid_kind`, `invalid_user_id`, `too_many_authors`, `invalid_query`", body = ErrorBody),
         (status = 401, description = "`unauthenticated`", body = ErrorBody),
         (status = 403, description = "`missing_scope`, `server_key_required`", body = ErrorBody),
@@ -129,12 +130,11 @@ async fn follow(
     post, path = "/firehose", tag = "firehose", request_body = FirehoseBody,
     security(("api_key" = ["firehose"])),
     responses(
-        (status = 200, description = "An event stream of `FirehoseEventJson`", content_type = "text/event-stream"),
+        (status = 200, description = "An event stream; each event's data is a `FirehoseEventJson`", content_type = "text/event-stream", body = FirehoseEventJson),
         (status = 400, description = "`invalid_cursor`, `invalid_kind`, `invalid_user_id`, `too_many_authors`, `invalid_json`, `invalid_body`", body = ErrorBody),
         (status = 401, description = "`unauthenticated`", body = ErrorBody),
         (status = 403, description = "`missing_scope`, `server_key_required`", body = ErrorBody),
         (status = 409, description = "`cursor_too_old`", body = ErrorBody),
-        (status = 413, description = "`body_too_large`", body = ErrorBody),
         (status = 429, description = "`too_many_firehoses`", body = ErrorBody),
         (status = 503, description = "`too_many_firehoses`, `unavailable`", body = ErrorBody),
     )
@@ -180,9 +180,9 @@ fn sse_event(out: Out) -> Event {
             let kind = d.act.as_ref().map_or("checkpoint", |a| a.kind().as_str());
             Event::default().event(kind).id(d.cursor).data(data)
         }
-        Out::End(e) => Event::default().event("end").data(
-            serde_json::json!({ "reason": e.code(), "message": e.message() }).to_string(),
-        ),
+        Out::End(e) => Event::default()
+            .event("end")
+            .data(serde_json::json!({ "reason": e.code(), "message": e.message() }).to_string()),
     }
 }
 

@@ -2,12 +2,12 @@
 //! against what the log keeps, then every public act its filter admits,
 //! each with the cursor just after it.
 
-use super::cursor::Cursor;
-use super::filter::Filter;
-use super::PublicAct;
 use crate::error::{Error, Result};
 use crate::ports::{cursor_too_old, EventLog, Extent, LogTail};
 use socialite_domain::accounts::access::{check, Act, Caller};
+use socialite_domain::firehose::cursor::Cursor;
+use socialite_domain::firehose::filter::Filter;
+use socialite_domain::firehose::PublicAct;
 use std::time::{Duration, Instant};
 
 /// How often a reader whose filter admits nothing is told where it is, so

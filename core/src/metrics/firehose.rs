@@ -1,10 +1,13 @@
 //! The firehose's metrics (`crate::firehose`), registered with the rest.
 
-use super::Labels;
 use prometheus_client::metrics::counter::Counter;
 use prometheus_client::metrics::family::Family;
 use prometheus_client::metrics::gauge::Gauge;
 use prometheus_client::registry::Registry;
+
+/// A `reason` label (as `super::Labels`, named apart so this module
+/// needs nothing of its parent's).
+type Labels = Vec<(&'static str, String)>;
 
 #[derive(Default)]
 pub struct FirehoseMetrics {

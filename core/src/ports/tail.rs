@@ -3,8 +3,8 @@
 
 use crate::error::{Error, ErrorKind, Result};
 use crate::event::Event;
-use crate::firehose::cursor::Cursor;
 use async_trait::async_trait;
+use socialite_domain::firehose::cursor::Cursor;
 use std::time::Duration;
 
 /// What one partition of the log keeps.

@@ -97,10 +97,17 @@ pub async fn firehose(open: Opener) {
             > 0
     })
     .await;
-    let mut reader = Reader::open(&Caller::Trusted, log, None, all()).await.unwrap();
-    let mut liked = Reader::open(&Caller::Trusted, log, None, Filter::new(["like", "account"], []).unwrap())
+    let mut reader = Reader::open(&Caller::Trusted, log, None, all())
         .await
         .unwrap();
+    let mut liked = Reader::open(
+        &Caller::Trusted,
+        log,
+        None,
+        Filter::new(["like", "account"], []).unwrap(),
+    )
+    .await
+    .unwrap();
     let mut of_z = Reader::open(&Caller::Trusted, log, None, Filter::new([], ["z"]).unwrap())
         .await
         .unwrap();
