@@ -418,3 +418,35 @@ async fn the_firehose_follows_kafka_from_a_reading_process() {
     assert_eq!(sorted(&rest), sorted(&got[8..]));
     quiet(&mut resumed).await;
 }
+
+/// A cursor behind what the log keeps (here 3 events behind fanout) is
+/// refused, naming the oldest cursor there is, which is taken.
+#[tokio::test]
+async fn a_cursor_the_log_no_longer_keeps_is_refused_naming_the_oldest() {
+    let t = spawn_app_configured(|c| c.storage.embedded.log_retention = 3).await;
+    t.put_user("alice").await;
+    for i in 0..10 {
+        t.post("alice", &format!("p{i}")).await;
+    }
+    let mut oldest = None;
+    for _ in 0..100 {
+        let resp = open(&t.base, FIREHOSE_KEY, "?cursor=1", None).await;
+        if resp.status() == StatusCode::CONFLICT {
+            let body: Value = resp.json().await.unwrap();
+            assert_eq!(body["error"]["code"], "cursor_too_old");
+            let message = body["error"]["message"].as_str().unwrap().to_owned();
+            oldest = message
+                .split("the oldest cursor there is is ")
+                .nth(1)
+                .and_then(|rest| rest.split(' ').next())
+                .map(str::to_owned);
+            break;
+        }
+        // Fanout commits, and the log drops what is behind the retention.
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    let oldest = oldest.expect("the log kept everything");
+    let mut s = follow(&t.base, &format!("?cursor={oldest}"), None).await;
+    let e = acts(&mut s, 1).await;
+    assert_eq!(e[0].event, "post");
+}
