@@ -1,11 +1,13 @@
 //! `socialite load` and `socialite bench`: generate or import a network, then
 //! drive Socialite with a realistic workload and report what it achieved;
-//! `socialite bench-live` holds live streams open under posting load.
+//! `socialite bench-live` holds live streams open under posting load;
+//! `socialite bench-firehose` follows every post through firehose readers.
 //! It drives the pipeline from outside (in-process through the use cases, or
 //! over REST and gRPC) and must not reach into a backend's internals, save
 //! the embedded store's bulk import that `load` uses.
 
 mod catch_up;
+pub mod firehose;
 pub mod live;
 pub mod load;
 mod load_filters;

@@ -101,7 +101,14 @@ pub async fn run_live_bench(args: LiveBenchArgs) -> Result<(), String> {
         server_streams, args.rate, args.duration
     );
 
-    let posted = post_steadily(&rest, &args, &author).await;
+    let steady = Steady {
+        rate: args.rate,
+        duration: args.duration,
+        concurrency: args.concurrency,
+        seed: args.seed,
+        authors: args.authors,
+    };
+    let posted = post_steadily(&rest, &steady, &author).await;
     // Pushes still on their way.
     tokio::time::sleep(Duration::from_secs(2)).await;
     streams.abort_all();
@@ -183,7 +190,9 @@ async fn create_network(
     drain(&mut setup).await
 }
 
-async fn drain(set: &mut tokio::task::JoinSet<Result<(), String>>) -> Result<(), String> {
+pub(crate) async fn drain(
+    set: &mut tokio::task::JoinSet<Result<(), String>>,
+) -> Result<(), String> {
     while let Some(done) = set.join_next().await {
         done.map_err(|e| e.to_string())??;
     }
@@ -224,10 +233,19 @@ async fn hold(rest: &Rest, user: &str, seen: &Seen, gate: &Semaphore) {
     }
 }
 
+/// A steady stream of posts by random authors.
+pub(crate) struct Steady {
+    pub rate: f64,
+    pub duration: f64,
+    pub concurrency: usize,
+    pub seed: u64,
+    pub authors: usize,
+}
+
 /// Posts at the rate for the duration; (posted, errors).
-async fn post_steadily(
+pub(crate) async fn post_steadily(
     rest: &Arc<Rest>,
-    args: &LiveBenchArgs,
+    args: &Steady,
     author: &dyn Fn(usize) -> String,
 ) -> (u64, u64) {
     let total = (args.rate * args.duration) as u64;

@@ -8,6 +8,7 @@ use clap::{Args, Parser, Subcommand};
 use socialite_api::auth::keys::{new_key, parse_keys, StoredKey};
 use socialite_api::auth::tokens::mint;
 use socialite_api::auth::Source;
+use socialite_bench::firehose::{run_firehose_bench, FirehoseBenchArgs};
 use socialite_bench::live::{run_live_bench, LiveBenchArgs};
 use socialite_bench::load::{run_load, LoadArgs};
 use socialite_bench::{run_bench, BenchArgs};
@@ -49,6 +50,11 @@ enum Command {
     /// while authors post, and report post → pushed latency and memory per
     /// stream.
     BenchLive(LiveBenchArgs),
+    /// Follow every post of a running server through many firehose
+    /// readers (and one that reads nothing) while authors post, and report
+    /// what each got, post → read latency, memory, and the stalled reader
+    /// cut off.
+    BenchFirehose(FirehoseBenchArgs),
     /// Back the embedded stores up into a new directory, consistently, while
     /// the server runs (it makes the copy) or while none does.
     Backup(backup::BackupArgs),
@@ -165,6 +171,7 @@ fn main() -> ExitCode {
             Command::Load(args) => load(args).await,
             Command::Bench(args) => run_bench(args).await,
             Command::BenchLive(args) => run_live_bench(args).await,
+            Command::BenchFirehose(args) => run_firehose_bench(args).await,
             Command::Token(args) if args.user == "revoke" && args.revoked.is_some() => {
                 revoke(args).await
             }
