@@ -128,6 +128,45 @@ pub async fn run_firehose_bench(args: FirehoseBenchArgs) -> Result<(), String> {
         .sum::<f64>();
     drop(stalled);
     tasks.abort_all();
+    let outcome = Outcome {
+        posted,
+        post_errors,
+        posting_secs,
+        slow_cut,
+        memory,
+    };
+    let report = report_of(&args, &readers, &latency, outcome);
+    let text = text_of(&report);
+    print!("{text}");
+    let path = |ext: &str| args.report.with_extension(ext);
+    let json_text = serde_json::to_string_pretty(&report).expect("json");
+    std::fs::write(path("json"), json_text).map_err(|e| e.to_string())?;
+    std::fs::write(path("txt"), &text).map_err(|e| e.to_string())?;
+    Ok(())
+}
+
+/// What the run measured besides the readers' own counts.
+struct Outcome {
+    posted: u64,
+    post_errors: u64,
+    posting_secs: f64,
+    slow_cut: f64,
+    memory: Vec<f64>,
+}
+
+fn report_of(
+    args: &FirehoseBenchArgs,
+    readers: &[Arc<Reader>],
+    latency: &Mutex<Histogram<u64>>,
+    o: Outcome,
+) -> Value {
+    let (posted, post_errors, posting_secs, slow_cut, memory) = (
+        o.posted,
+        o.post_errors,
+        o.posting_secs,
+        o.slow_cut,
+        o.memory,
+    );
     let got: Vec<u64> = readers
         .iter()
         .map(|r| r.posts.load(Ordering::Relaxed))
@@ -137,7 +176,7 @@ pub async fn run_firehose_bench(args: FirehoseBenchArgs) -> Result<(), String> {
         .filter_map(|r| r.ended.lock().unwrap_or_else(|p| p.into_inner()).clone())
         .collect();
     let h = latency.lock().unwrap_or_else(|p| p.into_inner());
-    let report = json!({
+    json!({
         "workload": {
             "readers": args.readers, "stalled_readers": args.stalled, "authors": args.authors,
             "rate_posts_per_s": args.rate, "duration_s": args.duration,
@@ -154,14 +193,7 @@ pub async fn run_firehose_bench(args: FirehoseBenchArgs) -> Result<(), String> {
             "p99": h.value_at_quantile(0.99), "max": h.max(), "reads": h.len(),
         },
         "server_resident_mib": memory.iter().map(|b| (b / 1048576.0).round()).collect::<Vec<_>>(),
-    });
-    let text = text_of(&report);
-    print!("{text}");
-    let path = |ext: &str| args.report.with_extension(ext);
-    let json_text = serde_json::to_string_pretty(&report).expect("json");
-    std::fs::write(path("json"), json_text).map_err(|e| e.to_string())?;
-    std::fs::write(path("txt"), &text).map_err(|e| e.to_string())?;
-    Ok(())
+    })
 }
 
 async fn create_authors(

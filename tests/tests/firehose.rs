@@ -450,3 +450,105 @@ async fn a_cursor_the_log_no_longer_keeps_is_refused_naming_the_oldest() {
     let e = acts(&mut s, 1).await;
     assert_eq!(e[0].event, "post");
 }
+
+type Ws =
+    tokio_tungstenite::WebSocketStream<tokio_tungstenite::MaybeTlsStream<tokio::net::TcpStream>>;
+
+/// The next text message that is not a checkpoint, as JSON.
+async fn next_json(ws: &mut Ws) -> Value {
+    use futures_util::StreamExt;
+    use tokio_tungstenite::tungstenite::Message;
+    loop {
+        let m = tokio::time::timeout(DEADLINE, ws.next()).await.unwrap();
+        let Some(Ok(Message::Text(text))) = m else {
+            continue;
+        };
+        let v: Value = serde_json::from_str(text.as_str()).unwrap();
+        if v["kind"] != "checkpoint" {
+            return v;
+        }
+    }
+}
+
+/// Over a WebSocket: acts as text messages, filters replaced while
+/// connected (answered among the acts, every act after the answer passing
+/// them), a bad filters message refused with the old ones kept.
+#[tokio::test]
+async fn a_websocket_changes_its_filters_while_connected() {
+    use futures_util::SinkExt;
+    use tokio_tungstenite::tungstenite::client::IntoClientRequest;
+    use tokio_tungstenite::tungstenite::Message;
+    let t = spawn_app().await;
+    t.put_user("alice").await;
+    t.put_user("bob").await;
+    let url = format!(
+        "{}/firehose/ws?kinds=post",
+        t.base.replace("http://", "ws://")
+    );
+    let request = |key: &str| {
+        let mut r = url.as_str().into_client_request().unwrap();
+        let bearer = format!("Bearer {key}").parse().unwrap();
+        r.headers_mut().insert("authorization", bearer);
+        r
+    };
+    let (mut ws, _) = tokio_tungstenite::connect_async(request(FIREHOSE_KEY))
+        .await
+        .unwrap();
+    let one = t.post("alice", "one").await;
+    let got = next_json(&mut ws).await;
+    assert_eq!(
+        (got["kind"].as_str(), got["post"]["id"].as_str()),
+        (Some("post"), Some(one.as_str()))
+    );
+    // New filters: likes by bob only; what comes before the answer passed
+    // the old ones.
+    let change = json!({"kinds": ["like"], "authors": ["bob"]}).to_string();
+    ws.send(Message::Text(change.into())).await.unwrap();
+    let two = t.post("alice", "two").await;
+    loop {
+        let v = next_json(&mut ws).await;
+        if v["kind"] == "filters" {
+            assert_eq!(
+                (v["kinds"].clone(), v["authors"].clone()),
+                (json!(["like"]), json!(1))
+            );
+            break;
+        }
+        assert_eq!(v["kind"], "post", "{v}");
+    }
+    t.call(Method::PUT, &format!("/users/alice/likes/{two}"), None)
+        .await;
+    t.post("bob", "three").await;
+    t.call(Method::PUT, &format!("/users/bob/likes/{two}"), None)
+        .await;
+    let v = next_json(&mut ws).await;
+    assert_eq!(
+        (v["kind"].as_str(), v["actor"].as_str()),
+        (Some("like"), Some("bob"))
+    );
+    // A bad filters message: refused, the filters kept.
+    ws.send(Message::Text(r#"{"kinds":["likes"]}"#.into()))
+        .await
+        .unwrap();
+    let v = next_json(&mut ws).await;
+    assert_eq!(
+        (v["kind"].as_str(), v["code"].as_str()),
+        (Some("error"), Some("invalid_kind"))
+    );
+    t.call(Method::DELETE, &format!("/users/bob/likes/{two}"), None)
+        .await;
+    t.call(Method::PUT, &format!("/users/bob/likes/{two}"), None)
+        .await;
+    let v = next_json(&mut ws).await;
+    assert_eq!(
+        (v["kind"].as_str(), v["actor"].as_str()),
+        (Some("like"), Some("bob"))
+    );
+    // Without the scope, or without the handshake: refused, no upgrade.
+    assert!(tokio_tungstenite::connect_async(request(ADMIN_KEY))
+        .await
+        .is_err());
+    let plain = open(&t.base, FIREHOSE_KEY, "/ws", None).await;
+    let body: Value = plain.json().await.unwrap();
+    assert_eq!(body["error"]["code"], "invalid_websocket");
+}

@@ -47,7 +47,7 @@ impl pb::firehose_server::Firehose for FirehoseGrpc {
             .await
             .map_err(to_status)?;
         let (tx, rx) = tokio::sync::mpsc::channel(QUEUED);
-        forward(&self.0, opened, grant, tx, message);
+        forward(&self.0, opened, grant, tx, None, message);
         Ok(Response::new(Box::pin(ReceiverStream::new(rx))))
     }
 }
@@ -57,6 +57,13 @@ fn message(out: Out) -> Result<pb::FirehoseEvent, Status> {
     let d = match out {
         Out::Act(d) => d,
         Out::End(e) => return Err(to_status(e)),
+        // Only a WebSocket changes its filters.
+        Out::Applied(_) => {
+            return Ok(pb::FirehoseEvent {
+                kind: "filters".into(),
+                ..Default::default()
+            })
+        }
     };
     let mut m = pb::FirehoseEvent {
         cursor: d.cursor,

@@ -4,6 +4,7 @@
 use crate::auth::Grant;
 use crate::limits::Limits;
 use socialite_core::error::{Error, ErrorKind, Result};
+use socialite_core::firehose::filter::Filter;
 use socialite_core::firehose::{Delivered, Reader};
 use socialite_core::metrics::{metrics, reason};
 use socialite_core::ports::EventLog;
@@ -11,7 +12,7 @@ use socialite_domain::accounts::access::Caller;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
-use tokio::sync::mpsc;
+use tokio::sync::{mpsc, watch};
 use tokio::time::Instant;
 
 /// Most events of the log one read takes.
@@ -41,12 +42,17 @@ impl Firehose {
         }
     }
 
+    /// How long a client may read nothing before it is cut off.
+    pub(crate) fn stall(&self) -> Duration {
+        self.slots.limits.firehose_stall
+    }
+
     /// A reader for the caller, in a slot.
     pub(crate) async fn open(
         &self,
         caller: &Caller,
         cursor: Option<&str>,
-        filter: socialite_core::firehose::filter::Filter,
+        filter: Filter,
     ) -> Result<(Reader, Slot)> {
         // The scope first: who may not follow learns nothing of the caps.
         socialite_domain::accounts::access::check(
@@ -137,6 +143,8 @@ impl Drop for Slot {
 /// ends it, why.
 pub(crate) enum Out {
     Act(Delivered),
+    /// New filters apply from here on (a WebSocket's answer to them).
+    Applied(String),
     /// The last message: `slow_reader`, `cursor_too_old`, `stream_lifetime`,
     /// `invalid_api_key`, `unavailable`, ...
     End(Error),
@@ -152,6 +160,7 @@ pub(crate) fn forward<T: Send + 'static>(
     (mut reader, slot): (Reader, Slot),
     grant: Option<Grant>,
     tx: mpsc::Sender<T>,
+    mut filters: Option<Filters>,
     map: fn(Out) -> T,
 ) {
     let limits = firehose.slots.limits;
@@ -171,11 +180,16 @@ pub(crate) fn forward<T: Send + 'static>(
             } {
                 break Some(e);
             }
-            let batch = match reader.next(READ_MAX, READ_WAIT).await {
-                Ok(batch) => batch,
+            let mut out = Vec::new();
+            if let Some((filter, ack)) = filters.as_mut().and_then(taken) {
+                reader.set_filter(filter);
+                out.push(Out::Applied(ack));
+            }
+            match reader.next(READ_MAX, READ_WAIT).await {
+                Ok(batch) => out.extend(batch.into_iter().map(Out::Act)),
                 Err(e) => break Some(e),
             };
-            match send_all(&tx, batch, map, limits.firehose_stall).await {
+            match send_all(&tx, out, map, limits.firehose_stall).await {
                 Sent::All => {}
                 Sent::Gone => break None,
                 Sent::Stalled => break Some(stalled(limits.firehose_stall)),
@@ -192,6 +206,18 @@ pub(crate) fn forward<T: Send + 'static>(
     });
 }
 
+/// Filters a client sends while connected, each with the answer that
+/// tells it they apply from then on.
+pub(crate) type Filters = watch::Receiver<Option<(Filter, String)>>;
+
+/// New filters a client sent since the last read, if any.
+fn taken(filters: &mut Filters) -> Option<(Filter, String)> {
+    match filters.has_changed() {
+        Ok(true) => filters.borrow_and_update().clone(),
+        _ => None,
+    }
+}
+
 enum Sent {
     All,
     Gone,
@@ -200,7 +226,7 @@ enum Sent {
 
 async fn send_all<T>(
     tx: &mpsc::Sender<T>,
-    batch: Vec<Delivered>,
+    batch: Vec<Out>,
     map: fn(Out) -> T,
     stall: Duration,
 ) -> Sent {
@@ -209,7 +235,7 @@ async fn send_all<T>(
         match tokio::time::timeout(stall, tx.reserve_many(2)).await {
             Ok(Ok(mut permits)) => {
                 if let Some(p) = permits.next() {
-                    p.send(map(Out::Act(d)));
+                    p.send(map(d));
                     metrics().firehose.sent.inc();
                 }
             }

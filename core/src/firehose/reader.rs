@@ -59,6 +59,12 @@ impl Reader {
         })
     }
 
+    /// Replaces the filter from the next read on (a client changing what
+    /// it follows while connected); the cursor goes on from where it is.
+    pub fn set_filter(&mut self, filter: Filter) {
+        self.filter = filter;
+    }
+
     /// The cursor after everything read so far.
     pub fn cursor(&self) -> String {
         self.cursor.to_string()
