@@ -46,6 +46,20 @@ mod tests {
         out
     }
 
+    /// Operation ids are the handlers' names: two handlers of one name in
+    /// different modules would make an invalid document.
+    #[test]
+    fn operation_ids_are_unique() {
+        let doc = document();
+        let mut seen = std::collections::BTreeMap::new();
+        for (path, method, op) in operations(&doc) {
+            let id = op.operation_id.clone().unwrap_or_default();
+            if let Some(other) = seen.insert(id.clone(), format!("{method} {path}")) {
+                panic!("{method} {path} and {other} share the operation id {id}");
+            }
+        }
+    }
+
     #[test]
     fn every_route_is_in_the_document_with_its_errors() {
         let doc = document();

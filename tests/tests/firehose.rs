@@ -373,13 +373,29 @@ async fn the_firehose_follows_kafka_from_a_reading_process() {
         assert!(resp.status().is_success());
     }
     for i in 0..12 {
-        let resp = http
-            .post(format!("{w}/users/{}/posts", users[i % 4]))
-            .json(&json!({ "message": format!("m{i}") }))
-            .send()
-            .await
-            .unwrap();
-        assert!(resp.status().is_success());
+        // While the worker joins its group, the producer may shed writes
+        // for fanout's lag (503 with Retry-After): asked again, as a
+        // client does.
+        let started = std::time::Instant::now();
+        loop {
+            let resp = http
+                .post(format!("{w}/users/{}/posts", users[i % 4]))
+                .json(&json!({ "message": format!("m{i}") }))
+                .send()
+                .await
+                .unwrap();
+            let status = resp.status();
+            if status.is_success() {
+                break;
+            }
+            let retry = resp.headers().contains_key("retry-after");
+            let body = resp.text().await.unwrap();
+            assert!(
+                status == StatusCode::SERVICE_UNAVAILABLE && retry && started.elapsed() < DEADLINE,
+                "{status} {body}"
+            );
+            tokio::time::sleep(Duration::from_millis(500)).await;
+        }
     }
     let got = acts(&mut s, 16).await;
     let of = |events: &[Sse], u: &str| -> Vec<String> {

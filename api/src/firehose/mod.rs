@@ -21,8 +21,8 @@ use utoipa_axum::routes;
 
 pub fn rest_router() -> OpenApiRouter<Firehose> {
     OpenApiRouter::new()
-        .routes(routes!(rest::follow, rest::follow_posted))
-        .routes(routes!(ws::follow_ws))
+        .routes(routes!(rest::firehose, rest::firehose_posted))
+        .routes(routes!(ws::firehose_ws))
         .layer(DefaultBodyLimit::max(FIREHOSE_BODY_BYTES))
 }
 

@@ -52,7 +52,7 @@ type App = State<Firehose>;
         (status = 503, description = "`too_many_firehoses`: the process's connections are at their cap; `unavailable`", body = ErrorBody),
     )
 )]
-pub(super) async fn follow(
+pub(super) async fn firehose(
     State(app): App,
     Auth(caller): Auth,
     Granted(grant): Granted,
@@ -77,7 +77,7 @@ pub(super) async fn follow(
         (status = 503, description = "`too_many_firehoses`, `unavailable`", body = ErrorBody),
     )
 )]
-pub(super) async fn follow_posted(
+pub(super) async fn firehose_posted(
     State(app): App,
     Auth(caller): Auth,
     Granted(grant): Granted,

@@ -47,7 +47,7 @@ use tokio::sync::{mpsc, watch};
         (status = 503, description = "`too_many_firehoses`, `unavailable`", body = ErrorBody),
     )
 )]
-pub(super) async fn follow_ws(
+pub(super) async fn firehose_ws(
     State(firehose): State<Firehose>,
     Auth(caller): Auth,
     Granted(grant): Granted,
