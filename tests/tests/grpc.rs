@@ -372,6 +372,7 @@ async fn reflection_lists_the_services() {
     assert_eq!(
         names,
         [
+            "socialite.v1.Firehose",
             "socialite.v1.Ingest",
             "socialite.v1.Live",
             "socialite.v1.Reads"
