@@ -97,6 +97,11 @@ fn reader(config: &KafkaConfig) -> Result<BaseConsumer> {
         // An offset no longer kept is an error the reader is told of, not
         // a jump to another place.
         .set("auto.offset.reset", "error")
+        // What a connection prefetches is bounded (librdkafka's default is
+        // up to 64 MiB a client): about 1 MiB, or 1,000 messages.
+        .set("queued.max.messages.kbytes", "1024")
+        .set("queued.min.messages", "1000")
+        .set("fetch.max.bytes", "1048576")
         .create()
         .map_err(|e| unavailable("creating a Kafka client to follow the log", e))
 }
@@ -113,6 +118,13 @@ fn partitions(client: &BaseConsumer, topics: &[String]) -> Result<Vec<Part>> {
         let metadata = client
             .fetch_metadata(Some(topic), ASK_TIMEOUT)
             .map_err(|e| unavailable("reading Kafka topic metadata", e))?;
+        // A topic the brokers cannot describe now is an outage, not a
+        // topic of no partitions (which would refuse every cursor).
+        if let Some(e) = metadata.topics().iter().find_map(|t| t.error()) {
+            return Err(Error::unavailable(format!(
+                "Kafka cannot describe the topic {topic} now ({e:?})"
+            )));
+        }
         let mut ids: Vec<i32> = metadata
             .topics()
             .iter()
@@ -185,6 +197,18 @@ impl LogTail for Tail {
             Ok(out)
         })
         .await
+    }
+}
+
+impl Drop for Tail {
+    /// Closing a Kafka client waits on its threads: done apart from the
+    /// async threads, which a broker outage ending every connection at
+    /// once would otherwise stall.
+    fn drop(&mut self) {
+        let consumer = self.consumer.clone();
+        if let Ok(runtime) = tokio::runtime::Handle::try_current() {
+            runtime.spawn_blocking(move || drop(consumer));
+        }
     }
 }
 

@@ -184,10 +184,12 @@ pub struct LimitArgs {
     pub stream_lifetime: u64,
     /// Firehose connections open in the process (`GET /firehose`,
     /// `Firehose.Subscribe`).
-    #[arg(long, env = "SOCIALITE_MAX_FIREHOSES", default_value_t = Limits::default().max_firehoses, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=100_000))]
+    /// At most 400: on Kafka each connection's reads take a thread of the
+    /// process's pool of blocking threads (512).
+    #[arg(long, env = "SOCIALITE_MAX_FIREHOSES", default_value_t = Limits::default().max_firehoses, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=400))]
     pub max_firehoses: usize,
     /// Firehose connections opened with one API key.
-    #[arg(long, env = "SOCIALITE_MAX_FIREHOSES_PER_KEY", default_value_t = Limits::default().max_firehoses_per_key, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=100_000))]
+    #[arg(long, env = "SOCIALITE_MAX_FIREHOSES_PER_KEY", default_value_t = Limits::default().max_firehoses_per_key, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=400))]
     pub max_firehoses_per_key: usize,
     /// Backups kept in DATA_DIR/backups (made by POST /admin/backup, one at
     /// a time): after each, the oldest past this many are removed; 0 keeps

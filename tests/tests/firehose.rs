@@ -12,7 +12,6 @@ use reqwest::{Method, StatusCode};
 use serde_json::{json, Value};
 use socialite_proto::v1 as pb;
 use socialite_proto::v1::firehose_client::FirehoseClient;
-use socialite_runtime::app::{start, Service};
 use std::time::Duration;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
@@ -159,6 +158,19 @@ async fn the_firehose_refuses_clearly_and_is_capped() {
     let refused = [
         (ADMIN_KEY, "", StatusCode::FORBIDDEN, "missing_scope"),
         ("", "", StatusCode::UNAUTHORIZED, "unauthenticated"),
+        // The credential before anything the request carries.
+        (
+            "",
+            "?kinds=posts",
+            StatusCode::UNAUTHORIZED,
+            "unauthenticated",
+        ),
+        (
+            ADMIN_KEY,
+            "?cursor=x",
+            StatusCode::FORBIDDEN,
+            "missing_scope",
+        ),
         (
             FIREHOSE_KEY,
             "?cursor=x",
@@ -345,26 +357,8 @@ async fn the_firehose_follows_kafka_from_a_reading_process() {
     else {
         return;
     };
-    let dir = tempfile::tempdir().unwrap();
-    let mut config = config(dir.path(), 20);
-    config.storage.store = servers.mongodb_uri(&Servers::unique("firehose"));
-    config.storage.event_log = servers.kafka_uri(&Servers::unique("firehose"), 3);
-    let listen = || async { tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap() };
-    let writer = start(
-        &[Service::Producer, Service::FanoutWorker],
-        &config,
-        listen().await,
-        None,
-    )
-    .await
-    .unwrap();
-    let reader = start(&[Service::TimelineApi], &config, listen().await, None)
-        .await
-        .unwrap();
-    let (w, r) = (
-        format!("http://{}", writer.rest_addr),
-        format!("http://{}", reader.rest_addr),
-    );
+    let split = split_on(&servers, "firehose", 3).await;
+    let (w, r) = (split.w.clone(), split.r.clone());
     let mut s = follow(&r, "", None).await;
     let http = client_with(ADMIN_KEY);
     let users = ["ann", "ben", "cat", "dan"];

@@ -21,7 +21,6 @@ use socialite_domain::accounts::access::Caller;
 use socialite_proto::v1 as pb;
 use socialite_proto::v1::live_client::LiveClient;
 use socialite_proto::v1::timeline_event::Kind;
-use socialite_runtime::app::{start, Service};
 
 /// A client of one event stream.
 struct Stream(SseReader);
@@ -319,26 +318,8 @@ async fn a_replica_without_a_worker_streams_what_another_delivered() {
     else {
         return;
     };
-    let dir = tempfile::tempdir().unwrap();
-    let mut config = config(dir.path(), 20);
-    config.storage.store = servers.mongodb_uri(&Servers::unique("live"));
-    config.storage.event_log = servers.kafka_uri(&Servers::unique("live"), 2);
-    let listen = || async { tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap() };
-    let writer = start(
-        &[Service::Producer, Service::FanoutWorker],
-        &config,
-        listen().await,
-        None,
-    )
-    .await
-    .unwrap();
-    let reader = start(&[Service::TimelineApi], &config, listen().await, None)
-        .await
-        .unwrap();
-    let (w, r) = (
-        format!("http://{}", writer.rest_addr),
-        format!("http://{}", reader.rest_addr),
-    );
+    let split = split_on(&servers, "live", 2).await;
+    let (w, r) = (split.w.clone(), split.r.clone());
     let http = client_with(ADMIN_KEY);
     for u in ["bob", "alice"] {
         let resp = http.put(format!("{w}/users/{u}")).send().await.unwrap();
@@ -390,8 +371,8 @@ async fn a_replica_without_a_worker_streams_what_another_delivered() {
     }
     assert_eq!(got, posted);
     drop(s);
-    reader.shutdown().await;
-    writer.shutdown().await;
+    split.reader.shutdown().await;
+    split.writer.shutdown().await;
 }
 
 /// An entry can reach a resuming stream twice: from the timeline, and as

@@ -346,9 +346,15 @@ impl Grant {
     /// the token has not expired, its account's tokens were not revoked and
     /// the account is not suspended.
     pub async fn recheck(&self) -> Result<(), Error> {
+        self.caller_now().await.map(drop)
+    }
+
+    /// The caller the credential makes now (its key's scopes as the keys
+    /// file says them now), or why it no longer holds.
+    pub async fn caller_now(&self) -> Result<Caller, Error> {
         match &self.presented {
-            Some(p) => self.auth.identify(p).await.map(drop),
-            None => Ok(()),
+            Some(p) => self.auth.identify(p).await.map(|i| i.caller),
+            None => Ok(self.identity.caller.clone()),
         }
     }
 }

@@ -4,6 +4,7 @@
 use super::state::{forward, Firehose, Out, QUEUED};
 use crate::auth::{grpc_parts, Grant};
 use crate::error::to_status;
+use crate::guard::FIREHOSE_BODY_BYTES;
 use socialite_core::firehose::filter::Filter;
 use socialite_core::firehose::PublicAct;
 use socialite_core::model::rfc3339_ms;
@@ -18,7 +19,7 @@ use tonic::{Request, Response, Status};
 pub const GRPC_NAME: &str = <FirehoseServer<FirehoseGrpc> as tonic::server::NamedService>::NAME;
 
 pub fn grpc_service(firehose: Firehose) -> FirehoseServer<FirehoseGrpc> {
-    FirehoseServer::new(FirehoseGrpc(firehose))
+    FirehoseServer::new(FirehoseGrpc(firehose)).max_decoding_message_size(FIREHOSE_BODY_BYTES)
 }
 
 pub struct FirehoseGrpc(Firehose);
@@ -35,6 +36,7 @@ impl pb::firehose_server::Firehose for FirehoseGrpc {
     ) -> Result<Response<Events>, Status> {
         let grant = req.extensions().get::<Grant>().cloned();
         let (caller, r) = grpc_parts(req);
+        Firehose::may(&caller).map_err(to_status)?;
         let filter = Filter::new(
             r.kinds.iter().map(String::as_str),
             r.authors.iter().map(String::as_str),

@@ -99,6 +99,7 @@ async fn stream(
         .and_then(|v| v.to_str().ok())
         .filter(|v| !v.is_empty());
     let cursor = header.or(body.cursor.as_deref().filter(|c| !c.is_empty()));
+    Firehose::may(caller)?;
     let opened = firehose.open(caller, cursor, body.filter()?).await?;
     let (tx, rx) = tokio::sync::mpsc::channel(QUEUED);
     forward(&firehose, opened, grant, tx, None, sse_event);

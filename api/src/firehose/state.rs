@@ -8,7 +8,7 @@ use socialite_core::firehose::filter::Filter;
 use socialite_core::firehose::{Delivered, Reader};
 use socialite_core::metrics::{metrics, reason};
 use socialite_core::ports::EventLog;
-use socialite_domain::accounts::access::Caller;
+use socialite_domain::accounts::access::{check, Act, Caller};
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -42,6 +42,12 @@ impl Firehose {
         }
     }
 
+    /// Whether `caller` may follow the firehose: checked before anything
+    /// a request carries is parsed.
+    pub(crate) fn may(caller: &Caller) -> Result<()> {
+        check(caller, Act::Firehose)
+    }
+
     /// How long a client may read nothing before it is cut off.
     pub(crate) fn stall(&self) -> Duration {
         self.slots.limits.firehose_stall
@@ -55,10 +61,7 @@ impl Firehose {
         filter: Filter,
     ) -> Result<(Reader, Slot)> {
         // The scope first: who may not follow learns nothing of the caps.
-        socialite_domain::accounts::access::check(
-            caller,
-            socialite_domain::accounts::access::Act::Firehose,
-        )?;
+        Firehose::may(caller)?;
         let slot = self.slots.take(caller)?;
         let reader = Reader::open(caller, self.log.as_ref(), cursor, filter).await?;
         Ok((reader, slot))
@@ -175,7 +178,7 @@ pub(crate) fn forward<T: Send + 'static>(
                 break Some(lifetime_over());
             }
             if let Some(Err(e)) = match &grant {
-                Some(g) => Some(g.recheck().await),
+                Some(g) => Some(still_may(g).await),
                 None => None,
             } {
                 break Some(e);
@@ -209,6 +212,13 @@ pub(crate) fn forward<T: Send + 'static>(
 /// Filters a client sends while connected, each with the answer that
 /// tells it they apply from then on.
 pub(crate) type Filters = watch::Receiver<Option<(Filter, String)>>;
+
+/// Whether the connection's credential still holds and still has the
+/// `firehose` scope (a key's scopes change with the keys file).
+async fn still_may(grant: &Grant) -> Result<()> {
+    let caller = grant.caller_now().await?;
+    check(&caller, Act::Firehose)
+}
 
 /// New filters a client sent since the last read, if any.
 fn taken(filters: &mut Filters) -> Option<(Filter, String)> {

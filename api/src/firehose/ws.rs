@@ -54,6 +54,7 @@ pub(super) async fn firehose_ws(
     Query(q): Query<FirehoseQuery>,
     upgrade: Result<WebSocketUpgrade, axum::extract::ws::rejection::WebSocketUpgradeRejection>,
 ) -> Result<Response, ApiError> {
+    Firehose::may(&caller)?;
     let body = FirehoseBody::of_query(q);
     let filter = body.filter()?;
     let opened = firehose
@@ -68,6 +69,7 @@ pub(super) async fn firehose_ws(
     let stall = firehose.stall();
     Ok(upgrade
         .max_message_size(FIREHOSE_BODY_BYTES)
+        .max_frame_size(FIREHOSE_BODY_BYTES)
         .on_upgrade(move |socket| relay(socket, rx, filters, stall)))
 }
 

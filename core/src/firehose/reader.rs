@@ -46,7 +46,7 @@ impl Reader {
         check(caller, Act::Firehose)?;
         let extent = log.extent().await?;
         let cursor = match from {
-            Some(text) => checked(Cursor::parse(text)?.widened(extent.len())?, &extent)?,
+            Some(text) => checked(Cursor::parse(text)?.fitting(extent.len())?, &extent)?,
             None => Cursor::new(extent.iter().map(|e| e.next).collect()),
         };
         let tail = log.tail(cursor.next()).await?;

@@ -48,19 +48,20 @@ impl Cursor {
         &self.0
     }
 
-    /// This cursor on a log of `partitions` partitions: one a log gained
-    /// since is read from its start (offset 0, the oldest it keeps).
-    pub fn widened(mut self, partitions: usize) -> Result<Cursor> {
-        if self.0.len() > partitions {
+    /// This cursor, if it names `partitions` partitions. A cursor of a
+    /// log whose partitions changed since is refused: its offsets would be
+    /// read against other partitions (on Kafka the posts topic's come
+    /// first, so one it gained would shift the graph topic's).
+    pub fn fitting(self, partitions: usize) -> Result<Cursor> {
+        if self.0.len() != partitions {
             return Err(Error::invalid(
                 "invalid_cursor",
                 format!(
-                    "the cursor names {} partitions; this log has {partitions}",
+                    "the cursor names {} partitions; this log has {partitions} (its partitions changed, or the cursor is another log's): start again without one",
                     self.0.len()
                 ),
             ));
         }
-        self.0.resize(partitions, 0);
         Ok(self)
     }
 

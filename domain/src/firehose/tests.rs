@@ -152,17 +152,15 @@ fn cursors_round_trip_and_refuse_what_is_not_one() {
             "{bad}"
         );
     }
-    let mut c = Cursor::parse("5.3").unwrap().widened(3).unwrap();
-    assert_eq!(c.to_string(), "5.3.0");
+    let mut c = Cursor::parse("5.3.0").unwrap().fitting(3).unwrap();
     c.advance(2, 8);
     c.advance(0, 1);
     assert_eq!(c.to_string(), "5.3.9");
-    assert_eq!(
-        Cursor::parse("1.2.3")
+    for partitions in [2, 4] {
+        let err = Cursor::parse("1.2.3")
             .unwrap()
-            .widened(2)
-            .unwrap_err()
-            .code(),
-        "invalid_cursor"
-    );
+            .fitting(partitions)
+            .unwrap_err();
+        assert_eq!(err.code(), "invalid_cursor");
+    }
 }

@@ -416,3 +416,35 @@ pub fn hs256(claims: &Value) -> String {
     let sig = Base64UrlUnpadded::encode_string(&mac.finalize().into_bytes());
     format!("{header}.{body}.{sig}")
 }
+
+/// The production topology in one test: a writing process (producer and
+/// fanout worker) and a reading one (timeline API) sharing MongoDB and
+/// Kafka stand-ins, under names of their own.
+pub struct Split {
+    pub writer: App,
+    pub reader: App,
+    /// The REST bases of the writer and the reader.
+    pub w: String,
+    pub r: String,
+    _dir: tempfile::TempDir,
+}
+
+pub async fn split_on(servers: &servers::Servers, name: &str, partitions: u32) -> Split {
+    let dir = tempfile::tempdir().unwrap();
+    let mut config = config(dir.path(), 20);
+    config.storage.store = servers.mongodb_uri(&servers::Servers::unique(name));
+    config.storage.event_log = servers.kafka_uri(&servers::Servers::unique(name), partitions);
+    let listen = || async { tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap() };
+    let writes = [Service::Producer, Service::FanoutWorker];
+    let writer = start(&writes, &config, listen().await, None).await.unwrap();
+    let reader = start(&[Service::TimelineApi], &config, listen().await, None)
+        .await
+        .unwrap();
+    Split {
+        w: format!("http://{}", writer.rest_addr),
+        r: format!("http://{}", reader.rest_addr),
+        writer,
+        reader,
+        _dir: dir,
+    }
+}
