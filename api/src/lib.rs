@@ -44,6 +44,7 @@ pub mod responses;
 pub mod schema;
 pub mod serve;
 pub mod thread_mutes;
+pub mod webhooks;
 
 pub use error::ApiError;
 

@@ -335,5 +335,6 @@ fn in_process_config(args: &BenchArgs) -> AppConfig {
             ..Default::default()
         },
         ranking: Default::default(),
+        webhooks: Default::default(),
     }
 }

@@ -10,7 +10,7 @@ use crate::feed::Stores;
 use crate::ports::Metered;
 use crate::ports::{
     Accounts, AppliedFeed, Backup, ContentStore, EventLog, GraphStore, Outbox, Rewind,
-    TimelineStore, Transfer,
+    TimelineStore, Transfer, Webhooks,
 };
 use crate::standings::Standings;
 use std::sync::Arc;
@@ -46,6 +46,8 @@ pub struct Backends {
     /// Where fanout may not have delivered yet: found by the producer's
     /// watch, merged by reads ([`crate::feed::late`]).
     pub late: Arc<Late>,
+    /// Webhook endpoints and their delivery logs.
+    pub webhooks: Arc<dyn Webhooks>,
 }
 
 /// Opened ports, before metering.
@@ -60,6 +62,7 @@ pub struct Parts {
     pub accounts: Arc<dyn Accounts>,
     pub transfer: Arc<dyn Transfer>,
     pub backup: Option<Arc<dyn Backup>>,
+    pub webhooks: Arc<dyn Webhooks>,
 }
 
 impl Backends {
@@ -82,6 +85,7 @@ impl Backends {
             filters: Arc::new(FilterCache::new(epoch.clone())),
             epoch,
             late: Arc::default(),
+            webhooks: Arc::new(Metered(parts.webhooks)),
         }
     }
 

@@ -73,6 +73,7 @@ pub mod shutdown;
 pub mod sim;
 pub mod standings;
 pub mod transfer;
+pub mod webhooks;
 pub mod worker;
 
 pub use error::{Error, ErrorKind, Result};

@@ -51,6 +51,7 @@ pub mod plan;
 pub mod posts;
 pub mod trace;
 pub mod transfer;
+pub mod webhooks;
 pub mod write;
 
 pub use error::{Error, ErrorKind, Result};

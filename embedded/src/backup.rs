@@ -97,6 +97,8 @@ pub(crate) fn copy_content(from: &ReadTransaction, to: &WriteTransaction) -> Res
         + copy(from, to, REPLIES)?
         + copy(from, to, REPOSTS)?
         + copy(from, to, REPOSTERS)?
+        + copy(from, to, WEBHOOKS)?
+        + copy(from, to, WEBHOOK_ATTEMPTS)?
         + copy_notices(from, to)?
         + copy(from, to, OUTBOX)?)
 }

@@ -56,6 +56,7 @@ mod timelines;
 mod transact;
 mod transfer;
 mod txn;
+mod webhooks;
 mod writer;
 
 pub use config::EmbeddedConfig;

@@ -195,6 +195,23 @@ impl EventLog for EmbeddedLog {
     async fn tail(&self, next: &[u64]) -> Result<Box<dyn LogTail>> {
         crate::log_tail::open(self.inner.source(), next)
     }
+
+    /// A hold is an entry among the groups' offsets: truncation keeps
+    /// what the slowest entry has not passed.
+    async fn hold(&self, name: &str, next: Option<&[u64]>) -> Result<()> {
+        let (name, next) = (name.to_owned(), next.and_then(|n| n.first().copied()));
+        self.inner
+            .writer
+            .write_lazy(move |ctx| {
+                let mut offsets = ctx.txn.open_table(OFFSETS).store()?;
+                match next {
+                    Some(next) => offsets.insert(name.as_str(), next).store()?,
+                    None => offsets.remove(name.as_str()).store()?,
+                };
+                Ok(())
+            })
+            .await
+    }
 }
 
 struct Consumer {

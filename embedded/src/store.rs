@@ -105,6 +105,8 @@ impl EmbeddedStore {
             txn.open_table(ENTRY_NOTICES).store()?;
             txn.open_table(NOTICE_GROUPS).store()?;
             txn.open_table(NOTICE_ORDER).store()?;
+            txn.open_table(WEBHOOKS).store()?;
+            txn.open_table(WEBHOOK_ATTEMPTS).store()?;
             crate::edge_times::backfill_untimed(&txn)?;
             crate::notify_since::backfill(&txn, socialite_core::ids::now_ms())?;
             last_u64_key(&txn.open_table(OUTBOX).store()?)? + 1

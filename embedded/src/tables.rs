@@ -119,6 +119,11 @@ pub const KEPT_ORDER: TableDefinition<(&str, &str, u64, u64), ()> =
 pub const KEPT_BY_POST: TableDefinition<(u64, &str, &str), ()> =
     TableDefinition::new("kept_by_post");
 /// sequence → encoded event, waiting to be relayed to the log.
+/// Webhook endpoints by id, as JSON.
+pub const WEBHOOKS: TableDefinition<&str, &[u8]> = TableDefinition::new("webhooks");
+/// Webhook delivery attempts by (endpoint, seq), as JSON.
+pub const WEBHOOK_ATTEMPTS: TableDefinition<(&str, u64), &[u8]> =
+    TableDefinition::new("webhook_attempts");
 pub const OUTBOX: TableDefinition<u64, &[u8]> = TableDefinition::new("outbox");
 
 /// sequence → encoded event: the embedded log.

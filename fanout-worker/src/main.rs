@@ -50,6 +50,7 @@ fn main() -> ExitCode {
             ops_addr: None,
             limits: Default::default(),
             ranking: Default::default(),
+            webhooks: Default::default(),
         };
         let services = [Service::FanoutWorker];
         serve_until_signal(

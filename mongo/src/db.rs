@@ -38,6 +38,8 @@ pub const KEPT: &str = "kept";
 pub const REPOSTS: &str = "reposts";
 pub const NOTICES: &str = "notices";
 pub const NOTICE_GROUPS: &str = "notice_groups";
+pub const WEBHOOKS: &str = "webhooks";
+pub const WEBHOOK_ATTEMPTS: &str = "webhook_attempts";
 
 /// How long a transaction keeps being retried on transient errors (write
 /// conflicts between concurrent writers of the same documents, such as the
@@ -117,6 +119,8 @@ pub struct Db {
     pub reposts: Collection<Document>,
     pub notices: Collection<Document>,
     pub notice_groups: Collection<Document>,
+    pub webhooks: Collection<Document>,
+    pub webhook_attempts: Collection<Document>,
 }
 
 pub fn db_err(what: &str) -> impl Fn(DbError) -> Error + '_ {
@@ -157,6 +161,8 @@ impl Db {
             reposts: database.collection(REPOSTS),
             notices: database.collection(NOTICES),
             notice_groups: database.collection(NOTICE_GROUPS),
+            webhooks: database.collection(WEBHOOKS),
+            webhook_attempts: database.collection(WEBHOOK_ATTEMPTS),
             client,
             database,
         };

@@ -260,7 +260,7 @@ impl Db {
 
     /// An entry's notices newest first; a user's caused notices; a user's
     /// entries newest first.
-    fn notice_indexes(&self) -> [(&Collection<Document>, IndexModel, &'static str); 3] {
+    fn notice_indexes(&self) -> [(&Collection<Document>, IndexModel, &'static str); 4] {
         [
             (
                 &self.notices,
@@ -284,6 +284,12 @@ impl Db {
                     false,
                 ),
                 "the notifications index",
+            ),
+            // An endpoint's delivery log, newest first.
+            (
+                &self.webhook_attempts,
+                index(doc! { "endpoint": 1, "seq": -1 }, "endpoint_seq", true),
+                "the webhook deliveries index",
             ),
         ]
     }

@@ -43,6 +43,7 @@ mod timelines;
 mod transfer;
 mod txn;
 mod user_rows;
+mod webhooks;
 
 pub use buckets::MongoBuckets;
 pub use db::Db;

@@ -58,6 +58,7 @@ fn main() -> ExitCode {
             ops_addr: cli.auth.ops_addr,
             limits: cli.auth.limits.config(),
             ranking: Default::default(),
+            webhooks: cli.auth.webhooks.config(),
         };
         let services = [Service::Producer];
         serve_until_signal("socialite-producer", &services, listen, config, &cli.log).await

@@ -252,6 +252,11 @@ fn start_pipeline(
             ingest.clone(),
             shutdown.clone(),
         )));
+        tasks.push(tokio::spawn(crate::webhook_http::deliver(
+            backends.clone(),
+            config.webhooks.clone(),
+            shutdown.clone(),
+        )));
     }
     if services.contains(&Service::FanoutWorker) {
         let worker = run_worker(

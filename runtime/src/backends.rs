@@ -11,7 +11,7 @@ use socialite_core::error::{Error, Result};
 use socialite_core::live::in_process::InProcessFeed;
 use socialite_core::ports::{
     Accounts, AppliedFeed, Backup, ContentStore, EventLog, GraphStore, Outbox, Rewind,
-    TimelineStore, Transfer,
+    TimelineStore, Transfer, Webhooks,
 };
 use socialite_core::redact;
 use socialite_embedded::backup::EmbeddedBackup;
@@ -50,6 +50,7 @@ struct Stores {
     accounts: Arc<dyn Accounts>,
     timelines: Arc<dyn TimelineStore>,
     transfer: Arc<dyn Transfer>,
+    webhooks: Arc<dyn Webhooks>,
     /// The embedded store, for backups while it serves.
     embedded: Option<Arc<EmbeddedStore>>,
 }
@@ -69,13 +70,14 @@ impl Stores {
     /// One store that serves every port but the timelines'.
     fn of<S>(s: Arc<S>, timelines: Arc<dyn TimelineStore>) -> Stores
     where
-        S: ContentStore + GraphStore + Outbox + Accounts + Transfer,
+        S: ContentStore + GraphStore + Outbox + Accounts + Transfer + Webhooks,
     {
         Stores {
             content: s.clone(),
             graph: s.clone(),
             outbox: s.clone(),
             accounts: s.clone(),
+            webhooks: s.clone(),
             transfer: s,
             timelines,
             embedded: None,
@@ -265,6 +267,7 @@ pub async fn open_keeping_embedded(config: &BackendConfig) -> Result<(Backends, 
         accounts: stores.accounts,
         timelines: stores.timelines,
         transfer: stores.transfer,
+        webhooks: stores.webhooks,
         log: log.log,
         rewind: log.rewind,
         applied: log.applied,

@@ -67,6 +67,8 @@ pub struct AuthArgs {
     pub limits: crate::settings::LimitArgs,
     #[command(flatten)]
     pub rank: crate::settings_rank::RankArgs,
+    #[command(flatten)]
+    pub webhooks: crate::settings_webhooks::WebhookArgs,
 }
 
 impl std::fmt::Debug for AuthArgs {

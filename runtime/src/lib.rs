@@ -22,8 +22,10 @@ mod serving;
 pub mod settings;
 pub mod settings_file;
 pub mod settings_rank;
+pub mod settings_webhooks;
 pub mod telemetry;
 pub mod transfer;
+mod webhook_http;
 
 pub use app::{start, App, AppConfig, Service};
 pub use socialite_api::auth::AuthConfig;

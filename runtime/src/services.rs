@@ -27,7 +27,10 @@ impl Service {
     /// The gRPC services it serves, as health checks name them.
     pub(crate) fn grpc_names(self) -> &'static [&'static str] {
         match self {
-            Service::Producer => &[socialite_api::ingest::GRPC_NAME],
+            Service::Producer => &[
+                socialite_api::ingest::GRPC_NAME,
+                socialite_api::webhooks::GRPC_NAME,
+            ],
             Service::TimelineApi => &[
                 socialite_api::reads::GRPC_NAME,
                 socialite_api::live::GRPC_NAME,
@@ -55,4 +58,6 @@ pub struct AppConfig {
     pub limits: Limits,
     /// How ranked home timelines are made.
     pub ranking: socialite_core::reads::ranked::Ranking,
+    /// How webhooks are delivered (by the producers).
+    pub webhooks: socialite_core::webhooks::WebhookConfig,
 }

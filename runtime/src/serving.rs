@@ -16,6 +16,7 @@ use socialite_core::ingest::Ingest;
 use socialite_core::live::hub::LiveHub;
 use socialite_core::reads::Reads;
 use socialite_core::reads_first::ReadsFirst;
+use socialite_core::webhooks::WebhookAdmin;
 use socialite_core::{Error, Result};
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -86,6 +87,15 @@ impl Apis {
             apis.routes = apis
                 .routes
                 .add_service(socialite_api::ingest::grpc_service(ingest.clone()));
+            let admin = WebhookAdmin::new(
+                backends.webhooks.clone(),
+                backends.log.clone(),
+                config.webhooks.clone(),
+            );
+            let router = std::mem::take(&mut apis.router);
+            apis.router = router.merge(socialite_api::webhooks::rest_routes(admin.clone()));
+            let routes = std::mem::take(&mut apis.routes);
+            apis.routes = routes.add_service(socialite_api::webhooks::grpc_service(admin));
         }
         if services.contains(&Service::TimelineApi) {
             let router = std::mem::take(&mut apis.router);

@@ -222,6 +222,7 @@ async fn up(mut args: UpArgs) -> Result<(), String> {
         ops_addr: args.auth.ops_addr,
         limits: args.auth.limits.config(),
         ranking: args.auth.rank.config(),
+        webhooks: args.auth.webhooks.config(),
     };
     serve_until_signal("socialite", &Service::ALL, listen, config, &args.log).await
 }

@@ -42,7 +42,7 @@ macro_rules! conformance_suite {
                 timeline_caches_embedded, timeline_versions, likes, concurrent_likes, markers, reposts,
                 replies, notifications, reads_by_name, writes_wake_the_relay, collections,
                 transfer_modes, export_leaves_out_users_being_deleted, ranked_orders, ranked_window, ranked_lists, follow_options, keyword_filters, timed_mutes, thread_mutes, exclusive_lists,
-                firehose);
+                firehose, webhook_store, webhook_delivery);
         }
     };
     (@tests $open:expr; $($test:ident),*) => {

@@ -507,6 +507,7 @@ async fn posts_acknowledged_while_kafka_is_down_reach_the_timelines() {
         ops_addr: None,
         limits: Default::default(),
         ranking: Default::default(),
+        webhooks: Default::default(),
     };
     let rest = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let grpc = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();

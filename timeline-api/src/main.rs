@@ -54,6 +54,8 @@ fn main() -> ExitCode {
             ops_addr: cli.auth.ops_addr,
             limits: cli.auth.limits.config(),
             ranking: cli.auth.rank.config(),
+            // Webhooks are delivered by the producers.
+            webhooks: Default::default(),
         };
         let services = [Service::TimelineApi];
         serve_until_signal(

@@ -103,7 +103,7 @@ pub struct FirehoseEventJson<'a> {
     status: Option<&'static str>,
 }
 
-pub(super) fn act_json(d: &Delivered) -> FirehoseEventJson<'_> {
+pub(crate) fn act_json(d: &Delivered) -> FirehoseEventJson<'_> {
     let mut j = FirehoseEventJson {
         cursor: &d.cursor,
         kind: "checkpoint",

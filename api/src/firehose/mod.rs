@@ -11,6 +11,7 @@ pub mod state;
 mod ws;
 
 pub use grpc::{grpc_service, GRPC_NAME};
+pub(crate) use json::act_json;
 pub use json::FirehoseEventJson;
 pub use state::Firehose;
 

@@ -6,7 +6,9 @@
 //! share the layout; each renders its own values at `/metrics`.
 
 mod firehose;
+mod webhooks;
 pub use firehose::FirehoseMetrics;
+pub use webhooks::WebhookMetrics;
 
 use prometheus_client::encoding::text::{encode_eof, encode_registry};
 use prometheus_client::encoding::EncodeLabelSet;
@@ -121,6 +123,7 @@ pub struct Metrics {
     /// Live streams the server ended, by `reason` (an error code).
     pub live_streams_ended: Family<Labels, Counter>,
     pub firehose: FirehoseMetrics,
+    pub webhooks: WebhookMetrics,
 }
 
 impl Metrics {
@@ -168,6 +171,7 @@ impl Metrics {
             live_streams_refused: Family::default(),
             live_streams_ended: Family::default(),
             firehose: FirehoseMetrics::default(),
+            webhooks: WebhookMetrics::default(),
         };
         m.register()
     }
@@ -176,6 +180,7 @@ impl Metrics {
         self.register_access();
         self.register_pipeline();
         self.firehose.register(&mut self.registry);
+        self.webhooks.register(&mut self.registry);
         self
     }
 

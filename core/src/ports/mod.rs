@@ -24,6 +24,7 @@ mod tail;
 mod timelines;
 mod transact;
 mod transfer;
+mod webhooks;
 pub use accounts::Accounts;
 pub use applied::{Applied, AppliedFeed, AppliedStream};
 pub use backup::Backup;
@@ -38,6 +39,7 @@ pub use tail::{cursor_too_old, Extent, LogTail, Placed};
 pub use timelines::{CacheRead, Coverage, Delivery, Footprint, TimelineStore};
 pub use transact::Transact;
 pub use transfer::{ExportView, Transfer};
+pub use webhooks::{too_many as too_many_webhooks, Webhooks};
 
 port! {
     /// Events queued by the stores' writes, waiting for the relay to put them on
@@ -87,6 +89,14 @@ port! {
         async fn tail(&self, next: &[u64]) -> Result<Box<dyn LogTail>> {
             let _ = next;
             Err(tail::not_followed())
+        }
+        /// Keeps the events from `next` on (offsets in the order of
+        /// [`EventLog::extent`]) for `name` (a webhook endpoint), on a log
+        /// that drops what its readers are past (the embedded one); `None`
+        /// lets them go. A log that keeps by time (Kafka) needs nothing.
+        async fn hold(&self, name: &str, next: Option<&[u64]>) -> Result<()> {
+            let _ = (name, next);
+            Ok(())
         }
     }
     metered {

@@ -138,6 +138,9 @@ pub enum Act<'a> {
     Operate,
     /// Follow the firehose: every public act of the network.
     Firehose,
+    /// Register, change and replay webhook endpoints, read their delivery
+    /// logs.
+    ManageWebhooks,
 }
 
 impl Act<'_> {
@@ -146,7 +149,7 @@ impl Act<'_> {
         match self {
             Act::ActAs(_) | Act::DeletePostOf(_) => Scope::Write,
             Act::ReadOwn(_) | Act::ReadPublic => Scope::Read,
-            Act::Moderate | Act::Operate => Scope::Admin,
+            Act::Moderate | Act::Operate | Act::ManageWebhooks => Scope::Admin,
             Act::Firehose => Scope::Firehose,
         }
     }
@@ -185,7 +188,7 @@ pub fn check(caller: &Caller, act: Act<'_>) -> Result<()> {
                 "public_reads_off",
                 "user tokens read only their own timelines on this deployment",
             )),
-            Act::Moderate | Act::Operate => Err(forbidden(
+            Act::Moderate | Act::Operate | Act::ManageWebhooks => Err(forbidden(
                 "server_key_required",
                 "this needs a server API key with the `admin` scope",
             )),
@@ -271,16 +274,18 @@ mod tests {
             Act::ReadPublic,
             Act::Operate,
             Act::Firehose,
+            Act::ManageWebhooks,
         ];
         // Expected outcome per act, in the order above.
-        let table: [(Caller, [&str; 7]); 9] = [
-            (Caller::Trusted, ["ok"; 7]),
-            (Caller::Anonymous, ["unauthenticated"; 7]),
+        let table: [(Caller, [&str; 8]); 9] = [
+            (Caller::Trusted, ["ok"; 8]),
+            (Caller::Anonymous, ["unauthenticated"; 8]),
             (
                 key("write"),
                 [
                     "ok",
                     "ok",
+                    "missing_scope",
                     "missing_scope",
                     "missing_scope",
                     "missing_scope",
@@ -298,6 +303,7 @@ mod tests {
                     "ok",
                     "missing_scope",
                     "missing_scope",
+                    "missing_scope",
                 ],
             ),
             (
@@ -310,6 +316,7 @@ mod tests {
                     "missing_scope",
                     "ok",
                     "missing_scope",
+                    "ok",
                 ],
             ),
             (
@@ -322,6 +329,7 @@ mod tests {
                     "missing_scope",
                     "missing_scope",
                     "ok",
+                    "missing_scope",
                 ],
             ),
             (
@@ -332,6 +340,7 @@ mod tests {
                     "server_key_required",
                     "ok",
                     "ok",
+                    "server_key_required",
                     "server_key_required",
                     "server_key_required",
                 ],
@@ -346,6 +355,7 @@ mod tests {
                     "ok",
                     "server_key_required",
                     "server_key_required",
+                    "server_key_required",
                 ],
             ),
             (
@@ -356,6 +366,7 @@ mod tests {
                     "server_key_required",
                     "ok",
                     "public_reads_off",
+                    "server_key_required",
                     "server_key_required",
                     "server_key_required",
                 ],

@@ -25,6 +25,7 @@ mod thread_mutes;
 mod timelines;
 mod transfer_modes;
 mod wakes;
+mod webhooks;
 
 pub use collections::*;
 pub use content::*;
@@ -48,6 +49,7 @@ pub use thread_mutes::*;
 pub use timelines::*;
 pub use transfer_modes::*;
 pub use wakes::*;
+pub use webhooks::*;
 
 use crate::open::{eventually, Opener};
 use serde_json::json;

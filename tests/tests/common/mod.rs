@@ -177,6 +177,15 @@ pub fn config(dir: &Path, cache_size: usize) -> AppConfig {
             deadline: std::time::Duration::from_secs(60),
             ..Default::default()
         },
+        // Test receivers listen on loopback; retries come quickly. The
+        // refusal of internal addresses has its own test.
+        webhooks: socialite_core::webhooks::WebhookConfig {
+            allow_internal: true,
+            schedule: socialite_core::webhooks::schedule::Schedule::parse("200ms,400ms,800ms")
+                .unwrap(),
+            timeout: std::time::Duration::from_secs(3),
+            ..Default::default()
+        },
     }
 }
 

@@ -16,6 +16,7 @@ mod log;
 mod ports;
 mod timelines;
 mod txn;
+mod webhooks;
 
 use serde_json::{Map, Value};
 use socialite_core::backends::{Backends, Parts};
@@ -127,6 +128,7 @@ fn entry_notices(
 pub struct ToyStore {
     state: Mutex<State>,
     queued: Arc<Notify>,
+    webhooks: Mutex<webhooks::ToyWebhooks>,
 }
 
 /// A write in progress: a copy of the state, and whether it queued events.
@@ -180,6 +182,7 @@ pub fn open(feed: FeedConfig, _test: &'static str) -> Opening {
             graph: store.clone(),
             outbox: store.clone(),
             accounts: store.clone(),
+            webhooks: store.clone(),
             transfer: store,
             backup: None,
             timelines,

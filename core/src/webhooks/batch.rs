@@ -1,0 +1,106 @@
+//! Reading an endpoint's next batch from the log: up to its batch size of
+//! acts its filter admits, sent as soon as the log has no more at once; a
+//! replay's acts only up to its end.
+
+use crate::error::Result;
+use crate::firehose::{Delivered, Reader};
+use socialite_domain::firehose::cursor::Cursor;
+use socialite_domain::webhooks::endpoint::covers;
+use std::time::Duration;
+
+/// Acts read and not yet delivered.
+#[derive(Debug, Clone)]
+pub(super) struct Batch {
+    /// The cursor before its first act (where the endpoint's stream is).
+    pub from: String,
+    /// The cursor to move to once delivered.
+    pub to: String,
+    pub acts: Vec<Delivered>,
+    pub replay: bool,
+    /// When the oldest of its events was made (ms), for the queue's age.
+    pub oldest_ms: u64,
+}
+
+/// What a read found.
+pub(super) enum Read {
+    Acts(Batch),
+    /// No act, but the cursor moved past events the filter passed over
+    /// (or past a replay's end).
+    Passed(String),
+    Nothing,
+}
+
+/// Reads after `from` (where `reader` is), waiting at most `wait` for the
+/// first act. `until`: a replay's end.
+pub(super) async fn read(
+    reader: &mut Reader,
+    from: &str,
+    max: usize,
+    wait: Duration,
+    until: Option<&str>,
+) -> Result<Read> {
+    let mut acts = Vec::new();
+    let mut prev = Cursor::parse(from)?;
+    let mut first = true;
+    let ended = |cursor: &str| until.is_some_and(|u| covers(cursor, u));
+    while acts.len() < max && !ended(&reader.cursor()) {
+        let got = reader
+            .next(max - acts.len(), if first { wait } else { Duration::ZERO })
+            .await?;
+        first = false;
+        if got.is_empty() {
+            break;
+        }
+        for d in got {
+            let next = Cursor::parse(&d.cursor)?;
+            let keep = d.act.is_some() && until.is_none_or(|u| within(&prev, &next, u));
+            prev = next;
+            if keep {
+                acts.push(d);
+            }
+        }
+    }
+    let cursor = reader.cursor();
+    if acts.is_empty() {
+        return Ok(match cursor != from {
+            true => Read::Passed(cursor),
+            false => Read::Nothing,
+        });
+    }
+    // A replay that reached its end moves past it, ending it; live
+    // delivery moves to its last act (what the filter passed over after
+    // it is read again after a restart, and passed over again).
+    let to = match ended(&cursor) {
+        true => cursor,
+        false => acts.last().map(|d| d.cursor.clone()).unwrap_or(cursor),
+    };
+    let oldest_ms = acts
+        .iter()
+        .filter_map(|d| d.act.as_ref().and_then(|a| a.at_ms()))
+        .min()
+        .unwrap_or_else(super::now_ms);
+    Ok(Read::Acts(Batch {
+        from: from.to_owned(),
+        to,
+        acts,
+        replay: until.is_some(),
+        oldest_ms,
+    }))
+}
+
+/// Whether the event that moved the cursor from `prev` to `next` comes
+/// before `until` in its partition.
+fn within(prev: &Cursor, next: &Cursor, until: &str) -> bool {
+    let Ok(until) = Cursor::parse(until) else {
+        return false;
+    };
+    let moved = prev
+        .next()
+        .iter()
+        .zip(next.next())
+        .position(|(p, n)| p != n);
+    match moved {
+        Some(p) => next.next()[p] <= until.next().get(p).copied().unwrap_or(0),
+        None => false,
+    }
+}
