@@ -50,10 +50,14 @@ pub fn time_limit(path: &str, request_timeout: Duration) -> Duration {
 pub const FIREHOSE_BODY_BYTES: usize = 1 << 20;
 
 /// The largest body a request to `path` may declare: [`MAX_BODY_BYTES`],
-/// but [`FIREHOSE_BODY_BYTES`] for a firehose's filters.
+/// but [`FIREHOSE_BODY_BYTES`] for a firehose's filters and a webhook
+/// endpoint's (each names up to 10,000 authors).
 pub fn body_limit(path: &str) -> usize {
     match path {
         "/firehose" => FIREHOSE_BODY_BYTES,
+        p if p.starts_with("/admin/webhooks") || p.starts_with("/socialite.v1.Webhooks/") => {
+            FIREHOSE_BODY_BYTES
+        }
         _ => MAX_BODY_BYTES,
     }
 }

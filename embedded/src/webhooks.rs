@@ -112,7 +112,7 @@ impl Webhooks for EmbeddedStore {
                 // Past the cap by a tenth, the oldest tenth goes: trimming
                 // is then rare.
                 let range = (id.as_str(), 0)..=(id.as_str(), u64::MAX);
-                if attempt.seq % 64 == 0 {
+                if attempt.seq.is_multiple_of(64) {
                     let held = table.range(range.clone()).store()?.count();
                     if held > KEPT_ATTEMPTS + KEPT_ATTEMPTS / 10 {
                         let cut = table

@@ -190,7 +190,7 @@ impl Webhooks for MongoStore {
             .insert_one(d)
             .await
             .map_err(db_err("logging a webhook delivery"))?;
-        if attempt.seq % 64 == 0 {
+        if attempt.seq.is_multiple_of(64) {
             self.trim_attempts(id).await?;
         }
         Ok(())

@@ -14,6 +14,7 @@ use std::time::Duration;
 
 pub struct HttpOutbound {
     client: reqwest::Client,
+    allow_internal: bool,
 }
 
 impl HttpOutbound {
@@ -29,13 +30,34 @@ impl HttpOutbound {
             }))
             .build()
             .map_err(|e| format!("cannot make the webhook client: {e}"))?;
-        Ok(HttpOutbound { client })
+        Ok(HttpOutbound {
+            client,
+            allow_internal: config.allow_internal,
+        })
+    }
+
+    /// An IP address in the URL is connected to without resolving: it is
+    /// checked here (names are, by the resolver, on every connection).
+    fn refused_literal(&self, url: &str) -> Option<String> {
+        if self.allow_internal {
+            return None;
+        }
+        let parsed = address::url(url).ok()?;
+        match address::target(&parsed) {
+            address::Target::Ip(ip) if address::internal(ip) => {
+                Some(address::refused(&ip.to_string(), ip).message().to_owned())
+            }
+            _ => None,
+        }
     }
 }
 
 #[async_trait::async_trait]
 impl Outbound for HttpOutbound {
     async fn post(&self, request: Request) -> Answer {
+        if let Some(refused) = self.refused_literal(&request.url) {
+            return Answer::Failed(refused);
+        }
         let mut call = self.client.post(&request.url).body(request.body);
         for (name, value) in request.headers {
             call = call.header(name, value);
@@ -125,4 +147,67 @@ pub(crate) async fn deliver(
         config,
     );
     deliveries.run(shutdown).await
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn request(url: String) -> Request {
+        Request {
+            url,
+            headers: vec![],
+            body: b"{}".to_vec(),
+        }
+    }
+
+    /// A receiver on loopback answering 204 to anything.
+    async fn receiver() -> u16 {
+        let l = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let port = l.local_addr().unwrap().port();
+        tokio::spawn(async move {
+            while let Ok((mut s, _)) = l.accept().await {
+                tokio::spawn(async move {
+                    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+                    let mut buf = [0u8; 4096];
+                    let _ = s.read(&mut buf).await;
+                    let _ = s
+                        .write_all(b"HTTP/1.1 204 No Content\r\ncontent-length: 0\r\n\r\n")
+                        .await;
+                });
+            }
+        });
+        port
+    }
+
+    #[tokio::test]
+    async fn internal_addresses_are_refused_by_name_and_by_number_unless_allowed() {
+        let port = receiver().await;
+        let strict = HttpOutbound::new(&WebhookConfig::default()).unwrap();
+        for url in [
+            format!("http://localhost:{port}/in"),
+            format!("http://127.0.0.1:{port}/in"),
+            format!("http://[::ffff:127.0.0.1]:{port}/in"),
+        ] {
+            match strict.post(request(url.clone())).await {
+                Answer::Failed(why) => assert!(why.contains("internal address"), "{url}: {why}"),
+                other => panic!("{url} was called: {other:?}"),
+            }
+        }
+        let open = HttpOutbound::new(&WebhookConfig {
+            allow_internal: true,
+            ..Default::default()
+        })
+        .unwrap();
+        let answer = open
+            .post(request(format!("http://localhost:{port}/in")))
+            .await;
+        assert_eq!(
+            answer,
+            Answer::Status {
+                status: 204,
+                retry_after: None
+            }
+        );
+    }
 }

@@ -2,7 +2,7 @@
 //! replaying and deleting endpoints, and reading their delivery logs. Each
 //! checks the caller first (an `admin` key).
 
-use super::{hold_name, not_found, now_ms, WebhookConfig};
+use super::config::{hold_name, not_found, now_ms, WebhookConfig};
 use crate::error::{Error, Result};
 use crate::ports::{cursor_too_old, too_many_webhooks, EventLog, Webhooks};
 use socialite_domain::accounts::access::{check, Act, Caller};

@@ -2,11 +2,16 @@
 //! acts its filter admits, sent as soon as the log has no more at once; a
 //! replay's acts only up to its end.
 
+use super::config::now_ms;
 use crate::error::Result;
 use crate::firehose::{Delivered, Reader};
 use socialite_domain::firehose::cursor::Cursor;
 use socialite_domain::webhooks::endpoint::covers;
 use std::time::Duration;
+
+/// Most reads of the log for one batch: past them, a batch of only
+/// passed-over events returns, so its cursor is saved now and then.
+const MAX_ROUNDS: usize = 4096;
 
 /// Acts read and not yet delivered.
 #[derive(Debug, Clone)]
@@ -40,16 +45,25 @@ pub(super) async fn read(
     until: Option<&str>,
 ) -> Result<Read> {
     let mut acts = Vec::new();
-    let mut prev = Cursor::parse(from)?;
-    let mut first = true;
+    let mut prev = Cursor::parse(&reader.cursor())?;
     let ended = |cursor: &str| until.is_some_and(|u| covers(cursor, u));
-    while acts.len() < max && !ended(&reader.cursor()) {
+    let mut rounds = 0;
+    while acts.len() < max && !ended(&reader.cursor()) && rounds < MAX_ROUNDS {
+        let before = reader.cursor();
+        // Waits only while nothing at all was read: a batch goes out as
+        // soon as the log has no more at once.
+        let waits = rounds == 0;
         let got = reader
-            .next(max - acts.len(), if first { wait } else { Duration::ZERO })
+            .next(max - acts.len(), if waits { wait } else { Duration::ZERO })
             .await?;
-        first = false;
-        if got.is_empty() {
+        rounds += 1;
+        if got.is_empty() && reader.cursor() == before {
             break;
+        }
+        if rounds.is_multiple_of(64) {
+            // Passing over many events reads without waiting: let the
+            // other tasks of the thread run.
+            tokio::task::yield_now().await;
         }
         for d in got {
             let next = Cursor::parse(&d.cursor)?;
@@ -78,7 +92,7 @@ pub(super) async fn read(
         .iter()
         .filter_map(|d| d.act.as_ref().and_then(|a| a.at_ms()))
         .min()
-        .unwrap_or_else(super::now_ms);
+        .unwrap_or_else(now_ms);
     Ok(Read::Acts(Batch {
         from: from.to_owned(),
         to,

@@ -5,22 +5,19 @@
 //! off). Only this endpoint waits on its failures.
 
 use super::batch::{read, Batch, Read};
-use super::deliveries::Shared;
-use super::now_ms;
+use super::config::{hold_name, now_ms};
 use super::outbound::{Answer, Request};
+use super::shared::{Shared, LEASE};
 use crate::error::Result;
 use crate::firehose::Reader;
 use crate::metrics::{metrics, WebhookMetrics};
 use crate::shutdown::Shutdown;
 use socialite_domain::accounts::access::Caller;
-use socialite_domain::webhooks::address::{self, Target};
 use socialite_domain::webhooks::schedule::MAX_RETRY_AFTER;
 use socialite_domain::webhooks::{sign, Attempt, Change, Endpoint, Outcome, Retry, State};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-/// How long a lease lasts unless renewed.
-pub(super) const LEASE: Duration = Duration::from_secs(10);
 /// How often the lease is renewed (and the endpoint's settings read).
 const RENEW_EVERY: Duration = Duration::from_secs(3);
 /// How long a read waits for the log.
@@ -122,7 +119,13 @@ impl Courier {
         }
         if self.pending.is_none() {
             match self.read(&ep, replay, &from, until.as_deref()).await? {
-                Read::Acts(batch) => self.pending = Some(batch),
+                Read::Acts(batch) => {
+                    // Sent on the next step, with the endpoint read again:
+                    // its secret may have rotated while the log was awaited.
+                    self.pending = Some(batch);
+                    self.age();
+                    return Ok(Step::Go);
+                }
                 Read::Passed(to) => {
                     self.passed(&ep, replay, &from, &to).await?;
                     return Ok(Step::Go);
@@ -178,10 +181,12 @@ impl Courier {
         let (place, reader) = self.reader.as_mut().expect("a reader is open");
         let max = ep.settings.batch as usize;
         let got = read(reader, from, max, READ_WAIT, until).await;
+        // The reader goes on from where it stands; `at` is the stored
+        // cursor that leads there (passed-over events not yet saved lie
+        // between).
         match &got {
             Ok(Read::Acts(b)) => place.at = b.to.clone(),
-            Ok(Read::Passed(to)) => place.at = to.clone(),
-            Ok(Read::Nothing) => {}
+            Ok(Read::Passed(_) | Read::Nothing) => {}
             Err(_) => self.reader = None,
         }
         got
@@ -197,6 +202,9 @@ impl Courier {
         if ends || self.passed_saved.elapsed() >= SAVE_PASSED_EVERY {
             self.advance(&ep.id, replay, from, to).await?;
             self.passed_saved = Instant::now();
+            if let Some((place, _)) = &mut self.reader {
+                place.at = to.to_owned();
+            }
         }
         Ok(())
     }
@@ -237,7 +245,7 @@ impl Courier {
         if !replay && self.held.elapsed() >= HOLD_EVERY {
             self.held = Instant::now();
             if let Ok(c) = socialite_domain::firehose::cursor::Cursor::parse(to) {
-                let hold = super::hold_name(id);
+                let hold = hold_name(id);
                 self.shared.log.hold(&hold, Some(c.next())).await?;
             }
         }
@@ -264,10 +272,7 @@ impl Courier {
             body,
         };
         let started = Instant::now();
-        let answer = match self.refused_literal(&ep.settings.url) {
-            Some(why) => Answer::Failed(why),
-            None => self.shared.outbound.post(request).await,
-        };
+        let answer = self.shared.outbound.post(request).await;
         let latency = started.elapsed().as_millis() as u64;
         let (outcome, status, error, next_try) = self.judge(&answer, tries, now);
         let mut attempt = self.attempt(
@@ -329,21 +334,6 @@ impl Courier {
                 tracing::warn!(endpoint = %ep.id, outcome = outcome.as_str(), "webhook endpoint turned off");
                 Ok(Step::Stop)
             }
-        }
-    }
-
-    /// An IP literal the client would connect to without resolving: refused
-    /// here when internal (names are checked on every connection).
-    fn refused_literal(&self, url: &str) -> Option<String> {
-        if self.shared.config.allow_internal {
-            return None;
-        }
-        let parsed = address::url(url).ok()?;
-        match address::target(&parsed) {
-            Target::Ip(ip) if address::internal(ip) => {
-                Some(address::refused(&ip.to_string(), ip).message().to_owned())
-            }
-            _ => None,
         }
     }
 

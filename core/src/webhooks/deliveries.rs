@@ -2,16 +2,16 @@
 //! endpoints whose lease is free, takes them, and runs one
 //! [`Courier`](super::courier::Courier) task per endpoint it holds.
 
-use super::courier::{Courier, LEASE};
+use super::config::{now_ms, WebhookConfig};
+use super::courier::Courier;
 use super::outbound::Outbound;
-use super::{now_ms, WebhookConfig};
+use super::shared::{Encode, Shared, LEASE};
 use crate::error::Result;
-use crate::firehose::Delivered;
 use crate::ports::{EventLog, Webhooks};
 use crate::shutdown::Shutdown;
 use socialite_domain::webhooks::{Change, State};
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::AtomicU64;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -19,41 +19,6 @@ use std::time::Duration;
 const SCAN_EVERY: Duration = Duration::from_secs(1);
 /// How long the endpoints' tasks may take to stop on shutdown.
 const STOP_WAIT: Duration = Duration::from_secs(5);
-
-/// A request's body from its acts: `true` when the endpoint takes
-/// batches (the JSON is the transport's: `socialite_api`).
-pub type Encode = Arc<dyn Fn(&[Delivered], bool) -> Vec<u8> + Send + Sync>;
-
-/// What every endpoint task of the process shares.
-pub(super) struct Shared {
-    pub(super) store: Arc<dyn Webhooks>,
-    pub(super) log: Arc<dyn EventLog>,
-    pub(super) outbound: Arc<dyn Outbound>,
-    pub(super) encode: Encode,
-    pub(super) config: WebhookConfig,
-    /// This process, as leases name it.
-    pub(super) owner: String,
-    seq: AtomicU64,
-}
-
-impl Shared {
-    /// A delivery log sequence number: the time in microseconds, made to
-    /// grow within the process.
-    pub(super) fn next_seq(&self) -> u64 {
-        let now = now_ms() * 1000;
-        let mut held = self.seq.load(Ordering::Relaxed);
-        loop {
-            let next = held.max(now) + 1;
-            match self
-                .seq
-                .compare_exchange(held, next, Ordering::Relaxed, Ordering::Relaxed)
-            {
-                Ok(_) => return next,
-                Err(now_held) => held = now_held,
-            }
-        }
-    }
-}
 
 pub struct Deliveries {
     shared: Arc<Shared>,

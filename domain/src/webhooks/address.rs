@@ -7,12 +7,15 @@
 use crate::error::{Error, Result};
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
 
+/// Longest URL an endpoint may have.
+pub const MAX_URL_CHARS: usize = 2048;
+
 /// The URL's host and whether it is an IP literal; 400 `invalid_url` for
 /// one that is not `http(s)://host[:port]/...` within
-/// [`super::endpoint::MAX_URL_CHARS`], or that carries credentials.
+/// [`MAX_URL_CHARS`], or that carries credentials.
 pub fn url(s: &str) -> Result<url::Url> {
     let bad = |why: &str| Error::invalid("invalid_url", why.to_owned());
-    if s.len() > super::endpoint::MAX_URL_CHARS {
+    if s.len() > MAX_URL_CHARS {
         return Err(bad("a URL is at most 2,048 characters"));
     }
     let u = url::Url::parse(s).map_err(|e| bad(&format!("not a URL: {e}")))?;

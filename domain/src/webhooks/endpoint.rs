@@ -9,8 +9,6 @@ use crate::firehose::cursor::Cursor;
 use crate::firehose::filter::Filter;
 use serde::{Deserialize, Serialize};
 
-/// Longest URL an endpoint may have.
-pub const MAX_URL_CHARS: usize = 2048;
 /// Longest description.
 pub const MAX_DESCRIPTION_CHARS: usize = 256;
 /// Most events one request may carry.

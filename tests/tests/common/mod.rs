@@ -8,6 +8,7 @@ pub use socialite_e2e::servers;
 
 pub mod ports;
 pub mod process;
+pub mod receiver;
 pub mod sse;
 
 use reqwest::{Client, Method, StatusCode};
