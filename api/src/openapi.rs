@@ -18,6 +18,7 @@ pub fn document() -> Document {
     doc.merge(crate::reads::rest_router().into_openapi());
     doc.merge(crate::live::rest_router().into_openapi());
     doc.merge(crate::firehose::rest_router().into_openapi());
+    doc.merge(crate::webhooks::rest::rest_router().into_openapi());
     doc.merge(crate::serve::ops_router().into_openapi());
     with_common_refusals(&mut doc);
     doc
@@ -85,6 +86,14 @@ mod tests {
             "get /users/{id}/suggestions",
             "get /firehose",
             "post /firehose",
+            "post /admin/webhooks",
+            "get /admin/webhooks",
+            "get /admin/webhooks/{id}",
+            "patch /admin/webhooks/{id}",
+            "delete /admin/webhooks/{id}",
+            "post /admin/webhooks/{id}/rotate-secret",
+            "post /admin/webhooks/{id}/replay",
+            "get /admin/webhooks/{id}/deliveries",
             "get /healthz",
             "get /readyz",
             "get /metrics",

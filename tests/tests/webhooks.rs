@@ -494,6 +494,11 @@ async fn only_an_admin_key_manages_webhooks_and_bad_input_is_refused() {
         (status, e["error"]["code"].as_str()),
         (StatusCode::NOT_FOUND, Some("webhook_not_found"))
     );
+    let (status, e) = t.get("/admin/webhooks/..%2Fx").await;
+    assert_eq!(
+        (status, e["error"]["code"].as_str()),
+        (StatusCode::BAD_REQUEST, Some("invalid_webhook_id"))
+    );
     let (status, e) = t.get("/admin/webhooks/wh_nothing/deliveries?limit=0").await;
     assert_eq!(
         (status, e["error"]["code"].as_str()),

@@ -5,7 +5,7 @@
 
 mod grpc;
 mod json;
-mod rest;
+pub(crate) mod rest;
 
 pub use grpc::{grpc_service, GRPC_NAME};
 pub use rest::rest_routes;

@@ -96,6 +96,7 @@ async fn list_webhooks(
     security(("api_key" = ["admin"])),
     responses(
         (status = 200, description = "The endpoint", body = EndpointJson),
+        (status = 400, description = "`invalid_webhook_id`", body = ErrorBody),
         (status = 404, description = "`webhook_not_found`", body = ErrorBody),
     )
 )]
@@ -118,7 +119,7 @@ async fn get_webhook(
     request_body(content = WebhookPatch, content_type = "application/json"),
     responses(
         (status = 200, description = "The endpoint after", body = EndpointJson),
-        (status = 400, description = "as for registering", body = ErrorBody),
+        (status = 400, description = "as for registering; `invalid_webhook_id`", body = ErrorBody),
         (status = 404, description = "`webhook_not_found`", body = ErrorBody),
     )
 )]
@@ -138,6 +139,7 @@ async fn update_webhook(
     security(("api_key" = ["admin"])),
     responses(
         (status = 204, description = "Deleted"),
+        (status = 400, description = "`invalid_webhook_id`", body = ErrorBody),
         (status = 404, description = "`webhook_not_found`", body = ErrorBody),
     )
 )]
@@ -159,7 +161,7 @@ async fn delete_webhook(
     request_body(content = RotateBody, content_type = "application/json"),
     responses(
         (status = 200, description = "Rotated; `secret` is the new one, shown only now", body = EndpointJson),
-        (status = 400, description = "`invalid_grace`: over 7 days; `invalid_json`, `invalid_body`", body = ErrorBody),
+        (status = 400, description = "`invalid_grace`: over 7 days; `invalid_webhook_id`, `invalid_json`, `invalid_body`", body = ErrorBody),
         (status = 404, description = "`webhook_not_found`", body = ErrorBody),
     )
 )]
@@ -200,7 +202,7 @@ pub(super) fn checked_grace(grace: Option<Duration>) -> Result<Option<Duration>,
     request_body(content = ReplayBody, content_type = "application/json"),
     responses(
         (status = 202, description = "Replay under way (`replay` on the endpoint)", body = EndpointJson),
-        (status = 400, description = "`invalid_cursor`, `invalid_replay` (`from` not before `until`), `invalid_json`, `invalid_body`", body = ErrorBody),
+        (status = 400, description = "`invalid_cursor`, `invalid_replay` (`from` not before `until`), `invalid_webhook_id`, `invalid_json`, `invalid_body`", body = ErrorBody),
         (status = 404, description = "`webhook_not_found`", body = ErrorBody),
         (status = 409, description = "`replay_in_progress`; `cursor_too_old`: the log no longer keeps `from`", body = ErrorBody),
     )
@@ -228,7 +230,7 @@ async fn replay_webhook(
     security(("api_key" = ["admin"])),
     responses(
         (status = 200, description = "The attempts", body = DeliveriesJson),
-        (status = 400, description = "`invalid_limit`: not 1 to 100; `invalid_query`", body = ErrorBody),
+        (status = 400, description = "`invalid_limit`: not 1 to 100; `invalid_webhook_id`, `invalid_query`", body = ErrorBody),
         (status = 404, description = "`webhook_not_found`", body = ErrorBody),
     )
 )]

@@ -8,6 +8,7 @@ use crate::ports::{cursor_too_old, too_many_webhooks, EventLog, Webhooks};
 use socialite_domain::accounts::access::{check, Act, Caller};
 use socialite_domain::firehose::cursor::Cursor;
 use socialite_domain::webhooks::address::{self, Target};
+use socialite_domain::webhooks::endpoint::check_id;
 use socialite_domain::webhooks::sign::secret_of;
 use socialite_domain::webhooks::{Attempt, Change, Endpoint, Replay, Secrets, Settings, State};
 use std::sync::Arc;
@@ -96,6 +97,7 @@ impl WebhookAdmin {
 
     pub async fn get(&self, caller: &Caller, id: &str) -> Result<Endpoint> {
         check(caller, Act::ManageWebhooks)?;
+        check_id(id)?;
         self.store.endpoint(id).await?.ok_or_else(|| not_found(id))
     }
 
@@ -202,6 +204,7 @@ impl WebhookAdmin {
 
     pub async fn delete(&self, caller: &Caller, id: &str) -> Result<()> {
         check(caller, Act::ManageWebhooks)?;
+        check_id(id)?;
         if !self.store.delete_endpoint(id).await? {
             return Err(not_found(id));
         }

@@ -16,6 +16,24 @@ pub const MAX_BATCH: u32 = 100;
 /// Delivery attempts kept per endpoint, newest first.
 pub const KEPT_ATTEMPTS: usize = 1_000;
 
+/// 400 `invalid_webhook_id` unless `id` could be an endpoint's: `wh_`
+/// and 1 to 64 lower-case letters and digits.
+pub fn check_id(id: &str) -> Result<()> {
+    let ok = id.strip_prefix("wh_").is_some_and(|rest| {
+        (1..=64).contains(&rest.len())
+            && rest
+                .bytes()
+                .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit())
+    });
+    match ok {
+        true => Ok(()),
+        false => Err(Error::invalid(
+            "invalid_webhook_id",
+            "a webhook endpoint's id is `wh_` and 1 to 64 lower-case letters and digits",
+        )),
+    }
+}
+
 /// What an admin sets of an endpoint.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Settings {
