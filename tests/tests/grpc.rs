@@ -375,7 +375,8 @@ async fn reflection_lists_the_services() {
             "socialite.v1.Firehose",
             "socialite.v1.Ingest",
             "socialite.v1.Live",
-            "socialite.v1.Reads"
+            "socialite.v1.Reads",
+            "socialite.v1.Webhooks"
         ]
     );
 }
