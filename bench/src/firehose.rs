@@ -62,7 +62,7 @@ pub async fn run_firehose_bench(args: FirehoseBenchArgs) -> Result<(), String> {
     let rest = Arc::new(Rest::new(&args.url, args.api_key.as_deref())?);
     let run = format!("f{}{}", args.seed, now_ms() % 100_000);
     let author = |i: usize| format!("{run}a{i}");
-    create_authors(&rest, &args, &author).await?;
+    create_authors(&rest, args.authors, args.concurrency, &author).await?;
     let latency = Arc::new(Mutex::new(Histogram::<u64>::new(3).expect("histogram")));
     let readers: Vec<Arc<Reader>> = (0..args.readers).map(|_| Arc::default()).collect();
     let mut tasks = tokio::task::JoinSet::new();
@@ -196,15 +196,17 @@ fn report_of(
     })
 }
 
-async fn create_authors(
+/// Makes accounts `author(0..authors)`.
+pub(crate) async fn create_authors(
     rest: &Arc<Rest>,
-    args: &FirehoseBenchArgs,
+    authors: usize,
+    concurrency: usize,
     author: &impl Fn(usize) -> String,
 ) -> Result<(), String> {
-    eprintln!("creating {} authors", args.authors);
-    let gate = Arc::new(Semaphore::new(args.concurrency.min(64)));
+    eprintln!("creating {authors} authors");
+    let gate = Arc::new(Semaphore::new(concurrency.min(64)));
     let mut setup = tokio::task::JoinSet::new();
-    for i in 0..args.authors {
+    for i in 0..authors {
         let (rest, gate, id) = (rest.clone(), gate.clone(), author(i));
         setup.spawn(async move {
             let _p = gate.acquire().await;

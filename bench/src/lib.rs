@@ -2,6 +2,7 @@
 //! drive Socialite with a realistic workload and report what it achieved;
 //! `socialite bench-live` holds live streams open under posting load;
 //! `socialite bench-firehose` follows every post through firehose readers.
+//! `socialite bench-webhooks` receives every post through webhook endpoints.
 //! It drives the pipeline from outside (in-process through the use cases, or
 //! over REST and gRPC) and must not reach into a backend's internals, save
 //! the embedded store's bulk import that `load` uses.
@@ -17,6 +18,7 @@ pub mod report;
 pub mod run;
 mod scrape;
 pub mod target;
+pub mod webhooks;
 pub mod workload;
 
 use catch_up::CatchUp;

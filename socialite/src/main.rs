@@ -11,6 +11,7 @@ use socialite_api::auth::Source;
 use socialite_bench::firehose::{run_firehose_bench, FirehoseBenchArgs};
 use socialite_bench::live::{run_live_bench, LiveBenchArgs};
 use socialite_bench::load::{run_load, LoadArgs};
+use socialite_bench::webhooks::{run_webhook_bench, WebhookBenchArgs};
 use socialite_bench::{run_bench, BenchArgs};
 use socialite_domain::accounts::access::Scopes;
 use socialite_runtime::credentials::{append_key, signing_secret, AuthArgs, DataDirCredentials};
@@ -55,6 +56,10 @@ enum Command {
     /// what each got, post → read latency, memory, and the stalled reader
     /// cut off.
     BenchFirehose(FirehoseBenchArgs),
+    /// Receive every post of a running server (started with
+    /// --webhook-allow-internal) at a good webhook endpoint, alone and then
+    /// beside a slow and a dead one; reports event -> delivery latency.
+    BenchWebhooks(WebhookBenchArgs),
     /// Back the embedded stores up into a new directory, consistently, while
     /// the server runs (it makes the copy) or while none does.
     Backup(backup::BackupArgs),
@@ -172,6 +177,7 @@ fn main() -> ExitCode {
             Command::Bench(args) => run_bench(args).await,
             Command::BenchLive(args) => run_live_bench(args).await,
             Command::BenchFirehose(args) => run_firehose_bench(args).await,
+            Command::BenchWebhooks(args) => run_webhook_bench(args).await,
             Command::Token(args) if args.user == "revoke" && args.revoked.is_some() => {
                 revoke(args).await
             }

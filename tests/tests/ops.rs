@@ -4,7 +4,8 @@
 mod common;
 
 use common::*;
-use reqwest::StatusCode;
+use reqwest::{Method, StatusCode};
+use serde_json::json;
 use std::collections::BTreeSet;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
@@ -208,6 +209,11 @@ async fn the_status_page_draws_live_data_in_a_browser() {
     }
     t.follow("w_reader", "w_author").await;
     t.timeline_page("w_reader", 10, None).await;
+    // A webhook endpoint receives the posts.
+    let rx = common::receiver::Receiver::start().await;
+    let hook = json!({"url": format!("{}/ok/status", rx.base), "kinds": ["post"]});
+    let (status, made) = t.call(Method::POST, "/admin/webhooks", Some(hook)).await;
+    assert_eq!(status, StatusCode::CREATED, "{made}");
     // Keep posts and reads flowing while the page samples /metrics.
     let stop = Arc::new(AtomicBool::new(false));
     let traffic = {
@@ -252,7 +258,7 @@ async fn the_status_page_draws_live_data_in_a_browser() {
             .unwrap_or("0");
         v.parse().unwrap_or(0.0)
     };
-    for chart in ["ingest", "deliveries", "errors"] {
+    for chart in ["ingest", "deliveries", "errors", "webhooks"] {
         assert!(
             max_of(chart) > 0.0,
             "the {chart} chart shows no data:\n{html}"
@@ -301,6 +307,14 @@ async fn the_grafana_dashboard_queries_only_exported_metrics() {
     m.log_partition_lag
         .get_or_create(&vec![("topic", "probe".into()), ("partition", "0".into())])
         .set(0);
+    let probe = socialite_core::metrics::WebhookMetrics::label("probe");
+    m.webhooks.delivered.get_or_create(&probe).inc_by(0);
+    m.webhooks.failed.get_or_create(&probe).inc_by(0);
+    m.webhooks.queue_age.get_or_create(&probe).set(0);
+    m.firehose
+        .ended
+        .get_or_create(&vec![("reason", "probe".into())])
+        .inc_by(0);
     let rendered = socialite_api::metrics::render();
     let mut checked = 0;
     for panel in dashboard["panels"].as_array().unwrap() {

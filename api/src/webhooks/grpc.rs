@@ -3,7 +3,7 @@
 use super::rest::{checked_grace, checked_limit};
 use crate::auth::grpc_parts;
 use crate::error::to_status;
-use socialite_core::webhooks::{Attempt, Edit, Endpoint, Settings, State, WebhookAdmin};
+use socialite_core::webhooks::{Attempt, Edit, Endpoint, Settings, WebhookAdmin};
 use socialite_proto::v1 as pb;
 use socialite_proto::v1::webhooks_server::WebhooksServer;
 use std::time::Duration;
@@ -32,10 +32,9 @@ fn settings(s: pb::WebhookSettings) -> Settings {
 }
 
 fn endpoint(e: Endpoint, show_secret: bool) -> pb::WebhookEndpoint {
-    let (enabled, disabled_reason, disabled_at_ms) = match e.state {
-        State::Active => (true, String::new(), 0),
-        State::Disabled { reason, at_ms } => (false, reason, at_ms),
-    };
+    let off = e.state.off();
+    let (disabled_reason, disabled_at_ms) =
+        off.map_or((String::new(), 0), |(r, at)| (r.to_owned(), at));
     pb::WebhookEndpoint {
         id: e.id,
         settings: Some(pb::WebhookSettings {
@@ -45,7 +44,7 @@ fn endpoint(e: Endpoint, show_secret: bool) -> pb::WebhookEndpoint {
             description: e.settings.description,
             batch: e.settings.batch,
         }),
-        enabled,
+        enabled: off.is_none(),
         disabled_reason,
         disabled_at_ms,
         cursor: e.live,

@@ -2,7 +2,7 @@
 
 use serde::{Deserialize, Serialize};
 use socialite_core::model::rfc3339_ms;
-use socialite_core::webhooks::{Attempt, Edit, Endpoint, Settings, State};
+use socialite_core::webhooks::{Attempt, Edit, Endpoint, Settings};
 use utoipa::{IntoParams, ToSchema};
 
 /// A new endpoint.
@@ -152,10 +152,11 @@ pub struct EndpointJson {
 impl EndpointJson {
     /// The endpoint, with its secret only when `show_secret`.
     pub(super) fn of(e: Endpoint, show_secret: bool) -> EndpointJson {
-        let (enabled, disabled_reason, disabled_at) = match e.state {
-            State::Active => (true, None, None),
-            State::Disabled { reason, at_ms } => (false, Some(reason), Some(rfc3339_ms(at_ms))),
-        };
+        let off = e.state.off();
+        let (disabled_reason, disabled_at) = (
+            off.map(|(reason, _)| reason.to_owned()),
+            off.map(|(_, at)| rfc3339_ms(at)),
+        );
         EndpointJson {
             id: e.id,
             url: e.settings.url,
@@ -163,7 +164,7 @@ impl EndpointJson {
             authors: e.settings.authors,
             description: e.settings.description,
             batch: e.settings.batch,
-            enabled,
+            enabled: off.is_none(),
             disabled_reason,
             disabled_at,
             cursor: e.live,

@@ -22,6 +22,10 @@ use std::time::{Duration, Instant};
 const RENEW_EVERY: Duration = Duration::from_secs(3);
 /// How long a read waits for the log.
 const READ_WAIT: Duration = Duration::from_millis(500);
+/// How long the endpoint as read serves before it is read again: an
+/// admin's change (settings, secret, state, replay) reaches delivery within
+/// this.
+const FRESH: Duration = Duration::from_secs(1);
 /// How often the log's hold follows the cursor (a stale hold keeps more).
 const HOLD_EVERY: Duration = Duration::from_secs(2);
 /// How often a cursor moved only past filtered-out events is saved.
@@ -51,6 +55,8 @@ pub(super) struct Courier {
     passed_saved: Instant,
     /// When the log's hold for the endpoint was last moved.
     held: Instant,
+    /// The endpoint as last read, with this task's own changes since.
+    known: Option<(Arc<Endpoint>, Instant)>,
 }
 
 impl Courier {
@@ -63,6 +69,7 @@ impl Courier {
             renewed: Some(Instant::now()),
             passed_saved: Instant::now(),
             held: Instant::now() - HOLD_EVERY,
+            known: None,
         }
     }
 
@@ -92,7 +99,7 @@ impl Courier {
         if !self.renew().await? {
             return Ok(Step::Stop);
         }
-        let Some(ep) = self.shared.store.endpoint(&self.id).await? else {
+        let Some(ep) = self.endpoint().await? else {
             return Ok(Step::Stop);
         };
         if ep.state != State::Active {
@@ -119,13 +126,7 @@ impl Courier {
         }
         if self.pending.is_none() {
             match self.read(&ep, replay, &from, until.as_deref()).await? {
-                Read::Acts(batch) => {
-                    // Sent on the next step, with the endpoint read again:
-                    // its secret may have rotated while the log was awaited.
-                    self.pending = Some(batch);
-                    self.age();
-                    return Ok(Step::Go);
-                }
+                Read::Acts(batch) => self.pending = Some(batch),
                 Read::Passed(to) => {
                     self.passed(&ep, replay, &from, &to).await?;
                     return Ok(Step::Go);
@@ -137,6 +138,37 @@ impl Courier {
         let batch = self.pending.clone().expect("a batch was read");
         let tries = ep.retry.map_or(1, |r| r.attempts + 1);
         self.deliver(&ep, &batch, tries).await
+    }
+
+    /// The endpoint: as known if read within [`FRESH`], else read again.
+    async fn endpoint(&mut self) -> Result<Option<Arc<Endpoint>>> {
+        if let Some((ep, at)) = &self.known {
+            if at.elapsed() < FRESH {
+                return Ok(Some(ep.clone()));
+            }
+        }
+        let ep = self.shared.store.endpoint(&self.id).await?.map(Arc::new);
+        self.known = ep.clone().map(|e| (e, Instant::now()));
+        Ok(ep)
+    }
+
+    /// Applies this task's own change, to the store and to the endpoint as
+    /// known; false if its condition did not hold.
+    async fn change(&mut self, change: Change) -> Result<bool> {
+        let done = self.shared.store.change_endpoint(&self.id, &change).await?;
+        self.changed(&change, done);
+        Ok(done)
+    }
+
+    /// Keeps the endpoint as known in step with a change the store took
+    /// (`done`), or forgets it.
+    fn changed(&mut self, change: &Change, done: bool) {
+        match (&mut self.known, done) {
+            (Some((ep, _)), true) => {
+                Arc::make_mut(ep).apply(change);
+            }
+            _ => self.known = None,
+        }
     }
 
     /// Renews the lease when due; false once another process holds it.
@@ -230,14 +262,16 @@ impl Courier {
     }
 
     async fn advance(&mut self, id: &str, replay: bool, from: &str, to: &str) -> Result<()> {
-        let change = Change::Advance {
-            replay,
-            from: from.to_owned(),
-            to: to.to_owned(),
-        };
-        if !self.shared.store.change_endpoint(id, &change).await? {
-            // Moved by another hand (an admin's replay, a lapsed lease):
-            // read again from where it is.
+        let change = advance(replay, from, to);
+        let done = self.change(change).await?;
+        self.advanced(id, replay, to, done).await
+    }
+
+    /// After a move of the cursor to `to`: if it was `done`, the log's
+    /// hold follows now and then; if not (moved by another hand: an admin's
+    /// replay, a lapsed lease), delivery reads again from where it is.
+    async fn advanced(&mut self, id: &str, replay: bool, to: &str, done: bool) -> Result<()> {
+        if !done {
             self.reader = None;
             self.pending = None;
             return Ok(());
@@ -290,35 +324,39 @@ impl Courier {
             attempt.latency_ms,
             attempt.next_try_ms,
         ) = (status, error, latency, next_try);
-        self.shared.store.record_attempt(&ep.id, &attempt).await?;
         self.count(outcome, batch.acts.len());
-        match outcome {
-            Outcome::Delivered => {
-                self.pending = None;
-                if ep.retry.is_some() {
-                    self.shared
-                        .store
-                        .change_endpoint(&ep.id, &Change::Retry(None))
-                        .await?;
-                }
-                self.advance(&ep.id, batch.replay, &batch.from, &batch.to)
-                    .await?;
-                self.age();
-                Ok(Step::Go)
+        if outcome == Outcome::Delivered {
+            self.pending = None;
+            if ep.retry.is_some() {
+                self.change(Change::Retry(None)).await?;
             }
+            // The log entry and the cursor's move in one round of writes.
+            let change = advance(batch.replay, &batch.from, &batch.to);
+            let store = &self.shared.store;
+            let (logged, moved) = tokio::join!(
+                store.record_attempt(&ep.id, &attempt),
+                store.change_endpoint(&ep.id, &change)
+            );
+            logged?;
+            let done = moved?;
+            self.changed(&change, done);
+            self.advanced(&ep.id, batch.replay, &batch.to, done).await?;
+            self.age();
+            return Ok(Step::Go);
+        }
+        self.shared.store.record_attempt(&ep.id, &attempt).await?;
+        match outcome {
             Outcome::Retrying => {
                 let retry = Retry {
                     attempts: tries,
                     next_try_ms: next_try.unwrap_or(now),
                     since_ms: ep.retry.map_or(now, |r| r.since_ms),
                 };
-                self.shared
-                    .store
-                    .change_endpoint(&ep.id, &Change::Retry(Some(retry)))
-                    .await?;
+                self.change(Change::Retry(Some(retry))).await?;
                 Ok(Step::Go)
             }
-            Outcome::Gone | Outcome::Exhausted | Outcome::Skipped => {
+            // Gone, or the tries ran out.
+            _ => {
                 let reason = match outcome {
                     Outcome::Gone => "the endpoint answered 410 Gone".to_owned(),
                     _ => format!(
@@ -327,10 +365,7 @@ impl Courier {
                     ),
                 };
                 let off = State::Disabled { reason, at_ms: now };
-                self.shared
-                    .store
-                    .change_endpoint(&ep.id, &Change::State(off))
-                    .await?;
+                self.change(Change::State(off)).await?;
                 tracing::warn!(endpoint = %ep.id, outcome = outcome.as_str(), "webhook endpoint turned off");
                 Ok(Step::Stop)
             }
@@ -429,5 +464,13 @@ impl Courier {
         let g = &metrics().webhooks.queue_age;
         g.get_or_create(&WebhookMetrics::label(&self.id))
             .set(age as i64);
+    }
+}
+
+fn advance(replay: bool, from: &str, to: &str) -> Change {
+    Change::Advance {
+        replay,
+        from: from.to_owned(),
+        to: to.to_owned(),
     }
 }

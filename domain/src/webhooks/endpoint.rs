@@ -140,6 +140,16 @@ pub enum State {
     },
 }
 
+impl State {
+    /// Why and since when (ms) deliveries are off; `None` while on.
+    pub fn off(&self) -> Option<(&str, u64)> {
+        match self {
+            State::Active => None,
+            State::Disabled { reason, at_ms } => Some((reason, *at_ms)),
+        }
+    }
+}
+
 /// A cursor range delivered again on an admin's request.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Replay {
