@@ -4,11 +4,11 @@
 //! read latency as the readers see it, the server's memory along the run,
 //! and whether the stalled reader was cut off.
 
+use crate::latency::Latency;
 use crate::live::{drain, post_steadily, Steady};
 use crate::scrape::metric_sum;
 use crate::target::{Rest, Target};
 use clap::Args;
-use hdrhistogram::Histogram;
 use serde_json::{json, Value};
 use socialite_core::ids::{now_ms, PostId};
 use std::path::PathBuf;
@@ -63,7 +63,7 @@ pub async fn run_firehose_bench(args: FirehoseBenchArgs) -> Result<(), String> {
     let run = format!("f{}{}", args.seed, now_ms() % 100_000);
     let author = |i: usize| format!("{run}a{i}");
     create_authors(&rest, args.authors, args.concurrency, &author).await?;
-    let latency = Arc::new(Mutex::new(Histogram::<u64>::new(3).expect("histogram")));
+    let latency = Arc::new(Mutex::new(Latency::default()));
     let readers: Vec<Arc<Reader>> = (0..args.readers).map(|_| Arc::default()).collect();
     let mut tasks = tokio::task::JoinSet::new();
     // Every reader starts from now, after the authors were made.
@@ -137,12 +137,25 @@ pub async fn run_firehose_bench(args: FirehoseBenchArgs) -> Result<(), String> {
     };
     let report = report_of(&args, &readers, &latency, outcome);
     let text = text_of(&report);
+    let svg = crate::plot_lines::latency_svg(
+        &format!(
+            "Firehose: {} readers of every post at {} posts/s",
+            args.readers, args.rate
+        ),
+        "post → read, p99 per second (ms)",
+        &[("every reader", lock(&latency).p99_per_second())],
+    );
     print!("{text}");
     let path = |ext: &str| args.report.with_extension(ext);
     let json_text = serde_json::to_string_pretty(&report).expect("json");
     std::fs::write(path("json"), json_text).map_err(|e| e.to_string())?;
     std::fs::write(path("txt"), &text).map_err(|e| e.to_string())?;
+    std::fs::write(path("svg"), svg).map_err(|e| e.to_string())?;
     Ok(())
+}
+
+fn lock(l: &Mutex<Latency>) -> std::sync::MutexGuard<'_, Latency> {
+    l.lock().unwrap_or_else(|p| p.into_inner())
 }
 
 /// What the run measured besides the readers' own counts.
@@ -157,7 +170,7 @@ struct Outcome {
 fn report_of(
     args: &FirehoseBenchArgs,
     readers: &[Arc<Reader>],
-    latency: &Mutex<Histogram<u64>>,
+    latency: &Mutex<Latency>,
     o: Outcome,
 ) -> Value {
     let (posted, post_errors, posting_secs, slow_cut, memory) = (
@@ -175,7 +188,7 @@ fn report_of(
         .iter()
         .filter_map(|r| r.ended.lock().unwrap_or_else(|p| p.into_inner()).clone())
         .collect();
-    let h = latency.lock().unwrap_or_else(|p| p.into_inner());
+    let h = lock(latency).all();
     json!({
         "workload": {
             "readers": args.readers, "stalled_readers": args.stalled, "authors": args.authors,
@@ -235,7 +248,7 @@ async fn open(rest: &Rest) -> Result<reqwest::Response, String> {
 }
 
 /// Reads one firehose, counting posts and their latency from their ids.
-async fn follow(mut resp: reqwest::Response, seen: &Reader, latency: &Mutex<Histogram<u64>>) {
+async fn follow(mut resp: reqwest::Response, seen: &Reader, latency: &Mutex<Latency>) {
     const ID: &str = "\"post\":{\"id\":\"";
     let mut buf = String::new();
     let mut took = Vec::new();
@@ -253,13 +266,13 @@ async fn follow(mut resp: reqwest::Response, seen: &Reader, latency: &Mutex<Hist
             let id = block.get(at + ID.len()..at + ID.len() + 16);
             if let Some(Ok(id)) = id.map(PostId::parse) {
                 seen.posts.fetch_add(1, Ordering::Relaxed);
-                took.push(now.saturating_sub(id.unix_ms()).max(1));
+                took.push((now, now.saturating_sub(id.unix_ms())));
             }
         }
         if !took.is_empty() {
-            let mut h = latency.lock().unwrap_or_else(|p| p.into_inner());
-            for t in took.drain(..) {
-                let _ = h.record(t);
+            let mut l = lock(latency);
+            for (now, t) in took.drain(..) {
+                l.record(now, t);
             }
         }
     }

@@ -9,10 +9,12 @@
 
 mod catch_up;
 pub mod firehose;
+mod latency;
 pub mod live;
 pub mod load;
 mod load_filters;
 mod plot;
+mod plot_lines;
 mod progress;
 pub mod report;
 pub mod run;

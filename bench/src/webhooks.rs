@@ -7,11 +7,11 @@
 //! listen on loopback, in this process.
 
 use crate::firehose::create_authors;
+use crate::latency::Latency;
 use crate::live::{post_steadily, Steady};
 use crate::target::Rest;
 use axum::http::StatusCode;
 use clap::Args;
-use hdrhistogram::Histogram;
 use serde_json::{json, Value};
 use socialite_core::ids::{now_ms, PostId};
 use std::path::PathBuf;
@@ -50,12 +50,13 @@ pub struct WebhookBenchArgs {
     pub report: PathBuf,
 }
 
-/// What one receiver path saw.
+/// What one receiver path saw: every post's event → delivery latency,
+/// over the run and per second of it.
 #[derive(Default)]
 struct Seen {
     requests: AtomicU64,
     posts: AtomicU64,
-    latency: Mutex<Option<Histogram<u64>>>,
+    latency: Mutex<Latency>,
 }
 
 impl Seen {
@@ -64,15 +65,18 @@ impl Seen {
         let text = String::from_utf8_lossy(body);
         let now = now_ms();
         self.requests.fetch_add(1, Ordering::Relaxed);
-        let mut h = self.latency.lock().unwrap_or_else(|p| p.into_inner());
-        let h = h.get_or_insert_with(|| Histogram::new(3).expect("histogram"));
+        let mut l = self.latency.lock().unwrap_or_else(|p| p.into_inner());
         for (at, _) in text.match_indices(ID) {
             let id = text.get(at + ID.len()..at + ID.len() + 16);
             if let Some(Ok(id)) = id.map(PostId::parse) {
                 self.posts.fetch_add(1, Ordering::Relaxed);
-                let _ = h.record(now.saturating_sub(id.unix_ms()).max(1));
+                l.record(now, now.saturating_sub(id.unix_ms()));
             }
         }
+    }
+
+    fn latency(&self) -> std::sync::MutexGuard<'_, Latency> {
+        self.latency.lock().unwrap_or_else(|p| p.into_inner())
     }
 }
 
@@ -189,12 +193,7 @@ async fn run_once(
     for id in ids {
         delete(rest, &id).await;
     }
-    let h = seen
-        .latency
-        .lock()
-        .unwrap_or_else(|p| p.into_inner())
-        .take();
-    let h = h.unwrap_or_else(|| Histogram::new(3).expect("histogram"));
+    let h = seen.latency().all();
     Ok(json!({
         "endpoints": if crowded { "good, slow (2 s a request), dead" } else { "good" },
         "posts": posted,
@@ -218,6 +217,20 @@ pub async fn run_webhook_bench(args: WebhookBenchArgs) -> Result<(), String> {
     let rx = Receivers::start().await?;
     let alone = run_once(&rest, &rx, &args, &author, false).await?;
     let crowded = run_once(&rest, &rx, &args, &author, true).await?;
+    let svg = crate::plot_lines::latency_svg(
+        &format!(
+            "Webhooks: the good endpoint at {} posts/s, batch {}",
+            args.rate, args.batch
+        ),
+        "event → delivery, p99 per second (ms)",
+        &[
+            ("alone", rx.at("/good/alone").latency().p99_per_second()),
+            (
+                "beside a slow and a dead endpoint",
+                rx.at("/good/crowded").latency().p99_per_second(),
+            ),
+        ],
+    );
     let p99 = |r: &Value| r["event_to_delivery_ms"]["p99"].as_f64().unwrap_or(0.0);
     let report = json!({
         "workload": {
@@ -234,6 +247,7 @@ pub async fn run_webhook_bench(args: WebhookBenchArgs) -> Result<(), String> {
     let json_text = serde_json::to_string_pretty(&report).expect("json");
     std::fs::write(path("json"), json_text).map_err(|e| e.to_string())?;
     std::fs::write(path("txt"), &text).map_err(|e| e.to_string())?;
+    std::fs::write(path("svg"), svg).map_err(|e| e.to_string())?;
     Ok(())
 }
 
