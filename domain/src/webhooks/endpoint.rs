@@ -86,8 +86,9 @@ impl Settings {
 }
 
 /// The secrets requests are signed with: the current one, and while a
-/// rotation's grace lasts the one before it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+/// rotation's grace lasts the one before it. Never printed: `Debug` shows
+/// only whether each is set.
+#[derive(Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Secrets {
     pub current: String,
     #[serde(default)]
@@ -95,6 +96,16 @@ pub struct Secrets {
     /// Until when `previous` signs too.
     #[serde(default)]
     pub previous_until_ms: u64,
+}
+
+impl std::fmt::Debug for Secrets {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Secrets")
+            .field("current", &"<secret>")
+            .field("previous", &self.previous.as_ref().map(|_| "<secret>"))
+            .field("previous_until_ms", &self.previous_until_ms)
+            .finish()
+    }
 }
 
 impl Secrets {
