@@ -30,7 +30,10 @@ fn a_rotation_signs_with_both_until_the_grace_ends() {
     assert_eq!(s.signing(1_200), vec!["whsec_new", "whsec_old"]);
     assert_eq!(s.signing(1_500), vec!["whsec_new"]);
     let printed = format!("{s:?} {:?}", Change::Secrets(s.clone()));
-    assert!(!printed.contains("whsec_"), "a secret is printed: {printed}");
+    assert!(
+        !printed.contains("whsec_"),
+        "a secret is printed: {printed}"
+    );
     let no_grace = s.rotated("whsec_newer".into(), 2_000, 0);
     assert_eq!(no_grace.signing(2_000), vec!["whsec_newer"]);
 }
