@@ -67,19 +67,20 @@ impl MongoStore {
                 doc! { "_id": id, "live": from },
                 set("live", Bson::String(to.clone())),
             ),
-            Change::Advance {
-                replay: true, from, ..
-            } => {
+            Change::Advance { replay: true, .. } => {
                 // Whether the replay ends is the domain's rule: applied to
                 // the endpoint as read, written if its replay is unmoved.
                 let Some(mut held) = self.endpoint(id).await? else {
                     return Ok(None);
                 };
+                // The replay as read, whole: one replaced meanwhile (even
+                // from the same place) is left alone.
+                let was = held.replay.clone();
                 if !held.apply(change) {
                     return Ok(None);
                 }
                 (
-                    doc! { "_id": id, "replay.next": from },
+                    doc! { "_id": id, "replay": to_bson(&was)? },
                     set("replay", to_bson(&held.replay)?),
                 )
             }

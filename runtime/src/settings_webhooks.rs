@@ -16,7 +16,8 @@ pub struct WebhookArgs {
     /// last, the endpoint is turned off. The default spans about three days.
     #[arg(long, env = "SOCIALITE_WEBHOOK_RETRIES", default_value = DEFAULT, value_parser = Schedule::parse)]
     pub webhook_retries: Schedule,
-    /// How long one webhook request may take, its answer included.
+    /// How long one webhook request may take, its answer included (1 s to
+    /// 2 min; a lease on an endpoint lasts this and 11 s).
     #[arg(long, env = "SOCIALITE_WEBHOOK_TIMEOUT", default_value = "15s", value_parser = parse_duration_secs)]
     pub webhook_timeout: u64,
     /// Lets endpoints be internal addresses (loopback, private, link-local,
@@ -33,7 +34,7 @@ impl WebhookArgs {
             max_endpoints: self.max_webhooks,
             schedule: self.webhook_retries.clone(),
             allow_internal: self.webhook_allow_internal,
-            timeout: Duration::from_secs(self.webhook_timeout.max(1)),
+            timeout: Duration::from_secs(self.webhook_timeout.clamp(1, 120)),
             ..WebhookConfig::default()
         }
     }

@@ -418,6 +418,21 @@ async fn a_replay_delivers_a_range_again() {
             e.get("replay").is_none()
         })
         .await;
+    // The same range again: ids of its own.
+    let (status, _) = t
+        .call(
+            Method::POST,
+            &format!("/admin/webhooks/{id}/replay"),
+            Some(json!({"from": from, "until": until})),
+        )
+        .await;
+    assert_eq!(status, StatusCode::ACCEPTED);
+    let got = rx.wait_for("/ok/p", 9).await;
+    assert_ne!(got[7].header("webhook-id"), got[5].header("webhook-id"));
+    t.eventually_get(&format!("/admin/webhooks/{id}"), |e| {
+        e.get("replay").is_none()
+    })
+    .await;
     assert_eq!(done["enabled"], true);
     for (body, code) in [
         (json!({"from": until, "until": from}), "invalid_replay"),
@@ -865,4 +880,34 @@ async fn webhooks_on_mongodb_and_kafka() {
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
     assert_eq!(rx.at("/gone/m").len(), 1);
+
+    // A replay over two partitions: from before the first delivery to
+    // where delivery is, every post again, nothing else.
+    let id = good["id"].as_str().unwrap();
+    let log: Value = http
+        .get(format!(
+            "{}/admin/webhooks/{id}/deliveries?limit=100",
+            split.w
+        ))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    let first = log["deliveries"].as_array().unwrap().last().unwrap()["from"].clone();
+    let r = http
+        .post(format!("{}/admin/webhooks/{id}/replay", split.w))
+        .json(&json!({"from": first}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), StatusCode::ACCEPTED);
+    let got = rx.wait_for("/ok/m", 30).await;
+    let again: Vec<String> = got[15..].iter().flat_map(post_ids).collect();
+    let again_set: std::collections::BTreeSet<String> = again.iter().cloned().collect();
+    assert_eq!((again.len(), again_set), (15, posted));
+    assert!(got[15..]
+        .iter()
+        .all(|r| r.header("webhook-id").contains("_replay")));
 }

@@ -138,6 +138,7 @@ impl pb::webhooks_server::Webhooks for WebhooksGrpc {
         req: Request<pb::RotateWebhookSecretRequest>,
     ) -> Answer<pb::WebhookEndpoint> {
         let (caller, r) = grpc_parts(req);
+        WebhookAdmin::may(&caller).map_err(to_status)?;
         let grace = checked_grace(r.grace_seconds.map(Duration::from_secs)).map_err(to_status)?;
         let after = self
             .0
@@ -163,6 +164,7 @@ impl pb::webhooks_server::Webhooks for WebhooksGrpc {
         req: Request<pb::WebhookDeliveriesRequest>,
     ) -> Answer<pb::WebhookDeliveries> {
         let (caller, r) = grpc_parts(req);
+        WebhookAdmin::may(&caller).map_err(to_status)?;
         let limit = checked_limit(Some(r.limit as usize).filter(|l| *l > 0)).map_err(to_status)?;
         let before = Some(r.before).filter(|b| *b > 0);
         let found = self

@@ -171,6 +171,7 @@ async fn rotate_webhook_secret(
     Path(id): Path<String>,
     body: axum::body::Bytes,
 ) -> Result<axum::Json<EndpointJson>, ApiError> {
+    WebhookAdmin::may(&caller)?;
     // The body is optional: none keeps the default grace.
     let body: RotateBody = match body.is_empty() {
         true => RotateBody::default(),
@@ -194,8 +195,8 @@ pub(super) fn checked_grace(grace: Option<Duration>) -> Result<Option<Duration>,
 }
 
 /// Delivers the events from cursor `from` up to `until` (default: where
-/// live delivery is) to this endpoint again, beside live delivery, with
-/// `webhook-id`s of their own. One replay at a time.
+/// live delivery is) to this endpoint again, with `webhook-id`s of their
+/// own; live delivery waits until the replay ends. One replay at a time.
 #[utoipa::path(
     post, path = "/admin/webhooks/{id}/replay", tag = "webhooks", params(WebhookPath),
     security(("api_key" = ["admin"])),
@@ -240,6 +241,7 @@ async fn webhook_deliveries(
     Path(id): Path<String>,
     Query(q): Query<DeliveriesQuery>,
 ) -> Result<axum::Json<DeliveriesJson>, ApiError> {
+    WebhookAdmin::may(&caller)?;
     let limit = checked_limit(q.limit)?;
     let attempts = admin.deliveries(&caller, &id, q.before, limit).await?;
     let deliveries = attempts.into_iter().map(AttemptJson::from).collect();

@@ -20,6 +20,8 @@ const CHECKPOINT_EVERY: Duration = Duration::from_secs(5);
 pub struct Delivered {
     pub cursor: String,
     pub act: Option<PublicAct>,
+    /// An act's place on the log: its partition and offset.
+    pub placed: Option<(usize, u64)>,
 }
 
 pub struct Reader {
@@ -83,6 +85,7 @@ impl Reader {
                     out.push(Delivered {
                         cursor: self.cursor.to_string(),
                         act: Some(act),
+                        placed: Some((p.partition, p.offset)),
                     });
                     self.passed_over = false;
                 }
@@ -98,6 +101,7 @@ impl Reader {
             out.push(Delivered {
                 cursor: self.cursor.to_string(),
                 act: None,
+                placed: None,
             });
         }
         Ok(out)

@@ -53,6 +53,12 @@ impl WebhookAdmin {
         &self.config
     }
 
+    /// Whether `caller` may manage webhooks: checked before a transport
+    /// reads what a request carries.
+    pub fn may(caller: &Caller) -> Result<()> {
+        check(caller, Act::ManageWebhooks)
+    }
+
     /// Registers an endpoint that receives what happens from now on. Its
     /// secret is in the answer (and never shown again).
     pub async fn create(&self, caller: &Caller, settings: Settings) -> Result<Endpoint> {
@@ -120,7 +126,11 @@ impl WebhookAdmin {
             self.change(id, Change::Settings(settings)).await?;
         }
         match edit.enabled {
-            Some(true) if held.state != State::Active => {
+            Some(true) if held.state != State::Active || held.retry.is_some() => {
+                // Held again from its cursor (if the log still keeps it),
+                // and a batch waiting for its next try is tried at once.
+                let at = Cursor::parse(&held.live)?;
+                self.log.hold(&hold_name(id), Some(at.next())).await?;
                 self.change(id, Change::State(State::Active)).await?
             }
             Some(false) if held.state == State::Active => {
@@ -128,7 +138,8 @@ impl WebhookAdmin {
                     reason: "turned off by an admin".into(),
                     at_ms: now_ms(),
                 };
-                self.change(id, Change::State(off)).await?
+                self.change(id, Change::State(off)).await?;
+                self.log.hold(&hold_name(id), None).await?
             }
             _ => {}
         }
@@ -155,7 +166,7 @@ impl WebhookAdmin {
     }
 
     /// Delivers again the events from cursor `from` to `until` (default:
-    /// where live delivery is), beside live delivery. 409
+    /// where live delivery is); live delivery waits until it ends. 409
     /// `replay_in_progress` while another replay runs; `cursor_too_old`
     /// for events the log no longer keeps.
     pub async fn replay(
@@ -197,6 +208,7 @@ impl WebhookAdmin {
         let replay = Replay {
             next: from.to_string(),
             until: until.to_string(),
+            started_ms: now_ms(),
         };
         self.change(id, Change::Replay(Some(replay))).await?;
         self.get(caller, id).await
@@ -205,10 +217,12 @@ impl WebhookAdmin {
     pub async fn delete(&self, caller: &Caller, id: &str) -> Result<()> {
         check(caller, Act::ManageWebhooks)?;
         check_id(id)?;
+        // The log is let go first: a failure here leaves the endpoint, to
+        // be deleted again, not a hold nobody can remove.
+        self.log.hold(&hold_name(id), None).await?;
         if !self.store.delete_endpoint(id).await? {
             return Err(not_found(id));
         }
-        self.log.hold(&hold_name(id), None).await?;
         crate::metrics::metrics().webhooks.forget(id);
         Ok(())
     }

@@ -45,7 +45,7 @@ pub(super) async fn read(
     until: Option<&str>,
 ) -> Result<Read> {
     let mut acts = Vec::new();
-    let mut prev = Cursor::parse(&reader.cursor())?;
+    let until_cursor = until.map(Cursor::parse).transpose()?;
     let ended = |cursor: &str| until.is_some_and(|u| covers(cursor, u));
     let mut rounds = 0;
     while acts.len() < max && !ended(&reader.cursor()) && rounds < MAX_ROUNDS {
@@ -66,9 +66,7 @@ pub(super) async fn read(
             tokio::task::yield_now().await;
         }
         for d in got {
-            let next = Cursor::parse(&d.cursor)?;
-            let keep = d.act.is_some() && until.is_none_or(|u| within(&prev, &next, u));
-            prev = next;
+            let keep = d.act.is_some() && until_cursor.as_ref().is_none_or(|u| within(&d, u));
             if keep {
                 acts.push(d);
             }
@@ -102,19 +100,10 @@ pub(super) async fn read(
     }))
 }
 
-/// Whether the event that moved the cursor from `prev` to `next` comes
-/// before `until` in its partition.
-fn within(prev: &Cursor, next: &Cursor, until: &str) -> bool {
-    let Ok(until) = Cursor::parse(until) else {
-        return false;
-    };
-    let moved = prev
-        .next()
-        .iter()
-        .zip(next.next())
-        .position(|(p, n)| p != n);
-    match moved {
-        Some(p) => next.next()[p] <= until.next().get(p).copied().unwrap_or(0),
+/// Whether the act comes before `until` in its partition.
+fn within(d: &Delivered, until: &Cursor) -> bool {
+    match d.placed {
+        Some((p, offset)) => until.next().get(p).is_some_and(|u| offset < *u),
         None => false,
     }
 }

@@ -7,19 +7,18 @@
 use super::batch::{read, Batch, Read};
 use super::config::{hold_name, now_ms};
 use super::outbound::{Answer, Request};
-use super::shared::{Shared, LEASE};
+use super::shared::{Shared, RENEW_EVERY};
 use crate::error::Result;
 use crate::firehose::Reader;
 use crate::metrics::{metrics, WebhookMetrics};
 use crate::shutdown::Shutdown;
 use socialite_domain::accounts::access::Caller;
+use socialite_domain::firehose::cursor::Cursor;
 use socialite_domain::webhooks::schedule::MAX_RETRY_AFTER;
 use socialite_domain::webhooks::{sign, Attempt, Change, Endpoint, Outcome, Retry, State};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-/// How often the lease is renewed (and the endpoint's settings read).
-const RENEW_EVERY: Duration = Duration::from_secs(3);
 /// How long a read waits for the log.
 const READ_WAIT: Duration = Duration::from_millis(500);
 /// How long the endpoint as read serves before it is read again: an
@@ -57,6 +56,8 @@ pub(super) struct Courier {
     held: Instant,
     /// The endpoint as last read, with this task's own changes since.
     known: Option<(Arc<Endpoint>, Instant)>,
+    /// The endpoint was deleted.
+    gone: bool,
 }
 
 impl Courier {
@@ -70,6 +71,7 @@ impl Courier {
             passed_saved: Instant::now(),
             held: Instant::now() - HOLD_EVERY,
             known: None,
+            gone: false,
         }
     }
 
@@ -91,8 +93,14 @@ impl Courier {
             owner: self.shared.owner.clone(),
         };
         let _ = self.shared.store.change_endpoint(&self.id, &release).await;
-        let age = &metrics().webhooks.queue_age;
-        age.get_or_create(&WebhookMetrics::label(&self.id)).set(0);
+        match self.gone {
+            // Deleted (perhaps through another process): its series go.
+            true => metrics().webhooks.forget(&self.id),
+            false => {
+                let age = &metrics().webhooks.queue_age;
+                age.get_or_create(&WebhookMetrics::label(&self.id)).set(0);
+            }
+        }
     }
 
     async fn step(&mut self, shutdown: &mut Shutdown) -> Result<Step> {
@@ -100,6 +108,7 @@ impl Courier {
             return Ok(Step::Stop);
         }
         let Some(ep) = self.endpoint().await? else {
+            self.gone = true;
             return Ok(Step::Stop);
         };
         if ep.state != State::Active {
@@ -180,7 +189,7 @@ impl Courier {
         let claim = Change::Claim {
             owner: self.shared.owner.clone(),
             now_ms: now,
-            until_ms: now + LEASE.as_millis() as u64,
+            until_ms: now + self.shared.lease().as_millis() as u64,
         };
         let held = self.shared.store.change_endpoint(&self.id, &claim).await?;
         self.renewed = held.then(Instant::now);
@@ -246,10 +255,14 @@ impl Courier {
     /// oldest kept.
     async fn skip(&mut self, ep: &Endpoint, replay: bool, from: &str) -> Result<Read> {
         let extent = self.shared.log.extent().await?;
-        let oldest = socialite_domain::firehose::cursor::Cursor::new(
-            extent.iter().map(|e| e.oldest).collect(),
-        )
-        .to_string();
+        // Only the partitions whose events are gone move; none goes back.
+        let at = Cursor::parse(from)?;
+        let next = at
+            .next()
+            .iter()
+            .zip(&extent)
+            .map(|(n, e)| (*n).max(e.oldest));
+        let oldest = Cursor::new(next.collect()).to_string();
         let attempt = self.attempt(from, &oldest, 0, replay, 0, Outcome::Skipped);
         let attempt = Attempt {
             error: Some("these events are no longer on the log: skipped to the oldest kept".into()),
@@ -278,7 +291,7 @@ impl Courier {
         }
         if !replay && self.held.elapsed() >= HOLD_EVERY {
             self.held = Instant::now();
-            if let Ok(c) = socialite_domain::firehose::cursor::Cursor::parse(to) {
+            if let Ok(c) = Cursor::parse(to) {
                 let hold = hold_name(id);
                 self.shared.log.hold(&hold, Some(c.next())).await?;
             }
@@ -288,9 +301,15 @@ impl Courier {
 
     async fn deliver(&mut self, ep: &Endpoint, batch: &Batch, tries: u32) -> Result<Step> {
         let now = now_ms();
-        let message_id = match batch.replay {
-            true => format!("msg_{}_replay_{}", ep.id, batch.from),
-            false => format!("msg_{}_{}", ep.id, batch.from),
+        // The same on every try of this batch, and only this batch: a
+        // batch read again after a restart may hold more events, and gets
+        // an id of its own (each replay too).
+        let message_id = match &ep.replay {
+            Some(r) if batch.replay => format!(
+                "msg_{}_replay{}_{}_{}",
+                ep.id, r.started_ms, batch.from, batch.to
+            ),
+            _ => format!("msg_{}_{}_{}", ep.id, batch.from, batch.to),
         };
         let body = (self.shared.encode)(&batch.acts, ep.settings.batch > 1);
         let timestamp = now / 1000;
@@ -366,6 +385,9 @@ impl Courier {
                 };
                 let off = State::Disabled { reason, at_ms: now };
                 self.change(Change::State(off)).await?;
+                // An endpoint that is off holds the log no more (turned on
+                // again, it skips what the log dropped meanwhile).
+                self.shared.log.hold(&hold_name(&ep.id), None).await?;
                 tracing::warn!(endpoint = %ep.id, outcome = outcome.as_str(), "webhook endpoint turned off");
                 Ok(Step::Stop)
             }
@@ -401,9 +423,10 @@ impl Courier {
         match (scheduled, asked) {
             (None, _) => (Outcome::Exhausted, status, error, None),
             (Some(d), asked) => {
-                // An endpoint's own `Retry-After` (429, 503) stands for the
-                // schedule's delay.
-                let wait = asked.unwrap_or(d);
+                // An endpoint's own `Retry-After` (429, 503) waits longer
+                // than the schedule's delay, never shorter (a `Retry-After: 0`
+                // must not make a tight loop of the tries).
+                let wait = asked.map_or(d, |a| a.max(d));
                 (
                     Outcome::Retrying,
                     status,

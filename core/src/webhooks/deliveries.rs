@@ -5,7 +5,7 @@
 use super::config::{now_ms, WebhookConfig};
 use super::courier::Courier;
 use super::outbound::Outbound;
-use super::shared::{Encode, Shared, LEASE};
+use super::shared::{Encode, Shared};
 use crate::error::Result;
 use crate::ports::{EventLog, Webhooks};
 use crate::shutdown::Shutdown;
@@ -84,7 +84,7 @@ impl Deliveries {
             let claim = Change::Claim {
                 owner: self.shared.owner.clone(),
                 now_ms: now,
-                until_ms: now + LEASE.as_millis() as u64,
+                until_ms: now + self.shared.lease().as_millis() as u64,
             };
             if self.shared.store.change_endpoint(&ep.id, &claim).await? {
                 let courier = Courier::new(ep.id.clone(), self.shared.clone());

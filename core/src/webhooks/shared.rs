@@ -8,8 +8,9 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
-/// How long a lease lasts unless renewed.
-pub(super) const LEASE: Duration = Duration::from_secs(10);
+/// How often a delivering task renews its lease (and at least once
+/// between two requests).
+pub(super) const RENEW_EVERY: Duration = Duration::from_secs(3);
 
 /// A request's body from its acts: `true` when the endpoint takes
 /// batches (the JSON is the transport's: `socialite_api`).
@@ -28,6 +29,13 @@ pub(super) struct Shared {
 }
 
 impl Shared {
+    /// How long a lease lasts unless renewed: longer than a request may
+    /// take after the last renewal, so that no other process takes the
+    /// endpoint while a request is in flight (with a margin for clocks).
+    pub(super) fn lease(&self) -> Duration {
+        self.config.timeout + 2 * RENEW_EVERY + Duration::from_secs(5)
+    }
+
     /// A delivery log sequence number: the time in microseconds, made to
     /// grow within the process.
     pub(super) fn next_seq(&self) -> u64 {

@@ -71,9 +71,20 @@ fn internal_v6(ip: Ipv6Addr) -> bool {
     if s[..6] == [0, 0, 0, 0, 0, 0] || s[..6] == [0x64, 0xff9b, 0, 0, 0, 0] {
         return ip.is_unspecified() || ip.is_loopback() || internal_v4(embedded);
     }
+    let v4 = |a: u16, b: u16| Ipv4Addr::new((a >> 8) as u8, a as u8, (b >> 8) as u8, b as u8);
+    // 6to4 (2002::/16) carries an IPv4 address after its prefix; Teredo
+    // (2001::/32) its client's, inverted.
+    if s[0] == 0x2002 && internal_v4(v4(s[1], s[2])) {
+        return true;
+    }
+    if s[0] == 0x2001 && s[1] == 0 && internal_v4(v4(!s[6], !s[7])) {
+        return true;
+    }
     ip.is_loopback()
         || ip.is_unspecified()
         || ip.is_multicast()
+        // Local-use NAT64, 64:ff9b:1::/48.
+        || (s[0] == 0x64 && s[1] == 0xff9b && s[2] == 1)
         // Unique local, fc00::/7 (cloud metadata services among them).
         || (s[0] & 0xfe00) == 0xfc00
         // Link-local, fe80::/10, and the old site-local, fec0::/10.

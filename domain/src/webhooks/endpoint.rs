@@ -168,6 +168,9 @@ pub struct Replay {
     pub next: String,
     /// Where the replay ends (a cursor: the events before it).
     pub until: String,
+    /// When it was asked for (ms): each replay's `webhook-id`s are its own.
+    #[serde(default)]
+    pub started_ms: u64,
 }
 
 /// A batch that failed, waiting for its next try.

@@ -58,6 +58,10 @@ fn internal_addresses_are_refused() {
         "::ffff:10.0.0.1",
         "64:ff9b::a9fe:a9fe",
         "::127.0.0.1",
+        "64:ff9b:1::a",
+        "2002:7f00:1::",
+        "2002:a9fe:a9fe::1",
+        "2001:0:4136:e378:8000:63bf:80ff:fffe",
     ] {
         assert!(internal(ip.parse().unwrap()), "{ip} passed");
     }
@@ -66,6 +70,7 @@ fn internal_addresses_are_refused() {
         "8.8.8.8",
         "2606:4700::1111",
         "::ffff:8.8.8.8",
+        "2002:808:808::1",
     ] {
         assert!(!internal(ip.parse().unwrap()), "{ip} refused");
     }
@@ -165,6 +170,7 @@ fn cursors_move_only_from_where_they_are() {
     e.apply(&Change::Replay(Some(Replay {
         next: "1".into(),
         until: "3".into(),
+        started_ms: 1,
     })));
     assert!(e.apply(&adv("1", "2", true)));
     assert_eq!(e.replay.as_ref().unwrap().next, "2");
@@ -173,6 +179,7 @@ fn cursors_move_only_from_where_they_are() {
     e.apply(&Change::Replay(Some(Replay {
         next: "1.1".into(),
         until: "3.3".into(),
+        started_ms: 1,
     })));
     assert!(e.apply(&adv("1.1", "4.2", true)));
     assert!(e.replay.is_some(), "one partition short of its end");

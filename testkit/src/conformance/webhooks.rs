@@ -148,6 +148,7 @@ pub async fn webhook_store(open: Opener) {
             Change::Replay(Some(Replay {
                 next: "2".into(),
                 until: "4".into(),
+                started_ms: 1,
             })),
             true,
         ),
