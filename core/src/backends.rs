@@ -9,8 +9,8 @@ use crate::feed::stamp::WriteEpoch;
 use crate::feed::Stores;
 use crate::ports::Metered;
 use crate::ports::{
-    Accounts, AppliedFeed, Backup, ContentStore, EventLog, GraphStore, Outbox, Rewind,
-    TimelineStore, Transfer, Webhooks,
+    Accounts, AppliedFeed, Backup, ContentStore, EventLog, GraphStore, Outbox, RankSnapshots,
+    Rewind, TimelineStore, Transfer, Webhooks,
 };
 use crate::standings::Standings;
 use std::sync::Arc;
@@ -48,6 +48,8 @@ pub struct Backends {
     pub late: Arc<Late>,
     /// Webhook endpoints and their delivery logs.
     pub webhooks: Arc<dyn Webhooks>,
+    /// Ranked orders' snapshots, where several processes serve readers.
+    pub snapshots: Option<Arc<dyn RankSnapshots>>,
 }
 
 /// Opened ports, before metering.
@@ -63,6 +65,7 @@ pub struct Parts {
     pub transfer: Arc<dyn Transfer>,
     pub backup: Option<Arc<dyn Backup>>,
     pub webhooks: Arc<dyn Webhooks>,
+    pub snapshots: Option<Arc<dyn RankSnapshots>>,
 }
 
 impl Backends {
@@ -86,6 +89,9 @@ impl Backends {
             epoch,
             late: Arc::default(),
             webhooks: Arc::new(Metered(parts.webhooks)),
+            snapshots: parts
+                .snapshots
+                .map(|s| Arc::new(Metered(s)) as Arc<dyn RankSnapshots>),
         }
     }
 
@@ -100,6 +106,7 @@ impl Backends {
             epoch: self.epoch.clone(),
             late: self.late.clone(),
             filters: self.filters.clone(),
+            snapshots: self.snapshots.clone(),
         }
     }
 }

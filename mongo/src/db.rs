@@ -40,6 +40,7 @@ pub const NOTICES: &str = "notices";
 pub const NOTICE_GROUPS: &str = "notice_groups";
 pub const WEBHOOKS: &str = "webhooks";
 pub const WEBHOOK_ATTEMPTS: &str = "webhook_attempts";
+pub const RANK_SNAPSHOTS: &str = "rank_snapshots";
 
 /// How long a transaction keeps being retried on transient errors (write
 /// conflicts between concurrent writers of the same documents, such as the
@@ -121,6 +122,7 @@ pub struct Db {
     pub notice_groups: Collection<Document>,
     pub webhooks: Collection<Document>,
     pub webhook_attempts: Collection<Document>,
+    pub rank_snapshots: Collection<Document>,
 }
 
 pub fn db_err(what: &str) -> impl Fn(DbError) -> Error + '_ {
@@ -163,6 +165,7 @@ impl Db {
             notice_groups: database.collection(NOTICE_GROUPS),
             webhooks: database.collection(WEBHOOKS),
             webhook_attempts: database.collection(WEBHOOK_ATTEMPTS),
+            rank_snapshots: database.collection(RANK_SNAPSHOTS),
             client,
             database,
         };

@@ -26,7 +26,27 @@ impl Db {
                 .await
                 .map_err(db_err(&format!("creating {what}")))?;
         }
+        self.rank_snapshots_expiry().await;
         Ok(())
+    }
+
+    /// The TTL index on the ranked snapshots' `x`, each document expiring
+    /// at its own time. A server without TTL indexes keeps expired
+    /// snapshots until their reader's newer ones replace them; reads never
+    /// serve them.
+    async fn rank_snapshots_expiry(&self) {
+        let index = IndexModel::builder()
+            .keys(doc! { "x": 1 })
+            .options(
+                IndexOptions::builder()
+                    .name("x_ttl".to_owned())
+                    .expire_after(std::time::Duration::ZERO)
+                    .build(),
+            )
+            .build();
+        if let Err(e) = self.rank_snapshots.create_index(index).await {
+            tracing::warn!(error = %e, "the ranked snapshots' TTL index could not be made; each reader's stay bounded");
+        }
     }
 
     /// Every index the store's queries need, with what each serves.
@@ -260,7 +280,7 @@ impl Db {
 
     /// An entry's notices newest first; a user's caused notices; a user's
     /// entries newest first.
-    fn notice_indexes(&self) -> [(&Collection<Document>, IndexModel, &'static str); 4] {
+    fn notice_indexes(&self) -> [(&Collection<Document>, IndexModel, &'static str); 5] {
         [
             (
                 &self.notices,
@@ -290,6 +310,12 @@ impl Db {
                 &self.webhook_attempts,
                 index(doc! { "endpoint": 1, "seq": -1 }, "endpoint_seq", true),
                 "the webhook deliveries index",
+            ),
+            // A reader's ranked snapshots, the newest first.
+            (
+                &self.rank_snapshots,
+                index(doc! { "r": 1, "x": -1 }, "r_x", false),
+                "the ranked snapshots index",
             ),
         ]
     }

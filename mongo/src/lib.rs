@@ -37,6 +37,7 @@ mod outbox;
 mod posts;
 mod relations;
 mod reposts;
+mod snapshots;
 mod store;
 mod thread_mutes;
 mod timelines;

@@ -10,8 +10,8 @@ use socialite_core::backends::{Backends, Parts};
 use socialite_core::error::{Error, Result};
 use socialite_core::live::in_process::InProcessFeed;
 use socialite_core::ports::{
-    Accounts, AppliedFeed, Backup, ContentStore, EventLog, GraphStore, Outbox, Rewind,
-    TimelineStore, Transfer, Webhooks,
+    Accounts, AppliedFeed, Backup, ContentStore, EventLog, GraphStore, Outbox, RankSnapshots,
+    Rewind, TimelineStore, Transfer, Webhooks,
 };
 use socialite_core::redact;
 use socialite_embedded::backup::EmbeddedBackup;
@@ -51,6 +51,8 @@ struct Stores {
     timelines: Arc<dyn TimelineStore>,
     transfer: Arc<dyn Transfer>,
     webhooks: Arc<dyn Webhooks>,
+    /// Ranked orders' snapshots, where processes share them.
+    snapshots: Option<Arc<dyn RankSnapshots>>,
     /// The embedded store, for backups while it serves.
     embedded: Option<Arc<EmbeddedStore>>,
 }
@@ -80,6 +82,7 @@ impl Stores {
             webhooks: s.clone(),
             transfer: s,
             timelines,
+            snapshots: None,
             embedded: None,
         }
     }
@@ -187,7 +190,12 @@ fn embedded_log(uri: String, base: EmbeddedConfig) -> Opening<Log> {
 fn mongodb_store(uri: String, base: EmbeddedConfig) -> Opening<Stores> {
     Box::pin(async move {
         let (s, timelines) = socialite_mongo::open(&uri, &base.feed).await?;
-        Ok(Stores::of(s, timelines))
+        // Several processes serve the same readers: their ranked orders'
+        // snapshots are shared through the store.
+        Ok(Stores {
+            snapshots: Some(s.clone()),
+            ..Stores::of(s, timelines)
+        })
     })
 }
 
@@ -268,6 +276,7 @@ pub async fn open_keeping_embedded(config: &BackendConfig) -> Result<(Backends, 
         timelines: stores.timelines,
         transfer: stores.transfer,
         webhooks: stores.webhooks,
+        snapshots: stores.snapshots,
         log: log.log,
         rewind: log.rewind,
         applied: log.applied,

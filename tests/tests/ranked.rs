@@ -443,3 +443,84 @@ async fn a_list_is_ranked_as_home_is() {
         .unwrap_err();
     assert_eq!(missing.code(), tonic::Code::NotFound);
 }
+
+/// Two timeline APIs over one MongoDB and Kafka, as behind a load balancer
+/// that does not pin a reader to one: a ranked order's later pages are
+/// served by whichever API is asked, continuing the order the first page
+/// ranked.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_ranked_order_pages_on_any_timeline_api() {
+    let Some(servers) = servers::Servers::from_env("ranked_on_any_api") else {
+        return;
+    };
+    let split = split_on(&servers, "ranked_any", 1).await;
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let api = [socialite_runtime::Service::TimelineApi];
+    let other = socialite_runtime::start(&api, &split.config, listener, None)
+        .await
+        .unwrap();
+    let other = format!("http://{}", other.rest_addr);
+    let http = client_with(ADMIN_KEY);
+    let send = |method: reqwest::Method, url: String, body: Option<Value>| {
+        let http = http.clone();
+        async move {
+            let mut r = http.request(method, url);
+            if let Some(body) = body {
+                r = r.json(&body);
+            }
+            let r = r.send().await.unwrap();
+            let status = r.status();
+            (status, r.json::<Value>().await.unwrap_or(Value::Null))
+        }
+    };
+    for u in ["ann", "a0", "a1", "a2"] {
+        let (s, v) = send(reqwest::Method::PUT, format!("{}/users/{u}", split.w), None).await;
+        assert!(s.is_success(), "{v}");
+    }
+    for u in ["a0", "a1", "a2"] {
+        let url = format!("{}/users/ann/following/{u}", split.w);
+        let (s, v) = send(reqwest::Method::PUT, url, None).await;
+        assert!(s.is_success(), "{v}");
+    }
+    for i in 0..30 {
+        let url = format!("{}/users/a{}/posts", split.w, i % 3);
+        let body = serde_json::json!({ "message": format!("post {i}") });
+        let (s, v) = send(reqwest::Method::POST, url, Some(body)).await;
+        assert_eq!(s, StatusCode::CREATED, "{v}");
+    }
+    let whole = format!("{}/users/ann/timeline?order=balanced&limit=100", split.r);
+    eventually("every post delivered", || async {
+        let (_, v) = send(reqwest::Method::GET, whole.clone(), None).await;
+        v["posts"].as_array().is_some_and(|p| p.len() == 30)
+    })
+    .await;
+    let ids = |v: &Value| -> Vec<String> {
+        v["posts"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|p| p["id"].as_str().unwrap().to_owned())
+            .collect()
+    };
+    let page = |base: &str, cursor: Option<&str>| {
+        let mut url = format!("{base}/users/ann/timeline?order=balanced&limit=10");
+        if let Some(c) = cursor {
+            url.push_str(&format!("&cursor={c}"));
+        }
+        send(reqwest::Method::GET, url, None)
+    };
+    // One page from each API in turn.
+    let (s, first) = page(&split.r, None).await;
+    assert_eq!(s, StatusCode::OK, "{first}");
+    let mut seen = ids(&first);
+    let mut cursor = first["next_cursor"].as_str().map(str::to_owned);
+    let mut bases = [other.as_str(), split.r.as_str()].into_iter().cycle();
+    while let Some(c) = cursor {
+        let (s, next) = page(bases.next().unwrap(), Some(&c)).await;
+        assert_eq!(s, StatusCode::OK, "{next}");
+        seen.extend(ids(&next));
+        cursor = next["next_cursor"].as_str().map(str::to_owned);
+    }
+    let once: std::collections::HashSet<&String> = seen.iter().collect();
+    assert_eq!((seen.len(), once.len()), (30, 30), "{seen:?}");
+}

@@ -78,6 +78,8 @@ pub struct Stores {
     pub late: Arc<late::Late>,
     /// Readers' keyword filters, ready to match.
     pub filters: Arc<filter_cache::FilterCache>,
+    /// Where ranked orders' snapshots are shared by several processes.
+    pub snapshots: Option<Arc<dyn crate::ports::RankSnapshots>>,
 }
 
 impl Stores {

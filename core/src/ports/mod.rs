@@ -20,6 +20,7 @@ mod backup;
 mod content;
 mod graph;
 pub(crate) mod metered;
+mod snapshots;
 mod tail;
 mod timelines;
 mod transact;
@@ -34,6 +35,7 @@ pub use content::{
 };
 pub use graph::{Edges, GraphStore, Groups, HybridMarks, Lists, Mutes};
 pub use metered::{Metered, Port};
+pub use snapshots::RankSnapshots;
 pub use socialite_domain::accounts::lifecycle::Standing;
 pub use tail::{cursor_too_old, Extent, LogTail, Placed};
 pub use timelines::{CacheRead, Coverage, Delivery, Footprint, TimelineStore};

@@ -18,7 +18,7 @@
 //! in latest order.
 
 pub use super::reader_signals::SHOWN_LESS;
-use super::snapshots::{Placed, Snapshots};
+use super::snapshots::{new_id, Snapshot, SnapshotEntry, Snapshots};
 use super::Reads;
 use crate::error::{Error, Result};
 use crate::feed::stamp::Stamp;
@@ -372,9 +372,9 @@ impl Reads {
             Order::CatchUp => catch_up(&candidates, &signals, &settings.weights),
             _ => balanced(&candidates, &signals, &settings.weights, now, limit),
         };
-        let placed: Vec<Placed> = ranked
+        let placed: Vec<SnapshotEntry> = ranked
             .iter()
-            .map(|r| Placed {
+            .map(|r| SnapshotEntry {
                 post: items[r.index].post.id,
                 item: items[r.index].position,
                 author: placer(&items[r.index]).clone(),
@@ -395,7 +395,7 @@ impl Reads {
             .collect();
         // Kept even when one page holds it all, to be served again.
         let more = placed.len() > limit;
-        let id = self.ranker.snapshots.keep(feed, placed, reuse);
+        let id = self.keep_snapshot(feed, placed, reuse).await;
         let next_cursor = more.then(|| cursor(id, limit));
         Ok(RankedPage {
             items: first,
@@ -415,10 +415,11 @@ impl Reads {
         offset: usize,
         limit: usize,
     ) -> Result<RankedPage> {
-        let Some((placed, more)) = self.ranker.snapshots.page(feed, snapshot, offset, limit) else {
+        let Some((placed, more)) = self.snapshot_entries(feed, snapshot, offset, limit).await?
+        else {
             return Err(Error::invalid(
                 "cursor_expired",
-                "this ranked order's snapshot expired (or was made by another process): read its first page again",
+                "this ranked order's snapshot expired: read its first page again",
             ));
         };
         let raw: Vec<Entry> = placed
@@ -445,6 +446,61 @@ impl Reads {
             fallback: false,
             source: ReadSource::Cache,
         })
+    }
+
+    /// Keeps `entries` as a new snapshot of `feed` here and, where
+    /// processes share snapshots, in the store: before its first page is
+    /// answered, so the next page may be asked of any process. A store that
+    /// fails to keep it fails no read: this process still serves its pages.
+    async fn keep_snapshot(
+        &self,
+        feed: &Feed,
+        entries: Vec<SnapshotEntry>,
+        reuse: Option<(u64, Stamp)>,
+    ) -> u64 {
+        let local = &self.ranker.snapshots;
+        let snapshot = Snapshot {
+            id: new_id(),
+            reader: feed.owner().expect("a reader's timeline").clone(),
+            timeline: feed.id(),
+            expires_ms: now_ms() + local.ttl().as_millis() as u64,
+            entries,
+        };
+        if let Some(shared) = &self.stores.snapshots {
+            if let Err(e) = shared.keep_snapshot(&snapshot).await {
+                tracing::warn!(error = %e, "a ranked order's snapshot was not stored: only this process serves its later pages");
+            }
+        }
+        local.keep(feed, snapshot, reuse)
+    }
+
+    /// Entries of `feed`'s snapshot `id` from `offset` (at most `limit`),
+    /// and whether more follow: from this process's memory, or read once
+    /// from the store where processes share snapshots. `None`: expired, or
+    /// not this timeline's.
+    async fn snapshot_entries(
+        &self,
+        feed: &Feed,
+        id: u64,
+        offset: usize,
+        limit: usize,
+    ) -> Result<Option<(Vec<SnapshotEntry>, bool)>> {
+        let local = &self.ranker.snapshots;
+        if let Some(page) = local.page(feed, id, offset, limit) {
+            return Ok(Some(page));
+        }
+        let (Some(shared), Some(reader)) = (&self.stores.snapshots, feed.owner()) else {
+            return Ok(None);
+        };
+        let Some(snapshot) = shared.snapshot(reader, id).await? else {
+            return Ok(None);
+        };
+        let page = snapshot.page(&feed.id(), now_ms(), offset, limit);
+        if page.is_some() {
+            // Its further pages from memory.
+            local.keep(feed, snapshot, None);
+        }
+        Ok(page)
     }
 
     /// The user's home marker, if set.

@@ -5,47 +5,30 @@
 //! item that placed it and why it is there (not the post: each page loads
 //! its posts, so a post deleted or an author muted since is left out).
 //!
-//! Snapshots live in the process that ranked them: a deployment with
-//! several timeline APIs routes a reader's requests to one of them (by
-//! user), or a page past the first may find its snapshot missing and is
-//! refused with `cursor_expired` (start again from the first page).
+//! The process that ranked an order keeps it in memory. Where several
+//! processes serve the same readers, the store keeps it as well
+//! ([`crate::ports::RankSnapshots`]), and a process asked for a page of an
+//! order it does not hold reads it from there once.
 //! Bounded: each reader holds at most [`PER_READER`] snapshots (their
 //! newest), and all together at most [`MAX_ENTRIES`] entries (the oldest
 //! go first).
 
 use crate::feed::stamp::Stamp;
 use crate::feed::Feed;
-use crate::ids::{PostId, UserId};
-use socialite_domain::feed::rank::{Parts, Reason};
+use crate::ids::UserId;
+pub use socialite_domain::feed::snapshot::{Snapshot, SnapshotEntry, PER_READER};
 use std::collections::{HashMap, VecDeque};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
-/// Snapshots one reader holds at once, over their home and lists together.
-pub const PER_READER: usize = 8;
-/// Entries all snapshots hold together.
+/// Entries all snapshots of a process hold together.
 pub const MAX_ENTRIES: usize = 1_000_000;
 
-/// One entry of a ranked order: the post, and the item of the timeline's
-/// stream that placed it (the post itself, or the newest repost of it by
-/// the timeline's accounts) with that item's author, which is what a
-/// page's read pass is given to show the post as the timeline does.
-#[derive(Debug, Clone)]
-pub struct Placed {
-    pub post: PostId,
-    pub item: PostId,
-    pub author: UserId,
-    pub reason: Reason,
-    pub parts: Parts,
-    /// In catch-up: the author's further posts since the marker.
-    pub more: u64,
-}
-
-struct Snapshot {
+struct Kept {
     /// The timeline ranked (a reader's home or one of their lists).
     feed: Feed,
     made: Instant,
-    entries: Vec<Placed>,
+    snapshot: Snapshot,
     /// What its first page answered, and the stamp the reader's timeline
     /// had when it was ranked: while both hold, the same first page asked
     /// again is this one ([`Snapshots::reusable`]).
@@ -54,8 +37,7 @@ struct Snapshot {
 
 #[derive(Default)]
 struct Held {
-    next_id: u64,
-    by_id: HashMap<u64, Snapshot>,
+    by_id: HashMap<u64, Kept>,
     /// Each reader's snapshot ids, oldest first (at most [`PER_READER`]).
     by_reader: HashMap<UserId, Vec<u64>>,
     /// Ids, oldest first; some may be gone already (a reader's newer
@@ -64,10 +46,24 @@ struct Held {
     entries: usize,
 }
 
-/// The snapshots of one process.
+/// The snapshots one process holds.
 pub struct Snapshots {
     ttl: Duration,
     held: Mutex<Held>,
+}
+
+/// A new snapshot id: random, so that ids are not guessable from one
+/// another (a snapshot is served only to its reader anyway) and no two
+/// processes make the same.
+pub fn new_id() -> u64 {
+    let mut bytes = [0u8; 8];
+    if getrandom::fill(&mut bytes).is_err() {
+        // No randomness: distinct within the process still.
+        static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
+        let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        return mix(n ^ crate::ids::now_ms().rotate_left(20));
+    }
+    u64::from_le_bytes(bytes)
 }
 
 impl Snapshots {
@@ -78,16 +74,21 @@ impl Snapshots {
         }
     }
 
-    /// Keeps `entries` as the order of `feed` (a reader's home or list),
-    /// ranked for the request `asked` at `stamp` (if its timeline has
-    /// one); the snapshot's id.
-    pub fn keep(&self, feed: &Feed, entries: Vec<Placed>, reuse: Option<(u64, Stamp)>) -> u64 {
+    /// How long a snapshot serves pages.
+    pub fn ttl(&self) -> Duration {
+        self.ttl
+    }
+
+    /// Holds `snapshot` as the order of `feed` (a reader's home or list),
+    /// ranked for the request `asked` at `stamp` (if its timeline has one).
+    /// Its id.
+    pub fn keep(&self, feed: &Feed, snapshot: Snapshot, reuse: Option<(u64, Stamp)>) -> u64 {
         let reader = feed.owner().expect("a reader's timeline").clone();
+        let id = snapshot.id;
         let mut h = self.held.lock().unwrap_or_else(|p| p.into_inner());
-        h.next_id += 1;
-        // Ids are not guessable from one another, though a snapshot is
-        // served only to its reader anyway.
-        let id = mix(h.next_id);
+        if h.by_id.contains_key(&id) {
+            return id;
+        }
         let mine = h.by_reader.get(&reader).cloned().unwrap_or_default();
         for old in mine
             .iter()
@@ -96,13 +97,13 @@ impl Snapshots {
             h.remove(*old);
         }
         h.by_reader.entry(reader).or_default().push(id);
-        h.entries += entries.len();
+        h.entries += snapshot.entries.len();
         h.by_id.insert(
             id,
-            Snapshot {
+            Kept {
                 feed: feed.clone(),
                 made: Instant::now(),
-                entries,
+                snapshot,
                 reuse,
             },
         );
@@ -128,23 +129,22 @@ impl Snapshots {
     }
 
     /// The entries of `feed`'s snapshot `id` from `offset`, at most
-    /// `limit`, and whether more follow; `None` if it expired or is not
-    /// that timeline's.
+    /// `limit`, and whether more follow; `None` if this process does not
+    /// hold it, it expired, or it is not that timeline's.
     pub fn page(
         &self,
         feed: &Feed,
         id: u64,
         offset: usize,
         limit: usize,
-    ) -> Option<(Vec<Placed>, bool)> {
+    ) -> Option<(Vec<SnapshotEntry>, bool)> {
         let h = self.held.lock().unwrap_or_else(|p| p.into_inner());
         let s = h.by_id.get(&id)?;
-        if &s.feed != feed || s.made.elapsed() > self.ttl {
+        if s.made.elapsed() > self.ttl {
             return None;
         }
-        let from = offset.min(s.entries.len());
-        let to = (from + limit).min(s.entries.len());
-        Some((s.entries[from..to].to_vec(), to < s.entries.len()))
+        s.snapshot
+            .page(&feed.id(), crate::ids::now_ms(), offset, limit)
     }
 }
 
@@ -172,7 +172,7 @@ impl Held {
         let Some(s) = self.by_id.remove(&id) else {
             return;
         };
-        self.entries -= s.entries.len();
+        self.entries -= s.snapshot.entries.len();
         if let Some(reader) = s.feed.owner() {
             if let Some(ids) = self.by_reader.get_mut(reader) {
                 ids.retain(|i| *i != id);
@@ -195,20 +195,32 @@ fn mix(mut x: u64) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use socialite_domain::feed::rank::Parts;
+    use crate::ids::PostId;
+    use socialite_domain::feed::rank::{Parts, Reason};
 
     fn home(name: &str) -> Feed {
         Feed::Home(UserId::parse(name).unwrap())
     }
 
-    fn placed(n: u64) -> Placed {
-        Placed {
+    fn placed(n: u64) -> SnapshotEntry {
+        SnapshotEntry {
             post: PostId(n),
             item: PostId(n),
             author: UserId::parse("a").unwrap(),
             reason: Reason::Followed,
             parts: Parts::unranked(),
             more: 0,
+        }
+    }
+
+    /// `entries` as a new snapshot of `feed`, for a minute.
+    fn snap(feed: &Feed, entries: Vec<SnapshotEntry>) -> Snapshot {
+        Snapshot {
+            id: new_id(),
+            reader: feed.owner().unwrap().clone(),
+            timeline: feed.id(),
+            expires_ms: crate::ids::now_ms() + 60_000,
+            entries,
         }
     }
 
@@ -220,7 +232,7 @@ mod tests {
             UserId::parse("alice").unwrap(),
             socialite_domain::ids::ListName::parse("close").unwrap(),
         );
-        let id = s.keep(&alice, (0..5).map(placed).collect(), None);
+        let id = s.keep(&alice, snap(&alice, (0..5).map(placed).collect()), None);
         let (page, more) = s.page(&alice, id, 0, 3).unwrap();
         assert_eq!((page.len(), more), (3, true));
         let (page, more) = s.page(&alice, id, 3, 3).unwrap();
@@ -228,12 +240,12 @@ mod tests {
         assert!(s.page(&bob, id, 0, 3).is_none(), "another reader's");
         assert!(s.page(&list, id, 0, 3).is_none(), "another timeline's");
         let newer: Vec<u64> = (0..PER_READER)
-            .map(|_| s.keep(&alice, vec![placed(1)], None))
+            .map(|_| s.keep(&alice, snap(&alice, vec![placed(1)]), None))
             .collect();
         assert!(s.page(&alice, id, 0, 1).is_none(), "the oldest went");
         assert!(newer.iter().all(|n| s.page(&alice, *n, 0, 1).is_some()));
         let gone = Snapshots::new(Duration::ZERO);
-        let id = gone.keep(&alice, vec![placed(1)], None);
+        let id = gone.keep(&alice, snap(&alice, vec![placed(1)]), None);
         std::thread::sleep(Duration::from_millis(2));
         assert!(gone.page(&alice, id, 0, 1).is_none(), "expired");
     }
@@ -243,7 +255,7 @@ mod tests {
         let s = Snapshots::new(Duration::from_secs(60));
         let alice = home("alice");
         let at = |epoch| Stamp { epoch, timeline: 7 };
-        let id = s.keep(&alice, vec![placed(1)], Some((3, at(1))));
+        let id = s.keep(&alice, snap(&alice, vec![placed(1)]), Some((3, at(1))));
         let within = Duration::from_secs(30);
         assert_eq!(s.reusable(&alice, 3, at(1), within), Some(id));
         assert_eq!(s.reusable(&alice, 3, at(2), within), None, "a write since");
@@ -264,7 +276,7 @@ mod tests {
         let s = Snapshots::new(Duration::from_secs(60));
         let alice = home("alice");
         let ids: Vec<u64> = (0..10_000)
-            .map(|_| s.keep(&alice, vec![placed(1)], None))
+            .map(|_| s.keep(&alice, snap(&alice, vec![placed(1)]), None))
             .collect();
         let h = s.held.lock().unwrap();
         assert_eq!(h.by_id.len(), PER_READER);

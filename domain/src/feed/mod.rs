@@ -10,4 +10,5 @@ pub mod hybrid;
 pub mod marker;
 pub mod markers;
 pub mod rank;
+pub mod snapshot;
 pub mod timeline_change;

@@ -436,6 +436,8 @@ pub struct Split {
     /// The REST bases of the writer and the reader.
     pub w: String,
     pub r: String,
+    /// What both were started with, for more processes beside them.
+    pub config: AppConfig,
     _dir: tempfile::TempDir,
 }
 
@@ -455,6 +457,7 @@ pub async fn split_on(servers: &servers::Servers, name: &str, partitions: u32) -
         r: format!("http://{}", reader.rest_addr),
         writer,
         reader,
+        config,
         _dir: dir,
     }
 }

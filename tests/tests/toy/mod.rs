@@ -14,6 +14,7 @@
 mod cache;
 mod log;
 mod ports;
+mod snapshots;
 mod timelines;
 mod txn;
 mod webhooks;
@@ -129,6 +130,7 @@ pub struct ToyStore {
     state: Mutex<State>,
     queued: Arc<Notify>,
     webhooks: Mutex<webhooks::ToyWebhooks>,
+    snapshots: Mutex<Vec<socialite_domain::feed::snapshot::Snapshot>>,
 }
 
 /// A write in progress: a copy of the state, and whether it queued events.
@@ -183,6 +185,7 @@ pub fn open(feed: FeedConfig, _test: &'static str) -> Opening {
             outbox: store.clone(),
             accounts: store.clone(),
             webhooks: store.clone(),
+            snapshots: Some(store.clone()),
             transfer: store,
             backup: None,
             timelines,
