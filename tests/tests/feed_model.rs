@@ -232,6 +232,59 @@ async fn a_user_deleted_and_created_again_inherits_no_follows() {
     h.check_all(0, 0).await;
 }
 
+/// A replay of the log delivers posts to the followers of now: a post of
+/// an account deleted since, replayed, reaches a follower of a later
+/// account under the id. The later account's follow comes after the
+/// deletion in the log, and its backfill puts the timeline right: the
+/// old account's post is in no timeline, embedded or linked.
+#[tokio::test]
+async fn a_replay_brings_back_no_post_of_an_earlier_account_under_the_id() {
+    for embed in [true, false] {
+        let mut h = open_harness(feed(FeedModel::Cache, embed, 1)).await;
+        let start = h
+            .backends
+            .rewind
+            .as_ref()
+            .unwrap()
+            .first_retained()
+            .unwrap();
+        for u in ["a", "x"] {
+            h.ingest.put_user(&Caller::Trusted, u, None).await.unwrap();
+        }
+        h.reads
+            .timeline(&Caller::Trusted, "x", None, None)
+            .await
+            .unwrap(); // x's timeline is kept
+        h.ingest
+            .create_post(&Caller::Trusted, "a", "old".into(), None)
+            .await
+            .unwrap();
+        h.drain().await;
+        h.ingest.delete_user(&Caller::Trusted, "a").await.unwrap();
+        h.ingest
+            .put_user(&Caller::Trusted, "a", None)
+            .await
+            .unwrap();
+        h.ingest
+            .follow(&Caller::Trusted, "x", "a", None)
+            .await
+            .unwrap();
+        let new = h
+            .ingest
+            .create_post(&Caller::Trusted, "a", "new".into(), None)
+            .await
+            .unwrap();
+        h.drain().await;
+        h.replay_from(start).await;
+        h.model.users.extend(["a", "x"].map(String::from));
+        h.model
+            .follows
+            .insert(("x".into(), "a".into()), Default::default());
+        h.model.posts.insert(new.id, ("a".into(), "new".into()));
+        h.check_all(0, 0).await;
+    }
+}
+
 /// With fanout held back (a stalled or overrun worker), every timeline of
 /// every stored feed model, linked and embedded, still equals its oracle:
 /// reads merge what fanout has not delivered. Then fanout catches up.

@@ -278,7 +278,8 @@ async fn hybrid_targets(
         }
         (true, false) => {
             let homes: Vec<TimelineId> = t.all.iter().filter(|t| !t.is_group()).cloned().collect();
-            backfill_all(stores, &homes, author).await?;
+            // Marked, their posts were not delivered: nothing to replace.
+            backfill_all(stores, &homes, author, false).await?;
             stores.graph.set_hybrid(author, false).await?;
             followers.set_marked(author, false);
             stores.marks.set(author, false);
@@ -324,9 +325,15 @@ async fn mutes(stores: &Stores, user: &UserId, author: &UserId) -> Result<bool> 
         .await
 }
 
-/// Copies the followee's posts that the timeline's cache covers into it.
+/// Brings the followee's posts that the timeline's cache covers into it
+/// (a follow, a join, a list, a lifted mute), in place of any of theirs it
+/// held: it then holds their posts as they are. A replay of the log
+/// delivers posts to the followers of now, so it may have brought in a
+/// post of an earlier account under the id, which that account's deletion
+/// retracted from its own followers only; the follow of the later account
+/// comes after that deletion in the log, and puts it right.
 async fn backfill(stores: &Stores, timeline: &TimelineId, followee: &UserId) -> Result<()> {
-    backfill_all(stores, std::slice::from_ref(timeline), followee).await
+    backfill_all(stores, std::slice::from_ref(timeline), followee, true).await
 }
 
 /// Copies the followee's posts that each timeline's cache covers into it,
@@ -334,7 +341,12 @@ async fn backfill(stores: &Stores, timeline: &TimelineId, followee: &UserId) -> 
 /// its capacity of them, so the newest capacity and one more tell every
 /// cache what it takes, and whether more lie below (an author turning
 /// small backfills every active follower at once).
-async fn backfill_all(stores: &Stores, timelines: &[TimelineId], followee: &UserId) -> Result<()> {
+async fn backfill_all(
+    stores: &Stores,
+    timelines: &[TimelineId],
+    followee: &UserId,
+    replace: bool,
+) -> Result<()> {
     let cap = stores.timelines.capacity();
     // The followee's newest, as listed and as stored (with embedding, the
     // posts' content; a post deleted meanwhile is left out of the latter
@@ -344,6 +356,9 @@ async fn backfill_all(stores: &Stores, timelines: &[TimelineId], followee: &User
         let Some(coverage) = stores.timelines.coverage(timeline).await? else {
             continue; // dormant: the first read will merge
         };
+        if replace {
+            stores.timelines.purge_author(timeline, followee).await?;
+        }
         if newest.is_none() {
             let listed = stores
                 .content
