@@ -3,7 +3,8 @@
 //! `{_id: id, r: reader, t: timeline, x: expiry, e: [entries]}`, each entry
 //! `[post, item, author, reason, [parts], more]`. A TTL index on `x` lets
 //! the server drop expired ones; a reader's others but the newest
-//! [`PER_READER`] are deleted after each new one.
+//! [`PER_READER`] (by expiry: every API ranks with the same ttl) are
+//! deleted after each new one, off the reader's path.
 
 use crate::db::db_err;
 use crate::store::MongoStore;
@@ -45,9 +46,12 @@ fn entry_of(b: &Bson) -> Result<SnapshotEntry> {
         Some(Bson::String(s)) => Ok(s.as_str()),
         _ => Err(bad("an entry's name")),
     };
-    let Some(Bson::Array(parts)) = a.get(4) else {
+    let Some(Bson::Array(parts)) = a.get(4).filter(|_| a.len() == 6) else {
         return Err(bad("an entry's parts"));
     };
+    if parts.len() != 7 {
+        return Err(bad("an entry's parts"));
+    }
     let mut p = [0.0; 7];
     for (slot, v) in p.iter_mut().zip(parts) {
         *slot = v.as_f64().ok_or_else(|| bad("a part"))?;

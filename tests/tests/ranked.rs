@@ -512,6 +512,11 @@ async fn a_ranked_order_pages_on_any_timeline_api() {
     // One page from each API in turn.
     let (s, first) = page(&split.r, None).await;
     assert_eq!(s, StatusCode::OK, "{first}");
+    assert_eq!(first["fallback"], false, "ranked, not newest first");
+    let ranked = first["next_cursor"]
+        .as_str()
+        .is_some_and(|c| c.starts_with('r'));
+    assert!(ranked, "a snapshot's cursor: {first}");
     let mut seen = ids(&first);
     let mut cursor = first["next_cursor"].as_str().map(str::to_owned);
     let mut bases = [other.as_str(), split.r.as_str()].into_iter().cycle();

@@ -257,8 +257,11 @@ impl Reads {
             // A ranking whose reads never waited finishes within the
             // timer's first poll: late all the same.
             Ok(Ok(_)) if started.elapsed() > deadline => "deadline",
-            Ok(Ok(page)) => {
+            Ok(Ok((page, shared))) => {
                 metrics().ranked_read(order.as_str(), "ranked");
+                if let Some(snapshot) = shared {
+                    self.share_snapshot(snapshot).await;
+                }
                 return Ok(page);
             }
             Ok(Err(e)) if e.kind() == crate::error::ErrorKind::Invalid => return Err(e),
@@ -308,7 +311,7 @@ impl Reads {
     }
 
     /// Ranks the candidates, keeps the order as a snapshot, and serves its
-    /// first page.
+    /// first page, with the snapshot to share (see [`Self::share_snapshot`]).
     async fn rank(
         &self,
         feed: &Feed,
@@ -317,7 +320,7 @@ impl Reads {
         since: Option<PostId>,
         limit: usize,
         reuse: Option<(u64, Stamp)>,
-    ) -> Result<RankedPage> {
+    ) -> Result<(RankedPage, Option<Snapshot>)> {
         let settings = &self.ranker.settings;
         let now = now_ms();
         let floor = PostId::first_at(now.saturating_sub(settings.window.as_millis() as u64));
@@ -395,14 +398,15 @@ impl Reads {
             .collect();
         // Kept even when one page holds it all, to be served again.
         let more = placed.len() > limit;
-        let id = self.keep_snapshot(feed, placed, reuse).await;
+        let (id, shared) = self.keep_snapshot(feed, placed, reuse, more);
         let next_cursor = more.then(|| cursor(id, limit));
-        Ok(RankedPage {
+        let page = RankedPage {
             items: first,
             next_cursor,
             fallback: false,
             source,
-        })
+        };
+        Ok((page, shared))
     }
 
     /// A later page of a snapshot: its entries loaded again as the reader
@@ -419,7 +423,7 @@ impl Reads {
         else {
             return Err(Error::invalid(
                 "cursor_expired",
-                "this ranked order's snapshot expired: read its first page again",
+                "this ranked order's snapshot expired (or another process ranked it and could not share it): read its first page again",
             ));
         };
         let raw: Vec<Entry> = placed
@@ -448,16 +452,16 @@ impl Reads {
         })
     }
 
-    /// Keeps `entries` as a new snapshot of `feed` here and, where
-    /// processes share snapshots, in the store: before its first page is
-    /// answered, so the next page may be asked of any process. A store that
-    /// fails to keep it fails no read: this process still serves its pages.
-    async fn keep_snapshot(
+    /// Keeps `entries` as a new snapshot of `feed` in this process; its
+    /// id, and a copy to share where processes share snapshots and a
+    /// later page will be asked (`more`).
+    fn keep_snapshot(
         &self,
         feed: &Feed,
         entries: Vec<SnapshotEntry>,
         reuse: Option<(u64, Stamp)>,
-    ) -> u64 {
+        more: bool,
+    ) -> (u64, Option<Snapshot>) {
         let local = &self.ranker.snapshots;
         let snapshot = Snapshot {
             id: new_id(),
@@ -466,12 +470,21 @@ impl Reads {
             expires_ms: now_ms() + local.ttl().as_millis() as u64,
             entries,
         };
+        let shared = (more && self.stores.snapshots.is_some()).then(|| snapshot.clone());
+        (local.keep(feed, snapshot, reuse), shared)
+    }
+
+    /// Writes a ranked first page's snapshot to the store processes share,
+    /// before the page is answered, so its next page may be asked of any
+    /// of them. Outside the ranking's deadline: the order is ranked
+    /// already. A store that fails to keep it fails no read: this process
+    /// still serves its pages.
+    async fn share_snapshot(&self, snapshot: Snapshot) {
         if let Some(shared) = &self.stores.snapshots {
             if let Err(e) = shared.keep_snapshot(&snapshot).await {
                 tracing::warn!(error = %e, "a ranked order's snapshot was not stored: only this process serves its later pages");
             }
         }
-        local.keep(feed, snapshot, reuse)
     }
 
     /// Entries of `feed`'s snapshot `id` from `offset` (at most `limit`),

@@ -138,6 +138,19 @@ mod tests {
 
     #[test]
     fn reasons_and_parts_read_back_as_stored() {
+        // A reason added to the rule fails to compile here until it is in
+        // `Reason::ALL` (a stored snapshot naming it would not read back).
+        let place = |r: Reason| match r {
+            Reason::Priority => 0,
+            Reason::RepostedBy => 1,
+            Reason::Popular => 2,
+            Reason::Affinity => 3,
+            Reason::RarelyPosts => 4,
+            Reason::Followed => 5,
+        };
+        for (i, r) in Reason::ALL.into_iter().enumerate() {
+            assert_eq!(place(r), i);
+        }
         for r in Reason::ALL {
             assert_eq!(Reason::named(r.as_str()), Some(r));
         }

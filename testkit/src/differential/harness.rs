@@ -13,6 +13,7 @@ use socialite_core::ids::{PostId, TimelineId};
 use socialite_core::ingest::Ingest;
 use socialite_core::model::FeedItem;
 use socialite_core::ports::{CacheRead, LogConsumer};
+use socialite_core::reads::ranked::Ranking;
 use socialite_core::reads::Reads;
 use socialite_core::relay::relay_once;
 use socialite_domain::accounts::access::Caller;
@@ -61,7 +62,14 @@ impl Harness {
             "the differential test replays the log: open a log that rewinds"
         );
         let ingest = Ingest::new(&backends, 1).await.unwrap();
-        let reads = Reads::new(backends.stores());
+        // Ranked orders with no deadline a test machine misses, over every
+        // candidate (a history's timelines are all within the window).
+        let patient = Ranking {
+            deadline: Duration::from_secs(60),
+            max_candidates: 100_000,
+            ..Ranking::default()
+        };
+        let reads = Reads::with_ranking(backends.stores(), patient);
         let consumer = backends.log.consumer("fanout").await.unwrap();
         Harness {
             backends,
@@ -211,7 +219,7 @@ impl Harness {
             assert!(page.items.len() <= limit as usize);
             for p in page.items.iter().map(|i| &i.post) {
                 let Some((author, message)) = self.model.posts.get(&p.id) else {
-                    panic!("seed {seed} step {step} {config}: {u} {which:?} shows {} that the model does not hold", p.id);
+                    panic!("seed {seed} step {step} {config}: {u} {which:?} shows {} that the model does not hold ({}: {:?})", p.id, p.author, p.message);
                 };
                 assert_eq!(
                     (p.author.as_str(), &p.message),
@@ -265,6 +273,7 @@ impl Harness {
             }
             let limit = [1u64, 2, 3, 7, 50][i % 5];
             self.check_timeline(seed, step, u, Which::Home, limit).await;
+            self.check_balanced(seed, step, u, limit).await;
             // Every list the user has, and its size, as the model says.
             let lists = self.model.lists(u);
             let stored: BTreeMap<String, u64> = self

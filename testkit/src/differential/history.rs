@@ -156,6 +156,7 @@ pub async fn play(h: &mut Harness, seed: u64, steps: usize, users: usize) {
                         .unwrap();
                     h.model.posts.remove(&p);
                     h.model.likes.retain(|(q, _)| *q != p);
+                    h.model.shown_less.retain(|(_, q)| *q != p);
                     // Its reposts stay, naming nothing, until their users go.
                 }
             }
@@ -180,6 +181,8 @@ pub async fn play(h: &mut Harness, seed: u64, steps: usize, users: usize) {
                     h.model.markers.remove(&b);
                     h.model.notice_markers.remove(&b);
                     h.model.filters.retain(|(x, _), _| x != &b);
+                    h.model.shown_less.retain(|(x, _)| x != &b);
+                    h.model.priorities.retain(|(x, _), _| x != &b);
                 }
             }
             84..=93 => {

@@ -11,6 +11,7 @@ mod held;
 mod history;
 mod model;
 mod notices;
+mod ranked;
 mod reader;
 mod round_trip;
 

@@ -59,6 +59,12 @@ pub struct Model {
     pub filters: BTreeMap<(String, u64), Filtering>,
     /// (user, list): the lists users marked exclusive.
     pub exclusive: BTreeSet<(String, String)>,
+    /// (user, post): the posts users asked to see less like; the ranked
+    /// orders leave them out.
+    pub shown_less: BTreeSet<(String, PostId)>,
+    /// (user, account) → the user's priority for the account (-2 to 2,
+    /// never 0): it orders ranked timelines, and changes what none shows.
+    pub priorities: BTreeMap<(String, String), i8>,
 }
 
 /// A hiding keyword filter as the oracle keeps it.

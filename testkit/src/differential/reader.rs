@@ -12,9 +12,16 @@ use socialite_domain::accounts::access::Caller;
 use socialite_domain::graph::relations::FollowOption;
 
 /// `user` likes or unlikes a random post, reposts one or undoes it,
-/// replies to one, or marks one read.
+/// replies to one, marks one read, sets a follow option, a keyword filter,
+/// a priority for an account, or asks to see less like a post.
 pub(super) async fn reader_act(h: &mut Harness, rng: &mut Rng, user: &str, seed: u64) {
-    match rng.below(28) {
+    let act = rng.below(32);
+    if std::env::var_os("SOCIALITE_TRACE").is_some() {
+        eprintln!("  reader {user}: act {act}");
+    }
+    match act {
+        28..=29 => super::ranked::priority(h, rng, user, seed).await,
+        30..=31 => super::ranked::show_less(h, rng, user, seed).await,
         16..=21 => follow_option(h, rng, user, seed).await,
         22..=27 => filter(h, rng, user, seed).await,
         0..=3 => like(h, rng, user, true, seed).await,
