@@ -225,6 +225,9 @@ async fn the_status_page_draws_live_data_in_a_browser() {
             }
         })
     };
+    // Deliveries under way before the page samples, so that its window
+    // holds some (the endpoint is taken up within a second of its making).
+    rx.wait_for("/ok/status", 2).await;
     let dir = tempfile::tempdir().unwrap();
     let url = format!("{}/status", t.ops.as_ref().unwrap());
     let (b, p, u) = (browser.clone(), dir.path().join("profile"), url.clone());

@@ -8,7 +8,7 @@
 use super::ranked::{at, page};
 use super::*;
 use socialite_core::ids::now_ms;
-use socialite_core::reads::ranked::{Order, Ranking};
+use socialite_core::reads::ranked::{Order, RankedPage, Ranking};
 use socialite_core::reads::Reads;
 use socialite_domain::feed::rank::{Parts, Reason};
 use socialite_domain::feed::snapshot::{Snapshot, SnapshotEntry, PER_READER};
@@ -79,6 +79,26 @@ pub async fn rank_snapshot_store(open: Opener) {
     );
 }
 
+/// `reader`'s balanced page of 20 at `cursor`, as `reads` serves it.
+async fn later_page(
+    reads: &Reads,
+    reader: &str,
+    cursor: &str,
+) -> socialite_core::Result<RankedPage> {
+    let all = &Caller::Trusted;
+    reads
+        .ranked_timeline(
+            all,
+            reader,
+            None,
+            Order::Balanced,
+            Some(20),
+            Some(cursor),
+            None,
+        )
+        .await
+}
+
 pub async fn ranked_pages_across_processes(open: Opener) {
     let Some(t) = open(FeedConfig::default(), "ranked_across").await else {
         return;
@@ -113,17 +133,7 @@ pub async fn ranked_pages_across_processes(open: Opener) {
     let whole: Vec<PostId> = whole.items.iter().map(|i| i.item.post.id).collect();
     let first = page(&here, Order::Balanced, 20, None, None).await;
     let cursor = first.next_cursor.clone().expect("more than one page");
-    let later = there
-        .ranked_timeline(
-            &Caller::Trusted,
-            "rd",
-            None,
-            Order::Balanced,
-            Some(20),
-            Some(&cursor),
-            None,
-        )
-        .await;
+    let later = later_page(&there, "rd", &cursor).await;
     if b.snapshots.is_none() {
         assert_eq!(later.unwrap_err().code(), "cursor_expired");
         return;
@@ -144,18 +154,7 @@ pub async fn ranked_pages_across_processes(open: Opener) {
     assert_eq!(once, whole.into_iter().collect::<HashSet<_>>());
     assert_eq!(once.len(), 50);
     // Another reader's cursor is not theirs to read.
-    let theirs = there
-        .ranked_timeline(
-            &Caller::Trusted,
-            "rd2",
-            None,
-            Order::Balanced,
-            Some(20),
-            Some(&cursor),
-            None,
-        )
-        .await
-        .unwrap_err();
+    let theirs = later_page(&there, "rd2", &cursor).await.unwrap_err();
     assert_eq!(theirs.code(), "cursor_expired");
     // An order past its time is gone everywhere.
     let brief = Ranking {
@@ -166,17 +165,6 @@ pub async fn ranked_pages_across_processes(open: Opener) {
     let brief = Reads::with_ranking(b.stores(), brief);
     let gone = page(&brief, Order::Balanced, 20, None, None).await;
     let gone = gone.next_cursor.expect("more than one page");
-    let expired = there
-        .ranked_timeline(
-            &Caller::Trusted,
-            "rd",
-            None,
-            Order::Balanced,
-            Some(20),
-            Some(&gone),
-            None,
-        )
-        .await
-        .unwrap_err();
+    let expired = later_page(&there, "rd", &gone).await.unwrap_err();
     assert_eq!(expired.code(), "cursor_expired");
 }
