@@ -18,7 +18,7 @@
 //! in latest order.
 
 pub use super::reader_signals::SHOWN_LESS;
-use super::snapshots::{new_id, Snapshot, SnapshotEntry, Snapshots};
+use super::snapshots::{Snapshot, SnapshotEntry, Snapshots};
 use super::Reads;
 use crate::error::{Error, Result};
 use crate::feed::stamp::Stamp;
@@ -98,7 +98,7 @@ impl Default for Ranking {
 /// Where ranked orders keep what they need between pages.
 pub(crate) struct Ranker {
     pub(crate) settings: Ranking,
-    snapshots: Snapshots,
+    pub(super) snapshots: Snapshots,
     /// Rankings under way. A ranking is CPU work of some milliseconds: more
     /// at once than the cores run would only wait past the deadline while
     /// taking the CPU from every other read, so a first page that finds
@@ -450,70 +450,6 @@ impl Reads {
             fallback: false,
             source: ReadSource::Cache,
         })
-    }
-
-    /// Keeps `entries` as a new snapshot of `feed` in this process; its
-    /// id, and a copy to share where processes share snapshots and a
-    /// later page will be asked (`more`).
-    fn keep_snapshot(
-        &self,
-        feed: &Feed,
-        entries: Vec<SnapshotEntry>,
-        reuse: Option<(u64, Stamp)>,
-        more: bool,
-    ) -> (u64, Option<Snapshot>) {
-        let local = &self.ranker.snapshots;
-        let snapshot = Snapshot {
-            id: new_id(),
-            reader: feed.owner().expect("a reader's timeline").clone(),
-            timeline: feed.id(),
-            expires_ms: now_ms() + local.ttl().as_millis() as u64,
-            entries,
-        };
-        let shared = (more && self.stores.snapshots.is_some()).then(|| snapshot.clone());
-        (local.keep(feed, snapshot, reuse), shared)
-    }
-
-    /// Writes a ranked first page's snapshot to the store processes share,
-    /// before the page is answered, so its next page may be asked of any
-    /// of them. Outside the ranking's deadline: the order is ranked
-    /// already. A store that fails to keep it fails no read: this process
-    /// still serves its pages.
-    async fn share_snapshot(&self, snapshot: Snapshot) {
-        if let Some(shared) = &self.stores.snapshots {
-            if let Err(e) = shared.keep_snapshot(&snapshot).await {
-                tracing::warn!(error = %e, "a ranked order's snapshot was not stored: only this process serves its later pages");
-            }
-        }
-    }
-
-    /// Entries of `feed`'s snapshot `id` from `offset` (at most `limit`),
-    /// and whether more follow: from this process's memory, or read once
-    /// from the store where processes share snapshots. `None`: expired, or
-    /// not this timeline's.
-    async fn snapshot_entries(
-        &self,
-        feed: &Feed,
-        id: u64,
-        offset: usize,
-        limit: usize,
-    ) -> Result<Option<(Vec<SnapshotEntry>, bool)>> {
-        let local = &self.ranker.snapshots;
-        if let Some(page) = local.page(feed, id, offset, limit) {
-            return Ok(Some(page));
-        }
-        let (Some(shared), Some(reader)) = (&self.stores.snapshots, feed.owner()) else {
-            return Ok(None);
-        };
-        let Some(snapshot) = shared.snapshot(reader, id).await? else {
-            return Ok(None);
-        };
-        let page = snapshot.page(&feed.id(), now_ms(), offset, limit);
-        if page.is_some() {
-            // Its further pages from memory.
-            local.keep(feed, snapshot, None);
-        }
-        Ok(page)
     }
 
     /// The user's home marker, if set.

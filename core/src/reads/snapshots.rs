@@ -13,9 +13,11 @@
 //! newest), and all together at most [`MAX_ENTRIES`] entries (the oldest
 //! go first).
 
+use super::Reads;
+use crate::error::Result;
 use crate::feed::stamp::Stamp;
 use crate::feed::Feed;
-use crate::ids::UserId;
+use crate::ids::{now_ms, UserId};
 pub use socialite_domain::feed::snapshot::{Snapshot, SnapshotEntry, PER_READER};
 use std::collections::{HashMap, VecDeque};
 use std::sync::Mutex;
@@ -181,6 +183,73 @@ impl Held {
                 }
             }
         }
+    }
+}
+
+/// How a ranked read keeps its order, shares it, and finds it again.
+impl Reads {
+    /// Keeps `entries` as a new snapshot of `feed` in this process; its
+    /// id, and a copy to share where processes share snapshots and a
+    /// later page will be asked (`more`).
+    pub(super) fn keep_snapshot(
+        &self,
+        feed: &Feed,
+        entries: Vec<SnapshotEntry>,
+        reuse: Option<(u64, Stamp)>,
+        more: bool,
+    ) -> (u64, Option<Snapshot>) {
+        let local = &self.ranker.snapshots;
+        let snapshot = Snapshot {
+            id: new_id(),
+            reader: feed.owner().expect("a reader's timeline").clone(),
+            timeline: feed.id(),
+            expires_ms: now_ms() + local.ttl().as_millis() as u64,
+            entries,
+        };
+        let shared = (more && self.stores.snapshots.is_some()).then(|| snapshot.clone());
+        (local.keep(feed, snapshot, reuse), shared)
+    }
+
+    /// Writes a ranked first page's snapshot to the store processes share,
+    /// before the page is answered, so its next page may be asked of any
+    /// of them. Outside the ranking's deadline: the order is ranked
+    /// already. A store that fails to keep it fails no read: this process
+    /// still serves its pages.
+    pub(super) async fn share_snapshot(&self, snapshot: Snapshot) {
+        if let Some(shared) = &self.stores.snapshots {
+            if let Err(e) = shared.keep_snapshot(&snapshot).await {
+                tracing::warn!(error = %e, "a ranked order's snapshot was not stored: only this process serves its later pages");
+            }
+        }
+    }
+
+    /// Entries of `feed`'s snapshot `id` from `offset` (at most `limit`),
+    /// and whether more follow: from this process's memory, or read once
+    /// from the store where processes share snapshots. `None`: expired, or
+    /// not this timeline's.
+    pub(super) async fn snapshot_entries(
+        &self,
+        feed: &Feed,
+        id: u64,
+        offset: usize,
+        limit: usize,
+    ) -> Result<Option<(Vec<SnapshotEntry>, bool)>> {
+        let local = &self.ranker.snapshots;
+        if let Some(page) = local.page(feed, id, offset, limit) {
+            return Ok(Some(page));
+        }
+        let (Some(shared), Some(reader)) = (&self.stores.snapshots, feed.owner()) else {
+            return Ok(None);
+        };
+        let Some(snapshot) = shared.snapshot(reader, id).await? else {
+            return Ok(None);
+        };
+        let page = snapshot.page(&feed.id(), now_ms(), offset, limit);
+        if page.is_some() {
+            // Its further pages from memory.
+            local.keep(feed, snapshot, None);
+        }
+        Ok(page)
     }
 }
 
