@@ -16,9 +16,12 @@ Topologies:
               process and of each stand-in, SIGSTOP/SIGCONT of a worker,
               and a slow network: the services reach each stand-in
               through a proxy that, for 10 s, holds every chunk it relays
-              (MongoDB 300 ms each way; Kafka 100 ms: at 300 ms the
-              workers' heartbeats miss the soak's 3 s session timeout, and
-              tansu can leave a partition unconsumed for minutes).
+              (MongoDB 300 ms each way; Kafka 100 ms). The workers'
+              session timeout is 6 s: tansu holds a follower's join for
+              3 s, and at a 3 s session it counted the follower gone while
+              it waited, so each rejoin started the next rebalance and
+              the group never settled (a SIGSTOP of 5 s left writes shed
+              for minutes). A worker is stopped for 8 s, past the session.
 
 After each fault the soak posts a marker and times how long until a
 follower sees it (convergence). The report gives the faults survived, their
@@ -159,7 +162,7 @@ class Topology:
         self.args, self.work, self.procs = args, work, {}
 
     def proc(self, name, argv, port, env=None, cwd=None):
-        full = dict(os.environ, RUST_LOG="warn", **(env or {}))
+        full = dict(os.environ, RUST_LOG=os.environ.get("SOAK_RUST_LOG", "warn"), **(env or {}))
         p = Proc(name, argv, full, os.path.join(self.work, f"{name}.log"), port, cwd)
         self.procs[name] = p
         p.start()
@@ -224,7 +227,7 @@ class Production(Topology):
             # tansu keeps a dead member's partitions: the workers' watch
             # for unconsumed partitions moves them (Kafka needs none).
             "SOCIALITE_EVENT_LOG": f"kafka://127.0.0.1:{self.slow_kafka.port}?partitions=4&topic_prefix=soak"
-                                   "&stale_partition_rejoin_ms=3000&session_timeout_ms=3000",
+                                   "&stale_partition_rejoin_ms=3000&session_timeout_ms=6000",
             "SOCIALITE_FANOUT_GROUP": "soak-fanout",
         }
         ports = {n: free_port() for n in ["producer", "api", "worker-a", "worker-b"]}
@@ -245,7 +248,7 @@ class Production(Topology):
         p = self.procs
         return [(f"kill -9 and restart {n}", (lambda n=n: restart(p[n])))
                 for n in ["producer", "api", "worker-a", "worker-b", "tansu", "secantus"]] + \
-               [(f"SIGSTOP {n} for 5 s", (lambda n=n: p[n].pause(5))) for n in ["worker-a", "worker-b"]] + \
+               [(f"SIGSTOP {n} for 8 s", (lambda n=n: p[n].pause(8))) for n in ["worker-a", "worker-b"]] + \
                [("MongoDB 300 ms slower each way for 10 s", lambda: self.slow_mongo.slow(0.3, 10)),
                 ("Kafka 100 ms slower each way for 10 s", lambda: self.slow_kafka.slow(0.1, 10))]
 
@@ -397,7 +400,7 @@ def soak(topo, args, rng):
     while time.time() < end:
         lag.append(sample_lag(topo, client))
         if time.time() >= next_fault:
-            what, act = rng.choice(topo.faults())
+            what, act = rng.choice([f for f in topo.faults() if args.only is None or args.only in f[0]])
             print(f"[{topo.name}] {what}", file=sys.stderr)
             act()
             took = converge(topo, client, load, what)
@@ -440,6 +443,7 @@ def main():
     ap.add_argument("--report", default="soak-report")
     ap.add_argument("--small-fs", help="a small mounted file system for the embedded data directory, "
                                        "which adds the fault of a full disk")
+    ap.add_argument("--only", help="inject only the faults whose name holds this text (to repeat one)")
     ap.add_argument("--keep-logs", action="store_true", help="print the work directory; on failure, its logs")
     args = ap.parse_args()
     rng = random.Random(args.seed)

@@ -117,12 +117,46 @@ struct Fetched {
 /// [`KafkaConfig::stale_partition_rejoin`]).
 struct StaleWatch {
     after: Duration,
+    backoff: Backoff,
     checked: Instant,
     /// Partitions with events waiting, by their committed offset, since when.
     waiting: BTreeMap<(String, i32), (i64, Instant)>,
 }
 
 const STALE_CHECK_EVERY: Duration = Duration::from_secs(2);
+
+/// How the wait before a rejoin grows: each rejoin within
+/// [`Backoff::MEMORY`] of the one before doubles it, up to
+/// 2^[`Backoff::MAX_STRIKES`] times. A rejoin unsettles the whole group,
+/// and a group slow to settle (on a broker that holds a follower's join
+/// for seconds, a new owner may not commit within the wait) was otherwise
+/// unsettled again by its own members' rejoins, each finding the other's
+/// partitions idle, for minutes.
+#[derive(Default)]
+struct Backoff {
+    strikes: u32,
+    last: Option<Instant>,
+}
+
+impl Backoff {
+    const MEMORY: Duration = Duration::from_secs(60);
+    const MAX_STRIKES: u32 = 4;
+
+    fn wait(&mut self, base: Duration, now: Instant) -> Duration {
+        if self
+            .last
+            .is_some_and(|at| now.duration_since(at) >= Self::MEMORY)
+        {
+            *self = Backoff::default();
+        }
+        base * 2u32.pow(self.strikes)
+    }
+
+    fn rejoined(&mut self, now: Instant) {
+        self.strikes = (self.strikes + 1).min(Self::MAX_STRIKES);
+        self.last = Some(now);
+    }
+}
 
 /// Whether some partition of `topics` outside this member's assignment has
 /// had events waiting at an unchanged committed offset for `after`, since
@@ -193,6 +227,7 @@ impl KafkaConsumer {
             topics: topics.to_vec(),
             stale: config.stale_partition_rejoin.map(|after| StaleWatch {
                 after,
+                backoff: Backoff::default(),
                 checked: Instant::now(),
                 waiting: BTreeMap::new(),
             }),
@@ -241,7 +276,8 @@ impl KafkaConsumer {
             return Ok(());
         }
         watch.checked = Instant::now();
-        let (after, mut waiting) = (watch.after, std::mem::take(&mut watch.waiting));
+        let after = watch.backoff.wait(watch.after, Instant::now());
+        let mut waiting = std::mem::take(&mut watch.waiting);
         let topics = self.topics.clone();
         let (found, waiting) = self
             .blocking(move |c| {
@@ -258,6 +294,7 @@ impl KafkaConsumer {
         };
         tracing::warn!(group = %self.group, %topic, partition, waited_ms = after.as_millis() as u64, "a partition has events that nobody consumes; leaving the group and joining again");
         watch.waiting.clear();
+        watch.backoff.rejoined(Instant::now());
         let fresh = Arc::new(Self::subscribe(&self.config, &self.group, &self.topics)?);
         let old = std::mem::replace(&mut self.inner, fresh);
         self.handed_out.clear();
@@ -454,5 +491,29 @@ impl Drop for KafkaConsumer {
         } else {
             leave(&self.inner)
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rejoins_in_quick_succession_wait_longer_until_a_quiet_minute() {
+        let (base, t0) = (Duration::from_secs(3), Instant::now());
+        let at = |s: u64| t0 + Duration::from_secs(s);
+        let mut b = Backoff::default();
+        assert_eq!(b.wait(base, at(0)), base);
+        b.rejoined(at(3));
+        assert_eq!(b.wait(base, at(4)), base * 2);
+        b.rejoined(at(10));
+        b.rejoined(at(20));
+        assert_eq!(b.wait(base, at(21)), base * 8);
+        for n in 0..5 {
+            b.rejoined(at(30 + n));
+        }
+        assert_eq!(b.wait(base, at(40)), base * 16, "the wait has a ceiling");
+        assert_eq!(b.wait(base, at(34 + 59)), base * 16);
+        assert_eq!(b.wait(base, at(34 + 60)), base, "a quiet minute forgets");
     }
 }
