@@ -160,7 +160,11 @@ mod tests {
     }
 
     fn at(epoch: u64, timeline: u64) -> Stamp {
-        Stamp { epoch, timeline }
+        Stamp {
+            epoch,
+            timeline,
+            marked: 0,
+        }
     }
 
     fn page(user: &str, viewer: Option<&str>, stamp: Stamp) -> PageAt {

@@ -173,3 +173,55 @@ async fn kept_first_pages_match_the_uncached_read_with_hybrid_marks() {
     let t = spawn_app_configured(|c| c.storage.embedded.feed.hybrid = Hybrid::Above(4)).await;
     churn(&t, 12, 120).await;
 }
+
+/// A marked author's post reaches pages at read time, and so stales the
+/// kept first pages of their followers, and only theirs: a marked author
+/// posting often otherwise left no page kept anywhere.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_marked_authors_post_stales_only_their_followers_pages() {
+    let t = spawn_app_configured(|c| c.storage.embedded.feed.hybrid = Hybrid::Above(2)).await;
+    for i in 0..7 {
+        t.put_user(&user(i)).await;
+    }
+    for i in 1..=4 {
+        t.follow(&user(i), "u0").await;
+    }
+    t.follow("u5", "u6").await;
+    // Fanout marks an author as it delivers their post.
+    let post = || {
+        t.call(
+            Method::POST,
+            "/users/u0/posts",
+            Some(json!({ "message": "hi" })),
+        )
+    };
+    assert_eq!(post().await.0, StatusCode::CREATED);
+    t.wait_idle().await;
+    let app = t.app.as_ref().unwrap();
+    let marked = app.backends.graph.hybrid_authors().await.unwrap();
+    assert_eq!(
+        marked,
+        vec![socialite_core::ids::UserId::parse("u0").unwrap()]
+    );
+    let stamp = |reader| first_page_stamp(&t, reader);
+    let (follower, other) = (stamp("u1").await, stamp("u5").await);
+    assert_eq!(post().await.0, StatusCode::CREATED);
+    t.wait_idle().await;
+    assert_ne!(stamp("u1").await, follower, "a follower's page is stale");
+    assert_eq!(stamp("u5").await, other, "another reader's page is not");
+}
+
+/// What the reader's first home page is read at, once kept.
+async fn first_page_stamp(t: &TestApp, reader: &str) -> socialite_core::feed::stamp::Stamp {
+    for _ in 0..2 {
+        // Reading the page first makes the reader's timeline ready.
+        let (s, b) = t
+            .call(Method::GET, &format!("/users/{reader}/timeline"), None)
+            .await;
+        assert!(s.is_success(), "{s} {b}");
+    }
+    let caller = socialite_domain::accounts::access::Caller::Trusted;
+    let reads = &t.app.as_ref().unwrap().reads;
+    let at = reads.first_page_at(&caller, reader, None).await.unwrap();
+    at.expect("the page is kept").stamp
+}

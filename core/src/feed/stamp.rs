@@ -49,11 +49,68 @@ impl Drop for Advance<'_> {
     }
 }
 
+/// When each author marked for hybrid fanout last posted, on a clock of
+/// their posts: a marked author's post reaches pages at read time, but
+/// only the pages of their followers, so it stales those (through
+/// [`Stamp::marked`]) rather than every page (through the epoch). A
+/// marked author posting five times a second otherwise left no page kept
+/// anywhere. Authors share slots by hash: a shared slot makes a page
+/// stale with no need, never the other way.
+pub struct AuthorClock {
+    clock: AtomicU64,
+    slots: Box<[AtomicU64]>,
+}
+
+impl Default for AuthorClock {
+    fn default() -> Self {
+        AuthorClock {
+            clock: AtomicU64::new(0),
+            slots: (0..AUTHOR_SLOTS).map(|_| AtomicU64::new(0)).collect(),
+        }
+    }
+}
+
+const AUTHOR_SLOTS: usize = 4096;
+
+impl AuthorClock {
+    /// Called once the author's post is visible to readers in this process.
+    pub fn posted(&self, author: &UserId) {
+        let at = self.clock.fetch_add(1, Ordering::AcqRel) + 1;
+        self.slot(author).fetch_max(at, Ordering::AcqRel);
+    }
+
+    /// The clock at the newest post of any of `authors`: it moves when one
+    /// of them posts.
+    pub fn newest(&self, authors: &[UserId]) -> u64 {
+        authors
+            .iter()
+            .map(|a| self.slot(a).load(Ordering::Acquire))
+            .max()
+            .unwrap_or(0)
+    }
+
+    /// The clock itself: it moves when any marked author posts.
+    pub fn now(&self) -> u64 {
+        self.clock.load(Ordering::Acquire)
+    }
+
+    fn slot(&self, author: &UserId) -> &AtomicU64 {
+        use std::hash::{Hash, Hasher};
+        let mut h = rustc_hash::FxHasher::default();
+        author.hash(&mut h);
+        let i = (h.finish().wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 32) as usize % AUTHOR_SLOTS;
+        &self.slots[i]
+    }
+}
+
 /// What a page of a stored timeline was read at.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Stamp {
     pub epoch: u64,
     pub timeline: u64,
+    /// The [`AuthorClock`] for the marked authors whose posts the page
+    /// merges (0 for a page that merges none).
+    pub marked: u64,
 }
 
 /// Which page, read at what: a timeline's first page as `viewer` sees it
@@ -81,5 +138,20 @@ mod tests {
         assert_eq!(epoch.now(), start + 1);
         epoch.advance();
         assert_eq!(epoch.now(), start + 2);
+    }
+
+    #[test]
+    fn an_authors_post_moves_only_the_stamps_of_pages_that_merge_them() {
+        let clock = AuthorClock::default();
+        let (a, b) = (UserId::parse("a").unwrap(), UserId::parse("b").unwrap());
+        let one = std::slice::from_ref;
+        let (of_a, of_b) = (clock.newest(one(&a)), clock.newest(one(&b)));
+        clock.posted(&a);
+        assert!(clock.newest(one(&a)) > of_a);
+        assert_eq!(clock.newest(one(&b)), of_b);
+        assert_eq!(clock.newest(&[]), 0);
+        let both = clock.newest(&[a.clone(), b.clone()]);
+        clock.posted(&b);
+        assert!(clock.newest(&[a, b]) > both);
     }
 }

@@ -61,9 +61,9 @@ impl Ingest {
             .await?;
         metrics().posts_ingested.inc();
         // A post reaches pages through its timelines, unless its author's
-        // posts are merged at read time.
+        // posts are merged at read time: then the pages of their followers.
         if self.hybrid != Hybrid::Off && self.marks.may_hold(&post.author) {
-            self.epoch.advance();
+            self.marks.posted.posted(&post.author);
         }
         Ok(post)
     }

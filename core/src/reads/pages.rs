@@ -8,6 +8,7 @@ use crate::feed::stamp::{PageAt, Stamp};
 use crate::feed::Feed;
 use crate::ids::{GroupName, ListName, UserId};
 use socialite_domain::accounts::access::{check, viewing_as, Act, Caller};
+use socialite_domain::feed::hybrid::Hybrid;
 
 impl Reads {
     /// The first page of the user's home timeline, or of their `list`. The
@@ -70,6 +71,8 @@ impl Reads {
         self.stores.filters.expire_due();
         // The epoch first: a write that ends after it makes the stamp stale.
         let epoch = self.stores.epoch.now();
+        // Then the marked authors' posts the page merges.
+        let marked = self.marked_at(&feed).await?;
         let timeline = feed.id();
         let Some(version) = self.stores.timelines.version(&timeline).await? else {
             return Ok(None);
@@ -80,7 +83,26 @@ impl Reads {
             stamp: Stamp {
                 epoch,
                 timeline: version,
+                marked,
             },
         }))
+    }
+
+    /// Where the posts of the marked authors a page merges stand
+    /// ([`crate::feed::stamp::AuthorClock`]): a home page merges those its
+    /// owner follows, a list page (for now) any, a group page none.
+    async fn marked_at(&self, feed: &Feed) -> Result<u64> {
+        let marks = &self.stores.marks;
+        if self.stores.feed.hybrid == Hybrid::Off {
+            return Ok(0);
+        }
+        Ok(match feed {
+            Feed::Home(owner) => {
+                let followed = marks.followed_by(&*self.stores.graph, owner).await?;
+                marks.posted.newest(&followed)
+            }
+            Feed::List(..) => marks.posted.now(),
+            Feed::Group(_) => 0,
+        })
     }
 }

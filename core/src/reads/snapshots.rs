@@ -323,7 +323,11 @@ mod tests {
     fn a_first_page_is_reused_while_its_stamp_holds() {
         let s = Snapshots::new(Duration::from_secs(60));
         let alice = home("alice");
-        let at = |epoch| Stamp { epoch, timeline: 7 };
+        let at = |epoch| Stamp {
+            epoch,
+            timeline: 7,
+            marked: 0,
+        };
         let id = s.keep(&alice, snap(&alice, vec![placed(1)]), Some((3, at(1))));
         let within = Duration::from_secs(30);
         assert_eq!(s.reusable(&alice, 3, at(1), within), Some(id));
