@@ -51,6 +51,13 @@ if want rest-vs-nginx; then
   SOCIALITE="$bin" "$here/rest-vs-nginx.sh" "$work/run" "$out/rest-vs-nginx" >/dev/null
 fi
 
+# rest-vs-nginx-many: the first pages of 5,000 different users over REST
+# against nginx serving 5,000 files of the same bytes, asked in turn.
+if want rest-vs-nginx-many; then
+  net zipf100k "${zipf[@]}"
+  PAGES=5000 SOCIALITE="$bin" "$here/rest-vs-nginx.sh" "$work/run" "$out/rest-vs-nginx-many" >/dev/null
+fi
+
 # merge: dormant users' read-time merge over about 1,000 followees.
 if want merge; then
   net follows1k --users 5000 --follows 1100 --zipf 0 --posts-per-user 3
@@ -164,7 +171,7 @@ if want balanced; then
   SOCIALITE="$bin" "$here/ranked.sh" "$work/run" "$out/balanced" >/dev/null
 fi
 
-for r in overload catch-up balanced fanout-active rest-vs-nginx merge million million-hybrid freshness-1 freshness-2 freshness-3 mixed-rest http-reads timelines hybrid-off hybrid-2000 reposts-post-100-1 reposts-post-70-repost-30-1 reposts-post-100-2 reposts-post-70-repost-30-2 notifications-read-1 notifications-notifications-1 notifications-read-2 notifications-notifications-2; do
+for r in overload catch-up balanced fanout-active rest-vs-nginx rest-vs-nginx-many merge million million-hybrid freshness-1 freshness-2 freshness-3 mixed-rest http-reads timelines hybrid-off hybrid-2000 reposts-post-100-1 reposts-post-70-repost-30-1 reposts-post-100-2 reposts-post-70-repost-30-2 notifications-read-1 notifications-notifications-1 notifications-read-2 notifications-notifications-2; do
   if [ -f "$out/$r.txt" ]; then echo "== $r"; cat "$out/$r.txt"; fi
 done
 echo

@@ -10,6 +10,10 @@
 # Writes OUT_PREFIX.txt, OUT_PREFIX.json and OUT_PREFIX.svg. Installs
 # Debian's nginx-light and wrk if they are missing.
 #
+# PAGES=N (default 1) serves the first pages of N different users (u1 to
+# uN) instead of one, and nginx as many files of the same bytes, one per
+# page; the same `wrk` asks them in turn (scripts/wrk-pages.lua).
+#
 # WORKERS=N gives each server N request threads (socialite's runtime,
 # through tokio's TOKIO_WORKER_THREADS) or worker processes (nginx); the
 # default, auto, is one per core for both. On a machine whose cores the
@@ -21,6 +25,7 @@ out="$2"
 bin="${SOCIALITE:-target/release/socialite}"
 rounds="${ROUNDS:-2}"
 user="${PAGE_USER:-u1}"
+pages="${PAGES:-1}"
 seconds="${SECONDS_PER_RUN:-15}"
 workers="${WORKERS:-auto}"
 rest=127.0.0.1:18080
@@ -49,15 +54,29 @@ threads=()
 env "${threads[@]}" "$bin" up --data-dir "$data" --rest-addr "$rest" --grpc-addr 127.0.0.1:18051 2>"$work/up.log" &
 until curl -sf "http://$rest/readyz" >/dev/null; do sleep 0.2; done
 auth="Authorization: Bearer $(cat "$data/auth/admin-key")"
-page="http://$rest/users/$user/timeline?limit=50"
-
-# The first read activates the user (a read-time merge); the second must
-# come from the cache, and is the page nginx will serve.
-curl -sf -H "$auth" "$page" >/dev/null
 mkdir -p "$work/www"
-source=$(curl -sf -D - -o "$work/www/page.json" -H "$auth" "$page" | tr -d '\r' | awk -F': ' 'tolower($1)=="x-timeline-source"{print $2}')
-[ "$source" = cache ] || { echo "the page did not come from the cache ($source)" >&2; exit 1; }
-bytes=$(wc -c <"$work/www/page.json")
+keep_page() { # user, file: the user's first page, read from the cache, saved
+  local page="http://$rest/users/$1/timeline?limit=50" source
+  # The first read activates the user (a read-time merge); the second must
+  # come from the cache, and is the page nginx will serve.
+  curl -sf -H "$auth" "$page" >/dev/null
+  source=$(curl -sf -D - -o "$2" -H "$auth" "$page" | tr -d '\r' | awk -F': ' 'tolower($1)=="x-timeline-source"{print $2}')
+  [ "$source" = cache ] || { echo "the page of $1 did not come from the cache ($source)" >&2; exit 1; }
+}
+if [ "$pages" = 1 ]; then
+  keep_page "$user" "$work/www/page.json"
+  bytes=$(wc -c <"$work/www/page.json")
+  page="http://$rest/users/$user/timeline?limit=50"
+  static_page="http://$static/page.json"
+  turns=()
+else
+  for i in $(seq 1 "$pages"); do keep_page "u$i" "$work/www/u$i.json"; done
+  bytes=$(( $(cat "$work"/www/u*.json | wc -c) / pages ))
+  user="each of $pages users"
+  page="http://$rest"
+  static_page="http://$static"
+  turns=(-s "$here/wrk-pages.lua")
+fi
 
 mkdir -p "$work/tmp"
 cat >"$work/nginx.conf" <<EOF
@@ -82,7 +101,8 @@ http {
 EOF
 "$nginx_bin" -p "$work" -c "$work/nginx.conf"
 for _ in $(seq 50); do curl -sf "http://$static/page.json" >/dev/null && break; sleep 0.1; done
-cmp -s "$work/www/page.json" <(curl -sf "http://$static/page.json") ||
+first="$( [ "$pages" = 1 ] && echo page.json || echo u1.json)"
+cmp -s "$work/www/$first" <(curl -sf "http://$static/$first") ||
   { echo "nginx does not serve the saved page (see $work/nginx-error.log)" >&2; exit 1; }
 
 measure() { # name, url, extra wrk args...
@@ -99,8 +119,8 @@ measure() { # name, url, extra wrk args...
 
 {
   for r in $(seq 1 "$rounds"); do
-    measure "socialite-$r" "$page" -H "$auth"
-    measure "nginx-$r" "http://$static/page.json"
+    PAGE_PATH="/users/u%d/timeline?limit=50" PAGES="$pages" measure "socialite-$r" "$page" -H "$auth" "${turns[@]}"
+    PAGE_PATH="/u%d.json" PAGES="$pages" measure "nginx-$r" "$static_page" "${turns[@]}"
   done
 } >"$work/results"
 
