@@ -11,6 +11,8 @@
 //! - `log`: the producer side (topics, idempotent appends) and the port.
 //! - `consumer`: the consumer-group member, offsets stored after the writes
 //!   they cover, rebalances.
+//! - `stale`: its watch for partitions nobody consumes, and the backoff of
+//!   the rejoins it makes.
 //! - `applied`: the applied feed of live timelines on `<prefix>.applied`,
 //!   which every subscriber reads whole from where it joined.
 //! - `tail`: the log read from a cursor of one's own (the firehose),
@@ -27,6 +29,7 @@ mod log;
 mod position;
 mod probe;
 pub mod security;
+mod stale;
 mod tail;
 
 pub use applied::KafkaApplied;
