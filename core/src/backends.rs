@@ -81,7 +81,9 @@ impl Backends {
             rewind: parts.rewind,
             applied: parts.applied,
             feed,
-            marks: Arc::new(Marks::new(epoch.clone())),
+            // Snapshots are shared where several processes serve readers
+            // and write: there another's follow does not move this epoch.
+            marks: Arc::new(Marks::new(epoch.clone(), parts.snapshots.is_none())),
             accounts: Arc::new(Standings::new(Arc::new(Metered(parts.accounts)))),
             transfer: Arc::new(Metered(parts.transfer)),
             backup: parts.backup,

@@ -31,6 +31,11 @@ pub struct Marks {
     /// the marks advance it). Each read of a home page wants them, and
     /// reading them cost a read merging at read time an eighth of its time.
     followed: Mutex<Followed>,
+    /// Whether `followed` is kept at all: only where every write that
+    /// changes a reader's follows runs in this process and advances its
+    /// epoch (the embedded default). Where several processes write, a
+    /// follow made by another would not move it.
+    keep_followed: bool,
 }
 
 /// By reader: the epoch read at, the marked authors they follow.
@@ -41,12 +46,13 @@ type Followed = FxHashMap<UserId, (u64, Arc<[UserId]>)>;
 const FOLLOWED_KEPT: usize = 1 << 17;
 
 impl Marks {
-    pub fn new(epoch: Arc<WriteEpoch>) -> Marks {
+    pub fn new(epoch: Arc<WriteEpoch>, keep_followed: bool) -> Marks {
         Marks {
             cached: Mutex::default(),
             epoch,
             posted: AuthorClock::default(),
             followed: Mutex::default(),
+            keep_followed,
         }
     }
 
@@ -70,6 +76,9 @@ impl Marks {
         }
         let marked: Vec<UserId> = marks.iter().cloned().collect();
         let authors: Arc<[UserId]> = graph.following_among(owner, &marked).await?.into();
+        if !self.keep_followed {
+            return Ok(authors);
+        }
         let mut followed = self.followed();
         if followed.len() >= FOLLOWED_KEPT {
             followed.clear();
