@@ -32,8 +32,8 @@ metric() { # the sum of a metric's samples on the server whose labels hold $2
 bench() {
   "$bin" bench --target rest --url "$url" --api-key "$key" --users 100000 --active 0.05 --page 50 "$@" >/dev/null 2>>"$out-bench.log"
 }
-served() { # balanced first pages served so far, by how: ranked deadline busy error
-  for how in ranked kept deadline busy error; do metric socialite_ranked_timeline_reads_total "served=\"$how\""; done | paste -sd' '
+served() { # balanced first pages served so far, by how: ranked kept extended deadline busy error
+  for how in ranked kept extended deadline busy error; do metric socialite_ranked_timeline_reads_total "served=\"$how\""; done | paste -sd' '
 }
 bench --mix read=100 --concurrency 32 --duration 30 --report "$out-latest-cold"
 bench --mix read=100 --concurrency 32 --duration 30 --report "$out-latest"
@@ -49,7 +49,7 @@ sizes=$(curl -sf -H "authorization: Bearer $key" "$url/users/u1/timeline?order=b
 python3 - "$out" "$before" "$after32" "$after2" "$sizes" <<'PY'
 import json, sys
 out, before, after32, after2, sizes = sys.argv[1:6]
-hows = ["ranked", "kept", "deadline", "busy", "error"]
+hows = ["ranked", "kept", "extended", "deadline", "busy", "error"]
 nums = lambda t: [int(x) for x in t.split()]
 b, a32, a2 = nums(before), nums(after32), nums(after2)
 served32 = dict(zip(hows, [y - x for x, y in zip(b, a32)]))

@@ -218,6 +218,20 @@ impl Ingest {
         Ok((passed, self.epoch.advancing()))
     }
 
+    /// [`Self::enter_changing`] for a write whose effect beyond every
+    /// page's stamp is on `readers`' own timelines only (their follows,
+    /// mutes, priorities...): the other readers' ranked orders keep what
+    /// they ranked from ([`crate::feed::stamp::WriteEpoch::of_reader`]).
+    pub(crate) fn enter_changing_for(
+        &self,
+        caller: &Caller,
+        cost: Cost,
+        readers: Vec<UserId>,
+    ) -> Result<(Passed<'_>, Advance<'_>)> {
+        let passed = self.enter(caller, cost)?;
+        Ok((passed, self.epoch.advancing_for(readers)))
+    }
+
     /// The caller may act as `user`, and `user` may act at all.
     pub(crate) async fn acting_as(&self, caller: &Caller, user: &UserId) -> Result<()> {
         check(caller, Act::ActAs(user))?;

@@ -24,6 +24,7 @@ use std::collections::HashSet;
 
 pub(crate) mod named;
 mod pages;
+mod rank_bases;
 pub mod ranked;
 mod reader_signals;
 mod snapshots;
@@ -31,10 +32,12 @@ mod snapshots;
 /// Most authors one `posts_by_authors` call names.
 pub(crate) const MAX_AUTHORS: usize = 100;
 
+#[derive(Clone)]
 pub struct Reads {
     pub(crate) stores: Stores,
-    /// Ranked orders' settings and snapshots ([`ranked`]).
-    pub(crate) ranker: ranked::Ranker,
+    /// Ranked orders' settings and snapshots ([`ranked`]), shared by the
+    /// reads' clones (a ranked order's refresh runs on one).
+    pub(crate) ranker: std::sync::Arc<ranked::Ranker>,
 }
 
 /// A page of user ids from `limit + 1` read, with the cursor of the next.
@@ -70,8 +73,16 @@ impl Reads {
     pub fn with_ranking(stores: Stores, ranking: ranked::Ranking) -> Reads {
         Reads {
             stores,
-            ranker: ranked::Ranker::new(ranking),
+            ranker: std::sync::Arc::new(ranked::Ranker::new(ranking)),
         }
+    }
+
+    /// These reads with a ranker of their own that holds nothing yet: its
+    /// next ranked first page of any reader is ranked in full, from what
+    /// the stores hold then. To compare an order served from what a ranker
+    /// kept with one ranked afresh.
+    pub fn ranking_afresh(&self) -> Reads {
+        Reads::with_ranking(self.stores.clone(), self.ranker.settings.clone())
     }
 
     /// The user, unless there is none or it is suspended (hidden from

@@ -539,3 +539,119 @@ async fn a_ranked_order_pages_on_any_timeline_api() {
     let once: std::collections::HashSet<&String> = seen.iter().collect();
     assert_eq!((seen.len(), once.len()), (30, 30), "{seen:?}");
 }
+
+/// A balanced first page asked again after posts arrived reads only what
+/// arrived, and ranks it among what it ranked before: the order a ranking
+/// afresh gives, but for the counts, which are as of the earlier ranking
+/// (read again within 30 s, off the reader's path). A write that changes
+/// pages (here a mute) ranks in full again.
+#[tokio::test]
+async fn a_balanced_first_page_ranks_what_arrived_since_among_the_rest() {
+    use socialite_core::reads::ranked::{Order, RankedPage, Served};
+    use socialite_core::reads::Reads;
+    use socialite_domain::accounts::access::Caller;
+
+    let t = spawn_app().await;
+    let authors = ["a0", "a1", "a2", "a3"];
+    t.put_user("ann").await;
+    for a in authors {
+        t.put_user(a).await;
+        t.follow("ann", a).await;
+    }
+    for i in 0..24 {
+        t.post(authors[i % 4], &format!("before {i}")).await;
+    }
+    // A read makes ann an active reader, with a stored timeline.
+    t.timeline("ann", 50).await;
+    t.wait_idle().await;
+    let reads = t.app.as_ref().unwrap().reads.clone();
+    let page = |reads: Reads| async move {
+        let page = reads.ranked_timeline(
+            &Caller::Trusted,
+            "ann",
+            None,
+            Order::Balanced,
+            Some(50),
+            None,
+            None,
+        );
+        page.await.unwrap()
+    };
+    let order = |p: &RankedPage| -> Vec<(String, &'static str)> {
+        p.items
+            .iter()
+            .map(|i| (i.item.post.id.to_string(), i.reason.as_str()))
+            .collect()
+    };
+    let first = page((*reads).clone()).await;
+    assert_eq!(
+        (first.items.len(), first.served),
+        (24, Some(Served::Ranked))
+    );
+    let same = page((*reads).clone()).await;
+    assert_eq!(same.served, Some(Served::Kept), "nothing changed");
+    assert_eq!(order(&same), order(&first));
+
+    // New posts: ranked among the rest, as a ranking afresh ranks them.
+    let mut new = Vec::new();
+    for i in 0..6 {
+        new.push(t.post(authors[i % 3], &format!("since {i}")).await);
+    }
+    t.wait_idle().await;
+    let again = page((*reads).clone()).await;
+    assert_eq!(again.served, Some(Served::Extended));
+    let afresh = page(reads.ranking_afresh()).await;
+    assert_eq!(afresh.served, Some(Served::Ranked));
+    assert_eq!(order(&again), order(&afresh));
+    assert_eq!(again.items.len(), 30);
+    let shown: Vec<String> = order(&again).into_iter().map(|(p, _)| p).collect();
+    assert!(
+        new.iter().all(|p| shown.contains(p)),
+        "{new:?} in {shown:?}"
+    );
+
+    // A like does not change pages: extended still. A mute does: ranked
+    // in full, without the muted account, as afresh.
+    let (s, v) = t
+        .call(
+            reqwest::Method::PUT,
+            &format!("/users/a3/likes/{}", new[0]),
+            None,
+        )
+        .await;
+    assert!(s.is_success(), "{v}");
+    t.post("a3", "one more").await;
+    t.wait_idle().await;
+    let liked = page((*reads).clone()).await;
+    assert_eq!(
+        (liked.served, liked.items.len()),
+        (Some(Served::Extended), 31)
+    );
+    // Others' follows and new accounts concern their own orders only.
+    t.put_user("zed").await;
+    t.follow("zed", "a1").await;
+    t.post("a3", "and another").await;
+    t.wait_idle().await;
+    let others = page((*reads).clone()).await;
+    assert_eq!(
+        (others.served, others.items.len()),
+        (Some(Served::Extended), 32)
+    );
+    // A block of the reader concerns them.
+    let (s, v) = t
+        .call(reqwest::Method::PUT, "/users/zed/blocks/ann", None)
+        .await;
+    assert!(s.is_success(), "{v}");
+    assert_eq!(page((*reads).clone()).await.served, Some(Served::Ranked));
+    let (s, v) = t
+        .call(reqwest::Method::PUT, "/users/ann/mutes/a2", None)
+        .await;
+    assert!(s.is_success(), "{v}");
+    let muted = page((*reads).clone()).await;
+    assert_eq!(muted.served, Some(Served::Ranked));
+    assert!(muted
+        .items
+        .iter()
+        .all(|i| i.item.post.author.as_str() != "a2"));
+    assert_eq!(order(&muted), order(&page(reads.ranking_afresh()).await));
+}

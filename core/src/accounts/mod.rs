@@ -30,7 +30,8 @@ impl Ingest {
         let id = UserId::parse(id)?;
         self.acting_as(caller, &id).await?;
         let profile = profile.map(|p| json_object("profile", p)).transpose()?;
-        let _write = self.enter_changing(caller, Cost::Update)?;
+        // A profile shows on pages (the epoch), but changes no ranked order.
+        let _write = self.enter_changing_for(caller, Cost::Update, vec![id.clone()])?;
         // A deletion of the id's earlier user usually ends within
         // milliseconds: wait for it a little rather than refuse at once.
         let mut wait = Duration::from_millis(5);

@@ -63,7 +63,8 @@ impl Ingest {
             return Err(post_not_found(id));
         }
         let _write = self.enter(caller, Cost::making(on))?;
-        let _changing = (collection != BOOKMARKS).then(|| self.epoch.advancing());
+        let _changing =
+            (collection != BOOKMARKS).then(|| self.epoch.advancing_for(vec![user.clone()]));
         let change = KeepChange {
             collection,
             user,

@@ -1,7 +1,7 @@
 //! Hybrid fanout on the read path ([`socialite_domain::feed::hybrid`]): which authors
 //! are marked, as this process knows them, and their part of a page.
 
-use super::stamp::{AuthorClock, WriteEpoch};
+use super::stamp::{UserClock, WriteEpoch};
 use super::{Feed, Stores};
 use crate::error::Result;
 use crate::ids::UserId;
@@ -25,7 +25,7 @@ pub struct Marks {
     cached: Mutex<Option<(Arc<FxHashSet<UserId>>, Instant)>>,
     epoch: Arc<WriteEpoch>,
     /// When each marked author last posted.
-    pub posted: AuthorClock,
+    pub posted: UserClock,
     /// The marked authors each reader follows, with the epoch they were
     /// read at: good while it stands (a follow, an unfollow and a change of
     /// the marks advance it). Each read of a home page wants them, and
@@ -50,7 +50,7 @@ impl Marks {
         Marks {
             cached: Mutex::default(),
             epoch,
-            posted: AuthorClock::default(),
+            posted: UserClock::default(),
             followed: Mutex::default(),
             keep_followed,
         }

@@ -17,53 +17,96 @@ use crate::ids::{TimelineId, UserId};
 use std::sync::atomic::{AtomicU64, Ordering};
 
 /// The count of this process's writes that may change what a page shows
-/// other than through its stored timeline.
-#[derive(Debug, Default)]
-pub struct WriteEpoch(AtomicU64);
+/// other than through its stored timeline; and, for what a reader's ranked
+/// order keeps between first pages, which readers each write concerns
+/// ([`WriteEpoch::of_reader`]).
+#[derive(Default)]
+pub struct WriteEpoch {
+    count: AtomicU64,
+    /// When each reader's own writes (a follow, a mute...) last ended.
+    readers: UserClock,
+    /// When the last write that may concern any reader ended.
+    everyone: AtomicU64,
+}
+
+impl std::fmt::Debug for WriteEpoch {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_tuple("WriteEpoch").field(&self.now()).finish()
+    }
+}
 
 impl WriteEpoch {
     pub fn now(&self) -> u64 {
-        self.0.load(Ordering::Acquire)
+        self.count.load(Ordering::Acquire)
     }
 
     /// Called once the write is visible to readers everywhere in this
     /// process (the store and every cache in front of it): a page read
-    /// from a stamp taken before then is stale from now on.
+    /// from a stamp taken before then is stale from now on, whoever reads
+    /// it.
     pub fn advance(&self) {
-        self.0.fetch_add(1, Ordering::AcqRel);
+        self.count.fetch_add(1, Ordering::AcqRel);
+        self.everyone
+            .fetch_max(self.readers.tick(), Ordering::AcqRel);
     }
 
     /// Advances the epoch when dropped: held across a write, on every path
-    /// out of it.
+    /// out of it. The write may concern any reader.
     pub fn advancing(&self) -> Advance<'_> {
-        Advance(self)
+        Advance(self, Vec::new())
+    }
+
+    /// [`Self::advancing`] for a write whose effect beyond every page's
+    /// stamp is on `readers`' own timelines only (their follows, mutes,
+    /// priorities...).
+    pub fn advancing_for(&self, readers: Vec<UserId>) -> Advance<'_> {
+        Advance(self, readers)
+    }
+
+    /// Where the writes that may concern `reader` stand: it moves when one
+    /// of theirs ends, or one that may concern any reader. Readers share
+    /// slots by hash: a shared slot moves it with no need, never the other
+    /// way.
+    pub fn of_reader(&self, reader: &UserId) -> u64 {
+        let own = self.readers.newest(std::slice::from_ref(reader));
+        own.max(self.everyone.load(Ordering::Acquire))
     }
 }
 
-/// Advances its epoch when dropped ([`WriteEpoch::advancing`]).
-pub struct Advance<'a>(&'a WriteEpoch);
+/// Advances its epoch when dropped ([`WriteEpoch::advancing`]), for the
+/// readers named (none: any reader).
+pub struct Advance<'a>(&'a WriteEpoch, Vec<UserId>);
 
 impl Drop for Advance<'_> {
     fn drop(&mut self) {
-        self.0.advance();
+        let epoch = self.0;
+        if self.1.is_empty() {
+            return epoch.advance();
+        }
+        epoch.count.fetch_add(1, Ordering::AcqRel);
+        for reader in &self.1 {
+            epoch.readers.posted(reader);
+        }
     }
 }
 
-/// When each author marked for hybrid fanout last posted, on a clock of
-/// their posts: a marked author's post reaches pages at read time, but
-/// only the pages of their followers, so it stales those (through
+/// When each user last did something, on a clock of those acts: for the
+/// authors marked for hybrid fanout, their posts; for readers, their own
+/// writes that change their ranked orders ([`WriteEpoch::of_reader`]).
+/// A marked author's post reaches pages at read time, but only the pages
+/// of their followers, so it stales those (through
 /// [`Stamp::marked`]) rather than every page (through the epoch). A
 /// marked author posting five times a second otherwise left no page kept
 /// anywhere. Authors share slots by hash: a shared slot makes a page
 /// stale with no need, never the other way.
-pub struct AuthorClock {
+pub struct UserClock {
     clock: AtomicU64,
     slots: Box<[AtomicU64]>,
 }
 
-impl Default for AuthorClock {
+impl Default for UserClock {
     fn default() -> Self {
-        AuthorClock {
+        UserClock {
             clock: AtomicU64::new(0),
             slots: (0..AUTHOR_SLOTS).map(|_| AtomicU64::new(0)).collect(),
         }
@@ -72,11 +115,17 @@ impl Default for AuthorClock {
 
 const AUTHOR_SLOTS: usize = 4096;
 
-impl AuthorClock {
-    /// Called once the author's post is visible to readers in this process.
+impl UserClock {
+    /// Called once the author's post is visible to readers in this process
+    /// (or the user's act, once it is).
     pub fn posted(&self, author: &UserId) {
-        let at = self.clock.fetch_add(1, Ordering::AcqRel) + 1;
+        let at = self.tick();
         self.slot(author).fetch_max(at, Ordering::AcqRel);
+    }
+
+    /// Moves the clock: its new time.
+    fn tick(&self) -> u64 {
+        self.clock.fetch_add(1, Ordering::AcqRel) + 1
     }
 
     /// The clock at the newest post of any of `authors`: it moves when one
@@ -108,7 +157,7 @@ impl AuthorClock {
 pub struct Stamp {
     pub epoch: u64,
     pub timeline: u64,
-    /// The [`AuthorClock`] for the marked authors whose posts the page
+    /// The [`UserClock`] for the marked authors whose posts the page
     /// merges (0 for a page that merges none).
     pub marked: u64,
 }
@@ -141,8 +190,21 @@ mod tests {
     }
 
     #[test]
+    fn a_readers_own_write_moves_their_clock_only_and_any_write_moves_all() {
+        let epoch = WriteEpoch::default();
+        let (a, b) = (UserId::parse("ann").unwrap(), UserId::parse("bob").unwrap());
+        let (of_a, of_b, count) = (epoch.of_reader(&a), epoch.of_reader(&b), epoch.now());
+        drop(epoch.advancing_for(vec![a.clone()]));
+        assert_eq!(epoch.now(), count + 1, "every page's stamp moves");
+        assert!(epoch.of_reader(&a) > of_a);
+        assert_eq!(epoch.of_reader(&b), of_b, "another reader's write");
+        drop(epoch.advancing());
+        assert!(epoch.of_reader(&b) > of_b, "a write for any reader");
+    }
+
+    #[test]
     fn an_authors_post_moves_only_the_stamps_of_pages_that_merge_them() {
-        let clock = AuthorClock::default();
+        let clock = UserClock::default();
         let (a, b) = (UserId::parse("a").unwrap(), UserId::parse("b").unwrap());
         let one = std::slice::from_ref;
         let (of_a, of_b) = (clock.newest(one(&a)), clock.newest(one(&b)));

@@ -41,7 +41,7 @@ impl Ingest {
             None => Cost::Create,
             Some(_) => Cost::Update,
         };
-        let _write = self.enter_changing(caller, cost)?;
+        let _write = self.enter_changing_for(caller, cost, vec![user.clone()])?;
         self.content.put_filter(&user, id, change).await
     }
 
@@ -50,7 +50,7 @@ impl Ingest {
         let user = UserId::parse(user)?;
         let id = parse_id(id)?;
         self.acting_as(caller, &user).await?;
-        let _write = self.enter_changing(caller, Cost::Delete)?;
+        let _write = self.enter_changing_for(caller, Cost::Delete, vec![user.clone()])?;
         self.content.remove_filter(&user, id).await
     }
 }

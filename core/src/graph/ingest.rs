@@ -103,7 +103,8 @@ impl Ingest {
         if op == EdgeOp::Follow {
             self.accounts.visible(&t).await?;
         }
-        let _write = self.enter_changing(caller, Cost::making(op == EdgeOp::Follow))?;
+        let follows = Cost::making(op == EdgeOp::Follow);
+        let _write = self.enter_changing_for(caller, follows, vec![u.clone()])?;
         let mut change = EdgeChange::new(u, t, op)?.with_max_following(self.max_following);
         if let Some(lists) = lists {
             change = change.with_lists(lists);
@@ -123,7 +124,12 @@ impl Ingest {
     ) -> Result<RelationTransition> {
         let (u, t) = (UserId::parse(user)?, UserId::parse(target)?);
         self.acting_as(caller, &u).await?;
-        let _write = self.enter_changing(caller, Cost::making(make))?;
+        // A block hides each from the other.
+        let readers = match relation {
+            Relation::Block => vec![u.clone(), t.clone()],
+            _ => vec![u.clone()],
+        };
+        let _write = self.enter_changing_for(caller, Cost::making(make), readers)?;
         let change = RelationChange::new(u, t, relation, make)?;
         self.graph.change_relation(&change).await
     }
@@ -140,7 +146,7 @@ impl Ingest {
         let (u, t) = (UserId::parse(user)?, UserId::parse(target)?);
         let until = mute_ends::end_after(now_ms(), expires_in_s)?;
         self.acting_as(caller, &u).await?;
-        let _write = self.enter_changing(caller, Cost::making(true))?;
+        let _write = self.enter_changing_for(caller, Cost::making(true), vec![u.clone()])?;
         let change = RelationChange::mute_until(u, t, until)?;
         Ok((self.graph.change_relation(&change).await?, until))
     }
@@ -156,7 +162,7 @@ impl Ingest {
     ) -> Result<bool> {
         let (u, l) = (UserId::parse(user)?, ListName::parse(list)?);
         self.acting_as(caller, &u).await?;
-        let _write = self.enter_changing(caller, Cost::Update)?;
+        let _write = self.enter_changing_for(caller, Cost::Update, vec![u.clone()])?;
         self.graph.set_list_exclusive(&u, &l, on).await
     }
 
@@ -172,7 +178,8 @@ impl Ingest {
         let (u, t) = (UserId::parse(user)?, UserId::parse(target)?);
         let level = Priority::new(level)?;
         self.acting_as(caller, &u).await?;
-        let _write = self.enter_changing(caller, Cost::making(level.is_some()))?;
+        let cost = Cost::making(level.is_some());
+        let _write = self.enter_changing_for(caller, cost, vec![u.clone()])?;
         self.graph.set_priority(&u, &t, level).await
     }
 
@@ -191,7 +198,8 @@ impl Ingest {
         if changes.is_empty() {
             return Ok(false);
         }
-        let _write = self.enter_changing(caller, Cost::making(changes.iter().any(|c| c.1)))?;
+        let cost = Cost::making(changes.iter().any(|c| c.1));
+        let _write = self.enter_changing_for(caller, cost, vec![u.clone()])?;
         self.graph.set_follow_options(&u, &t, changes).await
     }
 

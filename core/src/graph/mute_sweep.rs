@@ -31,7 +31,8 @@ impl Ingest {
             let due = self.graph.mutes_due(now_ms, PAGE).await?;
             // Kept first pages are rebuilt only when a mute is lifted (the
             // sweep runs every second).
-            let _advance = (!due.is_empty()).then(|| self.epoch.advancing());
+            let muters = due.iter().map(|(user, _)| user.clone()).collect();
+            let _advance = (!due.is_empty()).then(|| self.epoch.advancing_for(muters));
             let mut lifted_here = 0;
             for (user, target) in &due {
                 let change = RelationChange::lift_ended_mute(user.clone(), target.clone(), now_ms);

@@ -25,7 +25,7 @@ impl Ingest {
         let user = UserId::parse(user)?;
         let post = PostId::parse(post)?;
         self.acting_as(caller, &user).await?;
-        let _write = self.enter_changing(caller, Cost::making(make))?;
+        let _write = self.enter_changing_for(caller, Cost::making(make), vec![user.clone()])?;
         self.content.mute_thread(&user, post, make).await
     }
 }

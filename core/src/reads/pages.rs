@@ -89,7 +89,7 @@ impl Reads {
     }
 
     /// Where the posts of the marked authors a page merges stand
-    /// ([`crate::feed::stamp::AuthorClock`]): a home page merges those its
+    /// ([`crate::feed::stamp::UserClock`]): a home page merges those its
     /// owner follows, a list page (for now) any, a group page none.
     async fn marked_at(&self, feed: &Feed) -> Result<u64> {
         let marks = &self.stores.marks;

@@ -17,6 +17,7 @@
 //! served in latest order and says so (`fallback`); its cursor continues
 //! in latest order.
 
+use super::rank_bases::{read_again_from, Bases, Basis};
 pub use super::reader_signals::SHOWN_LESS;
 use super::snapshots::{Snapshot, SnapshotEntry, Snapshots};
 use super::Reads;
@@ -29,15 +30,16 @@ use crate::ids::{now_ms, ListName, PostId, UserId};
 use crate::metrics::metrics;
 use crate::model::filter::FilterContext;
 use crate::model::marker::MarkerTimeline;
+use crate::model::PostCounts;
 use crate::model::{page_size, Entry, FeedItem};
 use crate::ports::IdRange;
 use socialite_domain::accounts::access::{check, Act, Caller};
-use socialite_domain::feed::rank::{
-    balanced, catch_up, Candidate, Parts, Reason, Weights, MIN_PRIORITY,
-};
+use socialite_domain::feed::rank::{Parts, Ranked, Reason, Weights};
+use socialite_domain::feed::rank_inputs::{Fresh, RankInputs};
 use socialite_domain::graph::relations::Hidden;
 use std::collections::HashMap;
-use std::time::Duration;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
 
 /// The orders of a home timeline.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -99,6 +101,8 @@ impl Default for Ranking {
 pub(crate) struct Ranker {
     pub(crate) settings: Ranking,
     pub(super) snapshots: Snapshots,
+    /// What each reader's balanced order was last ranked from.
+    bases: Bases,
     /// Rankings under way. A ranking is CPU work of some milliseconds: more
     /// at once than the cores run would only wait past the deadline while
     /// taking the CPU from every other read, so a first page that finds
@@ -116,6 +120,7 @@ impl Ranker {
         Ranker {
             settings,
             snapshots,
+            bases: Bases::default(),
             running: tokio::sync::Semaphore::new(cores * RANKINGS_PER_CORE),
         }
     }
@@ -131,6 +136,34 @@ pub struct RankedItem {
     pub more: u64,
 }
 
+/// How a ranked first page was served: ranked in full, the same page
+/// again (`kept`), ranked from what the reader's last ranking read with
+/// only what arrived since read (`extended`), or in latest order past the
+/// deadline, while every ranking slot was taken (`busy`), or after an
+/// error.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Served {
+    Ranked,
+    Kept,
+    Extended,
+    Deadline,
+    Busy,
+    Error,
+}
+
+impl Served {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Served::Ranked => "ranked",
+            Served::Kept => "kept",
+            Served::Extended => "extended",
+            Served::Deadline => "deadline",
+            Served::Busy => "busy",
+            Served::Error => "error",
+        }
+    }
+}
+
 /// A page of a ranked order.
 #[derive(Debug, Clone)]
 pub struct RankedPage {
@@ -138,12 +171,20 @@ pub struct RankedPage {
     pub next_cursor: Option<String>,
     /// Served in latest order: ranking missed its deadline or failed.
     pub fallback: bool,
+    /// How a ranked order's first page was served (`None`: a later page,
+    /// or the latest order).
+    pub served: Option<Served>,
     pub source: ReadSource,
 }
 
 /// How long a balanced first page is served again while the reader's
-/// timeline is unchanged.
+/// timeline is unchanged; and after how long the counts and the reader's
+/// signals a basis ranks with are read again (off the reader's path).
 const REUSE_WITHIN: Duration = Duration::from_secs(30);
+
+/// How long a basis extends first pages at most: past it (its refresh
+/// could not run), a first page ranks in full.
+const EXTEND_WITHIN: Duration = Duration::from_secs(120);
 
 /// What a first page was asked for, as the snapshot it made remembers it.
 fn asked_key(order: Order, since: Option<PostId>, limit: usize) -> u64 {
@@ -156,6 +197,31 @@ fn asked_key(order: Order, since: Option<PostId>, limit: usize) -> u64 {
 /// the author's own post.
 fn placer(item: &FeedItem) -> &UserId {
     item.reposted_by.first().unwrap_or(&item.post.author)
+}
+
+/// Which of the reader's filters a ranked order of `feed` applies.
+fn context_of(feed: &Feed) -> FilterContext {
+    match feed {
+        Feed::List(..) => FilterContext::Lists,
+        _ => FilterContext::Home,
+    }
+}
+
+/// The entries of a newest-first read as ranking takes them, with their
+/// posts' `counts` (in the same order).
+fn fresh(items: &[FeedItem], counts: Vec<PostCounts>) -> Vec<Fresh> {
+    items
+        .iter()
+        .zip(counts)
+        .map(|(i, counts)| Fresh {
+            position: i.position,
+            post: i.post.id,
+            author: i.post.author.clone(),
+            placer: placer(i).clone(),
+            reposted_by: i.reposts_seen,
+            counts,
+        })
+        .collect()
 }
 
 /// A cursor of a ranked order: `r` + the snapshot's id + `.` + the offset.
@@ -207,11 +273,7 @@ impl Reads {
             ));
         }
         let user = feed.owner().expect("a reader's timeline").clone();
-        let context = match feed {
-            Feed::List(..) => FilterContext::Lists,
-            _ => FilterContext::Home,
-        };
-        let hidden = self.hidden_from(&user, context).await?;
+        let hidden = self.hidden_from(&user, context_of(&feed)).await?;
         if order == Order::Latest {
             return self
                 .latest_as_ranked(&feed, &hidden, limit, cursor, false)
@@ -229,6 +291,26 @@ impl Reads {
                 .snapshot_page(&feed, &hidden, snapshot, offset, limit)
                 .await;
         }
+        let page = self.first_page(&feed, &hidden, order, since, limit).await?;
+        if let Some(served) = page.served {
+            metrics().ranked_read(order.as_str(), served.as_str());
+        }
+        Ok(page)
+    }
+
+    /// A ranked order's first page, and how it was served.
+    async fn first_page(
+        &self,
+        feed: &Feed,
+        hidden: &Hidden,
+        order: Order,
+        since: Option<PostId>,
+        limit: usize,
+    ) -> Result<RankedPage> {
+        let served = |mut page: RankedPage, how| {
+            page.served = Some(how);
+            Ok(page)
+        };
         // The same first page asked again, with nothing changed since but
         // counts and the clock, is the order ranked then.
         let stamp = self.page_at(feed.clone(), None).await?.map(|at| at.stamp);
@@ -237,43 +319,47 @@ impl Reads {
             let kept = self
                 .ranker
                 .snapshots
-                .reusable(&feed, asked, stamp, REUSE_WITHIN);
+                .reusable(feed, asked, stamp, REUSE_WITHIN);
             if let Some(id) = kept {
-                metrics().ranked_read(order.as_str(), "kept");
-                return self.snapshot_page(&feed, &hidden, id, 0, limit).await;
+                let page = self.snapshot_page(feed, hidden, id, 0, limit).await?;
+                return served(page, Served::Kept);
+            }
+            match self.extend(feed, hidden, limit, asked, stamp).await {
+                Ok(Some(page)) => return served(page, Served::Extended),
+                Ok(None) => {}
+                Err(e) if e.kind() == crate::error::ErrorKind::Invalid => return Err(e),
+                Err(e) => {
+                    tracing::warn!(error = %e.chain(), "extending a ranked order failed; ranked in full")
+                }
             }
         }
         let Ok(_running) = self.ranker.running.try_acquire() else {
-            metrics().ranked_read(order.as_str(), "busy");
-            return self
-                .latest_as_ranked(&feed, &hidden, limit, None, true)
-                .await;
+            let page = self.latest_as_ranked(feed, hidden, limit, None, true);
+            return served(page.await?, Served::Busy);
         };
         let deadline = self.ranker.settings.deadline;
         let started = std::time::Instant::now();
         let reuse = stamp.map(|s| (asked, s));
-        let ranking = self.rank(&feed, &hidden, order, since, limit, reuse);
+        let ranking = self.rank(feed, hidden, order, since, limit, reuse);
         let why = match tokio::time::timeout(deadline, ranking).await {
             // A ranking whose reads never waited finishes within the
             // timer's first poll: late all the same.
-            Ok(Ok(_)) if started.elapsed() > deadline => "deadline",
+            Ok(Ok(_)) if started.elapsed() > deadline => Served::Deadline,
             Ok(Ok((page, shared))) => {
-                metrics().ranked_read(order.as_str(), "ranked");
                 if let Some(snapshot) = shared {
                     self.share_snapshot(snapshot).await;
                 }
-                return Ok(page);
+                return served(page, Served::Ranked);
             }
             Ok(Err(e)) if e.kind() == crate::error::ErrorKind::Invalid => return Err(e),
             Ok(Err(e)) => {
                 tracing::warn!(error = %e.chain(), "ranking failed; served in latest order");
-                "error"
+                Served::Error
             }
-            Err(_) => "deadline",
+            Err(_) => Served::Deadline,
         };
-        metrics().ranked_read(order.as_str(), why);
-        self.latest_as_ranked(&feed, &hidden, limit, None, true)
-            .await
+        let page = self.latest_as_ranked(feed, hidden, limit, None, true);
+        served(page.await?, why)
     }
 
     /// A latest page, as a ranked page whose entries are there because the
@@ -306,12 +392,15 @@ impl Reads {
             items,
             next_cursor: page.next_cursor.map(|p| p.to_string()),
             fallback,
+            served: None,
             source,
         })
     }
 
     /// Ranks the candidates, keeps the order as a snapshot, and serves its
     /// first page, with the snapshot to share (see [`Self::share_snapshot`]).
+    /// A balanced order read at a stamp keeps what it ranked from, for the
+    /// reader's next first page ([`Self::extend`]).
     async fn rank(
         &self,
         feed: &Feed,
@@ -322,70 +411,21 @@ impl Reads {
         reuse: Option<(u64, Stamp)>,
     ) -> Result<(RankedPage, Option<Snapshot>)> {
         let settings = &self.ranker.settings;
+        let started = Instant::now();
         let now = now_ms();
-        let floor = PostId::first_at(now.saturating_sub(settings.window.as_millis() as u64));
         let user = feed.owner().expect("a reader's timeline");
-        let (mut items, source) = self.candidates(feed, hidden, floor).await?;
-        // Rarity is over the whole window: catch-up's candidates are only
-        // those since the marker.
-        let mut posted = HashMap::new();
-        for i in &items {
-            *posted.entry(i.post.author.clone()).or_insert(0u32) += 1;
-        }
-        if order == Order::CatchUp {
-            let read = match since {
-                Some(s) => Some(s),
-                None => self.home_marker(user).await?,
-            };
-            if let Some(read) = read {
-                items.retain(|i| i.position > read);
-            }
-        }
-        let less = self.shown_less(user).await?;
-        let mut lowered: HashMap<UserId, i8> = HashMap::new();
-        items.retain(|i| match less.contains(&i.post.id) {
-            true => {
-                *lowered.entry(i.post.author.clone()).or_insert(0) += 1;
-                false
-            }
-            false => true,
-        });
-        let ids: Vec<PostId> = items.iter().map(|i| i.post.id).collect();
-        let (counts, mut signals) = tokio::try_join!(
-            self.stores.content.post_counts(&ids),
-            self.signals(user, floor)
-        )?;
-        signals.posted = posted;
-        for (author, steps) in lowered {
-            let level = signals.priorities.entry(author).or_insert(0);
-            *level = level.saturating_sub(steps).max(MIN_PRIORITY);
-        }
-        let candidates: Vec<Candidate> = items
-            .iter()
-            .zip(counts)
-            .map(|(i, counts)| Candidate {
-                position: i.position,
-                author: i.post.author.clone(),
-                at_ms: i.post.created_at_ms(),
-                counts,
-                reposted_by: i.reposts_seen,
-            })
-            .collect();
+        let writes = self.stores.epoch.of_reader(user);
+        let (items, inputs, source) = self.read_inputs(feed, hidden, now).await?;
         let ranked = match order {
-            Order::CatchUp => catch_up(&candidates, &signals, &settings.weights),
-            _ => balanced(&candidates, &signals, &settings.weights, now, limit),
+            Order::CatchUp => {
+                let after = match since {
+                    Some(s) => Some(s),
+                    None => self.home_marker(user).await?,
+                };
+                inputs.catch_up(after, &settings.weights)
+            }
+            _ => inputs.balanced(&settings.weights, now, limit),
         };
-        let placed: Vec<SnapshotEntry> = ranked
-            .iter()
-            .map(|r| SnapshotEntry {
-                post: items[r.index].post.id,
-                item: items[r.index].position,
-                author: placer(&items[r.index]).clone(),
-                reason: r.reason,
-                parts: r.parts,
-                more: r.more,
-            })
-            .collect();
         let first: Vec<RankedItem> = ranked
             .iter()
             .take(limit)
@@ -396,17 +436,187 @@ impl Reads {
                 more: r.more,
             })
             .collect();
-        // Kept even when one page holds it all, to be served again.
-        let more = placed.len() > limit;
-        let (id, shared) = self.keep_snapshot(feed, placed, reuse, more);
-        let next_cursor = more.then(|| cursor(id, limit));
+        let (id, more, shared) = self.keep_order(feed, &inputs, &ranked, limit, reuse);
+        if let (Order::Balanced, Some(_)) = (order, reuse) {
+            let basis = Basis {
+                inputs: Arc::new(inputs),
+                writes,
+                counted: started,
+                read_ms: now,
+                refreshing: None,
+            };
+            self.ranker.bases.put(feed.id(), basis);
+        }
         let page = RankedPage {
             items: first,
-            next_cursor,
+            next_cursor: more.then(|| cursor(id, limit)),
             fallback: false,
+            served: None,
             source,
         };
         Ok((page, shared))
+    }
+
+    /// Keeps `ranked` (an order of `inputs`) as a snapshot of `feed`: its
+    /// id, whether it goes past its first page, and the copy to share.
+    fn keep_order(
+        &self,
+        feed: &Feed,
+        inputs: &RankInputs,
+        ranked: &[Ranked],
+        limit: usize,
+        reuse: Option<(u64, Stamp)>,
+    ) -> (u64, bool, Option<Snapshot>) {
+        let placed: Vec<SnapshotEntry> = ranked
+            .iter()
+            .map(|r| {
+                let e = inputs.entry(r.index);
+                SnapshotEntry {
+                    post: e.post,
+                    item: e.position,
+                    author: e.placer.clone(),
+                    reason: r.reason,
+                    parts: r.parts,
+                    more: r.more,
+                }
+            })
+            .collect();
+        // Kept even when one page holds it all, to be served again.
+        let more = placed.len() > limit;
+        let (id, shared) = self.keep_snapshot(feed, placed, reuse, more);
+        (id, more, shared)
+    }
+
+    /// What a ranking of `feed` at `now` ranks: the candidates of the
+    /// window (as the latest order shows them), their counts, and what
+    /// the reader brings, read side by side.
+    async fn read_inputs(
+        &self,
+        feed: &Feed,
+        hidden: &Hidden,
+        now: u64,
+    ) -> Result<(Vec<FeedItem>, RankInputs, ReadSource)> {
+        let floor = self.window_floor(now);
+        let user = feed.owner().expect("a reader's timeline");
+        let (items, source) = self.candidates(feed, hidden, floor).await?;
+        let ids: Vec<PostId> = items.iter().map(|i| i.post.id).collect();
+        let (counts, signals, less) = tokio::try_join!(
+            self.stores.content.post_counts(&ids),
+            self.signals(user, floor),
+            self.shown_less(user)
+        )?;
+        let inputs = RankInputs::new(&fresh(&items, counts), signals, less);
+        Ok((items, inputs, source))
+    }
+
+    /// The oldest post a ranking at `now` takes.
+    fn window_floor(&self, now: u64) -> PostId {
+        let window = self.ranker.settings.window.as_millis() as u64;
+        PostId::first_at(now.saturating_sub(window))
+    }
+
+    /// A balanced first page from what the reader's order was last ranked
+    /// from, with only the entries that arrived since read (and their
+    /// counts): while no write that concerns the reader ended since it was
+    /// read (their follow, mute, priority...; a block of them; a deletion,
+    /// a repost: any reader's), within [`EXTEND_WITHIN`] of its counts. Counts older than [`REUSE_WITHIN`] are read again off
+    /// the reader's path, for their next first page. `None`: no basis
+    /// serves.
+    async fn extend(
+        &self,
+        feed: &Feed,
+        hidden: &Hidden,
+        limit: usize,
+        asked: u64,
+        stamp: Stamp,
+    ) -> Result<Option<RankedPage>> {
+        let key = feed.id();
+        let Some(basis) = self.ranker.bases.get(&key) else {
+            return Ok(None);
+        };
+        let owner = feed.owner().expect("a reader's timeline");
+        let writes = self.stores.epoch.of_reader(owner);
+        if basis.writes != writes || basis.counted.elapsed() > EXTEND_WITHIN {
+            tracing::debug!(
+                writes,
+                age_ms = basis.counted.elapsed().as_millis() as u64,
+                "a balanced order's basis is stale: ranked in full"
+            );
+            return Ok(None);
+        }
+        let settings = &self.ranker.settings;
+        let now = now_ms();
+        let floor = self.window_floor(now);
+        let from = read_again_from(&basis, floor);
+        let window = IdRange {
+            below: None,
+            from: Some(from),
+        };
+        let max = settings.max_candidates;
+        let since = read_timeline_in(&self.stores, feed, hidden, window, max).await?;
+        let ids: Vec<PostId> = since.items.iter().map(|i| i.post.id).collect();
+        let counts = self.stores.content.post_counts(&ids).await?;
+        let inputs = basis
+            .inputs
+            .extended(from, &fresh(&since.items, counts), floor, max);
+        let ranked = inputs.balanced(&settings.weights, now, limit);
+        let reuse = Some((asked, stamp));
+        let (id, _, shared) = self.keep_order(feed, &inputs, &ranked, limit, reuse);
+        let refresh = basis.counted.elapsed() > REUSE_WITHIN;
+        self.ranker.bases.put(
+            key.clone(),
+            Basis {
+                inputs: Arc::new(inputs),
+                read_ms: now,
+                writes,
+                ..basis
+            },
+        );
+        if refresh && self.ranker.bases.start_refresh(&key) {
+            let (reads, feed) = (self.clone(), feed.clone());
+            tokio::spawn(async move { reads.refresh_basis(feed).await });
+        }
+        if let Some(snapshot) = shared {
+            self.share_snapshot(snapshot).await;
+        }
+        Ok(Some(self.snapshot_page(feed, hidden, id, 0, limit).await?))
+    }
+
+    /// Reads `feed`'s basis again in full (counts, the reader's signals),
+    /// when a ranking slot is free; else a later first page tries again.
+    async fn refresh_basis(&self, feed: Feed) {
+        let Ok(_running) = self.ranker.running.try_acquire() else {
+            tracing::debug!("no ranking slot for a basis's refresh");
+            return;
+        };
+        let user = feed.owner().expect("a reader's timeline").clone();
+        let started = Instant::now();
+        let read = async {
+            if self.page_at(feed.clone(), None).await?.is_none() {
+                return Ok(None);
+            }
+            let writes = self.stores.epoch.of_reader(&user);
+            let hidden = self.hidden_from(&user, context_of(&feed)).await?;
+            let now = now_ms();
+            let (_, inputs, _) = self.read_inputs(&feed, &hidden, now).await?;
+            Ok::<_, Error>(Some((writes, now, inputs)))
+        };
+        match read.await {
+            Ok(Some((writes, read_ms, inputs))) => self.ranker.bases.put(
+                feed.id(),
+                Basis {
+                    inputs: Arc::new(inputs),
+                    writes,
+                    counted: started,
+                    read_ms,
+                    refreshing: None,
+                },
+            ),
+            Ok(None) => {}
+            Err(e) => {
+                tracing::debug!(error = %e.chain(), "a ranked order's basis was not refreshed")
+            }
+        }
     }
 
     /// A later page of a snapshot: its entries loaded again as the reader
@@ -448,6 +658,7 @@ impl Reads {
             items,
             next_cursor: more.then(|| cursor(snapshot, offset + limit)),
             fallback: false,
+            served: None,
             source: ReadSource::Cache,
         })
     }

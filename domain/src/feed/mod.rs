@@ -10,5 +10,6 @@ pub mod hybrid;
 pub mod marker;
 pub mod markers;
 pub mod rank;
+pub mod rank_inputs;
 pub mod snapshot;
 pub mod timeline_change;

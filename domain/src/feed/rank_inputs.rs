@@ -1,0 +1,256 @@
+//! What a ranked order is ranked from, kept compact: each candidate's
+//! post, the item that placed it, its author and counts, and what the
+//! reader brings (whom they interact with, their priorities, the posts
+//! they asked to see less like). A first page ranks from them
+//! ([`RankInputs::balanced`], [`RankInputs::catch_up`]); a later first
+//! page of the same reader may rank again from the same inputs with only
+//! the entries that arrived since read ([`RankInputs::extended`]), which
+//! gives the order a full ranking would give but for the counts and the
+//! reader's own signals, as of when they were read.
+//!
+//! Recency is a factor of the score, the same power of one half for every
+//! entry's age: ranking at a later time scales every score alike, so the
+//! order of kept entries among themselves does not change with the clock,
+//! and entries that arrived since are ranked among them at the new time.
+
+use super::rank::{self, Candidate, Ranked, Signals, Weights, MIN_PRIORITY};
+use crate::ids::{PostId, UserId};
+use crate::model::PostCounts;
+use std::collections::{HashMap, HashSet};
+
+/// One entry the newest-first order shows, as ranking takes it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Fresh {
+    /// Where the newest-first order places it (the post, or the repost).
+    pub position: PostId,
+    pub post: PostId,
+    pub author: UserId,
+    /// Whose item placed it: the newest reposter, or the author.
+    pub placer: UserId,
+    /// How many of the timeline's accounts reposted it.
+    pub reposted_by: u64,
+    pub counts: PostCounts,
+}
+
+/// A candidate, compact: its authors by their place in the inputs' table.
+#[derive(Debug, Clone, Copy)]
+struct Held {
+    position: PostId,
+    post: PostId,
+    likes: u32,
+    reposts: u32,
+    replies: u32,
+    author: u16,
+    placer: u16,
+    reposted_by: u16,
+}
+
+/// Most candidates one set of inputs holds (authors are kept as 16-bit
+/// places in a table).
+pub const MAX_HELD: usize = u16::MAX as usize;
+
+/// What an order is ranked from.
+#[derive(Debug, Clone, Default)]
+pub struct RankInputs {
+    authors: Vec<UserId>,
+    held: Vec<Held>,
+    /// The reader's interactions and priorities (before "show less").
+    signals: Signals,
+    /// The posts the reader asked to see less like.
+    less: HashSet<PostId>,
+}
+
+/// An entry of a ranked order: the candidate it ranks (an index of
+/// [`RankInputs::entry`]) and its parts.
+pub type Placed = Ranked;
+
+/// A candidate as a page shows it.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Entry<'a> {
+    pub position: PostId,
+    pub post: PostId,
+    pub author: &'a UserId,
+    pub placer: &'a UserId,
+}
+
+fn clamp32(n: u64) -> u32 {
+    n.min(u32::MAX as u64) as u32
+}
+
+impl RankInputs {
+    /// `fresh` (newest first, at most [`MAX_HELD`]), with the reader's
+    /// `signals` and the posts they asked to see less like.
+    pub fn new(fresh: &[Fresh], signals: Signals, less: HashSet<PostId>) -> RankInputs {
+        let mut inputs = RankInputs {
+            authors: Vec::new(),
+            held: Vec::with_capacity(fresh.len().min(MAX_HELD)),
+            signals: Signals {
+                posted: HashMap::new(),
+                ..signals
+            },
+            less,
+        };
+        let mut places = HashMap::new();
+        inputs.push_all(fresh, &mut places);
+        inputs
+    }
+
+    fn push_all<'a>(&mut self, fresh: &'a [Fresh], places: &mut HashMap<&'a UserId, u16>) {
+        for f in fresh.iter().take(MAX_HELD - self.held.len()) {
+            let mut place = |u: &'a UserId, authors: &mut Vec<UserId>| {
+                *places.entry(u).or_insert_with(|| {
+                    authors.push(u.clone());
+                    (authors.len() - 1) as u16
+                })
+            };
+            let author = place(&f.author, &mut self.authors);
+            let placer = place(&f.placer, &mut self.authors);
+            self.held.push(Held {
+                position: f.position,
+                post: f.post,
+                likes: clamp32(f.counts.likes),
+                reposts: clamp32(f.counts.reposts),
+                replies: clamp32(f.counts.replies),
+                author,
+                placer,
+                reposted_by: f.reposted_by.min(u16::MAX as u64) as u16,
+            });
+        }
+    }
+
+    /// How many candidates they hold.
+    pub fn len(&self) -> usize {
+        self.held.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.held.is_empty()
+    }
+
+    /// Candidate `i` as a page shows it.
+    pub fn entry(&self, i: usize) -> Entry<'_> {
+        let h = &self.held[i];
+        Entry {
+            position: h.position,
+            post: h.post,
+            author: &self.authors[h.author as usize],
+            placer: &self.authors[h.placer as usize],
+        }
+    }
+
+    /// These inputs with the entries read again from `from` on (`fresh`,
+    /// newest first) in place of those they held there: a kept entry at
+    /// or past `from`, or whose post `fresh` places anew (a repost since),
+    /// gives way; entries below `floor` (the window's) go, and at most
+    /// `max` are kept, the newest.
+    pub fn extended(&self, from: PostId, fresh: &[Fresh], floor: PostId, max: usize) -> RankInputs {
+        let replaced: HashSet<PostId> = fresh.iter().map(|f| f.post).collect();
+        let max = max.min(MAX_HELD);
+        let mut out = RankInputs {
+            authors: Vec::new(),
+            held: Vec::with_capacity(max.min(self.held.len() + fresh.len())),
+            signals: self.signals.clone(),
+            less: self.less.clone(),
+        };
+        let mut places = HashMap::new();
+        out.push_all(&fresh[..fresh.len().min(max)], &mut places);
+        // Kept entries keep their authors' places where they can: the
+        // table is rebuilt with those still in use.
+        let mut moved: HashMap<u16, u16> = HashMap::new();
+        let kept = self
+            .held
+            .iter()
+            .filter(|h| h.position < from && h.position >= floor && !replaced.contains(&h.post));
+        for h in kept.take(max.saturating_sub(out.held.len())) {
+            let mut place = |old: u16, out: &mut RankInputs| {
+                *moved.entry(old).or_insert_with(|| {
+                    let who = &self.authors[old as usize];
+                    match places.get(who) {
+                        Some(p) => *p,
+                        None => {
+                            out.authors.push(who.clone());
+                            (out.authors.len() - 1) as u16
+                        }
+                    }
+                })
+            };
+            let author = place(h.author, &mut out);
+            let placer = place(h.placer, &mut out);
+            out.held.push(Held {
+                author,
+                placer,
+                ..*h
+            });
+        }
+        out
+    }
+
+    /// The candidates ranking sees (those placed after `after`), and the
+    /// signals it uses: the posts the reader asked to see less like left
+    /// out, each lowering its author by a step of priority; each author's
+    /// entries counted for rarity over all the inputs hold. With the
+    /// candidates' places in the inputs.
+    fn candidates(&self, after: Option<PostId>) -> (Vec<Candidate>, Vec<usize>, Signals) {
+        let mut signals = self.signals.clone();
+        let mut lowered: HashMap<u16, i8> = HashMap::new();
+        let mut posted: HashMap<u16, u32> = HashMap::new();
+        for h in &self.held {
+            *posted.entry(h.author).or_insert(0) += 1;
+        }
+        let mut out = Vec::with_capacity(self.held.len());
+        let mut at = Vec::with_capacity(self.held.len());
+        for (i, h) in self.held.iter().enumerate() {
+            if after.is_some_and(|a| h.position <= a) {
+                continue;
+            }
+            if self.less.contains(&h.post) {
+                *lowered.entry(h.author).or_insert(0) += 1;
+                continue;
+            }
+            at.push(i);
+            out.push(Candidate {
+                position: h.position,
+                author: self.authors[h.author as usize].clone(),
+                at_ms: h.post.unix_ms(),
+                counts: PostCounts {
+                    likes: h.likes.into(),
+                    reposts: h.reposts.into(),
+                    replies: h.replies.into(),
+                },
+                reposted_by: h.reposted_by.into(),
+            });
+        }
+        for (author, steps) in lowered {
+            let who = self.authors[author as usize].clone();
+            let level = signals.priorities.entry(who).or_insert(0);
+            *level = level.saturating_sub(steps).max(MIN_PRIORITY);
+        }
+        signals.posted = posted
+            .into_iter()
+            .map(|(a, n)| (self.authors[a as usize].clone(), n))
+            .collect();
+        (out, at, signals)
+    }
+
+    /// The balanced order at `now_ms`, for pages of `page` entries
+    /// ([`rank::balanced`]); each entry's `index` is its candidate here.
+    pub fn balanced(&self, w: &Weights, now_ms: u64, page: usize) -> Vec<Placed> {
+        let (candidates, at, signals) = self.candidates(None);
+        let mut ranked = rank::balanced(&candidates, &signals, w, now_ms, page);
+        ranked.iter_mut().for_each(|r| r.index = at[r.index]);
+        ranked
+    }
+
+    /// The catch-up order of the entries placed after `after` (all, if
+    /// `None`), rarity counted over them all ([`rank::catch_up`]).
+    pub fn catch_up(&self, after: Option<PostId>, w: &Weights) -> Vec<Placed> {
+        let (candidates, at, signals) = self.candidates(after);
+        let mut ranked = rank::catch_up(&candidates, &signals, w);
+        ranked.iter_mut().for_each(|r| r.index = at[r.index]);
+        ranked
+    }
+}
+
+#[cfg(test)]
+#[path = "rank_inputs_tests.rs"]
+mod tests;

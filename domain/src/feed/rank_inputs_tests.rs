@@ -1,0 +1,143 @@
+//! Tests of the inputs ranked orders keep between first pages.
+
+use super::*;
+
+const HOUR: u64 = 3_600_000;
+const NOW: u64 = 1_800_000_000_000;
+
+fn user(s: &str) -> UserId {
+    UserId::parse(s).unwrap()
+}
+
+/// A post by `author`, `age` minutes before [`NOW`], with `likes`.
+fn fresh(n: u64, author: &str, age_min: u64, likes: u64) -> Fresh {
+    let id = PostId(PostId::first_at(NOW - age_min * 60_000).0 + n);
+    Fresh {
+        position: id,
+        post: id,
+        author: user(author),
+        placer: user(author),
+        reposted_by: 0,
+        counts: PostCounts {
+            likes,
+            ..PostCounts::default()
+        },
+    }
+}
+
+/// A network of readers' candidates, newest first: a prolific author, a
+/// few others, one liked post.
+fn network(from_min: u64, to_min: u64) -> Vec<Fresh> {
+    let mut out: Vec<Fresh> = (from_min..to_min)
+        .map(|m| {
+            let author = match m % 7 {
+                0..=3 => "prolific",
+                4 => "quiet",
+                5 => "carol",
+                _ => "dave",
+            };
+            fresh(m, author, m, if m % 11 == 0 { 5 } else { 0 })
+        })
+        .collect();
+    out.sort_by_key(|f| std::cmp::Reverse(f.position));
+    out
+}
+
+fn posts(inputs: &RankInputs, order: &[Placed]) -> Vec<PostId> {
+    order.iter().map(|r| inputs.entry(r.index).post).collect()
+}
+
+#[test]
+fn an_extension_ranks_as_a_full_ranking_of_the_same_entries() {
+    let w = Weights::default();
+    let signals = Signals {
+        interactions: [(user("carol"), 3)].into(),
+        priorities: [(user("dave"), 1)].into(),
+        posted: HashMap::new(),
+    };
+    // Ranked an hour ago from what was there then (ages 60..600 min)...
+    let old = RankInputs::new(&network(60, 600), signals.clone(), HashSet::new());
+    // ...then extended by the last hour's entries, read again from 70
+    // minutes back (the entries between were there already).
+    let from = PostId::first_at(NOW - 70 * 60_000);
+    let floor = PostId::first_at(NOW - 48 * HOUR);
+    let since = network(0, 71);
+    let extended = old.extended(from, &since, floor, 1200);
+    let full = RankInputs::new(&network(0, 600), signals, HashSet::new());
+    assert_eq!(extended.len(), full.len());
+    let (a, b) = (extended.balanced(&w, NOW, 50), full.balanced(&w, NOW, 50));
+    assert_eq!(posts(&extended, &a), posts(&full, &b));
+    for (x, y) in a.iter().zip(&b) {
+        assert_eq!((x.parts, x.reason), (y.parts, y.reason));
+    }
+    assert_eq!(
+        posts(&extended, &extended.catch_up(Some(from), &w)),
+        posts(&full, &full.catch_up(Some(from), &w))
+    );
+}
+
+#[test]
+fn the_order_of_kept_entries_does_not_move_with_the_clock() {
+    let w = Weights::default();
+    let inputs = RankInputs::new(&network(0, 900), Signals::default(), HashSet::new());
+    let now = posts(&inputs, &inputs.balanced(&w, NOW, 50));
+    let later = posts(&inputs, &inputs.balanced(&w, NOW + 7 * HOUR, 50));
+    assert_eq!(now, later);
+}
+
+#[test]
+fn a_repost_since_places_the_post_anew_and_the_window_and_bound_hold() {
+    let old = RankInputs::new(&network(10, 100), Signals::default(), HashSet::new());
+    let reposted = old.entry(old.len() - 1);
+    let repost = PostId::first_at(NOW - 60_000);
+    let since = vec![Fresh {
+        position: repost,
+        post: reposted.post,
+        author: reposted.author.clone(),
+        placer: user("erin"),
+        reposted_by: 1,
+        counts: PostCounts::default(),
+    }];
+    let from = PostId::first_at(NOW - 5 * 60_000);
+    let out = old.extended(from, &since, PostId(0), 1200);
+    assert_eq!(out.len(), old.len(), "moved, not added");
+    let first = out.entry(0);
+    assert_eq!((first.position, first.post), (repost, reposted.post));
+    assert_eq!(first.placer, &user("erin"));
+    assert_eq!(
+        (0..out.len())
+            .filter(|&i| out.entry(i).post == reposted.post)
+            .count(),
+        1
+    );
+    // The window's floor drops what fell out of it; the bound keeps the newest.
+    let floor = PostId::first_at(NOW - 50 * 60_000);
+    let cut = old.extended(from, &[], floor, 1200);
+    assert!((0..cut.len()).all(|i| cut.entry(i).position >= floor));
+    assert_eq!(cut.len(), 41, "minutes 10 to 50");
+    let few = old.extended(from, &since, PostId(0), 5);
+    assert_eq!(few.len(), 5);
+    assert_eq!(few.entry(0).position, repost);
+}
+
+#[test]
+fn shown_less_leaves_a_post_out_and_lowers_its_author() {
+    let w = Weights::default();
+    let all = network(0, 70);
+    let carol: Vec<PostId> = all
+        .iter()
+        .filter(|f| f.author == user("carol"))
+        .map(|f| f.post)
+        .collect();
+    let less: HashSet<PostId> = carol[..2].iter().copied().collect();
+    let plain = RankInputs::new(&all, Signals::default(), HashSet::new());
+    let lowered = RankInputs::new(&all, Signals::default(), less.clone());
+    let order = lowered.balanced(&w, NOW, 50);
+    assert_eq!(order.len(), plain.len() - 2);
+    assert!(posts(&lowered, &order).iter().all(|p| !less.contains(p)));
+    let carols = order
+        .iter()
+        .find(|r| lowered.entry(r.index).author == &user("carol"))
+        .unwrap();
+    assert_eq!(carols.parts.priority, 0.25, "two steps down");
+}
