@@ -25,6 +25,9 @@ use std::collections::HashSet;
 pub(crate) mod named;
 mod pages;
 mod rank_bases;
+mod rank_extend;
+mod rank_read;
+mod rank_types;
 pub mod ranked;
 mod reader_signals;
 mod snapshots;
@@ -37,7 +40,7 @@ pub struct Reads {
     pub(crate) stores: Stores,
     /// Ranked orders' settings and snapshots ([`ranked`]), shared by the
     /// reads' clones (a ranked order's refresh runs on one).
-    pub(crate) ranker: std::sync::Arc<ranked::Ranker>,
+    pub(crate) ranker: std::sync::Arc<rank_types::Ranker>,
 }
 
 /// A page of user ids from `limit + 1` read, with the cursor of the next.
@@ -73,7 +76,7 @@ impl Reads {
     pub fn with_ranking(stores: Stores, ranking: ranked::Ranking) -> Reads {
         Reads {
             stores,
-            ranker: std::sync::Arc::new(ranked::Ranker::new(ranking)),
+            ranker: std::sync::Arc::new(rank_types::Ranker::new(ranking)),
         }
     }
 
