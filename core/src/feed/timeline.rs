@@ -12,6 +12,7 @@ use crate::ids::{PostId, TimelineId};
 use crate::model::{Entry, FeedItem};
 use crate::ports::{CacheRead, Coverage, IdRange};
 use socialite_domain::graph::relations::Hidden;
+use std::collections::HashSet;
 
 /// Where a page came from, for metrics and logs (ordered by cost: a page
 /// read in several parts names the costliest).
@@ -71,8 +72,21 @@ pub async fn read_timeline_in(
     stores: &Stores,
     feed: &Feed,
     hidden: &Hidden,
+    range: IdRange,
+    limit: usize,
+) -> Result<FeedPage> {
+    read_timeline_except(stores, feed, hidden, range, limit, &HashSet::new()).await
+}
+
+/// [`read_timeline_in`] without the entries at the positions `held` (a
+/// caller has them already): neither loaded nor counted in `limit`.
+pub async fn read_timeline_except(
+    stores: &Stores,
+    feed: &Feed,
+    hidden: &Hidden,
     mut range: IdRange,
     limit: usize,
+    held: &HashSet<PostId>,
 ) -> Result<FeedPage> {
     // One more than the page tells whether another page follows.
     let want = limit + 1;
@@ -83,7 +97,9 @@ pub async fn read_timeline_in(
         source = source.max(raw.source);
         let short = raw.entries.len() < want;
         range.below = raw.entries.last().map(|e| e.post);
-        items.extend(visible(stores, Scope::Feed(feed), hidden, &raw.entries).await?);
+        let mut entries = raw.entries;
+        entries.retain(|e| !held.contains(&e.post));
+        items.extend(visible(stores, Scope::Feed(feed), hidden, &entries).await?);
         if raw.ended || items.len() >= want {
             break;
         }

@@ -24,8 +24,11 @@ pub(super) struct Basis {
     /// Where the writes that concern its reader stood when its candidates
     /// were read.
     pub writes: u64,
-    /// When the counts and the reader's signals were read: a full read.
+    /// When the counts and the reader's signals were read.
     pub counted: Instant,
+    /// When its candidates were all read (since then, only those that
+    /// arrived were, and the counts of all).
+    pub read_in_full: Instant,
     /// The clock when its newest entries were read (the full read, or an
     /// extension since).
     pub read_ms: u64,
@@ -149,6 +152,7 @@ mod tests {
             )),
             writes: 0,
             counted: Instant::now(),
+            read_in_full: Instant::now(),
             read_ms: 0,
             refreshing: None,
         }

@@ -9,7 +9,7 @@ use super::rank_types::RankedPage;
 use super::Reads;
 use crate::error::{Error, Result};
 use crate::feed::stamp::Stamp;
-use crate::feed::timeline::read_timeline_in;
+use crate::feed::timeline::read_timeline_except;
 use crate::feed::Feed;
 use crate::ids::{now_ms, PostId};
 use crate::ports::IdRange;
@@ -21,6 +21,11 @@ use std::time::{Duration, Instant};
 /// timeline is unchanged; and after how long the counts and the reader's
 /// signals a basis ranks with are read again (off the reader's path).
 pub(super) const REUSE_WITHIN: Duration = Duration::from_secs(30);
+
+/// How often a basis's candidates are all read again (off the reader's
+/// path), not only those that arrived: what a read since could not see (a
+/// delivery later than [`super::rank_bases::LATE`]) joins then.
+const READ_IN_FULL: Duration = Duration::from_secs(600);
 
 /// How long a basis extends first pages at most: past it (its refresh
 /// could not run), a first page ranks in full.
@@ -65,12 +70,14 @@ impl Reads {
             from: Some(from),
         };
         let max = settings.max_candidates;
-        let since = read_timeline_in(&self.stores, feed, hidden, window, max).await?;
+        // What it holds there already is neither loaded nor counted again.
+        let held = basis.inputs.positions_from(from);
+        let since = read_timeline_except(&self.stores, feed, hidden, window, max, &held).await?;
         let ids: Vec<PostId> = since.items.iter().map(|i| i.post.id).collect();
         let counts = self.stores.content.post_counts(&ids).await?;
         let inputs = basis
             .inputs
-            .extended(from, &fresh(&since.items, counts), floor, max);
+            .extended(&fresh(&since.items, counts), floor, max);
         let ranked = inputs.balanced(&settings.weights, now, limit);
         let reuse = Some((asked, stamp));
         let (id, _, shared) = self.keep_order(feed, &inputs, &ranked, limit, reuse);
@@ -93,16 +100,36 @@ impl Reads {
         }
         Ok(Some(self.snapshot_page(feed, hidden, id, 0, limit).await?))
     }
-    /// Reads `feed`'s basis again in full (counts, the reader's signals),
-    /// when a ranking slot is free; else a later first page tries again.
+    /// Reads the counts of `feed`'s basis and what its reader brings again
+    /// (its candidates too, once they were last all read [`READ_IN_FULL`]
+    /// ago), when a ranking slot is free; else a later first page tries
+    /// again.
     async fn refresh_basis(&self, feed: Feed) {
         let Ok(_running) = self.ranker.running.try_acquire() else {
             tracing::debug!("no ranking slot for a basis's refresh");
             return;
         };
+        let Some(basis) = self.ranker.bases.get(&feed.id()) else {
+            return;
+        };
         let user = feed.owner().expect("a reader's timeline").clone();
         let started = Instant::now();
         let read = async {
+            if basis.read_in_full.elapsed() < READ_IN_FULL {
+                let floor = self.window_floor(now_ms());
+                let posts = basis.inputs.posts();
+                let (counts, signals, less) = tokio::try_join!(
+                    self.stores.content.post_counts(&posts),
+                    self.signals(&user, floor),
+                    self.shown_less(&user)
+                )?;
+                return Ok(Some(Basis {
+                    inputs: Arc::new(basis.inputs.recounted(&counts, signals, less)),
+                    counted: started,
+                    refreshing: None,
+                    ..basis
+                }));
+            }
             if self.page_at(feed.clone(), None).await?.is_none() {
                 return Ok(None);
             }
@@ -110,19 +137,17 @@ impl Reads {
             let hidden = self.hidden_from(&user, context_of(&feed)).await?;
             let now = now_ms();
             let (_, inputs, _) = self.read_inputs(&feed, &hidden, now).await?;
-            Ok::<_, Error>(Some((writes, now, inputs)))
+            Ok::<_, Error>(Some(Basis {
+                inputs: Arc::new(inputs),
+                writes,
+                counted: started,
+                read_in_full: started,
+                read_ms: now,
+                refreshing: None,
+            }))
         };
         match read.await {
-            Ok(Some((writes, read_ms, inputs))) => self.ranker.bases.put(
-                feed.id(),
-                Basis {
-                    inputs: Arc::new(inputs),
-                    writes,
-                    counted: started,
-                    read_ms,
-                    refreshing: None,
-                },
-            ),
+            Ok(Some(basis)) => self.ranker.bases.put(feed.id(), basis),
             Ok(None) => {}
             Err(e) => {
                 tracing::debug!(error = %e.chain(), "a ranked order's basis was not refreshed")

@@ -257,6 +257,7 @@ impl Reads {
                 inputs: Arc::new(inputs),
                 writes,
                 counted: started,
+                read_in_full: started,
                 read_ms: now,
                 refreshing: None,
             };

@@ -95,10 +95,11 @@ impl RankInputs {
         inputs
     }
 
-    fn push_all<'a>(&mut self, fresh: &'a [Fresh], places: &mut HashMap<&'a UserId, u16>) {
+    /// Appends `fresh`, its authors placed by `places` (the table's).
+    fn push_all(&mut self, fresh: &[Fresh], places: &mut HashMap<UserId, u16>) {
         for f in fresh.iter().take(MAX_HELD - self.held.len()) {
-            let mut place = |u: &'a UserId, authors: &mut Vec<UserId>| {
-                *places.entry(u).or_insert_with(|| {
+            let mut place = |u: &UserId, authors: &mut Vec<UserId>| {
+                *places.entry(u.clone()).or_insert_with(|| {
                     authors.push(u.clone());
                     (authors.len() - 1) as u16
                 })
@@ -138,51 +139,101 @@ impl RankInputs {
         }
     }
 
-    /// These inputs with the entries read again from `from` on (`fresh`,
-    /// newest first) in place of those they held there: a kept entry at
-    /// or past `from`, or whose post `fresh` places anew (a repost since),
-    /// gives way; entries below `floor` (the window's) go, and at most
-    /// `max` are kept, the newest.
-    pub fn extended(&self, from: PostId, fresh: &[Fresh], floor: PostId, max: usize) -> RankInputs {
+    /// The positions they hold from `from` on: what a read of the entries
+    /// since need not load again.
+    pub fn positions_from(&self, from: PostId) -> HashSet<PostId> {
+        let newer = self.held.iter().take_while(|h| h.position >= from);
+        newer.map(|h| h.position).collect()
+    }
+
+    /// These inputs with the entries `fresh` (newest first) among them: a
+    /// held entry whose post `fresh` places anew (a repost since) gives
+    /// way; entries below `floor` (the window's) go, and at most `max`
+    /// stay, the newest.
+    pub fn extended(&self, fresh: &[Fresh], floor: PostId, max: usize) -> RankInputs {
         let replaced: HashSet<PostId> = fresh.iter().map(|f| f.post).collect();
         let max = max.min(MAX_HELD);
         let mut out = RankInputs {
-            authors: Vec::new(),
+            authors: self.authors.clone(),
             held: Vec::with_capacity(max.min(self.held.len() + fresh.len())),
             signals: self.signals.clone(),
             less: self.less.clone(),
         };
-        let mut places = HashMap::new();
-        out.push_all(&fresh[..fresh.len().min(max)], &mut places);
-        // Kept entries keep their authors' places where they can: the
-        // table is rebuilt with those still in use.
-        let mut moved: HashMap<u16, u16> = HashMap::new();
+        if out.authors.len() + 2 * fresh.len() > MAX_HELD {
+            // The table only grows between full reads: start it afresh.
+            out.authors.clear();
+            let all: Vec<Fresh> = (0..self.held.len()).map(|i| self.fresh(i)).collect();
+            return RankInputs::new(&all, out.signals, out.less).extended(fresh, floor, max);
+        }
+        let mut places: HashMap<UserId, u16> = (out.authors.iter().cloned()).zip(0..).collect();
+        let mut added = RankInputs {
+            authors: std::mem::take(&mut out.authors),
+            ..RankInputs::default()
+        };
+        added.push_all(fresh, &mut places);
+        out.authors = added.authors;
         let kept = self
             .held
             .iter()
-            .filter(|h| h.position < from && h.position >= floor && !replaced.contains(&h.post));
-        for h in kept.take(max.saturating_sub(out.held.len())) {
-            let mut place = |old: u16, out: &mut RankInputs| {
-                *moved.entry(old).or_insert_with(|| {
-                    let who = &self.authors[old as usize];
-                    match places.get(who) {
-                        Some(p) => *p,
-                        None => {
-                            out.authors.push(who.clone());
-                            (out.authors.len() - 1) as u16
-                        }
-                    }
-                })
+            .filter(|h| h.position >= floor && !replaced.contains(&h.post));
+        // Both newest first: merged so.
+        let (mut a, mut b) = (kept.peekable(), added.held.into_iter().peekable());
+        while out.held.len() < max {
+            let next = match (a.peek(), b.peek()) {
+                (Some(x), Some(y)) if x.position >= y.position => a.next().copied(),
+                (Some(_), Some(_)) | (None, Some(_)) => b.next(),
+                (Some(_), None) => a.next().copied(),
+                (None, None) => break,
             };
-            let author = place(h.author, &mut out);
-            let placer = place(h.placer, &mut out);
-            out.held.push(Held {
-                author,
-                placer,
-                ..*h
-            });
+            out.held.extend(next);
         }
         out
+    }
+
+    /// The posts of the candidates, in their order.
+    pub fn posts(&self) -> Vec<PostId> {
+        self.held.iter().map(|h| h.post).collect()
+    }
+
+    /// These inputs with the candidates' `counts` (in the order of
+    /// [`Self::posts`]) and what the reader brings read again.
+    pub fn recounted(
+        &self,
+        counts: &[PostCounts],
+        signals: Signals,
+        less: HashSet<PostId>,
+    ) -> RankInputs {
+        let mut held = self.held.clone();
+        for (h, n) in held.iter_mut().zip(counts) {
+            (h.likes, h.reposts, h.replies) =
+                (clamp32(n.likes), clamp32(n.reposts), clamp32(n.replies));
+        }
+        RankInputs {
+            authors: self.authors.clone(),
+            held,
+            signals: Signals {
+                posted: HashMap::new(),
+                ..signals
+            },
+            less,
+        }
+    }
+
+    /// Candidate `i` as a fresh entry again.
+    fn fresh(&self, i: usize) -> Fresh {
+        let h = &self.held[i];
+        Fresh {
+            position: h.position,
+            post: h.post,
+            author: self.authors[h.author as usize].clone(),
+            placer: self.authors[h.placer as usize].clone(),
+            reposted_by: h.reposted_by.into(),
+            counts: PostCounts {
+                likes: h.likes.into(),
+                reposts: h.reposts.into(),
+                replies: h.replies.into(),
+            },
+        }
     }
 
     /// The candidates ranking sees (those placed after `after`), and the

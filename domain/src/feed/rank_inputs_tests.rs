@@ -62,7 +62,7 @@ fn an_extension_ranks_as_a_full_ranking_of_the_same_entries() {
     let from = PostId::first_at(NOW - 70 * 60_000);
     let floor = PostId::first_at(NOW - 48 * HOUR);
     let since = network(0, 71);
-    let extended = old.extended(from, &since, floor, 1200);
+    let extended = old.extended(&since, floor, 1200);
     let full = RankInputs::new(&network(0, 600), signals, HashSet::new());
     assert_eq!(extended.len(), full.len());
     let (a, b) = (extended.balanced(&w, NOW, 50), full.balanced(&w, NOW, 50));
@@ -74,6 +74,15 @@ fn an_extension_ranks_as_a_full_ranking_of_the_same_entries() {
         posts(&extended, &extended.catch_up(Some(from), &w)),
         posts(&full, &full.catch_up(Some(from), &w))
     );
+    // Only what it does not hold read again: the same.
+    let held = old.positions_from(from);
+    assert_eq!(held.len(), 11, "minutes 60 to 70");
+    let unheld: Vec<Fresh> = since
+        .into_iter()
+        .filter(|f| !held.contains(&f.position))
+        .collect();
+    let lean = old.extended(&unheld, floor, 1200);
+    assert_eq!(posts(&lean, &lean.balanced(&w, NOW, 50)), posts(&full, &b));
 }
 
 #[test]
@@ -98,8 +107,7 @@ fn a_repost_since_places_the_post_anew_and_the_window_and_bound_hold() {
         reposted_by: 1,
         counts: PostCounts::default(),
     }];
-    let from = PostId::first_at(NOW - 5 * 60_000);
-    let out = old.extended(from, &since, PostId(0), 1200);
+    let out = old.extended(&since, PostId(0), 1200);
     assert_eq!(out.len(), old.len(), "moved, not added");
     let first = out.entry(0);
     assert_eq!((first.position, first.post), (repost, reposted.post));
@@ -112,10 +120,10 @@ fn a_repost_since_places_the_post_anew_and_the_window_and_bound_hold() {
     );
     // The window's floor drops what fell out of it; the bound keeps the newest.
     let floor = PostId::first_at(NOW - 50 * 60_000);
-    let cut = old.extended(from, &[], floor, 1200);
+    let cut = old.extended(&[], floor, 1200);
     assert!((0..cut.len()).all(|i| cut.entry(i).position >= floor));
     assert_eq!(cut.len(), 41, "minutes 10 to 50");
-    let few = old.extended(from, &since, PostId(0), 5);
+    let few = old.extended(&since, PostId(0), 5);
     assert_eq!(few.len(), 5);
     assert_eq!(few.entry(0).position, repost);
 }
@@ -140,4 +148,26 @@ fn shown_less_leaves_a_post_out_and_lowers_its_author() {
         .find(|r| lowered.entry(r.index).author == &user("carol"))
         .unwrap();
     assert_eq!(carols.parts.priority, 0.25, "two steps down");
+}
+
+#[test]
+fn a_recount_ranks_as_a_full_ranking_with_the_new_counts() {
+    let w = Weights::default();
+    let old = network(0, 300);
+    let inputs = RankInputs::new(&old, Signals::default(), HashSet::new());
+    let mut now: Vec<Fresh> = old.clone();
+    now[150].counts.likes = 40;
+    let counts: Vec<PostCounts> = now.iter().map(|f| f.counts).collect();
+    let signals = Signals {
+        priorities: [(user("quiet"), 2)].into(),
+        ..Signals::default()
+    };
+    let recounted = inputs.recounted(&counts, signals.clone(), HashSet::new());
+    let full = RankInputs::new(&now, signals, HashSet::new());
+    let (a, b) = (recounted.balanced(&w, NOW, 50), full.balanced(&w, NOW, 50));
+    assert_eq!(posts(&recounted, &a), posts(&full, &b));
+    assert_ne!(
+        posts(&recounted, &a),
+        posts(&inputs, &inputs.balanced(&w, NOW, 50))
+    );
 }
