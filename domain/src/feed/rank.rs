@@ -24,6 +24,7 @@
 
 use crate::ids::{PostId, UserId};
 use crate::model::PostCounts;
+use rustc_hash::FxHashMap;
 use std::cmp::Ordering;
 use std::collections::{BinaryHeap, HashMap};
 
@@ -178,34 +179,64 @@ pub struct Ranked {
     pub more: u64,
 }
 
+/// What the score takes from a candidate's author: the reader's
+/// interactions with them, the reader's priority for them, and their
+/// posts in the window.
+#[derive(Clone, Copy)]
+struct Author {
+    met: u32,
+    level: i8,
+    posted: u32,
+}
+
+/// Each author's [`Author`], looked up once per author rather than once
+/// per candidate.
+fn authors<'a>(candidates: &'a [Candidate], signals: &Signals) -> FxHashMap<&'a UserId, Author> {
+    let mut out: FxHashMap<&UserId, Author> = FxHashMap::default();
+    for c in candidates {
+        out.entry(&c.author)
+            .or_insert(Author {
+                met: 0,
+                level: 0,
+                posted: 0,
+            })
+            .posted += 1;
+    }
+    for (who, a) in out.iter_mut() {
+        a.met = signals.interactions.get(*who).copied().unwrap_or(0);
+        a.level = signals.priorities.get(*who).copied().unwrap_or(0);
+        a.posted = signals
+            .posted
+            .get(*who)
+            .map_or(a.posted, |n| (*n).max(a.posted));
+    }
+    out
+}
+
+/// How many candidates each author has.
+fn per_author(candidates: &[Candidate]) -> FxHashMap<&UserId, u32> {
+    let mut n = FxHashMap::default();
+    for c in candidates {
+        *n.entry(&c.author).or_insert(0) += 1;
+    }
+    n
+}
+
 /// The score before diversity.
-fn base(
-    c: &Candidate,
-    signals: &Signals,
-    w: &Weights,
-    by_author: u32,
-    now_ms: u64,
-    recent: bool,
-) -> Parts {
+fn base(c: &Candidate, a: Author, w: &Weights, now_ms: u64, recent: bool) -> Parts {
     let recency = match recent {
         true => {
             let age_h = now_ms.saturating_sub(c.at_ms) as f64 / 3_600_000.0;
-            0.5f64.powf(age_h / w.half_life_hours.max(1e-3))
+            (-age_h / w.half_life_hours.max(1e-3)).exp2()
         }
         false => 1.0,
     };
     let n = c.counts;
     let acts = n.likes as f64 + 2.0 * (n.reposts + n.replies) as f64 + c.reposted_by as f64;
     let engagement = w.engagement * acts.ln_1p();
-    let met = signals.interactions.get(&c.author).copied().unwrap_or(0);
-    let affinity = w.affinity * (met as f64).ln_1p();
-    let rarity = w.rarity / by_author.max(1) as f64;
-    let level = signals
-        .priorities
-        .get(&c.author)
-        .copied()
-        .unwrap_or(0)
-        .clamp(MIN_PRIORITY, MAX_PRIORITY);
+    let affinity = w.affinity * (a.met as f64).ln_1p();
+    let rarity = w.rarity / a.posted.max(1) as f64;
+    let level = a.level.clamp(MIN_PRIORITY, MAX_PRIORITY);
     let priority = 2f64.powi(level as i32);
     let score = recency * (1.0 + engagement + affinity + rarity) * priority;
     Parts {
@@ -217,21 +248,6 @@ fn base(
         diversity: 1.0,
         score,
     }
-}
-
-/// How many candidates each author has.
-fn per_author(candidates: &[Candidate]) -> HashMap<&UserId, u32> {
-    let mut n = HashMap::new();
-    for c in candidates {
-        *n.entry(&c.author).or_insert(0) += 1;
-    }
-    n
-}
-
-/// How many posts `author` has in the window, for rarity.
-fn posted(signals: &Signals, counted: &HashMap<&UserId, u32>, author: &UserId) -> u32 {
-    let here = counted.get(author).copied().unwrap_or(1);
-    signals.posted.get(author).map_or(here, |n| (*n).max(here))
 }
 
 /// A heap item: the best score first, then the newest position.
@@ -273,19 +289,10 @@ pub fn balanced(
     now_ms: u64,
     page: usize,
 ) -> Vec<Ranked> {
-    let counts = per_author(candidates);
+    let of = authors(candidates, signals);
     let bases: Vec<Parts> = candidates
         .iter()
-        .map(|c| {
-            base(
-                c,
-                signals,
-                w,
-                posted(signals, &counts, &c.author),
-                now_ms,
-                true,
-            )
-        })
+        .map(|c| base(c, of[&c.author], w, now_ms, true))
         .collect();
     diversify(candidates, &bases, w, page.max(1))
 }
@@ -314,7 +321,7 @@ fn diversify(candidates: &[Candidate], bases: &[Parts], w: &Weights, page: usize
             .total_cmp(&bases[b].score)
             .then(candidates[a].position.cmp(&candidates[b].position))
     };
-    let mut slot: HashMap<&UserId, usize> = HashMap::new();
+    let mut slot: FxHashMap<&UserId, usize> = FxHashMap::default();
     let mut queues: Vec<Vec<usize>> = Vec::new();
     for (i, c) in candidates.iter().enumerate() {
         let s = *slot.entry(&c.author).or_insert_with(|| {
@@ -383,10 +390,11 @@ fn diversify(candidates: &[Candidate], bases: &[Parts], w: &Weights, page: usize
 /// rarity and priority, not recency: all of it is new to the reader) and
 /// how many more they posted; authors by their best post's score.
 pub fn catch_up(candidates: &[Candidate], signals: &Signals, w: &Weights) -> Vec<Ranked> {
+    let of = authors(candidates, signals);
     let counts = per_author(candidates);
-    let mut best: HashMap<&UserId, (usize, Parts)> = HashMap::new();
+    let mut best: FxHashMap<&UserId, (usize, Parts)> = FxHashMap::default();
     for (i, c) in candidates.iter().enumerate() {
-        let parts = base(c, signals, w, posted(signals, &counts, &c.author), 0, false);
+        let parts = base(c, of[&c.author], w, 0, false);
         let better = |held: &(usize, Parts)| {
             parts
                 .score

@@ -243,10 +243,11 @@ impl RankInputs {
     /// candidates' places in the inputs.
     fn candidates(&self, after: Option<PostId>) -> (Vec<Candidate>, Vec<usize>, Signals) {
         let mut signals = self.signals.clone();
-        let mut lowered: HashMap<u16, i8> = HashMap::new();
-        let mut posted: HashMap<u16, u32> = HashMap::new();
+        // By the authors' places in the table.
+        let mut lowered = vec![0i8; self.authors.len()];
+        let mut posted = vec![0u32; self.authors.len()];
         for h in &self.held {
-            *posted.entry(h.author).or_insert(0) += 1;
+            posted[h.author as usize] += 1;
         }
         let mut out = Vec::with_capacity(self.held.len());
         let mut at = Vec::with_capacity(self.held.len());
@@ -255,7 +256,8 @@ impl RankInputs {
                 continue;
             }
             if self.less.contains(&h.post) {
-                *lowered.entry(h.author).or_insert(0) += 1;
+                let steps = &mut lowered[h.author as usize];
+                *steps = steps.saturating_add(1);
                 continue;
             }
             at.push(i);
@@ -271,15 +273,16 @@ impl RankInputs {
                 reposted_by: h.reposted_by.into(),
             });
         }
-        for (author, steps) in lowered {
-            let who = self.authors[author as usize].clone();
-            let level = signals.priorities.entry(who).or_insert(0);
-            *level = level.saturating_sub(steps).max(MIN_PRIORITY);
+        let places = lowered.into_iter().zip(posted).zip(&self.authors);
+        let mut counted = HashMap::with_capacity(self.authors.len());
+        for ((steps, n), who) in places.filter(|((_, n), _)| *n > 0) {
+            if steps > 0 {
+                let level = signals.priorities.entry(who.clone()).or_insert(0);
+                *level = level.saturating_sub(steps).max(MIN_PRIORITY);
+            }
+            counted.insert(who.clone(), n);
         }
-        signals.posted = posted
-            .into_iter()
-            .map(|(a, n)| (self.authors[a as usize].clone(), n))
-            .collect();
+        signals.posted = counted;
         (out, at, signals)
     }
 

@@ -210,7 +210,14 @@ fn the_balanced_order_is_its_rule_step_by_step() {
         };
         let bases: Vec<Parts> = c
             .iter()
-            .map(|x| base(x, &Signals::default(), &w, 1 + next(5) as u32, NOW, true))
+            .map(|x| {
+                let author = Author {
+                    met: 0,
+                    level: 0,
+                    posted: 1 + next(5) as u32,
+                };
+                base(x, author, &w, NOW, true)
+            })
             .collect();
         let page = 1 + next(60) as usize;
         let got: Vec<usize> = diversify(&c, &bases, &w, page)
