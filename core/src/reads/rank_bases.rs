@@ -36,6 +36,21 @@ pub(super) struct Basis {
     pub refreshing: Option<Instant>,
 }
 
+impl Basis {
+    /// A basis whose candidates were all read at `now_ms`, the read
+    /// having begun at `started`.
+    pub fn read_in_full(inputs: RankInputs, writes: u64, started: Instant, now_ms: u64) -> Basis {
+        Basis {
+            inputs: Arc::new(inputs),
+            writes,
+            counted: started,
+            read_in_full: started,
+            read_ms: now_ms,
+            refreshing: None,
+        }
+    }
+}
+
 #[derive(Default)]
 struct Held {
     by_feed: HashMap<TimelineId, (u64, Basis)>,

@@ -137,14 +137,7 @@ impl Reads {
             let hidden = self.hidden_from(&user, context_of(&feed)).await?;
             let now = now_ms();
             let (_, inputs, _) = self.read_inputs(&feed, &hidden, now).await?;
-            Ok::<_, Error>(Some(Basis {
-                inputs: Arc::new(inputs),
-                writes,
-                counted: started,
-                read_in_full: started,
-                read_ms: now,
-                refreshing: None,
-            }))
+            Ok::<_, Error>(Some(Basis::read_in_full(inputs, writes, started, now)))
         };
         match read.await {
             Ok(Some(basis)) => self.ranker.bases.put(feed.id(), basis),

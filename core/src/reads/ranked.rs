@@ -34,7 +34,6 @@ use crate::model::page_size;
 use socialite_domain::accounts::access::{check, Act, Caller};
 use socialite_domain::feed::rank::{Parts, Reason};
 use socialite_domain::graph::relations::Hidden;
-use std::sync::Arc;
 use std::time::Instant;
 
 /// What a first page was asked for, as the snapshot it made remembers it.
@@ -253,14 +252,7 @@ impl Reads {
             .collect();
         let (id, more, shared) = self.keep_order(feed, &inputs, &ranked, limit, reuse);
         if let (Order::Balanced, Some(_)) = (order, reuse) {
-            let basis = Basis {
-                inputs: Arc::new(inputs),
-                writes,
-                counted: started,
-                read_in_full: started,
-                read_ms: now,
-                refreshing: None,
-            };
+            let basis = Basis::read_in_full(inputs, writes, started, now);
             self.ranker.bases.put(feed.id(), basis);
         }
         let page = RankedPage {
