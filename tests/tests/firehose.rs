@@ -5,6 +5,7 @@
 
 mod common;
 
+use common::process::send_as_client;
 use common::servers::Servers;
 use common::sse::{Sse, SseReader};
 use common::*;
@@ -368,28 +369,11 @@ async fn the_firehose_follows_kafka_from_a_reading_process() {
     }
     for i in 0..12 {
         // While the worker joins its group, the producer may shed writes
-        // for fanout's lag (503 with Retry-After): asked again, as a
-        // client does.
-        let started = std::time::Instant::now();
-        loop {
-            let resp = http
-                .post(format!("{w}/users/{}/posts", users[i % 4]))
-                .json(&json!({ "message": format!("m{i}") }))
-                .send()
-                .await
-                .unwrap();
-            let status = resp.status();
-            if status.is_success() {
-                break;
-            }
-            let retry = resp.headers().contains_key("retry-after");
-            let body = resp.text().await.unwrap();
-            assert!(
-                status == StatusCode::SERVICE_UNAVAILABLE && retry && started.elapsed() < DEADLINE,
-                "{status} {body}"
-            );
-            tokio::time::sleep(Duration::from_millis(500)).await;
-        }
+        // for fanout's lag: asked again, as a client does.
+        let url = format!("{w}/users/{}/posts", users[i % 4]);
+        let body = json!({ "message": format!("m{i}") });
+        let (status, v) = send_as_client(&http, reqwest::Method::POST, &url, Some(&body)).await;
+        assert!(status.is_success(), "{status} {v}");
     }
     let got = acts(&mut s, 16).await;
     // Each account's posts in order (one key of one topic); its profile

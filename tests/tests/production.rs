@@ -7,6 +7,7 @@
 
 mod common;
 
+use common::process::send_as_client;
 use common::servers::Servers;
 use common::{client_with, test_auth, ADMIN_KEY};
 use futures_util::future::join_all;
@@ -140,28 +141,13 @@ async fn wait_ready(http: &Client, services: &[&Service]) {
     }
 }
 
-/// Sends as a well-behaved client does: a write the producer sheds while
-/// fanout is behind (a worker just killed) was not taken, and is sent
-/// again after its `Retry-After`.
+/// Sends as a well-behaved client does (a shed write is sent again after
+/// its `Retry-After`: a worker just killed leaves fanout behind), and
+/// insists on success.
 async fn send(http: &Client, method: reqwest::Method, url: String, body: Option<Value>) -> Value {
-    for _ in 0..60 {
-        let mut req = http.request(method.clone(), &url);
-        if let Some(b) = &body {
-            req = req.json(b);
-        }
-        let resp = req.send().await.unwrap();
-        let status = resp.status();
-        let retry = resp.headers().get("retry-after").cloned();
-        let text = resp.text().await.unwrap();
-        if status == StatusCode::SERVICE_UNAVAILABLE && text.contains("\"overloaded\"") {
-            let secs: u64 = retry.unwrap().to_str().unwrap().parse().unwrap();
-            tokio::time::sleep(Duration::from_secs(secs.min(2))).await;
-            continue;
-        }
-        assert!(status.is_success(), "{method} {url}: {status} {text}");
-        return serde_json::from_str(&text).unwrap_or(Value::Null);
-    }
-    panic!("{method} {url}: shed for a minute");
+    let (status, v) = send_as_client(http, method.clone(), &url, body.as_ref()).await;
+    assert!(status.is_success(), "{method} {url}: {status} {v}");
+    v
 }
 
 /// A reader's whole timeline through the timeline-api, and whether the
@@ -401,10 +387,16 @@ struct Broker {
     dir: PathBuf,
     port: u16,
     child: Option<Child>,
+    /// While the broker is down, its port, held by a listener that never
+    /// answers (an outage as a hung broker makes it): no other test's
+    /// server (which takes any free port) can start there and take the
+    /// producer's appends in the broker's stead.
+    held: Option<std::net::TcpListener>,
 }
 
 impl Broker {
     fn start(&mut self) {
+        self.held = None;
         let url = format!("tcp://127.0.0.1:{}", self.port);
         let log = std::fs::OpenOptions::new()
             .create(true)
@@ -438,6 +430,9 @@ impl Broker {
         if let Some(mut c) = self.child.take() {
             c.kill().unwrap();
             c.wait().unwrap();
+            let held = std::net::TcpListener::bind(("127.0.0.1", self.port))
+                .expect("the stopped broker's port is free");
+            self.held = Some(held);
         }
     }
 }
@@ -482,6 +477,7 @@ async fn posts_acknowledged_while_kafka_is_down_reach_the_timelines() {
         dir: dir.path().to_path_buf(),
         port,
         child: None,
+        held: None,
     };
     broker.start();
 

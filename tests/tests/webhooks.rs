@@ -6,7 +6,7 @@
 
 mod common;
 
-use common::process::required_env;
+use common::process::{required_env, send_as_client};
 use common::receiver::{Received, Receiver};
 use common::*;
 use reqwest::{Method, StatusCode};
@@ -720,26 +720,16 @@ async fn a_kill_during_delivery_loses_nothing(store: &[String]) {
         .unwrap();
     assert!(put.status().is_success());
     let mut acked = std::collections::BTreeSet::new();
-    for i in 0..400 {
-        let r = http
-            .post(format!("{}/users/alice/posts", server.base))
-            .json(&json!({"message": format!("p{i}")}))
-            .timeout(Duration::from_secs(5))
-            .send()
-            .await;
-        match r {
-            Ok(r) if r.status() == StatusCode::CREATED => {
-                let v: Value = r.json().await.unwrap();
-                acked.insert(v["id"].as_str().unwrap().to_owned());
-            }
-            _ => break,
-        }
-        if i == 300 {
-            // Mid-delivery: some delivered, more on the log.
-            rx.wait_for("/ok/k", 50).await;
-            server.kill();
-        }
+    let url = format!("{}/users/alice/posts", server.base);
+    for i in 0..300 {
+        let body = json!({"message": format!("p{i}")});
+        let (s, v) = send_as_client(&http, reqwest::Method::POST, &url, Some(&body)).await;
+        assert_eq!(s, StatusCode::CREATED, "{v}");
+        acked.insert(v["id"].as_str().unwrap().to_owned());
     }
+    // Mid-delivery: some delivered, more on the log.
+    rx.wait_for("/ok/k", 50).await;
+    server.kill();
     let before = rx.at("/ok/k").len();
     assert!(
         before < acked.len(),
@@ -841,13 +831,10 @@ async fn webhooks_on_mongodb_and_kafka() {
             .unwrap();
         assert!(r.status().is_success());
         for i in 0..5 {
-            let r = http
-                .post(format!("{}/users/{user}/posts", split.w))
-                .json(&json!({"message": format!("{user} {i}")}))
-                .send()
-                .await
-                .unwrap();
-            let v: Value = r.json().await.unwrap();
+            let url = format!("{}/users/{user}/posts", split.w);
+            let body = json!({"message": format!("{user} {i}")});
+            let (s, v) = send_as_client(&http, reqwest::Method::POST, &url, Some(&body)).await;
+            assert_eq!(s, reqwest::StatusCode::CREATED, "{v}");
             posted.insert(v["id"].as_str().unwrap().to_owned());
         }
     }

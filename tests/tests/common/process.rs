@@ -173,6 +173,38 @@ pub async fn get(http: &Client, url: String) -> (StatusCode, Value) {
     (status, body)
 }
 
+/// Sends as a well-behaved client does: a write the producer sheds while
+/// fanout is behind (503 `overloaded` with `Retry-After`: the stand-ins on
+/// a busy machine lag, a worker may be joining its group) was not taken,
+/// and is sent again after its `Retry-After`, for up to `PATIENCE`. The
+/// status and the body (JSON, else `null`) of the answer that was not shed.
+pub async fn send_as_client(
+    http: &Client,
+    method: reqwest::Method,
+    url: &str,
+    body: Option<&Value>,
+) -> (StatusCode, Value) {
+    let until = Instant::now() + PATIENCE;
+    loop {
+        let mut req = http.request(method.clone(), url);
+        if let Some(b) = body {
+            req = req.json(b);
+        }
+        let resp = req.send().await.unwrap();
+        let status = resp.status();
+        let retry = resp.headers().get("retry-after").cloned();
+        let text = resp.text().await.unwrap();
+        let shed = status == StatusCode::SERVICE_UNAVAILABLE && text.contains("\"overloaded\"");
+        if !shed || Instant::now() > until {
+            return (status, serde_json::from_str(&text).unwrap_or(Value::Null));
+        }
+        let secs: u64 = retry
+            .and_then(|r| r.to_str().ok()?.parse().ok())
+            .expect("a shed write says when to retry");
+        tokio::time::sleep(Duration::from_secs(secs.clamp(1, 2))).await;
+    }
+}
+
 /// The failing check of a `/readyz` body named `name`, if it fails.
 pub fn failing<'b>(body: &'b Value, name: &str) -> Option<&'b Value> {
     body["checks"]
