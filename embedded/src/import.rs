@@ -1,7 +1,8 @@
 //! Bulk import into the embedded store, for loading or migrating a network
 //! into a data directory that no server is using (the file lock ensures it):
 //! large transactions, each record planned by the same planners as any
-//! write (`socialite_core::plan`), and no events (a quiet [`Ledger`]), because every
+//! write (`socialite_core::plan`; a batch of follows as many at once,
+//! `socialite_domain::graph::edges`), and no events (a quiet [`Ledger`]), because every
 //! user of an imported network is dormant and builds their timeline on
 //! first read.
 
@@ -16,10 +17,11 @@ use socialite_core::plan::{run_ready, Txn};
 use socialite_domain::accounts::user;
 use socialite_domain::filters::plan::restore_filters;
 use socialite_domain::graph::relations::FollowOption;
-use socialite_domain::graph::{edge, membership, relate};
+use socialite_domain::graph::{edges, membership, relate};
 use socialite_domain::posts::post;
 
 use crate::store::EmbeddedStore;
+use std::collections::BTreeMap;
 
 /// Whether `user` exists, in the write.
 fn exists(ctx: &mut Ctx<'_>, user: &UserId) -> Result<bool> {
@@ -54,41 +56,40 @@ impl EmbeddedStore {
         names.sort();
         names.dedup();
         self.import_users(names).await?;
+        let at_ms = socialite_core::ids::now_ms();
+        let follows: Vec<(EdgeChange, u64)> = edges
+            .into_iter()
+            .filter_map(|(f, t)| Some((EdgeChange::new(f, t, EdgeOp::Follow).ok()?, at_ms)))
+            .collect();
         self.writer
             .write(move |ctx| {
                 ctx.ledger = Ledger::quiet();
-                let mut added = 0;
-                for (f, t) in edges {
-                    let Ok(change) = EdgeChange::new(f, t, EdgeOp::Follow) else {
-                        continue;
-                    };
-                    let done = run_ready(edge::change_edge(ctx, &change))?;
-                    added += usize::from(done.count_step > 0);
-                }
-                Ok(added)
+                run_ready(edges::change_edges(ctx, &follows))
             })
             .await
     }
 
     /// Files existing edges under lists: `(follower, followee, list)`;
-    /// edges that do not exist are skipped. Returns how many were filed.
+    /// edges that do not exist are skipped. Returns how many edges were
+    /// filed under a list they were not under.
     pub async fn import_lists(&self, filed: Vec<(UserId, UserId, ListName)>) -> Result<usize> {
+        let mut by_edge: BTreeMap<(UserId, UserId), Vec<ListName>> = BTreeMap::new();
+        for (f, t, list) in filed {
+            by_edge.entry((f, t)).or_default().push(list);
+        }
         self.writer
             .write(move |ctx| {
                 ctx.ledger = Ledger::quiet();
-                let mut done = 0;
-                for (f, t, list) in filed {
-                    let Some(mut lists) = run_ready(ctx.edge_lists(&f, &t))? else {
+                let mut refiled = Vec::with_capacity(by_edge.len());
+                for ((f, t), mut lists) in by_edge {
+                    let Some(held) = run_ready(ctx.edge_lists(&f, &t))? else {
                         continue;
                     };
-                    if !lists.contains(&list) {
-                        lists.push(list);
-                    }
+                    lists.extend(held);
                     let change = EdgeChange::new(f, t, EdgeOp::Follow)?.with_lists(lists);
-                    run_ready(edge::change_edge(ctx, &change))?;
-                    done += 1;
+                    refiled.push((change, 0));
                 }
-                Ok(done)
+                run_ready(edges::change_edges(ctx, &refiled))
             })
             .await
     }

@@ -25,6 +25,7 @@ pub mod backup;
 pub mod config;
 mod content;
 mod deletion;
+mod edge_runs;
 mod edge_times;
 mod exclusive;
 mod filters;

@@ -6,8 +6,8 @@
 use crate::store::{add_counts, emit, user_exists, Ctx};
 use crate::tables::*;
 use crate::{
-    accounts, content, edge_times, exclusive, filters, groups, kept, likes, lists, markers,
-    mute_ends, notices, notify_since, post_rows, relations, reposts, thread_mutes,
+    accounts, content, edge_runs, edge_times, exclusive, filters, groups, kept, likes, lists,
+    markers, mute_ends, notices, notify_since, post_rows, relations, reposts, thread_mutes,
 };
 use redb::{ReadableTable, WriteTransaction};
 use serde_json::{Map, Value};
@@ -269,8 +269,24 @@ impl Txn for Ctx<'_> {
     }
 
     async fn write_steps(&mut self, steps: &[Step]) -> Result<()> {
-        for step in steps {
-            apply_step(self, step)?;
+        let mut rest = steps;
+        while let Some(first) = rest.first() {
+            let kind = std::mem::discriminant(first);
+            let n = rest
+                .iter()
+                .take_while(|s| std::mem::discriminant(*s) == kind)
+                .count();
+            let (run, after) = rest.split_at(n);
+            match first {
+                Step::AddEdge { .. } if n > 1 => edge_runs::add_edges(self.txn, run)?,
+                Step::FollowCounts { .. } if n > 1 => edge_runs::follow_counts(self.txn, run)?,
+                _ => {
+                    for step in run {
+                        apply_step(self, step)?;
+                    }
+                }
+            }
+            rest = after;
         }
         Ok(())
     }

@@ -1,14 +1,16 @@
 //! Follow edges read and removed a page at a time, for the steps of a
 //! user's deletion (`socialite_domain::deletion::plan`): a page of a user's
 //! edges with their lists, and a run of removals as one command per
-//! collection.
+//! collection; and a run of new edges (a bulk import's,
+//! `socialite_domain::graph::edges`) as one insert per collection.
 
 use crate::db::{TxnError, FOLLOWERS, FOLLOWING};
-use crate::lists::lists_of;
+use crate::lists::{lists_of, names};
 use crate::store::{get_str, MongoStore};
 use mongodb::bson::{doc, Document};
 use mongodb::ClientSession;
 use socialite_core::ids::{ListName, UserId};
+use socialite_core::plan::Step;
 
 impl MongoStore {
     /// Up to `limit` of `user`'s edges in `collection`, in id order, with
@@ -68,4 +70,59 @@ impl MongoStore {
         }
         Ok(())
     }
+
+    /// Adds the new edges of a run of `Step::AddEdge`, both directions:
+    /// one insert per collection, however many.
+    pub(crate) async fn add_edges(
+        &self,
+        s: &mut ClientSession,
+        run: &[Step],
+    ) -> Result<(), TxnError> {
+        let (mut following, mut followers) = (Vec::new(), Vec::new());
+        for step in run {
+            if let Step::AddEdge {
+                follower,
+                followee,
+                lists,
+                at_ms,
+            } = step
+            {
+                let (edge, reverse) = edge_docs(follower, followee, lists, *at_ms);
+                following.push(edge);
+                followers.push(reverse);
+            }
+        }
+        if following.is_empty() {
+            return Ok(());
+        }
+        self.db
+            .following
+            .insert_many(following)
+            .session(&mut *s)
+            .await?;
+        self.db
+            .followers
+            .insert_many(followers)
+            .session(&mut *s)
+            .await?;
+        Ok(())
+    }
+}
+
+/// The documents of the edge `follower → followee` filed under `lists`,
+/// made at `at_ms`: in `following` and in `followers`.
+pub(crate) fn edge_docs(
+    follower: &UserId,
+    followee: &UserId,
+    lists: &[ListName],
+    at_ms: u64,
+) -> (Document, Document) {
+    let (f, t, at) = (follower.as_str(), followee.as_str(), at_ms as i64);
+    let mut edge = doc! { "user": f, "followee": t, "at": at };
+    let mut reverse = doc! { "user": t, "follower": f, "at": at };
+    if !lists.is_empty() {
+        edge.insert("_g", names(lists));
+        reverse.insert("_g", names(lists));
+    }
+    (edge, reverse)
 }

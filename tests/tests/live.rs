@@ -5,6 +5,7 @@
 
 mod common;
 
+use common::process::send_as_client;
 use common::servers::Servers;
 use common::sse::{Sse, SseReader};
 use common::*;
@@ -333,16 +334,12 @@ async fn a_replica_without_a_worker_streams_what_another_delivered() {
     let mut s = Stream::open(&r, ADMIN_KEY, "bob", None).await;
     // The replica joins the applied feed at its end: posts until one arrives.
     let post = |message: String| {
-        let req = http
-            .post(format!("{w}/users/alice/posts"))
-            .json(&serde_json::json!({ "message": message }));
+        let (http, url) = (http.clone(), format!("{w}/users/alice/posts"));
         async move {
-            let resp = req.send().await.unwrap();
-            assert_eq!(resp.status(), StatusCode::CREATED);
-            resp.json::<Value>().await.unwrap()["id"]
-                .as_str()
-                .unwrap()
-                .to_owned()
+            let body = serde_json::json!({ "message": message });
+            let (s, v) = send_as_client(&http, Method::POST, &url, Some(&body)).await;
+            assert_eq!(s, StatusCode::CREATED, "{v}");
+            v["id"].as_str().unwrap().to_owned()
         }
     };
     let started = std::time::Instant::now();

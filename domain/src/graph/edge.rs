@@ -5,7 +5,7 @@
 use crate::checks::{EdgeChange, EdgeTransition};
 use crate::event::Event;
 use crate::graph::relations::{check_not_blocked, FollowOption, Relation};
-use crate::ids::{now_ms, UserId};
+use crate::ids::{now_ms, ListName, UserId};
 use crate::plan::{Step, Txn};
 
 /// Runs every check of `change` on what `txn` holds and applies what its
@@ -25,7 +25,58 @@ pub async fn change_edge_at<T: Txn>(
     at_ms: u64,
 ) -> Result<EdgeTransition, T::Error> {
     let found = txn.existing_users(&change.required()).await?;
-    change.check_users(|u| Ok(found.contains(u)))?;
+    let mut follower = FollowerNow::default();
+    let (transition, planned) =
+        plan_change(txn, change, at_ms, |u| found.contains(u), &mut follower).await?;
+    if transition.changed() {
+        txn.apply(&planned).await?;
+    }
+    Ok(transition)
+}
+
+/// What the rules of a change read about its follower, read when a rule
+/// first needs it and moved by each change planned since: how many
+/// accounts they follow, and the lists they have. Many changes by one
+/// follower (a bulk load) so read each once.
+#[derive(Default)]
+pub(crate) struct FollowerNow {
+    following: Option<u64>,
+    /// How the count moved by changes planned before it was read.
+    moved: i64,
+    lists: Option<Vec<ListName>>,
+}
+
+impl FollowerNow {
+    /// Moves what is known by a planned transition. A list a transition
+    /// leaves is kept as held: whether it still has other members is not
+    /// read, so a later change of the batch errs toward `too_many_lists`.
+    fn note(&mut self, t: &EdgeTransition) {
+        match &mut self.following {
+            Some(n) => *n = n.saturating_add_signed(t.count_step),
+            None => self.moved += t.count_step,
+        }
+        if let Some(held) = &mut self.lists {
+            for l in &t.added {
+                if !held.contains(l) {
+                    held.push(l.clone());
+                }
+            }
+        }
+    }
+}
+
+/// Every check of `change` on what `txn` holds (`exists` tells which
+/// users exist, as read in the transaction) and the steps that apply its
+/// transition, a new edge made at `at_ms`; nothing written. The one
+/// statement of what a follow, refiling or unfollow requires.
+pub(crate) async fn plan_change<T: Txn>(
+    txn: &mut T,
+    change: &EdgeChange,
+    at_ms: u64,
+    exists: impl Fn(&UserId) -> bool,
+    follower_now: &mut FollowerNow,
+) -> Result<(EdgeTransition, Vec<Step>), T::Error> {
+    change.check_users(|u| Ok(exists(u)))?;
     let (follower, followee) = (change.follower(), change.followee());
     if change.adds() {
         let blocked = txn.blocked_either_way(follower, followee).await?;
@@ -33,22 +84,33 @@ pub async fn change_edge_at<T: Txn>(
     }
     let transition = change.transition(txn.edge_lists(follower, followee).await?);
     if !transition.changed() {
-        return Ok(transition);
+        return Ok((transition, Vec::new()));
     }
     if transition.count_step > 0 {
-        change.check_room(&transition, txn.following_count(follower).await?)?;
+        let following = match follower_now.following {
+            Some(n) => n,
+            None => {
+                let stored = txn.following_count(follower).await?;
+                let n = stored.saturating_add_signed(follower_now.moved);
+                *follower_now.following.insert(n)
+            }
+        };
+        change.check_room(&transition, following)?;
     }
     if !transition.added.is_empty() {
-        let held = txn.list_names(follower).await?;
+        if follower_now.lists.is_none() {
+            follower_now.lists = Some(txn.list_names(follower).await?);
+        }
+        let held = follower_now.lists.as_deref().unwrap_or_default();
         transition.check_list_count(held.len(), |l| Ok(held.contains(l)))?;
     }
+    follower_now.note(&transition);
     let mut planned = steps(change, &transition, at_ms);
     if transition.after.is_none() {
         // A follow's options go with it: a later follow starts plain.
         planned.extend(options_off(txn, follower, followee).await?);
     }
-    txn.apply(&planned).await?;
-    Ok(transition)
+    Ok((transition, planned))
 }
 
 /// The steps of a transition that changed something, the edge made at `at_ms`.

@@ -19,6 +19,7 @@ use crate::accounts::user;
 use crate::checks::{post_id_taken, post_not_found, user_not_found, EdgeChange, EdgeOp};
 use crate::checks::{EdgeTransition, Membership};
 use crate::collections::{self, KeepChange};
+use crate::error::Error;
 use crate::event::Event;
 use crate::feed::marker;
 use crate::feed::markers::Marker;
@@ -154,6 +155,28 @@ async fn event_act<T: Txn>(txn: &mut T, event: &Event, mode: Mode) -> Result<boo
     })
 }
 
+/// The edge change a [`Event::Followed`] makes under `mode`, and the
+/// time its edge keeps; `None` for any other event.
+pub(crate) fn followed(event: &Event, mode: Mode) -> Option<Result<(EdgeChange, u64), Error>> {
+    let Event::Followed {
+        follower,
+        followee,
+        lists,
+        at_ms,
+    } = event
+    else {
+        return None;
+    };
+    let change = EdgeChange::new(follower.clone(), followee.clone(), EdgeOp::Follow).map(|c| {
+        let c = c.with_lists(lists.clone());
+        match mode.follow_cap() {
+            Some(max) => c.with_max_following(max),
+            None => c,
+        }
+    });
+    Some(change.map(|c| (c, *at_ms)))
+}
+
 /// A graph event's act: an edge, a membership, a relation.
 async fn graph_act<T: Txn>(txn: &mut T, event: &Event, mode: Mode) -> Result<bool, T::Error> {
     let edge_change = |follower: &UserId, followee: &UserId, op| {
@@ -161,18 +184,12 @@ async fn graph_act<T: Txn>(txn: &mut T, event: &Event, mode: Mode) -> Result<boo
     };
     let changed = |t: EdgeTransition| t.changed();
     Ok(match event {
-        Event::Followed {
-            follower,
-            followee,
-            lists,
-            at_ms,
-        } => {
-            let mut change =
-                edge_change(follower, followee, EdgeOp::Follow)?.with_lists(lists.clone());
-            if let Some(max) = mode.follow_cap() {
-                change = change.with_max_following(max);
-            }
-            changed(edge::change_edge_at(txn, &change, *at_ms).await?)
+        Event::Followed { .. } => {
+            let Some(made) = followed(event, mode) else {
+                unreachable!("a follow makes a follow's change")
+            };
+            let (change, at_ms) = made?;
+            changed(edge::change_edge_at(txn, &change, at_ms).await?)
         }
         Event::Unfollowed {
             follower, followee, ..
@@ -438,7 +455,7 @@ async fn repost<T: Txn>(txn: &mut T, item: &Post, mode: Mode) -> Result<bool, T:
 /// Makes the notices the event of `act` makes (its post and like as
 /// stored), as fanout makes them of a queued event: where the act queues
 /// none ([`Mode::tells`]). Idempotent, as they are.
-async fn tell<T: Txn>(txn: &mut T, act: &Act) -> Result<(), T::Error> {
+pub(crate) async fn tell<T: Txn>(txn: &mut T, act: &Act) -> Result<(), T::Error> {
     let changes = match act {
         Act::Like { user, post, at_ms } => {
             let Some(liked) = txn.post(*post).await? else {

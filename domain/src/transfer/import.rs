@@ -12,23 +12,51 @@
 //! is decided in [`crate::transfer::mode`]. The limits of the write path
 //! are checked before, in [`crate::transfer::admit`].
 
+use crate::graph::edges;
 use crate::plan::Txn;
 use crate::transfer::act::Act;
 pub use crate::transfer::admit::Caps;
-use crate::transfer::apply::apply;
+use crate::transfer::apply::{apply, followed, tell};
 use crate::transfer::mode::Mode;
 use crate::transfer::record::Record;
 
 /// Loads `records` in `txn`, in order, under `caps`; how many changed
-/// something.
+/// something. A run of follows (an export holds each follower's together)
+/// is made at once ([`crate::graph::edges`]), then its notices.
 pub async fn import_records<T: Txn>(
     txn: &mut T,
     records: &[Record],
     caps: &Caps,
 ) -> Result<usize, T::Error> {
+    let mode = Mode::Restore(*caps);
     let mut changed = 0;
-    for r in records {
-        changed += usize::from(import_record(txn, r, caps).await?);
+    let mut rest = records;
+    while let Some(first) = rest.first() {
+        let follows = rest
+            .iter()
+            .take_while(|r| matches!(r, Record::Follow { .. }))
+            .count();
+        if follows < 2 {
+            changed += usize::from(import_record(txn, first, caps).await?);
+            rest = &rest[1..];
+            continue;
+        }
+        let (run, after) = rest.split_at(follows);
+        let acts: Vec<Act> = run.iter().map(Act::of).collect();
+        let mut changes = Vec::with_capacity(acts.len());
+        for act in &acts {
+            mode.check(act)?;
+            if let Act::Event(event) = act {
+                changes.extend(followed(event, mode).transpose()?);
+            }
+        }
+        changed += edges::change_edges(txn, &changes).await?;
+        if mode.tells() {
+            for act in &acts {
+                tell(txn, act).await?;
+            }
+        }
+        rest = after;
     }
     Ok(changed)
 }

@@ -3,6 +3,7 @@
 
 use super::MongoTxn;
 use crate::db::TxnError;
+use crate::edge_pages::edge_docs;
 use crate::lists::names;
 use crate::relations::code;
 use crate::store::id_bson;
@@ -24,6 +25,8 @@ impl MongoTxn<'_> {
             let (now, later) = rest.split_at(run);
             match first {
                 Step::RemoveEdge { .. } => self.store.remove_edges(self.s, &edges_of(now)).await?,
+                // A bulk import's new edges: one insert per collection.
+                Step::AddEdge { .. } if now.len() > 1 => self.store.add_edges(self.s, now).await?,
                 // A deletion's page of likes: one command for the rows, one
                 // for the counts.
                 Step::Like { .. } if now.len() > 1 => match unlikes(now) {
@@ -80,13 +83,7 @@ impl MongoTxn<'_> {
                 lists,
                 at_ms,
             } => {
-                let (f, t, at) = (follower.as_str(), followee.as_str(), *at_ms as i64);
-                let mut edge = doc! { "user": f, "followee": t, "at": at };
-                let mut reverse = doc! { "user": t, "follower": f, "at": at };
-                if !lists.is_empty() {
-                    edge.insert("_g", names(lists));
-                    reverse.insert("_g", names(lists));
-                }
+                let (edge, reverse) = edge_docs(follower, followee, lists, *at_ms);
                 db.following.insert_one(edge).session(&mut *s).await?;
                 db.followers.insert_one(reverse).session(&mut *s).await?;
             }
