@@ -138,7 +138,6 @@ async fn generate(store: &EmbeddedStore, net: &NetworkArgs) -> Result<Loaded, St
     let mut rng = Rng::new(net.seed);
     let mut progress = Progress::new("follows", (net.users * net.follows) as u64);
     let mut batch = Vec::with_capacity(CHUNK);
-    let mut filed = Vec::new();
     let close = ListName::parse(BENCH_LIST).expect("a valid list name");
     let mut edges = 0;
     for follower in 0..net.users {
@@ -146,10 +145,13 @@ async fn generate(store: &EmbeddedStore, net: &NetworkArgs) -> Result<Loaded, St
         for _ in 0..net.follows {
             let target = zipf.pick(&mut rng);
             if target != follower && picked.insert(target) {
-                if picked.len() == 1 || rng.below(5) == 0 {
-                    filed.push((user(follower), user(target), close.clone()));
-                }
-                batch.push((user(follower), user(target)));
+                let filed = picked.len() == 1 || rng.below(5) == 0;
+                let lists = if filed {
+                    vec![close.clone()]
+                } else {
+                    Vec::new()
+                };
+                batch.push((user(follower), user(target), lists));
             }
         }
         progress.add(net.follows as u64);
@@ -158,14 +160,9 @@ async fn generate(store: &EmbeddedStore, net: &NetworkArgs) -> Result<Loaded, St
                 .import_edges(std::mem::take(&mut batch))
                 .await
                 .map_err(err)?;
-            store
-                .import_lists(std::mem::take(&mut filed))
-                .await
-                .map_err(err)?;
         }
     }
     edges += store.import_edges(batch).await.map_err(err)?;
-    store.import_lists(filed).await.map_err(err)?;
     progress.finish();
     let groups = groups_for(net.users);
     let members: Vec<(GroupName, UserId)> = (0..net.users)
@@ -249,7 +246,7 @@ async fn import_edge_list(store: &EmbeddedStore, file: &Path) -> Result<Loaded, 
         );
         users.insert(a.clone());
         users.insert(b.clone());
-        batch.push((a, b));
+        batch.push((a, b, Vec::new()));
         if batch.len() >= CHUNK {
             edges += store
                 .import_edges(std::mem::take(&mut batch))

@@ -1,5 +1,6 @@
 //! Runs of one kind of edge step (`socialite_domain::graph::edges` plans
-//! a bulk load's follows so), each written in one pass over its tables:
+//! a bulk load's follows so: new edges, their lists, the counts), each
+//! written in one pass over its tables:
 //! every table opened once, its keys inserted in key order (a B-tree
 //! written in order touches each page once, where random order reads one
 //! for every key), and the counts summed per user before they are written.
@@ -61,6 +62,49 @@ pub(crate) fn add_edges(txn: &WriteTransaction, run: &[Step]) -> Result<()> {
         } else {
             listed.insert((*t, *f), filed.as_str()).store()?;
         }
+    }
+    Ok(())
+}
+
+/// The list members a run of `Step::MoveLists` adds and removes, in key
+/// order, and each list's size written once.
+pub(crate) fn move_lists(txn: &WriteTransaction, run: &[Step]) -> Result<()> {
+    let mut members: Vec<((&str, &str, &str), bool)> = Vec::new();
+    let mut sizes: HashMap<(&str, &str), i64> = HashMap::new();
+    for s in run {
+        if let Step::MoveLists {
+            follower,
+            followee,
+            added,
+            removed,
+        } = s
+        {
+            let (f, t) = (follower.as_str(), followee.as_str());
+            for (lists, joins) in [(added, true), (removed, false)] {
+                for l in lists {
+                    members.push(((f, l.as_str(), t), joins));
+                    *sizes.entry((f, l.as_str())).or_default() += if joins { 1 } else { -1 };
+                }
+            }
+        }
+    }
+    members.sort_unstable();
+    let mut table = txn.open_table(LIST_MEMBERS).store()?;
+    for (key, joins) in members {
+        match joins {
+            true => table.insert(key, ()).store()?,
+            false => table.remove(key).store()?,
+        };
+    }
+    let mut sizes: Vec<((&str, &str), i64)> = sizes.into_iter().collect();
+    sizes.sort_unstable();
+    let mut table = txn.open_table(USER_LISTS).store()?;
+    for (key, moved) in sizes {
+        let n = table.get(key).store()?.map_or(0, |g| g.value());
+        match n.saturating_add_signed(moved) {
+            0 => table.remove(key).store()?,
+            n => table.insert(key, n).store()?,
+        };
     }
     Ok(())
 }

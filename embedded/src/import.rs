@@ -21,7 +21,6 @@ use socialite_domain::graph::{edges, membership, relate};
 use socialite_domain::posts::post;
 
 use crate::store::EmbeddedStore;
-use std::collections::BTreeMap;
 
 /// Whether `user` exists, in the write.
 fn exists(ctx: &mut Ctx<'_>, user: &UserId) -> Result<bool> {
@@ -44,14 +43,15 @@ impl EmbeddedStore {
             .await
     }
 
-    /// Adds `(follower, followee)` edges, creating users they name; skips
-    /// self-follows and edges that exist, and refuses the batch on an edge
-    /// a follow would be refused (a block, the follow cap). Returns how many
-    /// edges were added.
-    pub async fn import_edges(&self, edges: Vec<(UserId, UserId)>) -> Result<usize> {
+    /// Adds `(follower, followee, lists)` edges, creating users they name,
+    /// each filed under its lists (none given: an edge that exists keeps
+    /// its own); skips self-follows, and refuses the batch on an edge a
+    /// follow would be refused (a block, the follow cap). Returns how many
+    /// edges were added or refiled.
+    pub async fn import_edges(&self, edges: Vec<(UserId, UserId, Vec<ListName>)>) -> Result<usize> {
         let mut names: Vec<UserId> = edges
             .iter()
-            .flat_map(|(a, b)| [a.clone(), b.clone()])
+            .flat_map(|(a, b, _)| [a.clone(), b.clone()])
             .collect();
         names.sort();
         names.dedup();
@@ -59,37 +59,18 @@ impl EmbeddedStore {
         let at_ms = socialite_core::ids::now_ms();
         let follows: Vec<(EdgeChange, u64)> = edges
             .into_iter()
-            .filter_map(|(f, t)| Some((EdgeChange::new(f, t, EdgeOp::Follow).ok()?, at_ms)))
+            .filter_map(|(f, t, lists)| {
+                let change = EdgeChange::new(f, t, EdgeOp::Follow).ok()?;
+                match lists.is_empty() {
+                    true => Some((change, at_ms)),
+                    false => Some((change.with_lists(lists), at_ms)),
+                }
+            })
             .collect();
         self.writer
             .write(move |ctx| {
                 ctx.ledger = Ledger::quiet();
                 run_ready(edges::change_edges(ctx, &follows))
-            })
-            .await
-    }
-
-    /// Files existing edges under lists: `(follower, followee, list)`;
-    /// edges that do not exist are skipped. Returns how many edges were
-    /// filed under a list they were not under.
-    pub async fn import_lists(&self, filed: Vec<(UserId, UserId, ListName)>) -> Result<usize> {
-        let mut by_edge: BTreeMap<(UserId, UserId), Vec<ListName>> = BTreeMap::new();
-        for (f, t, list) in filed {
-            by_edge.entry((f, t)).or_default().push(list);
-        }
-        self.writer
-            .write(move |ctx| {
-                ctx.ledger = Ledger::quiet();
-                let mut refiled = Vec::with_capacity(by_edge.len());
-                for ((f, t), mut lists) in by_edge {
-                    let Some(held) = run_ready(ctx.edge_lists(&f, &t))? else {
-                        continue;
-                    };
-                    lists.extend(held);
-                    let change = EdgeChange::new(f, t, EdgeOp::Follow)?.with_lists(lists);
-                    refiled.push((change, 0));
-                }
-                run_ready(edges::change_edges(ctx, &refiled))
             })
             .await
     }
