@@ -1,18 +1,20 @@
 //! An import makes a run of follow records at once
-//! (`socialite_domain::graph::edges`), and must store what the same
-//! records made one at a time store: the same stream imported a record
-//! per transaction and in large batches exports the same, and a follow
-//! the rules refuse (a block, the cap) is refused in a run as alone, with
-//! its line. On the
-//! embedded store, MongoDB and the toy store.
+//! (`socialite_domain::graph::edges`), and their notices at once, and
+//! must store what the same records made one at a time store: the same
+//! stream imported a record per transaction and in large batches exports
+//! the same and gives everyone the same notifications, and a follow the
+//! rules refuse (a block, the cap) is refused in a run as alone, with its
+//! line. On the embedded store, MongoDB and the toy store.
 
 mod common;
 mod toy;
 
 use common::ports::{open, Kind};
 use serde_json::json;
+use socialite_core::reads::Reads;
 use socialite_core::sim::Rng;
 use socialite_core::transfer::{export::export, import::import};
+use socialite_domain::accounts::access::Caller;
 use socialite_domain::transfer::import::Caps;
 use socialite_testkit::Opened;
 
@@ -102,6 +104,28 @@ async fn runs_store_what_one_at_a_time_stores(one: Opened, many: Opened, refused
     let follows = a.iter().filter(|l| l.contains("\"follow\"")).count();
     assert!(follows > 100, "{follows} follows");
     assert_eq!(a, b);
+    // The notices the follows made, which no export holds.
+    let (one, many) = (
+        Reads::new(one.backends.stores()),
+        Reads::new(many.backends.stores()),
+    );
+    let mut told = 0;
+    for i in 0..USERS {
+        let user = format!("u{i}");
+        let page = |r: &Reads| {
+            let (r, user) = (r.clone(), user.clone());
+            async move {
+                r.notifications(&Caller::Trusted, &user, Some(100), None)
+                    .await
+                    .unwrap()
+                    .items
+            }
+        };
+        let (a, b) = (page(&one).await, page(&many).await);
+        told += a.iter().map(|n| n.count).sum::<u64>();
+        assert_eq!(a, b, "{user}'s notifications");
+    }
+    assert!(told > 100, "{told} notices");
     // A follow of a user who blocks the follower, third in its run: the
     // batch is refused, and the line named is that follow's.
     let mut lines: Vec<String> = (0..4)

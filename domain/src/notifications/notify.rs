@@ -4,27 +4,44 @@
 //! changes is one transaction; a user's notices are forgotten a page at a
 //! time ([`forget_page`]).
 
-use crate::ids::UserId;
-use crate::notifications::notified::{Notice, NoticeChange, NoticeGroup, NoticeKey, ACTORS_SHOWN};
+use crate::ids::{PostId, UserId};
+use crate::notifications::notified::{
+    GroupKey, Notice, NoticeChange, NoticeGroup, NoticeKey, ACTORS_SHOWN,
+};
 use crate::notifications::thread_mutes::in_muted_thread;
 use crate::plan::{Step, Txn};
+use std::collections::btree_map::Entry;
+use std::collections::{BTreeMap, HashSet};
 
 /// Applies `changes` (no `Forget` among them) in order; how many changed
 /// anything. A notice held already, or an undoing of one not held,
 /// changes nothing, so a replayed batch counts nothing twice; a notice
-/// between users either of whom is gone is not made.
+/// between users either of whom is gone is not made. A run of notices
+/// made is applied at once ([`make_all`]).
 pub async fn apply_notices<T: Txn>(
     txn: &mut T,
     changes: &[NoticeChange],
 ) -> Result<usize, T::Error> {
     let mut changed = 0;
-    for change in changes {
-        let done = match change {
-            NoticeChange::Made(n) => make(txn, n).await?,
-            NoticeChange::Undone(key) => undo(txn, key).await?,
-            NoticeChange::Forget(_) => unreachable!("forgotten a page at a time"),
-        };
-        changed += usize::from(done);
+    let mut rest = changes;
+    while let Some(first) = rest.first() {
+        let made: Vec<&Notice> = rest
+            .iter()
+            .map_while(|c| match c {
+                NoticeChange::Made(n) => Some(n),
+                _ => None,
+            })
+            .collect();
+        if made.is_empty() {
+            changed += match first {
+                NoticeChange::Undone(key) => usize::from(undo(txn, key).await?),
+                _ => unreachable!("forgotten a page at a time"),
+            };
+            rest = &rest[1..];
+        } else {
+            rest = &rest[made.len()..];
+            changed += make_all(txn, &made).await?;
+        }
     }
     Ok(changed)
 }
@@ -43,43 +60,69 @@ pub async fn forget_page<T: Txn>(
     Ok(page.len() == limit)
 }
 
-async fn make<T: Txn>(txn: &mut T, n: &Notice) -> Result<bool, T::Error> {
-    if txn.notice(&n.key).await?.is_some() {
-        return Ok(false);
-    }
-    let (recipient, actor) = (&n.key.recipient, &n.key.actor);
-    if txn.existing_users(&[recipient, actor]).await?.len() < 2 {
-        return Ok(false);
-    }
-    if let Some(about) = n.key.post {
-        if in_muted_thread(txn, recipient, about).await? {
-            return Ok(false);
+/// Makes `made` as one after another would (a notice held already, or
+/// made earlier in the run, changes nothing); how many were made. Who
+/// exists is read once, and each entry once, its count, newest notice
+/// and newest actors moved by all of the run's notices and written once.
+async fn make_all<T: Txn>(txn: &mut T, made: &[&Notice]) -> Result<usize, T::Error> {
+    let mut names: Vec<&UserId> = made
+        .iter()
+        .flat_map(|n| [&n.key.recipient, &n.key.actor])
+        .collect();
+    names.sort_unstable();
+    names.dedup();
+    let found: HashSet<UserId> = txn.existing_users(&names).await?.into_iter().collect();
+    let mut seen = HashSet::with_capacity(made.len());
+    let mut steps = Vec::with_capacity(made.len() + 1);
+    let mut entries: BTreeMap<(&UserId, GroupKey), (Option<PostId>, NoticeGroup)> = BTreeMap::new();
+    for n in made {
+        let (recipient, actor) = (&n.key.recipient, &n.key.actor);
+        if !seen.insert(&n.key)
+            || txn.notice(&n.key).await?.is_some()
+            || !found.contains(recipient)
+            || !found.contains(actor)
+        {
+            continue;
         }
+        if let Some(about) = n.key.post {
+            if in_muted_thread(txn, recipient, about).await? {
+                continue;
+            }
+        }
+        let key = n.group();
+        let (_, group) = match entries.entry((recipient, key)) {
+            Entry::Occupied(held) => held.into_mut(),
+            Entry::Vacant(first) => {
+                let held = txn.notice_group(recipient, key).await?;
+                let was = held.as_ref().map(|g| g.latest);
+                let group = held.unwrap_or(NoticeGroup {
+                    group: key,
+                    count: 0,
+                    latest: n.id,
+                    actors: Vec::new(),
+                });
+                first.insert((was, group))
+            }
+        };
+        group.count += 1;
+        group.latest = group.latest.max(n.id);
+        group.actors.push((n.id, actor.clone()));
+        group.actors.sort_unstable_by(|a, b| b.cmp(a));
+        group.actors.truncate(ACTORS_SHOWN);
+        steps.push(Step::PutNotice((*n).clone()));
     }
-    let key = n.group();
-    let held = txn.notice_group(recipient, key).await?;
-    let was = held.as_ref().map(|g| g.latest);
-    let mut group = held.unwrap_or(NoticeGroup {
-        group: key,
-        count: 0,
-        latest: n.id,
-        actors: Vec::new(),
-    });
-    group.count += 1;
-    group.latest = group.latest.max(n.id);
-    group.actors.push((n.id, actor.clone()));
-    group.actors.sort_unstable_by(|a, b| b.cmp(a));
-    group.actors.truncate(ACTORS_SHOWN);
-    let steps = [
-        Step::PutNotice(n.clone()),
-        Step::PutNoticeGroup {
+    let made = steps.len();
+    for ((recipient, _), (was, group)) in entries {
+        steps.push(Step::PutNoticeGroup {
             recipient: recipient.clone(),
             group,
             was,
-        },
-    ];
-    txn.apply(&steps).await?;
-    Ok(true)
+        });
+    }
+    if made > 0 {
+        txn.apply(&steps).await?;
+    }
+    Ok(made)
 }
 
 async fn undo<T: Txn>(txn: &mut T, key: &NoticeKey) -> Result<bool, T::Error> {

@@ -31,7 +31,7 @@ use crate::interactions::like;
 use crate::interactions::likes::LikeChange;
 use crate::interactions::repost::{carried, new_repost};
 use crate::model::Post;
-use crate::notifications::notified::changes_of;
+use crate::notifications::notified::{changes_of, NoticeChange};
 use crate::notifications::notify;
 use crate::notifications::thread_mutes;
 use crate::plan::{Step, Txn};
@@ -65,7 +65,8 @@ pub async fn apply<T: Txn>(txn: &mut T, act: &Act, mode: Mode) -> Result<bool, T
         }
     };
     if mode.tells() {
-        tell(txn, act).await?;
+        let changes = told(txn, act).await?;
+        notify::apply_notices(txn, &changes).await?;
     }
     Ok(changed)
 }
@@ -452,14 +453,14 @@ async fn repost<T: Txn>(txn: &mut T, item: &Post, mode: Mode) -> Result<bool, T:
     Ok(true)
 }
 
-/// Makes the notices the event of `act` makes (its post and like as
-/// stored), as fanout makes them of a queued event: where the act queues
-/// none ([`Mode::tells`]). Idempotent, as they are.
-pub(crate) async fn tell<T: Txn>(txn: &mut T, act: &Act) -> Result<(), T::Error> {
+/// The notices the event of `act` makes (its post and like as stored),
+/// as fanout makes them of a queued event: made where the act queues none
+/// ([`Mode::tells`]). Idempotent, as they are.
+pub(crate) async fn told<T: Txn>(txn: &mut T, act: &Act) -> Result<Vec<NoticeChange>, T::Error> {
     let changes = match act {
         Act::Like { user, post, at_ms } => {
             let Some(liked) = txn.post(*post).await? else {
-                return Ok(());
+                return Ok(Vec::new());
             };
             changes_of(&Event::Liked {
                 user: user.clone(),
@@ -471,13 +472,12 @@ pub(crate) async fn tell<T: Txn>(txn: &mut T, act: &Act) -> Result<(), T::Error>
         Act::GoneReply(p) | Act::Event(Event::PostCreated { post: p, .. }) => {
             match txn.post(p.id).await? {
                 Some(stored) => changes_of(&Event::post_created(stored)),
-                None => return Ok(()),
+                None => return Ok(Vec::new()),
             }
         }
         Act::Event(event @ Event::Followed { .. }) => changes_of(event),
         // The other events a record reads as, and filters, tell no one.
-        Act::Event(_) | Act::Filters { .. } => return Ok(()),
+        Act::Event(_) | Act::Filters { .. } => return Ok(Vec::new()),
     };
-    notify::apply_notices(txn, &changes).await?;
-    Ok(())
+    Ok(changes)
 }

@@ -13,16 +13,17 @@
 //! are checked before, in [`crate::transfer::admit`].
 
 use crate::graph::edges;
+use crate::notifications::notify;
 use crate::plan::Txn;
 use crate::transfer::act::Act;
 pub use crate::transfer::admit::Caps;
-use crate::transfer::apply::{apply, followed, tell};
+use crate::transfer::apply::{apply, followed, told};
 use crate::transfer::mode::Mode;
 use crate::transfer::record::Record;
 
 /// Loads `records` in `txn`, in order, under `caps`; how many changed
 /// something. A run of follows (an export holds each follower's together)
-/// is made at once ([`crate::graph::edges`]), then its notices.
+/// is made at once ([`crate::graph::edges`]), then its notices at once.
 pub async fn import_records<T: Txn>(
     txn: &mut T,
     records: &[Record],
@@ -52,9 +53,11 @@ pub async fn import_records<T: Txn>(
         }
         changed += edges::change_edges(txn, &changes).await?;
         if mode.tells() {
+            let mut notices = Vec::new();
             for act in &acts {
-                tell(txn, act).await?;
+                notices.extend(told(txn, act).await?);
             }
+            notify::apply_notices(txn, &notices).await?;
         }
         rest = after;
     }
