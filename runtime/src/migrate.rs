@@ -99,9 +99,10 @@ pub struct MigrateArgs {
     /// The target's feed model and cache settings, as its services run.
     #[command(flatten)]
     pub feed: FeedArgs,
-    /// Records per transaction of the first copy's import.
-    #[arg(long, default_value_t = 500, value_parser = clap::value_parser!(u64).range(1..=100_000))]
-    pub batch: u64,
+    /// Records per transaction of the first copy's import [default: 10000
+    /// into the embedded store, 500 into MongoDB].
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..=100_000))]
+    pub batch: Option<u64>,
     #[command(flatten)]
     pub caps: crate::transfer::CapsArgs,
 }
@@ -370,7 +371,7 @@ pub async fn migrate(args: MigrateArgs) -> Result<Moved, String> {
     let copied = copy_store(
         &*first.backends.transfer,
         &*target.transfer,
-        args.batch as usize,
+        crate::transfer::batch_into(&args.to, args.batch),
         &args.caps.caps(),
     )
     .await

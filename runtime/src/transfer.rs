@@ -86,9 +86,10 @@ pub struct ImportArgs {
     pub store: StoreArg,
     /// The export to read; standard input when absent.
     pub input: Option<PathBuf>,
-    /// Records per transaction.
-    #[arg(long, default_value_t = 500, value_parser = clap::value_parser!(u64).range(1..=100_000))]
-    pub batch: u64,
+    /// Records per transaction [default: 10000 into the embedded store,
+    /// 500 into MongoDB].
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..=100_000))]
+    pub batch: Option<u64>,
     #[command(flatten)]
     pub caps: CapsArgs,
     /// Then build the home timelines of this many users, those who posted
@@ -132,7 +133,8 @@ pub async fn run_import(args: ImportArgs) -> Result<(), String> {
     let transfer = open_transfer(&args.store.store, &args.store.embedded())
         .await
         .map_err(|e| e.chain())?;
-    let (batch, caps) = (args.batch as usize, args.caps.caps());
+    let batch = batch_into(&args.store.store, args.batch);
+    let caps = args.caps.caps();
     let done = match &args.input {
         Some(path) => {
             let file = std::fs::File::open(path).map_err(|e| format!("{}: {e}", path.display()))?;
@@ -165,6 +167,19 @@ pub async fn run_import(args: ImportArgs) -> Result<(), String> {
         );
     }
     Ok(())
+}
+
+/// Records per transaction of an import into `store`: `given`, or else
+/// 10,000 into the embedded store, whose transaction costs mostly its
+/// commit (the pages a batch dirtied, written and synced once), and 500
+/// into MongoDB, where a transaction must end within the server's
+/// transaction lifetime (60 s by default) and be retried whole.
+pub fn batch_into(store: &str, given: Option<u64>) -> usize {
+    match given {
+        Some(n) => n as usize,
+        None if store.starts_with("embedded:") => 10_000,
+        None => 500,
+    }
 }
 
 /// A new file only its owner reads: an export holds every profile and post.
