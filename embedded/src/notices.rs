@@ -7,6 +7,7 @@ use crate::tables::*;
 use redb::{ReadTransaction, ReadableTable, WriteTransaction};
 use socialite_core::error::{Error, Result};
 use socialite_core::ids::{PostId, UserId};
+use socialite_core::plan::Step;
 use socialite_domain::notifications::notified::{
     GroupKey, Notice, NoticeGroup, NoticeKey, NoticeKind, WINDOW_MS,
 };
@@ -56,6 +57,43 @@ pub(crate) fn put(txn: &WriteTransaction, n: &Notice, active: bool) -> Result<()
         by_key.remove((r, kind, post, a, source)).store()?;
         by_actor.remove((a, r, kind, post, source)).store()?;
         by_entry.remove((r, kind, post, window, id, a)).store()?;
+    }
+    Ok(())
+}
+
+/// Keeps the notices of a run of `Step::PutNotice` (a batch's, as
+/// `notify` makes a run at once): each table's rows inserted in its key
+/// order, which touches each page once where random order reads one per
+/// row.
+pub(crate) fn put_run(txn: &WriteTransaction, run: &[Step]) -> Result<()> {
+    let mut rows: Vec<(&str, u8, u64, &str, u64, u64, u64)> = run
+        .iter()
+        .filter_map(|s| match s {
+            Step::PutNotice(n) => {
+                let k = &n.key;
+                let (post, source) = (raw(k.post), raw(k.source));
+                let window = n.group().window;
+                let (r, a) = (k.recipient.as_str(), k.actor.as_str());
+                Some((r, k.kind.code(), post, a, source, window, n.id.0))
+            }
+            _ => None,
+        })
+        .collect();
+    rows.sort_unstable();
+    let mut by_key = txn.open_table(NOTICES).store()?;
+    for &(r, kind, post, a, source, _, id) in &rows {
+        by_key.insert((r, kind, post, a, source), id).store()?;
+    }
+    let mut by_entry = txn.open_table(ENTRY_NOTICES).store()?;
+    for &(r, kind, post, a, source, window, id) in &rows {
+        by_entry
+            .insert((r, kind, post, window, id, a), source)
+            .store()?;
+    }
+    rows.sort_unstable_by(|x, y| (x.3, x.0, x.1, x.2, x.4).cmp(&(y.3, y.0, y.1, y.2, y.4)));
+    let mut by_actor = txn.open_table(NOTICES_BY_ACTOR).store()?;
+    for &(r, kind, post, a, source, _, id) in &rows {
+        by_actor.insert((a, r, kind, post, source), id).store()?;
     }
     Ok(())
 }

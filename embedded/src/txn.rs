@@ -281,6 +281,7 @@ impl Txn for Ctx<'_> {
                 Step::AddEdge { .. } if n > 1 => edge_runs::add_edges(self.txn, run)?,
                 Step::FollowCounts { .. } if n > 1 => edge_runs::follow_counts(self.txn, run)?,
                 Step::MoveLists { .. } if n > 1 => edge_runs::move_lists(self.txn, run)?,
+                Step::PutNotice(_) if n > 1 => notices::put_run(self.txn, run)?,
                 _ => {
                     for step in run {
                         apply_step(self, step)?;
