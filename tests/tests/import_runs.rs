@@ -138,16 +138,7 @@ async fn runs_store_what_one_at_a_time_stores(one: Opened, many: Opened, refused
         follow(0, 3, &[], 5),
     ]);
     lines.push(follow(1, 2, &[], 5));
-    let e = import(
-        &*refused.backends.transfer,
-        stream(&lines).as_bytes(),
-        100,
-        &CAPS,
-    )
-    .await
-    .unwrap_err();
-    assert_eq!(e.code(), "blocked", "{e}");
-    assert!(e.message().starts_with("line 9: "), "{}", e.message());
+    refused_at(&refused, &lines, "blocked", 9).await;
     // One follower's run past the cap: the follow past it is refused, as
     // alone, though the count was read once for the run.
     let mut lines: Vec<String> = (0..20)
@@ -157,21 +148,18 @@ async fn runs_store_what_one_at_a_time_stores(one: Opened, many: Opened, refused
         json!({"kind": "follow", "follower": "c0", "followee": format!("c{i}"), "at_ms": 5})
             .to_string()
     }));
-    let e = import(
-        &*refused.backends.transfer,
-        stream(&lines).as_bytes(),
-        100,
-        &CAPS,
-    )
-    .await
-    .unwrap_err();
-    assert_eq!(e.code(), "too_many_following", "{e}");
     let past = 1 + 20 + CAPS.max_following + 1;
-    assert!(
-        e.message().starts_with(&format!("line {past}: ")),
-        "{}",
-        e.message()
-    );
+    refused_at(&refused, &lines, "too_many_following", past).await;
+}
+
+/// Imports `lines` in one batch, expecting a refusal with `code` at `line`.
+async fn refused_at(t: &Opened, lines: &[String], code: &str, line: u64) {
+    let e = import(&*t.backends.transfer, stream(lines).as_bytes(), 100, &CAPS)
+        .await
+        .unwrap_err();
+    assert_eq!(e.code(), code, "{e}");
+    let at = format!("line {line}: ");
+    assert!(e.message().starts_with(&at), "{}", e.message());
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
