@@ -171,7 +171,31 @@ if want balanced; then
   SOCIALITE="$bin" "$here/ranked.sh" "$work/run" "$out/balanced" >/dev/null
 fi
 
-for r in overload catch-up balanced fanout-active rest-vs-nginx rest-vs-nginx-many merge million million-hybrid freshness-1 freshness-2 freshness-3 mixed-rest http-reads timelines hybrid-off hybrid-2000 reposts-post-100-1 reposts-post-70-repost-30-1 reposts-post-100-2 reposts-post-70-repost-30-2 notifications-read-1 notifications-notifications-1 notifications-read-2 notifications-notifications-2; do
+# bulk: the network of 100,000 users x 50 follows (2 posts each) loaded
+# into an empty data directory, exported, and the export imported into
+# another: each step's time and rate (docs/export.md, "Runs of follows").
+if want bulk; then
+  rm -rf "$work/bulk-load" "$work/bulk-import"
+  secs() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.1f", b - a }'; }
+  t0=$(date +%s.%N)
+  "$bin" load --data-dir "$work/bulk-load" --users 100000 --follows 50 --posts-per-user 2 >&2
+  t1=$(date +%s.%N)
+  "$bin" export --data-dir "$work/bulk-load" --out "$work/bulk.jsonl" >&2
+  t2=$(date +%s.%N)
+  "$bin" import --data-dir "$work/bulk-import" "$work/bulk.jsonl" >&2
+  t3=$(date +%s.%N)
+  records=$(( $(wc -l < "$work/bulk.jsonl") - 2 ))
+  printf '{"records": %d, "load_s": %s, "export_s": %s, "import_s": %s}\n' \
+    "$records" "$(secs "$t0" "$t1")" "$(secs "$t1" "$t2")" "$(secs "$t2" "$t3")" > "$out/bulk.json"
+  {
+    echo "load: $(secs "$t0" "$t1") s"
+    echo "export: $records records in $(secs "$t1" "$t2") s"
+    echo "import: $records records in $(secs "$t2" "$t3") s"
+  } > "$out/bulk.txt"
+  rm -rf "$work/bulk-load" "$work/bulk-import" "$work/bulk.jsonl"
+fi
+
+for r in overload catch-up balanced bulk fanout-active rest-vs-nginx rest-vs-nginx-many merge million million-hybrid freshness-1 freshness-2 freshness-3 mixed-rest http-reads timelines hybrid-off hybrid-2000 reposts-post-100-1 reposts-post-70-repost-30-1 reposts-post-100-2 reposts-post-70-repost-30-2 notifications-read-1 notifications-notifications-1 notifications-read-2 notifications-notifications-2; do
   if [ -f "$out/$r.txt" ]; then echo "== $r"; cat "$out/$r.txt"; fi
 done
 echo
