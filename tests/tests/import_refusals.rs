@@ -6,6 +6,7 @@
 mod common;
 mod toy;
 
+use common::export_stream;
 use common::ports::{open, Kind};
 use serde_json::json;
 use socialite_core::backends::Backends;
@@ -17,17 +18,6 @@ use socialite_domain::transfer::import::Caps;
 use socialite_testkit::Opened;
 
 const CAPS: Caps = Caps { max_following: 3 };
-
-/// A whole stream: the header, `lines`, and the end line that counts them.
-fn stream(lines: &[String]) -> String {
-    let mut out = vec![
-        json!({"kind": "header", "format": "socialite-export", "version": 2, "exported_at_ms": 1})
-            .to_string(),
-    ];
-    out.extend(lines.iter().cloned());
-    out.push(json!({"kind": "end", "records": lines.len()}).to_string());
-    out.join("\n") + "\n"
-}
 
 fn user(id: &str) -> String {
     json!({"kind": "user", "id": id}).to_string()
@@ -53,7 +43,7 @@ async fn refused(b: &Backends, what: &str, bad: Vec<String>, code: &str, says: &
     let mut lines = base();
     let at = lines.len() as u64 + 2;
     lines.extend(bad);
-    let text = stream(&lines);
+    let text = export_stream(&lines);
     let e = import(&*b.transfer, text.as_bytes(), 2, &CAPS)
         .await
         .expect_err(what);
@@ -248,14 +238,13 @@ async fn hostile(t: Opened) {
         "a like",
     )
     .await;
-    let (held, other) = (
-        post(&id(5000, 0), "ann", "held"),
-        post(&id(5000, 0), "bo", "other"),
-    );
+    // One id for both (two calls of `id` may fall in different milliseconds).
+    let taken = id(5000, 0);
+    let (held, other) = (post(&taken, "ann", "held"), post(&taken, "bo", "other"));
     let mut lines = vec![p(held), p(other)];
     let e = import(
         &*b.transfer,
-        stream(&[base(), lines.clone()].concat()).as_bytes(),
+        export_stream(&[base(), lines.clone()].concat()).as_bytes(),
         1,
         &CAPS,
     )
@@ -270,7 +259,7 @@ async fn hostile(t: Opened) {
         .collect();
     let mut past_cap = ["dee", "eve"].map(user).to_vec();
     past_cap.extend(follows);
-    let text = stream(&[base(), past_cap].concat());
+    let text = export_stream(&[base(), past_cap].concat());
     let e = import(&*b.transfer, text.as_bytes(), 4, &CAPS)
         .await
         .unwrap_err();
@@ -279,7 +268,7 @@ async fn hostile(t: Opened) {
 
     // A post dated at the id epoch is a post like any other, and a good
     // stream is taken whole after all of the above.
-    let good = stream(
+    let good = export_stream(
         &[
             base(),
             lines,
@@ -327,7 +316,7 @@ async fn the_default_follow_cap_holds_on_import() {
     }));
     let e = import(
         &*t.backends.transfer,
-        stream(&lines).as_bytes(),
+        export_stream(&lines).as_bytes(),
         500,
         &Caps::default(),
     )

@@ -9,6 +9,7 @@
 mod common;
 mod toy;
 
+use common::export_stream;
 use common::ports::{open, Kind};
 use serde_json::json;
 use socialite_core::reads::Reads;
@@ -20,16 +21,6 @@ use socialite_testkit::Opened;
 
 const CAPS: Caps = Caps { max_following: 12 };
 const USERS: usize = 40;
-
-fn stream(lines: &[String]) -> String {
-    let mut out = vec![
-        json!({"kind": "header", "format": "socialite-export", "version": 2, "exported_at_ms": 1})
-            .to_string(),
-    ];
-    out.extend(lines.iter().cloned());
-    out.push(json!({"kind": "end", "records": lines.len()}).to_string());
-    out.join("\n") + "\n"
-}
 
 fn follow(f: usize, t: usize, lists: &[&str], at_ms: u64) -> String {
     json!({"kind": "follow", "follower": format!("u{f}"), "followee": format!("u{t}"),
@@ -93,7 +84,7 @@ async fn exported(t: &Opened) -> Vec<String> {
 }
 
 async fn runs_store_what_one_at_a_time_stores(one: Opened, many: Opened, refused: Opened) {
-    let text = stream(&records(7));
+    let text = export_stream(&records(7));
     import(&*one.backends.transfer, text.as_bytes(), 1, &CAPS)
         .await
         .unwrap();
@@ -154,9 +145,14 @@ async fn runs_store_what_one_at_a_time_stores(one: Opened, many: Opened, refused
 
 /// Imports `lines` in one batch, expecting a refusal with `code` at `line`.
 async fn refused_at(t: &Opened, lines: &[String], code: &str, line: u64) {
-    let e = import(&*t.backends.transfer, stream(lines).as_bytes(), 100, &CAPS)
-        .await
-        .unwrap_err();
+    let e = import(
+        &*t.backends.transfer,
+        export_stream(lines).as_bytes(),
+        100,
+        &CAPS,
+    )
+    .await
+    .unwrap_err();
     assert_eq!(e.code(), code, "{e}");
     let at = format!("line {line}: ");
     assert!(e.message().starts_with(&at), "{}", e.message());

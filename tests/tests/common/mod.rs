@@ -461,3 +461,15 @@ pub async fn split_on(servers: &servers::Servers, name: &str, partitions: u32) -
         _dir: dir,
     }
 }
+
+/// A whole export stream: the header, `lines`, and the end line that
+/// counts them.
+pub fn export_stream(lines: &[String]) -> String {
+    let mut out = vec![
+        json!({"kind": "header", "format": "socialite-export", "version": 2, "exported_at_ms": 1})
+            .to_string(),
+    ];
+    out.extend(lines.iter().cloned());
+    out.push(json!({"kind": "end", "records": lines.len()}).to_string());
+    out.join("\n") + "\n"
+}
