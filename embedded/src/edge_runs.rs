@@ -1,15 +1,18 @@
-//! Runs of one kind of edge step (`socialite_domain::graph::edges` plans
+//! The rows of follow edges: one edge added or removed, and runs of one
+//! kind of edge step (`socialite_domain::graph::edges` plans
 //! a bulk load's follows so: new edges, their lists, the counts), each
 //! written in one pass over its tables:
 //! every table opened once, its keys inserted in key order (a B-tree
 //! written in order touches each page once, where random order reads one
 //! for every key), and the counts summed per user before they are written.
 
-use crate::edge_times::newness;
+use crate::edge_times::{self, newness};
+use crate::lists;
 use crate::lists::encode_lists;
 use crate::tables::*;
 use redb::{ReadableTable, WriteTransaction};
 use socialite_core::error::Result;
+use socialite_core::ids::{ListName, UserId};
 use socialite_core::plan::Step;
 use std::collections::HashMap;
 
@@ -139,4 +142,38 @@ pub(crate) fn follow_counts(txn: &WriteTransaction, run: &[Step]) -> Result<()> 
         counts.insert(user, now).store()?;
     }
     Ok(())
+}
+
+/// The new edge `follower → followee`, filed under `lists`, made at `at_ms`.
+pub(crate) fn add_edge(
+    txn: &WriteTransaction,
+    follower: &UserId,
+    followee: &UserId,
+    lists: &[ListName],
+    at_ms: u64,
+) -> Result<()> {
+    let (f, t) = (follower.as_str(), followee.as_str());
+    txn.open_table(FOLLOWING)
+        .store()?
+        .insert((f, t), ())
+        .store()?;
+    txn.open_table(FOLLOWERS)
+        .store()?
+        .insert((t, f), ())
+        .store()?;
+    edge_times::add(txn, &[(f, t)], at_ms)?;
+    lists::file_edge(txn, f, t, lists)
+}
+
+/// Removes the edge `follower → followee` and its time and lists.
+pub(crate) fn remove_edge(
+    txn: &WriteTransaction,
+    follower: &UserId,
+    followee: &UserId,
+) -> Result<()> {
+    let (f, t) = (follower.as_str(), followee.as_str());
+    txn.open_table(FOLLOWING).store()?.remove((f, t)).store()?;
+    txn.open_table(FOLLOWERS).store()?.remove((t, f)).store()?;
+    edge_times::remove(txn, f, t)?;
+    lists::file_edge(txn, f, t, &[])
 }

@@ -6,8 +6,8 @@
 use crate::store::{add_counts, emit, user_exists, Ctx};
 use crate::tables::*;
 use crate::{
-    accounts, content, edge_runs, edge_times, exclusive, filters, groups, kept, likes, lists,
-    markers, mute_ends, notices, notify_since, post_rows, relations, reposts, thread_mutes,
+    accounts, content, edge_runs, exclusive, filters, groups, kept, likes, lists, markers,
+    mute_ends, notices, notify_since, post_rows, relations, reposts, thread_mutes,
 };
 use redb::{ReadableTable, WriteTransaction};
 use serde_json::{Map, Value};
@@ -329,13 +329,13 @@ fn apply_step(ctx: &mut Ctx<'_>, step: &Step) -> Result<()> {
             followee,
             lists,
             at_ms,
-        } => add_edge(txn, follower, followee, lists, *at_ms),
+        } => edge_runs::add_edge(txn, follower, followee, lists, *at_ms),
         Step::RefileEdge {
             follower,
             followee,
             lists,
         } => lists::file_edge(txn, follower.as_str(), followee.as_str(), lists),
-        Step::RemoveEdge { follower, followee } => remove_edge(txn, follower, followee),
+        Step::RemoveEdge { follower, followee } => edge_runs::remove_edge(txn, follower, followee),
         Step::MoveLists {
             follower,
             followee,
@@ -429,34 +429,6 @@ fn reader_step(txn: &WriteTransaction, step: &Step) -> Result<()> {
         Step::ForgetExclusiveLists(user) => exclusive::forget(txn, user.as_str()),
         _ => unreachable!("not a reader's setting"),
     }
-}
-
-fn add_edge(
-    txn: &WriteTransaction,
-    follower: &UserId,
-    followee: &UserId,
-    lists: &[ListName],
-    at_ms: u64,
-) -> Result<()> {
-    let (f, t) = (follower.as_str(), followee.as_str());
-    txn.open_table(FOLLOWING)
-        .store()?
-        .insert((f, t), ())
-        .store()?;
-    txn.open_table(FOLLOWERS)
-        .store()?
-        .insert((t, f), ())
-        .store()?;
-    edge_times::add(txn, &[(f, t)], at_ms)?;
-    lists::file_edge(txn, f, t, lists)
-}
-
-fn remove_edge(txn: &WriteTransaction, follower: &UserId, followee: &UserId) -> Result<()> {
-    let (f, t) = (follower.as_str(), followee.as_str());
-    txn.open_table(FOLLOWING).store()?.remove((f, t)).store()?;
-    txn.open_table(FOLLOWERS).store()?.remove((t, f)).store()?;
-    edge_times::remove(txn, f, t)?;
-    lists::file_edge(txn, f, t, &[])
 }
 
 /// The lists the user had when their deletion began; `None` if none runs.
