@@ -59,6 +59,9 @@ READERS = [f"soak-r{i}" for i in range(16)]
 # tansu, the Kafka stand-in, keeps a dead member's partitions until the
 # workers' watch moves them, and a rejoin can take minutes under churn.
 CONVERGE_WITHIN = 300.0
+# What the processes log (SOAK_RUST_LOG overrides): warnings, and the
+# workers' group membership, which a stalled convergence is read from.
+LOG_FILTER = "warn,socialite_kafka=info,socialite_core::worker=info,socialite_core::load=debug"
 
 
 def wait_port(port, what, proc=None, within=120.0):
@@ -162,7 +165,7 @@ class Topology:
         self.args, self.work, self.procs = args, work, {}
 
     def proc(self, name, argv, port, env=None, cwd=None):
-        full = dict(os.environ, RUST_LOG=os.environ.get("SOAK_RUST_LOG", "warn"), **(env or {}))
+        full = dict(os.environ, RUST_LOG=os.environ.get("SOAK_RUST_LOG", LOG_FILTER), **(env or {}))
         p = Proc(name, argv, full, os.path.join(self.work, f"{name}.log"), port, cwd)
         self.procs[name] = p
         p.start()
@@ -225,9 +228,13 @@ class Production(Topology):
             "SOCIALITE_API_KEYS": f"soak write,read,admin {digest}",
             "SOCIALITE_STORE": f"mongodb://127.0.0.1:{self.slow_mongo.port}/soak",
             # tansu keeps a dead member's partitions: the workers' watch
-            # for unconsumed partitions moves them (Kafka needs none).
+            # for unconsumed partitions moves them (Kafka needs none). It
+            # waits 8 s: a worker back from a SIGSTOP or a rebalance can
+            # take seconds before it commits (it reloads its follower
+            # index), and at 3 s the other worker took that for a dead
+            # member, rejoined, and so started the next rebalance.
             "SOCIALITE_EVENT_LOG": f"kafka://127.0.0.1:{self.slow_kafka.port}?partitions=4&topic_prefix=soak"
-                                   "&stale_partition_rejoin_ms=3000&session_timeout_ms=6000",
+                                   "&stale_partition_rejoin_ms=8000&session_timeout_ms=6000",
             "SOCIALITE_FANOUT_GROUP": "soak-fanout",
         }
         ports = {n: free_port() for n in ["producer", "api", "worker-a", "worker-b"]}
@@ -430,6 +437,13 @@ def soak(topo, args, rng):
     }
 
 
+def print_logs(topo, work, lines):
+    for name in topo.procs:
+        log = os.path.join(work, f"{name}.log")
+        print(f"--- {name}.log (last lines)", file=sys.stderr)
+        print("".join(open(log, errors="replace").readlines()[-lines:]), file=sys.stderr)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--bin", required=True)
@@ -457,11 +471,16 @@ def main():
             try:
                 topo.start()
                 results.append(soak(topo, args, rng))
+                if not results[-1]["passed"]:
+                    # The work directory goes with this block: what the
+                    # processes said is the only trace a CI run keeps.
+                    print_logs(topo, work, 60)
+                    keep = f"{args.report}-{topo.name}-logs"
+                    shutil.rmtree(keep, ignore_errors=True)
+                    shutil.copytree(work, keep, ignore=lambda _, names: [n for n in names if not n.endswith(".log")])
+                    print(f"the processes' logs are kept in {keep}", file=sys.stderr)
             except BaseException:
-                for name in topo.procs:
-                    log = os.path.join(work, f"{name}.log")
-                    print(f"--- {name}.log (last lines)", file=sys.stderr)
-                    print("".join(open(log, errors="replace").readlines()[-15:]), file=sys.stderr)
+                print_logs(topo, work, 15)
                 raise
             finally:
                 topo.stop()

@@ -75,6 +75,16 @@ impl ConsumerContext for GroupContext {
             Rebalance::Revoke(_) => {}
         }
     }
+
+    /// A commit that fails leaves its partitions' committed offsets behind
+    /// what was applied: their events are delivered again, and the
+    /// producers, which estimate fanout's lag from the committed offsets,
+    /// see a backlog that is not there until a later commit lands.
+    fn commit_callback(&self, result: KafkaResult<()>, offsets: &TopicPartitionList) {
+        if let Err(e) = ignore_nothing_stored(result) {
+            tracing::warn!(group = %self.group, partitions = %describe(offsets), error = %e, "an offset commit failed");
+        }
+    }
 }
 
 fn describe(list: &TopicPartitionList) -> String {

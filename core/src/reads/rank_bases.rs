@@ -39,9 +39,14 @@ pub(super) struct Basis {
 impl Basis {
     /// A basis whose candidates were all read at `now_ms`, the read
     /// having begun at `started`.
-    pub fn read_in_full(inputs: RankInputs, writes: u64, started: Instant, now_ms: u64) -> Basis {
+    pub fn read_in_full(
+        inputs: Arc<RankInputs>,
+        writes: u64,
+        started: Instant,
+        now_ms: u64,
+    ) -> Basis {
         Basis {
-            inputs: Arc::new(inputs),
+            inputs,
             writes,
             counted: started,
             read_in_full: started,

@@ -78,14 +78,14 @@ impl Reads {
         let inputs = basis
             .inputs
             .extended(&fresh(&since.items, counts), floor, max);
-        let ranked = inputs.balanced(&settings.weights, now, limit);
+        let inputs = Arc::new(inputs);
         let reuse = Some((asked, stamp));
-        let (id, _, shared) = self.keep_order(feed, &inputs, &ranked, limit, reuse);
+        let (_, id, _, shared) = self.keep_balanced(feed, &inputs, now, limit, reuse);
         let refresh = basis.counted.elapsed() > REUSE_WITHIN;
         self.ranker.bases.put(
             key.clone(),
             Basis {
-                inputs: Arc::new(inputs),
+                inputs,
                 read_ms: now,
                 writes,
                 ..basis
@@ -137,6 +137,7 @@ impl Reads {
             let hidden = self.hidden_from(&user, context_of(&feed)).await?;
             let now = now_ms();
             let (_, inputs, _) = self.read_inputs(&feed, &hidden, now).await?;
+            let inputs = Arc::new(inputs);
             Ok::<_, Error>(Some(Basis::read_in_full(inputs, writes, started, now)))
         };
         match read.await {

@@ -4,7 +4,7 @@
 //! as a snapshot for its later pages.
 
 use super::rank_types::{RankedItem, RankedPage};
-use super::snapshots::{Snapshot, SnapshotEntry};
+use super::snapshots::{entries_of, Rest, Snapshot};
 use super::Reads;
 use crate::error::{Error, Result};
 use crate::feed::stamp::Stamp;
@@ -20,6 +20,7 @@ use socialite_domain::feed::rank::Ranked;
 use socialite_domain::feed::rank_inputs::{Fresh, RankInputs};
 use socialite_domain::graph::relations::Hidden;
 use std::collections::HashMap;
+use std::sync::Arc;
 
 /// Whose item placed `item` in the timeline: the newest reposter's, or
 /// the author's own post.
@@ -110,24 +111,45 @@ impl Reads {
         limit: usize,
         reuse: Option<(u64, Stamp)>,
     ) -> (u64, bool, Option<Snapshot>) {
-        let placed: Vec<SnapshotEntry> = ranked
-            .iter()
-            .map(|r| {
-                let e = inputs.entry(r.index);
-                SnapshotEntry {
-                    post: e.post,
-                    item: e.position,
-                    author: e.placer.clone(),
-                    reason: r.reason,
-                    parts: r.parts,
-                    more: r.more,
-                }
-            })
-            .collect();
+        let placed = entries_of(inputs, ranked);
         // Kept even when one page holds it all, to be served again.
         let more = placed.len() > limit;
-        let (id, shared) = self.keep_snapshot(feed, placed, reuse, more);
+        let (id, shared) = self.keep_snapshot(feed, placed, reuse, more, None);
         (id, more, shared)
+    }
+    /// The balanced order of `inputs` at `now`, kept as a snapshot of
+    /// `feed`: in whole where processes share snapshots (another may be
+    /// asked its later pages), else its first page, the rest ranked when
+    /// a later page is first asked. Its first page, the snapshot's id,
+    /// whether more follow, and the copy to share.
+    pub(super) fn keep_balanced(
+        &self,
+        feed: &Feed,
+        inputs: &Arc<RankInputs>,
+        now: u64,
+        limit: usize,
+        reuse: Option<(u64, Stamp)>,
+    ) -> (Vec<Ranked>, u64, bool, Option<Snapshot>) {
+        let weights = &self.ranker.settings.weights;
+        if self.stores.snapshots.is_some() {
+            let mut ranked = inputs.balanced(weights, now, limit);
+            let (id, more, shared) = self.keep_order(feed, inputs, &ranked, limit, reuse);
+            ranked.truncate(limit);
+            return (ranked, id, more, shared);
+        }
+        let (first, all) = inputs.balanced_first(weights, now, limit);
+        let rest = (all > first.len()).then(|| Rest {
+            inputs: inputs.clone(),
+            weights: weights.clone(),
+            now_ms: now,
+            page: limit,
+            first: first.iter().map(|r| r.index).collect(),
+            left: all - first.len(),
+        });
+        let more = rest.is_some();
+        let entries = entries_of(inputs, &first);
+        let (id, shared) = self.keep_snapshot(feed, entries, reuse, more, rest);
+        (first, id, more, shared)
     }
     /// A later page of a snapshot: its entries loaded again as the reader
     /// sees them now.

@@ -34,6 +34,7 @@ use crate::model::page_size;
 use socialite_domain::accounts::access::{check, Act, Caller};
 use socialite_domain::feed::rank::{Parts, Reason};
 use socialite_domain::graph::relations::Hidden;
+use std::sync::Arc;
 use std::time::Instant;
 
 /// What a first page was asked for, as the snapshot it made remembers it.
@@ -230,15 +231,18 @@ impl Reads {
         let user = feed.owner().expect("a reader's timeline");
         let writes = self.stores.epoch.of_reader(user);
         let (items, inputs, source) = self.read_inputs(feed, hidden, now).await?;
-        let ranked = match order {
+        let inputs = Arc::new(inputs);
+        let (ranked, id, more, shared) = match order {
             Order::CatchUp => {
                 let after = match since {
                     Some(s) => Some(s),
                     None => self.home_marker(user).await?,
                 };
-                inputs.catch_up(after, &settings.weights)
+                let ranked = inputs.catch_up(after, &settings.weights);
+                let (id, more, shared) = self.keep_order(feed, &inputs, &ranked, limit, reuse);
+                (ranked, id, more, shared)
             }
-            _ => inputs.balanced(&settings.weights, now, limit),
+            _ => self.keep_balanced(feed, &inputs, now, limit, reuse),
         };
         let first: Vec<RankedItem> = ranked
             .iter()
@@ -250,7 +254,6 @@ impl Reads {
                 more: r.more,
             })
             .collect();
-        let (id, more, shared) = self.keep_order(feed, &inputs, &ranked, limit, reuse);
         if let (Order::Balanced, Some(_)) = (order, reuse) {
             let basis = Basis::read_in_full(inputs, writes, started, now);
             self.ranker.bases.put(feed.id(), basis);

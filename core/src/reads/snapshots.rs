@@ -17,10 +17,12 @@ use super::Reads;
 use crate::error::Result;
 use crate::feed::stamp::Stamp;
 use crate::feed::Feed;
-use crate::ids::{now_ms, UserId};
+use crate::ids::{now_ms, TimelineId, UserId};
+use socialite_domain::feed::rank::{Ranked, Weights};
+use socialite_domain::feed::rank_inputs::RankInputs;
 pub use socialite_domain::feed::snapshot::{Snapshot, SnapshotEntry, PER_READER};
 use std::collections::{HashMap, VecDeque};
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 /// Entries all snapshots of a process hold together.
@@ -35,6 +37,68 @@ struct Kept {
     /// had when it was ranked: while both hold, the same first page asked
     /// again is this one ([`Snapshots::reusable`]).
     reuse: Option<(u64, Stamp)>,
+    /// What ranks the entries after those held, until a later page asks.
+    rest: Option<Rest>,
+    /// Entries it counts toward [`MAX_ENTRIES`]: those held and those
+    /// its rest will rank.
+    counted: usize,
+}
+
+impl Kept {
+    fn page(
+        &self,
+        timeline: &TimelineId,
+        offset: usize,
+        limit: usize,
+    ) -> Option<(Vec<SnapshotEntry>, bool)> {
+        let (entries, more) = self
+            .snapshot
+            .page(timeline, crate::ids::now_ms(), offset, limit)?;
+        Some((entries, more || self.rest.is_some()))
+    }
+}
+
+/// The rest of a balanced order kept with its first page only: most
+/// readers never ask a later page, so the order past the first is ranked
+/// when one first does, from the same inputs at the same time (which
+/// gives the entries the whole order would: each page starts the authors
+/// afresh).
+#[derive(Clone)]
+pub(super) struct Rest {
+    pub inputs: Arc<RankInputs>,
+    pub weights: Weights,
+    pub now_ms: u64,
+    pub page: usize,
+    /// The first page's candidates.
+    pub first: Vec<usize>,
+    /// How many entries follow the first page.
+    pub left: usize,
+}
+
+impl Rest {
+    fn entries(&self) -> Vec<SnapshotEntry> {
+        let ranked =
+            (self.inputs).balanced_after(&self.weights, self.now_ms, self.page, &self.first);
+        entries_of(&self.inputs, &ranked)
+    }
+}
+
+/// The snapshot entries of `ranked`, an order of `inputs`.
+pub(super) fn entries_of(inputs: &RankInputs, ranked: &[Ranked]) -> Vec<SnapshotEntry> {
+    ranked
+        .iter()
+        .map(|r| {
+            let e = inputs.entry(r.index);
+            SnapshotEntry {
+                post: e.post,
+                item: e.position,
+                author: e.placer.clone(),
+                reason: r.reason,
+                parts: r.parts,
+                more: r.more,
+            }
+        })
+        .collect()
 }
 
 #[derive(Default)]
@@ -85,6 +149,18 @@ impl Snapshots {
     /// ranked for the request `asked` at `stamp` (if its timeline has one).
     /// Its id.
     pub fn keep(&self, feed: &Feed, snapshot: Snapshot, reuse: Option<(u64, Stamp)>) -> u64 {
+        self.keep_with(feed, snapshot, reuse, None)
+    }
+
+    /// [`Self::keep`] of a snapshot whose entries past those it holds are
+    /// ranked by `rest` when a page first asks for them.
+    pub(super) fn keep_with(
+        &self,
+        feed: &Feed,
+        snapshot: Snapshot,
+        reuse: Option<(u64, Stamp)>,
+        rest: Option<Rest>,
+    ) -> u64 {
         let reader = feed.owner().expect("a reader's timeline").clone();
         let id = snapshot.id;
         let mut h = self.held.lock().unwrap_or_else(|p| p.into_inner());
@@ -99,7 +175,8 @@ impl Snapshots {
             h.remove(*old);
         }
         h.by_reader.entry(reader).or_default().push(id);
-        h.entries += snapshot.entries.len();
+        let counted = snapshot.entries.len() + rest.as_ref().map_or(0, |r| r.left);
+        h.entries += counted;
         h.by_id.insert(
             id,
             Kept {
@@ -107,6 +184,8 @@ impl Snapshots {
                 made: Instant::now(),
                 snapshot,
                 reuse,
+                rest,
+                counted,
             },
         );
         h.order.push_back(id);
@@ -140,13 +219,27 @@ impl Snapshots {
         offset: usize,
         limit: usize,
     ) -> Option<(Vec<SnapshotEntry>, bool)> {
-        let h = self.held.lock().unwrap_or_else(|p| p.into_inner());
-        let s = h.by_id.get(&id)?;
-        if s.made.elapsed() > self.ttl {
-            return None;
+        let rest = {
+            let h = self.held.lock().unwrap_or_else(|p| p.into_inner());
+            let s = h.by_id.get(&id)?;
+            if s.made.elapsed() > self.ttl || s.snapshot.timeline != feed.id() {
+                return None;
+            }
+            match &s.rest {
+                Some(rest) if offset.saturating_add(limit) > s.snapshot.entries.len() => {
+                    rest.clone()
+                }
+                _ => return s.page(&feed.id(), offset, limit),
+            }
+        };
+        // Ranked outside the lock: other readers' pages need not wait.
+        let entries = rest.entries();
+        let mut h = self.held.lock().unwrap_or_else(|p| p.into_inner());
+        let s = h.by_id.get_mut(&id)?;
+        if s.rest.take().is_some() {
+            s.snapshot.entries.extend(entries);
         }
-        s.snapshot
-            .page(&feed.id(), crate::ids::now_ms(), offset, limit)
+        s.page(&feed.id(), offset, limit)
     }
 }
 
@@ -174,7 +267,7 @@ impl Held {
         let Some(s) = self.by_id.remove(&id) else {
             return;
         };
-        self.entries -= s.snapshot.entries.len();
+        self.entries -= s.counted;
         if let Some(reader) = s.feed.owner() {
             if let Some(ids) = self.by_reader.get_mut(reader) {
                 ids.retain(|i| *i != id);
@@ -197,6 +290,7 @@ impl Reads {
         entries: Vec<SnapshotEntry>,
         reuse: Option<(u64, Stamp)>,
         more: bool,
+        rest: Option<Rest>,
     ) -> (u64, Option<Snapshot>) {
         let local = &self.ranker.snapshots;
         let snapshot = Snapshot {
@@ -207,7 +301,7 @@ impl Reads {
             entries,
         };
         let shared = (more && self.stores.snapshots.is_some()).then(|| snapshot.clone());
-        (local.keep(feed, snapshot, reuse), shared)
+        (local.keep_with(feed, snapshot, reuse, rest), shared)
     }
 
     /// Writes a ranked first page's snapshot to the store processes share,
@@ -317,6 +411,64 @@ mod tests {
         let id = gone.keep(&alice, snap(&alice, vec![placed(1)]), None);
         std::thread::sleep(Duration::from_millis(2));
         assert!(gone.page(&alice, id, 0, 1).is_none(), "expired");
+    }
+
+    #[test]
+    fn a_snapshot_of_its_first_page_ranks_the_rest_when_asked() {
+        use socialite_domain::feed::rank::Signals;
+        use socialite_domain::feed::rank_inputs::Fresh;
+        let s = Snapshots::new(Duration::from_secs(60));
+        let alice = home("alice");
+        let now = crate::ids::now_ms();
+        let fresh: Vec<Fresh> = (0..40u64)
+            .map(|n| {
+                let id = PostId(PostId::first_at(now - 1_000 * (40 - n)).0);
+                let author = UserId::parse(&format!("a{}", n % 3)).unwrap();
+                Fresh {
+                    position: id,
+                    post: id,
+                    author: author.clone(),
+                    placer: author,
+                    reposted_by: 0,
+                    counts: Default::default(),
+                }
+            })
+            .rev()
+            .collect();
+        let inputs = Arc::new(RankInputs::new(
+            &fresh,
+            Signals::default(),
+            Default::default(),
+        ));
+        let weights = Weights::default();
+        let whole = entries_of(&inputs, &inputs.balanced(&weights, now, 15));
+        let (first, all) = inputs.balanced_first(&weights, now, 15);
+        let rest = Rest {
+            inputs: inputs.clone(),
+            weights,
+            now_ms: now,
+            page: 15,
+            first: first.iter().map(|r| r.index).collect(),
+            left: all - first.len(),
+        };
+        let id = s.keep_with(
+            &alice,
+            snap(&alice, entries_of(&inputs, &first)),
+            None,
+            Some(rest),
+        );
+        assert_eq!(s.held.lock().unwrap().entries, 40, "the rest counts");
+        let (page, more) = s.page(&alice, id, 0, 15).unwrap();
+        assert_eq!((page, more), (whole[..15].to_vec(), true));
+        let (page, more) = s.page(&alice, id, 15, 15).unwrap();
+        assert_eq!((page, more), (whole[15..30].to_vec(), true));
+        let (page, more) = s.page(&alice, id, 30, 15).unwrap();
+        assert_eq!((page, more), (whole[30..].to_vec(), false));
+        assert!(
+            s.page(&home("bob"), id, 15, 15).is_none(),
+            "another reader's"
+        );
+        assert_eq!(s.held.lock().unwrap().entries, 40);
     }
 
     #[test]

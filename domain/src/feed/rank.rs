@@ -144,11 +144,11 @@ impl Parts {
     }
 
     /// The part that lifted the entry most, as its reason.
-    fn reason(&self, candidate: &Candidate) -> Reason {
+    fn reason(&self, reposted_by: u64) -> Reason {
         if self.priority > 1.0 {
             return Reason::Priority;
         }
-        if candidate.reposted_by > 0 && self.engagement <= self.affinity.max(self.rarity) {
+        if reposted_by > 0 && self.engagement <= self.affinity.max(self.rarity) {
             return Reason::RepostedBy;
         }
         let lifts = [
@@ -163,7 +163,7 @@ impl Parts {
             .max_by(|a, b| a.0.total_cmp(&b.0));
         match best {
             Some((_, reason)) => *reason,
-            None if candidate.reposted_by > 0 => Reason::RepostedBy,
+            None if reposted_by > 0 => Reason::RepostedBy,
             None => Reason::Followed,
         }
     }
@@ -182,48 +182,61 @@ pub struct Ranked {
 /// What the score takes from a candidate's author: the reader's
 /// interactions with them, the reader's priority for them, and their
 /// posts in the window.
-#[derive(Clone, Copy)]
-struct Author {
-    met: u32,
-    level: i8,
-    posted: u32,
+#[derive(Clone, Copy, Default)]
+pub(crate) struct Author {
+    pub met: u32,
+    pub level: i8,
+    pub posted: u32,
 }
 
-/// Each author's [`Author`], looked up once per author rather than once
-/// per candidate.
-fn authors<'a>(candidates: &'a [Candidate], signals: &Signals) -> FxHashMap<&'a UserId, Author> {
-    let mut out: FxHashMap<&UserId, Author> = FxHashMap::default();
-    for c in candidates {
-        out.entry(&c.author)
-            .or_insert(Author {
-                met: 0,
-                level: 0,
-                posted: 0,
-            })
-            .posted += 1;
-    }
-    for (who, a) in out.iter_mut() {
-        a.met = signals.interactions.get(*who).copied().unwrap_or(0);
-        a.level = signals.priorities.get(*who).copied().unwrap_or(0);
+/// A candidate as the rule ranks it: its author by place in a table of
+/// [`Author`]s, so that the rule reads an author's signals once and never
+/// hashes an id per candidate.
+#[derive(Clone, Copy)]
+pub(crate) struct Scorable {
+    pub position: PostId,
+    pub author: u32,
+    pub at_ms: u64,
+    pub counts: PostCounts,
+    pub reposted_by: u64,
+}
+
+/// `candidates` as the rule ranks them, and their authors' table.
+pub(crate) fn placed(candidates: &[Candidate], signals: &Signals) -> (Vec<Scorable>, Vec<Author>) {
+    let mut places: FxHashMap<&UserId, u32> = FxHashMap::default();
+    let mut table: Vec<Author> = Vec::new();
+    let mut ids: Vec<&UserId> = Vec::new();
+    let scorable = candidates
+        .iter()
+        .map(|c| {
+            let author = *places.entry(&c.author).or_insert_with(|| {
+                table.push(Author::default());
+                ids.push(&c.author);
+                (table.len() - 1) as u32
+            });
+            table[author as usize].posted += 1;
+            Scorable {
+                position: c.position,
+                author,
+                at_ms: c.at_ms,
+                counts: c.counts,
+                reposted_by: c.reposted_by,
+            }
+        })
+        .collect();
+    for (a, who) in table.iter_mut().zip(ids) {
+        a.met = signals.interactions.get(who).copied().unwrap_or(0);
+        a.level = signals.priorities.get(who).copied().unwrap_or(0);
         a.posted = signals
             .posted
-            .get(*who)
+            .get(who)
             .map_or(a.posted, |n| (*n).max(a.posted));
     }
-    out
-}
-
-/// How many candidates each author has.
-fn per_author(candidates: &[Candidate]) -> FxHashMap<&UserId, u32> {
-    let mut n = FxHashMap::default();
-    for c in candidates {
-        *n.entry(&c.author).or_insert(0) += 1;
-    }
-    n
+    (scorable, table)
 }
 
 /// The score before diversity.
-fn base(c: &Candidate, a: Author, w: &Weights, now_ms: u64, recent: bool) -> Parts {
+pub(crate) fn base(c: &Scorable, a: Author, w: &Weights, now_ms: u64, recent: bool) -> Parts {
     let recency = match recent {
         true => {
             let age_h = now_ms.saturating_sub(c.at_ms) as f64 / 3_600_000.0;
@@ -289,17 +302,29 @@ pub fn balanced(
     now_ms: u64,
     page: usize,
 ) -> Vec<Ranked> {
-    let of = authors(candidates, signals);
+    let (scorable, table) = placed(candidates, signals);
+    balanced_placed(&scorable, &table, w, now_ms, (page, usize::MAX))
+}
+
+/// [`balanced`] of candidates already placed, its first `stop` entries
+/// (all of them: `usize::MAX`).
+pub(crate) fn balanced_placed(
+    candidates: &[Scorable],
+    table: &[Author],
+    w: &Weights,
+    now_ms: u64,
+    (page, stop): (usize, usize),
+) -> Vec<Ranked> {
     let bases: Vec<Parts> = candidates
         .iter()
-        .map(|c| base(c, of[&c.author], w, now_ms, true))
+        .map(|c| base(c, table[c.author as usize], w, now_ms, true))
         .collect();
-    diversify(candidates, &bases, w, page.max(1))
+    diversify(candidates, table.len(), &bases, w, (page.max(1), stop))
 }
 
 /// The diversity factor of an author's entry with `placed` entries of
 /// theirs before it in the page.
-fn diversity(w: &Weights, placed: u32) -> f64 {
+pub(crate) fn diversity(w: &Weights, placed: u32) -> f64 {
     w.diversity_decay
         .powi(placed as i32)
         .max(w.diversity_floor)
@@ -309,34 +334,43 @@ fn diversity(w: &Weights, placed: u32) -> f64 {
 /// Each page takes the best remaining score. Within one author the
 /// diversity factor is the same for every entry, so an author's best
 /// weighed entry is among those of their best base score: a queue per
-/// author in base order, and a heap of the authors by their next entry's
-/// weighed score. Where weighing makes entries of one author equal (a
-/// factor of 0, or rounding), the newest of them is next, as the rule
-/// says. O(n log n) for the whole order, the page resets included (a
-/// reset reckons the authors again, not the entries).
-fn diversify(candidates: &[Candidate], bases: &[Parts], w: &Weights, page: usize) -> Vec<Ranked> {
+/// author (of `authors` places) in base order, and a heap of the authors
+/// by their next entry's weighed score. Where weighing makes entries of
+/// one author equal (a factor of 0, or rounding), the newest of them is
+/// next, as the rule says. O(n log n) for the whole order, the page
+/// resets included (a reset reckons the authors again, not the entries).
+/// Stops after `stop` entries.
+pub(crate) fn diversify(
+    candidates: &[Scorable],
+    authors: usize,
+    bases: &[Parts],
+    w: &Weights,
+    (page, stop): (usize, usize),
+) -> Vec<Ranked> {
     let better = |a: usize, b: usize| {
         bases[a]
             .score
             .total_cmp(&bases[b].score)
             .then(candidates[a].position.cmp(&candidates[b].position))
     };
-    let mut slot: FxHashMap<&UserId, usize> = FxHashMap::default();
-    let mut queues: Vec<Vec<usize>> = Vec::new();
+    let mut queues: Vec<Vec<usize>> = vec![Vec::new(); authors];
     for (i, c) in candidates.iter().enumerate() {
-        let s = *slot.entry(&c.author).or_insert_with(|| {
-            queues.push(Vec::new());
-            queues.len() - 1
-        });
-        queues[s].push(i);
+        queues[c.author as usize].push(i);
     }
     // Worst first, so that the best is popped from the end.
     for q in &mut queues {
         q.sort_unstable_by(|&a, &b| better(a, b));
     }
     let mut placed = vec![0u32; queues.len()];
+    // The factors of the first entries of an author in a page, computed
+    // once (the same function, so the same bits).
+    let factors: Vec<f64> = (0..page.min(64) as u32).map(|k| diversity(w, k)).collect();
+    let factor = |k: u32| match factors.get(k as usize) {
+        Some(f) => *f,
+        None => diversity(w, k),
+    };
     let head = |queues: &[Vec<usize>], placed: &[u32], s: usize| {
-        let factor = diversity(w, placed[s]);
+        let factor = factor(placed[s]);
         let weighed = |i: usize| bases[i].score * factor;
         let &last = queues[s].last()?;
         let top = weighed(last);
@@ -354,30 +388,34 @@ fn diversify(candidates: &[Candidate], bases: &[Parts], w: &Weights, page: usize
             queue: s,
         })
     };
-    let mut heap: BinaryHeap<Scored> = (0..queues.len())
-        .filter_map(|s| head(&queues, &placed, s))
-        .collect();
-    let mut out = Vec::with_capacity(candidates.len());
-    while let Some(top) = heap.pop() {
+    let heads = |queues: &[Vec<usize>], placed: &[u32]| -> BinaryHeap<Scored> {
+        (0..queues.len())
+            .filter_map(|s| head(queues, placed, s))
+            .collect()
+    };
+    let mut heap = heads(&queues, &placed);
+    let mut out = Vec::with_capacity(candidates.len().min(stop));
+    while out.len() < stop {
+        let Some(top) = heap.pop() else {
+            break;
+        };
         let s = top.queue;
         let at = queues[s].iter().rposition(|&i| i == top.index);
         queues[s].remove(at.expect("the head is in its queue"));
         let mut parts = bases[top.index];
-        parts.diversity = diversity(w, placed[s]);
+        parts.diversity = factor(placed[s]);
         parts.score *= parts.diversity;
         out.push(Ranked {
             index: top.index,
             parts,
-            reason: parts.reason(&candidates[top.index]),
+            reason: parts.reason(candidates[top.index].reposted_by),
             more: 0,
         });
         placed[s] += 1;
         if out.len() % page == 0 {
             // A new page: every author starts afresh.
             placed.iter_mut().for_each(|p| *p = 0);
-            heap = (0..queues.len())
-                .filter_map(|s| head(&queues, &placed, s))
-                .collect();
+            heap = heads(&queues, &placed);
         } else if let Some(next) = head(&queues, &placed, s) {
             heap.push(next);
         }
@@ -390,32 +428,43 @@ fn diversify(candidates: &[Candidate], bases: &[Parts], w: &Weights, page: usize
 /// rarity and priority, not recency: all of it is new to the reader) and
 /// how many more they posted; authors by their best post's score.
 pub fn catch_up(candidates: &[Candidate], signals: &Signals, w: &Weights) -> Vec<Ranked> {
-    let of = authors(candidates, signals);
-    let counts = per_author(candidates);
-    let mut best: FxHashMap<&UserId, (usize, Parts)> = FxHashMap::default();
+    let (scorable, table) = placed(candidates, signals);
+    catch_up_placed(&scorable, &table, w)
+}
+
+/// [`catch_up`] of candidates already placed.
+pub(crate) fn catch_up_placed(
+    candidates: &[Scorable],
+    table: &[Author],
+    w: &Weights,
+) -> Vec<Ranked> {
+    // Per author: their best candidate, its parts, and how many they have.
+    let mut best: Vec<Option<(usize, Parts, u64)>> = vec![None; table.len()];
     for (i, c) in candidates.iter().enumerate() {
-        let parts = base(c, of[&c.author], w, 0, false);
-        let better = |held: &(usize, Parts)| {
-            parts
-                .score
-                .total_cmp(&held.1.score)
-                .then(c.position.cmp(&candidates[held.0].position))
-                == Ordering::Greater
-        };
-        match best.get(&c.author) {
-            Some(held) if !better(held) => {}
-            _ => {
-                best.insert(&c.author, (i, parts));
+        let parts = base(c, table[c.author as usize], w, 0, false);
+        let held = &mut best[c.author as usize];
+        match held {
+            Some((at, kept, n)) => {
+                *n += 1;
+                let better = parts
+                    .score
+                    .total_cmp(&kept.score)
+                    .then(c.position.cmp(&candidates[*at].position));
+                if better == Ordering::Greater {
+                    (*at, *kept) = (i, parts);
+                }
             }
+            None => *held = Some((i, parts, 1)),
         }
     }
     let mut out: Vec<Ranked> = best
         .into_iter()
-        .map(|(author, (index, parts))| Ranked {
+        .flatten()
+        .map(|(index, parts, n)| Ranked {
             index,
             parts,
-            reason: parts.reason(&candidates[index]),
-            more: u64::from(counts[author]) - 1,
+            reason: parts.reason(candidates[index].reposted_by),
+            more: n - 1,
         })
         .collect();
     out.sort_by(|a, b| {

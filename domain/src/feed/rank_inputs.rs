@@ -13,9 +13,10 @@
 //! order of kept entries among themselves does not change with the clock,
 //! and entries that arrived since are ranked among them at the new time.
 
-use super::rank::{self, Candidate, Ranked, Signals, Weights, MIN_PRIORITY};
+use super::rank::{self, Author, Ranked, Scorable, Signals, Weights, MIN_PRIORITY};
 use crate::ids::{PostId, UserId};
 use crate::model::PostCounts;
+use rustc_hash::{FxHashMap, FxHashSet};
 use std::collections::{HashMap, HashSet};
 
 /// One entry the newest-first order shows, as ranking takes it.
@@ -90,13 +91,13 @@ impl RankInputs {
             },
             less,
         };
-        let mut places = HashMap::new();
+        let mut places = FxHashMap::default();
         inputs.push_all(fresh, &mut places);
         inputs
     }
 
     /// Appends `fresh`, its authors placed by `places` (the table's).
-    fn push_all(&mut self, fresh: &[Fresh], places: &mut HashMap<UserId, u16>) {
+    fn push_all(&mut self, fresh: &[Fresh], places: &mut FxHashMap<UserId, u16>) {
         for f in fresh.iter().take(MAX_HELD - self.held.len()) {
             let mut place = |u: &UserId, authors: &mut Vec<UserId>| {
                 *places.entry(u.clone()).or_insert_with(|| {
@@ -151,7 +152,7 @@ impl RankInputs {
     /// way; entries below `floor` (the window's) go, and at most `max`
     /// stay, the newest.
     pub fn extended(&self, fresh: &[Fresh], floor: PostId, max: usize) -> RankInputs {
-        let replaced: HashSet<PostId> = fresh.iter().map(|f| f.post).collect();
+        let replaced: FxHashSet<PostId> = fresh.iter().map(|f| f.post).collect();
         let max = max.min(MAX_HELD);
         let mut out = RankInputs {
             authors: self.authors.clone(),
@@ -165,7 +166,7 @@ impl RankInputs {
             let all: Vec<Fresh> = (0..self.held.len()).map(|i| self.fresh(i)).collect();
             return RankInputs::new(&all, out.signals, out.less).extended(fresh, floor, max);
         }
-        let mut places: HashMap<UserId, u16> = (out.authors.iter().cloned()).zip(0..).collect();
+        let mut places: FxHashMap<UserId, u16> = (out.authors.iter().cloned()).zip(0..).collect();
         let mut added = RankInputs {
             authors: std::mem::take(&mut out.authors),
             ..RankInputs::default()
@@ -236,18 +237,17 @@ impl RankInputs {
         }
     }
 
-    /// The candidates ranking sees (those placed after `after`), and the
-    /// signals it uses: the posts the reader asked to see less like left
-    /// out, each lowering its author by a step of priority; each author's
+    /// The candidates ranking sees (those placed after `after`), with
+    /// their authors by place in the inputs' table and that table's
+    /// signals: the posts the reader asked to see less like left out,
+    /// each lowering its author by a step of priority; each author's
     /// entries counted for rarity over all the inputs hold. With the
     /// candidates' places in the inputs.
-    fn candidates(&self, after: Option<PostId>) -> (Vec<Candidate>, Vec<usize>, Signals) {
-        let mut signals = self.signals.clone();
-        // By the authors' places in the table.
+    fn candidates(&self, after: Option<PostId>) -> (Vec<Scorable>, Vec<usize>, Vec<Author>) {
+        let mut table = vec![Author::default(); self.authors.len()];
         let mut lowered = vec![0i8; self.authors.len()];
-        let mut posted = vec![0u32; self.authors.len()];
         for h in &self.held {
-            posted[h.author as usize] += 1;
+            table[h.author as usize].posted += 1;
         }
         let mut out = Vec::with_capacity(self.held.len());
         let mut at = Vec::with_capacity(self.held.len());
@@ -261,9 +261,9 @@ impl RankInputs {
                 continue;
             }
             at.push(i);
-            out.push(Candidate {
+            out.push(Scorable {
                 position: h.position,
-                author: self.authors[h.author as usize].clone(),
+                author: h.author.into(),
                 at_ms: h.post.unix_ms(),
                 counts: PostCounts {
                     likes: h.likes.into(),
@@ -273,24 +273,70 @@ impl RankInputs {
                 reposted_by: h.reposted_by.into(),
             });
         }
-        let places = lowered.into_iter().zip(posted).zip(&self.authors);
-        let mut counted = HashMap::with_capacity(self.authors.len());
-        for ((steps, n), who) in places.filter(|((_, n), _)| *n > 0) {
-            if steps > 0 {
-                let level = signals.priorities.entry(who.clone()).or_insert(0);
-                *level = level.saturating_sub(steps).max(MIN_PRIORITY);
+        // Each author's signals, read once (the table's placers who
+        // author nothing need none).
+        let signals = &self.signals;
+        for ((a, who), steps) in table.iter_mut().zip(&self.authors).zip(lowered) {
+            if a.posted == 0 {
+                continue;
             }
-            counted.insert(who.clone(), n);
+            a.met = signals.interactions.get(who).copied().unwrap_or(0);
+            let level = signals.priorities.get(who).copied().unwrap_or(0);
+            a.level = level.saturating_sub(steps).max(MIN_PRIORITY);
         }
-        signals.posted = counted;
-        (out, at, signals)
+        (out, at, table)
     }
 
     /// The balanced order at `now_ms`, for pages of `page` entries
     /// ([`rank::balanced`]); each entry's `index` is its candidate here.
     pub fn balanced(&self, w: &Weights, now_ms: u64, page: usize) -> Vec<Placed> {
-        let (candidates, at, signals) = self.candidates(None);
-        let mut ranked = rank::balanced(&candidates, &signals, w, now_ms, page);
+        self.balanced_from(w, now_ms, (page, usize::MAX), &[])
+    }
+
+    /// The first page only of [`Self::balanced`], and how many entries the
+    /// whole order has: what a first page needs, the rest being ranked
+    /// only if a later page is asked ([`Self::balanced_after`]).
+    pub fn balanced_first(&self, w: &Weights, now_ms: u64, page: usize) -> (Vec<Placed>, usize) {
+        let first = self.balanced_from(w, now_ms, (page, page), &[]);
+        let all = self.held.len()
+            - self
+                .held
+                .iter()
+                .filter(|h| self.less.contains(&h.post))
+                .count();
+        (first, all)
+    }
+
+    /// [`Self::balanced`] after its first page `first` (as
+    /// [`Self::balanced_first`] gave it at the same `now_ms`): the
+    /// candidates left, ranked alone. The same entries as the whole
+    /// order's, because each page starts the authors afresh.
+    pub fn balanced_after(
+        &self,
+        w: &Weights,
+        now_ms: u64,
+        page: usize,
+        first: &[usize],
+    ) -> Vec<Placed> {
+        self.balanced_from(w, now_ms, (page, usize::MAX), first)
+    }
+
+    fn balanced_from(
+        &self,
+        w: &Weights,
+        now_ms: u64,
+        pages: (usize, usize),
+        taken: &[usize],
+    ) -> Vec<Placed> {
+        let (mut candidates, mut at, table) = self.candidates(None);
+        if !taken.is_empty() {
+            let taken: FxHashSet<usize> = taken.iter().copied().collect();
+            let keep: Vec<bool> = at.iter().map(|i| !taken.contains(i)).collect();
+            let mut k = keep.iter();
+            candidates.retain(|_| *k.next().expect("one flag per candidate"));
+            at.retain(|i| !taken.contains(i));
+        }
+        let mut ranked = rank::balanced_placed(&candidates, &table, w, now_ms, pages);
         ranked.iter_mut().for_each(|r| r.index = at[r.index]);
         ranked
     }
@@ -298,8 +344,8 @@ impl RankInputs {
     /// The catch-up order of the entries placed after `after` (all, if
     /// `None`), rarity counted over them all ([`rank::catch_up`]).
     pub fn catch_up(&self, after: Option<PostId>, w: &Weights) -> Vec<Placed> {
-        let (candidates, at, signals) = self.candidates(after);
-        let mut ranked = rank::catch_up(&candidates, &signals, w);
+        let (candidates, at, table) = self.candidates(after);
+        let mut ranked = rank::catch_up_placed(&candidates, &table, w);
         ranked.iter_mut().for_each(|r| r.index = at[r.index]);
         ranked
     }

@@ -171,3 +171,73 @@ fn a_recount_ranks_as_a_full_ranking_with_the_new_counts() {
         posts(&inputs, &inputs.balanced(&w, NOW, 50))
     );
 }
+
+#[test]
+fn the_inputs_rank_as_the_rule_ranks_the_same_candidates() {
+    // The inputs rank by their authors' places; the rule, given each
+    // candidate's author by id and the signals as the inputs read them
+    // (rarity over all held, a step down per post shown less), gives the
+    // same order and parts.
+    let w = Weights::default();
+    let mut all = network(0, 400);
+    all[7].placer = user("reposter");
+    all[7].reposted_by = 2;
+    let less: HashSet<PostId> = [all[3].post, all[9].post].into();
+    let signals = Signals {
+        interactions: [(user("carol"), 3), (user("quiet"), 1)].into(),
+        priorities: [(user("dave"), 1), (user("prolific"), -1)].into(),
+        posted: HashMap::new(),
+    };
+    let inputs = RankInputs::new(&all, signals.clone(), less.clone());
+    let mut by_id = signals;
+    for f in &all {
+        *by_id.posted.entry(f.author.clone()).or_insert(0) += 1;
+        if less.contains(&f.post) {
+            let level = by_id.priorities.entry(f.author.clone()).or_insert(0);
+            *level = level.saturating_sub(1).max(MIN_PRIORITY);
+        }
+    }
+    let shown: Vec<&Fresh> = all.iter().filter(|f| !less.contains(&f.post)).collect();
+    let candidates: Vec<rank::Candidate> = shown
+        .iter()
+        .map(|f| rank::Candidate {
+            position: f.position,
+            author: f.author.clone(),
+            at_ms: f.post.unix_ms(),
+            counts: f.counts,
+            reposted_by: f.reposted_by,
+        })
+        .collect();
+    let rule = rank::balanced(&candidates, &by_id, &w, NOW, 50);
+    let ranked = inputs.balanced(&w, NOW, 50);
+    assert_eq!(ranked.len(), rule.len());
+    for (a, b) in ranked.iter().zip(&rule) {
+        assert_eq!(inputs.entry(a.index).post, shown[b.index].post);
+        assert_eq!((a.parts, a.reason), (b.parts, b.reason));
+    }
+    let rule = rank::catch_up(&candidates, &by_id, &w);
+    let ranked = inputs.catch_up(None, &w);
+    let pick = |r: &Placed| (r.parts.score, r.more, r.reason);
+    assert_eq!(
+        ranked.iter().map(pick).collect::<Vec<_>>(),
+        rule.iter().map(pick).collect::<Vec<_>>()
+    );
+}
+
+#[test]
+fn a_first_page_then_the_rest_is_the_whole_order() {
+    let w = Weights::default();
+    let mut all = network(0, 500);
+    all[11].counts.likes = 30;
+    let less: HashSet<PostId> = [all[2].post].into();
+    let inputs = RankInputs::new(&all, Signals::default(), less);
+    for page in [1, 7, 50, 499, 600] {
+        let whole = inputs.balanced(&w, NOW, page);
+        let (first, n) = inputs.balanced_first(&w, NOW, page);
+        assert_eq!(n, whole.len(), "page {page}");
+        assert_eq!(first[..], whole[..page.min(n)], "page {page}");
+        let taken: Vec<usize> = first.iter().map(|r| r.index).collect();
+        let rest = inputs.balanced_after(&w, NOW, page, &taken);
+        assert_eq!(rest[..], whole[first.len()..], "page {page}");
+    }
+}

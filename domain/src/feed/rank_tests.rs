@@ -208,7 +208,8 @@ fn the_balanced_order_is_its_rule_step_by_step() {
                 ..Weights::default()
             },
         };
-        let bases: Vec<Parts> = c
+        let (scorable, table) = placed(&c, &Signals::default());
+        let bases: Vec<Parts> = scorable
             .iter()
             .map(|x| {
                 let author = Author {
@@ -220,7 +221,7 @@ fn the_balanced_order_is_its_rule_step_by_step() {
             })
             .collect();
         let page = 1 + next(60) as usize;
-        let got: Vec<usize> = diversify(&c, &bases, &w, page)
+        let got: Vec<usize> = diversify(&scorable, table.len(), &bases, &w, (page, usize::MAX))
             .iter()
             .map(|r| r.index)
             .collect();
