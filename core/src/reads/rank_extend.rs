@@ -100,8 +100,8 @@ impl Reads {
         }
         Ok(Some(self.snapshot_page(feed, hidden, id, 0, limit).await?))
     }
-    /// Reads the counts of `feed`'s basis and what its reader brings again
-    /// (its candidates too, once they were last all read [`READ_IN_FULL`]
+    /// Reads the counts of `feed`'s basis and whom its reader interacts
+    /// with again (its candidates too, once they were last all read [`READ_IN_FULL`]
     /// ago), when a ranking slot is free; else a later first page tries
     /// again.
     async fn refresh_basis(&self, feed: Feed) {
@@ -118,13 +118,15 @@ impl Reads {
             if basis.read_in_full.elapsed() < READ_IN_FULL {
                 let floor = self.window_floor(now_ms());
                 let posts = basis.inputs.posts();
-                let (counts, signals, less) = tokio::try_join!(
+                // The reader's priorities and "show less" posts change only
+                // by their own writes, which end the basis: kept.
+                let (counts, signals) = tokio::try_join!(
                     self.stores.content.post_counts(&posts),
-                    self.signals(&user, floor),
-                    self.shown_less(&user)
+                    self.interactions(&user, floor),
                 )?;
+                let inputs = basis.inputs.recounted(&counts, signals.interactions);
                 return Ok(Some(Basis {
-                    inputs: Arc::new(basis.inputs.recounted(&counts, signals, less)),
+                    inputs: Arc::new(inputs),
                     counted: started,
                     refreshing: None,
                     ..basis

@@ -92,7 +92,7 @@ impl Reads {
     /// Whom the reader replied to, reposted and liked in the window: their
     /// newest [`OWN_POSTS`] posts and as many likes, then those posts, in
     /// one read.
-    async fn interactions(&self, user: &UserId, floor: PostId) -> Result<Signals> {
+    pub(super) async fn interactions(&self, user: &UserId, floor: PostId) -> Result<Signals> {
         let range = IdRange {
             below: None,
             from: Some(floor),

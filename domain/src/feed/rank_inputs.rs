@@ -197,12 +197,14 @@ impl RankInputs {
     }
 
     /// These inputs with the candidates' `counts` (in the order of
-    /// [`Self::posts`]) and what the reader brings read again.
+    /// [`Self::posts`]) and the reader's `interactions` read again. The
+    /// reader's priorities and "show less" posts stay: they change only by
+    /// the reader's own writes, which end what the inputs serve
+    /// ([`crate::feed`]'s ranked orders rank afresh after them).
     pub fn recounted(
         &self,
         counts: &[PostCounts],
-        signals: Signals,
-        less: HashSet<PostId>,
+        interactions: HashMap<UserId, u32>,
     ) -> RankInputs {
         let mut held = self.held.clone();
         for (h, n) in held.iter_mut().zip(counts) {
@@ -213,10 +215,10 @@ impl RankInputs {
             authors: self.authors.clone(),
             held,
             signals: Signals {
-                posted: HashMap::new(),
-                ..signals
+                interactions,
+                ..self.signals.clone()
             },
-            less,
+            less: self.less.clone(),
         }
     }
 

@@ -154,16 +154,27 @@ fn shown_less_leaves_a_post_out_and_lowers_its_author() {
 fn a_recount_ranks_as_a_full_ranking_with_the_new_counts() {
     let w = Weights::default();
     let old = network(0, 300);
-    let inputs = RankInputs::new(&old, Signals::default(), HashSet::new());
-    let mut now: Vec<Fresh> = old.clone();
-    now[150].counts.likes = 40;
-    let counts: Vec<PostCounts> = now.iter().map(|f| f.counts).collect();
     let signals = Signals {
         priorities: [(user("quiet"), 2)].into(),
         ..Signals::default()
     };
-    let recounted = inputs.recounted(&counts, signals.clone(), HashSet::new());
-    let full = RankInputs::new(&now, signals, HashSet::new());
+    let less: HashSet<PostId> = [old[4].post].into();
+    let inputs = RankInputs::new(&old, signals.clone(), less.clone());
+    let mut now: Vec<Fresh> = old.clone();
+    now[150].counts.likes = 40;
+    let counts: Vec<PostCounts> = now.iter().map(|f| f.counts).collect();
+    // The reader liked carol's posts since: their interactions are read
+    // again; their priorities and "show less" posts are the inputs' own.
+    let interactions: HashMap<UserId, u32> = [(user("carol"), 4)].into();
+    let recounted = inputs.recounted(&counts, interactions.clone());
+    let full = RankInputs::new(
+        &now,
+        Signals {
+            interactions,
+            ..signals
+        },
+        less,
+    );
     let (a, b) = (recounted.balanced(&w, NOW, 50), full.balanced(&w, NOW, 50));
     assert_eq!(posts(&recounted, &a), posts(&full, &b));
     assert_ne!(

@@ -254,7 +254,9 @@ async fn timeline_caches(open: Opener, embed: bool) {
 
 /// Caches of readers who stop reading expire: a cache not read for the ttl
 /// is gone (the next read finds none, and may build it again); reads keep
-/// a cache alive. The ttl is a second here: reads refresh every 250 ms.
+/// a cache alive. The ttl is two seconds here, read every 400 ms: at one
+/// second, a store slowed by the other tests (a refresh more than 600 ms
+/// late) let a cache that was read expire.
 /// Every stored model: the cache, and both bucket models.
 pub async fn caches_expire_when_not_read(open: Opener) {
     for model in [
@@ -269,7 +271,7 @@ pub async fn caches_expire_when_not_read(open: Opener) {
 pub async fn timelines_expire_when_not_read(open: Opener, model: FeedModel) {
     let feed = FeedConfig {
         model,
-        cache_ttl_secs: 1,
+        cache_ttl_secs: 2,
         ..FeedConfig::default()
     };
     let Some(t) = open(feed, "caches_expire_when_not_read").await else {
@@ -288,13 +290,13 @@ pub async fn timelines_expire_when_not_read(open: Opener, model: FeedModel) {
             CacheRead::Ready { .. }
         )
     };
-    for _ in 0..4 {
+    for _ in 0..6 {
         tokio::time::sleep(Duration::from_millis(400)).await;
         assert!(is_ready("kept").await, "a cache that is read stays");
     }
     assert!(
         !is_ready("left").await,
-        "{model}: 1.6 s without a read: expired"
+        "{model}: 2.4 s without a read: expired"
     );
     assert_eq!(
         tl.read(&h("left"), None, 10).await.unwrap(),
@@ -302,7 +304,7 @@ pub async fn timelines_expire_when_not_read(open: Opener, model: FeedModel) {
     );
     tl.expire().await.unwrap();
     assert!(is_ready("kept").await);
-    tokio::time::sleep(Duration::from_millis(1300)).await;
+    tokio::time::sleep(Duration::from_millis(2300)).await;
     tl.expire().await.unwrap();
     assert_eq!(
         tl.read(&h("kept"), None, 10).await.unwrap(),
