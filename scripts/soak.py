@@ -27,6 +27,8 @@ After each fault the soak posts a marker and times how long until a
 follower sees it (convergence). The report gives the faults survived, their
 convergence times, what the clients saw (posts acknowledged, refused with
 Retry-After, lost to a killed connection) and the curve of fanout's lag.
+A failed run prints the last lines of each process's log and keeps the
+logs beside the report (<report>-<topology>-logs/).
 
   scripts/soak.py --bin target/release --minutes 30 --report soak
   scripts/soak.py --bin DIR --minutes 2 --topology both    (CI's short form)
@@ -458,7 +460,8 @@ def main():
     ap.add_argument("--small-fs", help="a small mounted file system for the embedded data directory, "
                                        "which adds the fault of a full disk")
     ap.add_argument("--only", help="inject only the faults whose name holds this text (to repeat one)")
-    ap.add_argument("--keep-logs", action="store_true", help="print the work directory; on failure, its logs")
+    ap.add_argument("--keep-logs", action="store_true",
+                    help="print the work directory (a failed run prints and keeps its processes' logs anyway)")
     args = ap.parse_args()
     rng = random.Random(args.seed)
     kinds = {"embedded": [Embedded], "production": [Production], "both": [Embedded, Production]}
