@@ -49,6 +49,20 @@ impl Backups {
     }
 }
 
+impl Backups {
+    /// Copies the log's events after `after` into the new directory
+    /// `name` ([`Backup::log_tail_to`]). Not one of the backups: it takes
+    /// no turn (a tail is small, and a move's switch-over must not wait
+    /// for an operator's backup) and prunes nothing.
+    pub async fn log_tail(&self, name: &str, after: u64) -> Result<(PathBuf, u64)> {
+        let (store, name) = (self.store.clone(), name.to_owned());
+        // A task of its own, as a backup is.
+        let made = tokio::spawn(async move { store.log_tail_to(&name, after).await });
+        made.await
+            .map_err(|e| Error::internal(format!("the log tail's task failed: {e}")))?
+    }
+}
+
 /// Removes the backups past `keep`; one that cannot be listed or removed
 /// is logged and left for the next backup: the copy just made stands.
 async fn prune(store: &dyn Backup, keep: usize) {
@@ -103,6 +117,9 @@ mod tests {
                 made_ms,
             });
             Ok((PathBuf::from(name), 1))
+        }
+        async fn log_tail_to(&self, name: &str, _after: u64) -> Result<(PathBuf, u64)> {
+            Ok((PathBuf::from(name), 0))
         }
         async fn backups(&self) -> Result<Vec<HeldBackup>> {
             Ok(self.made.lock().unwrap().clone())

@@ -131,8 +131,15 @@ impl Ingest {
     /// Backs the deployment's embedded stores up while it serves, into the
     /// new directory `name` under its backup directory: an operator's act,
     /// one at a time, after which the oldest backups past the cap go
-    /// ([`socialite_domain::transfer::backups`]). Returns where, and the rows copied.
-    pub async fn backup(&self, caller: &Caller, name: &str) -> Result<(std::path::PathBuf, u64)> {
+    /// ([`socialite_domain::transfer::backups`]). With `log_after`, only
+    /// the log's events after that sequence (a log tail, which takes no
+    /// turn). Returns where, and the rows copied.
+    pub async fn backup(
+        &self,
+        caller: &Caller,
+        name: &str,
+        log_after: Option<u64>,
+    ) -> Result<(std::path::PathBuf, u64)> {
         check(caller, Act::Operate)?;
         crate::checks::check_backup_name(name)?;
         let Some(backups) = &self.backups else {
@@ -141,7 +148,10 @@ impl Ingest {
                 "this deployment's stores are MongoDB and Kafka: back them up with their own tools",
             ));
         };
-        backups.make(name).await
+        match log_after {
+            Some(after) => backups.log_tail(name, after).await,
+            None => backups.make(name).await,
+        }
     }
 
     /// Keeps at most `max` backups in the backup directory (0: all).

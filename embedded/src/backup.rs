@@ -35,10 +35,10 @@ fn copy<K: redb::Key + 'static, V: redb::Value + 'static>(
 }
 
 /// Writes a new database at `path` from `db`'s snapshot; returns the rows.
-fn snapshot(
+pub(crate) fn snapshot(
     db: &Database,
     path: &Path,
-    copy_all: fn(&ReadTransaction, &WriteTransaction) -> Result<u64>,
+    copy_all: impl FnOnce(&ReadTransaction, &WriteTransaction) -> Result<u64>,
 ) -> Result<u64> {
     let from = db.begin_read().store()?;
     // An empty file readable by its owner only, which redb initializes: the
@@ -138,16 +138,27 @@ impl EmbeddedLog {
 /// in the log before the content's snapshot began, so its write is in the
 /// copy. Events after it may be in the copy too, or not yet: a migration
 /// replays the log from there (`socialite_domain::transfer::replay`).
-#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
+///
+/// A log tail ([`crate::backup_tail`]) holds no content: `log_before` is
+/// the log's head when it was taken, `tail_after` where its events start.
+#[derive(Debug, Clone, Copy, Default, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Position {
     pub log_before: u64,
+    /// Of a log tail: it holds the events after this sequence only.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tail_after: Option<u64>,
+    /// Of a log tail: nothing was in flight when it was taken (the outbox
+    /// was empty, no deletion under way), so every write acknowledged
+    /// before has its event in the log by then.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub settled: bool,
 }
 
 /// The file of a backup's [`Position`].
 pub const POSITION_FILE: &str = "position.json";
 
 impl Position {
-    fn write(self, dir: &Path) -> Result<()> {
+    pub(crate) fn write(self, dir: &Path) -> Result<()> {
         let text = serde_json::to_string(&self).expect("plain numbers");
         std::fs::write(dir.join(POSITION_FILE), text)
             .map_err(|e| Error::internal(format!("{}: {e}", dir.display())))
@@ -164,13 +175,13 @@ impl Position {
 }
 
 /// Makes `dir` for a backup: new, and readable by its owner only.
-fn new_backup_dir(dir: &Path) -> Result<()> {
+pub(crate) fn new_backup_dir(dir: &Path) -> Result<()> {
     private_dir(dir, false)
 }
 
 /// Makes `dir` readable by its owner only; `existing` accepts one that is
 /// there already.
-fn private_dir(dir: &Path, existing: bool) -> Result<()> {
+pub(crate) fn private_dir(dir: &Path, existing: bool) -> Result<()> {
     if existing && dir.is_dir() {
         return Ok(());
     }
@@ -203,6 +214,13 @@ impl Backup for EmbeddedBackup {
         private_dir(&self.root, true)?;
         let dir = self.root.join(name);
         let rows = self.backup_into(&dir).await?;
+        Ok((dir, rows))
+    }
+
+    async fn log_tail_to(&self, name: &str, after: u64) -> Result<(PathBuf, u64)> {
+        private_dir(&self.root, true)?;
+        let dir = self.root.join(name);
+        let rows = self.log_tail_into(&dir, after).await?;
         Ok((dir, rows))
     }
 
@@ -259,8 +277,10 @@ impl EmbeddedBackup {
         // The content before the log (see the module's comment).
         let copy = move || -> Result<u64> {
             if let (Some(_), Some(log)) = (&store, &log) {
+                let log_before = log.head();
                 Position {
-                    log_before: log.head(),
+                    log_before,
+                    ..Position::default()
                 }
                 .write(&dir)?;
             }

@@ -22,6 +22,7 @@
 mod accounts;
 mod authors;
 pub mod backup;
+pub mod backup_tail;
 pub mod config;
 mod content;
 mod deletion;

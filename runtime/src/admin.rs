@@ -67,11 +67,19 @@ impl Admin {
         Ok((status, resp.json().await.unwrap_or_default()))
     }
 
-    /// A backup named `name`, made by the server under DATA_DIR/backups:
-    /// where it is, and its rows. While the server makes another (one at a
+    /// A backup named `name`, made by the server under DATA_DIR/backups
+    /// (with `log_after`, a log tail: the log's events after it): where it
+    /// is, and its rows. While the server makes another (one at a
     /// time), this waits and asks again.
-    pub async fn backup(&self, name: &str) -> Result<(PathBuf, u64), String> {
-        let body = serde_json::json!({ "name": name });
+    pub async fn backup(
+        &self,
+        name: &str,
+        log_after: Option<u64>,
+    ) -> Result<(PathBuf, u64), String> {
+        let mut body = serde_json::json!({ "name": name });
+        if let Some(after) = log_after {
+            body["log_after"] = after.into();
+        }
         let (path, mut told) = ("/admin/backup", false);
         // As long as the server lets one backup take.
         let deadline = std::time::Instant::now() + std::time::Duration::from_secs(3600);

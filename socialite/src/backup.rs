@@ -77,7 +77,7 @@ async fn ask_server(args: &BackupArgs, to: &Path) -> Result<u64, String> {
         ));
     }
     let name = format!("backup-{}", socialite_core::ids::now_ms());
-    let (made, rows) = admin.backup(&name).await?;
+    let (made, rows) = admin.backup(&name, None).await?;
     move_dir(&made, to)?;
     Ok(rows)
 }

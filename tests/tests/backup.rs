@@ -159,7 +159,10 @@ async fn stores_that_are_not_embedded_are_not_backed_up_here() {
         return;
     };
     let ingest = Ingest::new(&opened.backends, 1).await.unwrap();
-    let e = ingest.backup(&Caller::Trusted, "never").await.unwrap_err();
+    let e = ingest
+        .backup(&Caller::Trusted, "never", None)
+        .await
+        .unwrap_err();
     assert_eq!(e.code(), "backup_unsupported");
 }
 
@@ -206,4 +209,72 @@ async fn backups_are_made_one_at_a_time_and_the_oldest_pruned() {
         .collect();
     left.sort();
     assert_eq!(left, ["b", "c", "migrate-1-0"]);
+}
+
+/// A log tail holds the log's events after its point and nothing else;
+/// taken with writes stopped it says it is settled and holds the event of
+/// every acknowledged post. It is no backup: no store to restore.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_log_tail_holds_the_events_after_its_point() {
+    use socialite_core::event::Event;
+    use socialite_embedded::backup::Position;
+    use socialite_embedded::backup_tail::TAIL_FILE;
+    use socialite_embedded::EmbeddedLog;
+    let t = spawn_app().await;
+    t.put_user("author").await;
+    let mut posted = Vec::new();
+    for i in 0..20 {
+        posted.push(t.post("author", &format!("post {i}")).await);
+    }
+    let tail = |name: &str, after: serde_json::Value| {
+        let body = json!({ "name": name, "log_after": after });
+        t.call(Method::POST, "/admin/backup", Some(body))
+    };
+    let (s, reply) = tail("bad", json!(-1)).await;
+    assert_eq!(s, StatusCode::BAD_REQUEST, "{reply}");
+    let (s, reply) = t
+        .call(
+            Method::PUT,
+            "/admin/read-only",
+            Some(json!({ "read_only": true })),
+        )
+        .await;
+    assert_eq!(s, StatusCode::OK, "{reply}");
+    // The relay moves the last events within moments.
+    let mut attempt = 0;
+    let (dir, position) = loop {
+        let (s, reply) = tail(&format!("all-{attempt}"), json!(0)).await;
+        assert_eq!(s, StatusCode::CREATED, "{reply}");
+        let dir = std::path::PathBuf::from(reply["path"].as_str().unwrap());
+        let position = Position::read(&dir).unwrap();
+        if position.settled {
+            assert_eq!(reply["rows"].as_u64(), Some(position.log_before));
+            break (dir, position);
+        }
+        attempt += 1;
+        assert!(attempt < 200, "the tail never settled");
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    };
+    assert_eq!(position.tail_after, Some(0));
+    assert!(
+        !dir.join("content.redb").exists() && !dir.join("log.redb").exists(),
+        "a tail is no backup"
+    );
+    let log = EmbeddedLog::open(&dir.join(TAIL_FILE), u64::MAX).unwrap();
+    let events = log.read_after(0, 10_000).unwrap();
+    let logged: Vec<String> = events
+        .iter()
+        .filter_map(|(_, e)| match e {
+            Event::PostCreated { post, .. } => Some(post.id.to_string()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(logged, posted, "every acknowledged post, in order");
+
+    // After the head: nothing.
+    let (s, reply) = tail("none", json!(position.log_before)).await;
+    assert_eq!((s, reply["rows"].as_u64()), (StatusCode::CREATED, Some(0)));
+    // Past the one before it: the last event only.
+    let (s, reply) = tail("one", json!(position.log_before - 1)).await;
+    assert_eq!((s, reply["rows"].as_u64()), (StatusCode::CREATED, Some(1)));
 }

@@ -684,7 +684,10 @@ async fn backups_and_write_stops_over_grpc() {
     let e = w.set_read_only(stop).await.unwrap_err();
     assert_eq!(e.code(), tonic::Code::PermissionDenied);
     let e = w
-        .backup(pb::BackupRequest { name: "b".into() })
+        .backup(pb::BackupRequest {
+            name: "b".into(),
+            ..Default::default()
+        })
         .await
         .unwrap_err();
     assert_eq!(e.code(), tonic::Code::PermissionDenied);
@@ -693,6 +696,7 @@ async fn backups_and_write_stops_over_grpc() {
     let made = admin
         .backup(pb::BackupRequest {
             name: "over-grpc".into(),
+            ..Default::default()
         })
         .await
         .unwrap()
@@ -701,9 +705,26 @@ async fn backups_and_write_stops_over_grpc() {
         made.rows > 0 && made.path.ends_with("backups/over-grpc"),
         "{made:?}"
     );
+    let tail = admin
+        .backup(pb::BackupRequest {
+            name: "tail-over-grpc".into(),
+            log_after: Some(0),
+        })
+        .await
+        .unwrap()
+        .into_inner();
+    let held = std::path::Path::new(&tail.path);
+    assert!(
+        tail.rows > 0
+            && held
+                .join(socialite_embedded::backup_tail::TAIL_FILE)
+                .exists(),
+        "a log tail of every event: {tail:?}"
+    );
     let e = admin
         .backup(pb::BackupRequest {
             name: "../x".into(),
+            ..Default::default()
         })
         .await
         .unwrap_err();
@@ -1039,7 +1060,7 @@ async fn a_history_moves(seed: u64, to: String, log: String, target: BackendConf
         1,
         "only the last backup is kept: {backups:?}"
     );
-    assert!(backups[0].contains("-last-"), "{backups:?}");
+    assert!(backups[0].ends_with("-moved"), "{backups:?}");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -297,7 +297,8 @@ impl pb::ingest_server::Ingest for IngestGrpc {
         req: Request<pb::BackupRequest>,
     ) -> Result<Response<pb::BackupReply>, Status> {
         let (caller, r) = grpc_parts(req);
-        let (path, rows) = self.0.backup(&caller, &r.name).await.map_err(to_status)?;
+        let made = self.0.backup(&caller, &r.name, r.log_after).await;
+        let (path, rows) = made.map_err(to_status)?;
         let path = path.to_string_lossy().into_owned();
         Ok(Response::new(pb::BackupReply { path, rows }))
     }

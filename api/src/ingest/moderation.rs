@@ -85,6 +85,16 @@ pub struct BackupBody {
         pattern = r"^(?!\.{1,2}$)[A-Za-z0-9_.\-]{1,64}$"
     )]
     name: String,
+    /// Only the event log's entries after this sequence, into
+    /// `log-tail.redb` (a *log tail*, as `socialite migrate` takes after
+    /// its first copy): no content, so not something `socialite restore`
+    /// takes. Its `position.json` says whether it is `settled`: nothing
+    /// was in flight towards the log when it was read, so with writes
+    /// stopped it holds every acknowledged write's event. A tail takes no
+    /// turn among backups and removes none.
+    #[serde(default)]
+    #[schema(minimum = 0)]
+    log_after: Option<u64>,
 }
 
 /// Where the backup went and how many rows it holds.
@@ -119,7 +129,7 @@ async fn backup(
     Auth(caller): Auth,
     crate::extract::Json(body): crate::extract::Json<BackupBody>,
 ) -> Result<(StatusCode, axum::Json<BackupJson>), ApiError> {
-    let (path, rows) = ingest.backup(&caller, &body.name).await?;
+    let (path, rows) = ingest.backup(&caller, &body.name, body.log_after).await?;
     let path = path.to_string_lossy().into_owned();
     Ok((StatusCode::CREATED, axum::Json(BackupJson { path, rows })))
 }
