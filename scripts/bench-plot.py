@@ -153,6 +153,12 @@ def table(outdir):
                      "≥ 500,000 records/s", f"{rate:,.0f} records/s ({bulk['records']:,} records in "
                      f"{bulk['import_s']:.1f} s); load {bulk['load_s']:.1f} s, export {bulk['export_s']:.1f} s",
                      "bulk"))
+    moved = load(outdir, "migrate-stop")
+    if moved:
+        rows.append(("migrate's write stop, moving the Zipf network (100 K × 50, 2 posts each) at 200 posts/s",
+                     "< 1 s", f"{moved['write_stop_s']} s; the move {moved['move_s']} s; "
+                     f"{moved['acked']} posts acknowledged during it, {moved['missing']} missing on the target",
+                     "migrate-stop"))
     print("| row | target | measured | report |")
     print("|---|---|---|---|")
     for row in rows:

@@ -195,7 +195,22 @@ if want bulk; then
   rm -rf "$work/bulk-load" "$work/bulk-import" "$work/bulk.jsonl"
 fi
 
-for r in overload catch-up balanced bulk fanout-active rest-vs-nginx rest-vs-nginx-many merge million million-hybrid freshness-1 freshness-2 freshness-3 mixed-rest http-reads timelines hybrid-off hybrid-2000 reposts-post-100-1 reposts-post-70-repost-30-1 reposts-post-100-2 reposts-post-70-repost-30-2 notifications-read-1 notifications-notifications-1 notifications-read-2 notifications-notifications-2; do
+# migrate-stop: the Zipf network moved to another data directory while it
+# is posted to at 200 posts/s (scripts/migrate-bench.sh): how long writes
+# were stopped at the switch-over, the whole move, and whether every post
+# acknowledged during it is on the target.
+if want migrate-stop; then
+  net zipf100k "${zipf[@]}"
+  SRC="$work/run" SOCIALITE="$bin" "$here/migrate-bench.sh" > "$work/migrate.log" 2>&1
+  num() { grep -o "$1 [0-9.]*" "$work/migrate.log" | tail -1 | grep -o '[0-9.]*$'; }
+  printf '{"write_stop_s": %s, "move_s": %s, "acked": %s, "missing": %s}\n' \
+    "$(num 'writes stopped')" "$(num 'wall')" "$(num 'during the move:')" \
+    "$(num 'missing on the target:')" > "$out/migrate-stop.json"
+  grep -E "^(copied|tail|verify|after|writes stopped|verified|marked|moved in|wall|acknowledged)" \
+    "$work/migrate.log" > "$out/migrate-stop.txt"
+fi
+
+for r in overload catch-up balanced bulk migrate-stop fanout-active rest-vs-nginx rest-vs-nginx-many merge million million-hybrid freshness-1 freshness-2 freshness-3 mixed-rest http-reads timelines hybrid-off hybrid-2000 reposts-post-100-1 reposts-post-70-repost-30-1 reposts-post-100-2 reposts-post-70-repost-30-2 notifications-read-1 notifications-notifications-1 notifications-read-2 notifications-notifications-2; do
   if [ -f "$out/$r.txt" ]; then echo "== $r"; cat "$out/$r.txt"; fi
 done
 echo

@@ -6,18 +6,19 @@
 # /usr/bin/time's wall time and peak memory, and what the post load had
 # acknowledged, then checks every acknowledged post is on the target.
 #   SRC=DIR   start from a copy of this data directory instead of loading
-#   USERS=100000 FOLLOWS=50 RATE=200 (posts/s during the move)
+#   USERS=100000 FOLLOWS=50 POSTS=2 (per user, before) RATE=200 (posts/s during the move)
 # Needs a release build (cargo build --release --bin socialite).
 set -euo pipefail
 bin="${SOCIALITE:-target/release/socialite}"
 here="$(cd "$(dirname "$0")" && pwd)"
-users="${USERS:-100000}"; follows="${FOLLOWS:-50}"; rate="${RATE:-200}"
+users="${USERS:-100000}"; follows="${FOLLOWS:-50}"; posts="${POSTS:-2}"; rate="${RATE:-200}"
 work="$(mktemp -d)"
 trap 'kill $(jobs -p) 2>/dev/null || true; rm -rf "$work"' EXIT
 if [ -n "${SRC:-}" ]; then
   cp -r "$SRC" "$work/src"
 else
-  "$bin" load --data-dir "$work/src" --users "$users" --follows "$follows" >&2
+  "$bin" load --data-dir "$work/src" --users "$users" --follows "$follows" \
+    --posts-per-user "$posts" >&2
 fi
 to="${TO:-embedded://$work/dst}"; log="${LOG:-embedded://}"
 "$bin" up --data-dir "$work/src" --rest-addr 127.0.0.1:18090 --grpc-addr 127.0.0.1:18091 2>"$work/up.log" >&2 &
