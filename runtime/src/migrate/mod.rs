@@ -149,7 +149,7 @@ pub async fn migrate(args: MigrateArgs) -> Result<Moved, String> {
     if args.to.starts_with("embedded://") && data_dir_of(&args.to)? == dir {
         return Err("--to names the data directory being moved".into());
     }
-    let source = Source::open(&dir, &args)?;
+    let source = Source::open(&dir, &args.url, args.api_key.as_deref())?;
     let target = open_target(&args).await?;
     let stamp = now_ms();
     let name = |round: &str| format!("{MIGRATE_PREFIX}{stamp}-{round}");

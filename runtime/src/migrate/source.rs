@@ -1,7 +1,6 @@
 //! The deployment being moved: its copies, and its write stop.
 
 use super::copies::{Copy, Tail};
-use super::MigrateArgs;
 use crate::admin::Admin;
 use crate::transfer::embedded_config as embedded;
 use socialite_core::ports::Backup;
@@ -28,7 +27,10 @@ pub(super) enum Source {
 }
 
 impl Source {
-    pub(super) fn open(dir: &Path, args: &MigrateArgs) -> Result<Source, String> {
+    /// The deployment in `dir`: this process's when no server holds it,
+    /// else the server's at `url` (with `api_key`, or the admin key in
+    /// `dir`).
+    pub(super) fn open(dir: &Path, url: &str, api_key: Option<&str>) -> Result<Source, String> {
         if !dir.join("content.redb").exists() {
             return Err(format!("{}: no embedded store to move", dir.display()));
         }
@@ -39,7 +41,7 @@ impl Source {
                 log: Some(log),
                 root: dir.join("backups"),
             }),
-            _ => Source::Server(Admin::new(&args.url, args.api_key.as_deref(), dir)?),
+            _ => Source::Server(Admin::new(url, api_key, dir)?),
         })
     }
 
