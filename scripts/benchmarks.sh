@@ -195,6 +195,14 @@ if want bulk; then
   rm -rf "$work/bulk-load" "$work/bulk-import" "$work/bulk.jsonl"
 fi
 
+# cold-start: the first pages of 5,000 users, each read once, then the
+# server restarted: the same pages asked from the moment /readyz answers,
+# the first 2 s, the next 10 s and 10 s more (scripts/cold-start.sh).
+if want cold-start; then
+  net zipf100k "${zipf[@]}"
+  SOCIALITE="$bin" "$here/cold-start.sh" "$work/run" "$out/cold-start" >/dev/null
+fi
+
 # migrate-stop: the Zipf network moved to another data directory while it
 # is posted to at 200 posts/s (scripts/migrate-bench.sh): how long writes
 # were stopped at the switch-over, the whole move, and whether every post
@@ -210,7 +218,7 @@ if want migrate-stop; then
     "$work/migrate.log" > "$out/migrate-stop.txt"
 fi
 
-for r in overload catch-up balanced bulk migrate-stop fanout-active rest-vs-nginx rest-vs-nginx-many merge million million-hybrid freshness-1 freshness-2 freshness-3 mixed-rest http-reads timelines hybrid-off hybrid-2000 reposts-post-100-1 reposts-post-70-repost-30-1 reposts-post-100-2 reposts-post-70-repost-30-2 notifications-read-1 notifications-notifications-1 notifications-read-2 notifications-notifications-2; do
+for r in overload catch-up balanced bulk migrate-stop cold-start fanout-active rest-vs-nginx rest-vs-nginx-many merge million million-hybrid freshness-1 freshness-2 freshness-3 mixed-rest http-reads timelines hybrid-off hybrid-2000 reposts-post-100-1 reposts-post-70-repost-30-1 reposts-post-100-2 reposts-post-70-repost-30-2 notifications-read-1 notifications-notifications-1 notifications-read-2 notifications-notifications-2; do
   if [ -f "$out/$r.txt" ]; then echo "== $r"; cat "$out/$r.txt"; fi
 done
 echo

@@ -23,24 +23,24 @@ command -v wrk >/dev/null || { [ "$(id -u)" = 0 ] && apt-get install -y wrk >/de
 work="$(mktemp -d)"
 trap 'kill $(jobs -p) 2>/dev/null || true; rm -rf "$work"' EXIT
 
-start() { # starts the server; prints the seconds until /readyz answered
+start() { # starts the server; sets $ready, the seconds until /readyz answered
   local t0 t1
   t0=$(date +%s.%N)
-  "$bin" up --data-dir "$data" --rest-addr "$rest" --grpc-addr 127.0.0.1:18051 2>>"$work/up.log" &
+  "$bin" up --data-dir "$data" --rest-addr "$rest" --grpc-addr 127.0.0.1:18051 >>"$work/up.log" 2>&1 &
   until curl -sf "http://$rest/readyz" >/dev/null; do sleep 0.02; done
   t1=$(date +%s.%N)
-  awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.2f", b - a }'
+  ready=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.2f", b - a }')
 }
 stop() { kill -TERM %1; wait %1 2>/dev/null || true; }
 
-start >/dev/null
+start
 auth="Authorization: Bearer $(cat "$data/auth/admin-key")"
 for i in $(seq 1 "$pages"); do
   curl -sf -o /dev/null -H "$auth" "http://$rest/users/u$i/timeline?limit=50"
 done
 stop
 
-ready=$(start)
+start
 run() { # name, seconds
   PAGE_PATH="/users/u%d/timeline?limit=50" PAGES="$pages" \
     wrk -t1 -c32 -d"$2s" --latency -H "$auth" -s "$here/wrk-pages.lua" "http://$rest" >"$work/$1.wrk"
