@@ -65,6 +65,20 @@ impl TlsServers {
             return None;
         }
         remove_stale_dirs();
+        // A port found free may be taken by another process before the
+        // servers bind it: then again, with other ports.
+        for attempt in 1.. {
+            match TlsServers::launch(&servers) {
+                Ok(fixture) => return Some(fixture),
+                Err(e) if attempt < 3 => eprintln!("{test}: {e}; again with other ports"),
+                Err(e) => panic!("{test}: {e}"),
+            }
+        }
+        unreachable!()
+    }
+
+    /// The servers on ports found free, certificates in a new directory.
+    fn launch(servers: &Servers) -> Result<TlsServers, String> {
         let dir = std::env::temp_dir().join(Servers::unique(DIR_PREFIX));
         std::fs::create_dir_all(&dir).unwrap();
         make_certificates(&dir);
@@ -114,9 +128,9 @@ impl TlsServers {
         ]);
         fixture.spawn("stunnel", &["stunnel4", &config.display().to_string()]);
         for port in [tansu, kafka, kafka_elsewhere, mongodb, mongodb_elsewhere] {
-            fixture.wait_port(port);
+            fixture.wait_port(port)?;
         }
-        Some(fixture)
+        Ok(fixture)
     }
 
     /// One fixture for every test of a binary that asks for it, for openers
@@ -188,18 +202,26 @@ impl TlsServers {
         path
     }
 
-    fn wait_port(&self, port: u16) {
+    /// Waits for `port` to take connections; an error when a server
+    /// found one of its ports taken.
+    fn wait_port(&self, port: u16) -> Result<(), String> {
         let deadline = Instant::now() + Duration::from_secs(30);
         while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
+            let logs: Vec<String> = ["tansu.log", "stunnel.log"]
+                .iter()
+                .map(|l| std::fs::read_to_string(self.dir.join(l)).unwrap_or_default())
+                .collect();
+            if logs.iter().any(|l| l.contains("Address already in use")) {
+                return Err(format!(
+                    "a port of the fixture was taken (waiting for {port})"
+                ));
+            }
             if Instant::now() > deadline {
-                let logs: Vec<String> = ["tansu.log", "stunnel.log"]
-                    .iter()
-                    .map(|l| std::fs::read_to_string(self.dir.join(l)).unwrap_or_default())
-                    .collect();
                 panic!("port {port} never opened; logs:\n{}", logs.join("\n"));
             }
             std::thread::sleep(Duration::from_millis(100));
         }
+        Ok(())
     }
 }
 

@@ -12,6 +12,10 @@ pub struct Backups {
     store: Arc<dyn Backup>,
     /// Held while a backup is made.
     one: Arc<tokio::sync::Mutex<()>>,
+    /// Held while a log tail is made: one at a time too, apart from the
+    /// backups (a tail copies the log, so several at once would take its
+    /// disk and I/O).
+    one_tail: Arc<tokio::sync::Mutex<()>>,
     /// Backups kept in the backup directory; 0 keeps them all.
     keep: usize,
 }
@@ -21,6 +25,7 @@ impl Backups {
         Backups {
             store,
             one: Arc::default(),
+            one_tail: Arc::default(),
             keep,
         }
     }
@@ -52,12 +57,18 @@ impl Backups {
 impl Backups {
     /// Copies the log's events after `after` into the new directory
     /// `name` ([`Backup::log_tail_to`]). Not one of the backups: it takes
-    /// no turn (a tail is small, and a move's switch-over must not wait
-    /// for an operator's backup) and prunes nothing.
+    /// no turn among them (a move's switch-over must not wait for an
+    /// operator's backup) and prunes nothing; one tail is made at a time,
+    /// refused with `backup_in_progress` while another is.
     pub async fn log_tail(&self, name: &str, after: u64) -> Result<(PathBuf, u64)> {
+        let one = self.one_tail.clone().try_lock_owned();
+        let one = one.map_err(|_| backup_in_progress())?;
         let (store, name) = (self.store.clone(), name.to_owned());
         // A task of its own, as a backup is.
-        let made = tokio::spawn(async move { store.log_tail_to(&name, after).await });
+        let made = tokio::spawn(async move {
+            let _one = one;
+            store.log_tail_to(&name, after).await
+        });
         made.await
             .map_err(|e| Error::internal(format!("the log tail's task failed: {e}")))?
     }

@@ -45,10 +45,15 @@ impl EmbeddedLog {
 
 impl EmbeddedStore {
     /// Whether nothing is in flight towards the log: the outbox is empty
-    /// and no deletion is under way.
+    /// and no deletion is under way. Both from one snapshot: a deletion's
+    /// last step lifts its mark and queues its last event at once, and
+    /// the sweeper that finishes one does not wait at the write gate.
     pub fn settled(&self) -> Result<bool> {
-        let empty = self.read(|txn| txn.open_table(OUTBOX).store()?.is_empty().store())?;
-        Ok(empty && self.pending_deletion_list()?.is_empty())
+        self.read(|txn| {
+            let outbox = txn.open_table(OUTBOX).store()?.is_empty().store()?;
+            let deleting = txn.open_table(DELETING).store()?.is_empty().store()?;
+            Ok(outbox && deleting)
+        })
     }
 }
 
@@ -65,6 +70,7 @@ impl EmbeddedBackup {
         };
         new_backup_dir(dir)?;
         let dir = dir.to_owned();
+        let made = dir.clone();
         let copy = move || -> Result<u64> {
             // Checked before the log is read (see the module's comment).
             let settled = store.settled()?;
@@ -77,9 +83,16 @@ impl EmbeddedBackup {
             position.write(&dir)?;
             log.tail_into(&dir, after)
         };
-        tokio::task::spawn_blocking(copy)
+        let copied = tokio::task::spawn_blocking(copy)
             .await
-            .map_err(|e| Error::internal(format!("log tail task failed: {e}")))?
+            .map_err(|e| Error::internal(format!("log tail task failed: {e}")))
+            .and_then(|r| r);
+        if copied.is_err() {
+            // Nothing lists a tail (it is no backup): one cut short would
+            // stay unseen.
+            let _ = std::fs::remove_dir_all(&made);
+        }
+        copied
     }
 }
 

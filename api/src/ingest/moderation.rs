@@ -91,7 +91,7 @@ pub struct BackupBody {
     /// takes. Its `position.json` says whether it is `settled`: nothing
     /// was in flight towards the log when it was read, so with writes
     /// stopped it holds every acknowledged write's event. A tail takes no
-    /// turn among backups and removes none.
+    /// turn among backups and removes none; one tail is made at a time.
     #[serde(default)]
     #[schema(minimum = 0)]
     log_after: Option<u64>,
@@ -121,7 +121,7 @@ pub struct BackupJson {
     responses(
         (status = 201, description = "Backed up", body = BackupJson),
         (status = 400, description = "`invalid_backup_name`; `invalid_backup_path`: the directory cannot be made; `backup_unsupported`: the stores are MongoDB and Kafka; `invalid_json`, `invalid_body`", body = ErrorBody),
-        (status = 409, description = "`backup_exists`: a backup of that name exists; `backup_in_progress`: another backup is being made (one at a time): ask again once it ends", body = ErrorBody),
+        (status = 409, description = "`backup_exists`: a backup of that name exists; `backup_in_progress`: another backup (or, for a log tail, another tail) is being made (one at a time): ask again once it ends", body = ErrorBody),
     )
 )]
 async fn backup(

@@ -23,7 +23,8 @@ pub struct Replayed {
     pub changed: u64,
     /// Events the target's rules refused: a write superseded by a later
     /// event (replayed over a state that holds its successor), or one the
-    /// final verification will show.
+    /// verification will show; migrate fails a move on one refused after
+    /// its verification.
     pub refused: u64,
     /// The first refusals: the log's sequence, and why.
     pub shown: Vec<(u64, String)>,

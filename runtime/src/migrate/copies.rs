@@ -10,7 +10,6 @@ use socialite_core::transfer::catch_up::{Replayed, Target};
 use socialite_embedded::backup::Position;
 use socialite_embedded::backup_tail::TAIL_FILE;
 use socialite_embedded::{EmbeddedLog, EmbeddedStore};
-use std::collections::HashSet;
 use std::path::PathBuf;
 use std::sync::Arc;
 
@@ -19,12 +18,6 @@ const EVENTS_PER_READ: usize = 1000;
 /// Events a full copy's outbox may hold and still be checked against its
 /// log; past it the relay was stalled, and the copy is taken again.
 const OUTBOX_CHECKED: usize = 100_000;
-/// How far before a full copy's position its outbox's events may be on
-/// its log: a relay appends a batch (at most 1,000 events) before the
-/// outbox forgets it, and one may have been under way when the position
-/// was read.
-const RELAYED_BEFORE: u64 = 10_000;
-
 /// A directory migrate made, deleted when dropped unless `keep`.
 pub(super) struct Scratch {
     pub(super) dir: PathBuf,
@@ -118,10 +111,16 @@ impl Copy {
     }
 
     /// Whether its content, brought up to its own log, is the source's
-    /// state at the log's head: no deletion was under way, and every
-    /// event its outbox held is on its log (the log is copied after the
-    /// content, and the relay moves an event within moments). A copy
-    /// taken while the source serves is checked so before it is compared.
+    /// state at the log's head: no deletion was under way, and the events
+    /// its outbox held are on its log (the log is copied after the
+    /// content, and the relay moves events within moments). A copy taken
+    /// while the source serves is checked so before it is compared.
+    ///
+    /// The relay appends the outbox's events in its order, a batch at a
+    /// time, and forgets them only once the log holds them. So those it
+    /// held are on the log as one run, in that order, ending after the
+    /// position read before the content's snapshot (a batch may have been
+    /// appended then and not yet forgotten): such a run is looked for.
     pub(super) async fn whole(&self) -> Result<bool, String> {
         use socialite_core::ports::{Deletions, Outbox};
         let chain = |e: socialite_core::error::Error| e.chain();
@@ -141,8 +140,9 @@ impl Copy {
         if held.len() == OUTBOX_CHECKED {
             return Ok(false);
         }
-        let mut logged = HashSet::new();
-        let mut at = self.position.log_before.saturating_sub(RELAYED_BEFORE);
+        let held: Vec<Vec<u8>> = held.iter().map(|(_, e)| e.encode()).collect();
+        let mut logged = Vec::new();
+        let mut at = self.position.log_before.saturating_sub(held.len() as u64);
         loop {
             let events = self.log.read_after(at, EVENTS_PER_READ).map_err(chain)?;
             let Some((last, _)) = events.last() else {
@@ -151,7 +151,7 @@ impl Copy {
             at = *last;
             logged.extend(events.iter().map(|(_, e)| e.encode()));
         }
-        Ok(held.iter().all(|(_, e)| logged.contains(&e.encode())))
+        Ok(logged.windows(held.len()).any(|run| run == held.as_slice()))
     }
 
     /// Replays onto `target` the events of its log after `from`; moves

@@ -187,15 +187,24 @@ pub async fn migrate(args: MigrateArgs) -> Result<Moved, String> {
     checked.up_to_its_log().await?;
     verify(&checked, &target, &args).await?;
     checked.discard();
+    // The verification compared the target up to here: a replay refused
+    // from now on would leave it differing unseen.
+    let refused = tally.refused;
     catch_up_online(&source, &name, "after", &mut from, &target, &mut tally).await?;
+    refused_since(&tally, refused)?;
     // 4. The switch-over; from here a failure gives the source its writes back.
-    source.read_only(true).await?;
     let stopped = Instant::now();
     let to = socialite_core::redact::uri(&args.to);
-    let switched = switch_over(&source, &to, &name, &mut from, &target, &mut tally).await;
-    if let Err(e) = switched {
-        return Err(resume(&source, e).await);
-    }
+    let switch = Switch {
+        source: &source,
+        dir: &dir,
+        to: &to,
+        refused,
+    };
+    let marker = match switch.run(&name, &mut from, &target, &mut tally).await {
+        Ok(marker) => marker,
+        Err(e) => return Err(resume(&source, e).await),
+    };
     eprintln!(
         "writes stopped {:.3} s for the last events; replayed {} events in all ({} changed the target, {} refused); the target takes writes: point clients to it",
         stopped.elapsed().as_secs_f64(),
@@ -206,25 +215,25 @@ pub async fn migrate(args: MigrateArgs) -> Result<Moved, String> {
     for (seq, why) in &tally.shown {
         eprintln!("  event {seq} refused: {why}");
     }
-    // 5. The source's state at the move, kept beside it; the data
-    // directory marked moved.
-    let mut kept = source.copy(&name("moved")).await?;
-    kept.keep();
-    let marker = dir.join(MOVED);
-    let note = format!(
-        "moved to {to} at {} ms by socialite migrate; this data directory takes no writes\n",
-        now_ms()
-    );
-    std::fs::write(&marker, note).map_err(|e| format!("{}: {e}", marker.display()))?;
+    // 5. The source's state at the move, kept beside it. The move is made:
+    // a copy that fails is said, not the move's failure.
+    let kept = match source.copy(&name("moved")).await {
+        Ok(mut kept) => {
+            kept.keep();
+            kept.scratch.dir.display().to_string()
+        }
+        Err(e) => {
+            format!("no backup: one could not be taken ({e}); take one with socialite backup")
+        }
+    };
     // The first copy's posters, then those who posted during the move.
     let mut posters = copied.posters;
     posters.merge(&tally.posters);
     let warmed = warm_recent(&target, &posters, args.warm as usize).await?;
     eprintln!(
-        "moved in {:.1} s; the source takes no writes ({} written); its state at the move is kept in {}",
+        "moved in {:.1} s; the source takes no writes ({} written); its state at the move: {kept}",
         started.elapsed().as_secs_f64(),
         marker.display(),
-        kept.scratch.dir.display()
     );
     Ok(Moved {
         copied: records,
@@ -278,33 +287,73 @@ async fn warm_recent(
     Ok(built)
 }
 
-/// With the source's writes stopped: a settled tail's events replayed
-/// onto the target, then the move made final (the source marked moved to
-/// `to`, so that it takes no more account safety acts) and a second
-/// settled tail carrying the safety acts it took until then.
-async fn switch_over(
-    source: &Source,
-    to: &str,
-    name: &impl Fn(&str) -> String,
-    from: &mut u64,
-    target: &Backends,
-    tally: &mut Replayed,
-) -> Result<(), String> {
-    let last = source.settled_tail(name, "last", *from).await?;
-    last.catch_up(from, target, tally).await?;
-    drop(last);
-    relay(target).await?;
-    source.seal(to).await?;
-    let before = tally.events;
-    let fin = source.settled_tail(name, "final", *from).await?;
-    fin.catch_up(from, target, tally).await?;
-    drop(fin);
-    relay(target).await?;
-    eprintln!(
-        "marked moved: replayed {} safety acts taken after the last tail",
-        tally.events - before
-    );
-    Ok(())
+/// The switch-over: what it needs besides the catch-up's place.
+struct Switch<'a> {
+    source: &'a Source,
+    /// The source's data directory.
+    dir: &'a Path,
+    /// The target's address, without credentials.
+    to: &'a str,
+    /// Replays refused up to the verification.
+    refused: u64,
+}
+
+impl Switch<'_> {
+    /// Stops the source's writes and replays a settled tail's events onto
+    /// the target; then makes the move final (the source marked moved to
+    /// the target, so that it takes no more account safety acts), carries
+    /// a second settled tail with the safety acts it took until then, and
+    /// marks the data directory moved. Returns the marker's path.
+    async fn run(
+        &self,
+        name: &impl Fn(&str) -> String,
+        from: &mut u64,
+        target: &Backends,
+        tally: &mut Replayed,
+    ) -> Result<PathBuf, String> {
+        self.source.read_only(true).await?;
+        let last = self.source.settled_tail(name, "last", *from).await?;
+        last.catch_up(from, target, tally).await?;
+        drop(last);
+        relay(target).await?;
+        self.source.seal(self.to).await?;
+        let before = tally.events;
+        let fin = self.source.settled_tail(name, "final", *from).await?;
+        fin.catch_up(from, target, tally).await?;
+        drop(fin);
+        relay(target).await?;
+        eprintln!(
+            "marked moved: replayed {} safety acts taken after the last tail",
+            tally.events - before
+        );
+        refused_since(tally, self.refused)?;
+        let marker = self.dir.join(MOVED);
+        let note = format!(
+            "moved to {} at {} ms by socialite migrate; this data directory takes no writes\n",
+            self.to,
+            now_ms()
+        );
+        std::fs::write(&marker, note).map_err(|e| format!("{}: {e}", marker.display()))?;
+        Ok(marker)
+    }
+}
+
+/// Fails when a replay was refused since `before` was counted (at the
+/// verification, which compared the target only up to there): the target
+/// would differ from the source.
+fn refused_since(tally: &Replayed, before: u64) -> Result<(), String> {
+    if tally.refused == before {
+        return Ok(());
+    }
+    let shown: String = tally
+        .shown
+        .iter()
+        .map(|(seq, why)| format!("\n  event {seq}: {why}"))
+        .collect();
+    Err(format!(
+        "{} events written after the verification were refused on the target, which would then differ from the source:{shown}",
+        tally.refused - before
+    ))
 }
 
 /// Gives the source its writes back after a failed move; the error to show.

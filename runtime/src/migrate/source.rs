@@ -12,8 +12,10 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 /// How long the source may take to bring what is in flight onto its log
-/// (its outbox drained, its deletions finished) before a settled copy.
-const SETTLE_WITHIN: Duration = Duration::from_secs(60);
+/// (its outbox drained, its deletions finished) before a settled tail: a
+/// deletion cut short is finished by the sweeper, which looks every
+/// minute.
+const SETTLE_WITHIN: Duration = Duration::from_secs(150);
 /// Full copies taken while the source serves, at most, until one is whole.
 const WHOLE_ATTEMPTS: u32 = 5;
 
