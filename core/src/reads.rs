@@ -30,6 +30,7 @@ mod rank_read;
 mod rank_types;
 pub mod ranked;
 mod reader_signals;
+mod reader_views;
 mod snapshots;
 
 /// Most authors one `posts_by_authors` call names.
@@ -41,6 +42,9 @@ pub struct Reads {
     /// Ranked orders' settings and snapshots ([`ranked`]), shared by the
     /// reads' clones (a ranked order's refresh runs on one).
     pub(crate) ranker: std::sync::Arc<rank_types::Ranker>,
+    /// What readers' timelines hide, kept between their reads where one
+    /// process takes every write ([`reader_views`]); `None` elsewhere.
+    views: Option<std::sync::Arc<reader_views::ReaderViews>>,
 }
 
 /// A page of user ids from `limit + 1` read, with the cursor of the next.
@@ -77,7 +81,22 @@ impl Reads {
         Reads {
             stores,
             ranker: std::sync::Arc::new(rank_types::Ranker::new(ranking)),
+            views: None,
         }
+    }
+
+    /// These reads keeping what readers' timelines hide between their
+    /// reads ([`reader_views`]), for a process whose [`crate::Ingest`] over
+    /// the same stores takes every write (the clocks it moves tell when a
+    /// view is stale). Where snapshots are shared, several processes take
+    /// writes, and nothing is kept.
+    pub fn keeping_views(mut self) -> Reads {
+        self.views = self
+            .stores
+            .snapshots
+            .is_none()
+            .then(std::sync::Arc::default);
+        self
     }
 
     /// These reads with a ranker of their own that holds nothing yet: its
@@ -97,6 +116,34 @@ impl Reads {
         Ok(user)
     }
 
+    /// The reader, who must exist and not be suspended, and what their
+    /// timelines in `context` hide ([`Reads::hidden_from`]): kept from one
+    /// read to the next while no write that concerns the reader ended,
+    /// where one process takes every write ([`reader_views`]).
+    pub(crate) async fn reader_hidden(
+        &self,
+        reader: &UserId,
+        context: FilterContext,
+    ) -> Result<std::sync::Arc<Hidden>> {
+        let Some(views) = &self.views else {
+            self.existing(reader).await?;
+            return Ok(std::sync::Arc::new(
+                self.hidden_from(reader, context).await?,
+            ));
+        };
+        // A filter that expired moves every reader's clock: before the clock
+        // is read.
+        self.stores.filters.expire_due();
+        let at = self.stores.epoch.of_reader(reader);
+        if let Some(hidden) = views.get(reader, context, at) {
+            return Ok(hidden);
+        }
+        self.existing(reader).await?;
+        let hidden = std::sync::Arc::new(self.hidden_from(reader, context).await?);
+        views.put(reader, context, at, hidden.clone());
+        Ok(hidden)
+    }
+
     /// Refuses a suspended user (`user_not_found`: hidden) without a store
     /// read: what a live stream of their timeline checks every second.
     pub async fn not_suspended(&self, id: &UserId) -> Result<()> {
@@ -113,6 +160,11 @@ impl Reads {
     /// account is filed under it).
     pub(crate) async fn existing_list(&self, user: &UserId, list: &ListName) -> Result<()> {
         self.existing(user).await?;
+        self.has_list(user, list).await
+    }
+
+    /// Checks that the user has the list.
+    pub(crate) async fn has_list(&self, user: &UserId, list: &ListName) -> Result<()> {
         let lists = self.stores.graph.lists(user).await?;
         if !lists.iter().any(|(l, _)| l == list) {
             return Err(list_not_found(user, list));
@@ -188,9 +240,8 @@ impl Reads {
     ) -> Result<(Page<FeedItem, PostId>, ReadSource)> {
         let id = UserId::parse(id)?;
         check(caller, Act::ReadOwn(&id))?;
-        let user = self.existing(&id).await?;
-        let hidden = self.hidden_from(&user.id, FilterContext::Home).await?;
-        self.feed_page(&Feed::Home(user.id), &hidden, limit, before)
+        let hidden = self.reader_hidden(&id, FilterContext::Home).await?;
+        self.feed_page(&Feed::Home(id), &hidden, limit, before)
             .await
     }
 
@@ -307,8 +358,8 @@ impl Reads {
     ) -> Result<(Page<FeedItem, PostId>, ReadSource)> {
         let (user, list) = (UserId::parse(id)?, ListName::parse(list)?);
         check(caller, Act::ReadOwn(&user))?;
-        self.existing_list(&user, &list).await?;
-        let hidden = self.hidden_from(&user, FilterContext::Lists).await?;
+        let hidden = self.reader_hidden(&user, FilterContext::Lists).await?;
+        self.has_list(&user, &list).await?;
         self.feed_page(&Feed::List(user, list), &hidden, limit, before)
             .await
     }

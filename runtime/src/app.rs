@@ -87,10 +87,10 @@ pub async fn start(
                 .with_budgets(ingest.budgets().clone()),
         )
     });
-    let reads = Arc::new(Reads::with_ranking(
-        backends.stores(),
-        config.ranking.clone(),
-    ));
+    // This process's ingest takes the writes its reads see (one process
+    // where snapshots are not shared).
+    let reads =
+        Arc::new(Reads::with_ranking(backends.stores(), config.ranking.clone()).keeping_views());
     let (servers, server_shutdown) = shutdown::channel();
     let (pipeline, pipeline_shutdown) = shutdown::channel();
     // Ready means the worker holds its group only where a worker runs.

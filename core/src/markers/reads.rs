@@ -55,9 +55,8 @@ impl Reads {
         let after = PostId::parse(after)?;
         check(caller, Act::ReadOwn(&id))?;
         let limit = page_size(limit)?;
-        let user = self.existing(&id).await?;
-        let hidden = self.hidden_from(&user.id, FilterContext::Home).await?;
-        let feed = Feed::Home(user.id);
+        let hidden = self.reader_hidden(&id, FilterContext::Home).await?;
+        let feed = Feed::Home(id);
         let mut newer: Vec<FeedItem> = Vec::new();
         let (mut before, mut source, mut reached) = (None, None, false);
         while newer.len() < FORWARD_WINDOW {

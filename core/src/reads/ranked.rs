@@ -75,20 +75,20 @@ impl Reads {
         let limit = page_size(limit)?;
         let since = since.map(PostId::parse).transpose()?;
         let feed = match list {
-            Some(list) => {
-                self.existing_list(&user, &list).await?;
-                Feed::List(user, list)
-            }
-            None => Feed::Home(self.existing(&user).await?.id),
+            Some(list) => Feed::List(user, list),
+            None => Feed::Home(user),
         };
+        let owner = feed.owner().expect("a reader's timeline");
+        let hidden = self.reader_hidden(owner, context_of(&feed)).await?;
+        if let Feed::List(user, list) = &feed {
+            self.has_list(user, list).await?;
+        }
         if let (Order::CatchUp, Feed::List(..), None, None) = (order, &feed, since, cursor) {
             return Err(Error::invalid(
                 "invalid_query",
                 "catch-up on a list starts after `since` (a list has no marker); later pages follow `cursor`",
             ));
         }
-        let user = feed.owner().expect("a reader's timeline").clone();
-        let hidden = self.hidden_from(&user, context_of(&feed)).await?;
         if order == Order::Latest {
             return self
                 .latest_as_ranked(&feed, &hidden, limit, cursor, false)

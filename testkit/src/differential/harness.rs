@@ -69,7 +69,8 @@ impl Harness {
             max_candidates: 100_000,
             ..Ranking::default()
         };
-        let reads = Reads::with_ranking(backends.stores(), patient);
+        // Every write goes through `ingest`: what readers hide may be kept.
+        let reads = Reads::with_ranking(backends.stores(), patient).keeping_views();
         let consumer = backends.log.consumer("fanout").await.unwrap();
         Harness {
             backends,
