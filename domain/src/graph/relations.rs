@@ -361,6 +361,25 @@ impl Hidden {
         }
     }
 
+    /// Whether this hides only the suspended accounts and applies no
+    /// filter or follow option: what most readers' timelines hide.
+    pub fn is_plain(&self) -> bool {
+        self.authors.is_empty()
+            && self.reposts_off.is_empty()
+            && self.replies_on.is_empty()
+            && self.filters.is_none()
+    }
+
+    /// Whether both hide the very same set of suspended accounts (one
+    /// read of them), so that two plain ones are the same.
+    pub fn same_suspended(&self, other: &Hidden) -> bool {
+        match (&self.suspended, &other.suspended) {
+            (None, None) => true,
+            (Some(a), Some(b)) => Arc::ptr_eq(a, b),
+            _ => false,
+        }
+    }
+
     pub fn hides(&self, author: &UserId) -> bool {
         (!self.authors.is_empty() && self.authors.contains(author))
             || self.suspended.as_ref().is_some_and(|s| s.contains(author))
