@@ -58,7 +58,7 @@ pub(crate) struct ReaderViews {
     shards: Vec<Mutex<Shard>>,
     /// The view of the readers who hide nothing but the suspended
     /// accounts, shared by all of them: a reader's view then costs its
-    /// entry only (about 80 bytes), not a set of its own.
+    /// entry only (about 100 bytes with its id), not a set of its own.
     plain: Mutex<Option<Arc<Hidden>>>,
 }
 
