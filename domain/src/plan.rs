@@ -358,6 +358,25 @@ pub trait Txn {
     ) -> Result<u64, Self::Error>;
     /// The post `id`, if it is stored.
     async fn post(&mut self, id: PostId) -> Result<Option<crate::model::Post>, Self::Error>;
+    /// A hint, before the rules of a run of edge changes are read (a bulk
+    /// load's, an import's): [`Txn::edge_lists`] and
+    /// [`Txn::blocked_either_way`] of each pair, then
+    /// [`Txn::following_count`] and [`Txn::list_names`] of its follower.
+    /// A store whose reads are round trips reads them all at once here;
+    /// the reads that follow answer as they would have without it, until
+    /// the next write. By default nothing is read ahead.
+    async fn read_ahead_edges(&mut self, _pairs: &[(&UserId, &UserId)]) -> Result<(), Self::Error> {
+        Ok(())
+    }
+    /// The same hint before a run of notices is made: [`Txn::notice`] of
+    /// each key and [`Txn::notice_group`] of each recipient's entry.
+    async fn read_ahead_notices(
+        &mut self,
+        _keys: &[&NoticeKey],
+        _groups: &[(&UserId, GroupKey)],
+    ) -> Result<(), Self::Error> {
+        Ok(())
+    }
     /// Writes `steps` in order (the backend's part of [`Txn::apply`]).
     async fn write_steps(&mut self, steps: &[Step]) -> Result<(), Self::Error>;
     /// The ledger of this transaction's steps, which the backend acts on

@@ -285,6 +285,30 @@ pub fn is_duplicate_key(e: &DbError) -> bool {
 /// command document approaches MongoDB's 16 MiB limit.
 pub const IN_CHUNK: usize = 10_000;
 
+impl Db {
+    /// Runs the write statements `statements` (`updates` of an `update`
+    /// command, ...) on `collection` in the session's transaction, at most
+    /// [`IN_CHUNK`] a command, in order: a run of writes in one round trip
+    /// each. A statement the server refuses fails the whole.
+    pub(crate) async fn write_run(
+        &self,
+        s: &mut ClientSession,
+        (command, field): (&str, &str),
+        collection: &str,
+        statements: Vec<Document>,
+    ) -> std::result::Result<(), TxnError> {
+        for part in statements.chunks(IN_CHUNK) {
+            let run = doc! { command: collection, field: part, "ordered": true };
+            let reply = self.database.run_command(run).session(&mut *s).await?;
+            if let Ok(errors) = reply.get_array("writeErrors") {
+                let what = format!("{command} on {collection}: {errors:?}");
+                return Err(Error::internal(what).into());
+            }
+        }
+        Ok(())
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

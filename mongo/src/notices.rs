@@ -8,7 +8,7 @@
 //! a batch at a time, so an entry under a viral post is written once per
 //! batch, not once per like.
 
-use crate::db::{db_err, TxnError, IN_CHUNK};
+use crate::db::{db_err, TxnError, IN_CHUNK, NOTICE_GROUPS};
 use crate::store::{get_i64, get_str, MongoStore};
 use futures_util::TryStreamExt;
 use mongodb::bson::{doc, Document};
@@ -27,18 +27,44 @@ fn unraw(id: i64) -> Option<PostId> {
     (id != 0).then_some(PostId(id as u64))
 }
 
-fn notice_id(k: &NoticeKey) -> String {
+pub(crate) fn notice_id(k: &NoticeKey) -> String {
     let (kind, post, source) = (k.kind.code(), raw(k.post), raw(k.source));
     format!("{}:{kind}:{post}:{}:{source}", k.recipient, k.actor)
 }
 
-fn group_id(recipient: &str, g: GroupKey) -> String {
+pub(crate) fn group_id(recipient: &str, g: GroupKey) -> String {
     format!("{recipient}:{}:{}:{}", g.kind.code(), raw(g.post), g.window)
 }
 
 /// The filter of an entry's notices.
 fn entry(recipient: &str, g: GroupKey) -> Document {
     doc! { "r": recipient, "k": i32::from(g.kind.code()), "p": raw(g.post), "w": g.window as i64 }
+}
+
+/// The document of a kept notice.
+fn notice_doc(n: &Notice) -> Document {
+    let k = &n.key;
+    let mut d = entry(k.recipient.as_str(), n.group());
+    d.insert("_id", notice_id(k));
+    d.insert("a", k.actor.as_str());
+    d.insert("s", raw(k.source));
+    d.insert("i", n.id.0 as i64);
+    d
+}
+
+/// The document of the recipient's entry `g`.
+fn group_doc(recipient: &str, g: &NoticeGroup) -> Document {
+    let actors: Vec<Document> = g
+        .actors
+        .iter()
+        .map(|(i, a)| doc! { "i": i.0 as i64, "a": a.as_str() })
+        .collect();
+    let mut d = entry(recipient, g.group);
+    d.insert("_id", group_id(recipient, g.group));
+    d.insert("n", g.count as i64);
+    d.insert("l", g.latest.0 as i64);
+    d.insert("actors", actors);
+    d
 }
 
 fn kind_of(d: &Document) -> Result<NoticeKind> {
@@ -59,7 +85,7 @@ fn to_notice(d: &Document) -> Result<Notice> {
     })
 }
 
-fn to_group(d: &Document) -> Result<NoticeGroup> {
+pub(crate) fn to_group(d: &Document) -> Result<NoticeGroup> {
     let actors = d
         .get_array("actors")
         .map(|a| {
@@ -186,13 +212,36 @@ impl MongoStore {
                 .await?;
             return Ok(());
         }
-        let k = &n.key;
-        let mut d = entry(k.recipient.as_str(), n.group());
-        d.insert("_id", id);
-        d.insert("a", k.actor.as_str());
-        d.insert("s", raw(k.source));
-        d.insert("i", n.id.0 as i64);
-        self.db.notices.insert_one(d).session(&mut *s).await?;
+        self.db
+            .notices
+            .insert_one(notice_doc(n))
+            .session(&mut *s)
+            .await?;
+        Ok(())
+    }
+
+    /// Keeps a run of new notices, and then their recipients' entries:
+    /// one command for each, however many.
+    pub(crate) async fn put_notices_in(
+        &self,
+        s: &mut ClientSession,
+        notices: &[&Notice],
+        entries: &[(&str, &NoticeGroup)],
+    ) -> Result<(), TxnError> {
+        for part in notices.chunks(IN_CHUNK) {
+            let docs = part.iter().map(|n| notice_doc(n));
+            self.db.notices.insert_many(docs).session(&mut *s).await?;
+        }
+        let updates: Vec<Document> = entries
+            .iter()
+            .map(|(r, g)| {
+                let d = group_doc(r, g);
+                let id = group_id(r, g.group);
+                doc! { "q": { "_id": id }, "u": d, "upsert": true }
+            })
+            .collect();
+        let update = ("update", "updates");
+        self.db.write_run(s, update, NOTICE_GROUPS, updates).await?;
         Ok(())
     }
 
@@ -213,16 +262,7 @@ impl MongoStore {
                 .await?;
             return Ok(());
         };
-        let actors: Vec<Document> = g
-            .actors
-            .iter()
-            .map(|(i, a)| doc! { "i": i.0 as i64, "a": a.as_str() })
-            .collect();
-        let mut d = entry(recipient, key);
-        d.insert("_id", id.clone());
-        d.insert("n", g.count as i64);
-        d.insert("l", g.latest.0 as i64);
-        d.insert("actors", actors);
+        let d = group_doc(recipient, g);
         self.db
             .notice_groups
             .replace_one(doc! { "_id": id }, d)

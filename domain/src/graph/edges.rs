@@ -66,6 +66,13 @@ async fn change_distinct<T: Txn>(
         .collect();
     names.sort_unstable();
     let found: HashSet<UserId> = txn.existing_users(&names).await?.into_iter().collect();
+    if round.len() > 1 {
+        let pairs: Vec<(&UserId, &UserId)> = round
+            .iter()
+            .map(|(c, _)| (c.follower(), c.followee()))
+            .collect();
+        txn.read_ahead_edges(&pairs).await?;
+    }
     let mut steps = Vec::with_capacity(round.len() * 3);
     let (mut changed, mut follower) = (0, None);
     let mut now = FollowerNow::default();

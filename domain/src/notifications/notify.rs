@@ -72,6 +72,14 @@ async fn make_all<T: Txn>(txn: &mut T, made: &[&Notice]) -> Result<usize, T::Err
     names.sort_unstable();
     names.dedup();
     let found: HashSet<UserId> = txn.existing_users(&names).await?.into_iter().collect();
+    if made.len() > 1 {
+        let keys: Vec<&NoticeKey> = made.iter().map(|n| &n.key).collect();
+        let mut groups: Vec<(&UserId, GroupKey)> =
+            made.iter().map(|n| (&n.key.recipient, n.group())).collect();
+        groups.sort_unstable();
+        groups.dedup();
+        txn.read_ahead_notices(&keys, &groups).await?;
+    }
     let mut seen = HashSet::with_capacity(made.len());
     let mut steps = Vec::with_capacity(made.len() + 1);
     let mut entries: BTreeMap<(&UserId, GroupKey), (Option<PostId>, NoticeGroup)> = BTreeMap::new();

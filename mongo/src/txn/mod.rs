@@ -26,6 +26,7 @@ use socialite_domain::feed::markers::{Marker, MarkerTimeline};
 use socialite_domain::graph::relations::Relation;
 use socialite_domain::notifications::notified::{GroupKey, Notice, NoticeGroup, NoticeKey};
 
+mod ahead;
 mod steps;
 
 /// One transaction of the store, as the planners see it.
@@ -33,6 +34,8 @@ pub(crate) struct MongoTxn<'a> {
     pub store: &'a MongoStore,
     pub s: &'a mut ClientSession,
     ledger: Ledger,
+    /// What a run's rules were read ahead for, until the next write.
+    ahead: ahead::ReadAhead,
 }
 
 /// The store's one write primitive: the write planned in a transaction of
@@ -49,6 +52,7 @@ impl Transact for MongoStore {
                     store: self,
                     s: &mut s,
                     ledger: Ledger::of(write),
+                    ahead: Default::default(),
                 };
                 let r = write.plan(txn).await;
                 let ledger = std::mem::take(&mut txn.ledger);
@@ -98,6 +102,10 @@ impl Txn for MongoTxn<'_> {
         follower: &UserId,
         followee: &UserId,
     ) -> Result<Option<Vec<ListName>>, TxnError> {
+        let pair = (follower.clone(), followee.clone());
+        if let Some(held) = self.ahead.edges.get(&pair) {
+            return Ok(held.clone());
+        }
         let found = self
             .store
             .db
@@ -110,15 +118,24 @@ impl Txn for MongoTxn<'_> {
     }
 
     async fn blocked_either_way(&mut self, a: &UserId, b: &UserId) -> Result<bool, TxnError> {
+        if let Some(held) = self.ahead.blocked.get(&(a.clone(), b.clone())) {
+            return Ok(*held);
+        }
         let (a, b) = (a.as_str(), b.as_str());
         self.store.blocked_either_way(self.s, a, b).await
     }
 
     async fn following_count(&mut self, user: &UserId) -> Result<u64, TxnError> {
+        if let Some((n, _)) = self.ahead.followers.get(user) {
+            return Ok(*n);
+        }
         self.store.following_count(self.s, user.as_str()).await
     }
 
     async fn list_names(&mut self, user: &UserId) -> Result<Vec<ListName>, TxnError> {
+        if let Some((_, lists)) = self.ahead.followers.get(user) {
+            return Ok(lists.clone());
+        }
         let held = self.store.list_sizes(Some(&mut *self.s), user.as_str());
         Ok(held.await?.into_iter().map(|(l, _)| l).collect())
     }
@@ -329,6 +346,9 @@ impl Txn for MongoTxn<'_> {
     }
 
     async fn notice(&mut self, key: &NoticeKey) -> Result<Option<PostId>, TxnError> {
+        if let Some(held) = self.ahead.notices.get(&crate::notices::notice_id(key)) {
+            return Ok(*held);
+        }
         self.store.notice_in(self.s, key).await
     }
 
@@ -337,6 +357,10 @@ impl Txn for MongoTxn<'_> {
         recipient: &UserId,
         group: GroupKey,
     ) -> Result<Option<NoticeGroup>, TxnError> {
+        let id = crate::notices::group_id(recipient.as_str(), group);
+        if let Some(held) = self.ahead.groups.get(&id) {
+            return Ok(held.clone());
+        }
         let held = self
             .store
             .notice_group_in(self.s, recipient.as_str(), group);
@@ -371,7 +395,21 @@ impl Txn for MongoTxn<'_> {
         self.store.reposts_by_in(self.s, user.as_str(), limit).await
     }
 
+    async fn read_ahead_edges(&mut self, pairs: &[(&UserId, &UserId)]) -> Result<(), TxnError> {
+        self.read_edges_ahead(pairs).await
+    }
+
+    async fn read_ahead_notices(
+        &mut self,
+        keys: &[&NoticeKey],
+        groups: &[(&UserId, GroupKey)],
+    ) -> Result<(), TxnError> {
+        self.read_notices_ahead(keys, groups).await
+    }
+
     async fn write_steps(&mut self, steps: &[Step]) -> Result<(), TxnError> {
+        // What was read ahead answered for the store before this write.
+        self.ahead = Default::default();
         self.apply_runs(steps).await
     }
 

@@ -49,6 +49,45 @@ impl MongoTxn<'_> {
                     }
                 },
                 Step::Tally { .. } => self.store.move_tallies_in(self.s, now).await?,
+                Step::MoveLists { .. } if now.len() > 1 => {
+                    let moves: Vec<_> = now
+                        .iter()
+                        .filter_map(|s| match s {
+                            Step::MoveLists {
+                                follower,
+                                added,
+                                removed,
+                                ..
+                            } => Some((follower.as_str(), &added[..], &removed[..])),
+                            _ => None,
+                        })
+                        .collect();
+                    self.store.move_list_sizes_run(self.s, &moves).await?
+                }
+                // A run of new notices (an import's follows), then their
+                // entries: one command for each run.
+                Step::PutNotice(_) if now.len() > 1 => {
+                    let notices: Vec<_> = now
+                        .iter()
+                        .filter_map(|s| match s {
+                            Step::PutNotice(n) => Some(n),
+                            _ => None,
+                        })
+                        .collect();
+                    self.store.put_notices_in(self.s, &notices, &[]).await?
+                }
+                Step::PutNoticeGroup { .. } if now.len() > 1 => {
+                    let entries: Vec<_> = now
+                        .iter()
+                        .filter_map(|s| match s {
+                            Step::PutNoticeGroup {
+                                recipient, group, ..
+                            } => Some((recipient.as_str(), group)),
+                            _ => None,
+                        })
+                        .collect();
+                    self.store.put_notices_in(self.s, &[], &entries).await?
+                }
                 Step::FollowCounts { .. } => {
                     let moves: Vec<(&str, &str, i64)> = now
                         .iter()

@@ -40,7 +40,7 @@ async fn standing(b: &Backends, user: &str) -> u64 {
 }
 
 /// Who told `user` they follow them.
-async fn followers_told(b: &Backends, user: &str) -> Vec<String> {
+pub(crate) async fn followers_told(b: &Backends, user: &str) -> Vec<String> {
     let groups = b.content.notice_groups(&u(user), None, 10).await.unwrap();
     let follows = groups.iter().filter(|g| g.group.kind == NoticeKind::Follow);
     follows

@@ -1,0 +1,207 @@
+//! Reads ahead for a run of planned changes ([`Txn::read_ahead_edges`],
+//! [`Txn::read_ahead_notices`]): what the rules of a bulk load's or an
+//! import's run read, in a few commands instead of a round trip for each
+//! fact. Held until the transaction's next write, so that every read
+//! answers what the server would have.
+//!
+//! [`Txn::read_ahead_edges`]: socialite_core::plan::Txn::read_ahead_edges
+//! [`Txn::read_ahead_notices`]: socialite_core::plan::Txn::read_ahead_notices
+
+use super::MongoTxn;
+use crate::db::{TxnError, IN_CHUNK};
+use crate::lists::{lists_of, sizes_of};
+use crate::notices::{group_id, notice_id, to_group};
+use crate::relations::code;
+use crate::store::{get_i64, get_str};
+use mongodb::bson::{doc, Document};
+use mongodb::Collection;
+use socialite_core::ids::{ListName, PostId, UserId};
+use socialite_domain::graph::relations::Relation;
+use socialite_domain::notifications::notified::{GroupKey, NoticeGroup, NoticeKey};
+use std::collections::{BTreeMap, HashMap};
+
+/// What was read ahead, by what the reads ask.
+#[derive(Default)]
+pub(super) struct ReadAhead {
+    /// Each pair asked (follower, followee): the edge's lists; `None`, no edge.
+    pub edges: HashMap<(UserId, UserId), Option<Vec<ListName>>>,
+    /// Each pair asked: whether either blocks the other.
+    pub blocked: HashMap<(UserId, UserId), bool>,
+    /// Each follower asked: how many they follow, and their lists with members.
+    pub followers: HashMap<UserId, (u64, Vec<ListName>)>,
+    /// Each notice asked, by its document's id: its id, if it is kept.
+    pub notices: HashMap<String, Option<PostId>>,
+    /// Each entry asked, by its document's id.
+    pub groups: HashMap<String, Option<NoticeGroup>>,
+}
+
+/// `pairs` by follower, each follower's followees in one list.
+fn by_follower<'a>(pairs: &[(&'a UserId, &'a UserId)]) -> BTreeMap<&'a UserId, Vec<&'a str>> {
+    let mut out: BTreeMap<&UserId, Vec<&str>> = BTreeMap::new();
+    for (f, t) in pairs {
+        out.entry(*f).or_default().push(t.as_str());
+    }
+    out
+}
+
+/// Groups of `$or` clauses holding at most [`IN_CHUNK`] values between them.
+fn chunks(clauses: Vec<(usize, Document)>) -> Vec<Vec<Document>> {
+    let mut out: Vec<Vec<Document>> = vec![Vec::new()];
+    let mut held = 0;
+    for (n, clause) in clauses {
+        if held + n > IN_CHUNK && !out.last().is_some_and(Vec::is_empty) {
+            out.push(Vec::new());
+            held = 0;
+        }
+        held += n;
+        out.last_mut().expect("one group at least").push(clause);
+    }
+    out
+}
+
+impl MongoTxn<'_> {
+    /// The documents of `collection` that `filter` finds, read in the
+    /// transaction.
+    async fn find_all(
+        &mut self,
+        collection: &Collection<Document>,
+        filter: Document,
+        projection: Document,
+    ) -> Result<Vec<Document>, TxnError> {
+        let mut cursor = collection
+            .find(filter)
+            .projection(projection)
+            .session(&mut *self.s)
+            .await?;
+        let mut out = Vec::new();
+        while let Some(d) = cursor.next(&mut *self.s).await {
+            out.push(d?);
+        }
+        Ok(out)
+    }
+
+    pub(super) async fn read_edges_ahead(
+        &mut self,
+        pairs: &[(&UserId, &UserId)],
+    ) -> Result<(), TxnError> {
+        let db = self.store.db.clone();
+        let grouped = by_follower(pairs);
+        // The edges asked: one clause per follower.
+        let mut found: HashMap<(String, String), Vec<ListName>> = HashMap::new();
+        let clauses = grouped
+            .iter()
+            .map(|(f, ts)| {
+                (
+                    ts.len(),
+                    doc! { "user": f.as_str(), "followee": { "$in": ts } },
+                )
+            })
+            .collect();
+        for any in chunks(clauses) {
+            let projection = doc! { "_id": 0, "user": 1, "followee": 1, "_g": 1 };
+            for d in self
+                .find_all(&db.following, doc! { "$or": any }, projection)
+                .await?
+            {
+                let key = (
+                    get_str(&d, "user")?.to_owned(),
+                    get_str(&d, "followee")?.to_owned(),
+                );
+                found.insert(key, lists_of(&d));
+            }
+        }
+        // The blocks between them, either way: two clauses per follower.
+        let mut blocks: HashMap<(String, String), ()> = HashMap::new();
+        let block = code(Relation::Block);
+        let clauses = grouped
+            .iter()
+            .flat_map(|(f, ts)| {
+                let f = f.as_str();
+                [
+                    (ts.len(), doc! { "k": block, "u": f, "t": { "$in": ts } }),
+                    (ts.len(), doc! { "k": block, "u": { "$in": ts }, "t": f }),
+                ]
+            })
+            .collect();
+        for any in chunks(clauses) {
+            let projection = doc! { "_id": 0, "u": 1, "t": 1 };
+            for d in self
+                .find_all(&db.relations, doc! { "$or": any }, projection)
+                .await?
+            {
+                blocks.insert(
+                    (get_str(&d, "u")?.to_owned(), get_str(&d, "t")?.to_owned()),
+                    (),
+                );
+            }
+        }
+        // Each follower's count and lists, from their document.
+        let mut followers: HashMap<String, (u64, Vec<ListName>)> = HashMap::new();
+        let names: Vec<&str> = grouped.keys().map(|f| f.as_str()).collect();
+        for part in names.chunks(IN_CHUNK) {
+            let filter = doc! { "_id": { "$in": part } };
+            let projection = doc! { "_id": 1, "following": 1, "lists": 1 };
+            for d in self.find_all(&db.users, filter, projection).await? {
+                let lists = sizes_of(&d).into_iter().map(|(l, _)| l).collect();
+                let following = get_i64(&d, "following").max(0) as u64;
+                followers.insert(get_str(&d, "_id")?.to_owned(), (following, lists));
+            }
+        }
+        let ahead = &mut self.ahead;
+        for (f, t) in pairs {
+            let key = (f.as_str().to_owned(), t.as_str().to_owned());
+            let either =
+                blocks.contains_key(&key) || blocks.contains_key(&(key.1.clone(), key.0.clone()));
+            let pair = ((*f).clone(), (*t).clone());
+            ahead.edges.insert(pair.clone(), found.get(&key).cloned());
+            ahead.blocked.insert(pair, either);
+        }
+        for f in grouped.keys() {
+            let held = followers.remove(f.as_str()).unwrap_or_default();
+            ahead.followers.insert((*f).clone(), held);
+        }
+        Ok(())
+    }
+
+    pub(super) async fn read_notices_ahead(
+        &mut self,
+        keys: &[&NoticeKey],
+        groups: &[(&UserId, GroupKey)],
+    ) -> Result<(), TxnError> {
+        let db = self.store.db.clone();
+        let ids: Vec<String> = keys.iter().map(|k| notice_id(k)).collect();
+        let mut kept: HashMap<String, PostId> = HashMap::new();
+        for part in ids.chunks(IN_CHUNK) {
+            let filter = doc! { "_id": { "$in": part } };
+            for d in self.find_all(&db.notices, filter, doc! { "i": 1 }).await? {
+                kept.insert(
+                    get_str(&d, "_id")?.to_owned(),
+                    PostId(get_i64(&d, "i") as u64),
+                );
+            }
+        }
+        let gids: Vec<String> = groups
+            .iter()
+            .map(|(r, g)| group_id(r.as_str(), *g))
+            .collect();
+        let mut entries: HashMap<String, NoticeGroup> = HashMap::new();
+        for part in gids.chunks(IN_CHUNK) {
+            let filter = doc! { "_id": { "$in": part } };
+            for d in self
+                .find_all(&db.notice_groups, filter, Document::new())
+                .await?
+            {
+                entries.insert(get_str(&d, "_id")?.to_owned(), to_group(&d)?);
+            }
+        }
+        for id in ids {
+            let held = kept.get(&id).copied();
+            self.ahead.notices.insert(id, held);
+        }
+        for id in gids {
+            let held = entries.remove(&id);
+            self.ahead.groups.insert(id, held);
+        }
+        Ok(())
+    }
+}
