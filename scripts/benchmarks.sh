@@ -218,7 +218,24 @@ if want migrate-stop; then
     "$work/migrate.log" > "$out/migrate-stop.txt"
 fi
 
-for r in overload catch-up balanced bulk migrate-stop cold-start fanout-active rest-vs-nginx rest-vs-nginx-many merge million million-hybrid freshness-1 freshness-2 freshness-3 mixed-rest http-reads timelines hybrid-off hybrid-2000 reposts-post-100-1 reposts-post-70-repost-30-1 reposts-post-100-2 reposts-post-70-repost-30-2 notifications-read-1 notifications-notifications-1 notifications-read-2 notifications-notifications-2; do
+# mongo-import-trips: an export of 500 users x 20 follows imported into
+# MongoDB (MONGO=host:port, or the test stand-in's SOCIALITE_TEST_MONGODB)
+# through a proxy that counts the round trips (scripts/mongo-import-trips.sh).
+# Skipped when no MongoDB is named.
+if want mongo-import-trips && [ -n "${MONGO:-${SOCIALITE_TEST_MONGODB:-}}" ]; then
+  SOCIALITE="$bin" "$here/mongo-import-trips.sh" "$out/mongo-import-trips" >/dev/null
+fi
+
+# one-machine: a network of USERS (default ten million) x 100 follows loaded
+# into the embedded default, then first pages of 100,000 readers alone and
+# beside 1,000 posts/s (scripts/one-machine.sh). Run only when named in ROWS:
+# it needs hours and, at ten million users, more disk than most machines
+# have (BENCHMARKS.md, "One machine's reach").
+if [[ " ${ROWS:-} " == *" one-machine "* ]]; then
+  SOCIALITE="$bin" "$here/one-machine.sh" "$work/one-machine" "$out/one-machine" >/dev/null
+fi
+
+for r in overload catch-up balanced bulk migrate-stop cold-start mongo-import-trips one-machine-load one-machine-reads one-machine-beside one-machine-posts fanout-active rest-vs-nginx rest-vs-nginx-many merge million million-hybrid freshness-1 freshness-2 freshness-3 mixed-rest http-reads timelines hybrid-off hybrid-2000 reposts-post-100-1 reposts-post-70-repost-30-1 reposts-post-100-2 reposts-post-70-repost-30-2 notifications-read-1 notifications-notifications-1 notifications-read-2 notifications-notifications-2; do
   if [ -f "$out/$r.txt" ]; then echo "== $r"; cat "$out/$r.txt"; fi
 done
 echo

@@ -48,8 +48,8 @@ async fn follows(b: &Backends) -> Vec<String> {
     out
 }
 
-pub async fn import_runs(open: Opener) {
-    let Some(t) = open(FeedConfig::default(), "import_runs").await else {
+pub async fn runs_read_ahead(open: Opener) {
+    let Some(t) = open(FeedConfig::default(), "runs_read_ahead").await else {
         return;
     };
     let (b, c, g) = (&t.backends, &t.backends.content, &t.backends.graph);
