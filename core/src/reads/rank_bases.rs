@@ -7,6 +7,7 @@
 //! ([`crate::feed::stamp::WriteEpoch::of_reader`]). Bounded: at most [`MAX_CANDIDATES`] candidates over all
 //! readers (the oldest go first).
 
+use super::reader_signals::Acts;
 use crate::ids::{PostId, TimelineId};
 use socialite_domain::feed::rank_inputs::RankInputs;
 use std::collections::{HashMap, VecDeque};
@@ -21,6 +22,8 @@ pub const MAX_CANDIDATES: usize = 6_000_000;
 #[derive(Clone)]
 pub(super) struct Basis {
     pub inputs: Arc<RankInputs>,
+    /// The posts its reader's signals were read from.
+    pub acts: Arc<Acts>,
     /// Where the writes that concern its reader stood when its candidates
     /// were read.
     pub writes: u64,
@@ -41,12 +44,14 @@ impl Basis {
     /// having begun at `started`.
     pub fn read_in_full(
         inputs: Arc<RankInputs>,
+        acts: Arc<Acts>,
         writes: u64,
         started: Instant,
         now_ms: u64,
     ) -> Basis {
         Basis {
             inputs,
+            acts,
             writes,
             counted: started,
             read_in_full: started,
@@ -170,6 +175,7 @@ mod tests {
                 Signals::default(),
                 Default::default(),
             )),
+            acts: Default::default(),
             writes: 0,
             counted: Instant::now(),
             read_in_full: Instant::now(),

@@ -120,13 +120,14 @@ impl Reads {
                 let posts = basis.inputs.posts();
                 // The reader's priorities and "show less" posts change only
                 // by their own writes, which end the basis: kept.
-                let (counts, signals) = tokio::try_join!(
+                let (counts, (signals, acts)) = tokio::try_join!(
                     self.stores.content.post_counts(&posts),
-                    self.interactions(&user, floor),
+                    self.interactions(&user, floor, &basis.acts),
                 )?;
                 let inputs = basis.inputs.recounted(&counts, signals.interactions);
                 return Ok(Some(Basis {
                     inputs: Arc::new(inputs),
+                    acts: Arc::new(acts),
                     counted: started,
                     refreshing: None,
                     ..basis
@@ -138,9 +139,11 @@ impl Reads {
             let writes = self.stores.epoch.of_reader(&user);
             let hidden = self.hidden_from(&user, context_of(&feed)).await?;
             let now = now_ms();
-            let (_, inputs, _) = self.read_inputs(&feed, &hidden, now).await?;
-            let inputs = Arc::new(inputs);
-            Ok::<_, Error>(Some(Basis::read_in_full(inputs, writes, started, now)))
+            let (_, inputs, _, acts) = self.read_inputs(&feed, &hidden, now).await?;
+            let (inputs, acts) = (Arc::new(inputs), Arc::new(acts));
+            Ok::<_, Error>(Some(Basis::read_in_full(
+                inputs, acts, writes, started, now,
+            )))
         };
         match read.await {
             Ok(Some(basis)) => self.ranker.bases.put(feed.id(), basis),

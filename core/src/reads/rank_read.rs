@@ -4,6 +4,7 @@
 //! as a snapshot for its later pages.
 
 use super::rank_types::{RankedItem, RankedPage};
+use super::reader_signals::Acts;
 use super::snapshots::{entries_of, Rest, Snapshot};
 use super::Reads;
 use crate::error::{Error, Result};
@@ -65,7 +66,7 @@ impl Reads {
         feed: &Feed,
         hidden: &Hidden,
         now: u64,
-    ) -> Result<(Vec<FeedItem>, RankInputs, ReadSource)> {
+    ) -> Result<(Vec<FeedItem>, RankInputs, ReadSource, Acts)> {
         let floor = self.window_floor(now);
         let user = feed.owner().expect("a reader's timeline");
         let (items, source) = self.candidates(feed, hidden, floor).await?;
@@ -75,8 +76,9 @@ impl Reads {
             self.signals(user, floor),
             self.shown_less(user)
         )?;
+        let (signals, acts) = signals;
         let inputs = RankInputs::new(&fresh(&items, counts), signals, less);
-        Ok((items, inputs, source))
+        Ok((items, inputs, source, acts))
     }
     /// What the latest order shows from `floor` on, at most
     /// [`Ranking::max_candidates`]: one read, whose merges stop at the

@@ -230,7 +230,7 @@ impl Reads {
         let now = now_ms();
         let user = feed.owner().expect("a reader's timeline");
         let writes = self.stores.epoch.of_reader(user);
-        let (items, inputs, source) = self.read_inputs(feed, hidden, now).await?;
+        let (items, inputs, source, acts) = self.read_inputs(feed, hidden, now).await?;
         let inputs = Arc::new(inputs);
         let (ranked, id, more, shared) = match order {
             Order::CatchUp => {
@@ -255,7 +255,7 @@ impl Reads {
             })
             .collect();
         if let (Order::Balanced, Some(_)) = (order, reuse) {
-            let basis = Basis::read_in_full(inputs, writes, started, now);
+            let basis = Basis::read_in_full(inputs, Arc::new(acts), writes, started, now);
             self.ranker.bases.put(feed.id(), basis);
         }
         let page = RankedPage {

@@ -26,6 +26,14 @@ const SHOWN_LESS_READ: usize = 500;
 /// interact with.
 const OWN_POSTS: usize = 200;
 
+/// Of each post a reader's acts were read from (their own posts and those
+/// they liked, at most twice [`OWN_POSTS`]): its author, and whom it
+/// replied to or reposted. Neither ever changes, so a basis keeps them
+/// ([`super::rank_bases::Basis`]) and its refreshes load only the posts
+/// acted on since: a deletion, the one write that could change what they
+/// read, ends the basis.
+pub(super) type Acts = HashMap<PostId, (UserId, Option<UserId>)>;
+
 impl Ingest {
     /// "Show less like this" on a post (`on`), or taken back (idempotent);
     /// whether it changed. Refused as a bookmark is: a post the user may
@@ -81,18 +89,25 @@ impl Reads {
     }
 
     /// Whom the reader replied to, reposted and liked since `floor`, and
-    /// their priorities.
-    pub(super) async fn signals(&self, user: &UserId, floor: PostId) -> Result<Signals> {
-        let (mut signals, priorities) =
-            tokio::try_join!(self.interactions(user, floor), self.priorities(user))?;
+    /// their priorities; and the posts that told.
+    pub(super) async fn signals(&self, user: &UserId, floor: PostId) -> Result<(Signals, Acts)> {
+        let known = Acts::new();
+        let interactions = self.interactions(user, floor, &known);
+        let ((mut signals, acts), priorities) =
+            tokio::try_join!(interactions, self.priorities(user))?;
         signals.priorities = priorities;
-        Ok(signals)
+        Ok((signals, acts))
     }
 
     /// Whom the reader replied to, reposted and liked in the window: their
-    /// newest [`OWN_POSTS`] posts and as many likes, then those posts, in
-    /// one read.
-    pub(super) async fn interactions(&self, user: &UserId, floor: PostId) -> Result<Signals> {
+    /// newest [`OWN_POSTS`] posts and as many likes, then those posts not
+    /// `known` already, in one read; and the posts that told.
+    pub(super) async fn interactions(
+        &self,
+        user: &UserId,
+        floor: PostId,
+        known: &Acts,
+    ) -> Result<(Signals, Acts)> {
         let range = IdRange {
             below: None,
             from: Some(floor),
@@ -106,23 +121,33 @@ impl Reads {
         let mut ids: Vec<PostId> = own.iter().map(|e| e.post).collect();
         let liked: HashSet<PostId> = liked.into_iter().collect();
         ids.extend(liked.iter().copied());
-        if ids.is_empty() {
-            return Ok(signals);
+        ids.sort_unstable();
+        ids.dedup();
+        let mut acts: Acts = ids
+            .iter()
+            .filter_map(|id| known.get(id).map(|a| (*id, a.clone())))
+            .collect();
+        let unknown: Vec<PostId> = ids
+            .into_iter()
+            .filter(|id| !acts.contains_key(id))
+            .collect();
+        if !unknown.is_empty() {
+            for post in content.get_posts(&unknown).await? {
+                let answered = post.reply_to.as_ref().or(post.repost_of.as_ref());
+                let answered = answered.map(|t| t.author.clone());
+                acts.insert(post.id, (post.author, answered));
+            }
         }
-        for post in content.get_posts(&ids).await? {
-            let to = match liked.contains(&post.id) && &post.author != user {
+        for (id, (author, answered)) in &acts {
+            let to = match liked.contains(id) && author != user {
                 // A like of the reader's, of this author.
-                true => Some(&post.author),
-                false => post
-                    .reply_to
-                    .as_ref()
-                    .or(post.repost_of.as_ref())
-                    .map(|t| &t.author),
+                true => Some(author),
+                false => answered.as_ref(),
             };
             if let Some(to) = to.filter(|a| *a != user) {
                 *signals.interactions.entry(to.clone()).or_insert(0) += 1;
             }
         }
-        Ok(signals)
+        Ok((signals, acts))
     }
 }
