@@ -158,8 +158,9 @@ pub async fn run_bench(args: BenchArgs) -> Result<(), String> {
     });
     // The probe follows the most followed account and is active.
     let probe = format!("bench-probe-{}", plan.seed);
-    target.put_user(&probe).await?;
-    target.follow(&probe, &load::user_name(0)).await?;
+    until_taken(|| target.put_user(&probe)).await?;
+    let most_followed = load::user_name(0);
+    until_taken(|| target.follow(&probe, &most_followed)).await?;
     target.timeline(&probe, 1, None).await?;
     let before = target.metrics().await?;
     eprintln!("running {} for {:.0}s", plan.mix, args.duration);
@@ -340,5 +341,26 @@ fn in_process_config(args: &BenchArgs) -> AppConfig {
         },
         ranking: Default::default(),
         webhooks: Default::default(),
+    }
+}
+
+/// Runs the write `act` until the server takes it: a refusal under load
+/// (429 or 503 with `Retry-After`, [`target::REFUSED`]) is asked again a
+/// second later, for a minute at most, as a well-behaved client would. A
+/// run beside another that floods the server starts all the same.
+async fn until_taken<T, F, Fut>(act: F) -> target::OpResult<T>
+where
+    F: Fn() -> Fut,
+    Fut: std::future::Future<Output = target::OpResult<T>>,
+{
+    let mut tries = 60;
+    loop {
+        match act().await {
+            Err(e) if e.starts_with(target::REFUSED) && tries > 0 => {
+                tries -= 1;
+                tokio::time::sleep(Duration::from_secs(1)).await;
+            }
+            done => return done,
+        }
     }
 }
