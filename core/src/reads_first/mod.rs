@@ -442,7 +442,11 @@ mod tests {
             .filter(|_| guard.admit(Cost::Create).is_ok())
             .count();
         assert!((36..=40).contains(&passed), "{passed}");
-        let refused = guard.admit(Cost::Update).unwrap_err();
+        // Past the burst (a slow machine may have earned a write or two
+        // back since: the allowance refills as time passes).
+        let refused = (0..100)
+            .find_map(|_| guard.admit(Cost::Update).err())
+            .expect("refused past the burst");
         assert_eq!(refused.code(), "overloaded");
         assert_eq!(refused.retry_after_secs(), Some(1));
         assert!(guard.admit(Cost::Delete).is_ok(), "deletions pass");
