@@ -102,9 +102,10 @@ impl Txn for MongoTxn<'_> {
         follower: &UserId,
         followee: &UserId,
     ) -> Result<Option<Vec<ListName>>, TxnError> {
-        let pair = (follower.clone(), followee.clone());
-        if let Some(held) = self.ahead.edges.get(&pair) {
-            return Ok(held.clone());
+        if !self.ahead.edges.is_empty() {
+            if let Some(held) = self.ahead.edges.get(&(follower.clone(), followee.clone())) {
+                return Ok(held.clone());
+            }
         }
         let found = self
             .store
@@ -118,8 +119,10 @@ impl Txn for MongoTxn<'_> {
     }
 
     async fn blocked_either_way(&mut self, a: &UserId, b: &UserId) -> Result<bool, TxnError> {
-        if let Some(held) = self.ahead.blocked.get(&(a.clone(), b.clone())) {
-            return Ok(*held);
+        if !self.ahead.blocked.is_empty() {
+            if let Some(held) = self.ahead.blocked.get(&(a.clone(), b.clone())) {
+                return Ok(*held);
+            }
         }
         let (a, b) = (a.as_str(), b.as_str());
         self.store.blocked_either_way(self.s, a, b).await
@@ -346,8 +349,10 @@ impl Txn for MongoTxn<'_> {
     }
 
     async fn notice(&mut self, key: &NoticeKey) -> Result<Option<PostId>, TxnError> {
-        if let Some(held) = self.ahead.notices.get(&crate::notices::notice_id(key)) {
-            return Ok(*held);
+        if !self.ahead.notices.is_empty() {
+            if let Some(held) = self.ahead.notices.get(&crate::notices::notice_id(key)) {
+                return Ok(*held);
+            }
         }
         self.store.notice_in(self.s, key).await
     }
@@ -357,9 +362,11 @@ impl Txn for MongoTxn<'_> {
         recipient: &UserId,
         group: GroupKey,
     ) -> Result<Option<NoticeGroup>, TxnError> {
-        let id = crate::notices::group_id(recipient.as_str(), group);
-        if let Some(held) = self.ahead.groups.get(&id) {
-            return Ok(held.clone());
+        if !self.ahead.groups.is_empty() {
+            let id = crate::notices::group_id(recipient.as_str(), group);
+            if let Some(held) = self.ahead.groups.get(&id) {
+                return Ok(held.clone());
+            }
         }
         let held = self
             .store
