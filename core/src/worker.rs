@@ -24,6 +24,8 @@ pub struct WorkerConfig {
     pub batch: usize,
     /// How long a batch that has events waits for more to fill it.
     pub linger: Duration,
+    /// Most targets the follower index holds ([`FollowerIndex::new`]).
+    pub follower_index_targets: usize,
 }
 
 impl Default for WorkerConfig {
@@ -32,6 +34,7 @@ impl Default for WorkerConfig {
             group: "fanout".into(),
             batch: 1000,
             linger: Duration::from_millis(2),
+            follower_index_targets: crate::feed::followers::DEFAULT_TARGETS,
         }
     }
 }
@@ -71,7 +74,7 @@ pub async fn run_worker(
     mut shutdown: Shutdown,
 ) -> Result<()> {
     let mut consumer = log.consumer(&config.group).await?;
-    let followers = FollowerIndex::new();
+    let followers = FollowerIndex::new(config.follower_index_targets);
     load_ahead(&stores, &followers).await;
     let mut applied_since_load = false;
     joined.set(true);

@@ -62,6 +62,21 @@ impl TimelineNumbers {
         })
     }
 
+    /// The timeline's id as the numbering keeps it, and its number (given
+    /// now if it has none). Lists that keep the kept id share its text
+    /// instead of holding a copy each: a follower list loaded from a store
+    /// decodes every id anew.
+    pub fn shared(&self, id: TimelineId) -> (TimelineId, TimelineNo) {
+        {
+            let shard = self.shard(&id).read().unwrap_or_else(|p| p.into_inner());
+            if let Some((kept, n)) = shard.get_key_value(&id) {
+                return (kept.clone(), *n);
+            }
+        }
+        let n = self.number(&id);
+        (id, n)
+    }
+
     /// The timeline's number, if it was given one.
     pub fn get(&self, id: &TimelineId) -> Option<TimelineNo> {
         let shard = self.shard(id).read().unwrap_or_else(|p| p.into_inner());
@@ -97,7 +112,8 @@ impl Targets {
     }
 
     pub fn insert(&mut self, at: usize, id: TimelineId) {
-        self.numbers.insert(at, timeline_numbers().number(&id));
+        let (id, n) = timeline_numbers().shared(id);
+        self.numbers.insert(at, n);
         self.ids.insert(at, id);
     }
 
@@ -110,10 +126,8 @@ impl Targets {
 impl From<Vec<TimelineId>> for Targets {
     fn from(ids: Vec<TimelineId>) -> Targets {
         let numbers = timeline_numbers();
-        Targets {
-            numbers: ids.iter().map(|id| numbers.number(id)).collect(),
-            ids,
-        }
+        let (ids, numbers) = ids.into_iter().map(|id| numbers.shared(id)).unzip();
+        Targets { ids, numbers }
     }
 }
 

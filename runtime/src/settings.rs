@@ -276,6 +276,11 @@ pub struct WorkerArgs {
     /// Milliseconds a batch that has events waits for more to fill it.
     #[arg(long, env = "SOCIALITE_FANOUT_LINGER_MS", default_value_t = 2, value_parser = clap::value_parser!(u64).range(0..=10_000))]
     pub fanout_linger_ms: u64,
+    /// Most targets (followers' timelines and muters) the worker's follower
+    /// index holds, about 20 bytes each; the lists of the authors who posted
+    /// longest ago are dropped past it, and loaded again on their next post.
+    #[arg(long, env = "SOCIALITE_FOLLOWER_INDEX_TARGETS", default_value_t = socialite_core::feed::followers::DEFAULT_TARGETS as u64, value_parser = clap::value_parser!(u64).range(1_000..=1_000_000_000))]
+    pub follower_index_targets: u64,
 }
 
 /// The fanout workers' consumer group: the workers join it, and the
@@ -305,6 +310,7 @@ impl WorkerArgs {
             group: self.group.fanout_group.clone(),
             batch: self.fanout_batch as usize,
             linger: std::time::Duration::from_millis(self.fanout_linger_ms),
+            follower_index_targets: self.follower_index_targets as usize,
         }
     }
 }

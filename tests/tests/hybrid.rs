@@ -145,7 +145,7 @@ async fn an_author_crosses_the_threshold_both_ways(kind: Kind) {
     else {
         return;
     };
-    let index = FollowerIndex::new();
+    let index = FollowerIndex::default();
     let c = &Caller::Trusted;
     for name in ["star", "f1", "f2", "f3", "small"] {
         ingest.put_user(c, name, None).await.unwrap();
@@ -270,8 +270,8 @@ async fn an_author_known_by_count_follows_the_unfollows(kind: Kind) {
     }
     // The index starts after the follows, as a restarted worker would: it
     // never saw them, so only the stored count can tell it star is big.
-    fan_out(&b, &FollowerIndex::new(), &mut consumer, 4).await;
-    let index = FollowerIndex::new();
+    fan_out(&b, &FollowerIndex::default(), &mut consumer, 4).await;
+    let index = FollowerIndex::default();
     let first = ingest
         .create_post(c, "star", "1".into(), None)
         .await

@@ -339,7 +339,7 @@ async fn stored_timelines_follow_mutes_and_blocks(kind: Kind) {
         return;
     };
     let (b, c, g) = (&t.backends, &t.backends.content, &t.backends.graph);
-    let index = FollowerIndex::new();
+    let index = FollowerIndex::default();
     for name in ["r", "a", "z"] {
         c.put_user(&u(name), None).await.unwrap();
     }

@@ -14,14 +14,18 @@ use crate::error::Result;
 use crate::ids::{GroupName, ListName, TimelineId, UserId};
 use crate::numbers::Targets;
 use crate::ports::GraphStore;
-use rustc_hash::{FxHashMap, FxHashSet};
+use rustc_hash::FxHashSet;
 use socialite_domain::feed::hybrid::{catching_up, is_big, Hybrid};
 use socialite_domain::graph::relations::Relation;
-use std::collections::hash_map::Entry;
 use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
 use std::sync::{Arc, Mutex};
 
 mod by_count;
+mod held;
+
+/// Targets the index holds by default: about 20 bytes each (a timeline's id,
+/// shared with the process's numbering, and its number), some 200 MB.
+pub const DEFAULT_TARGETS: usize = 10_000_000;
 
 /// What the index knows of one author.
 #[derive(Clone)]
@@ -48,11 +52,8 @@ struct Known {
     whole: bool,
 }
 
-type Index = FxHashMap<UserId, Known>;
-
-#[derive(Default)]
 pub struct FollowerIndex {
-    lists: Mutex<Index>,
+    lists: Mutex<held::Held>,
     /// The authors marked for hybrid fanout, loaded from the graph store on
     /// first use.
     hybrid: Mutex<Option<FxHashSet<UserId>>>,
@@ -124,12 +125,62 @@ fn known(
     }
 }
 
+impl Known {
+    /// Adds `add` (unless `by`, whose timelines they are, mutes the author)
+    /// and removes `remove`. For an author known by their count, only groups
+    /// are kept and home timelines move the count.
+    fn update(
+        &mut self,
+        by: Option<&UserId>,
+        add: impl Iterator<Item = TimelineId>,
+        remove: impl Iterator<Item = TimelineId>,
+    ) {
+        let muted = by.is_some_and(|u| self.muters.contains(u));
+        if !self.whole {
+            self.move_count(add, remove);
+            return;
+        }
+        let list = Arc::make_mut(&mut self.timelines);
+        let mut changed_groups = false;
+        for t in remove {
+            if let Ok(at) = list.binary_search(&t) {
+                self.homes -= usize::from(t.is_home());
+                changed_groups |= t.is_group();
+                list.remove(at);
+            }
+        }
+        for t in add.filter(|_| !muted) {
+            if let Err(at) = list.binary_search(&t) {
+                self.homes += usize::from(t.is_home());
+                changed_groups |= t.is_group();
+                list.insert(at, t);
+            }
+        }
+        if changed_groups {
+            self.groups = Arc::new(list.iter().filter(|t| t.is_group()).cloned().collect());
+        }
+    }
+}
+
+impl Default for FollowerIndex {
+    fn default() -> FollowerIndex {
+        FollowerIndex::new(DEFAULT_TARGETS)
+    }
+}
+
 impl FollowerIndex {
-    pub fn new() -> FollowerIndex {
-        FollowerIndex::default()
+    /// An index holding at most about `targets` timelines and muters.
+    pub fn new(targets: usize) -> FollowerIndex {
+        FollowerIndex {
+            lists: Mutex::new(held::Held::new(targets)),
+            hybrid: Mutex::default(),
+            cost: Mutex::default(),
+            lowest: Mutex::default(),
+            behind: AtomicBool::default(),
+        }
     }
 
-    fn lists(&self) -> std::sync::MutexGuard<'_, Index> {
+    fn lists(&self) -> std::sync::MutexGuard<'_, held::Held> {
         self.lists.lock().unwrap_or_else(|p| p.into_inner())
     }
 
@@ -148,18 +199,9 @@ impl FollowerIndex {
             .pop()
             .unwrap_or_default();
         let loaded = known(followers, listed, groups, muters);
-        let mut lists = self.lists();
         // New, or known only by their count until now.
-        let known = match lists.entry(author.clone()) {
-            Entry::Occupied(mut at) => {
-                if !at.get().whole {
-                    at.insert(loaded);
-                }
-                at.into_mut()
-            }
-            Entry::Vacant(at) => at.insert(loaded),
-        };
-        Ok(known.timelines.clone())
+        let mut lists = self.lists();
+        Ok(lists.put(author.clone(), loaded).timelines.clone())
     }
 
     /// Loads, in one store call each for followers, lists and groups, the
@@ -177,7 +219,7 @@ impl FollowerIndex {
             let lists = self.lists();
             authors
                 .iter()
-                .filter(|a| !lists.contains_key(**a))
+                .filter(|a| !lists.contains(a))
                 .map(|a| (*a).clone())
                 .collect()
         };
@@ -196,15 +238,12 @@ impl FollowerIndex {
         let mut lists = self.lists();
         let loaded = followers.into_iter().zip(listed).zip(groups).zip(muters);
         for (author, (((f, l), g), m)) in missing.into_iter().zip(loaded) {
-            lists.entry(author).or_insert_with(|| known(f, l, g, m));
+            lists.put_absent(author, known(f, l, g, m));
         }
         Ok(())
     }
 
-    /// Changes a known author's targets: adds `add` (unless `by`, whose
-    /// timelines they are, mutes the author), removes `remove`. For an
-    /// author known by their count, only groups are kept and home
-    /// timelines move the count.
+    /// Changes a known author's targets ([`Known::update`]).
     fn update(
         &self,
         author: &UserId,
@@ -212,34 +251,8 @@ impl FollowerIndex {
         add: impl Iterator<Item = TimelineId>,
         remove: impl Iterator<Item = TimelineId>,
     ) {
-        let mut lists = self.lists();
-        let Some(known) = lists.get_mut(author) else {
-            return;
-        };
-        let muted = by.is_some_and(|u| known.muters.contains(u));
-        if !known.whole {
-            known.move_count(add, remove);
-            return;
-        }
-        let list = Arc::make_mut(&mut known.timelines);
-        let mut changed_groups = false;
-        for t in remove {
-            if let Ok(at) = list.binary_search(&t) {
-                known.homes -= usize::from(t.is_home());
-                changed_groups |= t.is_group();
-                list.remove(at);
-            }
-        }
-        for t in add.filter(|_| !muted) {
-            if let Err(at) = list.binary_search(&t) {
-                known.homes += usize::from(t.is_home());
-                changed_groups |= t.is_group();
-                list.insert(at, t);
-            }
-        }
-        if changed_groups {
-            known.groups = Arc::new(list.iter().filter(|t| t.is_group()).cloned().collect());
-        }
+        self.lists()
+            .change(author, |known| known.update(by, add, remove));
     }
 
     /// Where a post of `author` goes, loading what the index lacks: for an
@@ -265,7 +278,7 @@ impl FollowerIndex {
             }
         }
         let all = self.followers(graph, author).await?;
-        let lists = self.lists();
+        let mut lists = self.lists();
         let (homes, groups) = match lists.get(author) {
             Some(k) => (k.homes, k.groups.clone()),
             None => (all.iter().filter(|t| t.is_home()).count(), Arc::default()),
@@ -376,13 +389,10 @@ impl FollowerIndex {
     /// Records a mute or its lifting, and moves the muter's timelines
     /// (`edge`: the lists of their follow edge to the author, if any).
     fn remute(&self, user: &UserId, target: &UserId, edge: Option<&[ListName]>, mute: bool) {
-        if let Some(known) = self.lists().get_mut(target) {
-            if mute {
-                known.muters.insert(user.clone());
-            } else {
-                known.muters.remove(user);
-            }
-        }
+        self.lists().change(target, |known| match mute {
+            true => known.muters.insert(user.clone()),
+            false => known.muters.remove(user),
+        });
         let Some(lists) = edge else {
             return;
         };

@@ -6,8 +6,10 @@
 //! share the layout; each renders its own values at `/metrics`.
 
 mod firehose;
+mod follower_index;
 mod webhooks;
 pub use firehose::FirehoseMetrics;
+pub use follower_index::FollowerIndexMetrics;
 pub use webhooks::WebhookMetrics;
 
 use prometheus_client::encoding::text::{encode_eof, encode_registry};
@@ -123,6 +125,7 @@ pub struct Metrics {
     /// Live streams the server ended, by `reason` (an error code).
     pub live_streams_ended: Family<Labels, Counter>,
     pub firehose: FirehoseMetrics,
+    pub follower_index: FollowerIndexMetrics,
     pub webhooks: WebhookMetrics,
 }
 
@@ -171,6 +174,7 @@ impl Metrics {
             live_streams_refused: Family::default(),
             live_streams_ended: Family::default(),
             firehose: FirehoseMetrics::default(),
+            follower_index: FollowerIndexMetrics::default(),
             webhooks: WebhookMetrics::default(),
         };
         m.register()
@@ -180,6 +184,7 @@ impl Metrics {
         self.register_access();
         self.register_pipeline();
         self.firehose.register(&mut self.registry);
+        self.follower_index.register(&mut self.registry);
         self.webhooks.register(&mut self.registry);
         self
     }

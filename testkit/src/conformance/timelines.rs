@@ -327,7 +327,7 @@ pub async fn activation_racing_a_deletion(open: Opener) {
         return;
     };
     let b = &t.backends;
-    let (stores, index) = (b.stores(), FollowerIndex::new());
+    let (stores, index) = (b.stores(), FollowerIndex::default());
     for name in ["x", "f"] {
         b.content.put_user(&u(name), None).await.unwrap();
     }

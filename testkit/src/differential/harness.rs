@@ -82,7 +82,7 @@ impl Harness {
                 ..Model::default()
             },
             feed,
-            followers: FollowerIndex::new(),
+            followers: FollowerIndex::default(),
             marked: BTreeSet::new(),
             crossings: (0, 0),
             held: false,

@@ -123,7 +123,7 @@ impl FollowerIndex {
             let groups = stores.graph.groups_of(&ids).await?;
             let mut lists = self.lists();
             for ((author, followers), g) in big.into_iter().zip(groups) {
-                lists.entry(author).or_insert_with(|| counted(followers, g));
+                lists.put_absent(author, counted(followers, g));
             }
         }
         Ok(rest)
