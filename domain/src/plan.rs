@@ -368,6 +368,18 @@ pub trait Txn {
     async fn read_ahead_edges(&mut self, _pairs: &[(&UserId, &UserId)]) -> Result<(), Self::Error> {
         Ok(())
     }
+    /// The same hint before a run of posts is imported: [`Txn::post`] of
+    /// each of `posts` and [`Txn::existing_users`] of each of `users`.
+    /// Each post of the run writes, so a store that reads ahead keeps what
+    /// it read true across the writes that follow (a post written is then
+    /// held) or forgets it.
+    async fn read_ahead_posts(
+        &mut self,
+        _posts: &[PostId],
+        _users: &[&UserId],
+    ) -> Result<(), Self::Error> {
+        Ok(())
+    }
     /// The same hint before a run of notices is made: [`Txn::notice`] of
     /// each key and [`Txn::notice_group`] of each recipient's entry.
     async fn read_ahead_notices(
@@ -437,6 +449,9 @@ pub struct Ledger {
     pub rewritten: Vec<PostId>,
     /// Users whose record is gone (a deletion's last step).
     pub users_removed: Vec<UserId>,
+    /// Steps written: a write refused after it wrote some (an import's
+    /// batch, refused at a later record) must not commit them.
+    pub steps: usize,
 }
 
 impl Ledger {
@@ -456,6 +471,7 @@ impl Ledger {
 
     /// Notes an applied step.
     pub fn note(&mut self, step: &Step) {
+        self.steps += 1;
         match step {
             Step::Emit(_) => self.emitted += 1,
             Step::PutPost(post) => self.posted.push(post.clone()),

@@ -18,7 +18,10 @@ impl Transact for EmbeddedStore {
             .writer
             .write(move |ctx| {
                 ctx.ledger = Ledger::of(&write);
-                let done = run_ready(write.plan(ctx))?;
+                let done = run_ready(write.plan(ctx));
+                // Refused after writing: what it wrote must not commit.
+                ctx.undo = done.is_err() && ctx.ledger.steps > 0;
+                let done = done?;
                 Ok((done, std::mem::take(&mut ctx.ledger)))
             })
             .await?;

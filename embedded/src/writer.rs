@@ -29,6 +29,9 @@ pub(crate) struct WriteCtx<'t, S> {
     pub state: &'t mut S,
     /// What the job's planned write applied (see `crate::transact`).
     pub ledger: Ledger,
+    /// Set by a job whose write failed after it wrote: the batch must not
+    /// commit what it wrote.
+    pub undo: bool,
 }
 
 /// Answers the caller, given the batch's failure if it failed.
@@ -39,6 +42,9 @@ type Completion = Box<dyn FnOnce(Option<&Error>) + Send>;
 enum Outcome {
     /// Done, or refused for a domain reason before writing anything.
     Clean,
+    /// Refused after it wrote (a batch of records refused at a later
+    /// one): the batch aborts, and its other writes are asked to retry.
+    Undone,
     /// Failed in a way that must abort the batch.
     Fatal,
     /// Failed on I/O: the batch aborts and the store recovers.
@@ -179,12 +185,14 @@ impl<S: Send + 'static> Writer<S> {
                 Some(span) => span.in_scope(|| f(ctx)),
                 None => f(ctx),
             };
+            let undo = std::mem::take(&mut ctx.undo);
             let outcome = match &result {
                 Ok(_) => Outcome::Clean,
                 Err(e) if db.note(e) => Outcome::Io,
                 Err(e) if matches!(e.kind(), ErrorKind::Internal | ErrorKind::Unavailable) => {
                     Outcome::Fatal
                 }
+                Err(_) if undo => Outcome::Undone,
                 Err(_) => Outcome::Clean,
             };
             let done: Completion = Box::new(move |failure| {
@@ -263,12 +271,14 @@ fn commit_batch<S>(
             txn: &txn,
             state,
             ledger: Ledger::default(),
+            undo: false,
         };
         for (job, _) in queued {
             let (done, outcome) = job(Some(&mut ctx));
             worst = match (worst, outcome) {
                 (Outcome::Io, _) | (_, Outcome::Io) => Outcome::Io,
                 (Outcome::Fatal, _) | (_, Outcome::Fatal) => Outcome::Fatal,
+                (Outcome::Undone, _) | (_, Outcome::Undone) => Outcome::Undone,
                 _ => Outcome::Clean,
             };
             completions.push(done);
@@ -279,7 +289,7 @@ fn commit_batch<S>(
             let _ = txn.abort();
             Some(recoverable.error())
         }
-        Outcome::Fatal => {
+        Outcome::Fatal | Outcome::Undone => {
             let _ = txn.abort();
             Some(Error::unavailable(
                 "write aborted: another write in its batch failed; retry",
@@ -297,7 +307,9 @@ fn commit_batch<S>(
             }
         },
     };
-    if let Some(f) = failure.as_ref().filter(|_| worst != Outcome::Clean) {
+    // A refusal is its writer's answer, not the store's failure.
+    let failed = !matches!(worst, Outcome::Clean | Outcome::Undone);
+    if let Some(f) = failure.as_ref().filter(|_| failed) {
         tracing::error!(error = %f.chain(), "embedded store write aborted");
     }
     let committed = failure.is_none();

@@ -33,6 +33,19 @@ pub async fn import_records<T: Txn>(
     let mut changed = 0;
     let mut rest = records;
     while let Some(first) = rest.first() {
+        let posts = rest
+            .iter()
+            .take_while(|r| matches!(r, Record::Post { .. }))
+            .count();
+        if posts > 1 {
+            let (run, after) = rest.split_at(posts);
+            read_ahead_posts(txn, run).await?;
+            for record in run {
+                changed += usize::from(import_record(txn, record, caps).await?);
+            }
+            rest = after;
+            continue;
+        }
         let follows = rest
             .iter()
             .take_while(|r| matches!(r, Record::Follow { .. }))
@@ -62,6 +75,34 @@ pub async fn import_records<T: Txn>(
         rest = after;
     }
     Ok(changed)
+}
+
+/// Tells `txn` what a run of post records will read: each post (is it
+/// held?), the posts it answers or carries, and the users it names (an
+/// import lets a block stand, so it reads none).
+async fn read_ahead_posts<T: Txn>(txn: &mut T, run: &[Record]) -> Result<(), T::Error> {
+    let mut posts = Vec::with_capacity(run.len() * 2);
+    let mut users = Vec::with_capacity(run.len());
+    for record in run {
+        let Record::Post { post, .. } = record else {
+            continue;
+        };
+        posts.push(post.id);
+        posts.extend(post.reply_to.iter().chain(&post.repost_of).map(|r| r.id));
+        users.push(&post.author);
+        users.extend(&post.mentions);
+        users.extend(
+            post.reply_to
+                .iter()
+                .chain(&post.repost_of)
+                .map(|r| &r.author),
+        );
+    }
+    posts.sort_unstable();
+    posts.dedup();
+    users.sort_unstable();
+    users.dedup();
+    txn.read_ahead_posts(&posts, &users).await
 }
 
 /// Loads `record` in `txn` under `caps`, with the notices its act made;

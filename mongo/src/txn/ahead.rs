@@ -1,21 +1,26 @@
 //! Reads ahead for a run of planned changes ([`Txn::read_ahead_edges`],
-//! [`Txn::read_ahead_notices`]): what the rules of a bulk load's or an
-//! import's run read, in a few commands instead of a round trip for each
-//! fact. Held until the transaction's next write, so that every read
-//! answers what the server would have.
+//! [`Txn::read_ahead_notices`], [`Txn::read_ahead_posts`]): what the rules
+//! of a bulk load's or an import's run read, in a few commands instead of a
+//! round trip for each fact. Each write keeps what it leaves true and
+//! forgets the rest ([`ReadAhead::after`]), so that every read answers what
+//! the server would have.
 //!
 //! [`Txn::read_ahead_edges`]: socialite_core::plan::Txn::read_ahead_edges
 //! [`Txn::read_ahead_notices`]: socialite_core::plan::Txn::read_ahead_notices
+//! [`Txn::read_ahead_posts`]: socialite_core::plan::Txn::read_ahead_posts
 
 use super::MongoTxn;
 use crate::db::{TxnError, IN_CHUNK};
 use crate::lists::{lists_of, sizes_of};
 use crate::notices::{group_id, notice_id, to_group};
 use crate::relations::code;
-use crate::store::{get_i64, get_str};
+use crate::store::{get_i64, get_str, to_post};
+use crate::user_rows::present;
 use mongodb::bson::{doc, Document};
 use mongodb::Collection;
 use socialite_core::ids::{ListName, PostId, UserId};
+use socialite_core::model::Post;
+use socialite_core::plan::Step;
 use socialite_domain::graph::relations::Relation;
 use socialite_domain::notifications::notified::{GroupKey, NoticeGroup, NoticeKey};
 use std::collections::{BTreeMap, HashMap};
@@ -33,6 +38,49 @@ pub(super) struct ReadAhead {
     pub notices: HashMap<String, Option<PostId>>,
     /// Each entry asked, by its document's id.
     pub groups: HashMap<String, Option<NoticeGroup>>,
+    /// Each post asked: the post, if it is stored.
+    pub posts: HashMap<PostId, Option<Post>>,
+    /// Each user asked: whether they exist (and are not being deleted).
+    pub users: HashMap<UserId, bool>,
+}
+
+impl ReadAhead {
+    /// Keeps what was read true across `steps`, the transaction's next
+    /// write: a post written is held from then on, and counts and events
+    /// change nothing read here; notices written make those read forgotten;
+    /// any other write makes everything forgotten.
+    pub(super) fn after(&mut self, steps: &[Step]) {
+        for step in steps {
+            match step {
+                Step::PutPost(p) if !self.posts.is_empty() => {
+                    self.posts.insert(p.id, Some(p.clone()));
+                }
+                Step::PutPost(_) | Step::Tally { .. } | Step::Emit(_) => {}
+                Step::PutNotice(_) | Step::PutNoticeGroup { .. } => {
+                    self.notices.clear();
+                    self.groups.clear();
+                }
+                _ => {
+                    *self = ReadAhead::default();
+                    return;
+                }
+            }
+        }
+    }
+
+    /// Which of `users` exist, if each was read ahead.
+    pub(super) fn existing(&self, users: &[&UserId]) -> Option<Vec<UserId>> {
+        if self.users.is_empty() {
+            return None;
+        }
+        let mut found = Vec::with_capacity(users.len());
+        for u in users {
+            if *self.users.get(*u)? && !found.contains(*u) {
+                found.push((*u).clone());
+            }
+        }
+        Some(found)
+    }
 }
 
 /// `pairs` by follower, each follower's followees in one list.
@@ -110,7 +158,37 @@ impl MongoTxn<'_> {
                 found.insert(key, lists_of(&d));
             }
         }
-        // The blocks between them, either way: two clauses per follower.
+        self.read_blocks_ahead(pairs).await?;
+        // Each follower's count and lists, from their document.
+        let mut followers: HashMap<String, (u64, Vec<ListName>)> = HashMap::new();
+        let names: Vec<&str> = grouped.keys().map(|f| f.as_str()).collect();
+        for part in names.chunks(IN_CHUNK) {
+            let filter = doc! { "_id": { "$in": part } };
+            let projection = doc! { "_id": 1, "following": 1, "lists": 1 };
+            for d in self.find_all(&db.users, filter, projection).await? {
+                let lists = sizes_of(&d).into_iter().map(|(l, _)| l).collect();
+                let following = get_i64(&d, "following").max(0) as u64;
+                followers.insert(get_str(&d, "_id")?.to_owned(), (following, lists));
+            }
+        }
+        let ahead = &mut self.ahead;
+        for (f, t) in pairs {
+            let key = (f.as_str().to_owned(), t.as_str().to_owned());
+            let pair = ((*f).clone(), (*t).clone());
+            ahead.edges.insert(pair, found.get(&key).cloned());
+        }
+        for f in grouped.keys() {
+            let held = followers.remove(f.as_str()).unwrap_or_default();
+            ahead.followers.insert((*f).clone(), held);
+        }
+        Ok(())
+    }
+
+    /// Whether either of each pair blocks the other: two clauses per first
+    /// of a pair.
+    async fn read_blocks_ahead(&mut self, pairs: &[(&UserId, &UserId)]) -> Result<(), TxnError> {
+        let db = self.store.db.clone();
+        let grouped = by_follower(pairs);
         let mut blocks: HashMap<(String, String), ()> = HashMap::new();
         let block = code(Relation::Block);
         let clauses = grouped
@@ -135,30 +213,47 @@ impl MongoTxn<'_> {
                 );
             }
         }
-        // Each follower's count and lists, from their document.
-        let mut followers: HashMap<String, (u64, Vec<ListName>)> = HashMap::new();
-        let names: Vec<&str> = grouped.keys().map(|f| f.as_str()).collect();
-        for part in names.chunks(IN_CHUNK) {
-            let filter = doc! { "_id": { "$in": part } };
-            let projection = doc! { "_id": 1, "following": 1, "lists": 1 };
-            for d in self.find_all(&db.users, filter, projection).await? {
-                let lists = sizes_of(&d).into_iter().map(|(l, _)| l).collect();
-                let following = get_i64(&d, "following").max(0) as u64;
-                followers.insert(get_str(&d, "_id")?.to_owned(), (following, lists));
-            }
-        }
-        let ahead = &mut self.ahead;
-        for (f, t) in pairs {
-            let key = (f.as_str().to_owned(), t.as_str().to_owned());
+        for (a, b) in pairs {
+            let key = (a.as_str().to_owned(), b.as_str().to_owned());
             let either =
                 blocks.contains_key(&key) || blocks.contains_key(&(key.1.clone(), key.0.clone()));
-            let pair = ((*f).clone(), (*t).clone());
-            ahead.edges.insert(pair.clone(), found.get(&key).cloned());
-            ahead.blocked.insert(pair, either);
+            self.ahead
+                .blocked
+                .insert(((*a).clone(), (*b).clone()), either);
         }
-        for f in grouped.keys() {
-            let held = followers.remove(f.as_str()).unwrap_or_default();
-            ahead.followers.insert((*f).clone(), held);
+        Ok(())
+    }
+
+    pub(super) async fn read_posts_ahead(
+        &mut self,
+        posts: &[PostId],
+        users: &[&UserId],
+    ) -> Result<(), TxnError> {
+        let db = self.store.db.clone();
+        let mut held: HashMap<PostId, Post> = HashMap::new();
+        let ids: Vec<i64> = posts.iter().map(|p| crate::store::id_bson(*p)).collect();
+        for part in ids.chunks(IN_CHUNK) {
+            let filter = doc! { "_id": { "$in": part } };
+            for d in self.find_all(&db.content, filter, Document::new()).await? {
+                let post = to_post(&d)?;
+                held.insert(post.id, post);
+            }
+        }
+        let mut exist: HashMap<String, bool> = HashMap::new();
+        let names: Vec<&str> = users.iter().map(|u| u.as_str()).collect();
+        for part in names.chunks(IN_CHUNK) {
+            let filter = doc! { "_id": { "$in": part } };
+            let projection = doc! { "_id": 1, "deleting": 1 };
+            for d in self.find_all(&db.users, filter, projection).await? {
+                exist.insert(get_str(&d, "_id")?.to_owned(), present(&d));
+            }
+        }
+        for id in posts {
+            self.ahead.posts.insert(*id, held.remove(id));
+        }
+        for u in users {
+            let there = exist.get(u.as_str()).copied().unwrap_or(false);
+            self.ahead.users.insert((*u).clone(), there);
         }
         Ok(())
     }

@@ -34,7 +34,7 @@ pub(crate) struct MongoTxn<'a> {
     pub store: &'a MongoStore,
     pub s: &'a mut ClientSession,
     ledger: Ledger,
-    /// What a run's rules were read ahead for, until the next write.
+    /// What a run's rules were read ahead for, kept true across writes.
     ahead: ahead::ReadAhead,
 }
 
@@ -78,6 +78,9 @@ impl Txn for MongoTxn<'_> {
     type Error = TxnError;
 
     async fn existing_users(&mut self, users: &[&UserId]) -> Result<Vec<UserId>, TxnError> {
+        if let Some(found) = self.ahead.existing(users) {
+            return Ok(found);
+        }
         let ids: Vec<&str> = users.iter().map(|u| u.as_str()).collect();
         let mut cursor = self
             .store
@@ -287,6 +290,9 @@ impl Txn for MongoTxn<'_> {
     }
 
     async fn post(&mut self, id: PostId) -> Result<Option<Post>, TxnError> {
+        if let Some(held) = self.ahead.posts.get(&id) {
+            return Ok(held.clone());
+        }
         self.store.post_in(self.s, id).await
     }
 
@@ -406,6 +412,14 @@ impl Txn for MongoTxn<'_> {
         self.read_edges_ahead(pairs).await
     }
 
+    async fn read_ahead_posts(
+        &mut self,
+        posts: &[PostId],
+        users: &[&UserId],
+    ) -> Result<(), TxnError> {
+        self.read_posts_ahead(posts, users).await
+    }
+
     async fn read_ahead_notices(
         &mut self,
         keys: &[&NoticeKey],
@@ -415,8 +429,7 @@ impl Txn for MongoTxn<'_> {
     }
 
     async fn write_steps(&mut self, steps: &[Step]) -> Result<(), TxnError> {
-        // What was read ahead answered for the store before this write.
-        self.ahead = Default::default();
+        self.ahead.after(steps);
         self.apply_runs(steps).await
     }
 
