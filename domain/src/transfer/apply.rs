@@ -39,8 +39,20 @@ use crate::posts::post;
 use crate::transfer::act::Act;
 use crate::transfer::mode::{not_held, same_ref, Held, Mode, Naming};
 
-/// Makes `act` in `txn` as `mode` says; whether it changed anything.
+/// Makes `act` in `txn` as `mode` says, with the notices it makes;
+/// whether it changed anything.
 pub async fn apply<T: Txn>(txn: &mut T, act: &Act, mode: Mode) -> Result<bool, T::Error> {
+    let changed = make(txn, act, mode).await?;
+    if mode.tells() {
+        let changes = told(txn, act).await?;
+        notify::apply_notices(txn, &changes).await?;
+    }
+    Ok(changed)
+}
+
+/// Makes `act` in `txn` as `mode` says, without its notices (a run's are
+/// made at once: [`told`]); whether it changed anything.
+pub(crate) async fn make<T: Txn>(txn: &mut T, act: &Act, mode: Mode) -> Result<bool, T::Error> {
     mode.check(act)?;
     let changed = match act {
         Act::Event(event) => event_act(txn, event, mode).await?,
@@ -64,10 +76,6 @@ pub async fn apply<T: Txn>(txn: &mut T, act: &Act, mode: Mode) -> Result<bool, T
             filters::plan::restore_filters(txn, user, filters, *next_id).await?
         }
     };
-    if mode.tells() {
-        let changes = told(txn, act).await?;
-        notify::apply_notices(txn, &changes).await?;
-    }
     Ok(changed)
 }
 

@@ -17,13 +17,15 @@ use crate::notifications::notify;
 use crate::plan::Txn;
 use crate::transfer::act::Act;
 pub use crate::transfer::admit::Caps;
-use crate::transfer::apply::{apply, followed, told};
+use crate::transfer::apply::{apply, followed, make, told};
 use crate::transfer::mode::Mode;
 use crate::transfer::record::Record;
 
 /// Loads `records` in `txn`, in order, under `caps`; how many changed
 /// something. A run of follows (an export holds each follower's together)
-/// is made at once ([`crate::graph::edges`]), then its notices at once.
+/// is made at once ([`crate::graph::edges`]), then its notices at once; a
+/// run of posts (an export holds them in id order) is read ahead at once,
+/// made one by one, then its notices made at once.
 pub async fn import_records<T: Txn>(
     txn: &mut T,
     records: &[Record],
@@ -40,9 +42,11 @@ pub async fn import_records<T: Txn>(
         if posts > 1 {
             let (run, after) = rest.split_at(posts);
             read_ahead_posts(txn, run).await?;
-            for record in run {
-                changed += usize::from(import_record(txn, record, caps).await?);
+            let acts: Vec<Act> = run.iter().map(Act::of).collect();
+            for act in &acts {
+                changed += usize::from(make(txn, act, mode).await?);
             }
+            tell_all(txn, &acts, mode).await?;
             rest = after;
             continue;
         }
@@ -65,16 +69,22 @@ pub async fn import_records<T: Txn>(
             }
         }
         changed += edges::change_edges(txn, &changes).await?;
-        if mode.tells() {
-            let mut notices = Vec::new();
-            for act in &acts {
-                notices.extend(told(txn, act).await?);
-            }
-            notify::apply_notices(txn, &notices).await?;
-        }
+        tell_all(txn, &acts, mode).await?;
         rest = after;
     }
     Ok(changed)
+}
+
+/// Makes the notices of a run's acts at once, after the run.
+async fn tell_all<T: Txn>(txn: &mut T, acts: &[Act], mode: Mode) -> Result<(), T::Error> {
+    if mode.tells() {
+        let mut notices = Vec::new();
+        for act in acts {
+            notices.extend(told(txn, act).await?);
+        }
+        notify::apply_notices(txn, &notices).await?;
+    }
+    Ok(())
 }
 
 /// Tells `txn` what a run of post records will read: each post (is it
