@@ -18,7 +18,7 @@ fn filter(user: &str, after: Option<PostId>) -> Document {
     }
 }
 
-fn post_of(d: &Document) -> PostId {
+pub(crate) fn post_of(d: &Document) -> PostId {
     PostId(get_i64(d, "p") as u64)
 }
 

@@ -15,6 +15,7 @@ use crate::lists::{lists_of, sizes_of};
 use crate::notices::{group_id, notice_id, to_group};
 use crate::relations::code;
 use crate::store::{get_i64, get_str, to_post};
+use crate::thread_mutes::post_of;
 use crate::user_rows::present;
 use mongodb::bson::{doc, Document};
 use mongodb::Collection;
@@ -42,6 +43,9 @@ pub(super) struct ReadAhead {
     pub posts: HashMap<PostId, Option<Post>>,
     /// Each user asked: whether they exist (and are not being deleted).
     pub users: HashMap<UserId, bool>,
+    /// Each recipient of a notice about a post: the threads they muted, in
+    /// id order.
+    pub thread_mutes: HashMap<UserId, Vec<PostId>>,
 }
 
 impl ReadAhead {
@@ -258,6 +262,35 @@ impl MongoTxn<'_> {
         Ok(())
     }
 
+    /// The threads muted by each recipient of a notice about a post (the
+    /// notice is not made in a thread they muted).
+    async fn read_thread_mutes_ahead(&mut self, keys: &[&NoticeKey]) -> Result<(), TxnError> {
+        let db = self.store.db.clone();
+        let mut recipients: Vec<&str> = keys
+            .iter()
+            .filter(|k| k.post.is_some())
+            .map(|k| k.recipient.as_str())
+            .collect();
+        recipients.sort_unstable();
+        recipients.dedup();
+        let mut muted: HashMap<String, Vec<PostId>> = HashMap::new();
+        for part in recipients.chunks(IN_CHUNK) {
+            let filter = doc! { "u": { "$in": part } };
+            let projection = doc! { "_id": 0, "u": 1, "p": 1 };
+            for d in self.find_all(&db.thread_mutes, filter, projection).await? {
+                let user = get_str(&d, "u")?.to_owned();
+                muted.entry(user).or_default().push(post_of(&d));
+            }
+        }
+        for r in recipients {
+            let mut threads = muted.remove(r).unwrap_or_default();
+            threads.sort_unstable();
+            let user = UserId::from_stored(r.to_owned());
+            self.ahead.thread_mutes.insert(user, threads);
+        }
+        Ok(())
+    }
+
     pub(super) async fn read_notices_ahead(
         &mut self,
         keys: &[&NoticeKey],
@@ -289,6 +322,7 @@ impl MongoTxn<'_> {
                 entries.insert(get_str(&d, "_id")?.to_owned(), to_group(&d)?);
             }
         }
+        self.read_thread_mutes_ahead(keys).await?;
         for id in ids {
             let held = kept.get(&id).copied();
             self.ahead.notices.insert(id, held);

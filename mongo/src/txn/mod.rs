@@ -324,6 +324,9 @@ impl Txn for MongoTxn<'_> {
     }
 
     async fn thread_mutes(&mut self, user: &UserId, limit: usize) -> Result<Vec<PostId>, TxnError> {
+        if let Some(held) = self.ahead.thread_mutes.get(user) {
+            return Ok(held.iter().take(limit).copied().collect());
+        }
         let s = Some(&mut *self.s);
         self.store
             .thread_mutes_in(s, user.as_str(), None, limit)

@@ -2,7 +2,7 @@
 //! same posts one after another would be, whatever the store reads ahead
 //! for the run (`Txn::read_ahead_posts`): the posts held, a reply to a
 //! post written earlier in the run, the users a post names, and the
-//! notices the run makes.
+//! notices the run makes, none in a thread its recipient muted.
 
 use super::*;
 use socialite_core::model::PostRef;
@@ -99,6 +99,29 @@ pub async fn runs_of_posts(open: Opener) {
     assert_eq!(held(b, &all).await, expected);
     assert_eq!(replies_of(100).await, 1);
     assert_eq!(told(b, "ann").await, ["Reply:bo"]);
+
+    // cy muted ann's thread: a run that mentions cy in it, and elsewhere,
+    // tells cy only of the mention elsewhere.
+    c.mute_thread(&u("cy"), PostId(100), true).await.unwrap();
+    let in_thread = Post {
+        mentions: vec![u("cy")],
+        reply_to: Some(PostRef {
+            id: PostId(110),
+            author: u("bo"),
+        }),
+        ..post(170, "ann", "@cy")
+    };
+    let elsewhere = Post {
+        mentions: vec![u("cy")],
+        ..post(180, "bo", "@cy")
+    };
+    assert_eq!(
+        import(vec![record(in_thread), record(elsewhere)])
+            .await
+            .unwrap(),
+        2
+    );
+    assert_eq!(told(b, "cy").await, ["Mention:bo"]);
 
     // A post under an id held by another's: the run is refused, and none
     // of it is held.
