@@ -380,6 +380,16 @@ pub trait Txn {
     ) -> Result<(), Self::Error> {
         Ok(())
     }
+    /// The same hint before a run of memberships is imported:
+    /// [`Txn::existing_users`], [`Txn::is_member`] and [`Txn::group_count`]
+    /// of each pair. Kept true across the run's own writes, or forgotten,
+    /// as [`Txn::read_ahead_posts`].
+    async fn read_ahead_members(
+        &mut self,
+        _pairs: &[(&GroupName, &UserId)],
+    ) -> Result<(), Self::Error> {
+        Ok(())
+    }
     /// The same hint before a run of notices is made: [`Txn::notice`] of
     /// each key and [`Txn::notice_group`] of each recipient's entry.
     async fn read_ahead_notices(

@@ -41,7 +41,7 @@ macro_rules! conformance_suite {
                 activation_racing_a_deletion, event_log, timeline_caches_linked,
                 timeline_caches_embedded, timeline_versions, likes, concurrent_likes, markers, reposts,
                 replies, notifications, reads_by_name, writes_wake_the_relay, collections,
-                transfer_modes, runs_read_ahead, runs_of_posts, export_leaves_out_users_being_deleted, ranked_orders, ranked_window, ranked_lists, rank_snapshot_store, ranked_pages_across_processes, follow_options, keyword_filters, timed_mutes, thread_mutes, exclusive_lists,
+                transfer_modes, runs_read_ahead, runs_of_posts, runs_of_members, export_leaves_out_users_being_deleted, ranked_orders, ranked_window, ranked_lists, rank_snapshot_store, ranked_pages_across_processes, follow_options, keyword_filters, timed_mutes, thread_mutes, exclusive_lists,
                 firehose, webhook_store, webhook_delivery);
         }
     };

@@ -24,8 +24,8 @@ use crate::transfer::record::Record;
 /// Loads `records` in `txn`, in order, under `caps`; how many changed
 /// something. A run of follows (an export holds each follower's together)
 /// is made at once ([`crate::graph::edges`]), then its notices at once; a
-/// run of posts (an export holds them in id order) is read ahead at once,
-/// made one by one, then its notices made at once.
+/// run of posts (an export holds them in id order) or of memberships is
+/// read ahead at once, made one by one, then its notices made at once.
 pub async fn import_records<T: Txn>(
     txn: &mut T,
     records: &[Record],
@@ -39,9 +39,16 @@ pub async fn import_records<T: Txn>(
             .iter()
             .take_while(|r| matches!(r, Record::Post { .. }))
             .count();
-        if posts > 1 {
-            let (run, after) = rest.split_at(posts);
-            read_ahead_posts(txn, run).await?;
+        let members = rest
+            .iter()
+            .take_while(|r| matches!(r, Record::Member { .. }))
+            .count();
+        if posts > 1 || members > 1 {
+            let (run, after) = rest.split_at(posts.max(members));
+            match posts > 1 {
+                true => read_ahead_posts(txn, run).await?,
+                false => read_ahead_members(txn, run).await?,
+            }
             let acts: Vec<Act> = run.iter().map(Act::of).collect();
             for act in &acts {
                 changed += usize::from(make(txn, act, mode).await?);
@@ -85,6 +92,18 @@ async fn tell_all<T: Txn>(txn: &mut T, acts: &[Act], mode: Mode) -> Result<(), T
         notify::apply_notices(txn, &notices).await?;
     }
     Ok(())
+}
+
+/// Tells `txn` what a run of membership records will read.
+async fn read_ahead_members<T: Txn>(txn: &mut T, run: &[Record]) -> Result<(), T::Error> {
+    let pairs: Vec<_> = run
+        .iter()
+        .filter_map(|r| match r {
+            Record::Member { group, user } => Some((group, user)),
+            _ => None,
+        })
+        .collect();
+    txn.read_ahead_members(&pairs).await
 }
 
 /// Tells `txn` what a run of post records will read: each post (is it

@@ -19,7 +19,7 @@ use crate::thread_mutes::post_of;
 use crate::user_rows::present;
 use mongodb::bson::{doc, Document};
 use mongodb::Collection;
-use socialite_core::ids::{ListName, PostId, UserId};
+use socialite_core::ids::{GroupName, ListName, PostId, UserId};
 use socialite_core::model::Post;
 use socialite_core::plan::Step;
 use socialite_domain::graph::relations::Relation;
@@ -46,18 +46,44 @@ pub(super) struct ReadAhead {
     /// Each recipient of a notice about a post: the threads they muted, in
     /// id order.
     pub thread_mutes: HashMap<UserId, Vec<PostId>>,
+    /// Each membership asked: whether it is held.
+    pub members: HashMap<(GroupName, UserId), bool>,
+    /// Each member asked: how many groups they are in.
+    pub group_counts: HashMap<UserId, usize>,
 }
 
 impl ReadAhead {
     /// Keeps what was read true across `steps`, the transaction's next
-    /// write: a post written is held from then on, and counts and events
-    /// change nothing read here; notices written make those read forgotten;
-    /// any other write makes everything forgotten.
+    /// write: a post written is held from then on, a membership written
+    /// is held (or not) and moves its member's count, and counts and
+    /// events change nothing read here; notices written make those read
+    /// forgotten; any other write makes everything forgotten.
     pub(super) fn after(&mut self, steps: &[Step]) {
         for step in steps {
             match step {
                 Step::PutPost(p) if !self.posts.is_empty() => {
                     self.posts.insert(p.id, Some(p.clone()));
+                }
+                Step::Membership(m)
+                    if self
+                        .members
+                        .contains_key(&(m.group.clone(), m.user.clone())) =>
+                {
+                    let held = self
+                        .members
+                        .insert((m.group.clone(), m.user.clone()), m.join);
+                    let moved = match (held, m.join) {
+                        (Some(false), true) => 1,
+                        (Some(true), false) => -1,
+                        _ => 0,
+                    };
+                    match self.group_counts.get_mut(&m.user) {
+                        Some(n) => *n = n.saturating_add_signed(moved),
+                        None => {
+                            *self = ReadAhead::default();
+                            return;
+                        }
+                    }
                 }
                 Step::PutPost(_) | Step::Tally { .. } | Step::Emit(_) => {}
                 Step::PutNotice(_) | Step::PutNoticeGroup { .. } => {
@@ -125,6 +151,21 @@ impl MongoTxn<'_> {
             .projection(projection)
             .session(&mut *self.s)
             .await?;
+        let mut out = Vec::new();
+        while let Some(d) = cursor.next(&mut *self.s).await {
+            out.push(d?);
+        }
+        Ok(out)
+    }
+
+    /// The documents an aggregation of `collection` gives, run in the
+    /// transaction.
+    async fn aggregate_all(
+        &mut self,
+        collection: &Collection<Document>,
+        pipeline: impl IntoIterator<Item = Document>,
+    ) -> Result<Vec<Document>, TxnError> {
+        let mut cursor = collection.aggregate(pipeline).session(&mut *self.s).await?;
         let mut out = Vec::new();
         while let Some(d) = cursor.next(&mut *self.s).await {
             out.push(d?);
@@ -287,6 +328,71 @@ impl MongoTxn<'_> {
             threads.sort_unstable();
             let user = UserId::from_stored(r.to_owned());
             self.ahead.thread_mutes.insert(user, threads);
+        }
+        Ok(())
+    }
+
+    pub(super) async fn read_members_ahead(
+        &mut self,
+        pairs: &[(&GroupName, &UserId)],
+    ) -> Result<(), TxnError> {
+        let db = self.store.db.clone();
+        let mut by_user: BTreeMap<&str, Vec<&str>> = BTreeMap::new();
+        for (g, u) in pairs {
+            by_user.entry(u.as_str()).or_default().push(g.as_str());
+        }
+        let clauses = by_user
+            .iter()
+            .map(|(u, gs)| (gs.len(), doc! { "user": *u, "group": { "$in": gs } }))
+            .collect();
+        let mut held: HashMap<(String, String), ()> = HashMap::new();
+        for any in chunks(clauses) {
+            let projection = doc! { "_id": 0, "group": 1, "user": 1 };
+            for d in self
+                .find_all(&db.group_members, doc! { "$or": any }, projection)
+                .await?
+            {
+                let key = (
+                    get_str(&d, "group")?.to_owned(),
+                    get_str(&d, "user")?.to_owned(),
+                );
+                held.insert(key, ());
+            }
+        }
+        let users: Vec<&str> = by_user.keys().copied().collect();
+        let mut counts: HashMap<String, usize> = HashMap::new();
+        let mut exist: HashMap<String, bool> = HashMap::new();
+        for part in users.chunks(IN_CHUNK) {
+            let pipeline = [
+                doc! { "$match": { "user": { "$in": part } } },
+                doc! { "$group": { "_id": "$user", "n": { "$sum": 1 } } },
+            ];
+            for d in self.aggregate_all(&db.group_members, pipeline).await? {
+                counts.insert(
+                    get_str(&d, "_id")?.to_owned(),
+                    get_i64(&d, "n").max(0) as usize,
+                );
+            }
+            let filter = doc! { "_id": { "$in": part } };
+            let projection = doc! { "_id": 1, "deleting": 1 };
+            for d in self.find_all(&db.users, filter, projection).await? {
+                exist.insert(get_str(&d, "_id")?.to_owned(), present(&d));
+            }
+        }
+        for (g, u) in pairs {
+            let key = (g.as_str().to_owned(), u.as_str().to_owned());
+            let member = held.contains_key(&key);
+            self.ahead
+                .members
+                .insert(((*g).clone(), (*u).clone()), member);
+        }
+        for u in users {
+            let user = UserId::from_stored(u.to_owned());
+            let n = counts.get(u).copied().unwrap_or(0);
+            self.ahead
+                .users
+                .insert(user.clone(), exist.get(u).copied().unwrap_or(false));
+            self.ahead.group_counts.insert(user, n);
         }
         Ok(())
     }

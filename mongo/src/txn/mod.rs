@@ -182,6 +182,11 @@ impl Txn for MongoTxn<'_> {
     }
 
     async fn is_member(&mut self, group: &GroupName, user: &UserId) -> Result<bool, TxnError> {
+        if !self.ahead.members.is_empty() {
+            if let Some(held) = self.ahead.members.get(&(group.clone(), user.clone())) {
+                return Ok(*held);
+            }
+        }
         let member = doc! { "group": group.as_str(), "user": user.as_str() };
         let found = self.store.db.group_members.find_one(member);
         let found = found.projection(doc! { "_id": 1 }).session(&mut *self.s);
@@ -189,6 +194,9 @@ impl Txn for MongoTxn<'_> {
     }
 
     async fn group_count(&mut self, user: &UserId, cap: usize) -> Result<usize, TxnError> {
+        if let Some(n) = self.ahead.group_counts.get(user) {
+            return Ok((*n).min(cap));
+        }
         let n = self
             .store
             .db
@@ -421,6 +429,13 @@ impl Txn for MongoTxn<'_> {
         users: &[&UserId],
     ) -> Result<(), TxnError> {
         self.read_posts_ahead(posts, users).await
+    }
+
+    async fn read_ahead_members(
+        &mut self,
+        pairs: &[(&GroupName, &UserId)],
+    ) -> Result<(), TxnError> {
+        self.read_members_ahead(pairs).await
     }
 
     async fn read_ahead_notices(
