@@ -7,9 +7,31 @@ use crate::store::{get_i64, id_bson, json_text, to_post, MongoStore};
 use mongodb::bson::{doc, Document};
 use mongodb::ClientSession;
 use socialite_core::checks::post_id_taken;
-use socialite_core::error::Result;
+use socialite_core::error::{Error, Result};
 use socialite_core::ids::{PostId, UserId};
 use socialite_core::model::{Post, PostRef};
+
+/// A post's document in `content`.
+fn post_doc(post: &Post) -> Document {
+    let mut record = doc! {
+        "_id": id_bson(post.id),
+        "author": post.author.as_str(),
+        "message": &post.message,
+        "data": json_text(&post.data),
+    };
+    if !post.mentions.is_empty() {
+        let m: Vec<&str> = post.mentions.iter().map(UserId::as_str).collect();
+        record.insert("mentions", m);
+    }
+    let reference = |r: &PostRef| doc! { "id": id_bson(r.id), "author": r.author.as_str() };
+    if let Some(r) = &post.reply_to {
+        record.insert("reply_to", reference(r));
+    }
+    if let Some(r) = &post.repost_of {
+        record.insert("repost_of", reference(r));
+    }
+    record
+}
 
 impl MongoStore {
     /// Stores a new post's document (its mentions, of users that exist).
@@ -18,28 +40,44 @@ impl MongoStore {
         s: &mut ClientSession,
         post: &Post,
     ) -> Result<(), TxnError> {
-        let mut record = doc! {
-            "_id": id_bson(post.id),
-            "author": post.author.as_str(),
-            "message": &post.message,
-            "data": json_text(&post.data),
-        };
-        if !post.mentions.is_empty() {
-            let m: Vec<&str> = post.mentions.iter().map(UserId::as_str).collect();
-            record.insert("mentions", m);
-        }
-        let reference = |r: &PostRef| doc! { "id": id_bson(r.id), "author": r.author.as_str() };
-        if let Some(r) = &post.reply_to {
-            record.insert("reply_to", reference(r));
-        }
-        if let Some(r) = &post.repost_of {
-            record.insert("repost_of", reference(r));
-        }
-        match self.db.content.insert_one(record).session(&mut *s).await {
+        match self
+            .db
+            .content
+            .insert_one(post_doc(post))
+            .session(&mut *s)
+            .await
+        {
             Ok(_) => Ok(()),
             Err(e) if is_duplicate_key(&e) => Err(post_id_taken(post.id).into()),
             Err(e) => Err(e.into()),
         }
+    }
+
+    /// Stores a run of new posts' documents in one command (each chunk of
+    /// them), in order.
+    pub(crate) async fn put_posts(
+        &self,
+        s: &mut ClientSession,
+        posts: &[Post],
+    ) -> Result<(), TxnError> {
+        for part in posts.chunks(crate::db::IN_CHUNK) {
+            let docs = part.iter().map(post_doc);
+            match self.db.content.insert_many(docs).session(&mut *s).await {
+                Ok(_) => {}
+                Err(e) if is_duplicate_key(&e) => {
+                    // The run's ids were read ahead as free: only a write
+                    // beside this transaction took one of them.
+                    let ids = part.iter().map(|p| p.id.to_string());
+                    let what = format!(
+                        "one of the posts {} is stored already",
+                        ids.collect::<Vec<_>>().join(", ")
+                    );
+                    return Err(Error::conflict("post_id_taken", what).into());
+                }
+                Err(e) => return Err(e.into()),
+            }
+        }
+        Ok(())
     }
 
     /// The posts that those of `posts` that are replies answer, where still

@@ -27,6 +27,7 @@ use socialite_domain::graph::relations::Relation;
 use socialite_domain::notifications::notified::{GroupKey, Notice, NoticeGroup, NoticeKey};
 
 mod ahead;
+mod pending;
 mod steps;
 
 /// One transaction of the store, as the planners see it.
@@ -36,6 +37,8 @@ pub(crate) struct MongoTxn<'a> {
     ledger: Ledger,
     /// What a run's rules were read ahead for, kept true across writes.
     ahead: ahead::ReadAhead,
+    /// A run's new posts not written yet (`pending.rs`).
+    pending: Vec<Post>,
 }
 
 /// The store's one write primitive: the write planned in a transaction of
@@ -53,8 +56,12 @@ impl Transact for MongoStore {
                     s: &mut s,
                     ledger: Ledger::of(write),
                     ahead: Default::default(),
+                    pending: Vec::new(),
                 };
-                let r = write.plan(txn).await;
+                let r = match write.plan(txn).await {
+                    Ok(done) => txn.flush_posts().await.map(|()| done),
+                    Err(e) => Err(e),
+                };
                 let ledger = std::mem::take(&mut txn.ledger);
                 (s, r.map(|done| (done, ledger)))
             })
@@ -81,6 +88,7 @@ impl Txn for MongoTxn<'_> {
         if let Some(found) = self.ahead.existing(users) {
             return Ok(found);
         }
+        self.flush_posts().await?;
         let ids: Vec<&str> = users.iter().map(|u| u.as_str()).collect();
         let mut cursor = self
             .store
@@ -110,6 +118,7 @@ impl Txn for MongoTxn<'_> {
                 return Ok(held.clone());
             }
         }
+        self.flush_posts().await?;
         let found = self
             .store
             .db
@@ -127,6 +136,7 @@ impl Txn for MongoTxn<'_> {
                 return Ok(*held);
             }
         }
+        self.flush_posts().await?;
         let (a, b) = (a.as_str(), b.as_str());
         self.store.blocked_either_way(self.s, a, b).await
     }
@@ -135,6 +145,7 @@ impl Txn for MongoTxn<'_> {
         if let Some((n, _)) = self.ahead.followers.get(user) {
             return Ok(*n);
         }
+        self.flush_posts().await?;
         self.store.following_count(self.s, user.as_str()).await
     }
 
@@ -142,6 +153,7 @@ impl Txn for MongoTxn<'_> {
         if let Some((_, lists)) = self.ahead.followers.get(user) {
             return Ok(lists.clone());
         }
+        self.flush_posts().await?;
         let held = self.store.list_sizes(Some(&mut *self.s), user.as_str());
         Ok(held.await?.into_iter().map(|(l, _)| l).collect())
     }
@@ -152,12 +164,14 @@ impl Txn for MongoTxn<'_> {
         relation: Relation,
         target: &UserId,
     ) -> Result<bool, TxnError> {
+        self.flush_posts().await?;
         let key = doc! { "u": user.as_str(), "k": code(relation), "t": target.as_str() };
         let found = self.store.db.relations.find_one(key);
         Ok(found.session(&mut *self.s).await?.is_some())
     }
 
     async fn mute_end(&mut self, user: &UserId, target: &UserId) -> Result<Option<u64>, TxnError> {
+        self.flush_posts().await?;
         let s = Some(&mut *self.s);
         self.store
             .mute_end_in(s, user.as_str(), target.as_str())
@@ -170,6 +184,7 @@ impl Txn for MongoTxn<'_> {
         relation: Relation,
         cap: usize,
     ) -> Result<usize, TxnError> {
+        self.flush_posts().await?;
         let n = self
             .store
             .db
@@ -187,6 +202,7 @@ impl Txn for MongoTxn<'_> {
                 return Ok(*held);
             }
         }
+        self.flush_posts().await?;
         let member = doc! { "group": group.as_str(), "user": user.as_str() };
         let found = self.store.db.group_members.find_one(member);
         let found = found.projection(doc! { "_id": 1 }).session(&mut *self.s);
@@ -197,6 +213,7 @@ impl Txn for MongoTxn<'_> {
         if let Some(n) = self.ahead.group_counts.get(user) {
             return Ok((*n).min(cap));
         }
+        self.flush_posts().await?;
         let n = self
             .store
             .db
@@ -209,6 +226,7 @@ impl Txn for MongoTxn<'_> {
     }
 
     async fn deleting(&mut self, user: &UserId) -> Result<Option<Vec<ListName>>, TxnError> {
+        self.flush_posts().await?;
         self.store.deleting_lists(self.s, user.as_str()).await
     }
 
@@ -218,6 +236,7 @@ impl Txn for MongoTxn<'_> {
         side: Side,
         limit: usize,
     ) -> Result<Vec<(UserId, Vec<ListName>)>, TxnError> {
+        self.flush_posts().await?;
         let collection = match side {
             Side::Followers => "followers",
             Side::Following => "following",
@@ -229,6 +248,7 @@ impl Txn for MongoTxn<'_> {
     }
 
     async fn groups_of(&mut self, user: &UserId) -> Result<Vec<GroupName>, TxnError> {
+        self.flush_posts().await?;
         self.store.groups_in(self.s, user.as_str()).await
     }
 
@@ -237,12 +257,14 @@ impl Txn for MongoTxn<'_> {
         user: &UserId,
         limit: usize,
     ) -> Result<Vec<(Relation, UserId)>, TxnError> {
+        self.flush_posts().await?;
         self.store
             .relations_kept(self.s, user.as_str(), limit)
             .await
     }
 
     async fn posts_by(&mut self, user: &UserId, limit: usize) -> Result<Vec<PostId>, TxnError> {
+        self.flush_posts().await?;
         let (filter, sort) = (
             doc! { "author": user.as_str() },
             doc! { "author": 1, "_id": 1 },
@@ -251,6 +273,7 @@ impl Txn for MongoTxn<'_> {
     }
 
     async fn answered_among(&mut self, posts: &[PostId]) -> Result<Vec<PostId>, TxnError> {
+        self.flush_posts().await?;
         self.store.answered_among_in(self.s, posts).await
     }
 
@@ -259,6 +282,7 @@ impl Txn for MongoTxn<'_> {
         user: &UserId,
         limit: usize,
     ) -> Result<Vec<PostId>, TxnError> {
+        self.flush_posts().await?;
         let (filter, sort) = (
             doc! { "mentions": user.as_str() },
             doc! { "mentions": 1, "_id": -1 },
@@ -270,6 +294,7 @@ impl Txn for MongoTxn<'_> {
         &mut self,
         user: &UserId,
     ) -> Result<Option<Option<serde_json::Map<String, serde_json::Value>>>, TxnError> {
+        self.flush_posts().await?;
         let filter = doc! { "_id": user.as_str() };
         let found = self
             .store
@@ -285,6 +310,7 @@ impl Txn for MongoTxn<'_> {
     }
 
     async fn standing(&mut self, user: &UserId) -> Result<Standing, TxnError> {
+        self.flush_posts().await?;
         let found = self
             .store
             .db
@@ -301,6 +327,7 @@ impl Txn for MongoTxn<'_> {
         if let Some(held) = self.ahead.posts.get(&id) {
             return Ok(held.clone());
         }
+        self.flush_posts().await?;
         self.store.post_in(self.s, id).await
     }
 
@@ -310,6 +337,7 @@ impl Txn for MongoTxn<'_> {
         user: &UserId,
         post: PostId,
     ) -> Result<Option<u64>, TxnError> {
+        self.flush_posts().await?;
         let at = self
             .store
             .kept_at_in(self.s, collection, user.as_str(), post);
@@ -321,12 +349,14 @@ impl Txn for MongoTxn<'_> {
         collection: &Collection,
         user: &UserId,
     ) -> Result<u64, TxnError> {
+        self.flush_posts().await?;
         self.store
             .kept_count_in(self.s, collection, user.as_str())
             .await
     }
 
     async fn exclusive_lists(&mut self, user: &UserId) -> Result<Vec<ListName>, TxnError> {
+        self.flush_posts().await?;
         let s = Some(&mut *self.s);
         self.store.exclusive_lists_in(s, user.as_str()).await
     }
@@ -335,6 +365,7 @@ impl Txn for MongoTxn<'_> {
         if let Some(held) = self.ahead.thread_mutes.get(user) {
             return Ok(held.iter().take(limit).copied().collect());
         }
+        self.flush_posts().await?;
         let s = Some(&mut *self.s);
         self.store
             .thread_mutes_in(s, user.as_str(), None, limit)
@@ -342,6 +373,7 @@ impl Txn for MongoTxn<'_> {
     }
 
     async fn filters(&mut self, user: &UserId) -> Result<Option<FilterSet>, TxnError> {
+        self.flush_posts().await?;
         self.store.filters_in(self.s, user.as_str()).await
     }
 
@@ -350,10 +382,12 @@ impl Txn for MongoTxn<'_> {
         user: &UserId,
         timeline: MarkerTimeline,
     ) -> Result<Option<Marker>, TxnError> {
+        self.flush_posts().await?;
         self.store.marker_in(self.s, user.as_str(), timeline).await
     }
 
     async fn liked(&mut self, post: PostId, user: &UserId) -> Result<Option<u64>, TxnError> {
+        self.flush_posts().await?;
         self.store.liked_in(self.s, post, user.as_str()).await
     }
 
@@ -362,6 +396,7 @@ impl Txn for MongoTxn<'_> {
         user: &UserId,
         limit: usize,
     ) -> Result<Vec<(PostId, bool)>, TxnError> {
+        self.flush_posts().await?;
         self.store.likes_by_in(self.s, user.as_str(), limit).await
     }
 
@@ -371,6 +406,7 @@ impl Txn for MongoTxn<'_> {
                 return Ok(*held);
             }
         }
+        self.flush_posts().await?;
         self.store.notice_in(self.s, key).await
     }
 
@@ -385,6 +421,7 @@ impl Txn for MongoTxn<'_> {
                 return Ok(held.clone());
             }
         }
+        self.flush_posts().await?;
         let held = self
             .store
             .notice_group_in(self.s, recipient.as_str(), group);
@@ -397,6 +434,7 @@ impl Txn for MongoTxn<'_> {
         group: GroupKey,
         limit: usize,
     ) -> Result<Vec<(PostId, UserId)>, TxnError> {
+        self.flush_posts().await?;
         let newest = self
             .store
             .group_notices_in(self.s, recipient.as_str(), group, limit);
@@ -404,10 +442,12 @@ impl Txn for MongoTxn<'_> {
     }
 
     async fn notices_of(&mut self, user: &UserId, limit: usize) -> Result<Vec<Notice>, TxnError> {
+        self.flush_posts().await?;
         self.store.notices_of_in(self.s, user.as_str(), limit).await
     }
 
     async fn reposted(&mut self, post: PostId, user: &UserId) -> Result<Option<PostId>, TxnError> {
+        self.flush_posts().await?;
         self.store.reposted_in(self.s, post, user.as_str()).await
     }
 
@@ -416,10 +456,12 @@ impl Txn for MongoTxn<'_> {
         user: &UserId,
         limit: usize,
     ) -> Result<Vec<(PostId, PostId, bool)>, TxnError> {
+        self.flush_posts().await?;
         self.store.reposts_by_in(self.s, user.as_str(), limit).await
     }
 
     async fn read_ahead_edges(&mut self, pairs: &[(&UserId, &UserId)]) -> Result<(), TxnError> {
+        self.flush_posts().await?;
         self.read_edges_ahead(pairs).await
     }
 
@@ -428,6 +470,7 @@ impl Txn for MongoTxn<'_> {
         posts: &[PostId],
         users: &[&UserId],
     ) -> Result<(), TxnError> {
+        self.flush_posts().await?;
         self.read_posts_ahead(posts, users).await
     }
 
@@ -435,6 +478,7 @@ impl Txn for MongoTxn<'_> {
         &mut self,
         pairs: &[(&GroupName, &UserId)],
     ) -> Result<(), TxnError> {
+        self.flush_posts().await?;
         self.read_members_ahead(pairs).await
     }
 
@@ -443,12 +487,13 @@ impl Txn for MongoTxn<'_> {
         keys: &[&NoticeKey],
         groups: &[(&UserId, GroupKey)],
     ) -> Result<(), TxnError> {
+        self.flush_posts().await?;
         self.read_notices_ahead(keys, groups).await
     }
 
     async fn write_steps(&mut self, steps: &[Step]) -> Result<(), TxnError> {
         self.ahead.after(steps);
-        self.apply_runs(steps).await
+        self.write_or_hold(steps).await
     }
 
     fn ledger(&mut self) -> &mut Ledger {

@@ -93,6 +93,12 @@ pub async fn runs_of_posts(open: Opener) {
     assert_eq!(told(b, "bo").await, ["Mention:ann"]);
     assert_eq!(told(b, "ann").await, ["Reply:bo"]);
 
+    // A run of posts that tell no one, the whole batch: every one held
+    // once the batch commits.
+    let quiet = vec![record(post(101, "cy", "a")), record(post(102, "cy", "b"))];
+    assert_eq!(import(quiet).await.unwrap(), 2);
+    assert_eq!(held(b, &[101, 102]).await.len(), 2);
+
     // The same run again changes nothing: the posts, the count and the
     // notices are held.
     assert_eq!(import(run).await.unwrap(), 0);
