@@ -138,9 +138,11 @@ impl<S: Send + 'static> Writer<S> {
     }
 
     /// Runs `f` inside the next group transaction and returns its result once
-    /// that transaction is durable. A job must return domain errors (invalid,
-    /// not found, conflict) before it writes anything; any other error aborts
-    /// the whole batch.
+    /// that transaction is durable. A job that returns a domain error
+    /// (invalid, not found, conflict) before it writes anything leaves the
+    /// batch to commit; one that wrote first sets `undo` (an import's batch
+    /// refused at a later record), and that, or any other error, aborts the
+    /// whole batch.
     pub async fn write<R: Send + 'static>(
         &self,
         f: impl FnOnce(&mut WriteCtx<'_, S>) -> Result<R> + Send + 'static,
