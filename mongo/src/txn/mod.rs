@@ -8,7 +8,6 @@ use crate::lists::lists_of;
 use crate::relations::code;
 use crate::store::{get_str, MongoStore};
 use crate::user_rows::present;
-use async_trait::async_trait;
 use mongodb::bson::doc;
 use mongodb::ClientSession;
 use socialite_core::error::Result;
@@ -20,8 +19,6 @@ use socialite_core::plan::Ledger;
 use socialite_core::plan::Side;
 use socialite_core::plan::{Step, Txn};
 use socialite_core::ports::Standing;
-use socialite_core::ports::Transact;
-use socialite_core::write::{Done, Write};
 use socialite_domain::feed::markers::{Marker, MarkerTimeline};
 use socialite_domain::graph::relations::Relation;
 use socialite_domain::notifications::notified::{GroupKey, Notice, NoticeGroup, NoticeKey};
@@ -29,6 +26,7 @@ use socialite_domain::notifications::notified::{GroupKey, Notice, NoticeGroup, N
 mod ahead;
 mod pending;
 mod steps;
+mod transact;
 
 /// One transaction of the store, as the planners see it.
 pub(crate) struct MongoTxn<'a> {
@@ -39,46 +37,6 @@ pub(crate) struct MongoTxn<'a> {
     ahead: ahead::ReadAhead,
     /// A run's new posts not written yet (`pending.rs`).
     pending: Vec<Post>,
-}
-
-/// The store's one write primitive: the write planned in a transaction of
-/// the store (retried as `Db::transaction` retries; each attempt keeps a
-/// ledger of its own), then what follows a commit, from what it applied.
-#[async_trait]
-impl Transact for MongoStore {
-    async fn transact(&self, write: Write) -> Result<Done> {
-        let write = &write;
-        let (done, ledger) = self
-            .db
-            .transaction(write.doing(), |mut s| async move {
-                let txn = &mut MongoTxn {
-                    store: self,
-                    s: &mut s,
-                    ledger: Ledger::of(write),
-                    ahead: Default::default(),
-                    pending: Vec::new(),
-                };
-                let r = match write.plan(txn).await {
-                    Ok(done) => txn.flush_posts().await.map(|()| done),
-                    Err(e) => Err(e),
-                };
-                let ledger = std::mem::take(&mut txn.ledger);
-                (s, r.map(|done| (done, ledger)))
-            })
-            .await?;
-        self.committed(&ledger);
-        Ok(done)
-    }
-}
-
-impl MongoStore {
-    /// The relay is woken when a write queued events, whichever write it
-    /// was (it would otherwise find them at its idle poll).
-    fn committed(&self, ledger: &Ledger) {
-        if ledger.emitted > 0 {
-            self.outbox_ready.notify_one();
-        }
-    }
 }
 
 impl Txn for MongoTxn<'_> {
