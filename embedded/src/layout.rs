@@ -4,13 +4,16 @@
 //! rules that keep a timeline exact (coverage floor, warming) and the
 //! conversion to entries are in [`super::stored`], the same for every layout.
 
+use crate::packed::Packed;
 use socialite_core::ids::PostId;
+use socialite_domain::feed::accept::{capped_coverage, takes, Coverage};
 use std::collections::{BTreeMap, HashSet, VecDeque};
 
 /// A stored entry: the post and its author's interned number (see
-/// [`super::authors`]). Packed to 12 bytes (aligned, it would be 16): a
-/// full 50-entry cache takes 612 bytes. Read its fields by value (`{s.post}`);
-/// references into a packed struct are not allowed.
+/// [`super::authors`]). Packed to 12 bytes (aligned, it would be 16) where
+/// buckets hold it; a capped cache packs its slots further (see
+/// [`crate::packed`]). Read its fields by value (`{s.post}`); references
+/// into a packed struct are not allowed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[repr(C, packed(4))]
 pub struct Slot {
@@ -34,16 +37,15 @@ pub enum LayoutSpec {
 #[derive(Debug, Clone)]
 pub enum Layout {
     Capped {
-        cap: usize,
         /// Oldest first, so that the usual delivery (the newest post) appends
         /// and the cap drops from the front, both without moving entries.
-        entries: VecDeque<Slot>,
+        entries: Packed,
     },
     TimeBuckets {
         span_ms: u64,
         keep: usize,
         /// Bucket start (ms) → entries, oldest first.
-        buckets: BTreeMap<u64, VecDeque<Slot>>,
+        buckets: Box<BTreeMap<u64, VecDeque<Slot>>>,
     },
     SizedBuckets {
         size: usize,
@@ -55,6 +57,24 @@ pub enum Layout {
         /// The ids held, so that a redelivery is recognised in any bucket.
         ids: Box<HashSet<PostId>>,
     },
+}
+
+/// What enforcing the retention did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Retention {
+    /// Nothing was dropped.
+    Kept,
+    /// Entries were dropped, and the coverage follows from what is held
+    /// ([`Layout::coverage`]).
+    Dropped,
+    /// Entries were dropped; from this floor up every entry is still held.
+    Floor(PostId),
+}
+
+impl From<Option<PostId>> for Retention {
+    fn from(floor: Option<PostId>) -> Retention {
+        floor.map_or(Retention::Kept, Retention::Floor)
+    }
 }
 
 /// Inserts into an oldest-first deque that holds at most `bound` slots at a
@@ -90,13 +110,12 @@ impl Layout {
     pub fn new(spec: LayoutSpec) -> Layout {
         match spec {
             LayoutSpec::Capped { cap } => Layout::Capped {
-                cap,
-                entries: VecDeque::new(),
+                entries: Packed::new(cap),
             },
             LayoutSpec::TimeBuckets { span_ms, keep } => Layout::TimeBuckets {
                 span_ms,
                 keep,
-                buckets: BTreeMap::new(),
+                buckets: Box::default(),
             },
             LayoutSpec::SizedBuckets { size, keep } => Layout::SizedBuckets {
                 size,
@@ -110,8 +129,7 @@ impl Layout {
     /// Stores the slot; false if its post is already held.
     pub fn insert(&mut self, s: Slot) -> bool {
         match self {
-            // The cap plus the one that is inserted before the cap drops one.
-            Layout::Capped { cap, entries } => insert_sorted(entries, s, *cap + 1),
+            Layout::Capped { entries } => entries.insert(s),
             Layout::TimeBuckets {
                 span_ms, buckets, ..
             } => {
@@ -139,9 +157,10 @@ impl Layout {
 
     pub fn contains(&self, post: PostId) -> bool {
         match self {
-            Layout::Capped { entries, .. } => {
-                entries.binary_search_by(|x| { x.post }.cmp(&post)).is_ok()
-            }
+            Layout::Capped { entries } => entries
+                .iter()
+                .take_while(|x| { x.post } <= post)
+                .any(|x| { x.post } == post),
             Layout::TimeBuckets { buckets, .. } => buckets
                 .values()
                 .any(|b| b.binary_search_by(|x| { x.post }.cmp(&post)).is_ok()),
@@ -149,46 +168,70 @@ impl Layout {
         }
     }
 
-    /// Drops what exceeds the retention. Returns the floor from which every
-    /// entry is still held, if anything was dropped.
-    /// Whether an entry older than `floor` may be held. Exact for the
-    /// layouts ordered by id; sized buckets (arrival order) always answer yes.
-    pub fn holds_below(&self, floor: PostId) -> bool {
+    /// Whether retention may leave entries below the floor it reports:
+    /// only sized buckets, which keep arrival order, do; the layouts
+    /// ordered by id drop everything below it.
+    pub fn keeps_below_floor(&self) -> bool {
+        matches!(self, Layout::SizedBuckets { .. })
+    }
+
+    /// The coverage of the entries held under the `sealed` one the timeline
+    /// keeps: a capped array's is the rule's
+    /// ([`capped_coverage`]: raised to its oldest entry while it is full),
+    /// so that its cap drops the oldest entry without reading the next;
+    /// the buckets' floors are sealed as retention drops them.
+    pub fn coverage(&self, sealed: Coverage) -> Coverage {
         match self {
-            Layout::Capped { entries, .. } => entries.front().is_some_and(|e| { e.post } < floor),
-            Layout::TimeBuckets { buckets, .. } => buckets
-                .values()
-                .next()
-                .and_then(|b| b.front())
-                .is_some_and(|e| { e.post } < floor),
-            Layout::SizedBuckets { .. } => true,
+            Layout::Capped { entries } => capped_coverage(
+                sealed,
+                entries.len(),
+                entries.oldest().map(|e| e.post),
+                entries.cap(),
+            ),
+            _ => sealed,
         }
     }
 
-    pub fn enforce_retention(&mut self) -> Option<PostId> {
+    /// Whether the rule takes `post` into these entries ([`takes`]). The
+    /// usual delivery, newer than a capped array's newest entry, is above
+    /// its oldest, so only the sealed floor can refuse it.
+    pub fn takes(&self, sealed: Coverage, post: PostId) -> bool {
         match self {
-            Layout::Capped { cap, entries } => {
-                if entries.len() <= *cap {
-                    return None;
+            Layout::Capped { entries } if entries.newest().is_some_and(|n| post > n) => {
+                takes(sealed, post)
+            }
+            _ => takes(self.coverage(sealed), post),
+        }
+    }
+
+    /// Drops what exceeds the retention (see [`Retention`]).
+    pub fn enforce_retention(&mut self) -> Retention {
+        match self {
+            Layout::Capped { entries } => {
+                if entries.len() <= entries.cap() {
+                    return Retention::Kept;
                 }
-                let excess = entries.len() - *cap;
-                entries.drain(..excess);
-                entries.front().map(|e| e.post)
+                while entries.len() > entries.cap() {
+                    entries.drop_oldest();
+                }
+                Retention::Dropped
             }
             Layout::TimeBuckets { keep, buckets, .. } => {
                 if buckets.len() <= *keep {
-                    return None;
+                    return Retention::Kept;
                 }
                 while buckets.len() > *keep {
                     buckets.pop_first();
                 }
                 // Older buckets hold only older posts: from the oldest kept
                 // entry up, everything is here.
-                buckets
-                    .values()
-                    .next()
-                    .and_then(|b| b.front())
-                    .map(|e| e.post)
+                Retention::from(
+                    buckets
+                        .values()
+                        .next()
+                        .and_then(|b| b.front())
+                        .map(|e| e.post),
+                )
             }
             Layout::SizedBuckets {
                 keep, buckets, ids, ..
@@ -202,14 +245,14 @@ impl Layout {
                 }
                 // Arrival order is not id order: only above the highest
                 // dropped id is everything still here.
-                highest_dropped.map(|p| PostId(p.0 + 1))
+                Retention::from(highest_dropped.map(|p| PostId(p.0 + 1)))
             }
         }
     }
 
     pub fn retain(&mut self, mut keep: impl FnMut(&Slot) -> bool) {
         match self {
-            Layout::Capped { entries, .. } => entries.retain(keep),
+            Layout::Capped { entries } => entries.retain(keep),
             Layout::TimeBuckets { buckets, .. } => {
                 buckets.values_mut().for_each(|b| b.retain(&mut keep));
                 buckets.retain(|_, b| !b.is_empty());
@@ -232,8 +275,10 @@ impl Layout {
     /// Up to `limit` slots older than `before`, newest first.
     pub fn page(&self, before: Option<PostId>, limit: usize) -> Vec<Slot> {
         match self {
-            Layout::Capped { entries, .. } => {
-                newest_below(entries, before, limit).copied().collect()
+            Layout::Capped { entries } => {
+                let all: Vec<Slot> = entries.iter().collect();
+                let end = before.map_or(all.len(), |b| all.partition_point(|e| { e.post } < b));
+                all[..end].iter().rev().take(limit).copied().collect()
             }
             Layout::TimeBuckets {
                 span_ms, buckets, ..
@@ -262,26 +307,27 @@ impl Layout {
         }
     }
 
-    pub fn slots(&self) -> Box<dyn Iterator<Item = &Slot> + '_> {
+    pub fn slots(&self) -> Box<dyn Iterator<Item = Slot> + '_> {
         match self {
-            Layout::Capped { entries, .. } => Box::new(entries.iter()),
-            Layout::TimeBuckets { buckets, .. } => Box::new(buckets.values().flatten()),
-            Layout::SizedBuckets { buckets, .. } => Box::new(buckets.iter().flatten()),
+            Layout::Capped { entries } => Box::new(entries.iter()),
+            Layout::TimeBuckets { buckets, .. } => Box::new(buckets.values().flatten().copied()),
+            Layout::SizedBuckets { buckets, .. } => Box::new(buckets.iter().flatten().copied()),
         }
     }
 
-    /// The newest slot of a capped array, where a delivery usually writes;
-    /// `None` for the bucketed layouts, whose writes land in many places.
-    pub fn newest(&self) -> Option<&Slot> {
+    /// Where a delivery to a capped array usually reads and writes (its
+    /// oldest and newest entries); `None` for the bucketed layouts, whose
+    /// writes land in many places.
+    pub fn ends(&self) -> Option<(&u8, &u8)> {
         match self {
-            Layout::Capped { entries, .. } => entries.back(),
+            Layout::Capped { entries } => entries.ends(),
             _ => None,
         }
     }
 
     pub fn len(&self) -> usize {
         match self {
-            Layout::Capped { entries, .. } => entries.len(),
+            Layout::Capped { entries } => entries.len(),
             Layout::TimeBuckets { buckets, .. } => buckets.values().map(VecDeque::len).sum(),
             Layout::SizedBuckets { ids, .. } => ids.len(),
         }
@@ -291,7 +337,7 @@ impl Layout {
     pub fn allocated_bytes(&self) -> usize {
         let slot = std::mem::size_of::<Slot>();
         match self {
-            Layout::Capped { entries, .. } => entries.capacity() * slot,
+            Layout::Capped { entries } => entries.allocated_bytes(),
             Layout::TimeBuckets { buckets, .. } => buckets
                 .values()
                 .map(|b| b.capacity() * slot + 8 + std::mem::size_of::<VecDeque<Slot>>())
@@ -374,24 +420,31 @@ mod tests {
                 l.insert(e(t, s));
             }
         }
-        assert_eq!(capped.enforce_retention(), Some(e(25, 0).post));
-        assert_eq!(timed.enforce_retention(), Some(e(15, 0).post));
+        assert_eq!(capped.enforce_retention(), Retention::Dropped);
+        assert_eq!(
+            capped.coverage(Coverage::All),
+            Coverage::From(e(25, 0).post)
+        );
+        assert_eq!(timed.enforce_retention(), Retention::Floor(e(15, 0).post));
         assert_eq!(timed.documents(), 2);
         // Sized buckets [1,15] [25,27]: dropping the first leaves all above 15.
-        assert_eq!(sized.enforce_retention(), Some(PostId(e(15, 0).post.0 + 1)));
+        assert_eq!(
+            sized.enforce_retention(),
+            Retention::Floor(PostId(e(15, 0).post.0 + 1))
+        );
         assert_eq!(ids(&sized).len(), 2);
     }
 
     #[test]
-    fn a_full_cache_of_fifty_takes_no_more_than_fifty_one_slots() {
+    fn a_full_cache_of_fifty_takes_fewer_bytes_than_fifty_slots() {
         let mut l = Layout::new(LayoutSpec::Capped { cap: 50 });
         for t in 1..=500 {
-            l.insert(e(t, 0));
+            l.insert(e(t * 1_000, 0));
             l.enforce_retention();
         }
         assert_eq!(l.len(), 50);
         assert!(
-            l.allocated_bytes() <= 51 * 16,
+            l.allocated_bytes() <= 50 * 6,
             "{} bytes",
             l.allocated_bytes()
         );

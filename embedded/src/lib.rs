@@ -16,7 +16,8 @@
 //!   loading): `content.redb`, written through the group-commit `writer`.
 //! - `log`: the event log with consumer offsets.
 //! - `timelines` over `stored` (one user's timeline and its exactness
-//!   rules), `layout` (capped array, time buckets, sized buckets) and
+//!   rules), `layout` (capped array, time buckets, sized buckets; the capped
+//!   array `packed` in bytes) and
 //!   `authors` (interned author ids).
 
 mod accounts;
@@ -44,6 +45,7 @@ mod mute_ends;
 mod notices;
 mod notify_since;
 mod outbox;
+mod packed;
 mod post_cache;
 mod post_rows;
 mod recent;

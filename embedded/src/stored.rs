@@ -7,17 +7,19 @@
 //! beside them.
 
 use crate::authors::Authors;
-use crate::layout::{Layout, LayoutSpec, Slot};
+use crate::layout::{Layout, LayoutSpec, Retention, Slot};
 use rustc_hash::FxHashMap;
 use socialite_core::ids::{PostId, UserId};
 use socialite_core::model::{Body, Entry};
-use socialite_domain::feed::accept::{fill_entries, takes, Coverage, WarmingMemory};
+use socialite_domain::feed::accept::{fill_entries, Coverage, WarmingMemory};
 use std::sync::Arc;
 
 #[derive(Debug, Clone)]
 pub struct StoredTimeline {
     layout: Layout,
-    coverage: Coverage,
+    /// The coverage sealed so far: the layout raises it by what it holds
+    /// ([`Layout::coverage`]); sealed again before entries are removed.
+    sealed: Coverage,
     /// Present while the timeline waits for its filling merge.
     warming: Option<Box<WarmingMemory>>,
     /// Embedded content by post, when entries embed.
@@ -35,7 +37,7 @@ impl StoredTimeline {
     pub fn warming(spec: LayoutSpec, now_ms: u64) -> StoredTimeline {
         StoredTimeline {
             layout: Layout::new(spec),
-            coverage: Coverage::All,
+            sealed: Coverage::All,
             warming: Some(Box::default()),
             bodies: None,
             read_at: now_ms,
@@ -48,7 +50,13 @@ impl StoredTimeline {
     }
 
     pub fn coverage(&self) -> Coverage {
-        self.coverage
+        self.layout.coverage(self.sealed)
+    }
+
+    /// Seals the coverage before a removal: a full capped array covers
+    /// from its oldest entry, which the removal makes it not full.
+    fn seal(&mut self) {
+        self.sealed = self.coverage();
     }
 
     pub fn layout(&self) -> &Layout {
@@ -57,8 +65,9 @@ impl StoredTimeline {
 
     /// Narrows what the timeline claims to hold exactly, dropping what falls below.
     fn raise_floor(&mut self, coverage: Coverage) {
-        if coverage > self.coverage {
-            self.coverage = self.coverage.narrowed_to(coverage);
+        self.seal();
+        if coverage > self.sealed {
+            self.sealed = self.sealed.narrowed_to(coverage);
             self.layout.retain(|e| coverage.covers(e.post));
             self.forget_dropped_bodies();
         }
@@ -78,7 +87,7 @@ impl StoredTimeline {
     /// read-time merge serves those).
     pub fn insert_slot(&mut self, slot: Slot, body: Option<&Arc<Body>>) -> bool {
         // The layout refuses a post it holds: each is stored once.
-        if !takes(self.coverage, slot.post) || !self.layout.insert(slot) {
+        if !self.layout.takes(self.sealed, slot.post) || !self.layout.insert(slot) {
             return false;
         }
         if let Some(b) = body {
@@ -86,13 +95,16 @@ impl StoredTimeline {
                 .get_or_insert_with(Box::default)
                 .insert(slot.post.0, b.clone());
         }
-        if let Some(floor) = self.layout.enforce_retention() {
-            if self.layout.holds_below(floor) {
+        match self.layout.enforce_retention() {
+            Retention::Kept => {}
+            // The usual case: a full cache dropped its oldest.
+            Retention::Dropped => self.forget_dropped_bodies(),
+            Retention::Floor(floor) if self.layout.keeps_below_floor() => {
                 self.raise_floor(Coverage::From(floor));
-            } else {
-                // The usual case (a full cache dropped its oldest): nothing
-                // is left below the new floor to look for.
-                self.coverage = self.coverage.narrowed_to(Coverage::From(floor));
+            }
+            Retention::Floor(floor) => {
+                // Nothing is left below the new floor to look for.
+                self.sealed = self.sealed.narrowed_to(Coverage::From(floor));
                 self.forget_dropped_bodies();
             }
         }
@@ -142,6 +154,7 @@ impl StoredTimeline {
             w.purge(author);
         }
         if let Some(n) = authors.lookup(author) {
+            self.seal();
             self.layout.retain(|e| e.author != n);
             self.forget_dropped_bodies();
         }
@@ -151,6 +164,7 @@ impl StoredTimeline {
         if let Some(w) = self.warming.as_mut() {
             w.retract(post);
         }
+        self.seal();
         self.layout.retain(|e| { e.post } != post);
         if let Some(bodies) = self.bodies.as_mut() {
             bodies.remove(&post.0);

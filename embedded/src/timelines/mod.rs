@@ -39,7 +39,7 @@ fn place(no: TimelineNo) -> (usize, Key) {
 }
 
 /// How many timelines ahead the delivery loop asks for a timeline's
-/// state, and then, half as far ahead, for its newest entries.
+/// state, and then, half as far ahead, for both ends of its entries.
 const AHEAD: usize = 8;
 
 /// A batch's deliveries: each one's slot, and by shard, each delivery to
@@ -92,8 +92,9 @@ impl MemoryTimelines {
 
     /// Delivers the planned work of the shards that fall in part `part` of
     /// `parts`, a timeline at a time. Each timeline takes its deliveries
-    /// in batch order, so it ends as if the batch were delivered one by
-    /// one; it gets one new version for them all.
+    /// in batch order (a capped array's in id order, which ends the same),
+    /// so it ends as if the batch were delivered one by one; it gets one
+    /// new version for them all.
     fn deliver_part(
         &self,
         deliveries: &[Delivery],
@@ -103,10 +104,21 @@ impl MemoryTimelines {
     ) -> usize {
         let mut delivered = 0;
         let mut g = Grouped::default();
+        // A packed array takes the newest post with an append, but an
+        // older one only after decoding the entries before it: deliveries
+        // come in log order, which is not quite id order (producers, and
+        // concurrent requests within one, number posts before the log
+        // orders them). Sorted by id, a timeline's deliveries in a batch
+        // are appends; the entries it ends with are the same (the newest
+        // of those held and delivered, up to the cap, in any order).
+        let by_id = matches!(self.layout, LayoutSpec::Capped { .. });
         let mine = plan.work.iter().enumerate().skip(part).step_by(parts);
         for (shard, work) in mine.filter(|(_, w)| !w.is_empty()) {
             let mut shard = self.lock(shard);
             shard.group(work, &mut g);
+            if by_id {
+                g.sort_each_by_key(|at| plan.slots[at as usize].post);
+            }
             shard.clock += 1;
             let clock = shard.clock;
             for (i, &p) in g.visit.iter().enumerate() {
@@ -114,7 +126,7 @@ impl MemoryTimelines {
                     shard.prefetch(ahead);
                 }
                 if let Some(&ahead) = g.visit.get(i + AHEAD / 2) {
-                    shard.prefetch_newest(ahead);
+                    shard.prefetch_ends(ahead);
                 }
                 let t = &mut shard.timelines[p as usize].1;
                 t.version = clock;

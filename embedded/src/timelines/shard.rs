@@ -84,12 +84,13 @@ impl Shard {
         prefetch(&self.timelines[position as usize]);
     }
 
-    /// Asks for the newest end of the entries of the timeline at
-    /// `position`, where a delivery writes; its state must be at hand
-    /// already (see `prefetch`).
-    pub(super) fn prefetch_newest(&self, position: u32) {
-        if let Some(slot) = self.timelines[position as usize].1.layout().newest() {
-            prefetch(slot);
+    /// Asks for both ends of the entries of the timeline at `position`,
+    /// where a delivery reads and writes; its state must be at hand already
+    /// (see `prefetch`).
+    pub(super) fn prefetch_ends(&self, position: u32) {
+        if let Some((oldest, newest)) = self.timelines[position as usize].1.layout().ends() {
+            prefetch(oldest);
+            prefetch(newest);
         }
     }
 
@@ -190,6 +191,14 @@ pub(super) struct Grouped {
 }
 
 impl Grouped {
+    /// Orders each timeline's deliveries by `key` (stably: equal keys keep
+    /// batch order).
+    pub(super) fn sort_each_by_key<K: Ord>(&mut self, key: impl Fn(u32) -> K) {
+        for w in self.starts.windows(2) {
+            self.order[w[0] as usize..w[1] as usize].sort_by_key(|&at| key(at));
+        }
+    }
+
     pub(super) fn deliveries_to(&self, position: u32) -> &[u32] {
         let p = position as usize;
         &self.order[self.starts[p] as usize..self.starts[p + 1] as usize]
