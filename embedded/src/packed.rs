@@ -56,7 +56,7 @@ impl Mark {
     }
 }
 
-#[inline]
+#[inline(always)]
 fn put_varint(out: &mut [u8; MAX_ENTRY], at: &mut usize, mut v: u64) {
     while v >= 0x80 {
         out[*at] = (v as u8) | 0x80;
@@ -68,7 +68,7 @@ fn put_varint(out: &mut [u8; MAX_ENTRY], at: &mut usize, mut v: u64) {
 }
 
 /// Reads a varint this module wrote; its bytes are always whole.
-#[inline]
+#[inline(always)]
 fn get_varint(bytes: &[u8], at: &mut usize) -> u64 {
     // Most fields take one byte.
     let first = bytes[*at];
@@ -93,25 +93,33 @@ fn get_varint(bytes: &[u8], at: &mut usize) -> u64 {
 #[inline]
 fn encode(slot: Slot, prev: Mark) -> ([u8; MAX_ENTRY], usize) {
     let mut out = [0u8; MAX_ENTRY];
+    let n = encode_into(&mut out, slot, prev);
+    (out, n)
+}
+
+/// `slot` written against `prev` into `out`; how many bytes it took (the
+/// rest of `out` is left as it was).
+#[inline(always)]
+fn encode_into(out: &mut [u8; MAX_ENTRY], slot: Slot, prev: Mark) -> usize {
     let mut at = 0;
     let post = slot.post;
     let mark = Mark::of(post);
     let seq = (post.0 >> NODE_BITS) & ((1 << (LOW_BITS - NODE_BITS)) - 1);
     let node_differs = mark.node != prev.node;
     let header = ((mark.ms - prev.ms) << 2) | (u64::from(node_differs) << 1) | u64::from(seq != 0);
-    put_varint(&mut out, &mut at, header);
+    put_varint(out, &mut at, header);
     if seq != 0 {
-        put_varint(&mut out, &mut at, seq);
+        put_varint(out, &mut at, seq);
     }
     if node_differs {
-        put_varint(&mut out, &mut at, mark.node);
+        put_varint(out, &mut at, mark.node);
     }
-    put_varint(&mut out, &mut at, u64::from(slot.author));
-    (out, at)
+    put_varint(out, &mut at, u64::from(slot.author));
+    at
 }
 
 /// The entry at `at`, written against `prev`; moves `at` past it.
-#[inline]
+#[inline(always)]
 fn decode(bytes: &[u8], at: &mut usize, prev: Mark) -> (Slot, Mark) {
     let header = get_varint(bytes, at);
     let ms = prev.ms + (header >> 2);
@@ -281,10 +289,19 @@ impl Packed {
     }
 
     fn append(&mut self, s: Slot, prev: Mark) {
-        let (enc, n) = encode(s, prev);
-        self.room_for(n);
         let end = self.end as usize;
-        self.bytes[end..end + n].copy_from_slice(&enc[..n]);
+        // With room for the longest entry, written in place (the bytes
+        // past it are room); else made room for first.
+        let n = match self.bytes.get_mut(end..end + MAX_ENTRY) {
+            Some(room) => encode_into(room.try_into().expect("MAX_ENTRY bytes"), s, prev),
+            None => {
+                let (enc, n) = encode(s, prev);
+                self.room_for(n);
+                let end = self.end as usize;
+                self.bytes[end..end + n].copy_from_slice(&enc[..n]);
+                n
+            }
+        };
         self.end += n as u32;
         self.len += 1;
         self.newest = { s.post }.0;
