@@ -204,6 +204,21 @@ impl Layout {
         }
     }
 
+    /// Prepares for a fill of `entries` (a capped array allocates once for
+    /// them, then [`Layout::fit`]s).
+    pub fn reserve(&mut self, entries: usize) {
+        if let Layout::Capped { entries: held } = self {
+            held.reserve_front(entries.min(held.cap()));
+        }
+    }
+
+    /// Gives back what [`Layout::reserve`] left unused.
+    pub fn fit(&mut self) {
+        if let Layout::Capped { entries } = self {
+            entries.fit();
+        }
+    }
+
     /// Drops what exceeds the retention (see [`Retention`]).
     pub fn enforce_retention(&mut self) -> Retention {
         match self {

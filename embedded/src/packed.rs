@@ -239,7 +239,17 @@ impl Packed {
         let post = s.post;
         if self.len == 0 {
             self.set_first_mark(Mark::first(post));
-            self.append(s, Mark::first(post));
+            let (enc, n) = encode(s, Mark::first(post));
+            match (self.head as usize).checked_sub(n) {
+                // Room reserved in front (a fill's): the entry ends there.
+                Some(at) => {
+                    self.bytes[at..at + n].copy_from_slice(&enc[..n]);
+                    self.head = at as u32;
+                    self.len = 1;
+                    self.newest = post.0;
+                }
+                None => self.append(s, Mark::first(post)),
+            }
             return true;
         }
         if post.0 > self.newest {
@@ -351,6 +361,31 @@ impl Packed {
         self.head = new_head as u32;
         self.set_first_mark(Mark::first(s.post));
         self.len += 1;
+    }
+
+    /// Makes room in front for about `entries` more, in one allocation: a
+    /// fill's merge comes newest first, so its entries are prepended.
+    pub fn reserve_front(&mut self, entries: usize) {
+        let want = entries * MAX_ENTRY / 2;
+        if self.head as usize >= want {
+            return;
+        }
+        let (head, end) = (self.head as usize, self.end as usize);
+        self.bytes = bytes_with(want, &self.bytes[head..end], 0);
+        self.head = want as u32;
+        self.end = (want + end - head) as u32;
+    }
+
+    /// Gives back what a reservation left unused, keeping the room to
+    /// spare that appends keep (see `room_for`).
+    pub fn fit(&mut self) {
+        let (head, end) = (self.head as usize, self.end as usize);
+        let live = end - head;
+        if self.bytes.len() > live + live / 4 + 16 {
+            self.bytes = bytes_with(0, &self.bytes[head..end], live / 8 + 8);
+            self.head = 0;
+            self.end = live as u32;
+        }
     }
 
     /// Drops the oldest entry: its mark becomes what the second, now the
@@ -522,6 +557,8 @@ mod tests {
     #[test]
     fn a_fill_newest_first_prepends_in_place() {
         let mut p = Packed::new(50);
+        p.reserve_front(50);
+        let reserved = p.bytes.as_ptr();
         let mut want = Vec::new();
         for i in (0..50u64).rev() {
             let s = Slot {
@@ -531,6 +568,9 @@ mod tests {
             assert!(p.insert(s));
             want.insert(0, ({ s.post }.0, s.author));
         }
+        assert_eq!(ids(&p), want);
+        assert_eq!(p.bytes.as_ptr(), reserved, "one allocation for the fill");
+        p.fit();
         assert_eq!(ids(&p), want);
         assert!(
             p.allocated_bytes() <= 50 * 7,

@@ -127,9 +127,12 @@ impl StoredTimeline {
         };
         self.raise_floor(coverage);
         // What fanout delivered meanwhile is held already; insert skips it too.
-        for e in fill_entries(merged, &warming, |_| false) {
+        let entries = fill_entries(merged, &warming, |_| false);
+        self.layout.reserve(entries.len());
+        for e in entries {
             self.insert(&e, authors);
         }
+        self.layout.fit();
     }
 
     /// Inserts an author's posts that are exact over `coverage`.
