@@ -5,21 +5,10 @@
 //! conversion to entries are in [`super::stored`], the same for every layout.
 
 use crate::packed::Packed;
+use crate::slot::Slot;
 use socialite_core::ids::PostId;
 use socialite_domain::feed::accept::{capped_coverage, takes, Coverage};
 use std::collections::{BTreeMap, HashSet, VecDeque};
-
-/// A stored entry: the post and its author's interned number (see
-/// [`super::authors`]). Packed to 12 bytes (aligned, it would be 16) where
-/// buckets hold it; a capped cache packs its slots further (see
-/// [`crate::packed`]). Read its fields by value (`{s.post}`); references
-/// into a packed struct are not allowed.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-#[repr(C, packed(4))]
-pub struct Slot {
-    pub post: PostId,
-    pub author: u32,
-}
 
 /// Which layout, with its parameters.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

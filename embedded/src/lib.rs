@@ -17,7 +17,7 @@
 //! - `log`: the event log with consumer offsets.
 //! - `timelines` over `stored` (one user's timeline and its exactness
 //!   rules), `layout` (capped array, time buckets, sized buckets; the capped
-//!   array `packed` in bytes) and
+//!   array `packed` in bytes, the buckets as `slot`s) and
 //!   `authors` (interned author ids).
 
 mod accounts;
@@ -52,6 +52,7 @@ mod recent;
 mod recovery;
 mod relations;
 mod reposts;
+mod slot;
 mod store;
 mod stored;
 mod tables;

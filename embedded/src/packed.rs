@@ -20,7 +20,7 @@
 //! the bytes after it; a removal decodes the whole, at most a cap of
 //! entries, and writes it again.
 
-use crate::layout::Slot;
+use crate::slot::Slot;
 use socialite_core::ids::PostId;
 
 /// Bits of a post id below its millisecond: 12 of sequence, 10 of node.

@@ -3,11 +3,12 @@
 //! that only rises (the timeline is held completely from the floor up; below
 //! it a read-time merge serves), and a warming state whose memory of purges
 //! and retractions filters the activating merge's entries. Entries are stored
-//! as compact slots (see [`crate::layout::Slot`]); embedded content sits
+//! as compact slots (see [`crate::slot::Slot`]); embedded content sits
 //! beside them.
 
 use crate::authors::Authors;
-use crate::layout::{Layout, LayoutSpec, Retention, Slot};
+use crate::layout::{Layout, LayoutSpec, Retention};
+use crate::slot::Slot;
 use rustc_hash::FxHashMap;
 use socialite_core::ids::{PostId, UserId};
 use socialite_core::model::{Body, Entry};

@@ -5,7 +5,8 @@
 //! content store, so nothing is lost with it.
 
 use crate::authors::Authors;
-use crate::layout::{LayoutSpec, Slot};
+use crate::layout::LayoutSpec;
+use crate::slot::Slot;
 use crate::stored::StoredTimeline;
 use async_trait::async_trait;
 use socialite_core::error::Result;
