@@ -323,6 +323,7 @@ fn in_process_config(args: &BenchArgs) -> AppConfig {
                 data_dir: args.data_dir.clone(),
                 log_retention: socialite_embedded::DEFAULT_RETENTION,
                 feed: args.feed.config(),
+                bulk: false,
             },
         ),
         worker: WorkerConfig {

@@ -21,6 +21,9 @@ pub struct EmbeddedConfig {
     pub log_retention: u64,
     /// The feed model and its parameters.
     pub feed: FeedConfig,
+    /// Opened to write in bulk (an import, a migration's copy): the
+    /// content store gets a larger page cache.
+    pub bulk: bool,
 }
 
 impl EmbeddedConfig {
@@ -86,7 +89,8 @@ impl EmbeddedConfig {
     /// Opens `content.redb`: users, posts, the graph and the outbox.
     pub fn open_store(&self) -> Result<Arc<EmbeddedStore>> {
         let path = self.private_file("content.redb")?;
-        Ok(Arc::new(EmbeddedStore::open(&path).map_err(self.in_use())?))
+        let store = EmbeddedStore::open_with(&path, self.bulk);
+        Ok(Arc::new(store.map_err(self.in_use())?))
     }
 
     /// Opens `log.redb`, the event log.

@@ -309,6 +309,7 @@ mod tests {
             data_dir: "./data".into(),
             log_retention: 10,
             feed: Default::default(),
+            bulk: false,
         }
     }
 

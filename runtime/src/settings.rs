@@ -145,6 +145,7 @@ impl StorageArgs {
                 data_dir: self.data_dir.clone(),
                 log_retention: self.log_retention,
                 feed: feed.config(),
+                bulk: false,
             },
             store: self.store.clone(),
             event_log: self.event_log.clone(),

@@ -70,6 +70,7 @@ async fn a_backup_under_load_holds_what_was_acknowledged_before_it() {
         data_dir: to.clone(),
         log_retention: 1_000_000,
         feed: Default::default(),
+        bulk: false,
     };
     let store = copy.open_store().unwrap();
     let acked = acked.lock().unwrap().clone();

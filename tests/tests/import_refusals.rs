@@ -6,16 +6,22 @@
 mod common;
 mod toy;
 
+use async_trait::async_trait;
 use common::export_stream;
 use common::ports::{open, Kind};
 use serde_json::json;
 use socialite_core::backends::Backends;
 use socialite_core::ids::{now_ms, PostId};
+use socialite_core::ports::{ExportView, Transact, Transfer};
 use socialite_core::reads::Reads;
+use socialite_core::transfer::export::export;
 use socialite_core::transfer::import::import;
+use socialite_core::write::{Done, Write};
 use socialite_domain::accounts::access::Caller;
 use socialite_domain::transfer::import::Caps;
 use socialite_testkit::Opened;
+use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
+use std::sync::Arc;
 
 const CAPS: Caps = Caps { max_following: 3 };
 
@@ -299,6 +305,72 @@ async fn hostile_streams_are_refused_on_mongodb() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn hostile_streams_are_refused_on_the_toy_store() {
     hostile(toy::open(Default::default(), "hostile").await.unwrap()).await;
+}
+
+/// Counts the transactions an import asks of the store beneath it.
+struct Counting {
+    inner: Arc<dyn Transfer>,
+    transactions: AtomicUsize,
+}
+
+#[async_trait]
+impl Transact for Counting {
+    async fn transact(&self, write: Write) -> socialite_core::error::Result<Done> {
+        self.transactions.fetch_add(1, Relaxed);
+        self.inner.transact(write).await
+    }
+}
+
+#[async_trait]
+impl Transfer for Counting {
+    async fn export_view(&self) -> socialite_core::error::Result<Box<dyn ExportView>> {
+        self.inner.export_view().await
+    }
+}
+
+/// A batch of 1,003 records refused at its 604th (a post whose id an
+/// earlier post of the batch holds) names that line after a few
+/// transactions, halving the batch, not one per record; the records before
+/// it are imported and none after it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_refused_batch_is_halved_to_its_refused_line() {
+    let t = open(Kind::Embedded, Default::default(), "halving", "halving")
+        .await
+        .unwrap();
+    let ids: Vec<String> = (0..1_000).map(|i| id(5000, i)).collect();
+    let mut posts: Vec<String> = ids
+        .iter()
+        .map(|i| post(i, "ann", "hi").to_string())
+        .collect();
+    posts[600] = post(&ids[100], "bo", "taken").to_string();
+    let counting = Counting {
+        inner: t.backends.transfer.clone(),
+        transactions: AtomicUsize::new(0),
+    };
+    let text = export_stream(&[base(), posts].concat());
+    let e = import(&counting, text.as_bytes(), 5_000, &CAPS)
+        .await
+        .unwrap_err();
+    assert_eq!(e.code(), "post_id_taken", "{e}");
+    assert!(e.message().starts_with("line 605: "), "{}", e.message());
+    let transactions = counting.transactions.load(Relaxed);
+    // The whole batch, then at most two halves at each of 10 halvings.
+    assert!(transactions <= 21, "{transactions} transactions");
+    let mut out = Vec::new();
+    export(&*t.backends.transfer, &mut out, 1).await.unwrap();
+    let held: Vec<String> = String::from_utf8(out)
+        .unwrap()
+        .lines()
+        .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+        .filter(|l| l["kind"] == "post")
+        .map(|l| l["id"].as_str().unwrap().to_owned())
+        .collect();
+    let mut before = ids[..600].to_vec();
+    before.sort();
+    assert_eq!(
+        held, before,
+        "the 600 posts before the refused line, and only they"
+    );
 }
 
 /// The follow cap of the deployment, 7,500 by default, holds on import:

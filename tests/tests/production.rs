@@ -486,6 +486,7 @@ async fn posts_acknowledged_while_kafka_is_down_reach_the_timelines() {
             data_dir: dir.path().join("app"),
             log_retention: 1_000_000,
             feed: Default::default(),
+            bulk: false,
         });
     storage.store = servers.mongodb_uri(&Servers::unique("outage"));
     // The producer gives up on an event after 3 s, not 15: the test waits

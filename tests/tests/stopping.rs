@@ -29,6 +29,7 @@ async fn backends(dir: &std::path::Path) -> Backends {
         data_dir: dir.to_path_buf(),
         log_retention: 1_000_000,
         feed: Default::default(),
+        bulk: false,
     });
     open_backends(&config).await.unwrap()
 }

@@ -22,6 +22,7 @@ async fn try_open(store: &str, log: &str) -> Result<(), Error> {
         data_dir: dir.path().into(),
         log_retention: 1_000_000,
         feed: Default::default(),
+        bulk: false,
     });
     config.store = store.to_owned();
     config.event_log = log.to_owned();

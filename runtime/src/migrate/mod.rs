@@ -103,7 +103,7 @@ pub struct MigrateArgs {
     /// The target's feed model and cache settings, as its services run.
     #[command(flatten)]
     pub feed: FeedArgs,
-    /// Records per transaction of the first copy's import [default: 10000
+    /// Records per transaction of the first copy's import [default: 50000
     /// into the embedded store, 500 into MongoDB].
     #[arg(long, value_parser = clap::value_parser!(u64).range(1..=100_000))]
     pub batch: Option<u64>,

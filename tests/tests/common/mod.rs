@@ -154,6 +154,7 @@ pub fn config(dir: &Path, cache_size: usize) -> AppConfig {
                 cache_size,
                 ..FeedConfig::default()
             },
+            bulk: false,
         }),
         worker: WorkerConfig {
             group: fanout_group(dir),

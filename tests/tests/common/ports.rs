@@ -30,6 +30,7 @@ pub async fn open(kind: Kind, feed: FeedConfig, test: &str, tag: &str) -> Option
         data_dir: dir.path().into(),
         log_retention: 1_000_000,
         feed,
+        bulk: false,
     });
     match kind {
         Kind::Embedded => {}
