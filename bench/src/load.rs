@@ -77,8 +77,7 @@ pub struct Loaded {
 pub async fn run_load(args: &LoadArgs) -> Result<Loaded, String> {
     std::fs::create_dir_all(&args.data_dir)
         .map_err(|e| format!("cannot create {}: {e}", args.data_dir.display()))?;
-    let path = args.data_dir.join("content.redb");
-    let store = EmbeddedStore::open_with(&path, true).map_err(|e| {
+    let store = EmbeddedStore::open(&args.data_dir.join("content.redb")).map_err(|e| {
         format!(
             "cannot open {} (is a server using it?): {}",
             args.data_dir.display(),

@@ -40,10 +40,11 @@ pub struct EmbeddedStore {
 /// the operating system's page cache keeps the file's hot pages anyway, so a
 /// small cache costs a copy per page read, not a disk read.
 const CONTENT_CACHE_BYTES: usize = 16 << 20;
-/// The same cache for a process that writes in bulk (an import, a load):
-/// its B-trees outgrow the small one, and each insert walks them from the
-/// root (an import of 4.7 M records took 8% less time with it; BENCHMARKS.md
-/// "Imports in larger transactions").
+/// The same cache for a process that imports (an import, a migration's
+/// copy): its B-trees outgrow the small one, and each insert walks them
+/// from the root (an import of 4.7 M records took 8% less time with it;
+/// `load` took no less, so it keeps the small one; BENCHMARKS.md "Imports
+/// in larger transactions").
 const BULK_CACHE_BYTES: usize = 64 << 20;
 
 /// Recent posts kept in memory for hydrating timelines.

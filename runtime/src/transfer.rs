@@ -174,7 +174,7 @@ pub async fn run_import(args: ImportArgs) -> Result<(), String> {
 /// 50,000 into the embedded store, whose B-trees copy each page a
 /// transaction changes and write it at the commit, so a page that takes
 /// many rows over several small transactions is written as many times (an
-/// import took 1.6 times as long at 10,000; see BENCHMARKS.md "Imports in
+/// import took 1.6 to 1.8 times as long at 10,000; see BENCHMARKS.md "Imports in
 /// larger transactions"), and 500 into MongoDB, where a transaction must end
 /// within the server's transaction lifetime (60 s by default) and be
 /// retried whole.
