@@ -21,8 +21,9 @@ pub struct EmbeddedConfig {
     pub log_retention: u64,
     /// The feed model and its parameters.
     pub feed: FeedConfig,
-    /// Opened to write in bulk (an import, a migration's copy): the
-    /// content store gets a larger page cache.
+    /// Opened by a command that moves data (import, export, backup and
+    /// restore, migrate), not by a serving process: the content store gets
+    /// a larger page cache, which imports need.
     pub bulk: bool,
 }
 

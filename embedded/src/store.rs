@@ -40,8 +40,8 @@ pub struct EmbeddedStore {
 /// the operating system's page cache keeps the file's hot pages anyway, so a
 /// small cache costs a copy per page read, not a disk read.
 const CONTENT_CACHE_BYTES: usize = 16 << 20;
-/// The same cache for a process that imports (an import, a migration's
-/// copy): its B-trees outgrow the small one, and each insert walks them
+/// The same cache for a command that moves data (import, export, backup
+/// and restore, migrate): an import's B-trees outgrow the small one, and each insert walks them
 /// from the root (an import of 4.7 M records took 8% less time with it;
 /// `load` took no less, so it keeps the small one; BENCHMARKS.md "Imports
 /// in larger transactions").

@@ -358,13 +358,22 @@ async fn a_refused_batch_is_halved_to_its_refused_line() {
     assert!(transactions <= 21, "{transactions} transactions");
     let mut out = Vec::new();
     export(&*t.backends.transfer, &mut out, 1).await.unwrap();
-    let held: Vec<String> = String::from_utf8(out)
+    let posts: Vec<serde_json::Value> = String::from_utf8(out)
         .unwrap()
         .lines()
         .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
         .filter(|l| l["kind"] == "post")
+        .collect();
+    let held: Vec<String> = posts
+        .iter()
         .map(|l| l["id"].as_str().unwrap().to_owned())
         .collect();
+    let first = posts.iter().find(|p| p["id"] == ids[100].as_str()).unwrap();
+    assert_eq!(
+        (&first["author"], &first["message"]),
+        (&json!("ann"), &json!("hi")),
+        "the refused post left the one it collided with as it was"
+    );
     let mut before = ids[..600].to_vec();
     before.sort();
     assert_eq!(
